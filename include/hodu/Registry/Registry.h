@@ -1,0 +1,78 @@
+//===- Registry.h - pluggable importers, targets and devices ----*- C++ -*-===//
+//
+// Importers (model formats), targets (code generators) and runtime devices
+// are components registered by name behind small interfaces, never switched
+// on in the driver. Built-in components register through
+// `registerBuiltinComponents()`; a plugin loader (seed 003's manifest rules)
+// can add more through the same calls later.
+//
+// This header stays light: no MLIR headers, only forward declarations.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_REGISTRY_REGISTRY_H
+#define HODU_REGISTRY_REGISTRY_H
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+template <typename OpTy> class OwningOpRef;
+} // namespace mlir
+
+namespace hodu {
+
+/// Options every importer understands.
+struct ImportOptions {
+  /// `NAME -> dims` pins for dynamic input dims (hoduc --input-shape).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+};
+
+/// A model format: turns a file into a module of the hodu dialect. Errors are
+/// reported as MLIR diagnostics on the context; a null module means failure.
+struct Importer {
+  std::string name;                    // "onnx", "hdss", "mlir"
+  std::string description;
+  std::vector<std::string> extensions; // with the dot: ".onnx"
+  std::function<mlir::OwningOpRef<mlir::ModuleOp>(
+      const std::string &path, mlir::MLIRContext &, const ImportOptions &)>
+      import;
+};
+
+/// A code generator for one kind of device.
+struct Target {
+  std::string name;        // "cpu", "cuda", "rocm", "vulkan", "metal"
+  std::string description;
+  std::vector<std::string> emitKinds; // artifact kinds it can write: "so", "o", ...
+};
+
+class ComponentRegistry {
+public:
+  static ComponentRegistry &get();
+
+  /// Adds a component; returns false (and adds nothing) if the name is taken.
+  bool addImporter(Importer importer);
+  bool addTarget(Target target);
+
+  const Importer *findImporter(const std::string &name) const;
+  /// Picks the importer by the path's extension (case-insensitive).
+  const Importer *findImporterForPath(const std::string &path) const;
+  const Target *findTarget(const std::string &name) const;
+
+  const std::vector<Importer> &importers() const { return importers_; }
+  const std::vector<Target> &targets() const { return targets_; }
+
+private:
+  std::vector<Importer> importers_;
+  std::vector<Target> targets_;
+};
+
+/// Registers the components built into this binary (idempotent).
+void registerBuiltinComponents();
+
+} // namespace hodu
+
+#endif

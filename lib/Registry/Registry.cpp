@@ -1,0 +1,59 @@
+//===- Registry.cpp - component registry ----------------------------------===//
+#include "hodu/Registry/Registry.h"
+
+#include <algorithm>
+#include <cctype>
+
+using namespace hodu;
+
+ComponentRegistry &ComponentRegistry::get() {
+  static ComponentRegistry registry;
+  return registry;
+}
+
+template <typename T>
+static const T *findByName(const std::vector<T> &items, const std::string &name) {
+  for (const T &item : items)
+    if (item.name == name)
+      return &item;
+  return nullptr;
+}
+
+bool ComponentRegistry::addImporter(Importer importer) {
+  if (importer.name.empty() || findImporter(importer.name))
+    return false;
+  importers_.push_back(std::move(importer));
+  return true;
+}
+
+bool ComponentRegistry::addTarget(Target target) {
+  if (target.name.empty() || findTarget(target.name))
+    return false;
+  targets_.push_back(std::move(target));
+  return true;
+}
+
+const Importer *ComponentRegistry::findImporter(const std::string &name) const {
+  return findByName(importers_, name);
+}
+
+const Target *ComponentRegistry::findTarget(const std::string &name) const {
+  return findByName(targets_, name);
+}
+
+static std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+const Importer *
+ComponentRegistry::findImporterForPath(const std::string &path) const {
+  std::string p = lower(path);
+  for (const Importer &importer : importers_)
+    for (const std::string &ext : importer.extensions)
+      if (p.size() > ext.size() &&
+          p.compare(p.size() - ext.size(), ext.size(), lower(ext)) == 0)
+        return &importer;
+  return nullptr;
+}

@@ -1,0 +1,2 @@
+//===- Passes.cpp - Hodu pass registration ---------------------------------===//
+#include "hodu/Transforms/Passes.h"
