@@ -1,0 +1,90 @@
+/*===- hodu/abi.h - the artifact ABI shared by hoduc and libhodurt ---------===*
+ *
+ * This is the only header the compiler and the runtime share. A compiled
+ * model (.so, .o, .a or an executable) exports one descriptor:
+ *
+ *   const hodu_model_desc <prefix>_hodu_descriptor;   // always
+ *   const hodu_model_desc hodu_model_descriptor;      // shared libraries only
+ *
+ * where <prefix> is `hoduc --name` (default: the model file's stem, made a C
+ * identifier). The prefixed name lets several models link into one program;
+ * the unprefixed alias lets the runtime dlopen any .so without knowing it.
+ *
+ * Plain C99, no includes beyond <stdint.h>; the layout is fixed for a given
+ * HODU_ABI_VERSION. Fields are only ever appended; `struct_size` says how
+ * much of the struct a producer filled in.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_ABI_H
+#define HODU_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any incompatible change to the structs or the entry signature. */
+#define HODU_ABI_VERSION 1u
+
+/* Element types. The numbering is upstream Hodu's DType (repr u8). */
+typedef enum hodu_dtype {
+  HODU_DTYPE_BOOL = 0,
+  HODU_DTYPE_F8E4M3 = 1,
+  HODU_DTYPE_F8E5M2 = 2,
+  HODU_DTYPE_BF16 = 3,
+  HODU_DTYPE_F16 = 4,
+  HODU_DTYPE_F32 = 5,
+  HODU_DTYPE_F64 = 6,
+  HODU_DTYPE_U8 = 7,
+  HODU_DTYPE_U16 = 8,
+  HODU_DTYPE_U32 = 9,
+  HODU_DTYPE_U64 = 10,
+  HODU_DTYPE_I8 = 11,
+  HODU_DTYPE_I16 = 12,
+  HODU_DTYPE_I32 = 13,
+  HODU_DTYPE_I64 = 14,
+  HODU_DTYPE_COUNT = 15
+} hodu_dtype;
+
+/* One input or output of a model. Shapes are static. Booleans are stored
+ * one byte per element (0 or 1). */
+typedef struct hodu_tensor_desc {
+  const char *name;     /* the model's name for it (ONNX value name) */
+  int32_t dtype;        /* a hodu_dtype */
+  int32_t rank;
+  const int64_t *shape; /* rank entries */
+} hodu_tensor_desc;
+
+/* The entry point. `inputs` and `outputs` hold one pointer per tensor, in
+ * descriptor order, each to dense row-major data of the described dtype and
+ * shape; the caller owns all of them. Inputs are only read. `ctx` is
+ * reserved for the runtime (thread pool, device) and may be NULL. Returns 0
+ * on success; non-zero means the run failed (the outputs are then
+ * unspecified). The function is reentrant: it keeps no state between calls,
+ * so one model may run on several threads at once. */
+typedef int32_t (*hodu_entry_fn)(void *const *inputs, void *const *outputs,
+                                 void *ctx);
+
+typedef struct hodu_model_desc {
+  uint32_t abi_version; /* HODU_ABI_VERSION of the producer */
+  uint32_t struct_size; /* sizeof(hodu_model_desc) of the producer */
+  const char *model_name;
+  const char *target;   /* "cpu", ... */
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const hodu_tensor_desc *inputs;
+  const hodu_tensor_desc *outputs;
+  hodu_entry_fn entry;
+} hodu_model_desc;
+
+/* Name of the unprefixed descriptor symbol in shared libraries. */
+#define HODU_DESCRIPTOR_SYMBOL "hodu_model_descriptor"
+/* Suffix of the prefixed descriptor symbol: <prefix>_hodu_descriptor. */
+#define HODU_DESCRIPTOR_SUFFIX "_hodu_descriptor"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HODU_ABI_H */

@@ -1,0 +1,23 @@
+# lit configuration for Hodu. Tools come from the build (hodu-opt, hoduc,
+# hodu-run) and from LLVM 22 (FileCheck, not, count).
+import os
+import shutil
+
+import lit.formats
+
+config.name = "Hodu"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test", ".c"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = config.hodu_test_obj_root
+
+path = [config.hodu_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
+config.environment["PATH"] = os.pathsep.join(path)
+
+config.substitutions.append(("%hodu_src", config.hodu_src_root))
+config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
+
+for tool in ["hodu-opt", "hoduc", "hodu-run"]:
+    if os.path.exists(os.path.join(config.hodu_tools_dir, tool)):
+        config.available_features.add(tool)
