@@ -1,0 +1,721 @@
+//===- Compiler.cpp - the hoduc pipeline and artifact emission ------------===//
+//
+// import -> hodu -> linalg -> bufferized -> llvm (MLIR, in-process) -> LLVM IR
+// -> optimised LLVM IR -> object code -> linked artifact. Nothing shells out
+// except the final link of .so/executables, which runs ld.lld (LLVM 22).
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Driver/Compiler.h"
+
+#include "hodu/Dialect/Hodu/HoduDialect.h"
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Registry/Registry.h"
+#include "hodu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ArchiveWriter.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace hodu;
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+std::optional<EmitKind> hodu::parseEmitKind(const std::string &name) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(name)
+      .Case("mlir", EmitKind::Mlir)
+      .Cases({"ll", "llvm"}, EmitKind::LLVMIR)
+      .Cases({"bc", "bitcode"}, EmitKind::Bitcode)
+      .Cases({"s", "asm"}, EmitKind::Assembly)
+      .Cases({"o", "obj"}, EmitKind::Object)
+      .Cases({"so", "shared"}, EmitKind::Shared)
+      .Cases({"a", "static"}, EmitKind::Static)
+      .Cases({"exe", "executable"}, EmitKind::Executable)
+      .Default(std::nullopt);
+}
+
+std::optional<EmitKind> hodu::emitKindForPath(const std::string &path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  if (ext.empty())
+    return std::nullopt;
+  return parseEmitKind(ext.drop_front().str());
+}
+
+static constexpr const char *kPhaseNames[] = {"input", "hodu", "linalg",
+                                              "bufferized", "llvm"};
+
+std::optional<Phase> hodu::parsePhase(const std::string &name) {
+  for (auto [i, n] : llvm::enumerate(kPhaseNames))
+    if (name == n)
+      return static_cast<Phase>(i);
+  return std::nullopt;
+}
+
+const char *hodu::phaseName(Phase phase) {
+  return kPhaseNames[static_cast<int>(phase)];
+}
+
+const char *hodu::phaseList() { return "input, hodu, linalg, bufferized, llvm"; }
+
+std::string hodu::defaultModelName(const std::string &path) {
+  std::string stem = llvm::sys::path::stem(path).str();
+  std::string out;
+  for (char c : stem)
+    out += llvm::isAlnum(c) ? c : '_';
+  if (out.empty() || llvm::isDigit(out[0]))
+    out = "m_" + out;
+  return out;
+}
+
+void hodu::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<HoduDialect>();
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+//===----------------------------------------------------------------------===//
+// The model's signature, recorded before lowering erases dtypes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct TensorSig {
+  std::string name;
+  int32_t dtype;
+  SmallVector<int64_t> shape;
+};
+struct ModelSig {
+  std::string modelName;
+  std::vector<TensorSig> inputs, outputs;
+};
+
+/// Upstream Hodu's DType numbering (runtime/include/hodu/abi.h).
+std::optional<int32_t> hoduDType(Type t) {
+  if (t.isInteger(1))
+    return 0;
+  if (isa<Float8E4M3FNType>(t))
+    return 1;
+  if (isa<Float8E5M2Type>(t))
+    return 2;
+  if (t.isBF16())
+    return 3;
+  if (t.isF16())
+    return 4;
+  if (t.isF32())
+    return 5;
+  if (t.isF64())
+    return 6;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    int idx = llvm::Log2_32(i.getWidth()) - 3; // 8->0 ... 64->3
+    if (i.getWidth() < 8 || i.getWidth() > 64 || !llvm::isPowerOf2_32(i.getWidth()))
+      return std::nullopt;
+    return i.isUnsigned() ? 7 + idx : 11 + idx;
+  }
+  return std::nullopt;
+}
+
+func::FuncOp findEntry(ModuleOp module) {
+  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
+    return main;
+  func::FuncOp only;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isPrivate() || f.isExternal())
+      continue;
+    if (only)
+      return {};
+    only = f;
+  }
+  return only;
+}
+
+FailureOr<ModelSig> recordSignature(ModuleOp module, StringRef fallbackName) {
+  func::FuncOp entry = findEntry(module);
+  if (!entry)
+    return module.emitError("expected one public function (named @main) as the "
+                            "model entry point");
+  ModelSig sig;
+  if (auto n = module->getAttrOfType<StringAttr>("hodu.model_name"))
+    sig.modelName = n.str();
+  else
+    sig.modelName = fallbackName.str();
+  auto record = [&](Type t, DictionaryAttr attrs, std::string fallback,
+                    std::vector<TensorSig> &out) -> LogicalResult {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    if (!tt || !tt.hasStaticShape())
+      return entry.emitError("entry point ")
+             << fallback << " has type " << t
+             << "; the CPU backend needs tensors with static shapes (pin "
+                "dynamic dims with --input-shape)";
+    auto dtype = hoduDType(tt.getElementType());
+    if (!dtype)
+      return entry.emitError("entry point ")
+             << fallback << " has unsupported element type "
+             << tt.getElementType();
+    std::string name = fallback;
+    if (attrs)
+      if (auto n = attrs.getAs<StringAttr>("hodu.name"))
+        name = n.str();
+    out.push_back({name, *dtype, SmallVector<int64_t>(tt.getShape())});
+    return success();
+  };
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (failed(record(entry.getArgumentTypes()[i], entry.getArgAttrDict(i),
+                      "input_" + std::to_string(i), sig.inputs)))
+      return failure();
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    if (failed(record(entry.getResultTypes()[i], entry.getResultAttrDict(i),
+                      "output_" + std::to_string(i), sig.outputs)))
+      return failure();
+  if (entry.getSymName() != "main")
+    entry.setSymName("main");
+  // The names now live in the signature; LLVM translation has no use for them.
+  auto nameAttr = StringAttr::get(module.getContext(), "hodu.name");
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    entry.removeArgAttr(i, nameAttr);
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    entry.removeResultAttr(i, nameAttr);
+  return sig;
+}
+
+//===----------------------------------------------------------------------===//
+// MLIR phases
+//===----------------------------------------------------------------------===//
+
+/// Pass pipelines per phase. Strings rather than create*() calls so that
+/// every step is also reproducible with `hodu-opt`; note the pipeline is
+/// given without a `builtin.module(...)` anchor (see the feasibility notes).
+std::string phasePipeline(Phase phase, unsigned optLevel) {
+  switch (phase) {
+  case Phase::Input:
+    return "";
+  case Phase::Hodu:
+    return "canonicalize,cse";
+  case Phase::Linalg: {
+    std::string p = "canonicalize";
+    if (PassInfo::lookup("convert-hodu-to-linalg"))
+      p = "convert-hodu-to-linalg," + p;
+    if (optLevel >= 1)
+      p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+    return p;
+  }
+  case Phase::Bufferized:
+    return "one-shot-bufferize{bufferize-function-boundaries "
+           "function-boundary-type-conversion=identity-layout-map},"
+           "buffer-results-to-out-params{hoist-static-allocs "
+           "modify-public-functions},"
+           "canonicalize,buffer-deallocation-pipeline,canonicalize,"
+           "convert-bufferization-to-memref";
+  case Phase::LLVM:
+    return "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
+           "expand-strided-metadata,finalize-memref-to-llvm,"
+           "convert-math-to-llvm,convert-math-to-libm,"
+           "func.func(arith-expand),convert-arith-to-llvm,convert-cf-to-llvm,"
+           "convert-index-to-llvm,"
+           "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+           "reconcile-unrealized-casts";
+  }
+  llvm_unreachable("unknown phase");
+}
+
+LogicalResult runPhase(ModuleOp module, Phase phase, unsigned optLevel) {
+  std::string pipeline = phasePipeline(phase, optLevel);
+  if (pipeline.empty())
+    return success();
+  PassManager pm(module->getName());
+  std::string errors;
+  llvm::raw_string_ostream es(errors);
+  if (failed(parsePassPipeline(pipeline, pm, es)))
+    return module.emitError("internal error: bad pipeline for phase '")
+           << phaseName(phase) << "': " << errors;
+  if (failed(pm.run(module)))
+    return module.emitError("compilation failed in phase '")
+           << phaseName(phase) << "'";
+  if (phase == Phase::Linalg) {
+    // Anything still in the hodu dialect has no lowering for this target.
+    WalkResult r = module.walk([](Operation *op) {
+      if (isa<HoduDialect>(op->getDialect())) {
+        op->emitError("'") << op->getName()
+                           << "' cannot be lowered for the CPU target";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM: descriptor, entry wrapper, optimisation, code generation
+//===----------------------------------------------------------------------===//
+
+/// Adds `<prefix>_entry` and the descriptor globals (abi.h) to the module and
+/// makes everything else internal.
+LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
+                            StringRef prefix, StringRef target, bool alias,
+                            Location loc) {
+  llvm::Function *impl = m.getFunction("main");
+  size_t nIn = sig.inputs.size(), nOut = sig.outputs.size();
+  if (!impl || impl->arg_size() != nIn + nOut ||
+      !impl->getReturnType()->isVoidTy())
+    return emitError(loc, "internal error: lowered entry point does not take ")
+           << nIn << " inputs and " << nOut
+           << " outputs as pointers (the model may have dynamic shapes)";
+  impl->setName((prefix + "_main").str());
+
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *ptrT = llvm::PointerType::getUnqual(ctx);
+  auto *i32 = b.getInt32Ty();
+  auto *i64 = b.getInt64Ty();
+
+  // int32_t <prefix>_entry(void *const *inputs, void *const *outputs, void *ctx)
+  auto *entryT = llvm::FunctionType::get(i32, {ptrT, ptrT, ptrT}, false);
+  auto *entry = llvm::Function::Create(entryT, llvm::GlobalValue::InternalLinkage,
+                                       (prefix + "_entry").str(), m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", entry));
+  SmallVector<llvm::Value *> args;
+  auto loadAll = [&](llvm::Value *base, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+      args.push_back(b.CreateLoad(
+          ptrT, b.CreateConstInBoundsGEP1_64(ptrT, base, i)));
+  };
+  loadAll(entry->getArg(0), nIn);
+  loadAll(entry->getArg(1), nOut);
+  b.CreateCall(impl, args);
+  b.CreateRet(b.getInt32(0));
+
+  auto cstring = [&](StringRef s, const Twine &name) -> llvm::Constant * {
+    return b.CreateGlobalString(s, name, 0, &m);
+  };
+  auto *tensorT = llvm::StructType::create(ctx, {ptrT, i32, i32, ptrT},
+                                           "hodu_tensor_desc");
+  auto tensorArray = [&](const std::vector<TensorSig> &ts,
+                         StringRef kind) -> llvm::Constant * {
+    SmallVector<llvm::Constant *> elems;
+    for (auto [i, t] : llvm::enumerate(ts)) {
+      SmallVector<llvm::Constant *> dims;
+      for (int64_t d : t.shape)
+        dims.push_back(llvm::ConstantInt::get(i64, d));
+      auto *dimsT = llvm::ArrayType::get(i64, dims.size());
+      auto *shape = new llvm::GlobalVariable(
+          m, dimsT, true, llvm::GlobalValue::PrivateLinkage,
+          llvm::ConstantArray::get(dimsT, dims),
+          (prefix + "_" + kind + "_shape" + Twine(i)).str());
+      elems.push_back(llvm::ConstantStruct::get(
+          tensorT, {cstring(t.name, prefix + "_" + kind + "_name" + Twine(i)),
+                    llvm::ConstantInt::get(i32, t.dtype),
+                    llvm::ConstantInt::get(i32, t.shape.size()), shape}));
+    }
+    auto *arrT = llvm::ArrayType::get(tensorT, elems.size());
+    return new llvm::GlobalVariable(m, arrT, true,
+                                    llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(arrT, elems),
+                                    (prefix + "_" + kind + "s").str());
+  };
+  auto *modelT = llvm::StructType::create(
+      ctx, {i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT}, "hodu_model_desc");
+  uint64_t size = m.getDataLayout().getTypeAllocSize(modelT);
+  auto *init = llvm::ConstantStruct::get(
+      modelT, {llvm::ConstantInt::get(i32, 1 /*HODU_ABI_VERSION*/),
+               llvm::ConstantInt::get(i32, size),
+               cstring(sig.modelName, prefix + "_model_name"),
+               cstring(target, prefix + "_target"),
+               llvm::ConstantInt::get(i32, nIn), llvm::ConstantInt::get(i32, nOut),
+               tensorArray(sig.inputs, "input"),
+               tensorArray(sig.outputs, "output"), entry});
+
+  // Internalise everything we defined so far: only descriptors are exported.
+  for (llvm::Function &f : m.functions())
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &g : m.globals())
+    if (!g.isDeclaration())
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+
+  auto *desc = new llvm::GlobalVariable(
+      m, modelT, true, llvm::GlobalValue::ExternalLinkage, init,
+      (prefix + "_hodu_descriptor").str());
+  if (alias)
+    llvm::GlobalAlias::create(llvm::GlobalValue::ExternalLinkage,
+                              "hodu_model_descriptor", desc);
+  return success();
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const CompileOptions &opts, Location loc) {
+  static bool initialised = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+    return true;
+  }();
+  (void)initialised;
+  bool host = opts.triple.empty();
+  llvm::Triple triple(host ? llvm::sys::getDefaultTargetTriple()
+                           : llvm::Triple::normalize(opts.triple));
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    emitError(loc, "unknown target triple '") << opts.triple << "': " << error;
+    return nullptr;
+  }
+  std::string cpu = opts.cpu;
+  std::string features = opts.features;
+  if (cpu.empty() || cpu == "native" || cpu == "host") {
+    if (host || cpu == "native" || cpu == "host") {
+      cpu = llvm::sys::getHostCPUName().str();
+      SmallVector<std::string> fs;
+      for (auto &f : llvm::sys::getHostCPUFeatures())
+        fs.push_back((f.second ? "+" : "-") + f.first().str());
+      if (!features.empty())
+        fs.push_back(features);
+      features = llvm::join(fs, ",");
+    } else {
+      cpu = "generic";
+    }
+  }
+  llvm::TargetOptions to;
+  auto level = opts.optLevel == 0   ? llvm::CodeGenOptLevel::None
+               : opts.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : opts.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) {
+    emitError(loc, "cannot create a target machine for '")
+        << triple.str() << "' (cpu '" << cpu << "')";
+    return nullptr;
+  }
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu)) {
+    emitError(loc, "unknown CPU '") << cpu << "' for " << triple.str();
+    return nullptr;
+  }
+  return tm;
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned optLevel) {
+  if (optLevel == 0)
+    return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = optLevel >= 2;
+  pto.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  pb.buildPerModuleDefaultPipeline(level).run(m, mam);
+}
+
+/// Writes to `path` through a temporary so that no half-written file is left.
+struct AtomicOutput {
+  std::string path, tmp;
+  bool ok = false;
+  explicit AtomicOutput(std::string p) : path(std::move(p)) {
+    tmp = path + ".tmp-" + std::to_string(llvm::sys::Process::getProcessId());
+  }
+  ~AtomicOutput() {
+    if (!ok)
+      llvm::sys::fs::remove(tmp);
+  }
+  LogicalResult commit(Location loc) {
+    if (auto ec = llvm::sys::fs::rename(tmp, path))
+      return emitError(loc, "cannot write '") << path << "': " << ec.message();
+    ok = true;
+    return success();
+  }
+};
+
+LogicalResult emitMachineCode(llvm::Module &m, llvm::TargetMachine &tm,
+                              llvm::CodeGenFileType kind, StringRef path,
+                              Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc, "cannot open '") << path << "': " << ec.message();
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
+    return emitError(loc, "the target cannot emit this file type");
+  pm.run(m);
+  os.close();
+  if (os.has_error())
+    return emitError(loc, "error writing '") << path << "'";
+  return success();
+}
+
+std::optional<std::string> findTool(ArrayRef<StringRef> names) {
+  SmallVector<StringRef> dirs = {"/usr/lib/llvm-22/bin", "/usr/bin"};
+  for (StringRef n : names) {
+    if (auto p = llvm::sys::findProgramByName(n))
+      return *p;
+    if (auto p = llvm::sys::findProgramByName(n, dirs))
+      return *p;
+  }
+  return std::nullopt;
+}
+
+LogicalResult runTool(StringRef tool, ArrayRef<std::string> argv, Location loc) {
+  SmallVector<StringRef> args;
+  for (auto &a : argv)
+    args.push_back(a);
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(tool, args, std::nullopt, {}, 0, 0, &err);
+  if (rc != 0)
+    return emitError(loc, "'") << tool << "' failed (exit " << rc << ")"
+                               << (err.empty() ? "" : ": ") << err;
+  return success();
+}
+
+LogicalResult linkShared(StringRef object, StringRef out, bool hostLibs,
+                         Location loc) {
+  auto lld = findTool({"ld.lld-22", "ld.lld"});
+  if (!lld)
+    return emitError(loc, "linking a shared library needs ld.lld from LLVM 22, "
+                          "which was not found; install it with: apt-get "
+                          "install lld-22");
+  std::vector<std::string> argv = {*lld, "-shared", "--hash-style=gnu",
+                                   "-z", "noexecstack", "--as-needed",
+                                   "-o", out.str(), object.str()};
+  if (hostLibs) {
+    // Maths from libm (expf, erff, ...), memory from libc.
+    for (const char *dir : {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+                            "/lib64", "/usr/lib64", "/lib", "/usr/lib"})
+      if (llvm::sys::fs::is_directory(dir))
+        argv.push_back(std::string("-L") + dir);
+    argv.push_back("-lm");
+    argv.push_back("-lc");
+  }
+  return runTool(*lld, argv, loc);
+}
+
+LogicalResult writeArchive(StringRef object, StringRef out, Location loc) {
+  auto member = llvm::NewArchiveMember::getFile(object, /*Deterministic=*/true);
+  if (!member)
+    return emitError(loc, "cannot read object: ")
+           << llvm::toString(member.takeError());
+  member->MemberName = "model.o";
+  if (auto err = llvm::writeArchive(out, {std::move(*member)},
+                                    llvm::SymtabWritingMode::NormalSymtab,
+                                    llvm::object::Archive::K_GNU,
+                                    /*Deterministic=*/true, /*Thin=*/false))
+    return emitError(loc, "cannot write archive: ")
+           << llvm::toString(std::move(err));
+  return success();
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// compile()
+//===----------------------------------------------------------------------===//
+
+static LogicalResult printModule(ModuleOp module, StringRef path, Location loc) {
+  std::string err;
+  auto file = mlir::openOutputFile(path, &err);
+  if (!file)
+    return emitError(loc, err);
+  module.print(file->os());
+  file->os() << "\n";
+  file->keep();
+  return success();
+}
+
+static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  registerAllComponents();
+  auto &registry = ComponentRegistry::get();
+
+  if (!registry.findTarget(opts.target)) {
+    std::string known;
+    for (auto &t : registry.targets())
+      known += (known.empty() ? "" : ", ") + t.name;
+    emitError(loc, "unknown target '") << opts.target << "' (known: " << known
+                                       << ")";
+    return false;
+  }
+  if (!llvm::sys::fs::exists(opts.inputPath)) {
+    emitError(loc, "no such file: '") << opts.inputPath << "'";
+    return false;
+  }
+  const Importer *importer = registry.findImporterForPath(opts.inputPath);
+  if (!importer) {
+    std::string known;
+    for (auto &i : registry.importers())
+      for (auto &e : i.extensions)
+        known += (known.empty() ? "" : ", ") + e;
+    emitError(loc, "unknown model format for '")
+        << opts.inputPath << "' (known extensions: " << known << ")";
+    return false;
+  }
+  OwningOpRef<ModuleOp> module = importer->import(opts.inputPath, context, opts.import);
+  if (!module)
+    return false;
+  if (failed(verify(*module)))
+    return false;
+
+  std::string prefix =
+      opts.name.empty() ? defaultModelName(opts.inputPath) : opts.name;
+  if (!module->getOperation()->hasAttr("hodu.model_name"))
+    (*module)->setAttr("hodu.model_name", StringAttr::get(&context, prefix));
+
+  // A phase to stop at: the last one for .mlir output, else as asked.
+  bool mlirOut = opts.emit == EmitKind::Mlir || opts.compileTo.has_value();
+  Phase stop = opts.compileTo.value_or(mlirOut ? Phase::Hodu : Phase::LLVM);
+
+  FailureOr<ModelSig> sig = failure();
+  for (int p = 0; p <= static_cast<int>(stop); ++p) {
+    Phase phase = static_cast<Phase>(p);
+    if (failed(runPhase(*module, phase, opts.optLevel)))
+      return false;
+    if (phase == Phase::Hodu && !mlirOut) {
+      sig = recordSignature(*module, prefix);
+      if (failed(sig))
+        return false;
+    }
+  }
+  if (mlirOut) {
+    std::string out = opts.outputPath.empty() ? "-" : opts.outputPath;
+    return succeeded(printModule(*module, out, loc));
+  }
+
+  // MLIR LLVM dialect -> LLVM IR.
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(*module, llvmContext, prefix);
+  if (!llvmModule) {
+    emitError(loc, "translation to LLVM IR failed");
+    return false;
+  }
+  auto tm = createTargetMachine(opts, loc);
+  if (!tm)
+    return false;
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  bool selfContained =
+      opts.emit == EmitKind::Shared || opts.emit == EmitKind::Executable;
+  if (failed(addDescriptor(*llvmModule, *sig, prefix, opts.target,
+                           selfContained, loc)))
+    return false;
+  if (llvm::verifyModule(*llvmModule, &llvm::errs())) {
+    emitError(loc, "internal error: invalid LLVM IR");
+    return false;
+  }
+  optimize(*llvmModule, *tm, opts.optLevel);
+
+  std::string outPath = opts.outputPath;
+  AtomicOutput out(outPath);
+  switch (opts.emit) {
+  case EmitKind::LLVMIR:
+  case EmitKind::Bitcode: {
+    if (outPath == "-") {
+      if (opts.emit == EmitKind::LLVMIR) {
+        llvmModule->print(llvm::outs(), nullptr);
+        return true;
+      }
+      emitError(loc, "refusing to write bitcode to stdout");
+      return false;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(out.tmp, ec);
+    if (ec) {
+      emitError(loc, "cannot open '") << outPath << "': " << ec.message();
+      return false;
+    }
+    if (opts.emit == EmitKind::LLVMIR)
+      llvmModule->print(os, nullptr);
+    else
+      llvm::WriteBitcodeToFile(*llvmModule, os);
+    os.close();
+    return succeeded(out.commit(loc));
+  }
+  case EmitKind::Assembly:
+    if (outPath == "-") {
+      std::string tmp = out.tmp;
+      if (failed(emitMachineCode(*llvmModule, *tm,
+                                 llvm::CodeGenFileType::AssemblyFile, tmp, loc)))
+        return false;
+      auto buf = llvm::MemoryBuffer::getFile(tmp);
+      if (buf)
+        llvm::outs() << (*buf)->getBuffer();
+      return true;
+    }
+    return succeeded(emitMachineCode(*llvmModule, *tm,
+                                     llvm::CodeGenFileType::AssemblyFile,
+                                     out.tmp, loc)) &&
+           succeeded(out.commit(loc));
+  case EmitKind::Object:
+    return succeeded(emitMachineCode(*llvmModule, *tm,
+                                     llvm::CodeGenFileType::ObjectFile, out.tmp,
+                                     loc)) &&
+           succeeded(out.commit(loc));
+  case EmitKind::Shared:
+  case EmitKind::Static:
+  case EmitKind::Executable: {
+    AtomicOutput obj(outPath + ".o");
+    if (failed(emitMachineCode(*llvmModule, *tm,
+                               llvm::CodeGenFileType::ObjectFile, obj.tmp, loc)))
+      return false;
+    LogicalResult linked =
+        opts.emit == EmitKind::Shared
+            ? linkShared(obj.tmp, out.tmp, opts.triple.empty(), loc)
+        : opts.emit == EmitKind::Static
+            ? writeArchive(obj.tmp, out.tmp, loc)
+            : emitError(loc, "--emit=exe is not available in this build yet");
+    return succeeded(linked) && succeeded(out.commit(loc));
+  }
+  case EmitKind::Mlir:
+    break;
+  }
+  return false;
+}
+
+bool hodu::compile(MLIRContext &context, const CompileOptions &options) {
+  return compileImpl(context, options);
+}
