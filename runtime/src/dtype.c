@@ -1,0 +1,90 @@
+/*===- dtype.c - element types, version and thread settings -----------------===*/
+#include "internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+static const struct {
+  const char *name;
+  size_t size;
+} dtype_info[HODU_DTYPE_COUNT] = {
+    [HODU_DTYPE_BOOL] = {"bool", 1},     [HODU_DTYPE_F8E4M3] = {"f8e4m3", 1},
+    [HODU_DTYPE_F8E5M2] = {"f8e5m2", 1}, [HODU_DTYPE_BF16] = {"bf16", 2},
+    [HODU_DTYPE_F16] = {"f16", 2},       [HODU_DTYPE_F32] = {"f32", 4},
+    [HODU_DTYPE_F64] = {"f64", 8},       [HODU_DTYPE_U8] = {"u8", 1},
+    [HODU_DTYPE_U16] = {"u16", 2},       [HODU_DTYPE_U32] = {"u32", 4},
+    [HODU_DTYPE_U64] = {"u64", 8},       [HODU_DTYPE_I8] = {"i8", 1},
+    [HODU_DTYPE_I16] = {"i16", 2},       [HODU_DTYPE_I32] = {"i32", 4},
+    [HODU_DTYPE_I64] = {"i64", 8},
+};
+
+static int valid_dtype(hodu_dtype dtype) {
+  return (int)dtype >= 0 && (int)dtype < HODU_DTYPE_COUNT;
+}
+
+const char *hodu_dtype_name(hodu_dtype dtype) {
+  return valid_dtype(dtype) ? dtype_info[dtype].name : NULL;
+}
+
+int hodu_dtype_from_name(const char *name, hodu_dtype *dtype) {
+  if (!name || !dtype)
+    return 0;
+  for (int i = 0; i < HODU_DTYPE_COUNT; ++i) {
+    if (strcmp(name, dtype_info[i].name) == 0) {
+      *dtype = (hodu_dtype)i;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+size_t hodu_dtype_size(hodu_dtype dtype) {
+  return valid_dtype(dtype) ? dtype_info[dtype].size : 0;
+}
+
+const char *hodu_runtime_version(void) { return HODU_RUNTIME_VERSION; }
+
+uint32_t hodu_runtime_abi_version(void) { return HODU_ABI_VERSION; }
+
+/* The only process-wide mutable state; atomic so that setting it while other
+ * threads run is well defined. */
+static atomic_int requested_threads;
+
+hodu_status hodu_runtime_set_num_threads(int32_t num_threads) {
+  if (num_threads < 0)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "number of threads must be >= 0 (0 = automatic), "
+                            "got %d",
+                            (int)num_threads);
+  atomic_store(&requested_threads, num_threads);
+  return NULL;
+}
+
+int32_t hodu_runtime_get_num_threads(void) {
+  return atomic_load(&requested_threads);
+}
+
+int32_t hodu_effective_num_threads(void) {
+  int32_t requested = atomic_load(&requested_threads);
+  if (requested > 0)
+    return requested;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  return online > 0 ? (int32_t)online : 1;
+}
+
+int hodu_shape_size(int32_t rank, const int64_t *shape, size_t element_size,
+                    int64_t *elements, size_t *bytes) {
+  uint64_t count = 1;
+  for (int32_t i = 0; i < rank; ++i) {
+    uint64_t extent = (uint64_t)shape[i];
+    if (extent != 0 && count > (uint64_t)INT64_MAX / extent)
+      return 0;
+    count *= extent;
+  }
+  if (element_size != 0 && count > SIZE_MAX / element_size)
+    return 0;
+  *elements = (int64_t)count;
+  *bytes = (size_t)(count * element_size);
+  return 1;
+}

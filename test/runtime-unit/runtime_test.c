@@ -1,0 +1,570 @@
+/*===- runtime_test.c - unit tests of libhodurt ------------------------------===*
+ *
+ * Usage: hodurt-tests TEST MODELS_DIR. Each test is its own ctest entry; the
+ * fake artifacts in MODELS_DIR are built from models/ and stand in for
+ * hoduc output.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "hodu/runtime.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+static const char *models_dir;
+
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* Expects success; prints the message otherwise. */
+#define CHECK_OK(expr)                                                         \
+  do {                                                                         \
+    hodu_status check_status_ = (expr);                                        \
+    if (check_status_) {                                                       \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,    \
+              hodu_status_message(check_status_));                             \
+      hodu_status_free(check_status_);                                         \
+      ++failures;                                                              \
+    }                                                                          \
+  } while (0)
+
+/* Expects an error with `code` whose message contains `text`. */
+#define CHECK_ERROR(expr, code, text)                                          \
+  check_error((expr), (code), (text), #expr, __LINE__)
+
+static void check_error(hodu_status status, hodu_status_code code,
+                        const char *text, const char *expr, int line) {
+  if (!status) {
+    fprintf(stderr, "%s:%d: %s succeeded, expected %s\n", __FILE__, line,
+            expr, hodu_status_code_name(code));
+    ++failures;
+    return;
+  }
+  if (hodu_status_get_code(status) != code ||
+      !strstr(hodu_status_message(status), text)) {
+    fprintf(stderr,
+            "%s:%d: %s gave %s \"%s\", expected %s containing \"%s\"\n",
+            __FILE__, line, expr,
+            hodu_status_code_name(hodu_status_get_code(status)),
+            hodu_status_message(status), hodu_status_code_name(code), text);
+    ++failures;
+  }
+  hodu_status_free(status);
+}
+
+static char *model_path(const char *name) {
+  static char paths[4][1024];
+  static int next;
+  char *path = paths[next++ % 4];
+  snprintf(path, 1024, "%s/%s.so", models_dir, name);
+  return path;
+}
+
+static hodu_model *load(const char *name) {
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load(model_path(name), &model));
+  return model;
+}
+
+/*===--------------------------------------------------------------------===*/
+
+static void test_status(void) {
+  CHECK(hodu_status_get_code(NULL) == HODU_OK);
+  CHECK(strcmp(hodu_status_message(NULL), "OK") == 0);
+  CHECK(strcmp(hodu_status_code_name(HODU_MISMATCH), "MISMATCH") == 0);
+  hodu_status_free(NULL);
+  CHECK_ERROR(hodu_runtime_set_num_threads(-2), HODU_INVALID_ARGUMENT,
+              "got -2");
+  CHECK(strcmp(hodu_runtime_version(), HODU_RUNTIME_VERSION) == 0);
+  CHECK(hodu_runtime_abi_version() == HODU_ABI_VERSION);
+}
+
+static void test_dtype(void) {
+  static const char *names[HODU_DTYPE_COUNT] = {
+      "bool", "f8e4m3", "f8e5m2", "bf16", "f16", "f32", "f64", "u8",
+      "u16",  "u32",    "u64",    "i8",   "i16", "i32", "i64"};
+  static const size_t sizes[HODU_DTYPE_COUNT] = {1, 1, 1, 2, 2, 4, 8, 1,
+                                                 2, 4, 8, 1, 2, 4, 8};
+  for (int i = 0; i < HODU_DTYPE_COUNT; ++i) {
+    CHECK(strcmp(hodu_dtype_name((hodu_dtype)i), names[i]) == 0);
+    CHECK(hodu_dtype_size((hodu_dtype)i) == sizes[i]);
+    hodu_dtype parsed = HODU_DTYPE_COUNT;
+    CHECK(hodu_dtype_from_name(names[i], &parsed) && parsed == i);
+  }
+  hodu_dtype untouched = HODU_DTYPE_I8;
+  CHECK(!hodu_dtype_from_name("float32", &untouched));
+  CHECK(!hodu_dtype_from_name("F32", &untouched));
+  CHECK(untouched == HODU_DTYPE_I8);
+  CHECK(hodu_dtype_name(HODU_DTYPE_COUNT) == NULL);
+  CHECK(hodu_dtype_name((hodu_dtype)-1) == NULL);
+  CHECK(hodu_dtype_size(HODU_DTYPE_COUNT) == 0);
+}
+
+static void test_tensor_create(void) {
+  int64_t shape[] = {2, 3, 5};
+  hodu_tensor *tensor = NULL;
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F64, 3, shape, &tensor));
+  shape[0] = 100; /* the tensor keeps its own copy */
+  CHECK(hodu_tensor_rank(tensor) == 3);
+  CHECK(hodu_tensor_shape(tensor)[0] == 2 && hodu_tensor_shape(tensor)[2] == 5);
+  CHECK(hodu_tensor_num_elements(tensor) == 30);
+  CHECK(hodu_tensor_bytes(tensor) == 240);
+  CHECK(hodu_tensor_dtype(tensor) == HODU_DTYPE_F64);
+  CHECK(hodu_tensor_owns_data(tensor));
+  CHECK((uintptr_t)hodu_tensor_data(tensor) % 64 == 0);
+  const double *data = hodu_tensor_data(tensor);
+  for (int i = 0; i < 30; ++i)
+    CHECK(data[i] == 0.0);
+  hodu_tensor_free(tensor);
+
+  /* A scalar has one element; an empty tensor still has a buffer. */
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_I8, 0, NULL, &tensor));
+  CHECK(hodu_tensor_num_elements(tensor) == 1 && hodu_tensor_bytes(tensor) == 1);
+  hodu_tensor_free(tensor);
+  int64_t empty[] = {4, 0};
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 2, empty, &tensor));
+  CHECK(hodu_tensor_num_elements(tensor) == 0 && hodu_tensor_data(tensor));
+  hodu_tensor_free(tensor);
+
+  tensor = (hodu_tensor *)1;
+  int64_t negative[] = {2, -1};
+  CHECK_ERROR(hodu_tensor_create(HODU_DTYPE_F32, 2, negative, &tensor),
+              HODU_INVALID_ARGUMENT, "dimension 1 has negative extent -1");
+  CHECK(tensor == NULL);
+  int64_t huge[] = {INT64_MAX, 4};
+  CHECK_ERROR(hodu_tensor_create(HODU_DTYPE_F32, 2, huge, &tensor),
+              HODU_INVALID_ARGUMENT, "too large");
+  CHECK_ERROR(hodu_tensor_create((hodu_dtype)77, 1, shape, &tensor),
+              HODU_INVALID_ARGUMENT, "invalid dtype 77");
+  CHECK_ERROR(hodu_tensor_create(HODU_DTYPE_F32, -1, shape, &tensor),
+              HODU_INVALID_ARGUMENT, "rank");
+  CHECK_ERROR(hodu_tensor_create(HODU_DTYPE_F32, 2, NULL, &tensor),
+              HODU_INVALID_ARGUMENT, "shape is NULL");
+  hodu_tensor_free(NULL);
+}
+
+static void test_tensor_wrap(void) {
+  int32_t buffer[6] = {1, 2, 3, 4, 5, 6};
+  int64_t shape[] = {2, 3};
+  hodu_tensor *tensor = NULL;
+  CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_I32, 2, shape, buffer, sizeof(buffer),
+                            &tensor));
+  CHECK(hodu_tensor_data(tensor) == buffer);
+  CHECK(!hodu_tensor_owns_data(tensor));
+  CHECK(hodu_tensor_bytes(tensor) == sizeof(buffer));
+  hodu_tensor_free(tensor); /* must not free `buffer` */
+  CHECK(buffer[5] == 6);
+
+  CHECK_ERROR(hodu_tensor_wrap(HODU_DTYPE_I64, 2, shape, buffer,
+                               sizeof(buffer), &tensor),
+              HODU_INVALID_ARGUMENT, "needs 48 bytes, the buffer has 24");
+  CHECK_ERROR(hodu_tensor_wrap(HODU_DTYPE_I32, 2, shape, NULL, 0, &tensor),
+              HODU_INVALID_ARGUMENT, "buffer is NULL");
+  CHECK_ERROR(hodu_tensor_wrap(HODU_DTYPE_I32, 1, shape,
+                               (char *)buffer + 1, sizeof(buffer) - 1,
+                               &tensor),
+              HODU_INVALID_ARGUMENT, "not aligned");
+  int64_t empty[] = {0};
+  CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_I32, 1, empty, NULL, 0, &tensor));
+  hodu_tensor_free(tensor);
+}
+
+static void test_queries(void) {
+  hodu_model *model = load("affine");
+  if (!model)
+    return;
+  CHECK(strcmp(hodu_model_name(model), "affine") == 0);
+  CHECK(strcmp(hodu_model_target(model), "cpu") == 0);
+  CHECK(hodu_model_num_inputs(model) == 2);
+  CHECK(hodu_model_num_outputs(model) == 1);
+  CHECK(strcmp(hodu_model_input_name(model, 1), "b") == 0);
+  CHECK(hodu_model_input_dtype(model, 0) == HODU_DTYPE_F32);
+  CHECK(hodu_model_input_rank(model, 0) == 2);
+  CHECK(hodu_model_input_shape(model, 0)[1] == 3);
+  CHECK(hodu_model_input_rank(model, 1) == 1);
+  CHECK(strcmp(hodu_model_output_name(model, 0), "y") == 0);
+  CHECK(hodu_model_output_dtype(model, 0) == HODU_DTYPE_F32);
+  CHECK(hodu_model_output_rank(model, 0) == 2);
+  CHECK(hodu_model_output_shape(model, 0)[0] == 2);
+  CHECK(hodu_model_descriptor(model)->abi_version == HODU_ABI_VERSION);
+  /* Out of range. */
+  CHECK(hodu_model_input_name(model, 2) == NULL);
+  CHECK(hodu_model_input_name(model, -1) == NULL);
+  CHECK(hodu_model_output_rank(model, 1) == -1);
+  CHECK((int)hodu_model_output_dtype(model, 1) == -1);
+  CHECK(hodu_model_output_shape(model, 5) == NULL);
+
+  int32_t index = -1;
+  CHECK_OK(hodu_model_input_index(model, "b", &index));
+  CHECK(index == 1);
+  CHECK_OK(hodu_model_output_index(model, "y", &index));
+  CHECK(index == 0);
+  CHECK_ERROR(hodu_model_input_index(model, "z", &index), HODU_NOT_FOUND,
+              "model 'affine' has no input named 'z' (inputs: 'x', 'b')");
+  CHECK_ERROR(hodu_model_output_index(model, "x", &index), HODU_NOT_FOUND,
+              "no output named 'x'");
+
+  hodu_tensor *tensor = NULL;
+  CHECK_OK(hodu_model_create_input(model, 1, &tensor));
+  CHECK(hodu_tensor_num_elements(tensor) == 3);
+  hodu_tensor_free(tensor);
+  CHECK_ERROR(hodu_model_create_output(model, 3, &tensor),
+              HODU_INVALID_ARGUMENT, "no output 3");
+  hodu_model_free(model);
+  hodu_model_free(NULL);
+}
+
+/* Runs affine on x = base + i, b = {10, 20, 30} into caller memory. */
+static int run_affine(const hodu_model *model, float base) {
+  float x[6], b[3] = {10, 20, 30}, y[6] = {0};
+  for (int i = 0; i < 6; ++i)
+    x[i] = base + (float)i;
+  int64_t x_shape[] = {2, 3}, b_shape[] = {3};
+  hodu_tensor *tx = NULL, *tb = NULL, *ty = NULL;
+  int ok = 1;
+  hodu_status status =
+      hodu_tensor_wrap(HODU_DTYPE_F32, 2, x_shape, x, sizeof(x), &tx);
+  if (!status)
+    status = hodu_tensor_wrap(HODU_DTYPE_F32, 1, b_shape, b, sizeof(b), &tb);
+  if (!status)
+    status = hodu_tensor_wrap(HODU_DTYPE_F32, 2, x_shape, y, sizeof(y), &ty);
+  const hodu_tensor *inputs[] = {tx, tb};
+  if (!status)
+    status = hodu_model_run(model, inputs, 2, &ty, 1);
+  if (status) {
+    hodu_status_free(status);
+    ok = 0;
+  }
+  /* The output went straight into `y`: no copy. */
+  for (int i = 0; ok && i < 6; ++i)
+    ok = y[i] == (base + (float)i) * 2.0f + b[i % 3];
+  hodu_tensor_free(tx);
+  hodu_tensor_free(tb);
+  hodu_tensor_free(ty);
+  return ok;
+}
+
+static void test_run(void) {
+  hodu_model *model = load("affine");
+  if (!model)
+    return;
+  CHECK(run_affine(model, 1.0f));
+  CHECK(run_affine(model, -7.5f));
+
+  /* Runtime-owned outputs through run_alloc. */
+  hodu_tensor *x = NULL, *b = NULL, *y[1] = {NULL};
+  CHECK_OK(hodu_model_create_input(model, 0, &x));
+  CHECK_OK(hodu_model_create_input(model, 1, &b));
+  ((float *)hodu_tensor_data(x))[4] = 3.0f;
+  ((float *)hodu_tensor_data(b))[1] = 0.5f;
+  const hodu_tensor *inputs[] = {x, b};
+  CHECK_OK(hodu_model_run_alloc(model, inputs, 2, y, 1));
+  if (y[0]) {
+    const float *out = hodu_tensor_data(y[0]);
+    CHECK(out[4] == 6.5f && out[1] == 0.5f && out[0] == 0.0f);
+    CHECK(hodu_tensor_owns_data(y[0]));
+  }
+  hodu_tensor_free(y[0]);
+  hodu_tensor_free(x);
+  hodu_tensor_free(b);
+  hodu_model_free(model);
+}
+
+static void test_mismatch(void) {
+  hodu_model *model = load("affine");
+  if (!model)
+    return;
+  int64_t s23[] = {2, 3}, s2[] = {2}, s3[] = {3}, s32[] = {3, 2};
+  hodu_tensor *x = NULL, *b = NULL, *y = NULL, *bad = NULL;
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 2, s23, &x));
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 1, s3, &b));
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 2, s23, &y));
+  const hodu_tensor *inputs[] = {x, b};
+
+  CHECK_ERROR(hodu_model_run(model, inputs, 1, &y, 1), HODU_MISMATCH,
+              "model 'affine' expects 2 inputs, got 1");
+  CHECK_ERROR(hodu_model_run(model, inputs, 2, &y, 0), HODU_MISMATCH,
+              "model 'affine' has 1 output, got 0");
+
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_I64, 2, s23, &bad));
+  const hodu_tensor *wrong_dtype[] = {bad, b};
+  CHECK_ERROR(hodu_model_run(model, wrong_dtype, 2, &y, 1), HODU_MISMATCH,
+              "input 'x': expected dtype f32, got i64");
+  hodu_tensor_free(bad);
+
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 1, s2, &bad));
+  const hodu_tensor *wrong_shape[] = {x, bad};
+  CHECK_ERROR(hodu_model_run(model, wrong_shape, 2, &y, 1), HODU_MISMATCH,
+              "input 'b': expected shape [3], got [2]");
+  CHECK_ERROR(hodu_model_run(model, inputs, 2, &bad, 1), HODU_MISMATCH,
+              "output 'y': expected shape [2,3], got [2]");
+  hodu_tensor_free(bad);
+
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 2, s32, &bad));
+  CHECK_ERROR(hodu_model_run(model, inputs, 2, &bad, 1), HODU_MISMATCH,
+              "output 'y': expected shape [2,3], got [3,2]");
+  hodu_tensor_free(bad);
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 0, NULL, &bad));
+  const hodu_tensor *scalar[] = {x, bad};
+  CHECK_ERROR(hodu_model_run(model, scalar, 2, &y, 1), HODU_MISMATCH,
+              "input 'b': expected shape [3], got []");
+  hodu_tensor_free(bad);
+
+  const hodu_tensor *missing[] = {x, NULL};
+  CHECK_ERROR(hodu_model_run(model, missing, 2, &y, 1),
+              HODU_INVALID_ARGUMENT, "input 1 ('b') is NULL");
+  CHECK_ERROR(hodu_model_run(NULL, inputs, 2, &y, 1), HODU_INVALID_ARGUMENT,
+              "model is NULL");
+
+  /* An output over an input's memory is refused. */
+  hodu_tensor *alias = NULL;
+  CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 2, s23, hodu_tensor_data(x),
+                            hodu_tensor_bytes(x), &alias));
+  CHECK_ERROR(hodu_model_run(model, inputs, 2, &alias, 1),
+              HODU_INVALID_ARGUMENT, "output 'y' overlaps input 'x'");
+  hodu_tensor_free(alias);
+
+  /* run_alloc leaves no outputs behind on failure. */
+  hodu_tensor *slots[1] = {(hodu_tensor *)1};
+  CHECK_ERROR(hodu_model_run_alloc(model, wrong_shape, 2, slots, 1),
+              HODU_MISMATCH, "input 'b'");
+  CHECK(slots[0] == NULL);
+  CHECK_ERROR(hodu_model_run_alloc(model, inputs, 2, slots, 2),
+              HODU_MISMATCH, "has 1 output, got 2 slots");
+
+  hodu_tensor_free(x);
+  hodu_tensor_free(b);
+  hodu_tensor_free(y);
+  hodu_model_free(model);
+}
+
+static void test_load_errors(void) {
+  hodu_model *model = (hodu_model *)1;
+  char path[1024];
+  snprintf(path, sizeof(path), "%s/does-not-exist.so", models_dir);
+  CHECK_ERROR(hodu_model_load(path, &model), HODU_NOT_FOUND,
+              "does-not-exist.so': no such file");
+  CHECK(model == NULL);
+  CHECK_ERROR(hodu_model_load(models_dir, &model), HODU_NOT_FOUND,
+              "is a directory");
+  CHECK_ERROR(hodu_model_load("", &model), HODU_INVALID_ARGUMENT, "empty");
+  CHECK_ERROR(hodu_model_load(model_path("no_symbol"), &model),
+              HODU_INVALID_ARTIFACT,
+              "is not a Hodu artifact: it does not export the symbol "
+              "'hodu_model_descriptor'");
+  CHECK_ERROR(hodu_model_load(model_path("bad_abi"), &model),
+              HODU_INCOMPATIBLE,
+              "was built for Hodu ABI version 99, but this runtime (" 
+              HODU_RUNTIME_VERSION ") expects ABI version 1");
+  CHECK_ERROR(hodu_model_load(model_path("malformed"), &model),
+              HODU_INVALID_ARTIFACT, "input 'v' has unknown dtype 42");
+
+  /* A file that is not a shared library at all. */
+  snprintf(path, sizeof(path), "%s/not-elf.so", models_dir);
+  FILE *file = fopen(path, "w");
+  CHECK(file != NULL);
+  if (file) {
+    fputs("this is text\n", file);
+    fclose(file);
+    CHECK_ERROR(hodu_model_load(path, &model), HODU_INVALID_ARTIFACT,
+                "cannot load it as a shared library");
+    remove(path);
+  }
+  CHECK(model == NULL);
+}
+
+static void test_relative_path(void) {
+  /* "affine.so" means ./affine.so, not a library-path search. */
+  CHECK(chdir(models_dir) == 0);
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load("affine.so", &model));
+  CHECK(model && strcmp(hodu_model_name(model), "affine") == 0);
+  hodu_model_free(model);
+}
+
+static void test_int_and_bool(void) {
+  hodu_model *model = load("count");
+  if (model) {
+    int64_t a[4] = {5, -3, 100, INT64_MAX - 1};
+    int64_t shape[] = {4};
+    hodu_tensor *ta = NULL, *outputs[2] = {NULL, NULL};
+    CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_I64, 1, shape, a, sizeof(a), &ta));
+    const hodu_tensor *inputs[] = {ta};
+    CHECK_OK(hodu_model_run_alloc(model, inputs, 1, outputs, 2));
+    if (outputs[0] && outputs[1]) {
+      const int64_t *s = hodu_tensor_data(outputs[0]);
+      CHECK(s[0] == 6 && s[1] == -2 && s[3] == INT64_MAX);
+      CHECK(hodu_tensor_rank(outputs[1]) == 0);
+      CHECK(*(const int64_t *)hodu_tensor_data(outputs[1]) ==
+            (int64_t)((uint64_t)5 - 3 + 100 + (uint64_t)(INT64_MAX - 1)));
+    }
+    hodu_tensor_free(outputs[0]);
+    hodu_tensor_free(outputs[1]);
+    hodu_tensor_free(ta);
+    hodu_model_free(model);
+  }
+
+  model = load("logic");
+  if (model) {
+    uint8_t m[4] = {1, 0, 0, 1}, n[4] = {9, 9, 9, 9};
+    int64_t shape[] = {2, 2};
+    hodu_tensor *tm = NULL, *tn = NULL;
+    CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_BOOL, 2, shape, m, 4, &tm));
+    CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_BOOL, 2, shape, n, 4, &tn));
+    const hodu_tensor *inputs[] = {tm};
+    CHECK_OK(hodu_model_run(model, inputs, 1, &tn, 1));
+    CHECK(n[0] == 0 && n[1] == 1 && n[2] == 1 && n[3] == 0);
+    hodu_tensor_free(tm);
+    hodu_tensor_free(tn);
+    hodu_model_free(model);
+  }
+}
+
+static void test_run_failed(void) {
+  hodu_model *model = load("failing");
+  if (!model)
+    return;
+  hodu_tensor *v = NULL, *w = NULL;
+  CHECK_OK(hodu_model_create_input(model, 0, &v));
+  const hodu_tensor *inputs[] = {v};
+  CHECK_ERROR(hodu_model_run_alloc(model, inputs, 1, &w, 1), HODU_RUN_FAILED,
+              "model 'failing' failed: its entry returned 7");
+  CHECK(w == NULL);
+  hodu_tensor_free(v);
+  hodu_model_free(model);
+}
+
+static int32_t probe_threads(const hodu_model *model) {
+  hodu_tensor *out = NULL;
+  int32_t value = -100;
+  hodu_status status = hodu_model_run_alloc(model, NULL, 0, &out, 1);
+  if (!status)
+    value = *(const int32_t *)hodu_tensor_data(out);
+  hodu_status_free(status);
+  hodu_tensor_free(out);
+  return value;
+}
+
+static void test_threads(void) {
+  hodu_model *model = load("probe");
+  if (!model)
+    return;
+  CHECK(hodu_runtime_get_num_threads() == 0);
+  CHECK(probe_threads(model) == (int32_t)sysconf(_SC_NPROCESSORS_ONLN));
+  CHECK_OK(hodu_runtime_set_num_threads(3));
+  CHECK(hodu_runtime_get_num_threads() == 3);
+  CHECK(probe_threads(model) == 3);
+  CHECK_OK(hodu_runtime_set_num_threads(0));
+  CHECK(probe_threads(model) >= 1);
+  hodu_model_free(model);
+}
+
+typedef struct {
+  const hodu_model *model;
+  int id;
+  int ok;
+} worker_args;
+
+static void *worker(void *opaque) {
+  worker_args *args = opaque;
+  args->ok = 1;
+  for (int i = 0; i < 2000 && args->ok; ++i)
+    args->ok = run_affine(args->model, (float)(args->id * 1000 + i));
+  return NULL;
+}
+
+static void test_concurrent_runs(void) {
+  hodu_model *model = load("affine");
+  if (!model)
+    return;
+  enum { NUM_WORKERS = 8 };
+  pthread_t threads[NUM_WORKERS];
+  worker_args args[NUM_WORKERS];
+  for (int i = 0; i < NUM_WORKERS; ++i) {
+    args[i] = (worker_args){model, i, 0};
+    CHECK(pthread_create(&threads[i], NULL, worker, &args[i]) == 0);
+  }
+  for (int i = 0; i < NUM_WORKERS; ++i) {
+    pthread_join(threads[i], NULL);
+    CHECK(args[i].ok);
+  }
+  hodu_model_free(model);
+}
+
+/* Linked in from models/affine.c (built without the unprefixed alias). */
+extern const hodu_model_desc affine_hodu_descriptor;
+
+static void test_from_descriptor(void) {
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_from_descriptor(&affine_hodu_descriptor, &model));
+  if (model) {
+    CHECK(strcmp(hodu_model_name(model), "affine") == 0);
+    CHECK(run_affine(model, 2.0f));
+    hodu_model_free(model);
+  }
+  CHECK_ERROR(hodu_model_from_descriptor(NULL, &model),
+              HODU_INVALID_ARGUMENT, "descriptor is NULL");
+  hodu_model_desc future = affine_hodu_descriptor;
+  future.abi_version = 2;
+  CHECK_ERROR(hodu_model_from_descriptor(&future, &model), HODU_INCOMPATIBLE,
+              "descriptor was built for Hodu ABI version 2");
+  hodu_model_desc truncated = affine_hodu_descriptor;
+  truncated.struct_size = 8;
+  CHECK_ERROR(hodu_model_from_descriptor(&truncated, &model),
+              HODU_INVALID_ARTIFACT, "struct_size 8 is smaller");
+  hodu_model_desc no_entry = affine_hodu_descriptor;
+  no_entry.entry = NULL;
+  CHECK_ERROR(hodu_model_from_descriptor(&no_entry, &model),
+              HODU_INVALID_ARTIFACT, "no entry function");
+  hodu_model_desc negative = affine_hodu_descriptor;
+  negative.num_outputs = -1;
+  CHECK_ERROR(hodu_model_from_descriptor(&negative, &model),
+              HODU_INVALID_ARTIFACT, "-1 outputs");
+}
+
+static const struct {
+  const char *name;
+  void (*run)(void);
+} tests[] = {
+    {"status", test_status},
+    {"dtype", test_dtype},
+    {"tensor_create", test_tensor_create},
+    {"tensor_wrap", test_tensor_wrap},
+    {"queries", test_queries},
+    {"run", test_run},
+    {"mismatch", test_mismatch},
+    {"load_errors", test_load_errors},
+    {"relative_path", test_relative_path},
+    {"int_and_bool", test_int_and_bool},
+    {"run_failed", test_run_failed},
+    {"threads", test_threads},
+    {"concurrent_runs", test_concurrent_runs},
+    {"from_descriptor", test_from_descriptor},
+};
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s TEST MODELS_DIR\n", argv[0]);
+    return 2;
+  }
+  models_dir = argv[2];
+  for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); ++i) {
+    if (strcmp(argv[1], tests[i].name) == 0) {
+      tests[i].run();
+      if (failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", argv[1], failures);
+      return failures ? 1 : 0;
+    }
+  }
+  fprintf(stderr, "unknown test '%s'\n", argv[1]);
+  return 2;
+}
