@@ -1,0 +1,35 @@
+//===- Onnx.h - the ONNX importer -------------------------------*- C++ -*-===//
+//
+// Imports an ONNX model (opsets 7-17, the default `ai.onnx` domain) into a
+// module of the hodu dialect with the module convention every backend
+// consumes: a public `func.func @main` whose arguments and results are the
+// graph inputs and outputs, each named by a `hodu.name` attribute, and
+// `hodu.model_name` on the module.
+//
+// This header stays light: no MLIR or ONNX headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_IMPORT_ONNX_H
+#define HODU_IMPORT_ONNX_H
+
+#include "hodu/Registry/Registry.h"
+
+#include <string>
+
+namespace hodu {
+
+/// Imports the ONNX model at `path`. Errors (unreadable or corrupt file,
+/// missing external data, an unsupported op or attribute, a dynamic input dim
+/// without a pin in `options.inputShapes`) are reported as diagnostics on
+/// `context`, and the result is then null. Loads the dialects it uses.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const std::string &path,
+                                                  mlir::MLIRContext &context,
+                                                  const ImportOptions &options);
+
+/// Adds the "onnx" importer (extension ".onnx") to the ComponentRegistry.
+/// Idempotent.
+void registerOnnxImporter();
+
+} // namespace hodu
+
+#endif // HODU_IMPORT_ONNX_H

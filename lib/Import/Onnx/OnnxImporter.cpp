@@ -1,0 +1,861 @@
+//===- OnnxImporter.cpp - ONNX model to the hodu dialect ------------------===//
+//
+// Reads a ModelProto, turns initializers into constants, the graph inputs into
+// the arguments of `func.func @main` and every node, in order, into hodu ops
+// (OnnxOps.cpp). Values known at import time (shape computations) are kept
+// as `Known` tensors and only become `hodu.constant` when a real op reads
+// them, so exporter-generated Shape/Gather/Concat chains vanish.
+//
+// Bad input never crashes: every size, index and attribute is checked, and
+// problems are MLIR errors located at the ONNX node (NameLoc of its name).
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxImporterImpl.h"
+
+#include "hodu/Dialect/Hodu/HoduDialect.h"
+#include "hodu/Import/Onnx.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "onnx/onnx_pb.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include <google/protobuf/io/coded_stream.h>
+
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+//===----------------------------------------------------------------------===//
+// Known
+//===----------------------------------------------------------------------===//
+
+void Known::push(double v) {
+  if (isFloat())
+    floats.push_back(v);
+  else if (elemType.isInteger(1))
+    ints.push_back(v != 0);
+  else
+    ints.push_back((int64_t)v);
+}
+
+void Known::pushInt(int64_t v) {
+  if (isFloat())
+    floats.push_back((double)v);
+  else if (elemType.isInteger(1))
+    ints.push_back(v != 0);
+  else
+    ints.push_back(v);
+}
+
+DenseElementsAttr Known::toAttr() const {
+  RankedTensorType t = type();
+  if (auto ft = dyn_cast<FloatType>(elemType)) {
+    SmallVector<APFloat> vals;
+    for (double d : floats) {
+      APFloat f(d);
+      bool lost;
+      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+      vals.push_back(f);
+    }
+    return DenseElementsAttr::get(t, vals);
+  }
+  if (elemType.isInteger(1)) {
+    SmallVector<bool> vals;
+    for (int64_t v : ints)
+      vals.push_back(v != 0);
+    return DenseElementsAttr::get(t, vals);
+  }
+  unsigned width = elemType.getIntOrFloatBitWidth();
+  SmallVector<APInt> vals;
+  for (int64_t v : ints)
+    vals.push_back(APInt(width, (uint64_t)v, /*isSigned=*/true,
+                         /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(t, vals);
+}
+
+Type hodu::onnx_import::onnxElementType(MLIRContext &ctx, int dataType) {
+  using TP = onnx::TensorProto;
+  auto u = [&](unsigned w) {
+    return IntegerType::get(&ctx, w, IntegerType::Unsigned);
+  };
+  switch (dataType) {
+  case TP::FLOAT:
+    return Float32Type::get(&ctx);
+  case TP::DOUBLE:
+    return Float64Type::get(&ctx);
+  case TP::FLOAT16:
+    return Float16Type::get(&ctx);
+  case TP::BFLOAT16:
+    return BFloat16Type::get(&ctx);
+  case TP::BOOL:
+    return IntegerType::get(&ctx, 1);
+  case TP::INT8:
+    return IntegerType::get(&ctx, 8);
+  case TP::INT16:
+    return IntegerType::get(&ctx, 16);
+  case TP::INT32:
+    return IntegerType::get(&ctx, 32);
+  case TP::INT64:
+    return IntegerType::get(&ctx, 64);
+  case TP::UINT8:
+    return u(8);
+  case TP::UINT16:
+    return u(16);
+  case TP::UINT32:
+    return u(32);
+  case TP::UINT64:
+    return u(64);
+  default:
+    return {};
+  }
+}
+
+static int64_t elementBytes(Type elt) {
+  return elt.isInteger(1) ? 1 : (int64_t)(elt.getIntOrFloatBitWidth() / 8);
+}
+
+/// Reads element `i` of little-endian `data` as a double or an integer.
+static void appendElement(Known &k, const char *data, int64_t i) {
+  Type elt = k.elemType;
+  int64_t w = elementBytes(elt);
+  const char *p = data + i * w;
+  if (auto ft = dyn_cast<FloatType>(elt)) {
+    if (ft.isF32()) {
+      float f;
+      std::memcpy(&f, p, 4);
+      k.floats.push_back(f);
+    } else if (ft.isF64()) {
+      double d;
+      std::memcpy(&d, p, 8);
+      k.floats.push_back(d);
+    } else {
+      uint16_t bits;
+      std::memcpy(&bits, p, 2);
+      APFloat f(ft.getFloatSemantics(), APInt(16, bits));
+      k.floats.push_back(f.convertToDouble());
+    }
+    return;
+  }
+  uint64_t raw = 0;
+  std::memcpy(&raw, p, w);
+  if (elt.isUnsignedInteger() || elt.isInteger(1)) {
+    k.ints.push_back((int64_t)raw);
+    return;
+  }
+  // Sign-extend the signless (signed) integer.
+  int64_t v = (int64_t)(raw << (64 - 8 * w)) >> (64 - 8 * w);
+  k.ints.push_back(v);
+}
+
+//===----------------------------------------------------------------------===//
+// GraphImporter
+//===----------------------------------------------------------------------===//
+
+GraphImporter::GraphImporter(MLIRContext &ctx, std::string modelPath)
+    : ctx(ctx), builder(&ctx), modelPath(std::move(modelPath)) {}
+
+Value GraphImporter::materialize(StringRef name, Location loc) {
+  auto it = values.find(name);
+  if (it == values.end())
+    return {};
+  ValueEntry &e = it->second;
+  if (e.value)
+    return e.value;
+  ElementsAttr attr = e.lazy;
+  if (!attr && e.known)
+    attr = e.known->toAttr();
+  if (!attr)
+    return {};
+  e.value = ConstantOp::create(builder, loc, attr).getResult();
+  return e.value;
+}
+
+RankedTensorType GraphImporter::typeOf(StringRef name) const {
+  auto it = values.find(name);
+  if (it == values.end())
+    return {};
+  const ValueEntry &e = it->second;
+  if (e.value)
+    return dyn_cast<RankedTensorType>(e.value.getType());
+  if (e.lazy)
+    return dyn_cast<RankedTensorType>(e.lazy.getType());
+  if (e.known)
+    return e.known->type();
+  return {};
+}
+
+/// A resource key MLIR prints without quoting: [A-Za-z0-9_.].
+static std::string resourceKey(StringRef name) {
+  std::string key = "onnx_";
+  for (char c : name)
+    key += (llvm::isAlnum(c) || c == '_' || c == '.') ? c : '_';
+  return key;
+}
+
+namespace {
+/// The bytes of one tensor, owned or borrowed.
+struct TensorBytes {
+  std::string owned;
+  std::unique_ptr<std::string> released; // raw_data taken from the proto
+  const char *data = nullptr;
+  int64_t size = 0;
+};
+} // namespace
+
+/// Collects the typed repeated field of `t` as little-endian bytes of `elt`.
+template <typename Field, typename Conv>
+static void packField(const Field &field, int64_t eltBytes, std::string &out,
+                      Conv conv) {
+  out.resize(field.size() * eltBytes);
+  for (int i = 0; i < field.size(); ++i) {
+    uint64_t bits = conv(field.Get(i));
+    std::memcpy(&out[i * eltBytes], &bits, eltBytes);
+  }
+}
+
+FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
+                                                  Location loc,
+                                                  bool keepKnown) {
+  using TP = onnx::TensorProto;
+  auto fail = [&]() {
+    return emitError(loc) << "tensor '" << t.name() << "': ";
+  };
+  Type elt = onnxElementType(ctx, t.data_type());
+  if (!elt)
+    return fail() << "data type " << t.data_type()
+                  << " (" << TP::DataType_Name((TP::DataType)t.data_type())
+                  << ") has no hodu dtype";
+  SmallVector<int64_t> shape;
+  int64_t numel = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return fail() << "negative dimension " << d;
+    if (d != 0 && numel > (int64_t(1) << 40) / d)
+      return fail() << "too many elements";
+    numel *= d;
+    shape.push_back(d);
+  }
+  int64_t eltBytes = elementBytes(elt);
+  int64_t nbytes = numel * eltBytes;
+  auto type = RankedTensorType::get(shape, elt);
+  bool small = nbytes <= kSmallTensorBytes || elt.isInteger(1);
+
+  TensorBytes bytes;
+  std::unique_ptr<llvm::WritableMemoryBuffer> extBuffer;
+  if (t.data_location() == TP::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset" || kv.key() == "length") {
+        int64_t v;
+        if (StringRef(kv.value()).getAsInteger(10, v) || v < 0)
+          return fail() << "bad external data " << kv.key() << " '"
+                        << kv.value() << "'";
+        (kv.key() == "offset" ? offset : length) = v;
+      }
+    }
+    if (location.empty())
+      return fail() << "external data without a location";
+    SmallString<256> file(llvm::sys::path::parent_path(modelPath));
+    llvm::sys::path::append(file, location);
+    if (length < 0)
+      length = nbytes;
+    if (length != nbytes)
+      return fail() << "external data length " << length << " does not match "
+                    << nbytes << " bytes of " << numel << " elements";
+    auto fileOr = llvm::MemoryBuffer::getFileSlice(file, length, offset,
+                                                   /*IsVolatile=*/false);
+    if (!fileOr)
+      return fail() << "cannot read external data '" << file << "' (offset "
+                    << offset << ", length " << length
+                    << "): " << fileOr.getError().message();
+    if ((int64_t)(*fileOr)->getBufferSize() != length)
+      return fail() << "external data file '" << file << "' is too short";
+    bytes.owned = (*fileOr)->getBuffer().str();
+    bytes.data = bytes.owned.data();
+    bytes.size = bytes.owned.size();
+  } else if (t.has_raw_data()) {
+    if ((int64_t)t.raw_data().size() != nbytes)
+      return fail() << "raw_data has " << t.raw_data().size()
+                    << " bytes, expected " << nbytes << " for " << numel
+                    << " elements";
+    if (!small) {
+      // Take the bytes over without a copy; the proto is ours.
+      bytes.released.reset(const_cast<TP &>(t).release_raw_data());
+      bytes.data = bytes.released->data();
+    } else {
+      bytes.data = t.raw_data().data();
+    }
+    bytes.size = nbytes;
+  } else {
+    int64_t count = -1;
+    switch (t.data_type()) {
+    case TP::FLOAT:
+      count = t.float_data_size();
+      packField(t.float_data(), 4, bytes.owned, [](float f) {
+        uint32_t b;
+        std::memcpy(&b, &f, 4);
+        return (uint64_t)b;
+      });
+      break;
+    case TP::DOUBLE:
+      count = t.double_data_size();
+      packField(t.double_data(), 8, bytes.owned, [](double f) {
+        uint64_t b;
+        std::memcpy(&b, &f, 8);
+        return b;
+      });
+      break;
+    case TP::INT64:
+      count = t.int64_data_size();
+      packField(t.int64_data(), 8, bytes.owned,
+                [](int64_t v) { return (uint64_t)v; });
+      break;
+    case TP::UINT32:
+    case TP::UINT64:
+      count = t.uint64_data_size();
+      packField(t.uint64_data(), eltBytes, bytes.owned,
+                [](uint64_t v) { return v; });
+      break;
+    default: // int32_data holds every narrower type, f16/bf16 as bits.
+      count = t.int32_data_size();
+      packField(t.int32_data(), eltBytes, bytes.owned,
+                [](int32_t v) { return (uint64_t)(int64_t)v; });
+      break;
+    }
+    if (count != numel)
+      return fail() << "has " << count << " values, expected " << numel;
+    bytes.data = bytes.owned.data();
+    bytes.size = bytes.owned.size();
+  }
+
+  ValueEntry entry;
+  if (small) {
+    auto k = std::make_shared<Known>();
+    k->shape = shape;
+    k->elemType = elt;
+    for (int64_t i = 0; i < numel; ++i)
+      appendElement(*k, bytes.data, i);
+    entry.known = std::move(k);
+    (void)keepKnown;
+    return entry;
+  }
+
+  // A resource blob. Bytes released from the proto are handed over as they
+  // are when aligned; others are copied once into an aligned heap blob.
+  constexpr size_t align = alignof(uint64_t);
+  AsmResourceBlob blob;
+  if (bytes.released &&
+      reinterpret_cast<uintptr_t>(bytes.data) % align == 0) {
+    std::string *s = bytes.released.release();
+    blob = AsmResourceBlob(ArrayRef<char>(s->data(), s->size()), align,
+                           [s](void *, size_t, size_t) { delete s; },
+                           /*dataIsMutable=*/true);
+  } else {
+    blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+        ArrayRef<char>(bytes.data, bytes.size), align);
+  }
+  entry.lazy = DenseResourceElementsAttr::get(type, resourceKey(t.name()),
+                                              std::move(blob));
+  return entry;
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+NodeContext::NodeContext(GraphImporter &graph, const onnx::NodeProto &node,
+                         StringRef name, int64_t opset, Location loc)
+    : node(node), name(name.str()), opset(opset), loc(loc), b(graph.builder),
+      graph(graph) {}
+
+InFlightDiagnostic NodeContext::error(const Twine &msg) const {
+  return emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
+                        << opset << ") node '" << name << "': " << msg;
+}
+
+size_t NodeContext::numInputs() const { return node.input_size(); }
+
+bool NodeContext::hasInput(size_t i) const {
+  return i < (size_t)node.input_size() && !node.input((int)i).empty();
+}
+
+FailureOr<Value> NodeContext::in(size_t i) {
+  if (!hasInput(i))
+    return error("input #" + Twine(i) + " is required");
+  Value v = graph.materialize(node.input((int)i), loc);
+  if (!v)
+    return error("input '" + node.input((int)i) + "' is not defined");
+  return v;
+}
+
+const Known *NodeContext::known(size_t i) const {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = graph.values.find(node.input((int)i));
+  return it == graph.values.end() ? nullptr : it->second.known.get();
+}
+
+RankedTensorType NodeContext::type(size_t i) const {
+  if (!hasInput(i))
+    return {};
+  return graph.typeOf(node.input((int)i));
+}
+
+FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
+                                                       StringRef what) {
+  const Known *k = known(i);
+  if (!k)
+    return error("input #" + Twine(i) + " ('" +
+                 (hasInput(i) ? node.input((int)i) : std::string()) + "', " +
+                 what +
+                 ") must be a constant at import time, but it is computed "
+                 "at run time");
+  SmallVector<int64_t> out;
+  for (int64_t j = 0; j < k->numElements(); ++j)
+    out.push_back(k->asInt(j));
+  return out;
+}
+
+FailureOr<SmallVector<double>> NodeContext::constFloats(size_t i,
+                                                        StringRef what) {
+  const Known *k = known(i);
+  if (!k)
+    return error("input #" + Twine(i) + " (" + what +
+                 ") must be a constant at import time, but it is computed "
+                 "at run time");
+  SmallVector<double> out;
+  for (int64_t j = 0; j < k->numElements(); ++j)
+    out.push_back(k->asDouble(j));
+  return out;
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef attrName) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == attrName)
+      return &a;
+  return nullptr;
+}
+
+FailureOr<int64_t> NodeContext::attrInt(StringRef attrName,
+                                        int64_t dflt) const {
+  const auto *a = attr(attrName);
+  if (!a)
+    return dflt;
+  if (a->type() != onnx::AttributeProto::INT && !a->has_i())
+    return error("attribute '" + attrName + "' must be an int");
+  return (int64_t)a->i();
+}
+
+FailureOr<float> NodeContext::attrFloat(StringRef attrName, float dflt) const {
+  const auto *a = attr(attrName);
+  if (!a)
+    return dflt;
+  if (a->type() == onnx::AttributeProto::INT)
+    return (float)a->i();
+  if (a->type() != onnx::AttributeProto::FLOAT && !a->has_f())
+    return error("attribute '" + attrName + "' must be a float");
+  return a->f();
+}
+
+FailureOr<std::string> NodeContext::attrString(StringRef attrName,
+                                               StringRef dflt) const {
+  const auto *a = attr(attrName);
+  if (!a)
+    return dflt.str();
+  if (a->type() != onnx::AttributeProto::STRING && !a->has_s())
+    return error("attribute '" + attrName + "' must be a string");
+  return a->s();
+}
+
+FailureOr<std::optional<SmallVector<int64_t>>>
+NodeContext::attrInts(StringRef attrName) const {
+  const auto *a = attr(attrName);
+  if (!a)
+    return std::optional<SmallVector<int64_t>>();
+  if (a->type() != onnx::AttributeProto::INTS &&
+      a->type() != onnx::AttributeProto::UNDEFINED)
+    return error("attribute '" + attrName + "' must be a list of ints");
+  return std::optional<SmallVector<int64_t>>(
+      SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+}
+
+FailureOr<std::optional<SmallVector<float>>>
+NodeContext::attrFloats(StringRef attrName) const {
+  const auto *a = attr(attrName);
+  if (!a)
+    return std::optional<SmallVector<float>>();
+  if (a->type() != onnx::AttributeProto::FLOATS &&
+      a->type() != onnx::AttributeProto::UNDEFINED)
+    return error("attribute '" + attrName + "' must be a list of floats");
+  return std::optional<SmallVector<float>>(
+      SmallVector<float>(a->floats().begin(), a->floats().end()));
+}
+
+const onnx::TensorProto *NodeContext::attrTensor(StringRef attrName) const {
+  const auto *a = attr(attrName);
+  return a && a->has_t() ? &a->t() : nullptr;
+}
+
+size_t NodeContext::numOutputs() const { return node.output_size(); }
+
+bool NodeContext::hasOutput(size_t i) const {
+  return i < (size_t)node.output_size() && !node.output((int)i).empty();
+}
+
+void NodeContext::setOutput(size_t i, Value v) {
+  if (!hasOutput(i))
+    return;
+  ValueEntry e;
+  e.value = v;
+  graph.values[node.output((int)i)] = e;
+}
+
+void NodeContext::setKnown(size_t i, Known k) {
+  if (!hasOutput(i))
+    return;
+  ValueEntry e;
+  e.known = std::make_shared<Known>(std::move(k));
+  graph.values[node.output((int)i)] = e;
+}
+
+TypedAttr NodeContext::scalarAttr(Type elt, double v) const {
+  if (auto ft = dyn_cast<FloatType>(elt)) {
+    APFloat f(v);
+    bool lost;
+    f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+    return FloatAttr::get(elt, f);
+  }
+  if (elt.isInteger(1))
+    return IntegerAttr::get(elt, APInt(1, v != 0));
+  return IntegerAttr::get(elt, APInt(elt.getIntOrFloatBitWidth(),
+                                     (uint64_t)(int64_t)v, /*isSigned=*/true,
+                                     /*implicitTrunc=*/true));
+}
+
+Value NodeContext::constant(Type elt, double v, ArrayRef<int64_t> shape) {
+  auto t = RankedTensorType::get(shape, elt);
+  return ConstantOp::create(b, loc,
+                            DenseElementsAttr::get(t, scalarAttr(elt, v)))
+      .getResult();
+}
+
+Value NodeContext::constant(const Known &k) {
+  return ConstantOp::create(b, loc, k.toAttr()).getResult();
+}
+
+Value NodeContext::cast(Value v, Type elt) {
+  auto t = llvm::dyn_cast_or_null<RankedTensorType>(v.getType());
+  if (!t || t.getElementType() == elt)
+    return v;
+  return CastOp::create(b, loc, t.clone(elt), v).getResult();
+}
+
+Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto t = llvm::cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  return ReshapeOp::create(b, loc, RankedTensorType::get(shape, t.getElementType()),
+                           v)
+      .getResult();
+}
+
+//===----------------------------------------------------------------------===//
+// Model import
+//===----------------------------------------------------------------------===//
+
+static std::string dimsString(ArrayRef<int64_t> dims) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(dims))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
+}
+
+static std::string modelNameFor(StringRef path) {
+  std::string name;
+  for (char c : llvm::sys::path::stem(path))
+    name += llvm::isAlnum(c) ? c : '_';
+  return name.empty() ? "model" : name;
+}
+
+/// The shape ONNX shape inference found for a value, if fully static.
+static std::optional<SmallVector<int64_t>>
+staticShapeOf(const onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+    return std::nullopt;
+  SmallVector<int64_t> dims;
+  for (const auto &d : vi.type().tensor_type().shape().dim()) {
+    if (!d.has_dim_value())
+      return std::nullopt;
+    dims.push_back(d.dim_value());
+  }
+  return dims;
+}
+
+OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
+                                            MLIRContext &context,
+                                            const ImportOptions &options) {
+  context.loadDialect<HoduDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
+
+  auto bufOr = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                           /*RequiresNullTerminator=*/false);
+  if (!bufOr) {
+    emitError(fileLoc) << "cannot read ONNX model '" << path
+                       << "': " << bufOr.getError().message();
+    return nullptr;
+  }
+  StringRef data = (*bufOr)->getBuffer();
+  onnx::ModelProto model;
+  {
+    google::protobuf::io::CodedInputStream stream(
+        reinterpret_cast<const uint8_t *>(data.data()), (int)data.size());
+    stream.SetTotalBytesLimit(INT32_MAX);
+    if (data.size() >= (size_t)INT32_MAX ||
+        !model.ParseFromCodedStream(&stream) ||
+        !stream.ConsumedEntireMessage()) {
+      emitError(fileLoc) << "'" << path
+                         << "' is not a valid ONNX model: protobuf parsing "
+                            "failed (truncated or corrupt file?)";
+      return nullptr;
+    }
+  }
+  if (!model.has_graph() || model.ir_version() <= 0) {
+    emitError(fileLoc) << "'" << path
+                       << "' is not an ONNX model (no ir_version or graph)";
+    return nullptr;
+  }
+
+  int64_t opset = -1;
+  for (const auto &o : model.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx")
+      opset = o.version();
+  if (opset < 0 && model.ir_version() < 3)
+    opset = 1; // before opset_import, the default domain was implied
+  if (opset < 7 || opset > 18) {
+    emitError(fileLoc) << "'" << path << "' uses opset " << opset
+                       << " of the default ONNX domain; Hodu imports opsets "
+                          "7 to 18";
+    return nullptr;
+  }
+
+  // Shape inference annotates intermediate values; the importer computes its
+  // own types and uses these only to cross-check them. ONNX reports problems
+  // by throwing; a model it cannot infer is still imported.
+  std::map<std::string, SmallVector<int64_t>> inferred;
+  try {
+    onnx::shape_inference::InferShapes(model);
+    for (const auto &vi : model.graph().value_info())
+      if (auto s = staticShapeOf(vi))
+        inferred[vi.name()] = *s;
+  } catch (const std::exception &) {
+  }
+
+  onnx::GraphProto &graph = *model.mutable_graph();
+  GraphImporter g(context, path);
+  OpBuilder &b = g.builder;
+
+  auto module = ModuleOp::create(fileLoc);
+  OwningOpRef<ModuleOp> owned(module);
+  module->setAttr("hodu.model_name",
+                  StringAttr::get(&context, modelNameFor(path)));
+
+  // Initializers are constants (a graph input of the same name only gives
+  // a default, which compilers take as the value).
+  llvm::StringSet<> initNames;
+  for (auto &init : *graph.mutable_initializer()) {
+    Location loc = NameLoc::get(StringAttr::get(&context, init.name()), fileLoc);
+    auto entry = g.decodeTensor(init, loc);
+    if (failed(entry))
+      return nullptr;
+    g.values[init.name()] = *entry;
+    initNames.insert(init.name());
+  }
+
+  // Graph inputs: static shapes, pinned by options.inputShapes if dynamic.
+  llvm::StringMap<std::vector<int64_t>> pins;
+  for (const auto &[name, dims] : options.inputShapes)
+    pins[name] = dims;
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &in : graph.input()) {
+    if (initNames.contains(in.name()))
+      continue;
+    Location loc = NameLoc::get(StringAttr::get(&context, in.name()), fileLoc);
+    if (!in.type().has_tensor_type()) {
+      emitError(loc) << "graph input '" << in.name()
+                     << "' is not a tensor (sequences, maps and optionals are "
+                        "not supported)";
+      return nullptr;
+    }
+    const auto &tt = in.type().tensor_type();
+    Type elt = onnxElementType(context, tt.elem_type());
+    if (!elt) {
+      emitError(loc) << "graph input '" << in.name() << "' has data type "
+                     << tt.elem_type() << ", which has no hodu dtype";
+      return nullptr;
+    }
+    SmallVector<int64_t> dims;
+    auto pin = pins.find(in.name());
+    if (pin != pins.end()) {
+      if (tt.has_shape() &&
+          (size_t)tt.shape().dim_size() != pin->second.size()) {
+        emitError(loc) << "--input-shape for '" << in.name() << "' has rank "
+                       << pin->second.size() << ", but the input has rank "
+                       << tt.shape().dim_size();
+        return nullptr;
+      }
+      for (auto [i, d] : llvm::enumerate(pin->second)) {
+        int64_t declared = tt.has_shape() && tt.shape().dim((int)i).has_dim_value()
+                               ? tt.shape().dim((int)i).dim_value()
+                               : -1;
+        if (d < 0 || (declared >= 0 && declared != d)) {
+          emitError(loc) << "--input-shape for '" << in.name() << "' sets dim "
+                         << i << " to " << d << ", but the model fixes it to "
+                         << declared;
+          return nullptr;
+        }
+      }
+      dims.assign(pin->second.begin(), pin->second.end());
+      pins.erase(pin);
+    } else {
+      if (!tt.has_shape()) {
+        emitError(loc) << "graph input '" << in.name()
+                       << "' has no shape; give one with --input-shape="
+                       << in.name() << ":DIMS";
+        return nullptr;
+      }
+      SmallVector<int64_t> suggestion;
+      std::string firstDynamic;
+      for (auto [i, d] : llvm::enumerate(tt.shape().dim())) {
+        if (d.has_dim_value() && d.dim_value() >= 0) {
+          suggestion.push_back(d.dim_value());
+          continue;
+        }
+        suggestion.push_back(1);
+        if (firstDynamic.empty())
+          firstDynamic = "dim " + std::to_string(i) +
+                         (d.has_dim_param() ? " ('" + d.dim_param() + "')"
+                                            : std::string(" (unknown)"));
+      }
+      if (!firstDynamic.empty()) {
+        emitError(loc) << "graph input '" << in.name() << "' has a dynamic "
+                       << firstDynamic << "; pin its shape, e.g. --input-shape="
+                       << in.name() << ":" << dimsString(suggestion);
+        return nullptr;
+      }
+      dims = suggestion;
+    }
+    argTypes.push_back(RankedTensorType::get(dims, elt));
+    argNames.push_back(in.name());
+  }
+  if (!pins.empty()) {
+    emitError(fileLoc) << "--input-shape names '" << pins.begin()->first()
+                       << "', which is not a graph input";
+    return nullptr;
+  }
+
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main",
+                                   b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "hodu.name", b.getStringAttr(name));
+    ValueEntry e;
+    e.value = body->getArgument(i);
+    g.values[name] = e;
+  }
+  b.setInsertionPointToEnd(body);
+
+  for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
+    std::string name = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(index)
+                           : node.name();
+    Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
+                     << node.domain() << "' (node '" << name
+                     << "') is not supported";
+      return nullptr;
+    }
+    for (const auto &input : node.input()) {
+      if (!input.empty() && !g.values.count(input)) {
+        emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
+                       << ") node '" << name << "': input '" << input
+                       << "' is not defined by an earlier node, an "
+                          "initializer or a graph input";
+        return nullptr;
+      }
+    }
+    NodeContext n(g, node, name, opset, loc);
+    if (!tryFoldNode(n) && failed(convertNode(n)))
+      return nullptr;
+    for (const auto &out : node.output()) {
+      if (out.empty())
+        continue;
+      RankedTensorType t = g.typeOf(out);
+      if (!t) {
+        n.error("output '" + out + "' was not produced (importer bug)");
+        return nullptr;
+      }
+      auto it = inferred.find(out);
+      if (it != inferred.end() && t.hasStaticShape() &&
+          t.getShape() != ArrayRef<int64_t>(it->second)) {
+        n.error("output '" + out + "' has shape " + dimsString(t.getShape()) +
+                " but ONNX shape inference says " + dimsString(it->second) +
+                " (importer bug)");
+        return nullptr;
+      }
+    }
+  }
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const auto &out : graph.output()) {
+    Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
+    Value v = g.materialize(out.name(), loc);
+    if (!v) {
+      emitError(loc) << "graph output '" << out.name() << "' is not produced "
+                     << "by any node, initializer or input";
+      return nullptr;
+    }
+    results.push_back(v);
+    resultTypes.push_back(v.getType());
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setType(b.getFunctionType(argTypes, resultTypes));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "hodu.name", b.getStringAttr(out.name()));
+  return owned;
+}
+
+void hodu::registerOnnxImporter() {
+  static bool done = [] {
+    ComponentRegistry::get().addImporter(
+        {"onnx", "ONNX models (opsets 7-18, default domain)", {".onnx"},
+         [](const std::string &path, MLIRContext &ctx,
+            const ImportOptions &options) {
+           return importOnnxModel(path, ctx, options);
+         }});
+    return true;
+  }();
+  (void)done;
+}

@@ -1,0 +1,163 @@
+//===- OnnxImporterImpl.h - ONNX importer internals -------------*- C++ -*-===//
+//
+// Shared between the graph walker (OnnxImporter.cpp) and the op conversions
+// (OnnxOps.cpp). Private to lib/Import/Onnx.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H
+#define HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H
+
+#include "hodu/Dialect/Hodu/HoduOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace onnx {
+class NodeProto;
+class AttributeProto;
+class TensorProto;
+} // namespace onnx
+
+namespace hodu::onnx_import {
+
+/// A tensor whose value is known at import time. Only small tensors (shape
+/// computations, axes, pads, scalars) are kept this way; they are evaluated
+/// by the importer and become `hodu.constant` only if a real op reads them.
+struct Known {
+  llvm::SmallVector<int64_t> shape;
+  mlir::Type elemType;
+  llvm::SmallVector<int64_t> ints;   // integer and i1 element types
+  llvm::SmallVector<double> floats;  // floating-point element types
+
+  bool isFloat() const { return llvm::isa<mlir::FloatType>(elemType); }
+  int64_t numElements() const {
+    return isFloat() ? (int64_t)floats.size() : (int64_t)ints.size();
+  }
+  double asDouble(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
+  int64_t asInt(int64_t i) const { return isFloat() ? (int64_t)floats[i] : ints[i]; }
+  /// Appends element `v` converted to this tensor's element type.
+  void push(double v);
+  void pushInt(int64_t v);
+  mlir::RankedTensorType type() const {
+    return mlir::RankedTensorType::get(shape, elemType);
+  }
+  mlir::DenseElementsAttr toAttr() const;
+};
+
+/// Tensors up to this many bytes are decoded into `Known` and printed as
+/// `dense<...>`; larger ones become `dense_resource` blobs.
+constexpr int64_t kSmallTensorBytes = 1024;
+/// Import-time evaluation gives up on results larger than this.
+constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// What an ONNX value name stands for during import.
+struct ValueEntry {
+  mlir::Value value;                        // null until materialized
+  std::shared_ptr<const Known> known;       // import-time value, if any
+  mlir::ElementsAttr lazy;                  // large constant, not yet emitted
+};
+
+class GraphImporter;
+
+/// The view of one ONNX node that the op conversions work with.
+class NodeContext {
+public:
+  NodeContext(GraphImporter &graph, const onnx::NodeProto &node,
+              llvm::StringRef name, int64_t opset, mlir::Location loc);
+
+  const onnx::NodeProto &node;
+  std::string name;
+  int64_t opset;
+  mlir::Location loc;
+  mlir::OpBuilder &b;
+  GraphImporter &graph;
+
+  /// Reports `msg` as an error naming the op, opset and node.
+  mlir::InFlightDiagnostic error(const llvm::Twine &msg) const;
+
+  // Inputs. Optional inputs may be absent (empty name or beyond the list).
+  size_t numInputs() const;
+  bool hasInput(size_t i) const;
+  /// The input materialized as an SSA value; emits an error if absent.
+  mlir::FailureOr<mlir::Value> in(size_t i);
+  /// The input's import-time value, or null.
+  const Known *known(size_t i) const;
+  /// The input's type (works for constants too); null if absent.
+  mlir::RankedTensorType type(size_t i) const;
+  /// The input's value as integers; errors if it is not known at import
+  /// time. `what` says what the input is for ("shape", "axes").
+  mlir::FailureOr<llvm::SmallVector<int64_t>> constInts(size_t i,
+                                                        llvm::StringRef what);
+  mlir::FailureOr<llvm::SmallVector<double>> constFloats(size_t i,
+                                                         llvm::StringRef what);
+
+  // Attributes.
+  const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
+  mlir::FailureOr<int64_t> attrInt(llvm::StringRef attrName, int64_t dflt) const;
+  mlir::FailureOr<float> attrFloat(llvm::StringRef attrName, float dflt) const;
+  mlir::FailureOr<std::string> attrString(llvm::StringRef attrName,
+                                          llvm::StringRef dflt) const;
+  /// Absent attribute: std::nullopt inside a success.
+  mlir::FailureOr<std::optional<llvm::SmallVector<int64_t>>>
+  attrInts(llvm::StringRef attrName) const;
+  mlir::FailureOr<std::optional<llvm::SmallVector<float>>>
+  attrFloats(llvm::StringRef attrName) const;
+  const onnx::TensorProto *attrTensor(llvm::StringRef attrName) const;
+
+  // Outputs.
+  size_t numOutputs() const;
+  bool hasOutput(size_t i) const;
+  void setOutput(size_t i, mlir::Value v);
+  void setKnown(size_t i, Known k);
+
+  // Builders for common pieces.
+  /// A 0-d (or `shape`) constant of element type `elt` holding `v`.
+  mlir::Value constant(mlir::Type elt, double v,
+                       llvm::ArrayRef<int64_t> shape = {});
+  mlir::Value constant(const Known &k);
+  /// A scalar attribute of element type `elt`.
+  mlir::TypedAttr scalarAttr(mlir::Type elt, double v) const;
+  mlir::Value cast(mlir::Value v, mlir::Type elt);
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+};
+
+/// Converts one node; defined in OnnxOps.cpp.
+mlir::LogicalResult convertNode(NodeContext &n);
+/// Evaluates a node at import time when its inputs are known. Returns true
+/// when it did (outputs set), false when the node must be converted.
+bool tryFoldNode(NodeContext &n);
+
+/// The state of one graph import; defined in OnnxImporter.cpp.
+class GraphImporter {
+public:
+  GraphImporter(mlir::MLIRContext &ctx, std::string modelPath);
+
+  mlir::MLIRContext &ctx;
+  mlir::OpBuilder builder;
+  std::string modelPath;
+  llvm::StringMap<ValueEntry> values;
+
+  mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
+  mlir::RankedTensorType typeOf(llvm::StringRef name) const;
+  /// Decodes a TensorProto (initializer, Constant value, attribute) into an
+  /// entry: small tensors as Known, large ones as a resource blob.
+  mlir::FailureOr<ValueEntry> decodeTensor(const onnx::TensorProto &t,
+                                           mlir::Location loc,
+                                           bool keepKnown = true);
+};
+
+/// Maps an ONNX TensorProto data type to an MLIR element type; null if the
+/// type has no hodu dtype (strings, complex).
+mlir::Type onnxElementType(mlir::MLIRContext &ctx, int dataType);
+
+} // namespace hodu::onnx_import
+
+#endif // HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H

@@ -1,0 +1,84 @@
+//===- hodu-import.cpp - import a model file and print the hodu module ----===//
+//
+// A test driver for the importers (lit tests, scripts/onnx-import-coverage.sh):
+//
+//   hodu-import MODEL.onnx [--input-shape=NAME:DIMS]... [-o out.mlir]
+//
+// Imports, verifies and prints the module; exits 1 on any error. `hoduc` is
+// the user-facing driver. `--input-shape` splits at the last ':' because
+// ONNX value names may contain colons.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Import/Onnx.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model>"),
+                                      cl::Required);
+static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
+                                       cl::value_desc("file"), cl::init("-"));
+static cl::list<std::string>
+    inputShapes("input-shape",
+                cl::desc("Pin an input's shape: NAME:D0xD1x... (repeatable)"),
+                cl::value_desc("NAME:DIMS"));
+
+/// Parses NAME:1x3x224x224 (split at the last ':'); "NAME:" is a scalar.
+static bool parseInputShape(llvm::StringRef spec, hodu::ImportOptions &opts) {
+  size_t colon = spec.rfind(':');
+  if (colon == llvm::StringRef::npos || colon == 0)
+    return false;
+  llvm::StringRef name = spec.take_front(colon), dims = spec.drop_front(colon + 1);
+  std::vector<int64_t> shape;
+  if (!dims.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t d;
+      if (p.getAsInteger(10, d) || d < 0)
+        return false;
+      shape.push_back(d);
+    }
+  }
+  opts.inputShapes.emplace_back(name.str(), std::move(shape));
+  return true;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Hodu model importer (test driver)\n");
+
+  hodu::ImportOptions options;
+  for (const std::string &spec : inputShapes)
+    if (!parseInputShape(spec, options)) {
+      llvm::errs() << "error: bad --input-shape '" << spec
+                   << "', expected NAME:D0xD1x...\n";
+      return 1;
+    }
+
+  mlir::MLIRContext context;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      hodu::importOnnxModel(inputPath, context, options);
+  if (!module || mlir::failed(mlir::verify(*module)))
+    return 1;
+
+  std::string error;
+  auto output = mlir::openOutputFile(outputPath, &error);
+  if (!output) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  module->print(output->os());
+  output->keep();
+  return 0;
+}
