@@ -2,6 +2,7 @@
 # hodu-run) and from LLVM 22 (FileCheck, not, count).
 import os
 import shutil
+import sys
 
 import lit.formats
 
@@ -16,6 +17,7 @@ path = [config.hodu_tools_dir, config.llvm_tools_dir, config.environment.get("PA
 config.environment["PATH"] = os.pathsep.join(path)
 
 config.substitutions.append(("%hodu_src", config.hodu_src_root))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
 
 for tool in ["hodu-opt", "hoduc", "hodu-run"]:

@@ -177,21 +177,21 @@ FailureOr<ModelSig> recordSignature(ModuleOp module, StringRef fallbackName) {
     sig.modelName = fallbackName.str();
   auto record = [&](Type t, DictionaryAttr attrs, std::string fallback,
                     std::vector<TensorSig> &out) -> LogicalResult {
+    std::string name = fallback;
+    if (attrs)
+      if (auto n = attrs.getAs<StringAttr>("hodu.name"))
+        name = n.str();
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt || !tt.hasStaticShape())
       return entry.emitError("entry point ")
-             << fallback << " has type " << t
+             << name << " has type " << t
              << "; the CPU backend needs tensors with static shapes (pin "
                 "dynamic dims with --input-shape)";
     auto dtype = hoduDType(tt.getElementType());
     if (!dtype)
       return entry.emitError("entry point ")
-             << fallback << " has unsupported element type "
+             << name << " has unsupported element type "
              << tt.getElementType();
-    std::string name = fallback;
-    if (attrs)
-      if (auto n = attrs.getAs<StringAttr>("hodu.name"))
-        name = n.str();
     out.push_back({name, *dtype, SmallVector<int64_t>(tt.getShape())});
     return success();
   };
@@ -482,10 +482,14 @@ LogicalResult emitMachineCode(llvm::Module &m, llvm::TargetMachine &tm,
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec)
     return emitError(loc, "cannot open '") << path << "': " << ec.message();
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
-    return emitError(loc, "the target cannot emit this file type");
-  pm.run(m);
+  {
+    // The pass manager owns the streamer: destroy it (flushing the asm
+    // printer) before closing the file.
+    llvm::legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
+      return emitError(loc, "the target cannot emit this file type");
+    pm.run(m);
+  }
   os.close();
   if (os.has_error())
     return emitError(loc, "error writing '") << path << "'";
@@ -535,6 +539,27 @@ LogicalResult linkShared(StringRef object, StringRef out, bool hostLibs,
     argv.push_back("-lc");
   }
   return runTool(*lld, argv, loc);
+}
+
+/// Links an executable from the model object and hoduc's prebuilt main()
+/// (lib/Driver/ExeMain). A C compiler driver supplies the C start-up files.
+LogicalResult linkExecutable(StringRef object, StringRef out, Location loc) {
+  static int anchor;
+  std::string self = llvm::sys::fs::getMainExecutable("hoduc", &anchor);
+  SmallString<256> mainObj(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(self)));
+  llvm::sys::path::append(mainObj, "lib", "hodu", "hodu_exe_main.o");
+  if (!llvm::sys::fs::exists(mainObj))
+    return emitError(loc, "cannot find hoduc's executable driver at '")
+           << mainObj << "' (is the installation complete?)";
+  auto cc = findTool({"cc", "clang-22", "clang", "gcc"});
+  if (!cc)
+    return emitError(loc, "linking an executable needs a C compiler driver (cc, "
+                          "clang-22 or gcc) for the C start-up files; install "
+                          "one with: apt-get install clang-22");
+  return runTool(*cc, {*cc, "-o", out.str(), object.str(), mainObj.str().str(),
+                       "-lm"},
+                 loc);
 }
 
 LogicalResult writeArchive(StringRef object, StringRef out, Location loc) {
@@ -707,7 +732,10 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
             ? linkShared(obj.tmp, out.tmp, opts.triple.empty(), loc)
         : opts.emit == EmitKind::Static
             ? writeArchive(obj.tmp, out.tmp, loc)
-            : emitError(loc, "--emit=exe is not available in this build yet");
+        : opts.triple.empty()
+            ? linkExecutable(obj.tmp, out.tmp, loc)
+            : emitError(loc, "executables can only be linked for the host; "
+                             "use --emit=o or --emit=a with --target");
     return succeeded(linked) && succeeded(out.commit(loc));
   }
   case EmitKind::Mlir:

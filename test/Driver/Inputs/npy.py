@@ -1,0 +1,23 @@
+"""Tiny .npy writer/reader for tests (no numpy needed).
+  npy.py write FILE DESCR N v1 ... vN   (1-D)
+  npy.py read FILE                      prints: descr shape values
+"""
+import ast, struct, sys
+fmt = {"<i4": "i", "<f4": "f", "<i8": "q", "<f8": "d", "|u1": "B", "|b1": "?"}
+if sys.argv[1] == "write":
+    path, descr, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+    vals = [float(v) if "f" in descr else int(v) for v in sys.argv[5:5 + n]]
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, n)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (n, fmt[descr]), *vals))
+else:
+    data = open(sys.argv[2], "rb").read()
+    hlen = struct.unpack("<H", data[8:10])[0]
+    h = ast.literal_eval(data[10:10 + hlen].decode())
+    n = 1
+    for d in h["shape"]:
+        n *= d
+    vals = struct.unpack("<%d%s" % (n, fmt[h["descr"]]), data[10 + hlen:])
+    print(h["descr"], h["shape"], " ".join(str(v) for v in vals))
