@@ -1,0 +1,68 @@
+//===- TensorIO.h - tensor files for hodu-run -------------------*- C++ -*-===//
+//
+// Reads and writes one tensor per file in four formats:
+//   .pb    ONNX TensorProto (the ONNX backend test data format)
+//   .npy   NumPy arrays, format versions 1-3
+//   .json  Hodu's JSON tensor {"shape":[2,3],"dtype":"f32","data":[...]}
+//   .hdt   Hodu's postcard TensorData {shape: Vec<usize>, dtype: u8,
+//          data: Vec<u8>}
+// Every codec is hand-written (no protobuf or JSON library) so the tool
+// needs nothing beyond libhodurt and the C++ standard library.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_RUN_TENSORIO_H
+#define HODU_RUN_TENSORIO_H
+
+#include "hodu/runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hodu_run {
+
+// A tensor held by the tool: dense, row-major, little-endian.
+struct HostTensor {
+  std::string name; // from the file where the format has one (.pb)
+  hodu_dtype dtype = HODU_DTYPE_F32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;
+
+  int64_t numElements() const;
+};
+
+enum class TensorFormat { Pb, Npy, Json, Hdt };
+
+// Parses "pb", "npy", "json" or "hdt".
+bool parseTensorFormat(const std::string &text, TensorFormat &format);
+const char *tensorFormatExtension(TensorFormat format);
+
+// Reads `path`, choosing the format by extension (.pb, .npy, .json, .hdt)
+// or, for other names, by the file's first bytes. On failure returns false
+// and sets `error` (which names the file).
+bool readTensorFile(const std::string &path, HostTensor &tensor,
+                    std::string &error);
+bool writeTensorFile(const std::string &path, TensorFormat format,
+                     const HostTensor &tensor, std::string &error);
+
+// In-memory codecs, exposed for testing.
+bool decodeTensorProto(const uint8_t *bytes, size_t size, HostTensor &tensor,
+                       std::string &error);
+std::string encodeTensorProto(const HostTensor &tensor);
+bool decodeNpy(const uint8_t *bytes, size_t size, HostTensor &tensor,
+               std::string &error);
+bool encodeNpy(const HostTensor &tensor, std::string &out, std::string &error);
+bool decodeJsonTensor(const std::string &text, HostTensor &tensor,
+                      std::string &error);
+std::string encodeJsonTensor(const HostTensor &tensor);
+bool decodeHdt(const uint8_t *bytes, size_t size, HostTensor &tensor,
+               std::string &error);
+std::string encodeHdt(const HostTensor &tensor);
+
+// "[2,3]".
+std::string formatShape(const std::vector<int64_t> &shape);
+std::string formatShape(int32_t rank, const int64_t *shape);
+
+} // namespace hodu_run
+
+#endif // HODU_RUN_TENSORIO_H
