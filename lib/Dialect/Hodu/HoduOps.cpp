@@ -160,11 +160,14 @@ LogicalResult hodu::detail::inferReduce(std::optional<Location> loc,
 LogicalResult hodu::detail::verifyScalarAttr(Operation *op, Type input,
                                              TypedAttr scalar) {
   Type elt = rankedType(input).getElementType();
+  // The kind is checked first: a tensor-typed attribute (`dense<...>`) would
+  // otherwise be reported as a type mismatch.
+  if (!isa<IntegerAttr, FloatAttr>(scalar))
+    return op->emitOpError("expects an integer or float scalar attribute, got ")
+           << scalar;
   if (scalar.getType() != elt)
     return op->emitOpError("expects the scalar's type to be the element type ")
            << elt << ", got " << scalar.getType();
-  if (!isa<IntegerAttr, FloatAttr>(scalar))
-    return op->emitOpError("expects an integer or float scalar attribute");
   return success();
 }
 
@@ -206,6 +209,10 @@ OpFoldResult foldIdentity(OpT op, Pred isIdentity) {
   return {};
 }
 
+/// Evaluates a binary op on two constant operands of the result's type (no
+/// broadcasting). `intFn(a, b, isUnsigned)` gets the signedness of the Hodu
+/// dtype: signless integers are signed, `ui*` unsigned. Either function may
+/// return std::nullopt to leave the op alone.
 template <typename OpT, typename FloatFn, typename IntFn>
 OpFoldResult foldConstants(OpT op, ArrayRef<Attribute> operands,
                            FloatFn floatFn, IntFn intFn) {
@@ -219,11 +226,13 @@ OpFoldResult foldConstants(OpT op, ArrayRef<Attribute> operands,
         operands, [&](const APFloat &a, const APFloat &b) {
           return std::optional<APFloat>(floatFn(a, b));
         });
-  if (elt.isSignlessInteger() && !isBool(elt))
+  if (isa<IntegerType>(elt) && !isBool(elt)) {
+    bool isUnsigned = elt.isUnsignedInteger();
     return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
         operands, [&](const APInt &a, const APInt &b) {
-          return std::optional<APInt>(intFn(a, b));
+          return std::optional<APInt>(intFn(a, b, isUnsigned));
         });
+  }
   return {};
 }
 
@@ -239,7 +248,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return a + b; },
-      [](const APInt &a, const APInt &b) { return a + b; });
+      [](const APInt &a, const APInt &b, bool) { return a + b; });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -250,7 +259,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return a - b; },
-      [](const APInt &a, const APInt &b) { return a - b; });
+      [](const APInt &a, const APInt &b, bool) { return a - b; });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -261,7 +270,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return a * b; },
-      [](const APInt &a, const APInt &b) { return a * b; });
+      [](const APInt &a, const APInt &b, bool) { return a * b; });
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -274,7 +283,7 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return a / b; },
-      [](const APInt &, const APInt &) -> std::optional<APInt> {
+      [](const APInt &, const APInt &, bool) -> std::optional<APInt> {
         return std::nullopt;
       });
 }
@@ -294,8 +303,9 @@ OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return llvm::maximum(a, b); },
-      [](const APInt &, const APInt &) -> std::optional<APInt> {
-        return std::nullopt;
+      [](const APInt &a, const APInt &b, bool isUnsigned) {
+        return isUnsigned ? llvm::APIntOps::umax(a, b)
+                          : llvm::APIntOps::smax(a, b);
       });
 }
 
@@ -305,8 +315,9 @@ OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
   return foldConstants(
       *this, adaptor.getOperands(),
       [](const APFloat &a, const APFloat &b) { return llvm::minimum(a, b); },
-      [](const APInt &, const APInt &) -> std::optional<APInt> {
-        return std::nullopt;
+      [](const APInt &a, const APInt &b, bool isUnsigned) {
+        return isUnsigned ? llvm::APIntOps::umin(a, b)
+                          : llvm::APIntOps::smin(a, b);
       });
 }
 
@@ -457,42 +468,56 @@ LogicalResult EinsumOp::verify() {
     return emitOpError("equation '")
            << eq << "' has " << terms.size() << " input terms for "
            << getInputs().size() << " operands";
+  // Sizes may be dynamic: a label's size is the first static size seen.
+  auto known = [](int64_t v) { return !ShapedType::isDynamic(v); };
   llvm::DenseMap<char, int64_t> sizes;
   Type elt = rankedType(getInputs()[0].getType()).getElementType();
   for (auto [i, term, in] : llvm::enumerate(terms, getInputs())) {
     term = term.trim();
     auto t = rankedType(in.getType());
     if (t.getElementType() != elt)
-      return emitOpError("expects operands of one element type");
+      return emitOpError("expects operands of one element type, operand #")
+             << i << " has " << t.getElementType() << ", operand #0 has "
+             << elt;
     if ((int64_t)term.size() != t.getRank())
       return emitOpError("term '") << term << "' of operand #" << i << " has "
                                    << term.size() << " labels, but the operand "
                                    << "has rank " << t.getRank();
     for (auto [d, c] : llvm::enumerate(term)) {
       if (!llvm::isAlpha(c))
-        return emitOpError("invalid label '") << c << "' in equation";
+        return emitOpError("invalid label '") << c << "' in equation '" << eq
+                                              << "'";
       int64_t size = t.getDimSize(d);
       auto [it, inserted] = sizes.try_emplace(c, size);
-      if (!inserted && it->second != size)
+      if (inserted || !known(size))
+        continue;
+      if (!known(it->second))
+        it->second = size;
+      else if (it->second != size)
         return emitOpError("label '") << c << "' has sizes " << it->second
-                                      << " and " << size;
+                                      << " and " << size << " (operand #" << i
+                                      << ", dim " << d << ")";
     }
   }
   if ((int64_t)out.size() != getType().getRank())
     return emitOpError("output term '") << out << "' has " << out.size()
                                         << " labels, but the result has rank "
                                         << getType().getRank();
+  llvm::SmallSet<char, 8> seenOut;
   for (auto [d, c] : llvm::enumerate(out)) {
     auto it = sizes.find(c);
     if (it == sizes.end())
       return emitOpError("output label '") << c << "' appears in no input";
-    if (it->second != getType().getDimSize(d))
+    if (!seenOut.insert(c).second)
+      return emitOpError("output label '") << c << "' appears more than once";
+    int64_t got = getType().getDimSize(d);
+    if (known(it->second) && known(got) && it->second != got)
       return emitOpError("result dim ") << d << " should be " << it->second
-                                        << " (label '" << c << "'), got "
-                                        << getType().getDimSize(d);
+                                        << " (label '" << c << "'), got " << got;
   }
   if (getType().getElementType() != elt)
-    return emitOpError("expects the result element type ") << elt;
+    return emitOpError("expects the result element type ")
+           << elt << ", got " << getType().getElementType();
   return success();
 }
 
@@ -538,8 +563,14 @@ LogicalResult ReduceWindowOp::inferReturnTypes(MLIRContext *,
                                i, ")");
     if (p[i] < 0 || p[r + i] < 0)
       return emitOptionalError(loc, "expects non-negative pads (dim ", i, ")");
-    shape.push_back(windowOutSize(t.getDimSize(i), w[i], s[i], d[i], p[i],
-                                  p[r + i]));
+    int64_t out =
+        windowOutSize(t.getDimSize(i), w[i], s[i], d[i], p[i], p[r + i]);
+    if (out == 0)
+      return emitOptionalError(loc, "the window of dim ", i, " (", w[i],
+                               " taps, dilation ", d[i],
+                               ") is larger than the padded input (",
+                               t.getDimSize(i) + p[i] + p[r + i], ")");
+    shape.push_back(out);
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));
   return success();
@@ -605,10 +636,12 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
         shape[d] = ShapedType::isDynamic(shape[d]) || t.isDynamicDim(d)
                        ? ShapedType::kDynamic
                        : shape[d] + t.getDimSize(d);
-      } else if (t.getDimSize(d) != first.getDimSize(d)) {
+      } else if (ShapedType::isDynamic(shape[d])) {
+        shape[d] = t.getDimSize(d);
+      } else if (!t.isDynamicDim(d) && t.getDimSize(d) != shape[d]) {
         return emitOptionalError(loc, "input #", i + 1, " has size ",
                                  t.getDimSize(d), " in dim ", d, ", expected ",
-                                 first.getDimSize(d));
+                                 shape[d]);
       }
     }
   }
@@ -673,9 +706,10 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
     getInputMutable().assign(producer.getInput());
     return getResult();
   }
-  // A constant reshapes for free.
+  // A constant reshapes for free (DenseElementsAttr needs a static shape).
   if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
-    return dense.reshape(getType());
+    if (getType().hasStaticShape())
+      return dense.reshape(getType());
   return {};
 }
 
@@ -719,11 +753,10 @@ LogicalResult SqueezeOp::inferReturnTypes(MLIRContext *, std::optional<Location>
                                           SmallVectorImpl<Type> &types) {
   auto t = rankedType(adaptor.getInput().getType());
   auto dims = adaptor.getDims();
+  if (failed(checkDims(loc, dims, t.getRank(), "squeeze dim")))
+    return failure();
   SmallVector<int64_t> shape;
   for (int64_t d : dims) {
-    if (d < 0 || d >= t.getRank())
-      return emitOptionalError(loc, "squeeze dim ", d,
-                               " is out of range for rank ", t.getRank());
     if (t.getDimSize(d) != 1 && !t.isDynamicDim(d))
       return emitOptionalError(loc, "cannot squeeze dim ", d, " of size ",
                                t.getDimSize(d));
@@ -783,8 +816,8 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getType())
     return getInput();
   if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getInput()))
-    if (dense.isSplat())
-      return SplatElementsAttr::get(getType(), dense.getSplatValue<Attribute>());
+    if (dense.isSplat() && getType().hasStaticShape())
+      return DenseElementsAttr::get(getType(), dense.getSplatValue<Attribute>());
   return {};
 }
 
@@ -863,10 +896,14 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 }
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
-  if (getInput().getType() == getType() &&
-      llvm::all_of(getSteps(), [](int64_t s) { return s == 1; }))
-    return getInput();
-  return {};
+  // The identity only when every dim is taken whole: a matching type is not
+  // enough, a dynamic dim has the same type whatever the bounds.
+  auto t = rankedType(getInput().getType());
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (t.isDynamicDim(d) || getStarts()[d] != 0 ||
+        getEnds()[d] != t.getDimSize(d) || getSteps()[d] != 1)
+      return {};
+  return getInput();
 }
 
 LogicalResult FlipOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
@@ -1054,12 +1091,14 @@ LogicalResult UniqueOp::verify() {
   auto values = cast<RankedTensorType>(getValues().getType());
   if (values.getRank() != 1 || values.getElementType() != t.getElementType())
     return emitOpError("expects 1-D values of element type ")
-           << t.getElementType();
-  if (cast<RankedTensorType>(getInverse().getType()).getShape() != t.getShape())
+           << t.getElementType() << ", got " << values;
+  auto inverse = cast<RankedTensorType>(getInverse().getType());
+  if (inverse.getShape() != t.getShape())
     return emitOpError("expects inverse indices of the input's shape ")
-           << shapeStr(t.getShape());
-  if (cast<RankedTensorType>(getCounts().getType()).getRank() != 1)
-    return emitOpError("expects 1-D counts");
+           << shapeStr(t.getShape()) << ", got " << shapeStr(inverse.getShape());
+  auto counts = cast<RankedTensorType>(getCounts().getType());
+  if (counts.getRank() != 1)
+    return emitOpError("expects 1-D counts, got rank ") << counts.getRank();
   return success();
 }
 
@@ -1112,7 +1151,9 @@ LogicalResult verifyConv(Operation *op, ConvKind kind, RankedTensorType lhs,
 
   // Name the activation, weight and output tensors of the forward op.
   RankedTensorType x = lhs, w = rhs, y = res;
-  if (kind == ConvKind::GradWeight || kind == ConvKind::TransposeGradWeight) {
+  bool gradWeight =
+      kind == ConvKind::GradWeight || kind == ConvKind::TransposeGradWeight;
+  if (gradWeight) {
     w = res;
     y = rhs;
   }
@@ -1159,7 +1200,7 @@ LogicalResult verifyConv(Operation *op, ConvKind kind, RankedTensorType lhs,
   };
   if (!matches(expected, y.getShape()))
     return op->emitOpError("expects ")
-           << (y == res ? "result" : "output gradient") << " shape "
+           << (gradWeight ? "output gradient (rhs)" : "result") << " shape "
            << shapeStr(expected) << ", got " << shapeStr(y.getShape());
   return success();
 }
