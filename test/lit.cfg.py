@@ -19,6 +19,7 @@ config.environment["PATH"] = os.pathsep.join(path)
 config.substitutions.append(("%hodu_src", config.hodu_src_root))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
+config.substitutions.append(("%hodu_rt_models", os.path.join(config.hodu_obj_root, "test", "runtime-unit", "models")))
 
 for tool in ["hodu-opt", "hoduc", "hodu-run"]:
     if os.path.exists(os.path.join(config.hodu_tools_dir, tool)):
