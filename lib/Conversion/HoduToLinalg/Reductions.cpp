@@ -1,0 +1,599 @@
+//===- Reductions.cpp - Reduce, Windowing, Scan and Sort families ---------===//
+//
+// Reductions are linalg.generic ops with reduction iterators over the
+// non-kept shape, followed by an elementwise finalisation (mean, sqrt, log,
+// narrowing) and a reshape for keep_dim. reduce_window pads with the
+// reduction's identity and iterates over the window as reduction dims.
+// cumsum is a generic with an extra reduction dim and a triangular mask;
+// topk is a selection in scf.for loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "hodu/Dialect/Hodu/HoduOps.h"
+
+using namespace mlir;
+
+namespace hodu::lowering {
+namespace {
+
+using ReduceBody = std::function<SmallVector<Value>(
+    OpBuilder &, Location, ValueRange ins, ValueRange accs, ValueRange ivs)>;
+
+/// Reduces `input` over `dims` into accumulators initialised with `inits`.
+/// `extra` are tensors of the reduced shape read at the output position
+/// (e.g. a mean). The body gets the input scalar, the extra scalars, the
+/// accumulators and all loop indices (input dims order).
+SmallVector<Value> reduceOver(OpBuilder &b, Location loc, Value input,
+                              ArrayRef<int64_t> dims, ValueRange inits,
+                              ValueRange extra, const ReduceBody &body) {
+  MLIRContext *ctx = b.getContext();
+  auto inType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inType.getRank();
+  llvm::SmallDenseSet<int64_t> reduced(dims.begin(), dims.end());
+  SmallVector<int64_t> outShape;
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<utils::IteratorType> iters;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (reduced.contains(d)) {
+      iters.push_back(utils::IteratorType::reduction);
+      continue;
+    }
+    iters.push_back(utils::IteratorType::parallel);
+    outShape.push_back(inType.getDimSize(d));
+    outExprs.push_back(getAffineDimExpr(d, ctx));
+  }
+  AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<Value> ins{input};
+  for (Value e : extra) {
+    ins.push_back(e);
+    maps.push_back(outMap);
+  }
+  SmallVector<Value> outs;
+  SmallVector<Type> outTypes;
+  for (Value init : inits) {
+    outs.push_back(filledTensor(b, loc, outShape, init));
+    outTypes.push_back(outs.back().getType());
+    maps.push_back(outMap);
+  }
+  auto generic = linalg::GenericOp::create(
+      b, loc, outTypes, ins, outs, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        SmallVector<Value> ivs;
+        for (int64_t d = 0; d < rank; ++d)
+          ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
+        unsigned nIns = ins.size();
+        SmallVector<Value> r = body(nb, nloc, args.take_front(nIns),
+                                    args.drop_front(nIns), ivs);
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+enum class ReduceKind {
+  Sum, Mean, Max, Min, Prod, Std, Var, Norm, LogSum, LogSumExp, Any, All
+};
+
+template <typename OpTy, ReduceKind RK>
+struct ReduceLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto resultType = convertedType(*this->getTypeConverter(), op.getType());
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Kind kind = kindOf(op.getInput().getType());
+    Type elt = inType.getElementType();
+    Type acc = isNarrowFloat(elt) ? rewriter.getF32Type() : elt;
+    ArrayRef<int64_t> dims = op.getDims();
+    int64_t count = 1;
+    for (int64_t d : dims)
+      count *= inType.getDimSize(d);
+    auto &b = rewriter;
+
+    auto sumOf = [&](std::function<Value(OpBuilder &, Location, Value, ValueRange)> f,
+                     ValueRange extra) {
+      return reduceOver(
+          b, loc, input, dims, constNumber(b, loc, acc, 0.0), extra,
+          [&](OpBuilder &nb, Location l, ValueRange ins, ValueRange accs,
+              ValueRange) -> SmallVector<Value> {
+            Value x = widen(nb, l, ins[0]);
+            return {emitAdd(nb, l, accs[0], f(nb, l, x, ins.drop_front()))};
+          })[0];
+    };
+    auto identity = [](OpBuilder &, Location, Value x, ValueRange) { return x; };
+    auto maxOf = [&](bool isMax) {
+      Value init = isMax ? lowestValue(b, loc, acc, kind)
+                         : highestValue(b, loc, acc, kind);
+      return reduceOver(b, loc, input, dims, init, {},
+                        [&](OpBuilder &nb, Location l, ValueRange ins,
+                            ValueRange accs, ValueRange) -> SmallVector<Value> {
+                          Value x = widen(nb, l, ins[0]);
+                          return {isMax ? emitMax(nb, l, kind, accs[0], x)
+                                        : emitMin(nb, l, kind, accs[0], x)};
+                        })[0];
+    };
+    auto finalize = [&](Value v, std::function<Value(OpBuilder &, Location, ValueRange)> f,
+                        ValueRange extra = {}) {
+      auto vt = cast<RankedTensorType>(v.getType());
+      auto t = RankedTensorType::get(vt.getShape(), resultType.getElementType());
+      SmallVector<Value> ins{v};
+      llvm::append_range(ins, extra);
+      return buildElementwise(b, loc, t, ins,
+                              [&](OpBuilder &nb, Location l, ValueRange a) {
+                                return narrow(nb, l, f(nb, l, a),
+                                              resultType.getElementType());
+                              });
+    };
+    auto cst = [&](OpBuilder &nb, Location l, double v) {
+      return constNumber(nb, l, acc, v);
+    };
+
+    Value r;
+    switch (RK) {
+    case ReduceKind::Sum:
+      r = sumOf(identity, {});
+      break;
+    case ReduceKind::Prod:
+      r = reduceOver(b, loc, input, dims, constNumber(b, loc, acc, 1.0), {},
+                     [&](OpBuilder &nb, Location l, ValueRange ins,
+                         ValueRange accs, ValueRange) -> SmallVector<Value> {
+                       return {emitMul(nb, l, accs[0], widen(nb, l, ins[0]))};
+                     })[0];
+      break;
+    case ReduceKind::Max:
+    case ReduceKind::Min:
+      r = maxOf(RK == ReduceKind::Max);
+      break;
+    case ReduceKind::Mean:
+      r = finalize(sumOf(identity, {}), [&](OpBuilder &nb, Location l, ValueRange a) {
+        return arith::DivFOp::create(nb, l, a[0], cst(nb, l, double(count)));
+      });
+      break;
+    case ReduceKind::Norm:
+      r = finalize(sumOf([](OpBuilder &nb, Location l, Value x, ValueRange) {
+                     return arith::MulFOp::create(nb, l, x, x);
+                   }, {}),
+                   [&](OpBuilder &nb, Location l, ValueRange a) {
+                     return math::SqrtOp::create(nb, l, a[0]);
+                   });
+      break;
+    case ReduceKind::LogSum:
+      r = finalize(sumOf(identity, {}), [&](OpBuilder &nb, Location l, ValueRange a) {
+        return math::LogOp::create(nb, l, a[0]);
+      });
+      break;
+    case ReduceKind::LogSumExp: {
+      // max + log(sum(exp(x - max))); an infinite max is replaced by 0 so
+      // all -inf inputs give -inf instead of NaN.
+      Value m = maxOf(true);
+      Value safe = finalize(m, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value abs = math::AbsFOp::create(nb, l, a[0]);
+        Value finite = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLT,
+                                             abs, highestValue(nb, l, acc, Kind::Float));
+        return arith::SelectOp::create(nb, l, finite, a[0], cst(nb, l, 0.0));
+      });
+      Value s = sumOf([](OpBuilder &nb, Location l, Value x, ValueRange e) {
+        Value mv = widen(nb, l, e[0]);
+        return math::ExpOp::create(nb, l, arith::SubFOp::create(nb, l, x, mv));
+      }, safe);
+      r = finalize(s, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value mv = widen(nb, l, a[1]);
+        return arith::AddFOp::create(nb, l, math::LogOp::create(nb, l, a[0]), mv);
+      }, safe);
+      break;
+    }
+    case ReduceKind::Var:
+    case ReduceKind::Std: {
+      Value mean = sumOf(identity, {});
+      mean = buildElementwise(
+          b, loc, cast<RankedTensorType>(mean.getType()), mean,
+          [&](OpBuilder &nb, Location l, ValueRange a) {
+            return arith::DivFOp::create(nb, l, a[0], cst(nb, l, double(count)));
+          });
+      Value ss = sumOf([](OpBuilder &nb, Location l, Value x, ValueRange e) {
+        Value d = arith::SubFOp::create(nb, l, x, e[0]);
+        return arith::MulFOp::create(nb, l, d, d);
+      }, mean);
+      r = finalize(ss, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value v = arith::DivFOp::create(nb, l, a[0], cst(nb, l, double(count)));
+        if (RK == ReduceKind::Std)
+          return math::SqrtOp::create(nb, l, v);
+        return v;
+      });
+      break;
+    }
+    case ReduceKind::Any:
+    case ReduceKind::All: {
+      bool any = RK == ReduceKind::Any;
+      r = reduceOver(b, loc, input, dims,
+                     constInt(b, loc, b.getI1Type(), any ? 0 : 1), {},
+                     [&](OpBuilder &nb, Location l, ValueRange ins,
+                         ValueRange accs, ValueRange) -> SmallVector<Value> {
+                       Value nz = isNonZero(nb, l, ins[0]);
+                       if (any)
+                         return {arith::OrIOp::create(nb, l, accs[0], nz)};
+                       return {arith::AndIOp::create(nb, l, accs[0], nz)};
+                     })[0];
+      break;
+    }
+    }
+    // Narrow accumulators that were not finalised.
+    if (cast<RankedTensorType>(r.getType()).getElementType() !=
+        resultType.getElementType())
+      r = finalize(r, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    rewriter.replaceOp(op, reshapeTo(b, loc, r, resultType.getShape()));
+    return success();
+  }
+};
+
+template <typename OpTy, bool IsMax>
+struct ArgLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto resultType = convertedType(*this->getTypeConverter(), op.getType());
+    Value input = adaptor.getInput();
+    Kind kind = kindOf(op.getInput().getType());
+    Type elt = cast<RankedTensorType>(input.getType()).getElementType();
+    Type acc = isNarrowFloat(elt) ? rewriter.getF32Type() : elt;
+    ArrayRef<int64_t> dims = op.getDims();
+    if (dims.size() != 1)
+      return rewriter.notifyMatchFailure(op, "expects exactly one dim");
+    int64_t dim = dims[0];
+    bool last = op.getSelectLastIndex();
+    auto &b = rewriter;
+    Value initV = IsMax ? lowestValue(b, loc, acc, kind)
+                        : highestValue(b, loc, acc, kind);
+    Value initI = constInt(b, loc, b.getI64Type(), 0);
+    SmallVector<Value> r = reduceOver(
+        b, loc, input, dims, {initV, initI}, {},
+        [&](OpBuilder &nb, Location l, ValueRange ins, ValueRange accs,
+            ValueRange ivs) -> SmallVector<Value> {
+          Value x = widen(nb, l, ins[0]);
+          Value better = emitCompare(nb, l, kind, IsMax ? "gt" : "lt", x, accs[0]);
+          if (last)
+            better = arith::OrIOp::create(
+                nb, l, better, emitCompare(nb, l, kind, "eq", x, accs[0]));
+          if (kind == Kind::Float) {
+            // numpy: the first NaN wins.
+            Value xNan = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO, x, x);
+            Value aNan = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UNO,
+                                               accs[0], accs[0]);
+            Value notANan = arith::XOrIOp::create(
+                nb, l, aNan, constInt(nb, l, nb.getI1Type(), 1));
+            better = arith::AndIOp::create(nb, l, better, notANan);
+            better = arith::OrIOp::create(
+                nb, l, better, arith::AndIOp::create(nb, l, xNan, notANan));
+          }
+          Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[dim]);
+          return {arith::SelectOp::create(nb, l, better, x, accs[0]),
+                  arith::SelectOp::create(nb, l, better, i, accs[1])};
+        });
+    rewriter.replaceOp(op, reshapeTo(b, loc, r[1], resultType.getShape()));
+    return success();
+  }
+};
+
+struct ReduceWindowLowering : OpConversionPattern<ReduceWindowOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReduceWindowOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto &b = rewriter;
+    auto resultType = convertedType(*getTypeConverter(), op.getType());
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Kind kind = kindOf(op.getInput().getType());
+    Type elt = inType.getElementType();
+    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    int64_t rank = inType.getRank();
+    ArrayRef<int64_t> window = op.getWindowDims(), strides = op.getStrides(),
+                      dil = op.getDilations(), pads = op.getPads();
+    WindowKind wk = op.getKind();
+    if ((int64_t)window.size() != rank || (int64_t)strides.size() != rank ||
+        (int64_t)dil.size() != rank || (int64_t)pads.size() != 2 * rank)
+      return rewriter.notifyMatchFailure(op, "attribute sizes do not match");
+
+    Value padValue = wk == WindowKind::max   ? lowestValue(b, loc, elt, kind)
+                     : wk == WindowKind::min ? highestValue(b, loc, elt, kind)
+                                             : constNumber(b, loc, elt, 0.0);
+    Value padded = padConstant(b, loc, adaptor.getInput(),
+                               pads.take_front(rank), pads.drop_front(rank),
+                               padValue);
+    SmallVector<AffineExpr> inExprs, winExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      inExprs.push_back(getAffineDimExpr(d, ctx) * strides[d] +
+                        getAffineDimExpr(rank + d, ctx) * dil[d]);
+      winExprs.push_back(getAffineDimExpr(rank + d, ctx));
+    }
+    SmallVector<AffineExpr> outExprs;
+    for (int64_t d = 0; d < rank; ++d)
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    SmallVector<AffineMap> maps{AffineMap::get(2 * rank, 0, inExprs, ctx),
+                                AffineMap::get(2 * rank, 0, winExprs, ctx),
+                                AffineMap::get(2 * rank, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.append(rank, utils::IteratorType::reduction);
+    Value windowShape = emptyTensor(b, loc, window, acc);
+    Value init = wk == WindowKind::max   ? lowestValue(b, loc, acc, kind)
+                 : wk == WindowKind::min ? highestValue(b, loc, acc, kind)
+                                         : constNumber(b, loc, acc, 0.0);
+    Value out = filledTensor(b, loc, resultType.getShape(), init);
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{out.getType()}, ValueRange{padded, windowShape},
+        ValueRange{out}, maps, iters,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value x = widen(nb, l, args[0]);
+          Value r = wk == WindowKind::max   ? emitMax(nb, l, kind, args[2], x)
+                    : wk == WindowKind::min ? emitMin(nb, l, kind, args[2], x)
+                                            : emitAdd(nb, l, args[2], x);
+          linalg::YieldOp::create(nb, l, r);
+        });
+    Value r = generic.getResult(0);
+    Type resElt = resultType.getElementType();
+    if (wk == WindowKind::mean) {
+      // Divisor per output position: separable into per-dim tap counts.
+      int64_t fullCount = 1;
+      SmallVector<Value> countVectors;
+      SmallVector<int64_t> countDims;
+      for (int64_t d = 0; d < rank; ++d) {
+        fullCount *= window[d];
+        if (op.getCountIncludePad() || (pads[d] == 0 && pads[rank + d] == 0))
+          continue;
+        int64_t outN = resultType.getDimSize(d), in = inType.getDimSize(d);
+        SmallVector<double> counts;
+        for (int64_t o = 0; o < outN; ++o) {
+          int64_t c = 0;
+          for (int64_t k = 0; k < window[d]; ++k) {
+            int64_t p = o * strides[d] + k * dil[d] - pads[d];
+            c += p >= 0 && p < in;
+          }
+          counts.push_back(double(c) / double(window[d]));
+        }
+        auto ct = RankedTensorType::get({outN}, b.getF64Type());
+        countVectors.push_back(arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(ct, ArrayRef<double>(counts))));
+        countDims.push_back(d);
+      }
+      SmallVector<Value> ins{r};
+      SmallVector<AffineMap> emaps{b.getMultiDimIdentityMap(rank)};
+      for (auto [v, d] : llvm::zip(countVectors, countDims)) {
+        ins.push_back(v);
+        emaps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(d, ctx)));
+      }
+      r = buildIndexed(
+          b, loc, resultType, ins, emaps,
+          [&](OpBuilder &nb, Location l, ValueRange, ValueRange a) {
+            Value divisor = constFloat(nb, l, nb.getF64Type(), double(fullCount));
+            for (Value c : a.drop_front())
+              divisor = arith::MulFOp::create(nb, l, divisor, c);
+            divisor = convertScalar(nb, l, divisor, Kind::Float, acc,
+                                    Kind::Float);
+            Value v = isa<FloatType>(acc)
+                          ? Value(arith::DivFOp::create(nb, l, a[0], divisor))
+                          : a[0];
+            return narrow(nb, l, v, resElt);
+          });
+    } else if (acc != resElt) {
+      r = buildElementwise(b, loc, resultType, r,
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             return narrow(nb, l, a[0], resElt);
+                           });
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct CumSumLowering : OpConversionPattern<CumSumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    auto &b = rewriter;
+    auto resultType = convertedType(*getTypeConverter(), op.getType());
+    Type elt = resultType.getElementType();
+    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    int64_t rank = resultType.getRank();
+    int64_t dim = op.getDim();
+    if (dim < 0)
+      dim += rank;
+    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+    // Loop dims: the output dims, then k (the summed position along dim).
+    SmallVector<AffineExpr> inExprs, outExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      inExprs.push_back(getAffineDimExpr(d == dim ? rank : d, ctx));
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    SmallVector<AffineMap> maps{AffineMap::get(rank + 1, 0, inExprs, ctx),
+                                AffineMap::get(rank + 1, 0, outExprs, ctx)};
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    Value out = filledTensor(b, loc, resultType.getShape(),
+                             constNumber(b, loc, acc, 0.0));
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{out.getType()}, ValueRange{adaptor.getInput()},
+        ValueRange{out}, maps, iters,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value i = linalg::IndexOp::create(nb, l, dim);
+          Value k = linalg::IndexOp::create(nb, l, rank);
+          arith::CmpIPredicate p =
+              reverse ? (exclusive ? arith::CmpIPredicate::ugt
+                                   : arith::CmpIPredicate::uge)
+                      : (exclusive ? arith::CmpIPredicate::ult
+                                   : arith::CmpIPredicate::ule);
+          Value take = arith::CmpIOp::create(nb, l, p, k, i);
+          Value x = widen(nb, l, args[0]);
+          Value sum = emitAdd(nb, l, args[1], x);
+          linalg::YieldOp::create(
+              nb, l, Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
+        });
+    Value r = generic.getResult(0);
+    if (acc != elt)
+      r = buildElementwise(b, loc, resultType, r,
+                           [&](OpBuilder &nb, Location l, ValueRange a) {
+                             return narrow(nb, l, a[0], elt);
+                           });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// topk as a selection: for each row and each j < k, the best element that
+/// comes strictly after the (j-1)-th pick in the order (value, then lower
+/// index first). O(k * n) per row, no scratch state.
+struct TopKLowering : OpConversionPattern<TopKOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto &b = rewriter;
+    Value input = adaptor.getInput();
+    auto inType = cast<RankedTensorType>(input.getType());
+    Kind kind = kindOf(op.getInput().getType());
+    Type elt = inType.getElementType();
+    int64_t rank = inType.getRank();
+    int64_t dim = op.getDim();
+    if (dim < 0)
+      dim += rank;
+    int64_t k = op.getK(), n = inType.getDimSize(dim);
+    bool largest = op.getLargest();
+    // Move `dim` last and flatten the rest: [rows, n].
+    SmallVector<int64_t> perm;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim)
+        perm.push_back(d);
+    perm.push_back(dim);
+    SmallVector<int64_t> tShape;
+    for (int64_t d : perm)
+      tShape.push_back(inType.getDimSize(d));
+    Value t = input;
+    if (dim != rank - 1) {
+      Value init = emptyTensor(b, loc, tShape, elt);
+      t = linalg::TransposeOp::create(b, loc, input, init, perm).getResult()[0];
+    }
+    int64_t rows = inType.getNumElements() / std::max<int64_t>(n, 1);
+    t = reshapeTo(b, loc, t, {rows, n});
+
+    Value vals = emptyTensor(b, loc, {rows, k}, elt);
+    Value idxs = emptyTensor(b, loc, {rows, k}, b.getI64Type());
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    Type i1 = b.getI1Type();
+    // better(x, ix, y, iy): x precedes y in the output order.
+    auto better = [&](OpBuilder &nb, Location l, Value x, Value ix, Value y,
+                      Value iy) {
+      Value wx = widen(nb, l, x), wy = widen(nb, l, y);
+      Value strict = emitCompare(nb, l, kind, largest ? "gt" : "lt", wx, wy);
+      Value eq = emitCompare(nb, l, kind, "eq", wx, wy);
+      Value lower = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::ult, ix, iy);
+      return arith::OrIOp::create(nb, l, strict,
+                                  arith::AndIOp::create(nb, l, eq, lower));
+    };
+    auto rowLoop = scf::ForOp::create(
+        b, loc, c0, constIndex(b, loc, rows), c1, ValueRange{vals, idxs},
+        [&](OpBuilder &rb, Location l, Value r, ValueRange rowArgs) {
+          Value prevV0 = tensor::ExtractOp::create(rb, l, t, ValueRange{r, c0});
+          auto jLoop = scf::ForOp::create(
+              rb, l, c0, constIndex(rb, l, k), c1,
+              ValueRange{rowArgs[0], rowArgs[1], prevV0, c0},
+              [&](OpBuilder &jb, Location l2, Value j, ValueRange jArgs) {
+                Value first = arith::CmpIOp::create(
+                    jb, l2, arith::CmpIPredicate::eq, j, c0);
+                Value false_ = constInt(jb, l2, i1, 0);
+                auto mLoop = scf::ForOp::create(
+                    jb, l2, c0, constIndex(jb, l2, n), c1,
+                    ValueRange{jArgs[2], c0, false_},
+                    [&](OpBuilder &mb, Location l3, Value m, ValueRange mArgs) {
+                      Value x = tensor::ExtractOp::create(mb, l3, t,
+                                                          ValueRange{r, m});
+                      Value afterPrev =
+                          better(mb, l3, jArgs[2], jArgs[3], x, m);
+                      Value eligible =
+                          arith::OrIOp::create(mb, l3, first, afterPrev);
+                      Value notFound = arith::XOrIOp::create(
+                          mb, l3, mArgs[2], constInt(mb, l3, i1, 1));
+                      Value beats =
+                          better(mb, l3, x, m, mArgs[0], mArgs[1]);
+                      Value take = arith::AndIOp::create(
+                          mb, l3, eligible,
+                          arith::OrIOp::create(mb, l3, notFound, beats));
+                      Value nv = arith::SelectOp::create(mb, l3, take, x, mArgs[0]);
+                      Value ni = arith::SelectOp::create(mb, l3, take, m, mArgs[1]);
+                      Value nf = arith::OrIOp::create(mb, l3, mArgs[2], take);
+                      scf::YieldOp::create(mb, l3, ValueRange{nv, ni, nf});
+                    });
+                Value bv = mLoop.getResult(0), bi = mLoop.getResult(1);
+                Value v2 = tensor::InsertOp::create(jb, l2, bv, jArgs[0],
+                                                    ValueRange{r, j});
+                Value bi64 =
+                    arith::IndexCastOp::create(jb, l2, jb.getI64Type(), bi);
+                Value i2 = tensor::InsertOp::create(jb, l2, bi64, jArgs[1],
+                                                    ValueRange{r, j});
+                scf::YieldOp::create(jb, l2, ValueRange{v2, i2, bv, bi});
+              });
+          scf::YieldOp::create(rb, l, ValueRange{jLoop.getResult(0),
+                                                 jLoop.getResult(1)});
+        });
+    // Back to the input's dim order.
+    SmallVector<int64_t> kShape(tShape);
+    kShape.back() = k;
+    SmallVector<int64_t> inv(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      inv[perm[d]] = d;
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < 2; ++i) {
+      Value v = reshapeTo(b, loc, rowLoop.getResult(i), kShape);
+      if (dim != rank - 1) {
+        auto resTy = convertedType(*getTypeConverter(), op->getResultTypes()[i]);
+        Value init = emptyTensor(b, loc, resTy.getShape(), resTy.getElementType());
+        v = linalg::TransposeOp::create(b, loc, v, init, inv).getResult()[0];
+      }
+      results.push_back(v);
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateReductionPatterns(TypeConverter &tc, RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ReduceLowering<ReduceSumOp, ReduceKind::Sum>,
+               ReduceLowering<ReduceMeanOp, ReduceKind::Mean>,
+               ReduceLowering<ReduceMaxOp, ReduceKind::Max>,
+               ReduceLowering<ReduceMinOp, ReduceKind::Min>,
+               ReduceLowering<ReduceProdOp, ReduceKind::Prod>,
+               ReduceLowering<ReduceStdOp, ReduceKind::Std>,
+               ReduceLowering<ReduceVarOp, ReduceKind::Var>,
+               ReduceLowering<ReduceNormOp, ReduceKind::Norm>,
+               ReduceLowering<ReduceLogSumOp, ReduceKind::LogSum>,
+               ReduceLowering<ReduceLogSumExpOp, ReduceKind::LogSumExp>,
+               ReduceLowering<ReduceAnyOp, ReduceKind::Any>,
+               ReduceLowering<ReduceAllOp, ReduceKind::All>,
+               ArgLowering<ArgMaxOp, true>, ArgLowering<ArgMinOp, false>,
+               ReduceWindowLowering, CumSumLowering, TopKLowering>(tc, ctx);
+}
+
+} // namespace hodu::lowering

@@ -1,0 +1,478 @@
+//===- Shape.cpp - Concat/Split/Shape/Slice/Flip/Padding/Resize/Memory ----===//
+//
+// Pure data movement maps onto tensor ops (insert/extract_slice, collapse/
+// expand_shape, pad) and linalg.transpose where one fits exactly; the rest
+// (negative-step slices, flip, non-constant padding, resize) is a parallel
+// linalg.generic that computes the source coordinates from linalg.index and
+// gathers with tensor.extract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "hodu/Dialect/Hodu/HoduOps.h"
+
+using namespace mlir;
+
+namespace hodu::lowering {
+namespace {
+
+template <typename OpTy>
+struct HoduPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  RankedTensorType resultType(Operation *op, unsigned i = 0) const {
+    return convertedType(*this->getTypeConverter(), op->getResultTypes()[i]);
+  }
+};
+
+/// reshape, flatten, squeeze, unsqueeze: a static reshape to the result.
+template <typename OpTy>
+struct ReshapeLike : HoduPattern<OpTy> {
+  using HoduPattern<OpTy>::HoduPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getInput(),
+                                     this->resultType(op).getShape()));
+    return success();
+  }
+};
+
+/// contiguous, dummy: the identity.
+template <typename OpTy>
+struct IdentityLowering : HoduPattern<OpTy> {
+  using HoduPattern<OpTy>::HoduPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+struct BroadcastLowering : HoduPattern<BroadcastOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Value r = buildElementwise(rewriter, op.getLoc(), resultType(op),
+                               adaptor.getInput(),
+                               [](OpBuilder &, Location, ValueRange args) {
+                                 return args[0];
+                               });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct TransposeLowering : HoduPattern<TransposeOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    auto type = resultType(op);
+    Value init = emptyTensor(rewriter, op.getLoc(), type.getShape(),
+                             type.getElementType());
+    auto t = linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                         adaptor.getInput(), init, op.getPerm());
+    rewriter.replaceOp(op, t.getResult()[0]);
+    return success();
+  }
+};
+
+struct ConcatLowering : HoduPattern<ConcatOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = resultType(op);
+    int64_t dim = op.getDim(), rank = type.getRank();
+    Value acc = emptyTensor(rewriter, loc, type.getShape(), type.getElementType());
+    int64_t offset = 0;
+    for (Value in : adaptor.getInputs()) {
+      auto t = cast<RankedTensorType>(in.getType());
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[dim] = offset;
+      offset += t.getDimSize(dim);
+      if (t.getNumElements() == 0)
+        continue;
+      acc = tensor::InsertSliceOp::create(rewriter, loc, in, acc, ValueRange{},
+                                          ValueRange{}, ValueRange{}, offsets,
+                                          t.getShape(), strides);
+    }
+    rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+struct SplitLowering : HoduPattern<SplitOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    int64_t dim = op.getDim();
+    int64_t offset = 0;
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      auto type = resultType(op, i);
+      int64_t rank = type.getRank();
+      SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+      offsets[dim] = offset;
+      offset += type.getDimSize(dim);
+      results.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, type, adaptor.getInput(), ValueRange{}, ValueRange{},
+          ValueRange{}, offsets, type.getShape(), strides));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct SliceLowering : HoduPattern<SliceOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = resultType(op);
+    auto starts = op.getStarts(), steps = op.getSteps();
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
+                                 rewriter, loc, type, adaptor.getInput(),
+                                 ValueRange{}, ValueRange{}, ValueRange{},
+                                 starts, type.getShape(), steps));
+      return success();
+    }
+    // Negative steps: gather input[start + i * step].
+    Value input = adaptor.getInput();
+    SmallVector<int64_t> st(starts), sp(steps);
+    Value r = buildIndexed(
+        rewriter, loc, type, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+          SmallVector<Value> idx;
+          for (auto [d, iv] : llvm::enumerate(ivs))
+            idx.push_back(idxAdd(b, l, constIndex(b, l, st[d]),
+                                 idxMul(b, l, iv, constIndex(b, l, sp[d]))));
+          return tensor::ExtractOp::create(b, l, input, idx);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct FlipLowering : HoduPattern<FlipOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(FlipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    auto type = resultType(op);
+    Value input = adaptor.getInput();
+    SmallVector<int64_t> dims(op.getDims());
+    Value r = buildIndexed(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+          SmallVector<Value> idx(ivs);
+          for (int64_t d : dims)
+            idx[d] = arith::SubIOp::create(
+                b, l, constIndex(b, l, type.getDimSize(d) - 1), ivs[d]);
+          return tensor::ExtractOp::create(b, l, input, idx);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+struct PadLowering : HoduPattern<PadOp> {
+  using HoduPattern::HoduPattern;
+  LogicalResult
+  matchAndRewrite(PadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    auto type = resultType(op);
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t rank = type.getRank();
+    ArrayRef<int64_t> pads = op.getPads();
+    if (op.getMode() == PadMode::constant) {
+      Type elt = type.getElementType();
+      Value pad = op.getValueAttr()
+                      ? constFromAttr(rewriter, loc, op.getValueAttr(), elt)
+                      : constNumber(rewriter, loc, elt, 0.0);
+      rewriter.replaceOp(op, padConstant(rewriter, loc, adaptor.getInput(),
+                                         pads.take_front(rank),
+                                         pads.drop_front(rank), pad));
+      return success();
+    }
+    PadMode mode = op.getMode();
+    Value input = adaptor.getInput();
+    SmallVector<int64_t> begin(pads.take_front(rank));
+    Value r = buildIndexed(
+        rewriter, loc, type, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) {
+          SmallVector<Value> idx;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t n = inType.getDimSize(d);
+            Value i = arith::SubIOp::create(b, l, ivs[d],
+                                            constIndex(b, l, begin[d]));
+            Value zero = constIndex(b, l, 0);
+            Value last = constIndex(b, l, n - 1);
+            if (mode == PadMode::replicate) {
+              idx.push_back(idxClamp(b, l, i, n));
+            } else if (mode == PadMode::reflect) {
+              // Mirror without repeating the edge: -i below, 2(n-1)-i above.
+              Value below = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::slt, i, zero);
+              Value v = arith::SelectOp::create(
+                  b, l, below, arith::SubIOp::create(b, l, zero, i), i);
+              Value above = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::sgt, v, last);
+              Value mirrored = arith::SubIOp::create(
+                  b, l, constIndex(b, l, 2 * (n - 1)), v);
+              idx.push_back(arith::SelectOp::create(b, l, above, mirrored, v));
+            } else {
+              Value nv = constIndex(b, l, n);
+              Value m = arith::RemSIOp::create(b, l, i, nv);
+              Value neg = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::slt, m, zero);
+              idx.push_back(arith::SelectOp::create(
+                  b, l, neg, arith::AddIOp::create(b, l, m, nv), m));
+            }
+          }
+          return tensor::ExtractOp::create(b, l, input, idx);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+/// ONNX Resize (opset 13+ reference semantics) on every dimension whose size
+/// changes; coordinates and weights are computed in f64.
+struct ResizeLowering : HoduPattern<ResizeOp> {
+  using HoduPattern::HoduPattern;
+
+  /// The source coordinate of output index `x` (f64) along one dim.
+  static Value sourceCoord(OpBuilder &b, Location l, CoordTransform ct,
+                           Value x, int64_t in, int64_t out, double scale) {
+    Type f64 = b.getF64Type();
+    auto c = [&](double v) { return constFloat(b, l, f64, v); };
+    auto add = [&](Value p, Value q) { return arith::AddFOp::create(b, l, p, q); };
+    auto mul = [&](Value p, Value q) { return arith::MulFOp::create(b, l, p, q); };
+    auto halfPixel = [&]() {
+      Value v = arith::DivFOp::create(b, l, add(x, c(0.5)), c(scale));
+      return arith::SubFOp::create(b, l, v, c(0.5)).getResult();
+    };
+    switch (ct) {
+    case CoordTransform::half_pixel:
+      return halfPixel();
+    case CoordTransform::asymmetric:
+      return arith::DivFOp::create(b, l, x, c(scale));
+    case CoordTransform::align_corners:
+      if (out == 1)
+        return c(0.0);
+      return mul(x, c(double(in - 1) / double(out - 1)));
+    case CoordTransform::pytorch_half_pixel:
+      if (out == 1)
+        return c(0.0);
+      return halfPixel();
+    case CoordTransform::tf_crop_and_resize:
+      // The default region of interest [0, 1] (no roi attribute).
+      if (out == 1)
+        return c(0.5 * double(in - 1));
+      return mul(x, c(double(in - 1) / double(out - 1)));
+    case CoordTransform::half_pixel_symmetric: {
+      double adjustment = double(out) / (scale * double(in));
+      double center = double(in) / 2.0;
+      double offset = center * (1.0 - adjustment);
+      return add(c(offset), halfPixel());
+    }
+    }
+    llvm_unreachable("unknown coordinate transform");
+  }
+
+  static SmallVector<Value> cubicCoeffs(OpBuilder &b, Location l, Value t,
+                                        double a) {
+    Type f64 = b.getF64Type();
+    auto c = [&](double v) { return constFloat(b, l, f64, v); };
+    auto add = [&](Value p, Value q) { return arith::AddFOp::create(b, l, p, q).getResult(); };
+    auto sub = [&](Value p, Value q) { return arith::SubFOp::create(b, l, p, q).getResult(); };
+    auto mul = [&](Value p, Value q) { return arith::MulFOp::create(b, l, p, q).getResult(); };
+    // Outer taps (distance 1 < d < 2): ((a*d - 5a)*d + 8a)*d - 4a.
+    auto outer = [&](Value d) {
+      Value v = sub(mul(c(a), d), c(5 * a));
+      v = add(mul(v, d), c(8 * a));
+      return sub(mul(v, d), c(4 * a));
+    };
+    // Inner taps (d <= 1): ((a+2)*d - (a+3))*d*d + 1.
+    auto inner = [&](Value d) {
+      Value v = sub(mul(c(a + 2), d), c(a + 3));
+      return add(mul(mul(v, d), d), c(1.0));
+    };
+    Value oneMinusT = sub(c(1.0), t);
+    return {outer(add(t, c(1.0))), inner(t), inner(oneMinusT),
+            outer(add(oneMinusT, c(1.0)))};
+  }
+
+  LogicalResult
+  matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (failed(requireStatic(op, rewriter)))
+      return failure();
+    auto type = resultType(op);
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t rank = type.getRank();
+    // Scales: an optional `scales` attribute (f64 array, from importers that
+    // know the ONNX scales), else output / input.
+    SmallVector<double> scales;
+    if (auto s = op->getAttrOfType<DenseF64ArrayAttr>("scales");
+        s && (int64_t)s.size() == rank)
+      scales.assign(s.asArrayRef().begin(), s.asArrayRef().end());
+    else
+      for (int64_t d = 0; d < rank; ++d)
+        scales.push_back(double(type.getDimSize(d)) /
+                         double(inType.getDimSize(d)));
+    ResizeMode mode = op.getMode();
+    CoordTransform ct = op.getCoordTransform();
+    NearestMode nm = op.getNearestMode();
+    double a = op.getCubicCoeffA().convertToDouble();
+    bool excludeOutside = op.getExcludeOutside();
+    Value input = adaptor.getInput();
+    Type elt = type.getElementType();
+
+    Value r = buildIndexed(
+        rewriter, op.getLoc(), type, {}, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) -> Value {
+          Type f64 = b.getF64Type();
+          auto c = [&](double v) { return constFloat(b, l, f64, v); };
+          auto toIndex = [&](Value f) {
+            Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), f);
+            return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+          };
+          // Per dim: taps (index, weight or null).
+          SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t in = inType.getDimSize(d), out = type.getDimSize(d);
+            if (in == out && scales[d] == 1.0) {
+              taps[d].push_back({ivs[d], Value()});
+              continue;
+            }
+            Value xi = arith::IndexCastOp::create(b, l, b.getI64Type(), ivs[d]);
+            Value xf = arith::SIToFPOp::create(b, l, f64, xi);
+            Value x = sourceCoord(b, l, ct, xf, in, out, scales[d]);
+            if (mode == ResizeMode::nearest) {
+              Value rounded;
+              switch (nm) {
+              case NearestMode::floor:
+                rounded = math::FloorOp::create(b, l, x);
+                break;
+              case NearestMode::ceil:
+                rounded = math::CeilOp::create(b, l, x);
+                break;
+              case NearestMode::round_prefer_floor:
+                rounded = math::CeilOp::create(
+                    b, l, arith::SubFOp::create(b, l, x, c(0.5)));
+                break;
+              case NearestMode::round_prefer_ceil:
+                rounded = math::FloorOp::create(
+                    b, l, arith::AddFOp::create(b, l, x, c(0.5)));
+                break;
+              }
+              taps[d].push_back({idxClamp(b, l, toIndex(rounded), in), Value()});
+              continue;
+            }
+            Value fl = math::FloorOp::create(b, l, x);
+            Value t = arith::SubFOp::create(b, l, x, fl);
+            Value base = toIndex(fl);
+            if (mode == ResizeMode::linear) {
+              taps[d].push_back({idxClamp(b, l, base, in),
+                                 arith::SubFOp::create(b, l, c(1.0), t)});
+              taps[d].push_back(
+                  {idxClamp(b, l, idxAdd(b, l, base, constIndex(b, l, 1)), in),
+                   t});
+              continue;
+            }
+            SmallVector<Value> coeffs = cubicCoeffs(b, l, t, a);
+            SmallVector<Value> idx, w;
+            for (int64_t k = 0; k < 4; ++k) {
+              Value raw = idxAdd(b, l, base, constIndex(b, l, k - 1));
+              idx.push_back(idxClamp(b, l, raw, in));
+              Value weight = coeffs[k];
+              if (excludeOutside) {
+                Value inside = arith::AndIOp::create(
+                    b, l,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, raw,
+                                          constIndex(b, l, 0)),
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, raw,
+                                          constIndex(b, l, in)));
+                weight = arith::SelectOp::create(b, l, inside, weight, c(0.0));
+              }
+              w.push_back(weight);
+            }
+            if (excludeOutside) {
+              Value sum = w[0];
+              for (int k = 1; k < 4; ++k)
+                sum = arith::AddFOp::create(b, l, sum, w[k]);
+              for (int k = 0; k < 4; ++k)
+                w[k] = arith::DivFOp::create(b, l, w[k], sum);
+            }
+            for (int k = 0; k < 4; ++k)
+              taps[d].push_back({idx[k], w[k]});
+          }
+          // Sum over the tap combinations (product of the per-dim weights).
+          Value acc = c(0.0);
+          SmallVector<int64_t> pos(rank, 0);
+          while (true) {
+            SmallVector<Value> idx;
+            Value weight;
+            for (int64_t d = 0; d < rank; ++d) {
+              auto [i, w] = taps[d][pos[d]];
+              idx.push_back(i);
+              if (w)
+                weight = weight ? arith::MulFOp::create(b, l, weight, w).getResult() : w;
+            }
+            Value v = tensor::ExtractOp::create(b, l, input, idx);
+            v = convertScalar(b, l, v, Kind::Float, f64, Kind::Float);
+            acc = arith::AddFOp::create(
+                b, l, acc, weight ? arith::MulFOp::create(b, l, v, weight).getResult() : v);
+            int64_t d = rank - 1;
+            while (d >= 0 && ++pos[d] == (int64_t)taps[d].size())
+              pos[d--] = 0;
+            if (d < 0)
+              break;
+          }
+          return convertScalar(b, l, acc, Kind::Float, elt, Kind::Float);
+        });
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateShapePatterns(TypeConverter &tc, RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ReshapeLike<ReshapeOp>, ReshapeLike<FlattenOp>,
+               ReshapeLike<SqueezeOp>, ReshapeLike<UnsqueezeOp>,
+               IdentityLowering<ContiguousOp>, IdentityLowering<DummyOp>,
+               BroadcastLowering, TransposeLowering, ConcatLowering,
+               SplitLowering, SliceLowering, FlipLowering, PadLowering,
+               ResizeLowering>(tc, ctx);
+}
+
+} // namespace hodu::lowering
