@@ -359,10 +359,13 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   double mean = 0;
   for (double value : micros)
     mean += value / double(count);
-  std::printf("benchmark: %zu runs after %ld warm-up, %d thread(s): "
-              "median %.1f us, min %.1f us, p90 %.1f us, mean %.1f us\n",
-              count, options.warmup, int(options.threads > 0 ? options.threads : 0),
-              median, micros.front(), micros[p90Index], mean);
+  std::string threads = options.threads > 0
+                            ? std::to_string(options.threads) + " thread(s)"
+                            : std::string("automatic threads");
+  std::printf("benchmark: %zu runs after %ld warm-up, %s: median %.1f us, "
+              "min %.1f us, p90 %.1f us, mean %.1f us\n",
+              count, options.warmup, threads.c_str(), median, micros.front(),
+              micros[p90Index], mean);
   return ExitOk;
 }
 
