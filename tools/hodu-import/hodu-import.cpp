@@ -2,7 +2,8 @@
 //
 // A test driver for the importers (lit tests, scripts/onnx-import-coverage.sh):
 //
-//   hodu-import MODEL.onnx [--input-shape=NAME:DIMS]... [-o out.mlir]
+//   hodu-import MODEL.onnx [--input-shape=NAME:DIMS]...
+//               [--freeze-input=NAME=FILE.pb]... [-o out.mlir]
 //
 // Imports, verifies and prints the module; exits 1 on any error. `hoduc` is
 // the user-facing driver. `--input-shape` splits at the last ':' because
@@ -32,6 +33,12 @@ static cl::list<std::string>
     inputShapes("input-shape",
                 cl::desc("Pin an input's shape: NAME:D0xD1x... (repeatable)"),
                 cl::value_desc("NAME:DIMS"));
+
+static cl::list<std::string> freezeInputs(
+    "freeze-input",
+    cl::desc("Import a graph input as a constant: NAME=FILE.pb, or "
+             "NAME=DIR to pick DIR/input_*.pb by name (repeatable)"),
+    cl::value_desc("NAME=FILE"));
 
 /// Parses NAME:1x3x224x224 (split at the last ':'); "NAME:" is a scalar.
 static bool parseInputShape(llvm::StringRef spec, hodu::ImportOptions &opts) {
@@ -66,9 +73,20 @@ int main(int argc, char **argv) {
       return 1;
     }
 
+  std::vector<hodu::OnnxFrozenInput> frozen;
+  for (const std::string &spec : freezeInputs) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0) {
+      llvm::errs() << "error: bad --freeze-input '" << spec
+                   << "', expected NAME=FILE\n";
+      return 1;
+    }
+    frozen.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
+  }
+
   mlir::MLIRContext context;
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      hodu::importOnnxModel(inputPath, context, options);
+      hodu::importOnnxModel(inputPath, context, options, frozen);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 1;
 

@@ -15,8 +15,19 @@
 #include "hodu/Registry/Registry.h"
 
 #include <string>
+#include <vector>
 
 namespace hodu {
+
+/// A graph input imported as a constant instead of a function argument, for
+/// models that take at run time what an ahead-of-time compiler needs at
+/// compile time (a Reshape's shape, a Pad's pads given as graph inputs).
+/// `tensorFile` is a serialized TensorProto, or a directory (an ONNX test's
+/// `test_data_set_N`) whose `input_*.pb` file of that name is used.
+struct OnnxFrozenInput {
+  std::string name;
+  std::string tensorFile;
+};
 
 /// Imports the ONNX model at `path`. Errors (unreadable or corrupt file,
 /// missing external data, an unsupported op or attribute, a dynamic input dim
@@ -24,7 +35,8 @@ namespace hodu {
 /// `context`, and the result is then null. Loads the dialects it uses.
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const std::string &path,
                                                   mlir::MLIRContext &context,
-                                                  const ImportOptions &options);
+                                                  const ImportOptions &options,
+                                                  const std::vector<OnnxFrozenInput> &frozen = {});
 
 /// Adds the "onnx" importer (extension ".onnx") to the ComponentRegistry.
 /// Idempotent.

@@ -610,9 +610,41 @@ staticShapeOf(const onnx::ValueInfoProto &vi) {
   return dims;
 }
 
+static bool parseTensorFile(StringRef file, onnx::TensorProto &t) {
+  auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  return buf && (*buf)->getBufferSize() < (size_t)INT32_MAX &&
+         t.ParseFromArray((*buf)->getBufferStart(),
+                          (int)(*buf)->getBufferSize());
+}
+
+/// Reads the TensorProto for a frozen input (a file, or the `input_*.pb` of
+/// that name in a directory).
+static FailureOr<std::unique_ptr<onnx::TensorProto>>
+loadFrozenTensor(const OnnxFrozenInput &f, Location loc) {
+  auto t = std::make_unique<onnx::TensorProto>();
+  if (!llvm::sys::fs::is_directory(f.tensorFile)) {
+    if (!parseTensorFile(f.tensorFile, *t))
+      return emitError(loc) << "cannot read a TensorProto for frozen input '"
+                            << f.name << "' from '" << f.tensorFile << "'";
+    return t;
+  }
+  for (int i = 0;; ++i) {
+    SmallString<256> file(f.tensorFile);
+    llvm::sys::path::append(file, "input_" + std::to_string(i) + ".pb");
+    if (!llvm::sys::fs::exists(file))
+      break;
+    if (parseTensorFile(file, *t) && t->name() == f.name)
+      return t;
+  }
+  return emitError(loc) << "no input_*.pb in '" << f.tensorFile
+                        << "' holds frozen input '" << f.name << "'";
+}
+
 OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
                                             MLIRContext &context,
-                                            const ImportOptions &options) {
+                                            const ImportOptions &options,
+                                            const std::vector<OnnxFrozenInput> &frozen) {
   context.loadDialect<HoduDialect, func::FuncDialect>();
   Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
 
@@ -650,10 +682,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       opset = o.version();
   if (opset < 0 && model.ir_version() < 3)
     opset = 1; // before opset_import, the default domain was implied
-  if (opset < 7 || opset > 18) {
+  // Opsets 7-18 are the supported range; older models import too as long
+  // as their ops mean the same (the conversions check opset-specific rules).
+  if (opset < 1 || opset > 18) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
-                          "7 to 18";
+                          "up to 18";
     return nullptr;
   }
 
@@ -688,6 +722,26 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       return nullptr;
     g.values[init.name()] = *entry;
     initNames.insert(init.name());
+  }
+
+  // Frozen inputs become constants like initializers.
+  for (const OnnxFrozenInput &f : frozen) {
+    Location loc = NameLoc::get(StringAttr::get(&context, f.name), fileLoc);
+    auto tensor = loadFrozenTensor(f, loc);
+    if (failed(tensor))
+      return nullptr;
+    bool isInput = llvm::any_of(graph.input(), [&](const auto &in) {
+      return in.name() == f.name;
+    });
+    if (!isInput) {
+      emitError(loc) << "frozen input '" << f.name << "' is not a graph input";
+      return nullptr;
+    }
+    auto entry = g.decodeTensor(**tensor, loc);
+    if (failed(entry))
+      return nullptr;
+    g.values[f.name] = *entry;
+    initNames.insert(f.name);
   }
 
   // Graph inputs: static shapes, pinned by options.inputShapes if dynamic.
@@ -853,7 +907,7 @@ void hodu::registerOnnxImporter() {
         {"onnx", "ONNX models (opsets 7-18, default domain)", {".onnx"},
          [](const std::string &path, MLIRContext &ctx,
             const ImportOptions &options) {
-           return importOnnxModel(path, ctx, options);
+           return importOnnxModel(path, ctx, options, {});
          }});
     return true;
   }();

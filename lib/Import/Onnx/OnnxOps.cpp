@@ -121,6 +121,9 @@ template <typename OpT> LogicalResult unary(NodeContext &n) {
 
 /// Inputs of a binary op; ONNX Pow lets the exponent's type differ.
 template <typename OpT> LogicalResult binary(NodeContext &n) {
+  if (n.opset < 7 && n.attr("axis"))
+    return n.error("legacy broadcasting with an axis (before opset 7) is not "
+                   "supported");
   TRY(a, n.in(0));
   TRY(b, n.in(1));
   TRY(r, make<OpT>(n, a, b));
@@ -1818,6 +1821,93 @@ LogicalResult convertQuantize(NodeContext &n) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// NegativeLogLikelihoodLoss over log-probabilities `logp` ([N, C, d...])
+/// and targets ([N, d...]); shared with SoftmaxCrossEntropyLoss.
+FailureOr<Value> nllLoss(NodeContext &n, Value logp, Value target,
+                         size_t weightInput) {
+  auto lt = tensorType(logp), tt = tensorType(target);
+  if (lt.getRank() < 2 || tt.getRank() != lt.getRank() - 1)
+    return n.error("expects input [N, C, d...] and target [N, d...]");
+  Type elt = lt.getElementType(), telt = tt.getElementType();
+  if (!telt.isInteger(32) && !telt.isInteger(64))
+    return n.error("target must be int32 or int64");
+  TRY(reduction, n.attrString("reduction", "mean"));
+  const auto *iiAttr = n.attr("ignore_index");
+  // Ignored targets may be out of range: read class 0 for them instead
+  // and give them weight 0.
+  Value mask; // i1, true where the target counts
+  Value tgt = target;
+  if (iiAttr) {
+    TRY(m, make<NeScalarOp>(n, target, n.scalarAttr(telt, (double)iiAttr->i())));
+    mask = m;
+    TRY(t0, make<SelectOp>(n, mask, target, n.constant(telt, 0)));
+    tgt = t0;
+  }
+  TRY(idx, make<UnsqueezeOp>(n, tgt, ArrayRef<int64_t>{1}));
+  TRY(picked, make<GatherOp>(n, logp, idx, 1));
+  TRY(sq, make<SqueezeOp>(n, picked, ArrayRef<int64_t>{1}));
+  TRY(loss, make<NegOp>(n, sq));
+  Value w;
+  if (n.hasInput(weightInput)) {
+    TRY(wt, n.in(weightInput));
+    TRY(wsel, make<IndexSelectOp>(n, wt, tgt, 0));
+    w = wsel;
+  }
+  if (mask) {
+    Value ones = w ? w : n.constant(elt, 1, tt.getShape());
+    TRY(wm, make<SelectOp>(n, mask, ones, n.constant(elt, 0)));
+    w = wm;
+  }
+  if (w) {
+    TRY(lw, make<MulOp>(n, loss, w));
+    loss = lw;
+  }
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    all.push_back(d);
+  if (reduction == "none")
+    return loss;
+  TRY(sum, make<ReduceSumOp>(n, loss, all, false));
+  if (reduction == "sum")
+    return sum;
+  if (reduction != "mean")
+    return n.error("unknown reduction '" + reduction + "'");
+  if (!w)
+    return make<DivScalarOp>(n, sum, n.scalarAttr(elt, (double)tt.getNumElements()));
+  TRY(wsum, make<ReduceSumOp>(n, w, all, false));
+  return make<DivOp>(n, sum, wsum);
+}
+
+LogicalResult convertNLLLoss(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(t, n.in(1));
+  TRY(loss, nllLoss(n, x, t, 2));
+  n.setOutput(0, loss);
+  return success();
+}
+
+LogicalResult convertSCELoss(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(t, n.in(1));
+  if (tensorType(x).getRank() < 2)
+    return n.error("expects scores of rank >= 2");
+  ArrayRef<int64_t> c1 = {1};
+  TRY(mx, make<ReduceMaxOp>(n, x, c1, true));
+  TRY(sh, make<SubOp>(n, x, mx));
+  TRY(e, make<ExpOp>(n, sh));
+  TRY(s, make<ReduceSumOp>(n, e, c1, true));
+  TRY(l, make<LnOp>(n, s));
+  TRY(logp, make<SubOp>(n, sh, l));
+  TRY(loss, nllLoss(n, logp, t, 2));
+  n.setOutput(0, loss);
+  n.setOutput(1, logp);
+  return success();
+}
+
 using Converter = LogicalResult (*)(NodeContext &);
 
 const llvm::StringMap<Converter> &converters() {
@@ -1956,6 +2046,8 @@ const llvm::StringMap<Converter> &converters() {
       {"Shape", unsupportedRuntime},
       {"Size", unsupportedRuntime},
       {"QuantizeLinear", convertQuantize},
+      {"NegativeLogLikelihoodLoss", convertNLLLoss},
+      {"SoftmaxCrossEntropyLoss", convertSCELoss},
       {"DequantizeLinear", convertQuantize},
   };
   return table;
