@@ -58,7 +58,8 @@ def Hodu_EinsumOp : Hodu_Op<"einsum", [Pure]> {
     Einstein summation over the operands as given by `equation`
     (`"ij,jk->ik"`; the `->` part is required; no ellipsis). Each operand's
     subscript count must equal its rank, a label must have one size
-    everywhere it appears, and output labels must appear in some input.
+    everywhere it appears, and output labels must appear in some input and
+    at most once in the output.
     Family **Einsum**.
 
     ```mlir

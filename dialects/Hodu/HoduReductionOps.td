@@ -58,8 +58,8 @@ def Hodu_ReduceWindowOp : Hodu_InferredOp<"reduce_window"> {
     begin_n-1, end_0, ..., end_n-1]`) and read with `dilations`. `kind` is
     max, mean, sum or min. Padding never wins a max/min; for mean,
     `count_include_pad` says whether padded positions count in the divisor.
-    Output size per dim: `floor((in + pb + pe - (d*(w-1)+1)) / s) + 1`.
-    Family **Windowing**.
+    Output size per dim: `floor((in + pb + pe - (d*(w-1)+1)) / s) + 1`; the
+    dilated window must fit in the padded input. Family **Windowing**.
 
     ```mlir
     %p = hodu.reduce_window %x {kind = #hodu<window_kind max>,

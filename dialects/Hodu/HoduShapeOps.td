@@ -80,8 +80,8 @@ def Hodu_FlattenOp : Hodu_InferredOp<"flatten"> {
 def Hodu_SqueezeOp : Hodu_InferredOp<"squeeze"> {
   let summary = "Shape: remove size-1 dimensions";
   let description = [{
-    Removes the dimensions listed in `dims`, each of which must have size 1.
-    Family **Shape**.
+    Removes the dimensions listed in `dims` (each in `[0, rank)`, no
+    repeats), each of which must have size 1. Family **Shape**.
 
     ```mlir
     %r = hodu.squeeze %x {dims = array<i64: 0>} : (tensor<1x3xf32>) -> tensor<3xf32>
@@ -150,7 +150,8 @@ def Hodu_SliceOp : Hodu_InferredOp<"slice"> {
     steps[i], ...` up to, not including, `ends[i]`. Steps are nonzero; with a
     negative step the slice runs backwards (`ends[i]` may then be -1, meaning
     "through element 0"). Starts and ends are already clamped to the
-    dimension (importers normalise). Family **ShapeScalars**.
+    dimension (importers normalise). A slice that takes every dimension
+    whole (`[0, size)`, step 1) folds away. Family **ShapeScalars**.
 
     ```mlir
     %r = hodu.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 2, 5>, steps = array<i64: 1, 2>}
