@@ -98,7 +98,7 @@ static void test_dtype(void) {
     CHECK(strcmp(hodu_dtype_name((hodu_dtype)i), names[i]) == 0);
     CHECK(hodu_dtype_size((hodu_dtype)i) == sizes[i]);
     hodu_dtype parsed = HODU_DTYPE_COUNT;
-    CHECK(hodu_dtype_from_name(names[i], &parsed) && parsed == i);
+    CHECK(hodu_dtype_from_name(names[i], &parsed) && (int)parsed == i);
   }
   hodu_dtype untouched = HODU_DTYPE_I8;
   CHECK(!hodu_dtype_from_name("float32", &untouched));
@@ -335,11 +335,16 @@ static void test_mismatch(void) {
 
   /* run_alloc leaves no outputs behind on failure. */
   hodu_tensor *slots[1] = {(hodu_tensor *)1};
-  CHECK_ERROR(hodu_model_run_alloc(model, wrong_shape, 2, slots, 1),
-              HODU_MISMATCH, "input 'b'");
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 1, s2, &bad));
+  const hodu_tensor *short_b[] = {x, bad};
+  CHECK_ERROR(hodu_model_run_alloc(model, short_b, 2, slots, 1),
+              HODU_MISMATCH, "input 'b': expected shape [3], got [2]");
   CHECK(slots[0] == NULL);
-  CHECK_ERROR(hodu_model_run_alloc(model, inputs, 2, slots, 2),
+  hodu_tensor_free(bad);
+  hodu_tensor *two_slots[2] = {(hodu_tensor *)1, (hodu_tensor *)1};
+  CHECK_ERROR(hodu_model_run_alloc(model, inputs, 2, two_slots, 2),
               HODU_MISMATCH, "has 1 output, got 2 slots");
+  CHECK(two_slots[0] == NULL && two_slots[1] == NULL);
 
   hodu_tensor_free(x);
   hodu_tensor_free(b);
@@ -394,7 +399,7 @@ static void test_relative_path(void) {
 static void test_int_and_bool(void) {
   hodu_model *model = load("count");
   if (model) {
-    int64_t a[4] = {5, -3, 100, INT64_MAX - 1};
+    int64_t a[4] = {5, -3, 100, INT64_MAX - 200};
     int64_t shape[] = {4};
     hodu_tensor *ta = NULL, *outputs[2] = {NULL, NULL};
     CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_I64, 1, shape, a, sizeof(a), &ta));
@@ -402,10 +407,10 @@ static void test_int_and_bool(void) {
     CHECK_OK(hodu_model_run_alloc(model, inputs, 1, outputs, 2));
     if (outputs[0] && outputs[1]) {
       const int64_t *s = hodu_tensor_data(outputs[0]);
-      CHECK(s[0] == 6 && s[1] == -2 && s[3] == INT64_MAX);
+      CHECK(s[0] == 6 && s[1] == -2 && s[3] == INT64_MAX - 199);
       CHECK(hodu_tensor_rank(outputs[1]) == 0);
       CHECK(*(const int64_t *)hodu_tensor_data(outputs[1]) ==
-            (int64_t)((uint64_t)5 - 3 + 100 + (uint64_t)(INT64_MAX - 1)));
+            INT64_MAX - 98);
     }
     hodu_tensor_free(outputs[0]);
     hodu_tensor_free(outputs[1]);

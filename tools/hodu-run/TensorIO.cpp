@@ -917,17 +917,26 @@ bool decodeNpy(const uint8_t *bytes, size_t size, HostTensor &tensor,
   return true;
 }
 
+bool formatSupports(TensorFormat format, hodu_dtype dtype,
+                    std::string &error) {
+  if (format != TensorFormat::Npy)
+    return true;
+  for (const NpyType &type : npyTypes)
+    if (type.dtype == dtype)
+      return true;
+  error = std::string("NumPy has no ") + hodu_dtype_name(dtype) +
+          " type; write it with --output-format pb, json or hdt";
+  return false;
+}
+
 bool encodeNpy(const HostTensor &tensor, std::string &out,
                std::string &error) {
+  if (!formatSupports(TensorFormat::Npy, tensor.dtype, error))
+    return false;
   const char *code = nullptr;
   for (const NpyType &type : npyTypes)
     if (type.dtype == tensor.dtype)
       code = type.code;
-  if (!code) {
-    error = std::string("NumPy has no ") + hodu_dtype_name(tensor.dtype) +
-            " type; write it with --output-format pb, json or hdt";
-    return false;
-  }
   std::string shape = "(";
   for (size_t i = 0; i < tensor.shape.size(); ++i)
     shape += std::to_string(tensor.shape[i]) + (i + 1 < tensor.shape.size() ? ", " : ",");

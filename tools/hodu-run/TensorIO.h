@@ -37,6 +37,10 @@ enum class TensorFormat { Pb, Npy, Json, Hdt };
 bool parseTensorFormat(const std::string &text, TensorFormat &format);
 const char *tensorFormatExtension(TensorFormat format);
 
+// False (with `error`) when `format` cannot hold `dtype` (.npy has no bf16
+// or f8), so callers can refuse before writing anything.
+bool formatSupports(TensorFormat format, hodu_dtype dtype, std::string &error);
+
 // Reads `path`, choosing the format by extension (.pb, .npy, .json, .hdt)
 // or, for other names, by the file's first bytes. On failure returns false
 // and sets `error` (which names the file).

@@ -396,6 +396,12 @@ std::string fileStem(const std::string &name, size_t index) {
 
 int writeOutputs(const std::vector<HostTensor> &outputs,
                  const Options &options) {
+  // Refuse before writing anything, so a failure leaves no partial set.
+  for (const HostTensor &output : outputs) {
+    std::string message;
+    if (!formatSupports(options.outputFormat, output.dtype, message))
+      return error("output '" + output.name + "': " + message);
+  }
   std::error_code code;
   fs::create_directories(options.outputDir, code);
   if (code)
