@@ -14,6 +14,8 @@
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -267,6 +269,20 @@ LogicalResult runPhase(ModuleOp module, Phase phase, unsigned optLevel) {
   if (failed(pm.run(module)))
     return module.emitError("compilation failed in phase '")
            << phaseName(phase) << "'";
+  if (phase == Phase::Bufferized) {
+    // Strided memref.copy lowers to a call to `memrefCopy` from MLIR's runner
+    // utilities, which artifacts must not depend on: copy with loops instead.
+    module.walk([](memref::CopyOp copy) {
+      auto identity = [](Value v) {
+        return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+      };
+      if (identity(copy.getSource()) && identity(copy.getTarget()))
+        return;
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(), copy.getTarget());
+      copy.erase();
+    });
+  }
   if (phase == Phase::Linalg) {
     // Anything still in the hodu dialect has no lowering for this target.
     WalkResult r = module.walk([](Operation *op) {
@@ -416,6 +432,9 @@ createTargetMachine(const CompileOptions &opts, Location loc) {
     }
   }
   llvm::TargetOptions to;
+  // Fuse multiplies and adds into FMAs, as ML runtimes do; -O0 keeps them apart.
+  if (opts.optLevel >= 2)
+    to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   auto level = opts.optLevel == 0   ? llvm::CodeGenOptLevel::None
                : opts.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : opts.optLevel == 2 ? llvm::CodeGenOptLevel::Default

@@ -176,6 +176,9 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   hodu::registerHoduPasses();
   mlir::MLIRContext context(registry);
+  // Diagnostics name the op and its location; dumping a whole model's IR
+  // with every error helps nobody.
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
