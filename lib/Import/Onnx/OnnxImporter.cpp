@@ -420,15 +420,21 @@ RankedTensorType NodeContext::type(size_t i) const {
   return graph.typeOf(node.input((int)i));
 }
 
+InFlightDiagnostic NodeContext::notKnownError(size_t i, StringRef what) const {
+  return error("input #" + Twine(i) + " ('" +
+               (hasInput(i) ? node.input((int)i) : std::string()) + "', " +
+               what +
+               ") must be a constant at import time, but it is computed at "
+               "run time; Hodu compiles ahead of time and needs it fixed (the "
+               "ONNX test driver hodu-import can freeze a graph input with "
+               "--freeze-input)");
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
                                                        StringRef what) {
   const Known *k = known(i);
   if (!k)
-    return error("input #" + Twine(i) + " ('" +
-                 (hasInput(i) ? node.input((int)i) : std::string()) + "', " +
-                 what +
-                 ") must be a constant at import time, but it is computed "
-                 "at run time");
+    return notKnownError(i, what);
   SmallVector<int64_t> out;
   for (int64_t j = 0; j < k->numElements(); ++j)
     out.push_back(k->asInt(j));
@@ -439,9 +445,7 @@ FailureOr<SmallVector<double>> NodeContext::constFloats(size_t i,
                                                         StringRef what) {
   const Known *k = known(i);
   if (!k)
-    return error("input #" + Twine(i) + " (" + what +
-                 ") must be a constant at import time, but it is computed "
-                 "at run time");
+    return notKnownError(i, what);
   SmallVector<double> out;
   for (int64_t j = 0; j < k->numElements(); ++j)
     out.push_back(k->asDouble(j));
@@ -684,7 +688,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     opset = 1; // before opset_import, the default domain was implied
   // Opsets 7-18 are the supported range; older models import too as long
   // as their ops mean the same (the conversions check opset-specific rules).
-  if (opset < 1 || opset > 18) {
+  // A model without the default domain (training ops only) is rejected at
+  // its first node, which names the domain.
+  if (opset == 0 || opset > 18) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
                           "up to 18";
@@ -848,6 +854,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
                      << node.domain() << "' (node '" << name
                      << "') is not supported";
+      return nullptr;
+    }
+    if (opset < 1) {
+      emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
+                     << "'): the model imports no opset of the default ONNX "
+                        "domain";
       return nullptr;
     }
     for (const auto &input : node.input()) {

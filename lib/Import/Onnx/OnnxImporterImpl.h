@@ -98,6 +98,8 @@ public:
                                                         llvm::StringRef what);
   mlir::FailureOr<llvm::SmallVector<double>> constFloats(size_t i,
                                                          llvm::StringRef what);
+  /// The error for an input that must be known at import time but is not.
+  mlir::InFlightDiagnostic notKnownError(size_t i, llvm::StringRef what) const;
 
   // Attributes.
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;

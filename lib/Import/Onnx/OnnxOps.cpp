@@ -45,9 +45,9 @@ FailureOr<Operation *> makeOp(NodeContext &n, Args &&...args) {
           state.regions, types))) {
     auto diag = n.error("cannot build '" + OpT::getOperationName().str() +
                         "' from these operands");
-    diag.attachNote() << "operand types:";
-    for (Value v : state.operands)
-      diag.attachNote() << v.getType();
+    for (auto [i, v] : llvm::enumerate(state.operands))
+      diag.attachNote() << "operand #" << i << ": " << v.getType();
+    diag.report();
     // Re-run with a location so the reason is reported too.
     (void)OpT::inferReturnTypes(ctx, n.loc, state.operands,
                                 state.attributes.getDictionary(ctx),
@@ -337,6 +337,14 @@ LogicalResult convertScalarActivation(NodeContext &n) {
       return success();
     }
     TRY(slope, n.in(1));
+    // Before opset 7 a 1-D slope of the channel count runs along dim 1.
+    auto st = tensorType(slope), xt = tensorType(x);
+    if (n.opset < 7 && st.getRank() == 1 && xt.getRank() > 2 &&
+        st.getDimSize(0) == xt.getDimSize(1) && st.getDimSize(0) != 1) {
+      SmallVector<int64_t> shape(xt.getRank() - 1, 1);
+      shape[0] = st.getDimSize(0);
+      slope = n.reshape(slope, shape);
+    }
     TRY(neg, make<LtScalarOp>(n, x, attr(0)));
     TRY(m, make<MulOp>(n, x, slope));
     TRY(r, make<SelectOp>(n, neg, m, x));
@@ -1760,9 +1768,13 @@ LogicalResult convertConstantOfShape(NodeContext &n) {
   return success();
 }
 
+/// Ops that are only evaluated at import time (OnnxFold.cpp): reaching
+/// here means an input is computed at run time.
 LogicalResult unsupportedRuntime(NodeContext &n) {
-  return n.error("needs inputs known at import time (computed at run time "
-                 "here), which is not supported");
+  for (size_t i = 0; i < n.numInputs(); ++i)
+    if (n.hasInput(i) && !n.known(i))
+      return n.notKnownError(i, "an input of an op evaluated at import time");
+  return n.error("cannot be evaluated at import time");
 }
 
 LogicalResult convertQuantize(NodeContext &n) {
