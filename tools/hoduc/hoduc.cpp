@@ -60,6 +60,11 @@ static cl::list<std::string>
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
 static cl::opt<std::string>
+    headerPath("header",
+               cl::desc("Also write a C header declaring the descriptor and a "
+                        "typed <prefix>_run() entry point"),
+               cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string>
     compileTo("compile-to",
               cl::desc("Stop after a phase and print its IR: input, hodu, "
                        "linalg, bufferized, llvm"),
@@ -118,6 +123,7 @@ int main(int argc, char **argv) {
   opts.features = mattr;
   opts.target = device;
   opts.name = modelName;
+  opts.headerPath = headerPath;
   if (!opts.name.empty() && !(isAlpha(opts.name[0]) || opts.name[0] == '_'))
     return usageError("--name '" + opts.name + "' is not a C identifier");
   for (char c : opts.name)
@@ -153,6 +159,8 @@ int main(int argc, char **argv) {
     opts.emit = hodu::EmitKind::Mlir;
   }
   opts.outputPath = outputPath;
+  if (!opts.headerPath.empty() && (opts.emit == hodu::EmitKind::Mlir || opts.compileTo))
+    return usageError("--header needs a compiled artifact, not --emit=mlir or --compile-to");
   if (opts.outputPath.empty()) {
     bool text = opts.emit == hodu::EmitKind::Mlir ||
                 opts.emit == hodu::EmitKind::LLVMIR ||

@@ -59,6 +59,8 @@ struct CompileOptions {
   std::string name;       // symbol prefix; empty: from the input file name
   std::string target = "cpu";
   ImportOptions import;
+  /// Also write a C header with a typed entry point `<prefix>_run(...)`.
+  std::string headerPath;
   bool stats = false;
 };
 
