@@ -24,10 +24,11 @@ using ReduceBody = std::function<SmallVector<Value>(
 /// Reduces `input` over `dims` into accumulators initialised with `inits`.
 /// `extra` are tensors of the reduced shape read at the output position
 /// (e.g. a mean). The body gets the input scalar, the extra scalars, the
-/// accumulators and all loop indices (input dims order).
+/// accumulators and, with `withIndices`, all loop indices (input dims order).
 SmallVector<Value> reduceOver(OpBuilder &b, Location loc, Value input,
                               ArrayRef<int64_t> dims, ValueRange inits,
-                              ValueRange extra, const ReduceBody &body) {
+                              ValueRange extra, const ReduceBody &body,
+                              bool withIndices = false) {
   MLIRContext *ctx = b.getContext();
   auto inType = cast<RankedTensorType>(input.getType());
   int64_t rank = inType.getRank();
@@ -62,7 +63,7 @@ SmallVector<Value> reduceOver(OpBuilder &b, Location loc, Value input,
       b, loc, outTypes, ins, outs, maps, iters,
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         SmallVector<Value> ivs;
-        for (int64_t d = 0; d < rank; ++d)
+        for (int64_t d = 0; withIndices && d < rank; ++d)
           ivs.push_back(linalg::IndexOp::create(nb, nloc, d));
         unsigned nIns = ins.size();
         SmallVector<Value> r = body(nb, nloc, args.take_front(nIns),
@@ -279,7 +280,8 @@ struct ArgLowering : OpConversionPattern<OpTy> {
           Value i = arith::IndexCastOp::create(nb, l, nb.getI64Type(), ivs[dim]);
           return {arith::SelectOp::create(nb, l, better, x, accs[0]),
                   arith::SelectOp::create(nb, l, better, i, accs[1])};
-        });
+        },
+        /*withIndices=*/true);
     rewriter.replaceOp(op, reshapeTo(b, loc, r[1], resultType.getShape()));
     return success();
   }
