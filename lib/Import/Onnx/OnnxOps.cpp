@@ -779,16 +779,47 @@ FailureOr<Value> perChannel(NodeContext &n, size_t input, int64_t rank) {
 
 LogicalResult convertBatchNorm(NodeContext &n) {
   TRY(x, n.in(0));
-  for (size_t i = 1; i < n.numOutputs(); ++i)
-    if (n.hasOutput(i))
-      return n.error("training-mode outputs are not supported");
   TRY(training, n.attrInt("training_mode", 0));
-  if (training)
-    return n.error("training_mode=1 is not supported");
   TRY(eps, n.attrFloat("epsilon", 1e-5f));
   int64_t rank = tensorType(x).getRank();
   if (rank < 2)
     return n.error("expects an input of rank >= 2");
+  if (training) {
+    // Batch statistics normalize; the running ones are updated by momentum.
+    if (n.opset < 14)
+      return n.error("training outputs before opset 14 are not supported");
+    TRY(momentum, n.attrFloat("momentum", 0.9f));
+    SmallVector<int64_t> dims = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      dims.push_back(d);
+    Type elt = tensorType(x).getElementType();
+    TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
+    TRY(var, make<ReduceVarOp>(n, x, dims, true));
+    TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
+    TRY(sd, make<SqrtOp>(n, ve));
+    TRY(c, make<SubOp>(n, x, mean));
+    TRY(d, make<DivOp>(n, c, sd));
+    TRY(scale, perChannel(n, 1, rank));
+    TRY(bias, perChannel(n, 2, rank));
+    TRY(m, make<MulOp>(n, d, scale));
+    TRY(y, make<AddOp>(n, m, bias));
+    n.setOutput(0, y);
+    for (auto [out, cur, input] : {std::tuple(1, mean, 3), std::tuple(2, var, 4)}) {
+      if (!n.hasOutput(out))
+        continue;
+      TRY(old, n.in(input));
+      int64_t ch = tensorType(old).getNumElements();
+      TRY(a, make<MulScalarOp>(n, old, n.scalarAttr(elt, momentum)));
+      TRY(b, make<MulScalarOp>(n, n.reshape(cur, {ch}),
+                               n.scalarAttr(elt, 1 - momentum)));
+      TRY(r, make<AddOp>(n, a, b));
+      n.setOutput(out, r);
+    }
+    return success();
+  }
+  for (size_t i = 1; i < n.numOutputs(); ++i)
+    if (n.hasOutput(i))
+      return n.error("mean and variance outputs need training_mode=1");
   TRY(scale, perChannel(n, 1, rank));
   TRY(bias, perChannel(n, 2, rank));
   TRY(mean, perChannel(n, 3, rank));
@@ -1907,7 +1938,7 @@ LogicalResult convertSCELoss(NodeContext &n) {
   TRY(t, n.in(1));
   if (tensorType(x).getRank() < 2)
     return n.error("expects scores of rank >= 2");
-  ArrayRef<int64_t> c1 = {1};
+  SmallVector<int64_t> c1 = {1};
   TRY(mx, make<ReduceMaxOp>(n, x, c1, true));
   TRY(sh, make<SubOp>(n, x, mx));
   TRY(e, make<ExpOp>(n, sh));
@@ -1917,6 +1948,161 @@ LogicalResult convertSCELoss(NodeContext &n) {
   TRY(loss, nllLoss(n, logp, t, 2));
   n.setOutput(0, loss);
   n.setOutput(1, logp);
+  return success();
+}
+
+LogicalResult convertBitShift(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(y, n.in(1));
+  TRY(dir, n.attrString("direction", ""));
+  Type elt = tensorType(x).getElementType();
+  if (!elt.isUnsignedInteger())
+    return n.error("expects unsigned integers");
+  // x << y = x * 2^y (wrapping like the shift); x >> y = x / 2^y.
+  TRY(p, make<PowOp>(n, n.constant(elt, 2), y));
+  FailureOr<Value> r = failure();
+  if (dir == "LEFT")
+    r = make<MulOp>(n, x, p);
+  else if (dir == "RIGHT")
+    r = make<DivOp>(n, x, p);
+  else
+    return n.error("direction must be LEFT or RIGHT");
+  if (failed(r))
+    return failure();
+  n.setOutput(0, *r);
+  return success();
+}
+
+/// The linear row index of each index tuple (last dim of `indices`) into
+/// the first `k` dims of `dataShape`, negative components normalized.
+FailureOr<Value> linearIndices(NodeContext &n, ArrayRef<int64_t> dataShape,
+                               size_t indicesInput) {
+  TRY(idx, n.in(indicesInput));
+  auto it = tensorType(idx);
+  if (it.getRank() < 1 || !it.getElementType().isInteger(64))
+    return n.error("indices must be int64 of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  if (k < 1 || k > (int64_t)dataShape.size())
+    return n.error("index tuples of length " + Twine(k) +
+                   " do not fit the data's rank");
+  Known dims, strides;
+  dims.elemType = strides.elemType = n.b.getI64Type();
+  dims.shape = strides.shape = {k};
+  int64_t stride = 1;
+  SmallVector<int64_t> st(k);
+  for (int64_t i = k - 1; i >= 0; --i) {
+    st[i] = stride;
+    stride *= dataShape[i];
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    dims.ints.push_back(dataShape[i]);
+    strides.ints.push_back(st[i]);
+  }
+  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(n.b.getI64Type(), 0)));
+  TRY(plus, make<AddOp>(n, idx, n.constant(dims)));
+  TRY(norm, make<SelectOp>(n, neg, plus, idx));
+  TRY(scaled, make<MulOp>(n, norm, n.constant(strides)));
+  return make<ReduceSumOp>(n, scaled, ArrayRef<int64_t>{it.getRank() - 1},
+                           false);
+}
+
+LogicalResult convertGatherND(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(batch, n.attrInt("batch_dims", 0));
+  if (batch != 0)
+    return n.error("batch_dims != 0 is not supported");
+  auto xt = tensorType(x);
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, xt.getShape(), 1));
+  if (k > xt.getRank())
+    return n.error("index tuples are longer than the data's rank");
+  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
+  llvm::append_range(rows, xt.getShape().drop_front(k));
+  TRY(r, make<IndexSelectOp>(n, n.reshape(x, rows), lin, 0));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertScatterND(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(upd, n.in(2));
+  TRY(reduction, n.attrString("reduction", "none"));
+  if (reduction != "none")
+    return n.error("reduction '" + reduction + "' is not supported");
+  auto xt = tensorType(x);
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, xt.getShape(), 1));
+  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
+  llvm::append_range(rows, xt.getShape().drop_front(k));
+  int64_t m = product(it.getShape().drop_back());
+  SmallVector<int64_t> updRows = {m};
+  llvm::append_range(updRows, xt.getShape().drop_front(k));
+  if (product(updRows) != tensorType(upd).getNumElements())
+    return n.error("updates do not match indices and data");
+  TRY(r, make<IndexPutOp>(n, n.reshape(x, rows), n.reshape(lin, {m}),
+                          n.reshape(upd, updRows), 0));
+  n.setOutput(0, n.reshape(r, xt.getShape()));
+  return success();
+}
+
+LogicalResult convertDynamicQuantize(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  Type f = xt.getElementType();
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < xt.getRank(); ++d)
+    all.push_back(d);
+  auto attr = [&](double v) { return n.scalarAttr(f, v); };
+  TRY(mx, make<ReduceMaxOp>(n, x, all, false));
+  TRY(mn, make<ReduceMinOp>(n, x, all, false));
+  TRY(hi, make<MaximumScalarOp>(n, mx, attr(0)));
+  TRY(lo, make<MinimumScalarOp>(n, mn, attr(0)));
+  TRY(range, make<SubOp>(n, hi, lo));
+  TRY(scale, make<DivScalarOp>(n, range, attr(255)));
+  TRY(q0, make<DivOp>(n, lo, scale));
+  TRY(q1, make<NegOp>(n, q0));
+  TRY(q2, make<RoundOp>(n, q1));
+  TRY(q3, make<MaximumScalarOp>(n, q2, attr(0)));
+  TRY(zpF, make<MinimumScalarOp>(n, q3, attr(255)));
+  TRY(d, make<DivOp>(n, x, scale));
+  TRY(rd, make<RoundOp>(n, d));
+  TRY(a, make<AddOp>(n, rd, zpF));
+  TRY(c1, make<MaximumScalarOp>(n, a, attr(0)));
+  TRY(c2, make<MinimumScalarOp>(n, c1, attr(255)));
+  Type u8 = IntegerType::get(n.b.getContext(), 8, IntegerType::Unsigned);
+  n.setOutput(0, n.cast(c2, u8));
+  n.setOutput(1, scale);
+  n.setOutput(2, n.cast(zpF, u8));
+  return success();
+}
+
+LogicalResult convertMatMulInteger(NodeContext &n) {
+  TRY(a, n.in(0));
+  TRY(b, n.in(1));
+  Type i32 = n.b.getI32Type();
+  Value a32 = n.cast(a, i32), b32 = n.cast(b, i32);
+  if (n.hasInput(2)) {
+    TRY(za, n.in(2));
+    // A 1-D zero point of A runs along the rows (dim -2).
+    Value z = n.cast(za, i32);
+    if (tensorType(z).getRank() == 1 && tensorType(z).getDimSize(0) != 1)
+      z = n.reshape(z, {tensorType(z).getDimSize(0), 1});
+    TRY(s, make<SubOp>(n, a32, z));
+    a32 = s;
+  }
+  if (n.hasInput(3)) {
+    TRY(zb, n.in(3));
+    TRY(s, make<SubOp>(n, b32, n.cast(zb, i32)));
+    b32 = s;
+  }
+  TRY(r, make<MatmulOp>(n, a32, b32));
+  n.setOutput(0, r);
   return success();
 }
 
@@ -2059,6 +2245,11 @@ const llvm::StringMap<Converter> &converters() {
       {"Size", unsupportedRuntime},
       {"QuantizeLinear", convertQuantize},
       {"NegativeLogLikelihoodLoss", convertNLLLoss},
+      {"BitShift", convertBitShift},
+      {"GatherND", convertGatherND},
+      {"ScatterND", convertScatterND},
+      {"DynamicQuantizeLinear", convertDynamicQuantize},
+      {"MatMulInteger", convertMatMulInteger},
       {"SoftmaxCrossEntropyLoss", convertSCELoss},
       {"DequantizeLinear", convertQuantize},
   };
