@@ -164,7 +164,7 @@ def Hodu_ReluOp : Hodu_UnaryOp<"relu", "max(x, 0)", Hodu_NumericTensor, [Idempot
 // Floating point only.
 def Hodu_SoftsignOp : Hodu_UnaryOp<"softsign", "x / (1 + |x|)">;
 def Hodu_SqrtOp : Hodu_UnaryOp<"sqrt", "square root">;
-def Hodu_RecipOp : Hodu_UnaryOp<"recip", "1 / x", Hodu_FloatTensor, [Involution, SameOperandsAndResultType]>;
+def Hodu_RecipOp : Hodu_UnaryOp<"recip", "1 / x">; // not an exact involution (1e-40 -> inf -> 0)
 def Hodu_SigmoidOp : Hodu_UnaryOp<"sigmoid", "1 / (1 + exp(-x))">;
 def Hodu_HardSigmoidOp : Hodu_UnaryOp<"hardsigmoid", "clamp(x / 6 + 0.5, 0, 1)">;
 def Hodu_GeluOp : Hodu_UnaryOp<"gelu", "x * Phi(x) (exact, erf form)">;

@@ -246,8 +246,9 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
            "canonicalize,buffer-deallocation-pipeline,canonicalize,"
            "convert-bufferization-to-memref";
   case Phase::LLVM:
-    return "func.func(convert-linalg-to-loops),lower-affine,convert-scf-to-cf,"
-           "expand-strided-metadata,finalize-memref-to-llvm,"
+    // expand-strided-metadata creates affine.apply ops: before lower-affine.
+    return "func.func(convert-linalg-to-loops),expand-strided-metadata,"
+           "lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,"
            "convert-math-to-llvm,convert-math-to-libm,"
            "func.func(arith-expand),convert-arith-to-llvm,convert-cf-to-llvm,"
            "convert-index-to-llvm,"

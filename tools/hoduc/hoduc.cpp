@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllPasses.h"
 #include "llvm/ADT/StringExtras.h"
@@ -102,6 +103,9 @@ static bool parseInputShape(StringRef spec,
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // MLIR's printing and context options (--mlir-print-debuginfo, ...).
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
   cl::HideUnrelatedOptions(category);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "hoduc (Hodu) 0.1.0, built with LLVM " LLVM_VERSION_STRING "\n";

@@ -320,16 +320,18 @@ func.func @contiguous_dummy(%x: tensor<2xui64>) -> tensor<2xui64> {
 
 // -----
 
-// Involutions cancel (neg, recip); idempotent ops apply once (abs, relu,
-// ceil, floor, round).
+// neg cancels itself; idempotent ops apply once (abs, relu, ceil, floor,
+// round). recip(recip x) is kept: it is not exact (1e-40 -> inf -> 0).
 // CHECK-LABEL: func.func @involution_idempotent
 // CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<4xf32>, %[[I:[a-z0-9]+]]: tensor<4xi32>)
+// CHECK-NEXT: %[[R1:.*]] = hodu.recip %[[X]]
+// CHECK-NEXT: %[[R2:.*]] = hodu.recip %[[R1]]
 // CHECK-NEXT: %[[A:.*]] = hodu.abs %[[I]]
 // CHECK-NEXT: %[[R:.*]] = hodu.relu %[[X]]
 // CHECK-NEXT: %[[C:.*]] = hodu.ceil %[[X]]
 // CHECK-NEXT: %[[F:.*]] = hodu.floor %[[X]]
 // CHECK-NEXT: %[[RD:.*]] = hodu.round %[[X]]
-// CHECK-NEXT: return %[[I]], %[[X]], %[[A]], %[[R]], %[[C]], %[[F]], %[[RD]]
+// CHECK-NEXT: return %[[I]], %[[R2]], %[[A]], %[[R]], %[[C]], %[[F]], %[[RD]]
 func.func @involution_idempotent(%x: tensor<4xf32>, %i: tensor<4xi32>)
     -> (tensor<4xi32>, tensor<4xf32>, tensor<4xi32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %n = hodu.neg %i : (tensor<4xi32>) -> tensor<4xi32>
