@@ -13,6 +13,7 @@
 
 #include "hodu/Import/Onnx.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -63,6 +64,9 @@ static bool parseInputShape(llvm::StringRef spec, hodu::ImportOptions &opts) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // --mlir-print-debuginfo and friends (locations are the ONNX node names).
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
   cl::ParseCommandLineOptions(argc, argv, "Hodu model importer (test driver)\n");
 
   hodu::ImportOptions options;

@@ -213,6 +213,7 @@ namespace {
 struct TensorBytes {
   std::string owned;
   std::unique_ptr<std::string> released; // raw_data taken from the proto
+  std::unique_ptr<llvm::MemoryBuffer> mapped; // external data
   const char *data = nullptr;
   int64_t size = 0;
 };
@@ -257,7 +258,6 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
   bool small = nbytes <= kSmallTensorBytes || elt.isInteger(1);
 
   TensorBytes bytes;
-  std::unique_ptr<llvm::WritableMemoryBuffer> extBuffer;
   if (t.data_location() == TP::EXTERNAL) {
     std::string location;
     int64_t offset = 0, length = -1;
@@ -281,6 +281,12 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
     if (length != nbytes)
       return fail() << "external data length " << length << " does not match "
                     << nbytes << " bytes of " << numel << " elements";
+    uint64_t fileSize = 0;
+    if (!llvm::sys::fs::file_size(file, fileSize) &&
+        (uint64_t)offset + (uint64_t)length > fileSize)
+      return fail() << "external data file '" << file << "' has " << fileSize
+                    << " bytes, too few for offset " << offset << " + length "
+                    << length;
     auto fileOr = llvm::MemoryBuffer::getFileSlice(file, length, offset,
                                                    /*IsVolatile=*/false);
     if (!fileOr)
@@ -289,9 +295,11 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
                     << "): " << fileOr.getError().message();
     if ((int64_t)(*fileOr)->getBufferSize() != length)
       return fail() << "external data file '" << file << "' is too short";
-    bytes.owned = (*fileOr)->getBuffer().str();
-    bytes.data = bytes.owned.data();
-    bytes.size = bytes.owned.size();
+    // Keep the (usually mapped) file slice; a large tensor's blob takes it
+    // over below without copying.
+    bytes.mapped = std::move(*fileOr);
+    bytes.data = bytes.mapped->getBufferStart();
+    bytes.size = length;
   } else if (t.has_raw_data()) {
     if ((int64_t)t.raw_data().size() != nbytes)
       return fail() << "raw_data has " << t.raw_data().size()
@@ -369,6 +377,12 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
     blob = AsmResourceBlob(ArrayRef<char>(s->data(), s->size()), align,
                            [s](void *, size_t, size_t) { delete s; },
                            /*dataIsMutable=*/true);
+  } else if (bytes.mapped &&
+             reinterpret_cast<uintptr_t>(bytes.data) % align == 0) {
+    llvm::MemoryBuffer *buf = bytes.mapped.release();
+    blob = AsmResourceBlob(ArrayRef<char>(bytes.data, bytes.size), align,
+                           [buf](void *, size_t, size_t) { delete buf; },
+                           /*dataIsMutable=*/false);
   } else {
     blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
         ArrayRef<char>(bytes.data, bytes.size), align);
@@ -836,7 +850,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   b.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(b, fileLoc, "main",
                                    b.getFunctionType(argTypes, {}));
-  Block *body = func.addEntryBlock();
+  // Arguments are located at their graph input's name.
+  Block *body = new Block();
+  func.getBody().push_back(body);
+  for (auto [type, name] : llvm::zip(argTypes, argNames))
+    body->addArgument(type,
+                      NameLoc::get(StringAttr::get(&context, name), fileLoc));
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "hodu.name", b.getStringAttr(name));
     ValueEntry e;

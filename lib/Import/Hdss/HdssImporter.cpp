@@ -1,0 +1,523 @@
+//===- HdssImporter.cpp - Snapshot -> hodu dialect ------------------------===//
+//
+// Builds `func.func @main` from a snapshot: inputs become arguments (in
+// snapshot order, named by `hodu.name`), constants `hodu.constant`, nodes hodu
+// ops in file order, targets the results. Each node's result type is its
+// output layout's shape with its output dtype, so ops are created generically
+// by name and checked by the dialect's verifiers.
+//
+// Upstream shape ops are strided views; here they are value ops computing the
+// view's logical contents (reshape-like ops become `hodu.reshape` to the output
+// layout's shape, transpose/permute `hodu.transpose` with the permutation read
+// off the strides). Consumers' input layouts then describe the same logical
+// tensors and are not needed.
+//
+//===----------------------------------------------------------------------===//
+#include "hodu/Dialect/Hodu/HoduDialect.h"
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Import/Hdss.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Path.h"
+
+using namespace mlir;
+using namespace hodu::hdss;
+
+namespace {
+
+Type elementType(MLIRContext *ctx, DType dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case DType::Bool: return b.getI1Type();
+  case DType::F8E4M3: return b.getType<Float8E4M3FNType>();
+  case DType::F8E5M2: return b.getType<Float8E5M2Type>();
+  case DType::BF16: return b.getBF16Type();
+  case DType::F16: return b.getF16Type();
+  case DType::F32: return b.getF32Type();
+  case DType::F64: return b.getF64Type();
+  case DType::U8: return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case DType::U16: return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case DType::U32: return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case DType::U64: return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case DType::I8: return b.getI8Type();
+  case DType::I16: return b.getI16Type();
+  case DType::I32: return b.getI32Type();
+  case DType::I64: return b.getI64Type();
+  }
+  return {};
+}
+
+class SnapshotImporter {
+public:
+  SnapshotImporter(MLIRContext &ctx, const std::string &path, const Snapshot &s)
+      : ctx(ctx), b(&ctx), snapshot(s),
+        fileLoc(FileLineColLoc::get(&ctx, path, 0, 0)) {}
+
+  OwningOpRef<ModuleOp> run(const std::string &defaultName);
+
+private:
+  RankedTensorType tensorType(const std::vector<uint64_t> &shape, DType dtype) {
+    SmallVector<int64_t> dims(shape.begin(), shape.end());
+    return RankedTensorType::get(dims, elementType(&ctx, dtype));
+  }
+  bool define(uint64_t id, Value value, Location loc) {
+    if (!values.try_emplace(id, value).second) {
+      emitError(loc) << "tensor id " << id << " is defined twice";
+      return false;
+    }
+    return true;
+  }
+  LogicalResult importConstant(const Constant &c);
+  LogicalResult importNode(const Node &node, size_t index);
+  /// A Scalar as an attribute of `type` (the tensor's element type).
+  TypedAttr scalarAttr(const Scalar &s, Type type);
+
+  MLIRContext &ctx;
+  OpBuilder b;
+  const Snapshot &snapshot;
+  Location fileLoc;
+  llvm::DenseMap<uint64_t, Value> values;
+};
+
+TypedAttr SnapshotImporter::scalarAttr(const Scalar &s, Type type) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.getFloatAttr(ft, s.asDouble());
+  if (auto it = dyn_cast<IntegerType>(type)) {
+    if (it.getWidth() == 1)
+      return b.getIntegerAttr(it, s.asDouble() != 0);
+    return b.getIntegerAttr(it, APInt(it.getWidth(), uint64_t(s.asInt()),
+                                      /*isSigned=*/!it.isUnsigned(),
+                                      /*implicitTrunc=*/true));
+  }
+  return {};
+}
+
+LogicalResult SnapshotImporter::importConstant(const Constant &c) {
+  Location loc = NameLoc::get(
+      b.getStringAttr(c.hasName ? c.name : "constant " + std::to_string(c.id)),
+      fileLoc);
+  RankedTensorType type = tensorType(c.shape, c.dtype);
+  uint64_t count = 1;
+  for (uint64_t d : c.shape) {
+    if (d && count > (uint64_t(1) << 40) / d)
+      return emitError(loc) << "constant shape is too large";
+    count *= d;
+  }
+  uint64_t expected = count * dtypeSize(c.dtype);
+  if (c.data.size() != expected)
+    return emitError(loc) << "constant holds " << c.data.size()
+                          << " bytes, but a " << dtypeName(c.dtype) << " tensor"
+                          << " of " << count << " elements needs " << expected;
+  DenseElementsAttr value;
+  if (c.dtype == DType::Bool) {
+    SmallVector<bool> bits;
+    for (uint8_t v : c.data)
+      bits.push_back(v != 0);
+    value = DenseElementsAttr::get(type, bits);
+  } else {
+    ArrayRef<char> raw(reinterpret_cast<const char *>(c.data.data()),
+                       c.data.size());
+    value = DenseElementsAttr::getFromRawBuffer(type, raw);
+  }
+  auto op = hodu::ConstantOp::create(b, loc, cast<ElementsAttr>(value));
+  return success(define(c.id, op.getResult(), loc));
+}
+
+LogicalResult SnapshotImporter::importNode(const Node &node, size_t index) {
+  std::string upstream = opName(node.op.family, node.op.op);
+  Location loc = NameLoc::get(
+      b.getStringAttr("node " + std::to_string(index) + " (" + upstream + ")"),
+      fileLoc);
+  SmallVector<Value> operands;
+  for (uint64_t id : node.inputIds) {
+    Value v = values.lookup(id);
+    if (!v)
+      return emitError(loc) << "input tensor id " << id
+                            << " is not defined before its use";
+    operands.push_back(v);
+  }
+  RankedTensorType resultType =
+      tensorType(node.outputLayout.shape, node.outputDType);
+  auto inputType = [&](size_t i) {
+    return cast<RankedTensorType>(operands[i].getType());
+  };
+  auto needInputs = [&](size_t n) -> LogicalResult {
+    if (operands.size() != n)
+      return emitError(loc) << "'" << upstream << "' takes " << n
+                            << " inputs, the node has " << operands.size();
+    return success();
+  };
+  auto params = [&](ParamsKind kind) -> const OpParams * {
+    if (!node.hasParams || node.params.kind != kind) {
+      emitError(loc) << "'" << upstream << "' needs " << paramsKindName(kind)
+                     << " params";
+      return nullptr;
+    }
+    return &node.params;
+  };
+  auto normDim = [&](int64_t dim, int64_t rank) -> std::optional<int64_t> {
+    if (dim < 0)
+      dim += rank;
+    if (dim < 0 || dim >= std::max<int64_t>(rank, 1)) {
+      emitError(loc) << "dim " << dim << " out of range for rank " << rank;
+      return std::nullopt;
+    }
+    return dim;
+  };
+
+  std::string name;
+  SmallVector<NamedAttribute> attrs;
+  unsigned resultIndex = 0;
+  SmallVector<Type> resultTypes{resultType};
+  switch (node.op.family) {
+  case OpFamily::Binary:
+  case OpFamily::BinaryLogical:
+  case OpFamily::Cmp:
+    if (failed(needInputs(2)))
+      return failure();
+    name = upstream;
+    break;
+  case OpFamily::Unary:
+  case OpFamily::UnaryLogical:
+    if (failed(needInputs(1)))
+      return failure();
+    name = upstream;
+    break;
+  case OpFamily::CmpScalar:
+  case OpFamily::UnaryScalar: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(node.op.family == OpFamily::CmpScalar
+                                   ? ParamsKind::CmpScalar
+                                   : ParamsKind::UnaryScalar);
+    if (!p)
+      return failure();
+    name = upstream;
+    attrs.push_back(b.getNamedAttr(
+        "scalar",
+        scalarAttr(p->fields[0].scalar, inputType(0).getElementType())));
+    break;
+  }
+  case OpFamily::Matrix:
+  case OpFamily::Linalg:
+    if (failed(needInputs(node.op.family == OpFamily::Matrix ? 2 : 1)))
+      return failure();
+    name = upstream;
+    break;
+  case OpFamily::Reduce: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(ParamsKind::Reduce);
+    if (!p)
+      return failure();
+    static const char *names[] = {
+        "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+        "reduce_std", "reduce_var", "reduce_norm", "reduce_logsum",
+        "reduce_logsumexp", "argmax", "argmin", "reduce_any", "reduce_all"};
+    name = names[node.op.op];
+    int64_t rank = inputType(0).getRank();
+    SmallVector<int64_t> dims;
+    for (const Scalar &s : p->fields[0].scalars) {
+      auto d = normDim(s.asInt(), rank);
+      if (!d)
+        return failure();
+      dims.push_back(*d);
+    }
+    llvm::sort(dims);
+    attrs.push_back(b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)));
+    attrs.push_back(b.getNamedAttr("keep_dim", b.getBoolAttr(p->fields[1].u)));
+    break;
+  }
+  case OpFamily::Concat: {
+    const OpParams *p = params(ParamsKind::Concat);
+    if (!p)
+      return failure();
+    if (operands.empty())
+      return emitError(loc) << "concat has no inputs";
+    auto d = normDim(p->fields[0].scalar.asInt(), inputType(0).getRank());
+    if (!d)
+      return failure();
+    name = "concat";
+    attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+    break;
+  }
+  case OpFamily::Split: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(ParamsKind::Split);
+    if (!p)
+      return failure();
+    RankedTensorType in = inputType(0);
+    auto d = normDim(p->fields[0].scalar.asInt(), in.getRank());
+    if (!d)
+      return failure();
+    SmallVector<int64_t> sizes;
+    resultTypes.clear();
+    for (const Scalar &s : p->fields[1].scalars) {
+      sizes.push_back(s.asInt());
+      SmallVector<int64_t> shape(in.getShape());
+      shape[*d] = s.asInt();
+      resultTypes.push_back(RankedTensorType::get(shape, in.getElementType()));
+    }
+    resultIndex = p->fields[2].u;
+    if (resultIndex >= sizes.size())
+      return emitError(loc) << "split output_index " << resultIndex
+                            << " out of range (" << sizes.size() << " parts)";
+    name = "split";
+    attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+    attrs.push_back(b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes)));
+    break;
+  }
+  case OpFamily::Conv: {
+    if (node.op.op > 2)
+      return emitError(loc) << "'" << upstream
+                            << "' is not supported by the .hdss importer";
+    if (failed(needInputs(2)))
+      return failure();
+    const OpParams *p =
+        params(ParamsKind(unsigned(ParamsKind::Conv1d) + node.op.op));
+    if (!p)
+      return failure();
+    // padding, stride and dilation are the last three fields.
+    size_t n = p->fields.size();
+    int64_t pad = p->fields[n - 3].u, stride = p->fields[n - 2].u,
+            dilation = p->fields[n - 1].u;
+    int64_t spatial = node.op.op + 1;
+    name = "conv";
+    attrs.push_back(b.getNamedAttr(
+        "strides", b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, stride))));
+    attrs.push_back(b.getNamedAttr(
+        "pads", b.getDenseI64ArrayAttr(SmallVector<int64_t>(2 * spatial, pad))));
+    attrs.push_back(b.getNamedAttr(
+        "dilations",
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, dilation))));
+    break;
+  }
+  case OpFamily::Windowing: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(ParamsKind::ReduceWindow);
+    if (!p)
+      return failure();
+    int64_t rank = inputType(0).getRank();
+    const Field &window = p->fields[0], &strides = p->fields[1],
+                &padding = p->fields[2];
+    if (int64_t(window.list.size()) != rank ||
+        int64_t(strides.list.size()) != rank ||
+        int64_t(padding.list.size()) != 2 * rank)
+      return emitError(loc) << "reduce-window params need one window dim, "
+                               "stride and padding pair per input dim";
+    SmallVector<int64_t> pads(2 * rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      pads[i] = padding.list[2 * i];
+      pads[rank + i] = padding.list[2 * i + 1];
+    }
+    static const hodu::WindowKind kinds[] = {
+        hodu::WindowKind::max, hodu::WindowKind::mean, hodu::WindowKind::sum,
+        hodu::WindowKind::min};
+    name = "reduce_window";
+    attrs.push_back(b.getNamedAttr(
+        "kind", hodu::WindowKindAttr::get(&ctx, kinds[node.op.op])));
+    attrs.push_back(b.getNamedAttr(
+        "window_dims",
+        b.getDenseI64ArrayAttr(SmallVector<int64_t>(window.list.begin(),
+                                                    window.list.end()))));
+    attrs.push_back(b.getNamedAttr(
+        "strides", b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+                       strides.list.begin(), strides.list.end()))));
+    attrs.push_back(b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)));
+    attrs.push_back(b.getNamedAttr(
+        "dilations", b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1))));
+    break;
+  }
+  case OpFamily::Shape: {
+    if (failed(needInputs(1)))
+      return failure();
+    switch (node.op.op) {
+    case 4: // broadcast
+      name = "broadcast";
+      break;
+    case 5: // transpose
+    case 6: { // permute
+      // The view's strides are the input's, permuted: find each output dim's
+      // source dim by (size, stride), preferring unused dims in order.
+      if (node.inputLayouts.size() != 1 ||
+          node.inputLayouts[0].shape.size() != node.outputLayout.shape.size() ||
+          node.outputLayout.strides.size() != node.outputLayout.shape.size() ||
+          node.inputLayouts[0].strides.size() != node.inputLayouts[0].shape.size())
+        return emitError(loc) << "'" << upstream
+                              << "' needs input and output layouts of one rank";
+      const Layout &in = node.inputLayouts[0], &out = node.outputLayout;
+      size_t rank = in.shape.size();
+      SmallVector<int64_t> perm;
+      std::vector<bool> used(rank, false);
+      for (size_t i = 0; i < rank; ++i) {
+        size_t j = 0;
+        for (; j < rank; ++j)
+          if (!used[j] && in.shape[j] == out.shape[i] &&
+              (in.strides[j] == out.strides[i] || in.shape[j] == 1))
+            break;
+        if (j == rank)
+          return emitError(loc) << "output layout of '" << upstream
+                                << "' is not a permutation of its input";
+        used[j] = true;
+        perm.push_back(j);
+      }
+      name = "transpose";
+      attrs.push_back(b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm)));
+      break;
+    }
+    default: // reshape, flatten, squeeze, unsqueeze: the output shape says all
+      name = "reshape";
+      break;
+    }
+    break;
+  }
+  case OpFamily::ShapeScalars: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(ParamsKind::Slice);
+    if (!p)
+      return failure();
+    RankedTensorType in = inputType(0);
+    auto d = normDim(p->fields[0].scalar.asInt(), in.getRank());
+    if (!d)
+      return failure();
+    int64_t rank = in.getRank();
+    SmallVector<int64_t> starts(rank, 0), ends(in.getShape()), steps(rank, 1);
+    starts[*d] = p->fields[1].scalar.asInt();
+    ends[*d] = p->fields[2].scalar.asInt();
+    steps[*d] = p->fields[3].scalar.asInt();
+    name = "slice";
+    attrs.push_back(b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)));
+    attrs.push_back(b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)));
+    attrs.push_back(b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps)));
+    break;
+  }
+  case OpFamily::ShapeMemory: {
+    if (failed(needInputs(1)))
+      return failure();
+    const OpParams *p = params(ParamsKind::Flip);
+    if (!p)
+      return failure();
+    name = "flip";
+    attrs.push_back(b.getNamedAttr(
+        "dims", b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+                    p->fields[0].list.begin(), p->fields[0].list.end()))));
+    break;
+  }
+  case OpFamily::Cast:
+    if (failed(needInputs(1)))
+      return failure();
+    name = "cast";
+    break;
+  case OpFamily::Memory:
+    if (failed(needInputs(1)))
+      return failure();
+    name = "contiguous";
+    break;
+  default:
+    return emitError(loc) << "op '" << upstream
+                          << "' is not supported by the .hdss importer";
+  }
+
+  OperationState state(loc, "hodu." + name);
+  state.addOperands(operands);
+  state.addTypes(resultTypes);
+  state.addAttributes(attrs);
+  Operation *op = b.create(state);
+  if (failed(verify(op)))
+    return failure();
+  Value result = op->getResult(resultIndex);
+  if (result.getType() != resultType)
+    return emitError(loc) << "'" << upstream << "' gives " << result.getType()
+                          << " but the node's output layout says "
+                          << resultType;
+  return success(define(node.outputId, result, loc));
+}
+
+OwningOpRef<ModuleOp> SnapshotImporter::run(const std::string &defaultName) {
+  ctx.loadDialect<hodu::HoduDialect, func::FuncDialect>();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  std::string modelName = snapshot.hasName ? snapshot.name : defaultName;
+  (*module)->setAttr("hodu.model_name", b.getStringAttr(modelName));
+
+  SmallVector<Type> argTypes;
+  for (const Input &in : snapshot.inputs)
+    argTypes.push_back(tensorType(in.shape, in.dtype));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main",
+                                     b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+  for (auto [i, in] : llvm::enumerate(snapshot.inputs)) {
+    func.setArgAttr(i, "hodu.name", b.getStringAttr(in.name));
+    if (!define(in.id, body->getArgument(i), fileLoc))
+      return nullptr;
+  }
+  for (const Constant &c : snapshot.constants)
+    if (failed(importConstant(c)))
+      return nullptr;
+  for (auto [i, node] : llvm::enumerate(snapshot.nodes))
+    if (failed(importNode(node, i)))
+      return nullptr;
+  if (snapshot.targets.empty()) {
+    emitError(fileLoc) << "the snapshot has no targets (outputs)";
+    return nullptr;
+  }
+  SmallVector<Value> results;
+  for (const Target &t : snapshot.targets) {
+    Value v = values.lookup(t.id);
+    if (!v) {
+      emitError(fileLoc) << "target '" << t.name << "' names tensor id " << t.id
+                         << ", which nothing defines";
+      return nullptr;
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, t] : llvm::enumerate(snapshot.targets))
+    func.setResultAttr(i, "hodu.name", b.getStringAttr(t.name));
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> hodu::importHdssModel(const std::string &path,
+                                            MLIRContext &context,
+                                            const ImportOptions &options) {
+  Location loc = FileLineColLoc::get(&context, path, 0, 0);
+  if (!options.inputShapes.empty()) {
+    emitError(loc) << ".hdss inputs have static shapes; --input-shape does not "
+                      "apply";
+    return nullptr;
+  }
+  Snapshot snapshot;
+  std::string error;
+  if (!readSnapshotFile(path, snapshot, error)) {
+    emitError(loc) << error;
+    return nullptr;
+  }
+  std::string stem = llvm::sys::path::stem(path).str();
+  return SnapshotImporter(context, path, snapshot).run(stem);
+}
+
+void hodu::registerHdssImporter() {
+  static bool done = [] {
+    ComponentRegistry::get().addImporter(
+        {"hdss", "upstream Hodu snapshots (postcard)", {".hdss"},
+         [](const std::string &path, MLIRContext &ctx,
+            const ImportOptions &options) {
+           return importHdssModel(path, ctx, options);
+         }});
+    return true;
+  }();
+  (void)done;
+}
