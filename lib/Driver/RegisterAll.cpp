@@ -1,5 +1,6 @@
 //===- RegisterAll.cpp - importers and targets built into hoduc -----------===//
 #include "hodu/Driver/Compiler.h"
+#include "hodu/Import/Hdss.h"
 #include "hodu/Registry/Registry.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
@@ -9,6 +10,7 @@
 void hodu::registerAllComponents() {
   static bool done = [] {
     registerBuiltinComponents();
+    registerHdssImporter();
 #ifdef HODU_HAVE_ONNX_IMPORTER
     registerOnnxImporter();
 #endif
