@@ -89,8 +89,22 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext context;
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      hodu::importOnnxModel(inputPath, context, options, frozen);
+  // The normal path goes through the component registry, as hoduc does;
+  // frozen inputs are an ONNX-only option.
+  hodu::registerOnnxImporter();
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  if (frozen.empty()) {
+    const hodu::Importer *importer =
+        hodu::ComponentRegistry::get().findImporterForPath(inputPath);
+    if (!importer) {
+      llvm::errs() << "error: no importer for '" << inputPath
+                   << "' (expected a .onnx file)\n";
+      return 1;
+    }
+    module = importer->import(inputPath, context, options);
+  } else {
+    module = hodu::importOnnxModel(inputPath, context, options, frozen);
+  }
   if (!module || mlir::failed(mlir::verify(*module)))
     return 1;
 

@@ -163,6 +163,13 @@ LogicalResult convertPow(NodeContext &n) {
     n.setOutput(0, r);
     return success();
   }
+  Type expElt = tensorType(b).getElementType();
+  if (!isa<FloatType>(elt) && isa<FloatType>(expElt)) {
+    // An integer base with a float exponent: compute in float, like ONNX.
+    TRY(r, make<PowOp>(n, n.cast(a, expElt), b));
+    n.setOutput(0, n.cast(r, elt));
+    return success();
+  }
   TRY(r, make<PowOp>(n, a, n.cast(b, elt)));
   n.setOutput(0, r);
   return success();
@@ -2113,6 +2120,11 @@ LogicalResult convertMatMulInteger(NodeContext &n) {
 /// Element `i` of dim `dim`, with that dim dropped.
 FailureOr<Value> takeAt(NodeContext &n, Value v, int64_t dim, int64_t i) {
   auto t = tensorType(v);
+  if (t.getDimSize(dim) == 1) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape.erase(shape.begin() + dim);
+    return n.reshape(v, shape);
+  }
   SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
       steps(t.getRank(), 1);
   starts[dim] = i;
@@ -2323,7 +2335,8 @@ LogicalResult convertRecurrent(NodeContext &n) {
         TRY(hn, make<AddOp>(n, hh, zd));
         h = hn;
       }
-      ys[t][d] = n.reshape(h, {1, 1, batch, H});
+      if (n.hasOutput(0))
+        ys[t][d] = n.reshape(h, {1, 1, batch, H});
     }
     lastH.push_back(n.reshape(h, {1, batch, H}));
     if (c)
