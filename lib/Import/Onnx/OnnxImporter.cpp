@@ -711,6 +711,27 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     return nullptr;
   }
 
+  // Reject unsupported ops before ONNX shape inference sees them: its
+  // inference functions for control flow (Scan, Loop, If) crash on
+  // malformed subgraphs, and those ops cannot be imported anyway.
+  for (auto [index, node] : llvm::enumerate(model.graph().node())) {
+    std::string name = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(index)
+                           : node.name();
+    Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
+                     << node.domain() << "' (node '" << name
+                     << "') is not supported";
+      return nullptr;
+    }
+    if (!isSupportedOp(node.op_type())) {
+      emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
+                     << ") node '" << name << "': unsupported op";
+      return nullptr;
+    }
+  }
+
   // Shape inference annotates intermediate values; the importer computes its
   // own types and uses these only to cross-check them. ONNX reports problems
   // by throwing; a model it cannot infer is still imported.
@@ -869,12 +890,6 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
                            ? node.op_type() + "_" + std::to_string(index)
                            : node.name();
     Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
-                     << node.domain() << "' (node '" << name
-                     << "') is not supported";
-      return nullptr;
-    }
     if (opset < 1) {
       emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
                      << "'): the model imports no opset of the default ONNX "

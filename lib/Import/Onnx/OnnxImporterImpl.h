@@ -131,6 +131,8 @@ public:
   mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
 };
 
+/// Whether an op type of the default domain has a conversion.
+bool isSupportedOp(llvm::StringRef opType);
 /// Converts one node; defined in OnnxOps.cpp.
 mlir::LogicalResult convertNode(NodeContext &n);
 /// Evaluates a node at import time when its inputs are known. Returns true

@@ -2528,6 +2528,10 @@ const llvm::StringMap<Converter> &converters() {
 
 } // namespace
 
+bool hodu::onnx_import::isSupportedOp(StringRef opType) {
+  return converters().count(opType);
+}
+
 LogicalResult hodu::onnx_import::convertNode(NodeContext &n) {
   const auto &table = converters();
   auto it = table.find(n.node.op_type());
