@@ -53,4 +53,54 @@ def ConvertHoduToLinalg : Pass<"convert-hodu-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
+  let summary = "Tile matmuls for caches and registers and vectorise them (CPU)";
+  let description = [{
+    For every `linalg.matmul` and `linalg.batch_matmul` on static float
+    tensors: tiles for the caches (at most `cache-m` x `cache-n` x `cache-k`),
+    then into register tiles (at most `register-m` rows x `register-n`
+    columns, one k step), vectorises the register tile and keeps its
+    accumulator in registers across the k loop (the transfers are hoisted
+    out of it). Contractions become outer products, i.e. broadcast + FMA on
+    the widest vectors the target has. Tile sizes are chosen per op to divide
+    its dimensions, so no partial tiles arise; an op whose sizes admit no
+    vector tile is left for the scalar path.
+
+    The pass computes the sizes and drives the transform dialect's
+    interpreter with a generated script, so each step is an upstream
+    transform (`transform.structured.tile_using_for`, `vectorize`,
+    `transform.loop.hoist_loop_invariant_subsets`, vector lowering patterns).
+
+    Before:
+    ```mlir
+    %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    ```
+    After (abridged):
+    ```mlir
+    scf.for %i = %c0 to %c64 step %c8 ... {
+      scf.for %j = %c0 to %c64 step %c32 ... {
+        %acc = vector.transfer_read ... : tensor<8x32xf32>, vector<8x32xf32>
+        %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%v = %acc) -> (vector<8x32xf32>) {
+          ... vector.broadcast, arith.mulf, arith.addf on vector<8x32xf32> ...
+        }
+        vector.transfer_write %r, ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"registerM", "register-m", "int64_t", "8", "Most rows of a register tile">,
+    Option<"registerN", "register-n", "int64_t", "32", "Most columns of a register tile">,
+    Option<"cacheM", "cache-m", "int64_t", "64", "Most rows of a cache tile">,
+    Option<"cacheN", "cache-n", "int64_t", "256", "Most columns of a cache tile">,
+    Option<"cacheK", "cache-k", "int64_t", "256", "Most k of a cache tile">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"
+  ];
+}
+
 #endif // HODU_PASSES_TD

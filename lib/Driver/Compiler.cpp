@@ -236,6 +236,8 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
       p = "convert-hodu-to-linalg," + p;
     if (optLevel >= 1)
       p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+    if (optLevel >= 2)
+      p += ",hodu-cpu-vectorize,canonicalize";
     return p;
   }
   case Phase::Bufferized:
@@ -247,8 +249,10 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
            "convert-bufferization-to-memref";
   case Phase::LLVM:
     // expand-strided-metadata creates affine.apply ops: before lower-affine.
-    return "func.func(convert-linalg-to-loops),expand-strided-metadata,"
-           "lower-affine,convert-scf-to-cf,finalize-memref-to-llvm,"
+    return "func.func(convert-linalg-to-loops),"
+           "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
+           "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,"
+           "convert-ub-to-llvm,finalize-memref-to-llvm,"
            "convert-math-to-llvm,convert-math-to-libm,"
            "func.func(arith-expand),convert-arith-to-llvm,convert-cf-to-llvm,"
            "convert-index-to-llvm,"

@@ -1,0 +1,144 @@
+//===- CpuVectorize.cpp - tile and vectorise matmuls for CPUs -------------===//
+//
+// Chooses cache and register tile sizes per op (in C++, where the shapes are
+// known) and lets the transform dialect do the tiling, vectorisation and
+// hoisting: the script is generated per module, with each op tagged so the
+// script can find it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+
+#include <string>
+
+namespace hodu {
+#define GEN_PASS_DEF_CPUVECTORIZE
+#include "Hodu/Passes.h.inc"
+} // namespace hodu
+
+using namespace mlir;
+
+namespace {
+constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
+
+/// The largest divisor of `dim` that is at most `limit` and a multiple of
+/// `step` (which divides `dim`); `step` itself if none is larger.
+int64_t tileSize(int64_t dim, int64_t limit, int64_t step) {
+  for (int64_t t = std::min(dim, limit) / step * step; t > step; t -= step)
+    if (dim % t == 0)
+      return t;
+  return step;
+}
+
+/// The largest of `candidates` (descending) that divides `dim`.
+int64_t registerSize(int64_t dim, std::initializer_list<int64_t> candidates,
+                     int64_t limit) {
+  for (int64_t c : candidates)
+    if (c <= limit && dim % c == 0)
+      return c;
+  return 1;
+}
+
+std::string list(llvm::ArrayRef<int64_t> v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string tileOp(const std::string &result, const std::string &loops,
+                   const std::string &target, llvm::ArrayRef<int64_t> sizes) {
+  int64_t n = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+  std::string types = "!transform.any_op";
+  for (int64_t i = 0; i < n; ++i)
+    types += ", !transform.any_op";
+  return "    " + result + ", " + loops + ":" + std::to_string(n) +
+         " = transform.structured.tile_using_for " + target + " tile_sizes " +
+         list(sizes) + " : (!transform.any_op) -> (" + types + ")\n";
+}
+
+struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string perOp, hoists;
+    int64_t id = 0;
+    module.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+          !op.hasPureTensorSemantics())
+        return;
+      auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      if (!resultType || !isa<Float32Type, Float64Type>(resultType.getElementType()))
+        return;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (llvm::any_of(ranges, ShapedType::isDynamic))
+        return;
+      bool batched = ranges.size() == 4;
+      int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
+      // Register tile: up to registerM rows of registerN columns.
+      int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
+      int64_t mr = registerSize(m, {8, 4, 2, 1}, registerM);
+      if (n % 4 != 0)
+        return; // no useful vector width: leave it to the scalar path
+      int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
+              kc = tileSize(k, cacheK, 1);
+      SmallVector<int64_t> cache{mc, nc, kc}, reg{mr, nr, 1};
+      if (batched) {
+        cache.insert(cache.begin(), 1);
+        reg.insert(reg.begin(), 0); // already 1 after the cache tiling
+      }
+      op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+      std::string i = std::to_string(id);
+      perOp += "    %op" + i + " = transform.structured.match attributes {" +
+               kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      perOp += tileOp("%c" + i, "%cl" + i, "%op" + i, cache);
+      perOp += tileOp("%r" + i, "%rl" + i, "%c" + i, reg);
+      perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
+      // The innermost (k) loop of the register tiling carries the accumulator.
+      hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i + "#" +
+                std::to_string(batched ? 2 : 2) + " : !transform.any_op\n";
+      ++id;
+    });
+    if (id == 0)
+      return;
+
+    std::string script =
+        "module attributes {transform.with_named_sequence} {\n"
+        "  transform.named_sequence @__transform_main(%root: !transform.any_op "
+        "{transform.readonly}) {\n" +
+        perOp +
+        "    %funcs = transform.structured.match ops{[\"func.func\"]} in %root "
+        ": (!transform.any_op) -> !transform.any_op\n"
+        "    transform.apply_patterns to %funcs {\n"
+        "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
+        "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+        "      transform.apply_patterns.vector.lower_outerproduct\n"
+        "      transform.apply_patterns.canonicalization\n"
+        "    } : !transform.any_op\n" +
+        hoists + "    transform.yield\n  }\n}\n";
+    OwningOpRef<ModuleOp> transforms =
+        parseSourceString<ModuleOp>(script, ParserConfig(&getContext()));
+    if (!transforms) {
+      module.emitError("hodu-cpu-vectorize: internal error in the generated "
+                       "transform script");
+      return signalPassFailure();
+    }
+    Operation *entry = transforms->lookupSymbol("__transform_main");
+    if (failed(transform::applyTransformNamedSequence(
+            module, entry, *transforms, transform::TransformOptions())))
+      return signalPassFailure();
+    module.walk([](Operation *op) { op->removeAttr(kTag); });
+  }
+};
+} // namespace

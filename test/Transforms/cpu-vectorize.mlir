@@ -1,0 +1,53 @@
+// RUN: hodu-opt %s --hodu-cpu-vectorize --canonicalize --split-input-file | FileCheck %s
+
+// A matmul gets cache tiles, 8x32 register tiles and a k loop that carries
+// the accumulator as a vector (no memory round trip per k step).
+// CHECK-LABEL: func.func @matmul
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// CHECK: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// CHECK: arith.mulf {{.*}} : vector<8x32{{.*}}xf32>
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
+  return %0 : tensor<128x256xf32>
+}
+
+// -----
+
+// Tile sizes divide the op's dims: 6 rows use a 2-row register tile, 20
+// columns a 4-wide one.
+// CHECK-LABEL: func.func @odd_sizes
+// CHECK: vector<2x4xf32>
+func.func @odd_sizes(%a: tensor<6x10xf32>, %b: tensor<10x20xf32>, %c: tensor<6x20xf32>) -> tensor<6x20xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<6x10xf32>, tensor<10x20xf32>) outs(%c : tensor<6x20xf32>) -> tensor<6x20xf32>
+  return %0 : tensor<6x20xf32>
+}
+
+// -----
+
+// Batched matmuls are tiled over the batch too.
+// CHECK-LABEL: func.func @batch
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<1x8x16xf32>)
+// CHECK-NOT: linalg.batch_matmul
+func.func @batch(%a: tensor<4x16x32xf32>, %b: tensor<4x32x16xf32>, %c: tensor<4x16x16xf32>) -> tensor<4x16x16xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<4x16x32xf32>, tensor<4x32x16xf32>) outs(%c : tensor<4x16x16xf32>) -> tensor<4x16x16xf32>
+  return %0 : tensor<4x16x16xf32>
+}
+
+// -----
+
+// No vector width divides 7 columns, and integer matmuls are not handled:
+// both stay for the scalar path, untouched and without the internal tag.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x7xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xi32>, tensor<8x8xi32>)
+// CHECK-NOT: hodu.vectorize_id
+func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf32>,
+                      %i: tensor<8x8xi32>, %j: tensor<8x8xi32>) -> (tensor<8x7xf32>, tensor<8x8xi32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x7xf32>) outs(%c : tensor<8x7xf32>) -> tensor<8x7xf32>
+  %1 = linalg.matmul ins(%i, %j : tensor<8x8xi32>, tensor<8x8xi32>) outs(%j : tensor<8x8xi32>) -> tensor<8x8xi32>
+  return %0, %1 : tensor<8x7xf32>, tensor<8x8xi32>
+}
