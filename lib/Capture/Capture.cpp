@@ -8,11 +8,13 @@
 #include "hodu/Capture/Capture.h"
 #include "hodu/Driver/Compiler.h"
 #include "hodu/Import/Hdss.h"
+#include "hodu/Transforms/Passes.h"
 #include "hodu/runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllPasses.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -528,7 +530,15 @@ void Script::compile(const CompileOptions &options) const {
   std::string input = dir.file(cIdentifier(name()) + ".hdss");
   save(input);
 
-  hodu::registerAllComponents();
+  // The pipelines are pass-pipeline strings: their passes must be registered,
+  // as hoduc's main() does. Once per process.
+  static bool registered = [] {
+    hodu::registerAllComponents();
+    mlir::registerAllPasses();
+    hodu::registerHoduPasses();
+    return true;
+  }();
+  (void)registered;
   mlir::DialectRegistry registry;
   hodu::registerCompilerDialects(registry);
   mlir::MLIRContext context(registry);
