@@ -54,7 +54,7 @@ def ConvertHoduToLinalg : Pass<"convert-hodu-to-linalg", "mlir::ModuleOp"> {
 }
 
 def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
-  let summary = "Tile matmuls for caches and registers and vectorise them (CPU)";
+  let summary = "Tile matmuls and convolutions for caches and registers and vectorise them (CPU)";
   let description = [{
     For every `linalg.matmul` and `linalg.batch_matmul` on static float
     tensors: tiles for the caches (at most `cache-m` x `cache-n` x `cache-k`),
@@ -64,7 +64,9 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     out of it). Contractions become outer products, i.e. broadcast + FMA on
     the widest vectors the target has. Tile sizes are chosen per op to divide
     its dimensions, so no partial tiles arise; an op whose sizes admit no
-    vector tile is left for the scalar path.
+    vector tile is left for the scalar path. A batch-1 `linalg.conv_2d_nchw_fchw`
+    is first rewritten as an im2col copy and a `linalg.matmul`, so
+    convolutions take the same path.
 
     The pass computes the sizes and drives the transform dialect's
     interpreter with a generated script, so each step is an upstream

@@ -67,11 +67,74 @@ std::string tileOp(const std::string &result, const std::string &loops,
          list(sizes) + " : (!transform.any_op) -> (" + types + ")\n";
 }
 
+/// conv_2d_nchw_fchw with batch 1 and static shapes -> an im2col copy and a
+/// named matmul, so that convolutions take the vectorised matmul path:
+///   col[c, kh, kw, oh, ow] = in[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
+///   out[f, oh*ow] = filter[f, c*kh*kw] x col[c*kh*kw, oh*ow]
+/// The copy is a plain linalg.generic with affine maps (no gathers).
+void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
+  auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!in.hasStaticShape() || !flt.hasStaticShape() || !out.hasStaticShape() ||
+      in.getDimSize(0) != 1 || !isa<Float32Type, Float64Type>(out.getElementType()))
+    return;
+  int64_t c = in.getDimSize(1), f = flt.getDimSize(0), kh = flt.getDimSize(2),
+          kw = flt.getDimSize(3), oh = out.getDimSize(2), ow = out.getDimSize(3);
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type elt = out.getElementType();
+
+  // (c, kh, kw, oh, ow) -> input (0, c, oh*sh + kh*dh, ow*sw + kw*dw)
+  AffineExpr dc = getAffineDimExpr(0, ctx), dkh = getAffineDimExpr(1, ctx),
+             dkw = getAffineDimExpr(2, ctx), doh = getAffineDimExpr(3, ctx),
+             dow = getAffineDimExpr(4, ctx);
+  AffineMap inMap = AffineMap::get(
+      5, 0,
+      {getAffineConstantExpr(0, ctx), dc, doh * strides[0] + dkh * dilations[0],
+       dow * strides[1] + dkw * dilations[1]},
+      ctx);
+  AffineMap id = AffineMap::getMultiDimIdentityMap(5, ctx);
+  Value colInit = tensor::EmptyOp::create(b, loc, {c, kh, kw, oh, ow}, elt);
+  SmallVector<utils::IteratorType> par(5, utils::IteratorType::parallel);
+  Value col = linalg::GenericOp::create(
+                  b, loc, colInit.getType(), ValueRange{conv.getInputs()[0]},
+                  ValueRange{colInit}, ArrayRef<AffineMap>{inMap, id}, par,
+                  [](OpBuilder &nb, Location nl, ValueRange args) {
+                    linalg::YieldOp::create(nb, nl, args[0]);
+                  })
+                  .getResult(0);
+  Value col2d = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({c * kh * kw, oh * ow}, elt), col,
+      ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
+  Value flt2d = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({f, c * kh * kw}, elt), conv.getInputs()[1],
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value init2d = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({f, oh * ow}, elt), conv.getOutputs()[0],
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  Value mm = linalg::MatmulOp::create(b, loc, ValueRange{flt2d, col2d},
+                                      ValueRange{init2d})
+                 .getResult(0);
+  Value res = tensor::ExpandShapeOp::create(
+      b, loc, out, mm, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  conv->getResult(0).replaceAllUsesWith(res);
+  conv->erase();
+}
+
 struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    module.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
+    for (auto conv : convs)
+      if (conv.hasPureTensorSemantics())
+        convToIm2colMatmul(conv);
     std::string perOp, hoists;
     int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {

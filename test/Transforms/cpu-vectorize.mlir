@@ -51,3 +51,20 @@ func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf
   %1 = linalg.matmul ins(%i, %j : tensor<8x8xi32>, tensor<8x8xi32>) outs(%j : tensor<8x8xi32>) -> tensor<8x8xi32>
   return %0, %1 : tensor<8x7xf32>, tensor<8x8xi32>
 }
+
+// -----
+
+// A batch-1 NCHW convolution becomes an im2col copy (affine maps, no
+// gathers) and a vectorised matmul of the flattened filter with the columns.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4x10x10xf32>) outs(%{{.*}} : tensor<4x3x3x8x8xf32>)
+// CHECK: tensor.collapse_shape {{.*}} tensor<4x3x3x8x8xf32> into tensor<36x64xf32>
+// CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
+// CHECK: -> (vector<8x32xf32>)
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x8x8x8xf32>
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+         ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %0 : tensor<1x8x8x8xf32>
+}
