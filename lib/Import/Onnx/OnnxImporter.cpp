@@ -736,11 +736,20 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   // own types and uses these only to cross-check them. ONNX reports problems
   // by throwing; a model it cannot infer is still imported.
   std::map<std::string, SmallVector<int64_t>> inferred;
+  std::map<std::string, int> inferredTypes;
   try {
     onnx::shape_inference::InferShapes(model);
     for (const auto &vi : model.graph().value_info())
       if (auto s = staticShapeOf(vi))
         inferred[vi.name()] = *s;
+    // Declared output shapes are checked the same way (when static).
+    for (const auto &vi : model.graph().output())
+      if (auto s = staticShapeOf(vi))
+        inferred[vi.name()] = *s;
+    for (const auto *list : {&model.graph().value_info(), &model.graph().output()})
+      for (const auto &vi : *list)
+        if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type())
+          inferredTypes[vi.name()] = vi.type().tensor_type().elem_type();
   } catch (const std::exception &) {
   }
 
@@ -915,6 +924,18 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       if (!t) {
         n.error("output '" + out + "' was not produced (importer bug)");
         return nullptr;
+      }
+      auto et = inferredTypes.find(out);
+      if (et != inferredTypes.end()) {
+        Type expected = onnxElementType(context, et->second);
+        if (expected && expected != t.getElementType()) {
+          std::string got, want;
+          llvm::raw_string_ostream(got) << t.getElementType();
+          llvm::raw_string_ostream(want) << expected;
+          n.error("output '" + out + "' has element type " + got +
+                  " but ONNX says " + want + " (importer bug)");
+          return nullptr;
+        }
       }
       auto it = inferred.find(out);
       if (it != inferred.end() && t.hasStaticShape() &&
