@@ -1,0 +1,300 @@
+/*===- hodu_bench.c - times a hoduc artifact through libhodurt -----------===*
+ *
+ *   hodu_bench MODEL.so [--threads N] [--input NAME=FILE.npy]...
+ *              [--benchmark N] [--warmup W] [--serve]
+ *
+ * Loads MODEL.so with hodu_model_load, fills its inputs from float32 .npy
+ * files, and then either
+ *
+ *  - (--benchmark N) runs W warm-up and N timed runs and prints one JSON line
+ *    with the median, minimum, p90 and mean latency in nanoseconds and the
+ *    process's peak RSS, or
+ *  - (--serve) answers commands on stdin, one per line, so that a driver can
+ *    interleave it with another engine while both keep their models loaded:
+ *      warmup K    run K times untimed              -> "ok"
+ *      run K       run K times, time each run       -> "times T1 T2 ... (ns)"
+ *      save DIR    write every output to DIR/<output index>.npy -> "ok"
+ *      rss         peak resident set size           -> "rss KB"
+ *      quit
+ *    Errors print "error MESSAGE" and the server keeps going.
+ *
+ * Every run goes through hodu_model_run with preallocated tensors, so the
+ * time is the runtime's checks plus the compiled code. Timing uses
+ * CLOCK_MONOTONIC around each call.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "hodu/runtime.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+enum { kMaxTensors = 64 };
+
+static hodu_model *gModel;
+static hodu_tensor *gInputs[kMaxTensors], *gOutputs[kMaxTensors];
+static int32_t gNumInputs, gNumOutputs;
+
+static int64_t nowNs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long peakRssKb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss; /* kilobytes on Linux */
+}
+
+/* Takes ownership of `s`; returns 1 if it was an error (and prints it). */
+static int failed(hodu_status s, const char *what) {
+  if (!s)
+    return 0;
+  fprintf(stderr, "hodu_bench: %s: %s\n", what, hodu_status_message(s));
+  hodu_status_free(s);
+  return 1;
+}
+
+/* Reads a little-endian float32 C-order .npy file into `t`, whose shape
+ * must have the same element count (the runtime checks the shape itself at
+ * run time, and the generator writes exactly the model's shapes). */
+static int readNpy(const char *path, hodu_tensor *t) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "hodu_bench: cannot open '%s'\n", path);
+    return 0;
+  }
+  unsigned char pre[10];
+  int ok = 0;
+  char *header = NULL;
+  if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0 ||
+      pre[6] != 1) {
+    fprintf(stderr, "hodu_bench: '%s' is not a version 1 .npy file\n", path);
+    goto done;
+  }
+  size_t hlen = (size_t)pre[8] | ((size_t)pre[9] << 8);
+  header = malloc(hlen + 1);
+  if (!header || fread(header, 1, hlen, f) != hlen)
+    goto done;
+  header[hlen] = 0;
+  if (!strstr(header, "'<f4'") || strstr(header, "True")) {
+    fprintf(stderr, "hodu_bench: '%s' must be little-endian f4 in C order\n",
+            path);
+    goto done;
+  }
+  size_t bytes = hodu_tensor_bytes(t);
+  if (fread(hodu_tensor_data(t), 1, bytes, f) != bytes) {
+    fprintf(stderr, "hodu_bench: '%s' holds fewer than %zu bytes of data\n",
+            path, bytes);
+    goto done;
+  }
+  ok = 1;
+done:
+  free(header);
+  fclose(f);
+  return ok;
+}
+
+static int writeNpy(const char *path, const hodu_tensor *t) {
+  char shape[512] = "(";
+  size_t n = 1;
+  for (int32_t i = 0; i < hodu_tensor_rank(t); ++i)
+    n += (size_t)snprintf(shape + n, sizeof shape - n, "%s%lld",
+                          i ? ", " : "", (long long)hodu_tensor_shape(t)[i]);
+  snprintf(shape + n, sizeof shape - n, "%s)",
+           hodu_tensor_rank(t) == 1 ? "," : "");
+  char header[640];
+  int len = snprintf(header, sizeof header,
+                     "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }",
+                     shape);
+  int total = 10 + len + 1;
+  int pad = (64 - total % 64) % 64;
+  FILE *f = fopen(path, "wb");
+  if (!f)
+    return 0;
+  unsigned hl = (unsigned)(len + pad + 1);
+  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0,
+                           (unsigned char)(hl & 0xff), (unsigned char)(hl >> 8)};
+  int ok = fwrite(pre, 1, 10, f) == 10 &&
+           fwrite(header, 1, (size_t)len, f) == (size_t)len;
+  for (int i = 0; ok && i < pad; ++i)
+    ok = fputc(' ', f) != EOF;
+  ok = ok && fputc('\n', f) != EOF &&
+       fwrite(hodu_tensor_data(t), 1, hodu_tensor_bytes(t), f) ==
+           hodu_tensor_bytes(t);
+  return fclose(f) == 0 && ok;
+}
+
+static int runOnce(void) {
+  return !failed(hodu_model_run(gModel, (const hodu_tensor *const *)gInputs,
+                                (size_t)gNumInputs, gOutputs,
+                                (size_t)gNumOutputs),
+                 "run");
+}
+
+static int cmpI64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int benchmark(long iters, long warmup) {
+  for (long i = 0; i < warmup; ++i)
+    if (!runOnce())
+      return 2;
+  int64_t *t = malloc(sizeof *t * (size_t)iters);
+  if (!t)
+    return 2;
+  double sum = 0;
+  for (long i = 0; i < iters; ++i) {
+    int64_t t0 = nowNs();
+    if (!runOnce()) {
+      free(t);
+      return 2;
+    }
+    t[i] = nowNs() - t0;
+    sum += (double)t[i];
+  }
+  qsort(t, (size_t)iters, sizeof *t, cmpI64);
+  long p90 = (iters * 9 + 9) / 10 - 1;
+  printf("{\"iters\": %ld, \"median_ns\": %lld, \"min_ns\": %lld, "
+         "\"p90_ns\": %lld, \"mean_ns\": %.0f, \"threads\": %d, "
+         "\"peak_rss_kb\": %ld}\n",
+         iters, (long long)t[iters / 2], (long long)t[0],
+         (long long)t[p90 < 0 ? 0 : p90], sum / (double)iters,
+         hodu_runtime_get_num_threads(), peakRssKb());
+  free(t);
+  return 0;
+}
+
+static void serve(void) {
+  char line[4096];
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  while (fgets(line, sizeof line, stdin)) {
+    line[strcspn(line, "\r\n")] = 0;
+    long k = 0;
+    char dir[4000];
+    if (sscanf(line, "warmup %ld", &k) == 1) {
+      int ok = 1;
+      for (long i = 0; ok && i < k; ++i)
+        ok = runOnce();
+      puts(ok ? "ok" : "error run failed");
+    } else if (sscanf(line, "run %ld", &k) == 1 && k > 0) {
+      printf("times");
+      for (long i = 0; i < k; ++i) {
+        int64_t t0 = nowNs();
+        if (!runOnce()) {
+          printf(" error");
+          break;
+        }
+        printf(" %lld", (long long)(nowNs() - t0));
+      }
+      putchar('\n');
+    } else if (sscanf(line, "save %3999s", dir) == 1) {
+      int ok = 1;
+      for (int32_t i = 0; ok && i < gNumOutputs; ++i) {
+        char path[4096 + 32];
+        snprintf(path, sizeof path, "%s/%d.npy", dir, i);
+        ok = writeNpy(path, gOutputs[i]);
+      }
+      puts(ok ? "ok" : "error cannot write outputs");
+    } else if (strcmp(line, "rss") == 0) {
+      printf("rss %ld\n", peakRssKb());
+    } else if (strcmp(line, "quit") == 0) {
+      return;
+    } else {
+      printf("error unknown command '%s'\n", line);
+    }
+  }
+}
+
+static void usage(void) {
+  fprintf(stderr, "usage: hodu_bench MODEL.so [--threads N] "
+                  "[--input NAME=FILE.npy]... [--benchmark N] [--warmup W] "
+                  "[--serve]\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage();
+    return 2;
+  }
+  long iters = 0, warmup = 3;
+  int serveMode = 0;
+  const char *inputs[kMaxTensors];
+  int numFiles = 0;
+  for (int i = 2; i < argc; ++i) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--serve") == 0) {
+      serveMode = 1;
+    } else if (v && strcmp(a, "--threads") == 0) {
+      if (failed(hodu_runtime_set_num_threads(atoi(v)), "--threads"))
+        return 2;
+      ++i;
+    } else if (v && strcmp(a, "--benchmark") == 0) {
+      iters = atol(v);
+      ++i;
+    } else if (v && strcmp(a, "--warmup") == 0) {
+      warmup = atol(v);
+      ++i;
+    } else if (v && strcmp(a, "--input") == 0 && numFiles < kMaxTensors) {
+      inputs[numFiles++] = v;
+      ++i;
+    } else {
+      usage();
+      return 2;
+    }
+  }
+  if (!serveMode && iters <= 0) {
+    usage();
+    return 2;
+  }
+
+  if (failed(hodu_model_load(argv[1], &gModel), "load"))
+    return 2;
+  gNumInputs = hodu_model_num_inputs(gModel);
+  gNumOutputs = hodu_model_num_outputs(gModel);
+  if (gNumInputs > kMaxTensors || gNumOutputs > kMaxTensors) {
+    fprintf(stderr, "hodu_bench: too many tensors\n");
+    return 2;
+  }
+  for (int32_t i = 0; i < gNumInputs; ++i)
+    if (failed(hodu_model_create_input(gModel, i, &gInputs[i]), "input"))
+      return 2;
+  for (int32_t i = 0; i < gNumOutputs; ++i)
+    if (failed(hodu_model_create_output(gModel, i, &gOutputs[i]), "output"))
+      return 2;
+  for (int k = 0; k < numFiles; ++k) {
+    const char *eq = strchr(inputs[k], '=');
+    if (!eq) {
+      fprintf(stderr, "hodu_bench: --input wants NAME=FILE, got '%s'\n",
+              inputs[k]);
+      return 2;
+    }
+    char name[1024];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - inputs[k]), inputs[k]);
+    int32_t idx;
+    if (failed(hodu_model_input_index(gModel, name, &idx), "--input") ||
+        !readNpy(eq + 1, gInputs[idx]))
+      return 2;
+  }
+
+  int rc = 0;
+  if (serveMode)
+    serve();
+  else
+    rc = benchmark(iters, warmup);
+  for (int32_t i = 0; i < gNumInputs; ++i)
+    hodu_tensor_free(gInputs[i]);
+  for (int32_t i = 0; i < gNumOutputs; ++i)
+    hodu_tensor_free(gOutputs[i]);
+  hodu_model_free(gModel);
+  return rc;
+}
