@@ -66,7 +66,9 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     its dimensions, so no partial tiles arise; an op whose sizes admit no
     vector tile is left for the scalar path. A batch-1 `linalg.conv_2d_nchw_fchw`
     is first rewritten as an im2col copy and a `linalg.matmul`, so
-    convolutions take the same path.
+    convolutions take the same path. With `parallel` (the default) the cache
+    tiles of the batch, or else of whichever of M and N has more of them,
+    form an `scf.forall`, which hoduc lowers to OpenMP.
 
     The pass computes the sizes and drives the transform dialect's
     interpreter with a generated script, so each step is an upstream
@@ -97,6 +99,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Option<"cacheM", "cache-m", "int64_t", "64", "Most rows of a cache tile">,
     Option<"cacheN", "cache-n", "int64_t", "256", "Most columns of a cache tile">,
     Option<"cacheK", "cache-k", "int64_t", "256", "Most k of a cache tile">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Spread the cache tiles of one dimension over threads (scf.forall)">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

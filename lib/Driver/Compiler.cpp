@@ -28,6 +28,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -112,6 +113,7 @@ void hodu::registerCompilerDialects(DialectRegistry &registry) {
   registerAllExtensions(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 //===----------------------------------------------------------------------===//
@@ -246,17 +248,24 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
            "buffer-results-to-out-params{hoist-static-allocs "
            "modify-public-functions},"
            "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-           "convert-bufferization-to-memref";
+           "convert-bufferization-to-memref,"
+           // Parallel tile loops run on OpenMP threads.
+           "scf-forall-to-parallel,convert-scf-to-openmp";
   case Phase::LLVM:
     // expand-strided-metadata creates affine.apply ops: before lower-affine.
+    // Memrefs go to LLVM before scf-to-cf: the memref.alloca_scope that
+    // convert-scf-to-openmp puts in each parallel body must still hold a
+    // single block when it is lowered.
+    // The bare-pointer function conversion must come before the OpenMP
+    // conversion, which would otherwise convert @main with memref descriptors.
     return "func.func(convert-linalg-to-loops),"
            "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
-           "lower-affine,convert-scf-to-cf,convert-vector-to-llvm,"
-           "convert-ub-to-llvm,finalize-memref-to-llvm,"
-           "convert-math-to-llvm,convert-math-to-libm,"
-           "func.func(arith-expand),convert-arith-to-llvm,convert-cf-to-llvm,"
-           "convert-index-to-llvm,"
+           "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
+           "func.func(arith-expand),finalize-memref-to-llvm,"
            "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+           "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
+           "convert-openmp-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+           "convert-index-to-llvm,"
            "reconcile-unrealized-casts";
   }
   llvm_unreachable("unknown phase");
@@ -342,6 +351,26 @@ LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
   };
   loadAll(entry->getArg(0), nIn);
   loadAll(entry->getArg(1), nOut);
+  if (m.getFunction("__kmpc_fork_call")) {
+    // A multi-threaded model: ctx (hodu_run_context, abi.h) carries the thread
+    // budget of this run. omp_set_num_threads affects only the calling thread,
+    // so concurrent runs with different budgets do not interfere.
+    llvm::Value *ctxArg = entry->getArg(2);
+    auto *setBB = llvm::BasicBlock::Create(ctx, "set_threads", entry);
+    auto *runBB = llvm::BasicBlock::Create(ctx, "run", entry);
+    auto *haveCtx = llvm::BasicBlock::Create(ctx, "have_ctx", entry);
+    b.CreateCondBr(b.CreateIsNull(ctxArg), runBB, haveCtx);
+    b.SetInsertPoint(haveCtx);
+    llvm::Value *threads = b.CreateLoad(
+        i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctxArg, 4));
+    b.CreateCondBr(b.CreateICmpSGT(threads, b.getInt32(0)), setBB, runBB);
+    b.SetInsertPoint(setBB);
+    llvm::FunctionCallee setThreads = m.getOrInsertFunction(
+        "omp_set_num_threads", llvm::FunctionType::get(b.getVoidTy(), {i32}, false));
+    b.CreateCall(setThreads, {threads});
+    b.CreateBr(runBB);
+    b.SetInsertPoint(runBB);
+  }
   b.CreateCall(impl, args);
   b.CreateRet(b.getInt32(0));
 
@@ -563,6 +592,10 @@ LogicalResult linkShared(StringRef object, StringRef out, bool hostLibs,
     argv.push_back("-lm");
     argv.push_back("-lc");
   }
+  // Multi-threaded models call the OpenMP runtime (LLVM's libomp).
+  argv.push_back("-L" HODU_LLVM_LIBDIR);
+  argv.push_back("-rpath=" HODU_LLVM_LIBDIR);
+  argv.push_back("-lomp");
   return runTool(*lld, argv, loc);
 }
 
@@ -583,7 +616,8 @@ LogicalResult linkExecutable(StringRef object, StringRef out, Location loc) {
                           "clang-22 or gcc) for the C start-up files; install "
                           "one with: apt-get install clang-22");
   return runTool(*cc, {*cc, "-o", out.str(), object.str(), mainObj.str().str(),
-                       "-lm"},
+                       "-L" HODU_LLVM_LIBDIR, "-Wl,-rpath," HODU_LLVM_LIBDIR,
+                       "-Wl,--as-needed", "-lomp", "-lm"},
                  loc);
 }
 

@@ -156,21 +156,48 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
         return; // no useful vector width: leave it to the scalar path
       int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
               kc = tileSize(k, cacheK, 1);
-      SmallVector<int64_t> cache{mc, nc, kc}, reg{mr, nr, 1};
+      // The cache tiles of one dimension are spread over threads (an
+      // scf.forall, lowered to OpenMP later): the batch if there is one,
+      // else whichever of M and N has more tiles.
+      SmallVector<int64_t> par{0, 0, 0}, seq{mc, nc, kc}, reg{mr, nr, 1};
+      if (parallel) {
+        if (m / mc >= n / nc) {
+          par[0] = mc;
+          seq[0] = 0;
+        } else {
+          par[1] = nc;
+          seq[1] = 0;
+        }
+      }
       if (batched) {
-        cache.insert(cache.begin(), 1);
+        par.insert(par.begin(), parallel ? 1 : 0);
+        seq.insert(seq.begin(), parallel ? 0 : 1);
         reg.insert(reg.begin(), 0); // already 1 after the cache tiling
+        if (parallel) { // the batch is the parallel dim: M and N stay sequential
+          seq[1] = mc;
+          seq[2] = nc;
+          par[1] = par[2] = 0;
+        }
       }
       op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
       std::string i = std::to_string(id);
       perOp += "    %op" + i + " = transform.structured.match attributes {" +
                kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
-      perOp += tileOp("%c" + i, "%cl" + i, "%op" + i, cache);
+      std::string cacheTarget = "%op" + i;
+      if (parallel) {
+        perOp += "    %p" + i + ", %pl" + i +
+                 " = transform.structured.tile_using_forall %op" + i +
+                 " tile_sizes " + list(par) +
+                 " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+        cacheTarget = "%p" + i;
+      }
+      perOp += tileOp("%c" + i, "%cl" + i, cacheTarget, seq);
       perOp += tileOp("%r" + i, "%rl" + i, "%c" + i, reg);
       perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
       // The innermost (k) loop of the register tiling carries the accumulator.
-      hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i + "#" +
-                std::to_string(batched ? 2 : 2) + " : !transform.any_op\n";
+      // Register tiling makes three loops (m, n, k) in both cases.
+      hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i +
+                "#2 : !transform.any_op\n";
       ++id;
     });
     if (id == 0)

@@ -29,10 +29,7 @@ int hodu_shape_size(int32_t rank, const int64_t *shape, size_t element_size,
 /* What the runtime hands the compiled code as the entry's `ctx`. Compiled
  * code may ignore it today; once it reads it, this struct moves to abi.h.
  * Fields are only ever appended; `struct_size` says how many are filled. */
-typedef struct hodu_run_context {
-  uint32_t struct_size;
-  int32_t num_threads; /* >= 1: the thread budget of this run */
-} hodu_run_context;
+/* hodu_run_context is part of the artifact ABI: see hodu/abi.h. */
 
 /* The thread budget for the next run (the set value, or the CPU count). */
 int32_t hodu_effective_num_threads(void);

@@ -1,10 +1,17 @@
 // RUN: hodu-opt %s --hodu-cpu-vectorize --canonicalize --split-input-file | FileCheck %s
+// RUN: hodu-opt %s --hodu-cpu-vectorize=parallel=false --canonicalize --split-input-file | FileCheck %s --check-prefix=SEQ
 
 // A matmul gets cache tiles, 8x32 register tiles and a k loop that carries
-// the accumulator as a vector (no memory round trip per k step).
+// the accumulator as a vector (no memory round trip per k step). The two
+// 64-row cache tiles are spread over threads (scf.forall), or, with
+// parallel=false, visited by a plain loop.
 // CHECK-LABEL: func.func @matmul
-// CHECK: scf.for {{.*}} step %c64
+// CHECK: scf.forall (%{{.*}}) in (2)
 // CHECK: scf.for {{.*}} step %c8
+// SEQ-LABEL: func.func @matmul
+// SEQ-NOT: scf.forall
+// SEQ: scf.for {{.*}} step %c64
+// SEQ: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c32
 // CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 // CHECK: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
@@ -28,8 +35,9 @@ func.func @odd_sizes(%a: tensor<6x10xf32>, %b: tensor<10x20xf32>, %c: tensor<6x2
 
 // -----
 
-// Batched matmuls are tiled over the batch too.
+// Batched matmuls are tiled over the batch too; the batch is the parallel dim.
 // CHECK-LABEL: func.func @batch
+// CHECK: scf.forall (%{{.*}}) in (4)
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<1x8x16xf32>)
 // CHECK-NOT: linalg.batch_matmul
 func.func @batch(%a: tensor<4x16x32xf32>, %b: tensor<4x32x16xf32>, %c: tensor<4x16x16xf32>) -> tensor<4x16x16xf32> {

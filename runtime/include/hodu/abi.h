@@ -56,10 +56,18 @@ typedef struct hodu_tensor_desc {
   const int64_t *shape; /* rank entries */
 } hodu_tensor_desc;
 
+/* What the runtime tells a run: passed as the entry point's `ctx`. Fields
+ * are only appended; `struct_size` says how many a caller filled in. */
+typedef struct hodu_run_context {
+  uint32_t struct_size;
+  int32_t num_threads; /* >= 1: the thread budget of this run; <= 0: default */
+} hodu_run_context;
+
 /* The entry point. `inputs` and `outputs` hold one pointer per tensor, in
  * descriptor order, each to dense row-major data of the described dtype and
- * shape; the caller owns all of them. Inputs are only read. `ctx` is
- * reserved for the runtime (thread pool, device) and may be NULL. Returns 0
+ * shape; the caller owns all of them. Inputs are only read. `ctx` is a
+ * hodu_run_context or NULL (then the model uses every core it may: for
+ * OpenMP models, OMP_NUM_THREADS or the CPU count). Returns 0
  * on success; non-zero means the run failed (the outputs are then
  * unspecified). The function is reentrant: it keeps no state between calls,
  * so one model may run on several threads at once. */
