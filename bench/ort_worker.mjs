@@ -6,7 +6,7 @@
 // graphOptimizationLevel "all", intraOpNumThreads THREADS, interOpNumThreads
 // 1, sequential execution) and then answers the same line protocol on stdin
 // as bench/harness/hodu_bench.c --serve, so run.mjs can interleave the two:
-//   warmup K | run K | save DIR | rss | quit
+//   warmup K | run K | save DIR | rss | cpu | quit
 // "run K" times each `await session.run(feeds)` with process.hrtime, so the
 // numbers include the N-API binding and the JS promise round trip.
 import fs from 'node:fs';
@@ -61,6 +61,9 @@ for await (const line of rl) {
       console.log('ok');
     } else if (cmd === 'rss') {
       console.log(`rss ${process.resourceUsage().maxRSS} ${baseRssKb}`);
+    } else if (cmd === 'cpu') {
+      const u = process.cpuUsage();
+      console.log(`cpu ${u.user + u.system}`);
     } else if (cmd === 'quit') {
       break;
     } else {

@@ -15,6 +15,7 @@
  *      run K       run K times, time each run       -> "times T1 T2 ... (ns)"
  *      save DIR    write every output to DIR/<output index>.npy -> "ok"
  *      rss         peak resident set size           -> "rss KB"
+ *      cpu         user + system CPU time so far    -> "cpu MICROSECONDS"
  *      quit
  *    Errors print "error MESSAGE" and the server keeps going.
  *
@@ -51,6 +52,13 @@ static long peakRssKb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss; /* kilobytes on Linux */
+}
+
+static long long cpuUs(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+         ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
 /* Takes ownership of `s`; returns 1 if it was an error (and prints it). */
@@ -206,6 +214,8 @@ static void serve(void) {
       puts(ok ? "ok" : "error cannot write outputs");
     } else if (strcmp(line, "rss") == 0) {
       printf("rss %ld\n", peakRssKb());
+    } else if (strcmp(line, "cpu") == 0) {
+      printf("cpu %lld\n", cpuUs());
     } else if (strcmp(line, "quit") == 0) {
       return;
     } else {
