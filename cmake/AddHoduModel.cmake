@@ -112,9 +112,13 @@ function(add_hodu_model name)
   target_include_directories(${name} INTERFACE
     "${outdir}"
     "$<TARGET_PROPERTY:Hodu::hodurt_static,INTERFACE_INCLUDE_DIRECTORIES>")
-  # Generated code calls libm (expf, tanhf, ...).
+  # Generated code calls libm (expf, tanhf, ...) and, for multi-threaded
+  # kernels, LLVM's OpenMP runtime.
   if(UNIX AND NOT APPLE)
     target_link_libraries(${name} INTERFACE m)
+  endif()
+  if(HODU_OPENMP_LIBRARY)
+    target_link_libraries(${name} INTERFACE "${HODU_OPENMP_LIBRARY}")
   endif()
 
   # <name>_benchmark: times the entry point through the descriptor.

@@ -48,6 +48,12 @@ write_basic_package_version_file(
 # Installed package.
 set(HODU_CONFIG_TARGETS_FILE "\${CMAKE_CURRENT_LIST_DIR}/HoduTargets.cmake")
 set(HODU_CONFIG_MODULE_DIR "\${CMAKE_CURRENT_LIST_DIR}")
+# libomp: compiled models that use several threads link it.
+find_library(HODU_OPENMP_LIBRARY NAMES omp libomp.so.5 HINTS ${LLVM_LIBRARY_DIR})
+if(NOT HODU_OPENMP_LIBRARY)
+  message(WARNING "libomp (LLVM's OpenMP runtime) not found: multi-threaded "
+                  "models will not link (apt-get install libomp-22-dev)")
+endif()
 configure_file(${HODU_SOURCE_DIR}/cmake/HoduConfig.cmake.in
   ${HODU_BINARY_DIR}/cmake/install/HoduConfig.cmake @ONLY)
 install(FILES
