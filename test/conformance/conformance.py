@@ -97,7 +97,11 @@ def load_xfail(path):
 def first_error_line(text):
     for line in text.splitlines():
         if "error" in line.lower():
-            return re.sub(r"\s+", " ", line.strip())[:160]
+            # Drop the "<path>:<line>:<col>: " and "hodu-run: " prefixes.
+            line = re.sub(r"^\S+:\d+:\d+: ", "", line.strip())
+            line = re.sub(r"^hodu-run: ", "", line)
+            line = re.sub(r"'/usr/share/libonnx-testdata/data/[^']*/", "'", line)
+            return re.sub(r"\s+", " ", line)[:160]
     lines = [l for l in text.splitlines() if l.strip()]
     return re.sub(r"\s+", " ", lines[-1].strip())[:160] if lines else "no output"
 
