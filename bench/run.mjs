@@ -6,7 +6,7 @@
 //   --models a,b       subset of add,matmul,mlp,cnn,transformer    [all]
 //   --threads 1,2      thread counts                               [1,2]
 //   --reps R           interleaved ORT/Hodu rounds per setting     [15]
-//   --budget S         seconds of timed runs per engine and setting [6]
+//   --budget S         seconds of timed runs per engine and setting [10]
 //   --cap S            a single Hodu run (or compile) longer than this is
 //                      reported as "timeout"                        [60]
 //   --doc FILE         write the report there ("" = don't)  [docs/performance.md]
@@ -45,7 +45,7 @@ const NOMINAL_PEAK_PER_CORE = 262;
 // ----------------------------------------------------------------------------
 function parseArgs(argv) {
   const o = { hoduBuild: path.join(repoDir, 'build'), models: null,
-    threads: [1, 2], reps: 15, budget: 6, cap: 60,
+    threads: [1, 2], reps: 15, budget: 10, cap: 60,
     doc: path.join(repoDir, 'docs', 'performance.md') };
   for (let i = 0; i < argv.length; ++i) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
@@ -167,6 +167,7 @@ function machineInfo() {
     kernel: `${os.type()} ${os.release()}`,
     load: os.loadavg().map((x) => x.toFixed(2)).join(' '),
     clang: sh('clang-22', ['--version']).split('\n')[0],
+    commit: sh('git', ['-C', repoDir, 'log', '-1', '--format=%h %s']).slice(0, 100),
     node: process.version,
     ort: ortPkg.version,
   };
@@ -209,16 +210,19 @@ async function measure(opts, model, lib, threads) {
     const hoduFirst = secsSince(t0);
     const ortOne = median(await ort.times(3, opts.cap * 2)) / 1e9;
     const hoduOne = hoduFirst > 1 ? hoduFirst : median(await hodu.times(3, opts.cap)) / 1e9;
+    // A slow Hodu run still counts once per round, so fewer rounds (at
+    // least 3) keep a slow model to about twice the budget.
+    const reps = Math.max(3, Math.min(opts.reps, Math.floor(2 * opts.budget / hoduOne)));
     // Runs per round so that each engine gets about `budget` seconds.
-    const per = opts.budget / opts.reps;
+    const per = opts.budget / reps;
     const kOrt = Math.max(1, Math.min(20000, Math.floor(per / Math.max(ortOne, 1e-7))));
     const kHodu = Math.max(1, Math.min(20000, Math.floor(per / Math.max(hoduOne, 1e-7))));
-    const tOrt = [], tHodu = [];
+    let tOrt = [], tHodu = [];
     const cpu = async (s) => Number((await s.ask('cpu', 10)).split(' ')[1]);
     const cpu0 = [await cpu(ort), await cpu(hodu)];
-    for (let r = 0; r < opts.reps; ++r) {
-      tOrt.push(...await ort.times(kOrt, opts.cap * 2 + kOrt * ortOne * 4));
-      tHodu.push(...await hodu.times(kHodu, opts.cap + kHodu * hoduOne * 4));
+    for (let r = 0; r < reps; ++r) {
+      tOrt = tOrt.concat(await ort.times(kOrt, opts.cap * 2 + kOrt * ortOne * 4));
+      tHodu = tHodu.concat(await hodu.times(kHodu, opts.cap + kHodu * hoduOne * 4));
     }
     // CPU time over wall time of the timed runs: about 1 for one thread, up
     // to the thread count when the work really runs in parallel (ORT's idle
@@ -234,7 +238,8 @@ async function measure(opts, model, lib, threads) {
     res.check = compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'hodu'), model.outputs.length);
     const [, ortRss, ortBase] = (await ort.ask('rss', 10)).split(' ').map(Number);
     const [, hoduRss] = (await hodu.ask('rss', 10)).split(' ').map(Number);
-    const stats = (t) => ({ n: t.length, median: median(t), min: Math.min(...t), p90: pct(t, 0.9) });
+    res.clockNs = Number((await hodu.ask('clock', 10)).split(' ')[1]);
+    const stats = (t) => ({ n: t.length, median: median(t), min: t.reduce((a, b) => Math.min(a, b)), p90: pct(t, 0.9) });
     res.ort = { ...stats(tOrt), first: ortFirst, rss: ortRss, rssBase: ortBase, cpu: ortCpu };
     res.hodu = { ...stats(tHodu), first: hoduFirst, rss: hoduRss, cpu: hoduCpu };
   } catch (e) {
@@ -328,7 +333,7 @@ function report(opts, machine, peaks, results, date) {
   const overhead = results.find((r) => r.model.name === 'add');
   const ovRows = [['threads', 'Hodu (C harness → libhodurt)', 'ORT (onnxruntime-node, incl. JS/N-API)']];
   for (const m of overhead?.runs || [])
-    if (!m.error) ovRows.push([m.threads, `${m.hodu.median.toFixed(0)} ns`, `${(m.ort.median / 1e3).toFixed(1)} µs`]);
+    if (!m.error) ovRows.push([m.threads, `${m.hodu.median.toFixed(0)} ns (timer: ${m.clockNs} ns)`, `${(m.ort.median / 1e3).toFixed(1)} µs`]);
 
   const peakRows = [['threads', 'measured FMA loop', 'nominal']];
   for (const t of opts.threads)
@@ -352,6 +357,8 @@ sets these goals for fp32 CPU inference:
 - the CNN compiles in < ${GOAL_CNN_COMPILE_S} s.
 
 ## Where each goal stands
+
+${goals.filter((g) => g[2] === 'met').length} of ${goals.length} goals met in this run.
 
 ${table([['goal', 'measured', 'status'], ...goals])}
 
@@ -384,7 +391,8 @@ initialisation). The hoduc time is wall clock for \`hoduc model.onnx -o model.so
 ${table(ovRows)}
 
 The Hodu number is \`hodu_model_run\` on preallocated tensors timed with
-\`clock_gettime\`: argument checks plus the compiled code. The ORT number
+\`clock_gettime\`: argument checks plus the compiled code, plus the cost of
+the two clock reads themselves (in parentheses, measured back to back). The ORT number
 goes through onnxruntime-node (\`await session.run(feeds)\`), so it includes
 the N-API binding, tensor wrapping and a promise round trip; it is an upper
 bound on ORT's own C-level overhead, not a like-for-like figure.
@@ -410,7 +418,8 @@ both engines read the same fixed-seed \`.npy\` inputs.
 
 - For each model and thread count, ORT and Hodu each run as a persistent
   server process with its model loaded. After one warm-up run each, the
-  driver alternates: K runs of ORT, K runs of Hodu, ... for ${opts.reps} rounds,
+  driver alternates: K runs of ORT, K runs of Hodu, ... for ${opts.reps} rounds
+  (fewer, at least 3, when one Hodu run is long),
   with K chosen so each engine gets about ${opts.budget} s of timed runs. A Hodu run
   (or compile) longer than ${opts.cap} s is reported as a timeout.
 - ORT ${machine.ort} (onnxruntime-node, its bundled CPU library): CPU execution
@@ -422,7 +431,10 @@ both engines read the same fixed-seed \`.npy\` inputs.
   generator; the 1- and 2-thread rows show whether it does.
 - The machine is shared (other builds were running; load average at the start:
   ${machine.load}), so absolute numbers are noisy. Interleaving makes the
-  ratio fair; repeat runs differ by several per cent.
+  ratio fair; repeat runs differ by several per cent. With 2 threads on
+  2 cores the other load usually holds one core, so the 2-thread medians
+  mostly show contention (CPU/wall near 1.0 for both engines); the 2-thread
+  minimum times show what each engine does with both cores free.
 
 ## Machine
 
@@ -435,6 +447,7 @@ both engines read the same fixed-seed \`.npy\` inputs.
 | Memory | ${machine.memory} |
 | OS | ${machine.kernel} |
 | Compiler | ${machine.clang} (hoduc uses LLVM 22 in-process) |
+| Hodu | ${machine.hoduc}, tree at \`${machine.commit}\` |
 | Node.js | ${machine.node} |
 | ONNX Runtime | ${machine.ort} (npm onnxruntime-node) |
 | Date | ${date} |
@@ -450,6 +463,7 @@ async function main() {
   for (const n of opts.models || []) if (!known.includes(n)) throw new Error(`unknown model '${n}' (known: ${known.join(', ')})`);
   const models = manifest.filter((m) => !opts.models || opts.models.includes(m.name));
   const machine = machineInfo();
+  machine.hoduc = sh(hoduc, ['--version']).split('\n')[0];
   const date = new Date().toISOString().replace('T', ' ').replace(/\..*/, ' UTC');
   console.log(`Hodu vs ORT ${machine.ort} on ${machine.cpu}, load ${machine.load}`);
 
