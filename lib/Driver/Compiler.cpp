@@ -236,10 +236,13 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
     std::string p = "canonicalize";
     if (PassInfo::lookup("convert-hodu-to-linalg"))
       p = "convert-hodu-to-linalg," + p;
-    if (optLevel >= 1)
-      p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+    // Vectorise matmuls and convolutions before elementwise fusion: its
+    // reshape propagation would otherwise fold reshapes into the named
+    // matmuls and turn them into generics the vectoriser does not take.
     if (optLevel >= 2)
       p += ",hodu-cpu-vectorize,canonicalize";
+    if (optLevel >= 1)
+      p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
     return p;
   }
   case Phase::Bufferized:

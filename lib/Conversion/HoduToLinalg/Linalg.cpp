@@ -1,8 +1,11 @@
 //===- Linalg.cpp - Matrix, Linalg and Einsum families --------------------===//
 //
 // matmul becomes linalg.matmul / linalg.batch_matmul when the operands are
-// plain 2-D / equal-batch 3-D, else a linalg.generic with broadcasting batch
-// maps (1-D operands are promoted to matrices first). dot, trace and einsum
+// plain 2-D / equal-batch 3-D, when batched activations meet one weight
+// matrix (batch folded into M), or when both sides have the same batch dims
+// (collapsed into one); else a linalg.generic with broadcasting batch maps
+// (1-D operands are promoted to matrices first). The named ops are what
+// hodu-cpu-vectorize tiles and vectorises. dot, trace and einsum
 // are generics. det and inv run Gaussian elimination with partial pivoting
 // in scf.for loops over tensors: no upstream op does either.
 //
@@ -77,6 +80,41 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       Value init = filledTensor(b, loc, outShape, constNumber(b, loc, acc, 0.0));
       Value r = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
                                               ValueRange{lhs, rhs},
+                                              ValueRange{init})
+                    .getResult(0);
+      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
+      return success();
+    }
+    // Batched activations times one weight matrix (transformer projections:
+    // [b..., m, k] x [k, n]): fold the batch into m, one named matmul.
+    auto product = [](ArrayRef<int64_t> dims) {
+      int64_t p = 1;
+      for (int64_t d : dims)
+        p *= d;
+      return p;
+    };
+    if (acc == elt && lt.getRank() >= 3 &&
+        product(rt.getShape().drop_back(2)) == 1) {
+      int64_t rows = product(lt.getShape().drop_back(1));
+      Value l2 = reshapeTo(b, loc, lhs, {rows, k});
+      Value r2 = reshapeTo(b, loc, rhs, {k, n});
+      Value init = filledTensor(b, loc, {rows, n}, constNumber(b, loc, acc, 0.0));
+      Value r = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                         ValueRange{l2, r2}, ValueRange{init})
+                    .getResult(0);
+      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
+      return success();
+    }
+    // Equal batch dims on both sides (attention: [b, h, m, k] x [b, h, k, n]):
+    // collapse them into one, one named batch_matmul.
+    if (acc == elt && lt.getRank() >= 3 && lt.getRank() == rt.getRank() &&
+        lt.getShape().drop_back(2) == rt.getShape().drop_back(2)) {
+      int64_t bs = product(lt.getShape().drop_back(2));
+      Value l3 = reshapeTo(b, loc, lhs, {bs, m, k});
+      Value r3 = reshapeTo(b, loc, rhs, {bs, k, n});
+      Value init = filledTensor(b, loc, {bs, m, n}, constNumber(b, loc, acc, 0.0));
+      Value r = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                              ValueRange{l3, r3},
                                               ValueRange{init})
                     .getResult(0);
       rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));

@@ -37,20 +37,31 @@ func.func @constants() -> (tensor<2xui8>, tensor<2xui16>) {
 
 // -----
 
-// Plain 2-D matmul is linalg.matmul on a zero-filled accumulator; batched
-// matmul with a broadcast batch dim is a generic with a reduction.
+// Plain 2-D matmul is linalg.matmul on a zero-filled accumulator. Batched
+// activations times one weight matrix fold the batch into M (one named
+// matmul between reshapes); equal batch dims collapse into one batch_matmul;
+// a batch that only the rhs has is a generic with a reduction.
 // CHECK-LABEL: func.func @matmul
 // CHECK: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK: %[[F:.*]] = linalg.fill ins(%[[Z]] : f32)
 // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[F]] : tensor<2x4xf32>)
+// CHECK: tensor.collapse_shape {{.*}} tensor<5x2x3xf32> into tensor<10x3xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<10x3xf32>, tensor<3x4xf32>)
+// CHECK: tensor.expand_shape {{.*}} tensor<10x4xf32> into tensor<5x2x4xf32>
+// CHECK: tensor.collapse_shape {{.*}} tensor<2x3x4x5xf32> into tensor<6x4x5xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<6x4x5xf32>, tensor<6x5x2xf32>)
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK: arith.mulf
 // CHECK: arith.addf
-func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3xf32>) -> (tensor<2x4xf32>, tensor<5x2x4xf32>) {
+func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3xf32>,
+                  %x: tensor<2x3x4x5xf32>, %y: tensor<2x3x5x2xf32>, %w: tensor<5x3x4xf32>)
+    -> (tensor<2x4xf32>, tensor<5x2x4xf32>, tensor<2x3x4x2xf32>, tensor<5x2x4xf32>) {
   %0 = hodu.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %1 = hodu.matmul %c, %b : (tensor<5x2x3xf32>, tensor<3x4xf32>) -> tensor<5x2x4xf32>
-  return %0, %1 : tensor<2x4xf32>, tensor<5x2x4xf32>
+  %2 = hodu.matmul %x, %y : (tensor<2x3x4x5xf32>, tensor<2x3x5x2xf32>) -> tensor<2x3x4x2xf32>
+  %3 = hodu.matmul %a, %w : (tensor<2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  return %0, %1, %2, %3 : tensor<2x4xf32>, tensor<5x2x4xf32>, tensor<2x3x4x2xf32>, tensor<5x2x4xf32>
 }
 
 // -----
