@@ -168,6 +168,8 @@ function machineInfo() {
     load: os.loadavg().map((x) => x.toFixed(2)).join(' '),
     clang: sh('clang-22', ['--version']).split('\n')[0],
     commit: sh('git', ['-C', repoDir, 'log', '-1', '--format=%h %s']).slice(0, 100),
+    // hoduc is built from the working tree, which may hold uncommitted work.
+    dirty: sh('git', ['-C', repoDir, 'status', '--porcelain', '--', 'lib', 'include', 'dialects', 'runtime', 'tools']) !== '',
     node: process.version,
     ort: ortPkg.version,
   };
@@ -447,7 +449,7 @@ both engines read the same fixed-seed \`.npy\` inputs.
 | Memory | ${machine.memory} |
 | OS | ${machine.kernel} |
 | Compiler | ${machine.clang} (hoduc uses LLVM 22 in-process) |
-| Hodu | ${machine.hoduc}, tree at \`${machine.commit}\` |
+| Hodu | ${machine.hoduc}, tree at \`${machine.commit}\`${machine.dirty ? ' plus uncommitted changes in the compiler sources' : ''} |
 | Node.js | ${machine.node} |
 | ONNX Runtime | ${machine.ort} (npm onnxruntime-node) |
 | Date | ${date} |
