@@ -152,6 +152,8 @@ function sh(cmd, args) {
   catch { return 'unknown'; }
 }
 
+const compilerPaths = ['lib', 'include', 'dialects', 'runtime', 'tools', 'CMakeLists.txt'];
+
 function machineInfo() {
   const lscpu = sh('lscpu', []);
   const field = (n) => (lscpu.match(new RegExp(`^${n}:\\s*(.*)$`, 'm')) || [])[1] || '?';
@@ -167,9 +169,7 @@ function machineInfo() {
     kernel: `${os.type()} ${os.release()}`,
     load: os.loadavg().map((x) => x.toFixed(2)).join(' '),
     clang: sh('clang-22', ['--version']).split('\n')[0],
-    commit: sh('git', ['-C', repoDir, 'log', '-1', '--format=%h %s']).slice(0, 100),
-    // hoduc is built from the working tree, which may hold uncommitted work.
-    dirty: sh('git', ['-C', repoDir, 'status', '--porcelain', '--', 'lib', 'include', 'dialects', 'runtime', 'tools']) !== '',
+    dirty: sh('git', ['-C', repoDir, 'status', '--porcelain', '--', ...compilerPaths]) !== '',
     node: process.version,
     ort: ortPkg.version,
   };
@@ -449,7 +449,7 @@ both engines read the same fixed-seed \`.npy\` inputs.
 | Memory | ${machine.memory} |
 | OS | ${machine.kernel} |
 | Compiler | ${machine.clang} (hoduc uses LLVM 22 in-process) |
-| Hodu | ${machine.hoduc}, tree at \`${machine.commit}\`${machine.dirty ? ' plus uncommitted changes in the compiler sources' : ''} |
+| Hodu | ${machine.hoduc}; binary built ${machine.hoducBuilt}, last compiler commit before that: \`${machine.commit}\`${machine.dirty ? ' (the working tree also held uncommitted compiler changes)' : ''} |
 | Node.js | ${machine.node} |
 | ONNX Runtime | ${machine.ort} (npm onnxruntime-node) |
 | Date | ${date} |
@@ -466,6 +466,12 @@ async function main() {
   const models = manifest.filter((m) => !opts.models || opts.models.includes(m.name));
   const machine = machineInfo();
   machine.hoduc = sh(hoduc, ['--version']).split('\n')[0];
+  // Which compiler sources the binary was built from: the last commit
+  // touching them before the binary's time stamp.
+  const built = fs.statSync(hoduc).mtime;
+  machine.hoducBuilt = built.toISOString().replace('T', ' ').replace(/\..*/, ' UTC');
+  machine.commit = sh('git', ['-C', repoDir, 'log', '-1', `--before=${built.toISOString()}`,
+    '--format=%h %s', '--', ...compilerPaths]).slice(0, 90);
   const date = new Date().toISOString().replace('T', ' ').replace(/\..*/, ' UTC');
   console.log(`Hodu vs ORT ${machine.ort} on ${machine.cpu}, load ${machine.load}`);
 
