@@ -182,12 +182,15 @@ async function compile(hoduc, model, out, capS) {
     const p = spawn(hoduc, [path.join(modelsDir, model.model), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => { err += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), capS * 1000);
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; p.kill('SIGKILL'); }, capS * 1000);
     p.on('exit', (code, sig) => {
       clearTimeout(timer);
       const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-      if (sig) resolve({ ok: false, secs, error: `timeout after ${capS} s` });
-      else if (code !== 0) resolve({ ok: false, secs, error: (err.trim().split('\n')[0] || `exit ${code}`).slice(0, 200) });
+      const first = err.trim().split('\n')[0] || '';
+      if (timedOut) resolve({ ok: false, secs, error: `timeout after ${capS} s` });
+      else if (sig) resolve({ ok: false, secs, error: `hoduc crashed (${sig}): ${first}`.slice(0, 200) });
+      else if (code !== 0) resolve({ ok: false, secs, error: (first || `exit ${code}`).slice(0, 200) });
       else resolve({ ok: true, secs, bytes: fs.statSync(out).size });
     });
   });
@@ -500,7 +503,13 @@ async function main() {
   }
   const text = report(opts, machine, peaks, results, date);
   console.log('\n' + text);
-  if (opts.doc) {
+  // A broken Hodu build should not replace a real report with a page of
+  // failures: write the document only if something was measured.
+  const measured = results.some((r) => r.runs.some((m) => !m.error));
+  if (opts.doc && !measured) {
+    console.error(`run.mjs: nothing was measured; ${path.relative(process.cwd(), opts.doc)} left unchanged`);
+    process.exitCode = 1;
+  } else if (opts.doc) {
     fs.writeFileSync(opts.doc, text);
     console.log(`wrote ${path.relative(process.cwd(), opts.doc)}`);
   }
