@@ -109,4 +109,58 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
   ];
 }
 
+def FormFusionGroups : Pass<"hodu-form-fusion-groups", "mlir::ModuleOp"> {
+  let summary = "Group hodu ops into fusion groups (one kernel each)";
+  let description = [{
+    Partitions the hodu ops of each block into fusion groups, the
+    target-independent unit that a GPU target turns into one kernel and the
+    CPU path inlines. Every member gets the discardable attribute
+    `hodu.fusion_group = <i64 id>` (ids number the groups in program order
+    from 0) and the group's root, the one member whose result is used outside
+    the group, also gets `hodu.fusion_root`. Ops that stay alone get no
+    attribute. Existing fusion attributes are replaced.
+
+    Members are elementwise ops (Binary, BinaryLogical, Cmp, CmpScalar,
+    Unary, UnaryLogical, UnaryScalar, Cast, `hodu.select`), the shape ops
+    that only move data (reshape, flatten, squeeze, unsqueeze, broadcast,
+    transpose), reductions, and at most one anchor (`hodu.matmul`,
+    `hodu.dot`, `hodu.conv`, `hodu.conv_transpose`, `hodu.einsum`):
+    - an anchor takes its elementwise epilogue (bias add, activation,
+      residual add) and elementwise side inputs of it, but nothing that
+      feeds the anchor and no reduction;
+    - elementwise chains (with broadcasts) merge;
+    - reductions take their elementwise prologue and epilogue (softmax, layer
+      norm, mean/variance); all reductions of a group reduce the same input
+      shape over the same dims.
+    Every member but the root has all its users in the group, so a group has
+    one result, is convex (no path leaves it and comes back) and recomputes
+    nothing. `hodu.constant`s are inputs, never members; other ops (gathers,
+    scatters, concat, pooling, sorts, ...) stay alone.
+
+    Before:
+    ```mlir
+    %0 = hodu.matmul %x, %w : (tensor<1x16xf32>, tensor<16x32xf32>) -> tensor<1x32xf32>
+    %1 = hodu.add %0, %b : (tensor<1x32xf32>, tensor<32xf32>) -> tensor<1x32xf32>
+    %2 = hodu.relu %1 : (tensor<1x32xf32>) -> tensor<1x32xf32>
+    ```
+    After:
+    ```mlir
+    %0 = hodu.matmul %x, %w {hodu.fusion_group = 0 : i64} : ...
+    %1 = hodu.add %0, %b {hodu.fusion_group = 0 : i64} : ...
+    %2 = hodu.relu %1 {hodu.fusion_group = 0 : i64, hodu.fusion_root} : ...
+    ```
+
+    With `print-stats` the pass emits a remark on the module,
+    `fusion: N ops in M kernels (G groups)`, where N counts the ops that need
+    a kernel of their own without fusion and M the groups plus the ungrouped
+    such ops (see `hodu/Transforms/FusionGroups.h`).
+  }];
+  let options = [
+    Option<"maxGroupSize", "max-group-size", "int64_t", "64",
+           "Most ops in one group (shape ops included)">,
+    Option<"printStats", "print-stats", "bool", "false",
+           "Emit a remark with the kernel counts before and after">,
+  ];
+}
+
 #endif // HODU_PASSES_TD
