@@ -24,10 +24,11 @@
 #include "hodu/Dialect/Hodu/HoduOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <optional>
+#include <vector>
 
 namespace hodu {
 #define GEN_PASS_DEF_FORMFUSIONGROUPS

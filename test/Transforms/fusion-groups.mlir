@@ -278,3 +278,51 @@ func.func @mismatched_reductions(%x: tensor<4x8xf32>) -> tensor<f32> {
   %2 = hodu.reduce_max %1 {dims = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
   return %2 : tensor<f32>
 }
+
+// -----
+
+// LayerNormalization as the ONNX importer emits it when only Y is used (the
+// usual case in a transformer): mean, variance, eps, sqrt and the
+// normalisation are one group; both reductions read 2x3x4x5 over dim 3.
+// CHECK-LABEL: func.func @layernorm_onnx_y_only
+// CHECK-COUNT-8: hodu.fusion_group = 0 : i64
+// CHECK-SAME: hodu.fusion_root
+// CHECK-NEXT: return
+func.func @layernorm_onnx_y_only(%arg0: tensor<2x3x4x5xf32>, %arg1: tensor<5xf32>, %arg2: tensor<5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = hodu.reduce_mean %arg0 {dims = array<i64: 3>, keep_dim = true} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x1xf32>
+  %1 = hodu.reduce_var %arg0 {dims = array<i64: 3>, keep_dim = true} : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x1xf32>
+  %2 = hodu.add_scalar %1, 9.99999974E-6 : f32 : (tensor<2x3x4x1xf32>) -> tensor<2x3x4x1xf32>
+  %3 = hodu.sqrt %2 : (tensor<2x3x4x1xf32>) -> tensor<2x3x4x1xf32>
+  %4 = hodu.sub %arg0, %0 : (tensor<2x3x4x5xf32>, tensor<2x3x4x1xf32>) -> tensor<2x3x4x5xf32>
+  %5 = hodu.div %4, %3 : (tensor<2x3x4x5xf32>, tensor<2x3x4x1xf32>) -> tensor<2x3x4x5xf32>
+  %7 = hodu.mul %5, %arg1 : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+  %8 = hodu.add %7, %arg2 : (tensor<2x3x4x5xf32>, tensor<5xf32>) -> tensor<2x3x4x5xf32>
+  return %8 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Shape ops alone are no kernel and make no group; ops that are never
+// members (a gather here) stay alone and split chains. Group ids are unique
+// across the functions of a module.
+// CHECK-LABEL: func.func @shape_only
+// CHECK-NOT: fusion
+// CHECK-LABEL: func.func @split_by_gather
+// CHECK: hodu.neg {{.*}}{hodu.fusion_group = 0 : i64}
+// CHECK: hodu.exp {{.*}}{hodu.fusion_group = 0 : i64, hodu.fusion_root}
+// CHECK: hodu.index_select %{{[0-9]+}}, %arg1 {dim = 0 : i64} :
+// CHECK: hodu.sin {{.*}}{hodu.fusion_group = 1 : i64}
+// CHECK: hodu.cos {{.*}}{hodu.fusion_group = 1 : i64, hodu.fusion_root}
+func.func @shape_only(%x: tensor<2x3xf32>) -> tensor<1x6xf32> {
+  %0 = hodu.reshape %x : (tensor<2x3xf32>) -> tensor<6xf32>
+  %1 = hodu.unsqueeze %0 {dims = array<i64: 0>} : (tensor<6xf32>) -> tensor<1x6xf32>
+  return %1 : tensor<1x6xf32>
+}
+func.func @split_by_gather(%x: tensor<8xf32>, %i: tensor<4xi64>) -> tensor<4xf32> {
+  %0 = hodu.neg %x : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = hodu.exp %0 : (tensor<8xf32>) -> tensor<8xf32>
+  %2 = hodu.index_select %1, %i {dim = 0 : i64} : (tensor<8xf32>, tensor<4xi64>) -> tensor<4xf32>
+  %3 = hodu.sin %2 : (tensor<4xf32>) -> tensor<4xf32>
+  %4 = hodu.cos %3 : (tensor<4xf32>) -> tensor<4xf32>
+  return %4 : tensor<4xf32>
+}
