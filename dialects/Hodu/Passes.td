@@ -163,4 +163,59 @@ def FormFusionGroups : Pass<"hodu-form-fusion-groups", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
+  let summary = "Evaluate hodu ops on constants and fold affine tails into weights";
+  let description = [{
+    Evaluates at compile time every hodu op whose operands are all
+    `hodu.constant` and replaces it by a `hodu.constant`: the elementwise
+    Unary, UnaryScalar, Binary (numpy broadcasting), Cmp, CmpScalar,
+    BinaryLogical and UnaryLogical ops, `select`, `cast` (every dtype,
+    narrow floats rounded to nearest even), `reshape`, `flatten`, `squeeze`,
+    `unsqueeze`, `broadcast`, `transpose`, `slice`, `flip`, `concat` and
+    `reduce_sum`/`mean`/`max`/`min`/`prod`. Floats are computed in double
+    and rounded to the dtype; integers wrap like the compiled code. Integer
+    division by zero (and `INT_MIN / -1`), negative integer powers and
+    out-of-range float-to-int casts are left to run time.
+
+    Inputs may be `dense` or `dense_resource` (imported weights): their bytes
+    are read in place, and a result larger than `resource-bytes` is written
+    once, straight into a new resource blob. Results with more than
+    `size-limit` elements are not folded.
+
+    Then a per-channel affine tail of a `hodu.conv` or of a `hodu.matmul`
+    with 2-D constant weights (a bias, an inference BatchNormalization as the
+    ONNX importer emits it, a Gemm alpha) is folded into the weights: each
+    op of the tail is an `add`, `sub`, `mul` or `div` with a constant that
+    varies only along the channel (conv: dim 1; matmul: the last dim) or a
+    scalar op, and every intermediate has exactly one user.
+
+    Before:
+    ```mlir
+    %w = hodu.constant dense<...> : tensor<4x3x3x3xf32>
+    %y = hodu.conv %x, %w {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+    %m = hodu.constant dense<[...]> : tensor<4x1x1xf32>
+    %c = hodu.sub %y, %m : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+    %v = hodu.constant dense<[...]> : tensor<4xf32>
+    %r = hodu.reshape %v : (tensor<4xf32>) -> tensor<4x1x1xf32>
+    %e = hodu.add_scalar %r, 1.0e-05 : f32 : (tensor<4x1x1xf32>) -> tensor<4x1x1xf32>
+    %sd = hodu.sqrt %e : (tensor<4x1x1xf32>) -> tensor<4x1x1xf32>
+    %d = hodu.div %c, %sd : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+    ```
+    After:
+    ```mlir
+    %w2 = hodu.constant dense<...> : tensor<4x3x3x3xf32>  // w / sd per channel
+    %y = hodu.conv %x, %w2 {...} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+    %t = hodu.constant dense<[...]> : tensor<4x1x1xf32>   // -m / sd
+    %d = hodu.add %y, %t : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"sizeLimit", "size-limit", "int64_t", "1 << 22",
+           "Most elements of a folded result">,
+    Option<"resourceBytes", "resource-bytes", "int64_t", "65536",
+           "Results larger than this many bytes become dense_resource blobs">,
+  ];
+  let dependentDialects = ["::hodu::HoduDialect"];
+}
+
 #endif // HODU_PASSES_TD
