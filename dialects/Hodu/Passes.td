@@ -187,7 +187,9 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
     ONNX importer emits it, a Gemm alpha) is folded into the weights: each
     op of the tail is an `add`, `sub`, `mul` or `div` with a constant that
     varies only along the channel (conv: dim 1; matmul: the last dim) or a
-    scalar op, and every intermediate has exactly one user.
+    scalar op, and every intermediate has exactly one user. Such a chain
+    on any other value (a BatchNormalization with no conv before it)
+    collapses into at most one per-channel `mul` and one `add`.
 
     Before:
     ```mlir

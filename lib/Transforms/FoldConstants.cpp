@@ -852,34 +852,37 @@ ElementsAttr constantOf(Value v) {
   return dyn_cast<ElementsAttr>(attr);
 }
 
-/// Folds `root(x, W) op1 c1 op2 c2 ...` (each op a per-channel add, sub, mul
-/// or div, or a scalar one, each intermediate used once) into
-/// `root(x, W * s) + t`. Returns true if it rewrote.
-bool foldAffineTail(Operation *root, const Folder &folder) {
-  auto rt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
-  auto w = Elements::get(constantOf(root->getOperand(1)));
-  if (!rt || !rt.hasStaticShape() || !w || w->getKind() != Kind::Float ||
-      w->size() > folder.sizeLimit)
-    return false;
-  bool isConv = isa<hodu::ConvOp>(root);
-  int64_t rank = rt.getRank();
-  if (rank < 2 || (!isConv && w->getType().getRank() != 2))
-    return false;
-  int64_t axis = isConv ? 1 : rank - 1;
-  int64_t channels = rt.getDimSize(axis);
-  SmallVector<double> s(channels, 1.0), t(channels, 0.0);
-  SmallVector<Operation *> chain;
+/// A run of per-channel affine ops: its result is `x * s + t` per channel.
+struct AffineChain {
+  SmallVector<double> s, t;
+  SmallVector<Operation *> ops;
   bool scaled = false;
-  Value cur = root->getResult(0);
-  while (cur.hasOneUse()) {
-    Operation *user = *cur.getUsers().begin();
-    if (user->getNumResults() != 1 || user->getResult(0).getType() != rt)
+};
+
+bool isAffineOpName(StringRef name) {
+  return llvm::is_contained(ArrayRef<StringRef>{"add", "sub", "mul", "div"},
+                            name);
+}
+
+/// Collects the chain that starts at `first` (a user of `cur`): hodu `add`,
+/// `sub`, `mul`, `div` with a constant that varies only along `axis`, or
+/// their `_scalar` forms, each keeping the type `rt`. It goes past an op
+/// only while that op's result has exactly one user.
+AffineChain collectChain(Value cur, Operation *first, RankedTensorType rt,
+                         int64_t axis) {
+  int64_t channels = rt.getDimSize(axis), rank = rt.getRank();
+  AffineChain ch;
+  ch.s.assign(channels, 1.0);
+  ch.t.assign(channels, 0.0);
+  for (Operation *user = first; user;) {
+    if (!isa<hodu::HoduDialect>(user->getDialect()) ||
+        user->getNumResults() != 1 || user->getResult(0).getType() != rt)
       break;
     StringRef name = user->getName().stripDialect();
     SmallVector<double> k;
     bool curIsLhs = user->getOperand(0) == cur;
     if (auto scalar = user->getAttrOfType<FloatAttr>("scalar")) {
-      if (!name.ends_with("_scalar"))
+      if (!name.ends_with("_scalar") || user->getNumOperands() != 1)
         break;
       name = name.drop_back(strlen("_scalar"));
       k.assign(channels, scalar.getValueAsDouble());
@@ -894,29 +897,74 @@ bool foldAffineTail(Operation *root, const Folder &folder) {
     } else {
       break;
     }
-    bool handled = true;
-    for (int64_t c = 0; c < channels && handled; ++c) {
+    if (!isAffineOpName(name) ||
+        (name == "div" &&
+         (!curIsLhs || llvm::is_contained(k, 0.0))))
+      break;
+    for (int64_t c = 0; c < channels; ++c) {
+      double &s = ch.s[c], &t = ch.t[c];
       if (name == "add") {
-        t[c] += k[c];
+        t += k[c];
       } else if (name == "sub") {
         if (!curIsLhs)
-          s[c] = -s[c], t[c] = -t[c];
-        t[c] += curIsLhs ? -k[c] : k[c];
+          s = -s, t = -t;
+        t += curIsLhs ? -k[c] : k[c];
       } else if (name == "mul") {
-        s[c] *= k[c], t[c] *= k[c];
-      } else if (name == "div" && curIsLhs && k[c] != 0.0) {
-        s[c] /= k[c], t[c] /= k[c];
+        s *= k[c], t *= k[c];
       } else {
-        handled = false;
+        s /= k[c], t /= k[c];
       }
     }
-    if (!handled)
-      break;
-    scaled |= name == "mul" || name == "div" || (name == "sub" && !curIsLhs);
-    chain.push_back(user);
+    ch.scaled |= name == "mul" || name == "div" || (name == "sub" && !curIsLhs);
+    ch.ops.push_back(user);
     cur = user->getResult(0);
+    user = cur.hasOneUse() ? *cur.getUsers().begin() : nullptr;
   }
-  if (chain.empty() || (!scaled && chain.size() < 2))
+  return ch;
+}
+
+/// A constant of per-channel values shaped to broadcast along `axis` of a
+/// tensor of rank `rank`: [C, 1, ...] (rank - axis dims) as importers do.
+Value channelConstant(OpBuilder &b, Location loc, ArrayRef<double> values,
+                      int64_t rank, int64_t axis, Type elt,
+                      const Folder &folder) {
+  SmallVector<int64_t> shape(rank - axis, 1);
+  shape[0] = values.size();
+  Output out(RankedTensorType::get(shape, elt), folder.resourceBytes);
+  for (size_t c = 0; c < values.size(); ++c)
+    out.setF(c, values[c]);
+  return hodu::ConstantOp::create(b, loc, out.finish());
+}
+
+/// Replaces the chain's last result by `v` and erases the chain.
+void replaceChain(AffineChain &ch, Value v) {
+  ch.ops.back()->getResult(0).replaceAllUsesWith(v);
+  for (Operation *op : llvm::reverse(ch.ops))
+    op->erase();
+}
+
+bool anyNot(ArrayRef<double> v, double x) {
+  return llvm::any_of(v, [&](double e) { return e != x; });
+}
+
+/// Folds `root(x, W)` followed by a per-channel affine chain (a bias, an
+/// inference BatchNormalization as the ONNX importer emits it, a Gemm alpha)
+/// into `root(x, W * s) + t`. Returns true if it rewrote.
+bool foldAffineTail(Operation *root, const Folder &folder) {
+  auto rt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
+  auto w = Elements::get(constantOf(root->getOperand(1)));
+  if (!rt || !rt.hasStaticShape() || !w || w->getKind() != Kind::Float ||
+      w->size() > folder.sizeLimit || !root->getResult(0).hasOneUse())
+    return false;
+  bool isConv = isa<hodu::ConvOp>(root);
+  int64_t rank = rt.getRank();
+  if (rank < 2 || (!isConv && w->getType().getRank() != 2))
+    return false;
+  int64_t axis = isConv ? 1 : rank - 1;
+  Value start = root->getResult(0);
+  AffineChain ch =
+      collectChain(start, *start.getUsers().begin(), rt, axis);
+  if (ch.ops.empty() || (!ch.scaled && ch.ops.size() < 2))
     return false;
 
   // The scaled weights: conv scales output channel o = dim 0 of W, matmul
@@ -926,30 +974,73 @@ bool foldAffineTail(Operation *root, const Folder &folder) {
   int64_t inner = isConv ? w->size() / wShape[0] : 1;
   for (int64_t i = 0, n = w->size(); i < n; ++i) {
     int64_t c = isConv ? i / inner : i % wShape[1];
-    newW.setF(i, w->f(i) * s[c]);
+    newW.setF(i, w->f(i) * ch.s[c]);
   }
-  Operation *last = chain.back();
-  OpBuilder b(last);
-  Location loc = last->getLoc();
+  OpBuilder b(ch.ops.back());
+  Location loc = ch.ops.back()->getLoc();
   Value wConst = hodu::ConstantOp::create(b, root->getLoc(), newW.finish());
   Operation *newRoot = b.clone(*root);
   newRoot->setOperand(1, wConst);
   Value result = newRoot->getResult(0);
-  if (llvm::any_of(t, [](double v) { return v != 0.0; })) {
-    SmallVector<int64_t> shiftShape(isConv ? rank - 1 : 1, 1);
-    shiftShape[0] = channels;
-    auto shiftType = RankedTensorType::get(shiftShape, rt.getElementType());
-    Output shift(shiftType, folder.resourceBytes);
-    for (int64_t c = 0; c < channels; ++c)
-      shift.setF(c, t[c]);
-    Value shiftConst = hodu::ConstantOp::create(b, loc, shift.finish());
-    result = hodu::AddOp::create(b, loc, result, shiftConst).getResult();
-  }
-  last->getResult(0).replaceAllUsesWith(result);
-  for (Operation *op : llvm::reverse(chain))
-    op->erase();
+  if (anyNot(ch.t, 0.0))
+    result = hodu::AddOp::create(
+        b, loc, result,
+        channelConstant(b, loc, ch.t, rank, axis, rt.getElementType(), folder));
+  replaceChain(ch, result);
   root->erase();
   return true;
+}
+
+/// The non-constant operand of an affine op, if it has exactly one.
+Value affineInput(Operation *op) {
+  if (!isa<hodu::HoduDialect>(op->getDialect()) || op->getNumResults() != 1)
+    return {};
+  StringRef name = op->getName().stripDialect();
+  if (op->hasAttr("scalar") && name.ends_with("_scalar"))
+    name = name.drop_back(strlen("_scalar"));
+  if (!isAffineOpName(name))
+    return {};
+  Value data;
+  for (Value v : op->getOperands()) {
+    if (constantOf(v))
+      continue;
+    if (data)
+      return {};
+    data = v;
+  }
+  return data;
+}
+
+/// Collapses a per-channel affine chain on any value (BatchNormalization
+/// after something other than a conv) into at most one mul and one add.
+bool collapseChain(Operation *head, const Folder &folder) {
+  Value x = affineInput(head);
+  if (!x)
+    return false;
+  auto rt = dyn_cast<RankedTensorType>(x.getType());
+  if (!rt || !rt.hasStaticShape() || rt.getRank() < 1 ||
+      !isa<FloatType>(rt.getElementType()))
+    return false;
+  int64_t rank = rt.getRank();
+  for (int64_t axis : {std::min<int64_t>(1, rank - 1), rank - 1}) {
+    AffineChain ch = collectChain(x, head, rt, axis);
+    bool needMul = anyNot(ch.s, 1.0), needAdd = anyNot(ch.t, 0.0);
+    if (ch.ops.size() <= static_cast<size_t>(needMul + needAdd))
+      continue;
+    OpBuilder b(ch.ops.back());
+    Location loc = ch.ops.back()->getLoc();
+    Value v = x;
+    Type elt = rt.getElementType();
+    if (needMul)
+      v = hodu::MulOp::create(
+          b, loc, v, channelConstant(b, loc, ch.s, rank, axis, elt, folder));
+    if (needAdd)
+      v = hodu::AddOp::create(
+          b, loc, v, channelConstant(b, loc, ch.t, rank, axis, elt, folder));
+    replaceChain(ch, v);
+    return true;
+  }
+  return false;
 }
 
 struct FoldConstantsPass
@@ -992,6 +1083,21 @@ struct FoldConstantsPass
     });
     for (Operation *root : roots)
       foldAffineTail(root, folder);
+
+    // Remaining chains start at an affine op whose input is not itself the
+    // single-use result of an affine op (chains never overlap).
+    SmallVector<Operation *> heads;
+    module.walk([&](Operation *op) {
+      Value x = affineInput(op);
+      if (!x)
+        return;
+      Operation *producer = x.getDefiningOp();
+      if (producer && x.hasOneUse() && affineInput(producer))
+        return;
+      heads.push_back(op);
+    });
+    for (Operation *head : heads)
+      collapseChain(head, folder);
 
     // Constants nothing reads any more (folded operands).
     SmallVector<Operation *> dead;

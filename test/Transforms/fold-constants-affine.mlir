@@ -84,3 +84,38 @@ func.func @not_per_channel(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %m = hodu.mul %y, %s : (tensor<1x2x2x2xf32>, tensor<1x2xf32>) -> tensor<1x2x2x2xf32>
   return %m : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// BatchNormalization on a function argument (no conv to absorb it) still
+// collapses to one per-channel mul and one add: s = 2/2 = 1 and 4/1 = 4,
+// t = -1/2*2 + 0.5 = -0.5 and -2/1*4 + 1 = -7.
+// CHECK-LABEL: func.func @batchnorm_alone
+// CHECK: %[[S:.*]] = hodu.constant dense<{{\[}}[{{\[}}1.000000e+00]], [{{\[}}4.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[M:.*]] = hodu.mul %arg0, %[[S]]
+// CHECK-NEXT: %[[T:.*]] = hodu.constant dense<{{\[}}[{{\[}}-5.000000e-01]], [{{\[}}-7.000000e+00]]]> : tensor<2x1x1xf32>
+// CHECK-NEXT: %[[R:.*]] = hodu.add %[[M]], %[[T]]
+// CHECK-NEXT: return %[[R]]
+func.func @batchnorm_alone(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %scale = hodu.constant dense<[[[2.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %beta = hodu.constant dense<[[[0.5]], [[1.0]]]> : tensor<2x1x1xf32>
+  %mean = hodu.constant dense<[[[1.0]], [[2.0]]]> : tensor<2x1x1xf32>
+  %sd = hodu.constant dense<[[[2.0]], [[1.0]]]> : tensor<2x1x1xf32>
+  %c = hodu.sub %x, %mean : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %d = hodu.div %c, %sd : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %m = hodu.mul %d, %scale : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %r = hodu.add %m, %beta : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %r : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A single per-channel op is already minimal and stays as it is.
+// CHECK-LABEL: func.func @single_op
+// CHECK: hodu.mul %arg0
+// CHECK-NOT: hodu.add
+func.func @single_op(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %s = hodu.constant dense<[[[2.0]], [[4.0]]]> : tensor<2x1x1xf32>
+  %m = hodu.mul %x, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %m : tensor<1x2x4x4xf32>
+}
