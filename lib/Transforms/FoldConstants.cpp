@@ -1019,7 +1019,7 @@ bool collapseChain(Operation *head, const Folder &folder) {
     return false;
   auto rt = dyn_cast<RankedTensorType>(x.getType());
   if (!rt || !rt.hasStaticShape() || rt.getRank() < 1 ||
-      !isa<FloatType>(rt.getElementType()))
+      !isa<FloatType>(rt.getElementType()) || !kindOf(rt.getElementType()))
     return false;
   int64_t rank = rt.getRank();
   for (int64_t axis : {std::min<int64_t>(1, rank - 1), rank - 1}) {
