@@ -506,8 +506,8 @@ struct Folder {
 private:
   ElementsAttr elementwise(Operation *op, StringRef name,
                            ArrayRef<Elements> in, RankedTensorType rt);
-  ElementsAttr movement(Operation *op, StringRef name, ArrayRef<Elements> in,
-                        ArrayRef<Attribute> attrs, RankedTensorType rt);
+  ElementsAttr movement(Operation *op, ArrayRef<Elements> in,
+                        RankedTensorType rt);
   ElementsAttr reduce(Operation *op, StringRef name, const Elements &in,
                       RankedTensorType rt);
 };
@@ -536,7 +536,7 @@ ElementsAttr Folder::fold(Operation *op, ArrayRef<Elements> inputs) {
     return reduce(op, name, inputs[0], rt);
   if (isa<hodu::TransposeOp, hodu::BroadcastOp, hodu::SliceOp,
           hodu::ConcatOp, hodu::FlipOp>(op))
-    return movement(op, name, inputs, {}, rt);
+    return movement(op, inputs, rt);
   return elementwise(op, name, inputs, rt);
 }
 
@@ -696,8 +696,7 @@ ElementsAttr Folder::elementwise(Operation *op, StringRef name,
   return ok ? out.finish() : ElementsAttr();
 }
 
-ElementsAttr Folder::movement(Operation *op, StringRef name,
-                              ArrayRef<Elements> in, ArrayRef<Attribute>,
+ElementsAttr Folder::movement(Operation *op, ArrayRef<Elements> in,
                               RankedTensorType rt) {
   Output out(rt, resourceBytes);
   ArrayRef<int64_t> shape = rt.getShape();
@@ -741,7 +740,6 @@ ElementsAttr Folder::movement(Operation *op, StringRef name,
   } else {
     return {};
   }
-  (void)name;
   return out.finish();
 }
 

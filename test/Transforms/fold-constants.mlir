@@ -209,8 +209,8 @@ func.func @int_div_by_zero() -> (tensor<2xi32>, tensor<2xi32>) {
 
 // -----
 
-// Data movement: transpose, slice (strided), concat, broadcast, reshape,
-// unsqueeze and flatten.
+// Data movement: transpose, slice (strided), concat, broadcast, flatten,
+// unsqueeze, squeeze and flip.
 // CHECK-LABEL: func.func @movement
 // CHECK-DAG: %[[T:.*]] = hodu.constant dense<{{\[}}[1, 4], [2, 5], [3, 6]]> : tensor<3x2xi32>
 // CHECK-DAG: %[[S:.*]] = hodu.constant dense<{{\[}}[1, 3], [4, 6]]> : tensor<2x2xi32>
@@ -218,8 +218,10 @@ func.func @int_div_by_zero() -> (tensor<2xi32>, tensor<2xi32>) {
 // CHECK-DAG: %[[B:.*]] = hodu.constant dense<{{\[}}[7, 8], [7, 8]]> : tensor<2x2xi32>
 // CHECK-DAG: %[[R:.*]] = hodu.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
 // CHECK-DAG: %[[U:.*]] = hodu.constant dense<{{\[}}[7, 8]]> : tensor<1x2xi32>
-// CHECK: return %[[T]], %[[S]], %[[C]], %[[B]], %[[R]], %[[U]]
-func.func @movement() -> (tensor<3x2xi32>, tensor<2x2xi32>, tensor<4x3xi32>, tensor<2x2xi32>, tensor<6xi32>, tensor<1x2xi32>) {
+// CHECK-DAG: %[[Q:.*]] = hodu.constant dense<[1, 4]> : tensor<2xi32>
+// CHECK-DAG: %[[F:.*]] = hodu.constant dense<{{\[}}[3, 2, 1], [6, 5, 4]]> : tensor<2x3xi32>
+// CHECK: return %[[T]], %[[S]], %[[C]], %[[B]], %[[R]], %[[U]], %[[Q]], %[[F]]
+func.func @movement() -> (tensor<3x2xi32>, tensor<2x2xi32>, tensor<4x3xi32>, tensor<2x2xi32>, tensor<6xi32>, tensor<1x2xi32>, tensor<2xi32>, tensor<2x3xi32>) {
   %a = hodu.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi32>
   %v = hodu.constant dense<[7, 8]> : tensor<2xi32>
   %0 = hodu.transpose %a {perm = array<i64: 1, 0>} : (tensor<2x3xi32>) -> tensor<3x2xi32>
@@ -228,7 +230,10 @@ func.func @movement() -> (tensor<3x2xi32>, tensor<2x2xi32>, tensor<4x3xi32>, ten
   %3 = hodu.broadcast %v : (tensor<2xi32>) -> tensor<2x2xi32>
   %4 = hodu.flatten %a {start_dim = 0 : i64, end_dim = 1 : i64} : (tensor<2x3xi32>) -> tensor<6xi32>
   %5 = hodu.unsqueeze %v {dims = array<i64: 0>} : (tensor<2xi32>) -> tensor<1x2xi32>
-  return %0, %1, %2, %3, %4, %5 : tensor<3x2xi32>, tensor<2x2xi32>, tensor<4x3xi32>, tensor<2x2xi32>, tensor<6xi32>, tensor<1x2xi32>
+  %6 = hodu.slice %a {starts = array<i64: 0, 0>, ends = array<i64: 2, 1>, steps = array<i64: 1, 1>} : (tensor<2x3xi32>) -> tensor<2x1xi32>
+  %7 = hodu.squeeze %6 {dims = array<i64: 1>} : (tensor<2x1xi32>) -> tensor<2xi32>
+  %8 = hodu.flip %a {dims = array<i64: 1>} : (tensor<2x3xi32>) -> tensor<2x3xi32>
+  return %0, %1, %2, %3, %4, %5, %7, %8 : tensor<3x2xi32>, tensor<2x2xi32>, tensor<4x3xi32>, tensor<2x2xi32>, tensor<6xi32>, tensor<1x2xi32>, tensor<2xi32>, tensor<2x3xi32>
 }
 
 // -----
