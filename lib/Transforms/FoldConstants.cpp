@@ -172,6 +172,14 @@ public:
     return (useOwned ? owned.data() : data.data()) + (splat ? 0 : i * bytes);
   }
   unsigned elementBytes() const { return bytes; }
+  bool isSplat() const { return splat || type.getNumElements() == 1; }
+  /// The one element of a splat as a rank-0 tensor.
+  Elements asScalar() const {
+    Elements e = *this;
+    e.type = RankedTensorType::get({}, type.getElementType());
+    e.splat = true;
+    return e;
+  }
 
   uint64_t raw(int64_t i) const {
     uint64_t v = 0;
@@ -516,10 +524,36 @@ ElementsAttr Folder::fold(Operation *op, ArrayRef<Elements> inputs) {
   if (op->getNumResults() != 1 || inputs.empty())
     return {};
   auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!rt || !rt.hasStaticShape() || !kindOf(rt.getElementType()) ||
-      rt.getNumElements() > sizeLimit)
+  if (!rt || !rt.hasStaticShape() || !kindOf(rt.getElementType()))
     return {};
   StringRef name = op->getName().stripDialect();
+
+  // All-splat inputs give a splat result (except concat and reductions),
+  // which costs one element whatever its size: evaluate one element.
+  if (llvm::all_of(inputs, [](const Elements &e) { return e.isSplat(); }) &&
+      !isa<hodu::ConcatOp>(op) && !name.starts_with("reduce_") &&
+      kindOf(rt.getElementType()) && rt.hasStaticShape()) {
+    SmallVector<Elements, 3> scalars;
+    for (const Elements &e : inputs)
+      scalars.push_back(e.asScalar());
+    auto scalarType = RankedTensorType::get({}, rt.getElementType());
+    Folder one{1, INT64_MAX};
+    ElementsAttr value;
+    if (isa<hodu::TransposeOp, hodu::BroadcastOp, hodu::SliceOp, hodu::FlipOp,
+            hodu::ReshapeOp, hodu::FlattenOp, hodu::SqueezeOp,
+            hodu::UnsqueezeOp, hodu::ContiguousOp>(op)) {
+      Output out(scalarType, INT64_MAX);
+      out.copy(0, scalars[0], 0);
+      value = out.finish();
+    } else {
+      value = one.elementwise(op, name, scalars, scalarType);
+    }
+    if (auto dense = dyn_cast_if_present<DenseElementsAttr>(value))
+      return dense.resizeSplat(rt);
+    return {};
+  }
+  if (rt.getNumElements() > sizeLimit)
+    return {};
 
   // Shape-only ops reuse the data (a dense reshape or the same blob).
   if (isa<hodu::ReshapeOp, hodu::FlattenOp, hodu::SqueezeOp,

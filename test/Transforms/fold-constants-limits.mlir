@@ -24,3 +24,20 @@ func.func @to_resource() -> tensor<4xf32> {
   %0 = hodu.neg %a : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A splat result costs one element whatever its size, so it folds beyond
+// the size limit (and stays a dense splat, not a blob): broadcast, add and
+// a comparison of splats.
+// CHECK-LABEL: func.func @splat_beyond_limit
+// CHECK-DAG: %[[F:.*]] = hodu.constant dense<2.000000e+00> : tensor<64x64xf32>
+// CHECK-DAG: %[[B:.*]] = hodu.constant dense<true> : tensor<64x64xi1>
+// CHECK: return %[[F]], %[[B]]
+func.func @splat_beyond_limit() -> (tensor<64x64xf32>, tensor<64x64xi1>) {
+  %a = hodu.constant dense<1.0> : tensor<64xf32>
+  %b = hodu.broadcast %a : (tensor<64xf32>) -> tensor<64x64xf32>
+  %c = hodu.add %b, %b : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %d = hodu.gt %c, %b : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xi1>
+  return %c, %d : tensor<64x64xf32>, tensor<64x64xi1>
+}
