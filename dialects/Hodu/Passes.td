@@ -180,7 +180,8 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
     Inputs may be `dense` or `dense_resource` (imported weights): their bytes
     are read in place, and a result larger than `resource-bytes` is written
     once, straight into a new resource blob. Results with more than
-    `size-limit` elements are not folded.
+    `size-limit` elements are not folded, except splats (all inputs splat),
+    which cost one element whatever their shape.
 
     Then a per-channel affine tail of a `hodu.conv` or of a `hodu.matmul`
     with 2-D constant weights (a bias, an inference BatchNormalization as the
