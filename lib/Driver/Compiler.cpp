@@ -11,6 +11,7 @@
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
+#include "hodu/Transforms/FusionGroups.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -32,6 +33,8 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include <chrono>
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
@@ -231,7 +234,10 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
   case Phase::Input:
     return "";
   case Phase::Hodu:
-    return "canonicalize,cse";
+    // Constant evaluation (weights transposed, BatchNorm folded into conv
+    // weights, ...) at -O1 and up.
+    return optLevel >= 1 ? "canonicalize,hodu-fold-constants,canonicalize,cse"
+                         : "canonicalize,cse";
   case Phase::Linalg: {
     std::string p = "canonicalize";
     if (PassInfo::lookup("convert-hodu-to-linalg"))
@@ -774,7 +780,37 @@ static LogicalResult printModule(ModuleOp module, StringRef path, Location loc) 
   return success();
 }
 
+/// `hoduc --stats`: kernel counts without and with fusion groups, measured
+/// on a copy of the module at the hodu phase (the CPU path does not need the
+/// group marks; GPU targets will compile each group to one kernel).
+static void printKernelStats(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getName());
+  if (!PassInfo::lookup("hodu-form-fusion-groups") ||
+      failed(parsePassPipeline("hodu-form-fusion-groups", pm)) ||
+      failed(pm.run(*copy))) {
+    llvm::errs() << "hoduc: stats: fusion groups unavailable\n";
+    return;
+  }
+  FusionStats stats = computeFusionStats(*copy);
+  llvm::errs() << "hoduc: stats: kernels: " << stats.opsBefore
+               << " without fusion, " << stats.kernelsAfter << " with "
+               << stats.groups << " fusion groups (" << stats.groupedOps
+               << " ops grouped)\n";
+}
+
 static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
+  auto start = std::chrono::steady_clock::now();
+  auto lap = [&](const char *what) {
+    if (!opts.stats)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    llvm::errs() << llvm::format("hoduc: stats: %-11s %8.1f ms\n", what,
+                                 std::chrono::duration<double, std::milli>(
+                                     now - start)
+                                     .count());
+    start = now;
+  };
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   registerAllComponents();
   auto &registry = ComponentRegistry::get();
@@ -817,10 +853,16 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
   Phase stop = opts.compileTo.value_or(mlirOut ? Phase::Hodu : Phase::LLVM);
 
   FailureOr<ModelSig> sig = failure();
+  lap("import");
   for (int p = 0; p <= static_cast<int>(stop); ++p) {
     Phase phase = static_cast<Phase>(p);
     if (failed(runPhase(*module, phase, opts.optLevel)))
       return false;
+    lap(phaseName(phase));
+    if (phase == Phase::Hodu && opts.stats) {
+      printKernelStats(*module);
+      start = std::chrono::steady_clock::now();
+    }
     if (phase == Phase::Hodu && !mlirOut) {
       sig = recordSignature(*module, prefix);
       if (failed(sig))
@@ -856,7 +898,9 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
     emitError(loc, "internal error: invalid LLVM IR");
     return false;
   }
+  lap("translate");
   optimize(*llvmModule, *tm, opts.optLevel);
+  lap("optimize");
 
   std::string outPath = opts.outputPath;
   AtomicOutput out(outPath);
@@ -929,5 +973,17 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
 }
 
 bool hodu::compile(MLIRContext &context, const CompileOptions &options) {
-  return compileImpl(context, options);
+  auto start = std::chrono::steady_clock::now();
+  bool ok = compileImpl(context, options);
+  if (ok && options.stats) {
+    uint64_t size = 0;
+    if (options.outputPath != "-" && !llvm::sys::fs::file_size(options.outputPath, size))
+      llvm::errs() << "hoduc: stats: artifact    " << size << " bytes\n";
+    llvm::errs() << llvm::format(
+        "hoduc: stats: total       %8.1f ms\n",
+        std::chrono::duration<double, std::milli>(
+            std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  return ok;
 }

@@ -60,6 +60,11 @@ static cl::list<std::string>
                 cl::desc("Pin an input's dims: NAME:1x3x224x224 (repeatable; "
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
+static cl::opt<bool> stats("print-stats",
+                           cl::desc("Print phase times, kernel counts without "
+                                    "and with fusion groups, and the artifact "
+                                    "size to stderr"),
+                           cl::cat(category));
 static cl::opt<std::string>
     headerPath("header",
                cl::desc("Also write a C header declaring the descriptor and a "
@@ -128,6 +133,7 @@ int main(int argc, char **argv) {
   opts.target = device;
   opts.name = modelName;
   opts.headerPath = headerPath;
+  opts.stats = stats;
   if (!opts.name.empty() && !(isAlpha(opts.name[0]) || opts.name[0] == '_'))
     return usageError("--name '" + opts.name + "' is not a C identifier");
   for (char c : opts.name)
