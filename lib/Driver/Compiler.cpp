@@ -735,22 +735,17 @@ LogicalResult writeHeader(const ModelSig &sig, StringRef prefix,
     os << (i ? ", " : "") << "(void *)" << names[k++];
   os << (sig.outputs.empty() ? "0" : "") << "};\n"
      << "  return " << prefix << "_hodu_descriptor.entry(inputs, outputs, 0);\n}\n\n";
-  for (auto [i, t] : llvm::enumerate(sig.inputs)) {
-    std::string macro = llvm::StringRef(prefix).upper() + "_INPUT" +
-                        std::to_string(i) + "_ELEMENTS";
-    int64_t n = 1;
-    for (int64_t d : t.shape)
-      n *= d;
-    os << "#define " << macro << " " << n << "\n";
-  }
-  for (auto [i, t] : llvm::enumerate(sig.outputs)) {
-    std::string macro = llvm::StringRef(prefix).upper() + "_OUTPUT" +
-                        std::to_string(i) + "_ELEMENTS";
-    int64_t n = 1;
-    for (int64_t d : t.shape)
-      n *= d;
-    os << "#define " << macro << " " << n << "\n";
-  }
+  auto countMacros = [&](const std::vector<TensorSig> &ts, StringRef kind) {
+    for (auto [i, t] : llvm::enumerate(ts)) {
+      int64_t n = 1;
+      for (int64_t d : t.shape)
+        n *= d;
+      os << "#define " << llvm::StringRef(prefix).upper() << "_" << kind << i
+         << "_ELEMENTS " << n << "\n";
+    }
+  };
+  countMacros(sig.inputs, "INPUT");
+  countMacros(sig.outputs, "OUTPUT");
   os << "\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
 
   AtomicOutput out(path.str());

@@ -67,58 +67,44 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
       return rewriter.notifyMatchFailure(op, "batch dims do not broadcast");
     SmallVector<int64_t> outShape(batch);
     outShape.append({m, n});
-    if (acc == elt && lt.getRank() == 2 && rt.getRank() == 2) {
-      Value init = filledTensor(b, loc, outShape, constNumber(b, loc, acc, 0.0));
-      Value r = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                         ValueRange{lhs, rhs}, ValueRange{init})
-                    .getResult(0);
-      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
+    // A named matmul/batch_matmul on a zero-filled accumulator, reshaped to
+    // the result type: the form hodu-cpu-vectorize tiles and vectorises.
+    auto named = [&](auto opTag, Value l, Value r,
+                     ArrayRef<int64_t> shape) -> LogicalResult {
+      using NamedOp = decltype(opTag);
+      Value init = filledTensor(b, loc, shape, constNumber(b, loc, acc, 0.0));
+      Value res = NamedOp::create(b, loc, TypeRange{init.getType()},
+                                  ValueRange{l, r}, ValueRange{init})
+                      .getResult(0);
+      rewriter.replaceOp(op, reshapeTo(b, loc, res, type.getShape()));
       return success();
-    }
-    if (acc == elt && lt.getRank() == 3 && rt.getRank() == 3 &&
-        lt.getDimSize(0) == rt.getDimSize(0)) {
-      Value init = filledTensor(b, loc, outShape, constNumber(b, loc, acc, 0.0));
-      Value r = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
-                                              ValueRange{lhs, rhs},
-                                              ValueRange{init})
-                    .getResult(0);
-      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
-      return success();
-    }
-    // Batched activations times one weight matrix (transformer projections:
-    // [b..., m, k] x [k, n]): fold the batch into m, one named matmul.
+    };
     auto product = [](ArrayRef<int64_t> dims) {
       int64_t p = 1;
       for (int64_t d : dims)
         p *= d;
       return p;
     };
+    if (acc == elt && lt.getRank() == 2 && rt.getRank() == 2)
+      return named(linalg::MatmulOp(), lhs, rhs, outShape);
+    if (acc == elt && lt.getRank() == 3 && rt.getRank() == 3 &&
+        lt.getDimSize(0) == rt.getDimSize(0))
+      return named(linalg::BatchMatmulOp(), lhs, rhs, outShape);
+    // Batched activations times one weight matrix (transformer projections:
+    // [b..., m, k] x [k, n]): fold the batch into m, one named matmul.
     if (acc == elt && lt.getRank() >= 3 &&
         product(rt.getShape().drop_back(2)) == 1) {
       int64_t rows = product(lt.getShape().drop_back(1));
-      Value l2 = reshapeTo(b, loc, lhs, {rows, k});
-      Value r2 = reshapeTo(b, loc, rhs, {k, n});
-      Value init = filledTensor(b, loc, {rows, n}, constNumber(b, loc, acc, 0.0));
-      Value r = linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
-                                         ValueRange{l2, r2}, ValueRange{init})
-                    .getResult(0);
-      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
-      return success();
+      return named(linalg::MatmulOp(), reshapeTo(b, loc, lhs, {rows, k}),
+                   reshapeTo(b, loc, rhs, {k, n}), {rows, n});
     }
     // Equal batch dims on both sides (attention: [b, h, m, k] x [b, h, k, n]):
     // collapse them into one, one named batch_matmul.
     if (acc == elt && lt.getRank() >= 3 && lt.getRank() == rt.getRank() &&
         lt.getShape().drop_back(2) == rt.getShape().drop_back(2)) {
       int64_t bs = product(lt.getShape().drop_back(2));
-      Value l3 = reshapeTo(b, loc, lhs, {bs, m, k});
-      Value r3 = reshapeTo(b, loc, rhs, {bs, k, n});
-      Value init = filledTensor(b, loc, {bs, m, n}, constNumber(b, loc, acc, 0.0));
-      Value r = linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
-                                              ValueRange{l3, r3},
-                                              ValueRange{init})
-                    .getResult(0);
-      rewriter.replaceOp(op, reshapeTo(b, loc, r, type.getShape()));
-      return success();
+      return named(linalg::BatchMatmulOp(), reshapeTo(b, loc, lhs, {bs, m, k}),
+                   reshapeTo(b, loc, rhs, {bs, k, n}), {bs, m, n});
     }
     // General: loops (batch..., m, n, k).
     int64_t nb = batch.size(), loops = nb + 3;
