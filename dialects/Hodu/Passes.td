@@ -221,4 +221,38 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
+  let summary = "Spread large linalg.generic ops over threads (CPU)";
+  let description = [{
+    Tiles the outermost parallel dimension of every `linalg.generic` on
+    static tensors with at least `min-elements` result elements into
+    `chunks` pieces of an `scf.forall`, which hoduc lowers to OpenMP. Runs
+    after elementwise fusion, so fused kernels (bias + activation, pooling,
+    im2col copies, normalisations) run on all cores; matmuls and
+    convolutions are parallelised by `hodu-cpu-vectorize` already.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {iterator_types = ["parallel", "parallel"]}
+         ins(%x : tensor<256x4096xf32>) outs(%e : tensor<256x4096xf32>) { ... }
+    ```
+    After:
+    ```mlir
+    %r = scf.forall (%i) in (8) shared_outs(%o = %e) -> (tensor<256x4096xf32>) {
+      ... linalg.generic on tensor<32x4096xf32> slices ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Smallest result (in elements) worth a parallel loop">,
+    Option<"chunks", "chunks", "int64_t", "8",
+           "Pieces the outermost parallel dimension is cut into">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // HODU_PASSES_TD

@@ -249,6 +249,9 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
       p += ",hodu-cpu-vectorize,canonicalize";
     if (optLevel >= 1)
       p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+    // Fused elementwise/pooling kernels run on all cores too.
+    if (optLevel >= 2)
+      p += ",hodu-cpu-parallelize,canonicalize";
     return p;
   }
   case Phase::Bufferized:

@@ -23,6 +23,7 @@
 
 namespace hodu {
 #define GEN_PASS_DEF_CPUVECTORIZE
+#define GEN_PASS_DEF_CPUPARALLELIZE
 #include "Hodu/Passes.h.inc"
 } // namespace hodu
 
@@ -124,6 +125,65 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   conv->getResult(0).replaceAllUsesWith(res);
   conv->erase();
 }
+
+/// Runs the transform script `body` (the inside of @__transform_main, with
+/// the payload root as %root) on `module`.
+LogicalResult runTransformScript(ModuleOp module, const std::string &body) {
+  std::string script =
+      "module attributes {transform.with_named_sequence} {\n"
+      "  transform.named_sequence @__transform_main(%root: !transform.any_op "
+      "{transform.readonly}) {\n" +
+      body + "    transform.yield\n  }\n}\n";
+  OwningOpRef<ModuleOp> transforms =
+      parseSourceString<ModuleOp>(script, ParserConfig(module.getContext()));
+  if (!transforms)
+    return module.emitError("internal error in a generated transform script");
+  Operation *entry = transforms->lookupSymbol("__transform_main");
+  return transform::applyTransformNamedSequence(module, entry, *transforms,
+                                                transform::TransformOptions());
+}
+
+struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string body;
+    int64_t id = 0;
+    module.walk([&](linalg::GenericOp op) {
+      if (!op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
+          op->getNumResults() == 0)
+        return;
+      auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      if (!type || !type.hasStaticShape() || type.getNumElements() < minElements)
+        return;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      auto iterators = op.getIteratorTypesArray();
+      // The outermost parallel loop with room for the chunks.
+      int64_t dim = -1;
+      for (auto [i, it] : llvm::enumerate(iterators))
+        if (it == utils::IteratorType::parallel && !ShapedType::isDynamic(ranges[i]) &&
+            ranges[i] >= 2) {
+          dim = i;
+          break;
+        }
+      if (dim < 0)
+        return;
+      SmallVector<int64_t> sizes(ranges.size(), 0);
+      sizes[dim] = llvm::divideCeil(ranges[dim], std::min(chunks.getValue(), ranges[dim]));
+      op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+      std::string i = std::to_string(id++);
+      body += "    %g" + i + " = transform.structured.match attributes {" +
+              kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      body += "    %t" + i + ", %f" + i +
+              " = transform.structured.tile_using_forall %g" + i + " tile_sizes " +
+              list(sizes) + " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
+    });
+    if (id && failed(runTransformScript(module, body)))
+      return signalPassFailure();
+    module.walk([](Operation *op) { op->removeAttr(kTag); });
+  }
+};
 
 struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
   using Base::Base;

@@ -76,3 +76,35 @@ func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %init: tenso
          ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %0 : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// hodu-cpu-parallelize: a large elementwise generic is cut into 8 pieces of
+// an scf.forall along its outermost parallel dim; a small one is left alone.
+// RUN: hodu-opt %s --split-input-file --hodu-cpu-parallelize | FileCheck %s --check-prefix=PAR
+// PAR-LABEL: func.func @big_relu
+// PAR: scf.forall (%{{.*}}) in (8)
+// PAR: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x4096xf32>)
+// PAR-LABEL: func.func @small_relu
+// PAR-NOT: scf.forall
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @big_relu(%x: tensor<256x4096xf32>, %e: tensor<256x4096xf32>) -> tensor<256x4096xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+       ins(%x : tensor<256x4096xf32>) outs(%e : tensor<256x4096xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<256x4096xf32>
+  return %r : tensor<256x4096xf32>
+}
+func.func @small_relu(%x: tensor<16x16xf32>, %e: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %z = arith.constant 0.0 : f32
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+       ins(%x : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %z : f32
+    linalg.yield %m : f32
+  } -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
