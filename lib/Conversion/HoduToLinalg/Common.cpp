@@ -97,26 +97,26 @@ Value constFromAttr(OpBuilder &b, Location loc, TypedAttr attr, Type t) {
   return arith::ConstantOp::create(b, loc, IntegerAttr::get(t, v));
 }
 
-Value lowestValue(OpBuilder &b, Location loc, Type t, Kind kind) {
+/// -inf / +inf for floats, the smallest / largest integer of `kind` else.
+static Value extremeValue(OpBuilder &b, Location loc, Type t, Kind kind,
+                          bool highest) {
   if (auto ft = dyn_cast<FloatType>(t))
     return arith::ConstantOp::create(
         b, loc,
-        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), true)));
+        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), !highest)));
   unsigned w = t.getIntOrFloatBitWidth();
-  APInt v = kind == Kind::Signed ? APInt::getSignedMinValue(w)
-                                 : APInt::getMinValue(w);
+  APInt v = kind == Kind::Signed
+                ? (highest ? APInt::getSignedMaxValue(w) : APInt::getSignedMinValue(w))
+                : (highest ? APInt::getMaxValue(w) : APInt::getMinValue(w));
   return arith::ConstantOp::create(b, loc, IntegerAttr::get(t, v));
 }
 
+Value lowestValue(OpBuilder &b, Location loc, Type t, Kind kind) {
+  return extremeValue(b, loc, t, kind, /*highest=*/false);
+}
+
 Value highestValue(OpBuilder &b, Location loc, Type t, Kind kind) {
-  if (auto ft = dyn_cast<FloatType>(t))
-    return arith::ConstantOp::create(
-        b, loc,
-        b.getFloatAttr(t, APFloat::getInf(ft.getFloatSemantics(), false)));
-  unsigned w = t.getIntOrFloatBitWidth();
-  APInt v = kind == Kind::Signed ? APInt::getSignedMaxValue(w)
-                                 : APInt::getMaxValue(w);
-  return arith::ConstantOp::create(b, loc, IntegerAttr::get(t, v));
+  return extremeValue(b, loc, t, kind, /*highest=*/true);
 }
 
 Value isNonZero(OpBuilder &b, Location loc, Value v) {
