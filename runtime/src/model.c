@@ -1,23 +1,33 @@
 /*===- model.c - loading, querying and running compiled models ---------------===*
  *
- * A hodu_model is immutable after creation, so runs need no locks: every
- * run builds its own argument arrays and context on its stack (or heap for
- * very wide models).
+ * A hodu_model is immutable after creation apart from its workspace cache,
+ * so runs need no locks: every run builds its own argument arrays and
+ * context on its stack (or heap for very wide models), and takes a
+ * workspace from a small lock-free cache of them (atomic slots), so that
+ * repeated runs reuse warm scratch memory instead of fresh pages.
  *
  *===----------------------------------------------------------------------===*/
 #include "internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+/* Workspaces kept for reuse; runs beyond this many at once allocate a
+ * workspace of their own and free it afterwards. */
+#define HODU_WORKSPACE_SLOTS 8
+
 struct hodu_model {
   const hodu_model_desc *desc; /* borrowed from the library or the caller */
   void *library;               /* dlopen handle, NULL for linked models */
+  uint64_t workspace_size;     /* desc->workspace_size, 0 for older artifacts */
+  /* Idle workspaces of workspace_size bytes; NULL = empty slot. */
+  _Atomic(void *) workspaces[HODU_WORKSPACE_SLOTS];
 };
 
 /*===--------------------------------------------------------------------===*
@@ -102,6 +112,13 @@ static hodu_status new_model(const hodu_model_desc *desc, void *library,
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   model->desc = desc;
   model->library = library;
+  model->workspace_size =
+      desc->struct_size >= offsetof(hodu_model_desc, workspace_size) +
+                               sizeof(desc->workspace_size)
+          ? desc->workspace_size
+          : 0;
+  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i)
+    atomic_init(&model->workspaces[i], NULL);
   *out = model;
   return NULL;
 }
@@ -206,9 +223,37 @@ hodu_status hodu_model_load(const char *path, hodu_model **out) {
 void hodu_model_free(hodu_model *model) {
   if (!model)
     return;
+  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i)
+    free(atomic_load(&model->workspaces[i]));
   if (model->library)
     dlclose(model->library);
   free(model);
+}
+
+uint64_t hodu_model_workspace_size(const hodu_model *model) {
+  return model ? model->workspace_size : 0;
+}
+
+/* An idle cached workspace, or a new one (NULL when out of memory). */
+static void *acquire_workspace(hodu_model *model) {
+  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i) {
+    void *w = atomic_exchange(&model->workspaces[i], NULL);
+    if (w)
+      return w;
+  }
+  size_t align = HODU_WORKSPACE_ALIGNMENT;
+  size_t size = (size_t)((model->workspace_size + align - 1) / align * align);
+  return aligned_alloc(align, size);
+}
+
+/* Puts `w` back into an empty slot, or frees it if all are taken. */
+static void release_workspace(hodu_model *model, void *w) {
+  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i) {
+    void *expected = NULL;
+    if (atomic_compare_exchange_strong(&model->workspaces[i], &expected, w))
+      return;
+  }
+  free(w);
 }
 
 /*===--------------------------------------------------------------------===*
@@ -465,10 +510,28 @@ hodu_status hodu_model_run(const hodu_model *model,
     args[num_inputs + i] = hodu_tensor_data(outputs[i]);
 
   hodu_run_context context = {sizeof(hodu_run_context),
-                              hodu_effective_num_threads()};
+                              hodu_effective_num_threads(), NULL, 0};
+  /* The cache is the model's only mutable state: runs on a const model
+   * still share it (each slot is taken and returned atomically). */
+  hodu_model *mutable_model = (hodu_model *)model;
+  if (model->workspace_size) {
+    context.workspace = acquire_workspace(mutable_model);
+    if (!context.workspace) {
+      if (args != stack_args)
+        free(args);
+      return hodu_make_status(HODU_OUT_OF_MEMORY,
+                              "model '%s': out of memory for its %llu-byte "
+                              "workspace",
+                              hodu_model_name(model),
+                              (unsigned long long)model->workspace_size);
+    }
+    context.workspace_size = model->workspace_size;
+  }
   int32_t result = model->desc->entry((void *const *)args,
                                       (void *const *)(args + num_inputs),
                                       &context);
+  if (context.workspace)
+    release_workspace(mutable_model, context.workspace);
   if (args != stack_args)
     free(args);
   if (result != 0)

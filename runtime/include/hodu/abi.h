@@ -61,6 +61,14 @@ typedef struct hodu_tensor_desc {
 typedef struct hodu_run_context {
   uint32_t struct_size;
   int32_t num_threads; /* >= 1: the thread budget of this run; <= 0: default */
+  /* Scratch memory for the run's intermediate buffers (appended in Hodu 0.2):
+   * at least the descriptor's `workspace_size` bytes, 64-byte aligned, used
+   * by this run alone. NULL (or too small) makes the model allocate its own
+   * scratch for the run and free it before returning. Passing the same
+   * workspace to every run (one per concurrent run) saves the allocation and
+   * the page faults of fresh memory on each call. */
+  void *workspace;
+  uint64_t workspace_size;
 } hodu_run_context;
 
 /* The entry point. `inputs` and `outputs` hold one pointer per tensor, in
@@ -69,8 +77,10 @@ typedef struct hodu_run_context {
  * hodu_run_context or NULL (then the model uses every core it may: for
  * OpenMP models, OMP_NUM_THREADS or the CPU count). Returns 0
  * on success; non-zero means the run failed (the outputs are then
- * unspecified). The function is reentrant: it keeps no state between calls,
- * so one model may run on several threads at once. */
+ * unspecified, and a non-zero return without outputs written also means
+ * the model could not allocate its scratch). The function is reentrant: it
+ * keeps no state between calls, so one model may run on several threads at
+ * once, provided each concurrent run has its own workspace. */
 typedef int32_t (*hodu_entry_fn)(void *const *inputs, void *const *outputs,
                                  void *ctx);
 
@@ -84,7 +94,13 @@ typedef struct hodu_model_desc {
   const hodu_tensor_desc *inputs;
   const hodu_tensor_desc *outputs;
   hodu_entry_fn entry;
+  /* Bytes of scratch one run needs (hodu_run_context.workspace); 0 = none.
+   * Appended in Hodu 0.2: absent (and so 0) when struct_size ends before it. */
+  uint64_t workspace_size;
 } hodu_model_desc;
+
+/* Alignment the entry point expects of hodu_run_context.workspace. */
+#define HODU_WORKSPACE_ALIGNMENT 64
 
 /* Name of the unprefixed descriptor symbol in shared libraries. */
 #define HODU_DESCRIPTOR_SYMBOL "hodu_model_descriptor"

@@ -76,7 +76,8 @@ int main(int argc, char **argv) {
  *    where they are pointers, so a failed call leaves nothing to free).
  *  - "Borrowed" results live as long as the object they came from; never
  *    free them. Every `*_free` function accepts NULL.
- *  - A hodu_model is immutable once created: any number of threads may run
+ *  - A hodu_model is immutable once created (apart from an internal,
+ *    lock-free cache of run workspaces): any number of threads may run
  *    and query one model at once. A hodu_tensor is not synchronized; do not
  *    write it from one thread while another reads it.
  *
@@ -252,6 +253,14 @@ HODU_API const hodu_model_desc *hodu_model_descriptor(const hodu_model *model);
 
 HODU_API int32_t hodu_model_num_inputs(const hodu_model *model);
 HODU_API int32_t hodu_model_num_outputs(const hodu_model *model);
+
+/* Bytes of scratch memory one run needs for the model's intermediate
+ * buffers (the descriptor's workspace_size; 0 for models that need none or
+ * were built before workspaces existed). hodu_model_run takes it from a
+ * cache of up to 8 workspaces kept with the model, so steady-state runs
+ * allocate nothing; each run concurrent with others holds one workspace.
+ * The cache is freed by hodu_model_free. */
+HODU_API uint64_t hodu_model_workspace_size(const hodu_model *model);
 
 /* Per-tensor queries, for 0 <= index < count. An index out of range gives
  * NULL, -1 (dtype and rank) respectively. Results are borrowed. */
