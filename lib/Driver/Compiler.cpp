@@ -132,6 +132,9 @@ struct TensorSig {
 struct ModelSig {
   std::string modelName;
   std::vector<TensorSig> inputs, outputs;
+  /// Bytes of scratch @main takes as an extra last argument (the arena of
+  /// hodu-plan-memory, `hodu.workspace_size` on the module); 0 = none.
+  uint64_t workspaceSize = 0;
 };
 
 /// Upstream Hodu's DType numbering (runtime/include/hodu/abi.h).
@@ -250,8 +253,11 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
     if (optLevel >= 1)
       p += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
     // Fused elementwise/pooling kernels run on all cores too.
+    // Then the remaining elementwise/reduction kernels (and the tiles of
+    // those forall loops) become vector code.
     if (optLevel >= 2)
-      p += ",hodu-cpu-parallelize,canonicalize";
+      p += ",hodu-cpu-parallelize,canonicalize,hodu-cpu-vectorize-generics,"
+           "canonicalize,cse";
     return p;
   }
   case Phase::Bufferized:
@@ -275,7 +281,8 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
            "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
            "func.func(arith-expand),finalize-memref-to-llvm,"
            "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-           "convert-scf-to-cf,convert-vector-to-llvm,convert-ub-to-llvm,"
+           "convert-scf-to-cf,convert-vector-to-llvm{reassociate-fp-reductions},"
+           "convert-ub-to-llvm,"
            "convert-openmp-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
            "convert-index-to-llvm,"
            "reconcile-unrealized-casts";
@@ -337,7 +344,8 @@ LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
                             Location loc) {
   llvm::Function *impl = m.getFunction("main");
   size_t nIn = sig.inputs.size(), nOut = sig.outputs.size();
-  if (!impl || impl->arg_size() != nIn + nOut ||
+  bool workspace = sig.workspaceSize != 0;
+  if (!impl || impl->arg_size() != nIn + nOut + workspace ||
       !impl->getReturnType()->isVoidTy())
     return emitError(loc, "internal error: lowered entry point does not take ")
            << nIn << " inputs and " << nOut
@@ -383,7 +391,59 @@ LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
     b.CreateBr(runBB);
     b.SetInsertPoint(runBB);
   }
+  llvm::Value *ownWorkspace = nullptr;
+  if (workspace) {
+    // The run's scratch: ctx->workspace when the caller gives one that is
+    // large enough (hodu_run_context, abi.h: workspace at offset 8, its size
+    // at 16, both present when struct_size >= 24), else our own for this run.
+    llvm::Value *ctxArg = entry->getArg(2);
+    llvm::Value *needed = b.getInt64(sig.workspaceSize);
+    auto *checkBB = llvm::BasicBlock::Create(ctx, "ws_check", entry);
+    auto *fieldsBB = llvm::BasicBlock::Create(ctx, "ws_fields", entry);
+    auto *useBB = llvm::BasicBlock::Create(ctx, "ws_given", entry);
+    auto *allocBB = llvm::BasicBlock::Create(ctx, "ws_alloc", entry);
+    auto *failBB = llvm::BasicBlock::Create(ctx, "ws_fail", entry);
+    auto *callBB = llvm::BasicBlock::Create(ctx, "call", entry);
+    b.CreateCondBr(b.CreateIsNull(ctxArg), allocBB, checkBB);
+    b.SetInsertPoint(checkBB);
+    llvm::Value *structSize = b.CreateLoad(i32, ctxArg);
+    b.CreateCondBr(b.CreateICmpUGE(structSize, b.getInt32(24)), fieldsBB,
+                   allocBB);
+    b.SetInsertPoint(fieldsBB);
+    llvm::Value *given = b.CreateLoad(
+        ptrT, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctxArg, 8));
+    llvm::Value *givenSize = b.CreateLoad(
+        i64, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), ctxArg, 16));
+    b.CreateCondBr(b.CreateAnd(b.CreateIsNotNull(given),
+                               b.CreateICmpUGE(givenSize, needed)),
+                   useBB, allocBB);
+    b.SetInsertPoint(useBB);
+    b.CreateBr(callBB);
+    b.SetInsertPoint(allocBB);
+    llvm::FunctionCallee alignedAlloc = m.getOrInsertFunction(
+        "aligned_alloc", llvm::FunctionType::get(ptrT, {i64, i64}, false));
+    uint64_t rounded = (sig.workspaceSize + 63) / 64 * 64;
+    llvm::Value *own =
+        b.CreateCall(alignedAlloc, {b.getInt64(64), b.getInt64(rounded)});
+    b.CreateCondBr(b.CreateIsNull(own), failBB, callBB);
+    b.SetInsertPoint(failBB);
+    b.CreateRet(b.getInt32(1)); // out of memory: nothing was run
+    b.SetInsertPoint(callBB);
+    auto *ws = b.CreatePHI(ptrT, 2, "workspace");
+    ws->addIncoming(given, useBB);
+    ws->addIncoming(own, allocBB);
+    auto *owned = b.CreatePHI(ptrT, 2, "owned");
+    owned->addIncoming(llvm::ConstantPointerNull::get(ptrT), useBB);
+    owned->addIncoming(own, allocBB);
+    args.push_back(ws);
+    ownWorkspace = owned;
+  }
   b.CreateCall(impl, args);
+  if (ownWorkspace) {
+    llvm::FunctionCallee freeFn = m.getOrInsertFunction(
+        "free", llvm::FunctionType::get(b.getVoidTy(), {ptrT}, false));
+    b.CreateCall(freeFn, {ownWorkspace}); // free(NULL) is a no-op
+  }
   b.CreateRet(b.getInt32(0));
 
   auto cstring = [&](StringRef s, const Twine &name) -> llvm::Constant * {
@@ -415,7 +475,8 @@ LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
                                     (prefix + "_" + kind + "s").str());
   };
   auto *modelT = llvm::StructType::create(
-      ctx, {i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT}, "hodu_model_desc");
+      ctx, {i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT, i64},
+      "hodu_model_desc");
   uint64_t size = m.getDataLayout().getTypeAllocSize(modelT);
   auto *init = llvm::ConstantStruct::get(
       modelT, {llvm::ConstantInt::get(i32, 1 /*HODU_ABI_VERSION*/),
@@ -424,7 +485,8 @@ LogicalResult addDescriptor(llvm::Module &m, const ModelSig &sig,
                cstring(target, prefix + "_target"),
                llvm::ConstantInt::get(i32, nIn), llvm::ConstantInt::get(i32, nOut),
                tensorArray(sig.inputs, "input"),
-               tensorArray(sig.outputs, "output"), entry});
+               tensorArray(sig.outputs, "output"), entry,
+               llvm::ConstantInt::get(i64, sig.workspaceSize)});
 
   // Internalise everything we defined so far: only descriptors are exported.
   for (llvm::Function &f : m.functions())
@@ -871,6 +933,9 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
     std::string out = opts.outputPath.empty() ? "-" : opts.outputPath;
     return succeeded(printModule(*module, out, loc));
   }
+
+  if (auto ws = (*module)->getAttrOfType<IntegerAttr>("hodu.workspace_size"))
+    sig->workspaceSize = ws.getValue().getZExtValue();
 
   // MLIR LLVM dialect -> LLVM IR.
   llvm::LLVMContext llvmContext;
