@@ -255,4 +255,74 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
   ];
 }
 
+def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp"> {
+  let summary = "Vectorise elementwise and reduction linalg ops (CPU)";
+  let description = [{
+    For every linalg op on static tensors that is not a matmul or a
+    convolution (those belong to `hodu-cpu-vectorize`) and whose indexing
+    maps are projected permutations (elementwise ops with broadcasts and
+    transposes, reductions such as softmax and layer-norm rows, fills,
+    copies): tiles the iteration space so that one tile holds at most
+    `vector-elements` elements, taken from the innermost dimensions first,
+    and vectorises the tile with the upstream linalg vectoriser. Reductions
+    become `vector.multi_reduction`, lowered to vector adds plus one
+    horizontal step per row (hoduc lets LLVM reassociate float reductions).
+    Ops nested in the loops of already vectorised matmuls, ops with dynamic
+    sizes and ops the vectoriser does not take (gathers through
+    `tensor.extract`, window maps such as `d0 * 2 + d4`) are left for the
+    scalar path. Runs after `hodu-cpu-parallelize`, so the tiles of an
+    `scf.forall` are vectorised too.
+
+    Window reductions (pooling, with any elementwise prologue fused into
+    them) read `out * stride + window` and so are not projected
+    permutations; those with at most `max-window` window positions are first
+    unrolled into an all-parallel op with one strided-slice input per
+    position, the body applied once per position to a running accumulator:
+    `out[n,c,i,j] = max(x[n,c,2i,2j], x[n,c,2i,2j+1], ...)` with each operand
+    a `tensor.extract_slice` of stride 2.
+
+    With `approximate-math` (the default), `math.erf`, `exp`, `expm1`,
+    `tanh`, `log`, `log1p` and `log2` on f32 (scalars and vectors) are
+    replaced by MLIR's polynomial approximations, which vectorise, instead
+    of scalar libm calls.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {indexing_maps = [#id, #id],
+                         iterator_types = ["parallel", "parallel"]}
+         ins(%x : tensor<128x1024xf32>) outs(%e : tensor<128x1024xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %g = math.erf %a : f32
+      linalg.yield %g : f32
+    } -> tensor<128x1024xf32>
+    ```
+    After (abridged):
+    ```mlir
+    scf.for %i = %c0 to %c128 step %c1 ... {
+      scf.for %j = %c0 to %c1024 step %c64 ... {
+        %v = vector.transfer_read ... : tensor<1x64xf32>, vector<1x64xf32>
+        ... polynomial on vector<1x64xf32> ...
+        vector.transfer_write ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorElements", "vector-elements", "int64_t", "64",
+           "Most elements of one vectorised tile">,
+    Option<"minElements", "min-elements", "int64_t", "4",
+           "Fewest elements of a tile worth vectorising">,
+    Option<"maxWindow", "max-window", "int64_t", "16",
+           "Most window positions of a window reduction that is unrolled">,
+    Option<"approximateMath", "approximate-math", "bool", "true",
+           "Replace f32 erf/exp/expm1/tanh/log/log1p/log2 by polynomials">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect"
+  ];
+}
+
 #endif // HODU_PASSES_TD

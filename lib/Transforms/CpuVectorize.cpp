@@ -11,19 +11,27 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 
+#include <map>
 #include <string>
 
 namespace hodu {
 #define GEN_PASS_DEF_CPUVECTORIZE
 #define GEN_PASS_DEF_CPUPARALLELIZE
+#define GEN_PASS_DEF_CPUVECTORIZEGENERICS
 #include "Hodu/Passes.h.inc"
 } // namespace hodu
 
@@ -31,6 +39,7 @@ using namespace mlir;
 
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
+constexpr llvm::StringLiteral kGenericTag = "hodu.vectorize_generic_id";
 
 /// The largest divisor of `dim` that is at most `limit` and a multiple of
 /// `step` (which divides `dim`); `step` itself if none is larger.
@@ -72,7 +81,7 @@ std::string tileOp(const std::string &result, const std::string &loops,
 /// named matmul, so that convolutions take the vectorised matmul path:
 ///   col[c, kh, kw, oh, ow] = in[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
 ///   out[f, oh*ow] = filter[f, c*kh*kw] x col[c*kh*kw, oh*ow]
-/// The copy is a plain linalg.generic with affine maps (no gathers).
+/// The col buffer is filled by one strided slice copy per filter tap.
 void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
@@ -86,28 +95,41 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   OpBuilder b(conv);
   Location loc = conv.getLoc();
-  MLIRContext *ctx = b.getContext();
   Type elt = out.getElementType();
 
-  // (c, kh, kw, oh, ow) -> input (0, c, oh*sh + kh*dh, ow*sw + kw*dw)
-  AffineExpr dc = getAffineDimExpr(0, ctx), dkh = getAffineDimExpr(1, ctx),
-             dkw = getAffineDimExpr(2, ctx), doh = getAffineDimExpr(3, ctx),
-             dow = getAffineDimExpr(4, ctx);
-  AffineMap inMap = AffineMap::get(
-      5, 0,
-      {getAffineConstantExpr(0, ctx), dc, doh * strides[0] + dkh * dilations[0],
-       dow * strides[1] + dkw * dilations[1]},
-      ctx);
-  AffineMap id = AffineMap::getMultiDimIdentityMap(5, ctx);
-  Value colInit = tensor::EmptyOp::create(b, loc, {c, kh, kw, oh, ow}, elt);
-  SmallVector<utils::IteratorType> par(5, utils::IteratorType::parallel);
-  Value col = linalg::GenericOp::create(
-                  b, loc, colInit.getType(), ValueRange{conv.getInputs()[0]},
-                  ValueRange{colInit}, ArrayRef<AffineMap>{inMap, id}, par,
-                  [](OpBuilder &nb, Location nl, ValueRange args) {
-                    linalg::YieldOp::create(nb, nl, args[0]);
-                  })
-                  .getResult(0);
+  // One strided copy per filter tap (kh, kw), each a plain linalg.copy
+  // that hodu-cpu-vectorize-generics turns into vector loads and stores:
+  //   col[:, kh, kw, :, :] = in[0, :, kh*dh : +oh*sh : sh, kw*dw : +ow*sw : sw]
+  Value col = tensor::EmptyOp::create(b, loc, {c, kh, kw, oh, ow}, elt);
+  Value input = conv.getInputs()[0];
+  auto sliceType = RankedTensorType::get({c, oh, ow}, elt);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      SmallVector<OpFoldResult> inOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                          b.getIndexAttr(i * dilations[0]),
+                                          b.getIndexAttr(j * dilations[1])};
+      SmallVector<OpFoldResult> inSizes{b.getIndexAttr(1), b.getIndexAttr(c),
+                                        b.getIndexAttr(oh), b.getIndexAttr(ow)};
+      SmallVector<OpFoldResult> inStrides{b.getIndexAttr(1), b.getIndexAttr(1),
+                                          b.getIndexAttr(strides[0]),
+                                          b.getIndexAttr(strides[1])};
+      Value tap = tensor::ExtractSliceOp::create(b, loc, sliceType, input,
+                                                 inOffsets, inSizes, inStrides);
+      SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), b.getIndexAttr(i),
+                                           b.getIndexAttr(j), b.getIndexAttr(0),
+                                           b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> colSizes{b.getIndexAttr(c), b.getIndexAttr(1),
+                                         b.getIndexAttr(1), b.getIndexAttr(oh),
+                                         b.getIndexAttr(ow)};
+      SmallVector<OpFoldResult> ones(5, b.getIndexAttr(1));
+      Value dest = tensor::ExtractSliceOp::create(b, loc, sliceType, col,
+                                                  colOffsets, colSizes, ones);
+      Value copied =
+          linalg::CopyOp::create(b, loc, ValueRange{tap}, ValueRange{dest})
+              .getResult(0);
+      col = tensor::InsertSliceOp::create(b, loc, copied, col, colOffsets,
+                                          colSizes, ones);
+    }
   Value col2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({c * kh * kw, oh * ow}, elt), col,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
@@ -150,8 +172,9 @@ struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
     ModuleOp module = getOperation();
     std::string body;
     int64_t id = 0;
-    module.walk([&](linalg::GenericOp op) {
-      if (!op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
+    module.walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
+          !op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
           op->getNumResults() == 0)
         return;
       auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -170,7 +193,15 @@ struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
       if (dim < 0)
         return;
       SmallVector<int64_t> sizes(ranges.size(), 0);
-      sizes[dim] = llvm::divideCeil(ranges[dim], std::min(chunks.getValue(), ranges[dim]));
+      // Prefer a number of chunks that divides the dimension: the tiles then
+      // keep static shapes, which hodu-cpu-vectorize-generics needs.
+      int64_t most = std::min(chunks.getValue(), ranges[dim]);
+      sizes[dim] = llvm::divideCeil(ranges[dim], most);
+      for (int64_t c = most; c >= std::max<int64_t>(2, most / 2); --c)
+        if (ranges[dim] % c == 0) {
+          sizes[dim] = ranges[dim] / c;
+          break;
+        }
       op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
       std::string i = std::to_string(id++);
       body += "    %g" + i + " = transform.structured.match attributes {" +
@@ -289,6 +320,345 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
             module, entry, *transforms, transform::TransformOptions())))
       return signalPassFailure();
     module.walk([](Operation *op) { op->removeAttr(kTag); });
+  }
+};
+/// `expr` as coefficients per dim plus a constant, if it is a sum of
+/// constant multiples of dims and constants.
+bool linearForm(AffineExpr expr, SmallVectorImpl<int64_t> &coeffs,
+                int64_t &constant, int64_t scale = 1) {
+  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
+    coeffs[d.getPosition()] += scale;
+    return true;
+  }
+  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
+    constant += scale * c.getValue();
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return linearForm(bin.getLHS(), coeffs, constant, scale) &&
+           linearForm(bin.getRHS(), coeffs, constant, scale);
+  if (bin.getKind() == AffineExprKind::Mul)
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return linearForm(bin.getLHS(), coeffs, constant, scale * c.getValue());
+  return false;
+}
+
+/// A window reduction (pooling, with whatever elementwise prologue fusion
+/// put into it) reads its inputs at `out_dim * stride + window_dim`, which
+/// the vectoriser does not take. With a small window, unroll it: one input
+/// per window position, each a strided slice read at the output position,
+/// and the body applied once per position to a running accumulator. The
+/// result is an all-parallel op with projected-permutation maps:
+///   out[n,c,i,j] = max(x[n,c,2i,2j], x[n,c,2i,2j+1], x[n,c,2i+1,2j], ...)
+/// where each x[n,c,2i+a,2j+b] is slice(x, [0,0,a,b], strides [1,1,2,2]).
+void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumReductionLoops() == 0 || !op.getBody()->getOps<linalg::IndexOp>().empty())
+    return;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return;
+  int64_t numDims = ranges.size();
+  SmallVector<bool> isReduction;
+  SmallVector<int64_t> newDim(numDims, -1), reductionDims;
+  int64_t numParallel = 0, positions = 1;
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (it == utils::IteratorType::reduction) {
+      reductionDims.push_back(d);
+      positions *= ranges[d];
+    } else {
+      newDim[d] = numParallel++;
+    }
+  }
+  if (positions > maxPositions)
+    return;
+  MLIRContext *ctx = op.getContext();
+  // The output is indexed by parallel dims only.
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<AffineExpr> newOutExprs;
+  for (AffineExpr e : outMap.getResults()) {
+    auto d = dyn_cast<AffineDimExpr>(e);
+    if (!d || newDim[d.getPosition()] < 0)
+      return;
+    newOutExprs.push_back(getAffineDimExpr(newDim[d.getPosition()], ctx));
+  }
+  // Each input: per result, at most one parallel dim with a positive stride.
+  struct Result {
+    SmallVector<int64_t> coeffs;
+    int64_t constant = 0;
+    int64_t parallelDim = -1; // -1: none
+  };
+  SmallVector<SmallVector<Result>> forms;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (!type && map.getNumResults() != 0)
+      return;
+    SmallVector<Result> rs;
+    for (AffineExpr e : map.getResults()) {
+      Result r;
+      r.coeffs.assign(numDims, 0);
+      if (!linearForm(e, r.coeffs, r.constant))
+        return;
+      for (int64_t d = 0; d < numDims; ++d) {
+        if (r.coeffs[d] == 0 || newDim[d] < 0)
+          continue;
+        if (r.parallelDim >= 0 || r.coeffs[d] < 0)
+          return;
+        r.parallelDim = d;
+      }
+      for (int64_t d : reductionDims)
+        if (r.coeffs[d] < 0)
+          return;
+      rs.push_back(r);
+    }
+    bool usesReduction = llvm::any_of(rs, [&](const Result &r) {
+      return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
+    });
+    bool usesParallel = llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
+    // A window-shaped operand (only reduction dims) must be a dummy.
+    if (usesReduction && !usesParallel &&
+        !op.getMatchingBlockArgument(in).use_empty())
+      return;
+    forms.push_back(rs);
+  }
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> newInputs;
+  SmallVector<AffineMap> newMaps;
+  // (input index, offsets) -> new input index, so equal slices are shared.
+  std::map<std::pair<unsigned, SmallVector<int64_t>>, unsigned> sliceIndex;
+  // Per position, per original input: the new block-argument index (-1: dummy).
+  SmallVector<SmallVector<int64_t>> argOf(positions);
+  for (int64_t p = 0; p < positions; ++p) {
+    // The window position: one value per reduction dim.
+    SmallVector<int64_t> pos(numDims, 0);
+    int64_t rest = p;
+    for (int64_t k = reductionDims.size() - 1; k >= 0; --k) {
+      pos[reductionDims[k]] = rest % ranges[reductionDims[k]];
+      rest /= ranges[reductionDims[k]];
+    }
+    for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
+      const SmallVector<Result> &rs = forms[i];
+      bool usesParallel =
+          llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
+      if (!usesParallel && !rs.empty() &&
+          llvm::any_of(rs, [&](const Result &r) {
+            return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
+          })) {
+        argOf[p].push_back(-1);
+        continue;
+      }
+      SmallVector<int64_t> offsets;
+      for (const Result &r : rs) {
+        int64_t o = r.constant;
+        for (int64_t d : reductionDims)
+          o += r.coeffs[d] * pos[d];
+        offsets.push_back(o);
+      }
+      auto key = std::make_pair(unsigned(i), offsets);
+      auto found = sliceIndex.find(key);
+      if (found != sliceIndex.end()) {
+        argOf[p].push_back(found->second);
+        continue;
+      }
+      Value v = in->get();
+      SmallVector<AffineExpr> exprs;
+      if (auto type = dyn_cast<RankedTensorType>(v.getType())) {
+        SmallVector<OpFoldResult> o, sz, st;
+        SmallVector<int64_t> shape;
+        for (auto [r, off] : llvm::zip(rs, offsets)) {
+          int64_t size = r.parallelDim >= 0 ? ranges[r.parallelDim] : 1;
+          int64_t stride = r.parallelDim >= 0 ? r.coeffs[r.parallelDim] : 1;
+          o.push_back(b.getIndexAttr(off));
+          sz.push_back(b.getIndexAttr(size));
+          st.push_back(b.getIndexAttr(stride));
+          shape.push_back(size);
+          exprs.push_back(r.parallelDim >= 0
+                              ? getAffineDimExpr(newDim[r.parallelDim], ctx)
+                              : getAffineConstantExpr(0, ctx));
+        }
+        v = tensor::ExtractSliceOp::create(
+            b, loc, RankedTensorType::get(shape, type.getElementType()), v, o,
+            sz, st);
+      }
+      sliceIndex[key] = newInputs.size();
+      argOf[p].push_back(newInputs.size());
+      newInputs.push_back(v);
+      newMaps.push_back(AffineMap::get(numParallel, 0, exprs, ctx));
+    }
+  }
+  AffineMap newOutMap = AffineMap::get(numParallel, 0, newOutExprs, ctx);
+  if (!newOutMap.isProjectedPermutation() ||
+      !llvm::all_of(newMaps, [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return;
+  newMaps.push_back(newOutMap);
+  SmallVector<utils::IteratorType> iters(numParallel, utils::IteratorType::parallel);
+  Block *body = op.getBody();
+  auto generic = linalg::GenericOp::create(
+      b, loc, op->getResultTypes(), newInputs,
+      ValueRange{op.getDpsInitOperand(0)->get()}, newMaps, iters,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value acc = args.back();
+        for (int64_t p = 0; p < positions; ++p) {
+          IRMapping mapping;
+          for (auto [i, a] : llvm::enumerate(argOf[p]))
+            if (a >= 0)
+              mapping.map(body->getArgument(i), args[a]);
+          mapping.map(body->getArguments().back(), acc);
+          for (Operation &inner : body->without_terminator())
+            nb.clone(inner, mapping);
+          acc = mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
+        }
+        linalg::YieldOp::create(nb, nl, acc);
+      });
+  op->replaceAllUsesWith(generic->getResults());
+  op->erase();
+}
+
+/// Tile sizes that make one tile of `ranges` hold at most `limit`
+/// elements, taken from the innermost dimensions outwards (whole dimensions
+/// while they fit, then the largest divisor of the next one that fits; 1 for
+/// the rest), so tiles are static and the innermost vector dim is long.
+SmallVector<int64_t> vectorTile(ArrayRef<int64_t> ranges, int64_t limit) {
+  SmallVector<int64_t> tile(ranges.size(), 1);
+  int64_t prod = 1;
+  for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+    if (prod * ranges[d] <= limit) {
+      tile[d] = ranges[d];
+      prod *= ranges[d];
+      continue;
+    }
+    int64_t t = limit / prod;
+    while (t > 1 && ranges[d] % t != 0)
+      --t;
+    tile[d] = std::max<int64_t>(t, 1);
+    break;
+  }
+  return tile;
+}
+
+/// Whether `op` is for this pass: static, not a contraction or convolution
+/// (hodu-cpu-vectorize owns those), projected-permutation maps, and accepted
+/// by the upstream vectoriser as it is.
+bool isVectorizableGeneric(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
+      op->getParentOfType<scf::ForOp>())
+    return false;
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op) ||
+      isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+    return false;
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
+        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
+      }))
+    return false;
+  // Booleans are stored one byte per element, but vectors of i1 load and
+  // store packed bits: leave ops on i1 tensors to the scalar path.
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type elt = getElementTypeOrSelf(operand.get().getType());
+    if (!elt.isIntOrFloat() || elt.isInteger(1))
+      return false;
+  }
+  return succeeded(linalg::vectorizeOpPrecondition(op));
+}
+
+struct CpuVectorizeGenerics
+    : hodu::impl::CpuVectorizeGenericsBase<CpuVectorizeGenerics> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<linalg::GenericOp> windows;
+    module.walk([&](linalg::GenericOp op) { windows.push_back(op); });
+    for (linalg::GenericOp op : windows)
+      unrollSmallWindow(op, maxWindow);
+    std::string body;
+    int64_t id = 0;
+    module.walk([&](linalg::LinalgOp op) {
+      if (!isVectorizableGeneric(op))
+        return;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<int64_t> tile = vectorTile(ranges, vectorElements);
+      int64_t elements = 1;
+      for (int64_t t : tile)
+        elements *= t;
+      if (elements < minElements)
+        return;
+      // Dims taken whole need no loop (0 = not tiled).
+      SmallVector<int64_t> sizes;
+      for (auto [r, t] : llvm::zip(ranges, tile))
+        sizes.push_back(t == r ? 0 : t);
+      op->setAttr(kGenericTag, IntegerAttr::get(IntegerType::get(ctx, 64), id));
+      std::string i = std::to_string(id++);
+      body += "    %v" + i + " = transform.structured.match attributes {" +
+              kGenericTag.str() + " = " + i +
+              " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      std::string target = "%v" + i;
+      if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
+        body += tileOp("%vt" + i, "%vl" + i, target, sizes);
+        target = "%vt" + i;
+      }
+      body += "    transform.structured.vectorize " + target +
+              " : !transform.any_op\n";
+    });
+    if (id) {
+      body += "    %funcs = transform.structured.match ops{[\"func.func\"]} in "
+              "%root : (!transform.any_op) -> !transform.any_op\n"
+              "    transform.apply_patterns to %funcs {\n"
+              "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
+              "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
+              "      transform.apply_patterns.canonicalization\n"
+              "    } : !transform.any_op\n";
+      if (failed(runTransformScript(module, body)))
+        return signalPassFailure();
+      module.walk([](Operation *op) { op->removeAttr(kGenericTag); });
+    }
+
+    // Reductions: rows reduced along the innermost vector dim become one
+    // horizontal reduction each; reductions over outer dims become vector
+    // adds across the rows. Each strategy only for the ops it suits.
+    SmallVector<Operation *> inner, outer;
+    module.walk([&](vector::MultiDimReductionOp op) {
+      (op.isReducedDim(op.getSourceVectorType().getRank() - 1) ? inner : outer)
+          .push_back(op);
+    });
+    auto lower = [&](ArrayRef<Operation *> ops,
+                     vector::VectorMultiReductionLowering strategy) {
+      if (ops.empty())
+        return success();
+      RewritePatternSet patterns(ctx);
+      vector::populateVectorMultiReductionLoweringPatterns(patterns, strategy);
+      return applyOpPatternsGreedily(
+          ops, std::move(patterns),
+          GreedyRewriteConfig().setStrictness(
+              GreedyRewriteStrictness::ExistingAndNewOps));
+    };
+    if (failed(lower(inner, vector::VectorMultiReductionLowering::InnerReduction)) ||
+        failed(lower(outer, vector::VectorMultiReductionLowering::InnerParallel)))
+      return signalPassFailure();
+
+    if (approximateMath) {
+      RewritePatternSet patterns(ctx);
+      populateMathPolynomialApproximationPatterns(
+          patterns, [](StringRef name) {
+            return llvm::is_contained({"math.erf", "math.exp", "math.expm1",
+                                       "math.tanh", "math.log",
+                                       "math.log1p", "math.log2"},
+                                      name);
+          });
+      if (failed(applyPatternsGreedily(module, std::move(patterns))))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace
