@@ -83,12 +83,11 @@ bool isAccess(OpOperand &use) {
     return &use == &store.getMemrefMutable();
   // In these ops a memref operand can only be the memory accessed (the other
   // operands are values, vectors, masks and indices).
-  return isa<memref::LoadOp, memref::CopyOp, memref::DimOp,
-             memref::PrefetchOp, linalg::LinalgOp, vector::TransferReadOp,
-             vector::TransferWriteOp, vector::LoadOp, vector::StoreOp,
-             vector::MaskedLoadOp, vector::MaskedStoreOp, vector::GatherOp,
-             vector::ScatterOp, vector::ExpandLoadOp,
-             vector::CompressStoreOp>(op);
+  return isa<memref::LoadOp, memref::CopyOp, memref::DimOp, memref::PrefetchOp,
+             linalg::LinalgOp, vector::TransferReadOp, vector::TransferWriteOp,
+             vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+             vector::MaskedStoreOp, vector::GatherOp, vector::ScatterOp,
+             vector::ExpandLoadOp, vector::CompressStoreOp>(op);
 }
 
 /// Fills in the deallocs and live range of `buffer` from the uses of its
@@ -152,7 +151,8 @@ int64_t assignOffsets(MutableArrayRef<Buffer> buffers) {
     for (auto [lo, hi] : busy) {
       if (offset + b->bytes <= lo)
         break;
-      offset = std::max(offset, static_cast<int64_t>(llvm::alignTo(hi, b->align)));
+      offset =
+          std::max(offset, static_cast<int64_t>(llvm::alignTo(hi, b->align)));
     }
     b->offset = offset;
     arena = std::max(arena, offset + b->bytes);
@@ -208,7 +208,8 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
       Buffer buffer;
       buffer.alloc = alloc;
       buffer.bytes = *elem * type.getNumElements();
-      buffer.align = std::max<int64_t>(alignment, alloc.getAlignment().value_or(1));
+      buffer.align =
+          std::max<int64_t>(alignment, alloc.getAlignment().value_or(1));
       if (!llvm::isPowerOf2_64(buffer.align))
         continue;
       buffer.start = position.lookup(alloc);
@@ -233,17 +234,17 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
     builder.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
     auto arenaType = MemRefType::get({arenaSize}, IntegerType::get(ctx, 8));
-    Value arena = memref::AllocOp::create(builder, loc, arenaType,
-                                          builder.getI64IntegerAttr(arenaAlign));
+    Value arena = memref::AllocOp::create(
+        builder, loc, arenaType, builder.getI64IntegerAttr(arenaAlign));
     for (Buffer &b : buffers) {
       for (memref::DeallocOp dealloc : b.deallocs)
         dealloc.erase();
       builder.setInsertionPoint(b.alloc);
       Value offset =
           arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset);
-      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(),
-                                          b.alloc.getType(), arena, offset,
-                                          ValueRange());
+      Value view =
+          memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(),
+                                 arena, offset, ValueRange());
       b.alloc.replaceAllUsesWith(view);
       b.alloc.erase();
     }
@@ -254,14 +255,14 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
     bufferBytes += bufferSum;
     arenaBytes += arenaSize;
     auto i64 = [&](int64_t v) { return builder.getI64IntegerAttr(v); };
-    func->setAttr("hodu.memory_plan",
-                  builder.getDictionaryAttr({
-                      builder.getNamedAttr("buffers", i64(buffers.size())),
-                      builder.getNamedAttr("buffer_bytes", i64(bufferSum)),
-                      builder.getNamedAttr("arena_bytes", i64(arenaSize)),
-                      builder.getNamedAttr("live_bytes",
-                                           i64(largestLiveSet(buffers))),
-                  }));
+    func->setAttr(
+        "hodu.memory_plan",
+        builder.getDictionaryAttr({
+            builder.getNamedAttr("buffers", i64(buffers.size())),
+            builder.getNamedAttr("buffer_bytes", i64(bufferSum)),
+            builder.getNamedAttr("arena_bytes", i64(arenaSize)),
+            builder.getNamedAttr("live_bytes", i64(largestLiveSet(buffers))),
+        }));
   }
 };
 
