@@ -325,4 +325,79 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
   ];
 }
 
+def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
+  let summary = "Place a function's intermediate buffers in one arena, reusing bytes by liveness";
+  let description = [{
+    Replaces the statically shaped `memref.alloc`s of a function's body by
+    `memref.view`s into one arena, a single `memref.alloc` of bytes at the
+    start of the body freed before the return. Buffers whose live ranges do
+    not overlap share bytes, so the arena stays near the largest set of
+    buffers live at once, and a call does one malloc/free instead of one per
+    buffer.
+
+    A buffer is planned when its `memref.alloc` sits in the body's (single)
+    block, not in a loop or other region; its type has a static shape, the
+    identity layout, no memory space and an element of known size (integers
+    and floats of 1 to 64 bits, `index`); it is freed by `memref.dealloc` ops
+    in that block and nowhere else; and every use, through views (`subview`,
+    `reinterpret_cast`, `collapse_shape`, `expand_shape`, `cast`, `view`,
+    `transpose`), only reads or writes it (`memref` load/store/copy/dim,
+    `vector` transfers and loads/stores, `linalg` ops), at any nesting
+    depth. A buffer that is returned, passed to a call, stored, yielded or
+    used by anything else is left alone, and so are dynamically shaped
+    buffers and allocs inside loops.
+
+    A buffer lives from its alloc to the last op that reads or writes it
+    or a view of it; a use inside a loop or other region counts at the
+    position of the enclosing op in the body. Its deallocs do not count:
+    the pass erases them, and `buffer-deallocation-pipeline` puts them all
+    at the end of the function, which would leave nothing to share. Offsets
+    are assigned greedily, largest buffer first, at the lowest multiple of
+    the alignment that overlaps no placed buffer live at the same time.
+    Nothing changes when fewer than two buffers qualify.
+
+    The function gets the discardable attribute `hodu.memory_plan =
+    {arena_bytes, buffer_bytes, buffers, live_bytes}`, where `live_bytes`
+    is the most bytes live at once (no arena can be smaller); `hoduc
+    --print-stats` reports it. The pass statistics count the same.
+
+    Before:
+    ```mlir
+    %a = memref.alloc() {alignment = 64 : i64} : memref<256xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<256xf32>)
+    linalg.copy ins(%a : memref<256xf32>) outs(%out : memref<256xf32>)
+    %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+    linalg.fill ins(%cst : f32) outs(%b : memref<64xf32>)
+    memref.dealloc %a : memref<256xf32>
+    memref.dealloc %b : memref<64xf32>
+    return
+    ```
+    After:
+    ```mlir
+    %arena = memref.alloc() {alignment = 64 : i64} : memref<1024xi8>
+    %c0 = arith.constant 0 : index
+    %a = memref.view %arena[%c0][] : memref<1024xi8> to memref<256xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<256xf32>)
+    linalg.copy ins(%a : memref<256xf32>) outs(%out : memref<256xf32>)
+    %c0_0 = arith.constant 0 : index
+    %b = memref.view %arena[%c0_0][] : memref<1024xi8> to memref<64xf32>
+    linalg.fill ins(%cst : f32) outs(%b : memref<64xf32>)
+    memref.dealloc %arena : memref<1024xi8>
+    return
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Byte alignment of the arena and of every buffer in it (a power of two)">,
+  ];
+  let statistics = [
+    Statistic<"numBuffers", "buffers", "Buffers placed in an arena">,
+    Statistic<"bufferBytes", "buffer-bytes", "Bytes of the buffers placed">,
+    Statistic<"arenaBytes", "arena-bytes", "Bytes of the arenas">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // HODU_PASSES_TD

@@ -34,6 +34,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <chrono>
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
@@ -266,7 +267,12 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
            "buffer-results-to-out-params{hoist-static-allocs "
            "modify-public-functions},"
            "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-           "convert-bufferization-to-memref,"
+           "convert-bufferization-to-memref," +
+           // Intermediate buffers share one arena per call, reused by
+           // liveness (the deallocation pipeline frees them all at the end).
+           std::string(optLevel >= 1
+                           ? "canonicalize,func.func(hodu-plan-memory),"
+                           : "") +
            // Parallel tile loops run on OpenMP threads.
            "scf-forall-to-parallel,convert-scf-to-openmp";
   case Phase::LLVM:
@@ -859,6 +865,37 @@ static void printKernelStats(ModuleOp module) {
                << " ops grouped)\n";
 }
 
+/// "9.4 MiB", "12.0 KiB", "300 B".
+static std::string formatBytes(int64_t bytes) {
+  if (bytes >= (1 << 20))
+    return llvm::formatv("{0:f1} MiB", bytes / double(1 << 20)).str();
+  if (bytes >= (1 << 10))
+    return llvm::formatv("{0:f1} KiB", bytes / double(1 << 10)).str();
+  return std::to_string(bytes) + " B";
+}
+
+/// `hoduc --stats`: what hodu-plan-memory recorded on each function.
+static void printMemoryPlan(ModuleOp module) {
+  int64_t buffers = 0, bufferBytes = 0, arenaBytes = 0, liveBytes = 0;
+  module.walk([&](func::FuncOp func) {
+    auto plan = func->getAttrOfType<DictionaryAttr>("hodu.memory_plan");
+    if (!plan)
+      return;
+    auto get = [&](StringRef name) {
+      auto v = plan.getAs<IntegerAttr>(name);
+      return v ? v.getInt() : 0;
+    };
+    buffers += get("buffers");
+    bufferBytes += get("buffer_bytes");
+    arenaBytes += get("arena_bytes");
+    liveBytes += get("live_bytes");
+  });
+  llvm::errs() << "hoduc: stats: memory plan: " << buffers << " buffers, "
+               << formatBytes(bufferBytes) << " -> arena "
+               << formatBytes(arenaBytes) << " (largest live set "
+               << formatBytes(liveBytes) << ")\n";
+}
+
 static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
   auto start = std::chrono::steady_clock::now();
   auto lap = [&](const char *what) {
@@ -923,6 +960,8 @@ static bool compileImpl(MLIRContext &context, const CompileOptions &opts) {
       printKernelStats(*module);
       start = std::chrono::steady_clock::now();
     }
+    if (phase == Phase::Bufferized && opts.stats)
+      printMemoryPlan(*module);
     if (phase == Phase::Hodu && !mlirOut) {
       sig = recordSignature(*module, prefix);
       if (failed(sig))
