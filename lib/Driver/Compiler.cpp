@@ -296,6 +296,34 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
   llvm_unreachable("unknown phase");
 }
 
+/// The entry point's arena (hodu-plan-memory's `hodu.arena` alloc) becomes
+/// a trailing argument, the run's workspace that the entry wrapper passes in
+/// (the caller's, kept across runs, or one allocated for the run), and the
+/// module records its size as `hodu.workspace_size`.
+void arenaToWorkspace(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main || main.isExternal() || !main.getBody().hasOneBlock())
+    return;
+  memref::AllocOp arena;
+  for (auto alloc : main.getBody().front().getOps<memref::AllocOp>())
+    if (alloc->hasAttr("hodu.arena"))
+      arena = alloc;
+  // The ABI promises 64-byte alignment, no more.
+  if (!arena || arena.getAlignment().value_or(1) > 64)
+    return;
+  for (Operation *user : llvm::make_early_inc_range(arena->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  unsigned index = main.getNumArguments();
+  if (failed(main.insertArgument(index, arena.getType(), {}, arena.getLoc())))
+    return;
+  arena.replaceAllUsesWith(main.getArgument(index));
+  module->setAttr("hodu.workspace_size",
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                   arena.getType().getNumElements()));
+  arena.erase();
+}
+
 LogicalResult runPhase(ModuleOp module, Phase phase, unsigned optLevel) {
   std::string pipeline = phasePipeline(phase, optLevel);
   if (pipeline.empty())
@@ -310,6 +338,7 @@ LogicalResult runPhase(ModuleOp module, Phase phase, unsigned optLevel) {
     return module.emitError("compilation failed in phase '")
            << phaseName(phase) << "'";
   if (phase == Phase::Bufferized) {
+    arenaToWorkspace(module);
     // Strided memref.copy lowers to a call to `memrefCopy` from MLIR's runner
     // utilities, which artifacts must not depend on: copy with loops instead.
     module.walk([](memref::CopyOp copy) {

@@ -234,8 +234,12 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
     builder.setInsertionPointToStart(&body);
     Location loc = func.getLoc();
     auto arenaType = MemRefType::get({arenaSize}, IntegerType::get(ctx, 8));
-    Value arena = memref::AllocOp::create(
+    auto arenaAlloc = memref::AllocOp::create(
         builder, loc, arenaType, builder.getI64IntegerAttr(arenaAlign));
+    // Marked so that the driver can take it from the caller instead (the
+    // run's workspace, abi.h) for the entry point.
+    arenaAlloc->setAttr("hodu.arena", builder.getUnitAttr());
+    Value arena = arenaAlloc;
     for (Buffer &b : buffers) {
       for (memref::DeallocOp dealloc : b.deallocs)
         dealloc.erase();

@@ -62,10 +62,12 @@ func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf
 
 // -----
 
-// A batch-1 NCHW convolution becomes an im2col copy (affine maps, no
-// gathers) and a vectorised matmul of the flattened filter with the columns.
+// A batch-1 NCHW convolution becomes an im2col buffer filled by one strided
+// slice copy per filter tap (9 for 3x3) and a vectorised matmul of the
+// flattened filter with the columns.
 // CHECK-LABEL: func.func @conv
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x4x10x10xf32>) outs(%{{.*}} : tensor<4x3x3x8x8xf32>)
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x10x10xf32> to tensor<4x8x8xf32>
+// CHECK-COUNT-9: linalg.copy ins(%{{.*}} : tensor<4x8x8xf32>)
 // CHECK: tensor.collapse_shape {{.*}} tensor<4x3x3x8x8xf32> into tensor<36x64xf32>
 // CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
 // CHECK: -> (vector<8x32xf32>)

@@ -6,7 +6,7 @@
 // by one dealloc of the arena.
 // CHECK-LABEL: func.func @disjoint
 // CHECK-SAME: hodu.memory_plan = {arena_bytes = 1024 : i64, buffer_bytes = 1280 : i64, buffers = 2 : i64, live_bytes = 1024 : i64}
-// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1024xi8>
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, hodu.arena} : memref<1024xi8>
 // CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[A:.*]] = memref.view %[[ARENA]][%[[OFF_A]]][] : memref<1024xi8> to memref<256xf32>
 // CHECK: linalg.fill {{.*}} outs(%[[A]] : memref<256xf32>)
@@ -36,7 +36,7 @@ func.func @disjoint(%out: memref<64xf32>) {
 // buffer counts one byte per element.
 // CHECK-LABEL: func.func @overlapping
 // CHECK-SAME: arena_bytes = 1380 : i64, buffer_bytes = 1380 : i64, buffers = 3 : i64, live_bytes = 1380 : i64
-// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1380xi8>
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, hodu.arena} : memref<1380xi8>
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<256xf32>
 // CHECK: arith.constant 1024 : index
@@ -65,7 +65,7 @@ func.func @overlapping(%out: memref<64xf32>, %mask: memref<100xi1>) {
 // Offsets are multiples of the alignment option, or of a buffer's own larger
 // alignment, which the arena then gets too.
 // CHECK-LABEL: func.func @alignment
-// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<296xi8>
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64, hodu.arena} : memref<296xi8>
 // CHECK: arith.constant 0 : index
 // CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<25xf32>
 // CHECK: arith.constant 256 : index
@@ -73,7 +73,7 @@ func.func @overlapping(%out: memref<64xf32>, %mask: memref<100xi1>) {
 // CHECK: arith.constant 128 : index
 // CHECK-NEXT: memref.view %[[ARENA]]{{.*}} to memref<3xf32>
 // ALIGN16-LABEL: func.func @alignment
-// ALIGN16: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64} : memref<296xi8>
+// ALIGN16: %[[ARENA:.*]] = memref.alloc() {alignment = 256 : i64, hodu.arena} : memref<296xi8>
 // ALIGN16: arith.constant 0 : index
 // ALIGN16-NEXT: memref.view %[[ARENA]]{{.*}} to memref<25xf32>
 // ALIGN16: arith.constant 256 : index
@@ -134,7 +134,7 @@ func.func @use_in_loop(%out: memref<64xf32>) {
 // two plain buffers are still planned.
 // CHECK-LABEL: func.func @left_alone
 // CHECK-SAME: buffers = 2 : i64
-// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<96xi8>
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, hodu.arena} : memref<96xi8>
 // CHECK: %[[CALLED:.*]] = memref.alloc() : memref<8xf32>
 // CHECK: call @consume(%[[CALLED]])
 // CHECK: %[[RETURNED:.*]] = memref.alloc() : memref<8xf32>

@@ -247,6 +247,9 @@ void printInfo(const hodu_model *model) {
   std::printf("outputs:\n");
   for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
     std::printf("  %s\n", outputSignature(model, i).c_str());
+  if (uint64_t bytes = hodu_model_workspace_size(model))
+    std::printf("workspace: %llu bytes per concurrent run\n",
+                (unsigned long long)bytes);
 }
 
 /// Checks a tensor read from `file` against input `index`; "" when it fits.

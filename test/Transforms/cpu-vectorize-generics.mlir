@@ -1,0 +1,113 @@
+// RUN: hodu-opt %s --hodu-cpu-vectorize-generics --canonicalize --split-input-file | FileCheck %s
+// RUN: hodu-opt %s --hodu-cpu-vectorize-generics=approximate-math=false --split-input-file | FileCheck %s --check-prefix=LIBM
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+
+// An elementwise op with a broadcast operand: 64-element tiles along the
+// innermost dim, vector code, and erf as a polynomial (no math.erf left).
+// CHECK-LABEL: func.func @gelu_like
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: scf.for {{.*}} step %c64
+// CHECK: vector.transfer_read {{.*}} vector<64xf32>
+// CHECK-NOT: math.erf
+// CHECK-NOT: linalg.generic
+// LIBM-LABEL: func.func @gelu_like
+// LIBM: math.erf {{.*}} : vector<64xf32>
+func.func @gelu_like(%x: tensor<8x1024xf32>, %b: tensor<1024xf32>) -> tensor<8x1024xf32> {
+  %e = tensor.empty() : tensor<8x1024xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<8x1024xf32>, tensor<1024xf32>) outs(%e : tensor<8x1024xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %g = math.erf %s : f32
+    linalg.yield %g : f32
+  } -> tensor<8x1024xf32>
+  return %0 : tensor<8x1024xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+
+// A row reduction (softmax's sum, layer norm's mean): each row's 64-element
+// vector is reduced with one horizontal reduction, not a scalar loop.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: vector.transfer_read {{.*}} vector<64xf32>
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.generic
+func.func @row_sum(%x: tensor<16x64xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x64xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %0 : tensor<16xf32>
+}
+
+// -----
+
+#in = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0 + d4, d1 + d5, d2 * 2 + d6, d3 * 2 + d7)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d4, d5, d6, d7)>
+#out = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3)>
+
+// A 2x2 max pool with stride 2 (window maps, not projected permutations) is
+// unrolled into four stride-2 slices of the input, combined elementwise.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-COUNT-4: tensor.extract_slice %{{.*}}[0, 0, {{[01]}}, {{[01]}}] [1, 4, 8, 8] [1, 1, 2, 2]
+// CHECK: arith.maximumf {{.*}} : vector<8x8xf32>
+// CHECK-NOT: linalg.generic
+func.func @max_pool(%x: tensor<1x4x16x16xf32>, %init: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = tensor.empty() : tensor<1x1x2x2xf32>
+  %0 = linalg.generic {indexing_maps = [#in, #win, #out],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "reduction"]}
+      ins(%x, %w : tensor<1x4x16x16xf32>, tensor<1x1x2x2xf32>) outs(%init : tensor<1x4x8x8xf32>) {
+  ^bb0(%a: f32, %unused: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x8x8xf32>
+  return %0 : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Booleans are one byte per element in memory but packed bits in vectors:
+// ops on i1 tensors stay scalar.
+// CHECK-LABEL: func.func @bool_not
+// CHECK: linalg.generic
+// CHECK-NOT: vector.transfer_read
+func.func @bool_not(%x: tensor<64xi1>) -> tensor<64xi1> {
+  %e = tensor.empty() : tensor<64xi1>
+  %t = arith.constant true
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<64xi1>) outs(%e : tensor<64xi1>) {
+  ^bb0(%a: i1, %o: i1):
+    %n = arith.xori %a, %t : i1
+    linalg.yield %n : i1
+  } -> tensor<64xi1>
+  return %0 : tensor<64xi1>
+}
+
+// -----
+
+#id = affine_map<(d0) -> (d0)>
+
+// Too few elements for a vector (a prime-sized dim has no divisor tile):
+// left for the scalar path.
+// CHECK-LABEL: func.func @tiny
+// CHECK: linalg.generic
+func.func @tiny(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<3xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<3xf32>) outs(%e : tensor<3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
