@@ -149,8 +149,10 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
 }
 
 /// Runs the transform script `body` (the inside of @__transform_main, with
-/// the payload root as %root) on `module`.
-LogicalResult runTransformScript(ModuleOp module, const std::string &body) {
+/// the payload root as %root) on `module`; `pass` names the caller in the
+/// message should the generated script not parse.
+LogicalResult runTransformScript(ModuleOp module, const std::string &body,
+                                 StringRef pass) {
   std::string script =
       "module attributes {transform.with_named_sequence} {\n"
       "  transform.named_sequence @__transform_main(%root: !transform.any_op "
@@ -159,7 +161,8 @@ LogicalResult runTransformScript(ModuleOp module, const std::string &body) {
   OwningOpRef<ModuleOp> transforms =
       parseSourceString<ModuleOp>(script, ParserConfig(module.getContext()));
   if (!transforms)
-    return module.emitError("internal error in a generated transform script");
+    return module.emitError(pass)
+           << ": internal error in the generated transform script";
   Operation *entry = transforms->lookupSymbol("__transform_main");
   return transform::applyTransformNamedSequence(module, entry, *transforms,
                                                 transform::TransformOptions());
@@ -210,7 +213,7 @@ struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
               " = transform.structured.tile_using_forall %g" + i + " tile_sizes " +
               list(sizes) + " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
     });
-    if (id && failed(runTransformScript(module, body)))
+    if (id && failed(runTransformScript(module, body, getArgument())))
       return signalPassFailure();
     module.walk([](Operation *op) { op->removeAttr(kTag); });
   }
@@ -294,10 +297,7 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
     if (id == 0)
       return;
 
-    std::string script =
-        "module attributes {transform.with_named_sequence} {\n"
-        "  transform.named_sequence @__transform_main(%root: !transform.any_op "
-        "{transform.readonly}) {\n" +
+    std::string body =
         perOp +
         "    %funcs = transform.structured.match ops{[\"func.func\"]} in %root "
         ": (!transform.any_op) -> !transform.any_op\n"
@@ -307,17 +307,8 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
         "      transform.apply_patterns.vector.lower_outerproduct\n"
         "      transform.apply_patterns.canonicalization\n"
         "    } : !transform.any_op\n" +
-        hoists + "    transform.yield\n  }\n}\n";
-    OwningOpRef<ModuleOp> transforms =
-        parseSourceString<ModuleOp>(script, ParserConfig(&getContext()));
-    if (!transforms) {
-      module.emitError("hodu-cpu-vectorize: internal error in the generated "
-                       "transform script");
-      return signalPassFailure();
-    }
-    Operation *entry = transforms->lookupSymbol("__transform_main");
-    if (failed(transform::applyTransformNamedSequence(
-            module, entry, *transforms, transform::TransformOptions())))
+        hoists;
+    if (failed(runTransformScript(module, body, getArgument())))
       return signalPassFailure();
     module.walk([](Operation *op) { op->removeAttr(kTag); });
   }
@@ -362,7 +353,6 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return;
   int64_t numDims = ranges.size();
-  SmallVector<bool> isReduction;
   SmallVector<int64_t> newDim(numDims, -1), reductionDims;
   int64_t numParallel = 0, positions = 1;
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray())) {
@@ -392,6 +382,9 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
     int64_t parallelDim = -1; // -1: none
   };
   SmallVector<SmallVector<Result>> forms;
+  // Window-shaped operands (indexed by reduction dims only) must be unused
+  // dummies; they are dropped.
+  SmallVector<bool> dummy;
   for (OpOperand *in : op.getDpsInputOperands()) {
     auto type = dyn_cast<RankedTensorType>(in->get().getType());
     AffineMap map = op.getMatchingIndexingMap(in);
@@ -419,9 +412,8 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
       return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
     });
     bool usesParallel = llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
-    // A window-shaped operand (only reduction dims) must be a dummy.
-    if (usesReduction && !usesParallel &&
-        !op.getMatchingBlockArgument(in).use_empty())
+    dummy.push_back(usesReduction && !usesParallel);
+    if (dummy.back() && !op.getMatchingBlockArgument(in).use_empty())
       return;
     forms.push_back(rs);
   }
@@ -444,12 +436,7 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
     }
     for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
       const SmallVector<Result> &rs = forms[i];
-      bool usesParallel =
-          llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
-      if (!usesParallel && !rs.empty() &&
-          llvm::any_of(rs, [&](const Result &r) {
-            return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
-          })) {
+      if (dummy[i]) {
         argOf[p].push_back(-1);
         continue;
       }
@@ -619,7 +606,7 @@ struct CpuVectorizeGenerics
               "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
               "      transform.apply_patterns.canonicalization\n"
               "    } : !transform.any_op\n";
-      if (failed(runTransformScript(module, body)))
+      if (failed(runTransformScript(module, body, getArgument())))
         return signalPassFailure();
       module.walk([](Operation *op) { op->removeAttr(kGenericTag); });
     }
