@@ -70,6 +70,19 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     tiles of the batch, or else of whichever of M and N has more of them,
     form an `scf.forall`, which hoduc lowers to OpenMP.
 
+    With `pack-b` (the default), a 2-D `linalg.matmul` C[M,N] += A[M,K] B[K,N]
+    whose N splits into at least two register-wide panels is packed first,
+    GotoBLAS style: B into [N/nr, K, nr] column panels and A into
+    [M/mr, K, mr] row panels, so the register kernel reads two contiguous
+    streams (unpacked, the rows it reads are N and K floats apart, which
+    makes them share L1 sets and pages). The matmul becomes a loop over the
+    panels (parallel), k blocks of at most `pack-cache-k` and mr-row blocks,
+    each one register kernel. A constant operand (a weight) is packed at
+    compile time into a new `dense_resource` constant (copied once); any
+    other operand by a copy at run time, which is done only when M is at
+    least `pack-min-m`. The matmul of an im2col convolution keeps the
+    unpacked path: packing its column buffer would copy it a second time.
+
     The pass computes the sizes and drives the transform dialect's
     interpreter with a generated script, so each step is an upstream
     transform (`transform.structured.tile_using_for`, `vectorize`,
@@ -101,6 +114,14 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Option<"cacheK", "cache-k", "int64_t", "256", "Most k of a cache tile">,
     Option<"parallel", "parallel", "bool", "true",
            "Spread the cache tiles of one dimension over threads (scf.forall)">,
+    Option<"packB", "pack-b", "bool", "true",
+           "Pack the B operand of 2-D matmuls into contiguous column panels">,
+    Option<"packCacheK", "pack-cache-k", "int64_t", "1024",
+           "Most k of one packed register kernel (between accumulator loads and stores)">,
+    Option<"packMinK", "pack-min-k", "int64_t", "16",
+           "Smallest K whose matmuls get a packed B">,
+    Option<"packMinM", "pack-min-m", "int64_t", "16",
+           "Smallest M for which a B that is not a constant is packed at run time">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

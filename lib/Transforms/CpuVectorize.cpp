@@ -22,9 +22,11 @@
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -40,6 +42,11 @@ using namespace mlir;
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
 constexpr llvm::StringLiteral kGenericTag = "hodu.vectorize_generic_id";
+/// Marks the per-panel matmuls of packMatmulB: already inside the parallel
+/// panel loop, and one panel wide.
+constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
+/// Marks the matmul of an im2col convolution, whose B is not packed.
+constexpr llvm::StringLiteral kIm2col = "hodu.im2col";
 
 /// The largest divisor of `dim` that is at most `limit` and a multiple of
 /// `step` (which divides `dim`); `step` itself if none is larger.
@@ -139,13 +146,221 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   Value init2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({f, oh * ow}, elt), conv.getOutputs()[0],
       ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-  Value mm = linalg::MatmulOp::create(b, loc, ValueRange{flt2d, col2d},
-                                      ValueRange{init2d})
-                 .getResult(0);
+  auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{flt2d, col2d},
+                                         ValueRange{init2d});
+  // Packing the columns would be a second copy of the largest buffer; the
+  // taps already write them once (see packMatmul).
+  matmul->setAttr(kIm2col, b.getUnitAttr());
+  Value mm = matmul.getResult(0);
   Value res = tensor::ExpandShapeOp::create(
       b, loc, out, mm, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   conv->getResult(0).replaceAllUsesWith(res);
   conv->erase();
+}
+
+/// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
+///   B-style (`rows` false): P[j, r, c] = src[r, j*w + c]   -> [C/w, R, w]
+///   A-style (`rows` true):  P[i, c, r] = src[i*w + r, c]   -> [R/w, C, w]
+/// A constant is packed here, into a new resource blob (the weight is copied
+/// once; the unpacked constant dies with its last use); anything else by a
+/// copy, a linalg.generic that is parallelised and vectorised later.
+Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
+  auto type = cast<RankedTensorType>(src.getType());
+  Type elt = type.getElementType();
+  int64_t r = type.getDimSize(0), c = type.getDimSize(1);
+  int64_t outer = rows ? r / w : c / w, inner = rows ? c : r;
+  auto packed = RankedTensorType::get({outer, inner, w}, elt);
+  if (auto cst = src.getDefiningOp<arith::ConstantOp>()) {
+    ArrayRef<char> data;
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue())) {
+      if (dense.isSplat())
+        return arith::ConstantOp::create(b, loc, dense.resizeSplat(packed));
+      data = dense.getRawData();
+    } else if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
+      if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+        data = blob->getData();
+    }
+    size_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    if (data.size() >= static_cast<size_t>(r * c) * bytes) {
+      AsmResourceBlob blob =
+          HeapAsmResourceBlob::allocate(data.size(), alignof(uint64_t));
+      char *out = blob.getMutableData().data();
+      const char *in = data.data();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          char *dst = out + ((o * inner + i) * w) * bytes;
+          if (!rows) {
+            std::memcpy(dst, in + (i * c + o * w) * bytes, w * bytes);
+            continue;
+          }
+          for (int64_t l = 0; l < w; ++l)
+            std::memcpy(dst + l * bytes, in + ((o * w + l) * c + i) * bytes,
+                        bytes);
+        }
+      return arith::ConstantOp::create(
+          b, loc,
+          DenseResourceElementsAttr::get(packed, "hodu_packed", std::move(blob)));
+    }
+  }
+  // rows: src as [R/w, w, C], P[d0, d1, d2] = src3[d0, d2, d1];
+  // else: src as [R, C/w, w], P[d0, d1, d2] = src3[d1, d0, d2].
+  auto expandedType = rows ? RankedTensorType::get({outer, w, inner}, elt)
+                           : RankedTensorType::get({inner, outer, w}, elt);
+  Value src3 = tensor::ExpandShapeOp::create(
+      b, loc, expandedType, src,
+      rows ? ArrayRef<ReassociationIndices>{{0, 1}, {2}}
+           : ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  Value empty = tensor::EmptyOp::create(b, loc, packed.getShape(), elt);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr d0, d1, d2;
+  bindDims(ctx, d0, d1, d2);
+  auto in = rows ? AffineMap::get(3, 0, {d0, d2, d1}, ctx)
+                 : AffineMap::get(3, 0, {d1, d0, d2}, ctx);
+  auto id = AffineMap::getMultiDimIdentityMap(3, ctx);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{packed}, ValueRange{src3}, ValueRange{empty},
+             ArrayRef<AffineMap>{in, id},
+             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+/// Loop over [0, count) carrying one tensor: an scf.forall when `parallel`
+/// (the body's result is inserted at `offsets`/`sizes` by the terminator),
+/// else an scf.for. `body(builder, iv, carried)` returns the tile and where
+/// it goes.
+using TileBody = llvm::function_ref<Value(OpBuilder &, Value, Value,
+                                          SmallVector<OpFoldResult> &,
+                                          SmallVector<OpFoldResult> &)>;
+Value tileLoop(OpBuilder &b, Location loc, int64_t count, int64_t step,
+               Value init, bool parallel, TileBody body) {
+  SmallVector<OpFoldResult> offsets, sizes;
+  auto unit = [&](OpBuilder &nb) {
+    return SmallVector<OpFoldResult>(offsets.size(), nb.getIndexAttr(1));
+  };
+  if (parallel) {
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{init},
+        std::nullopt);
+    OpBuilder nb = OpBuilder::atBlockBegin(forall.getBody());
+    Value iv = forall.getInductionVar(0);
+    if (step != 1)
+      iv = arith::MulIOp::create(nb, loc, iv,
+                                 arith::ConstantIndexOp::create(nb, loc, step));
+    Value tile = body(nb, iv, forall.getRegionIterArgs()[0], offsets, sizes);
+    nb.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(nb, loc, tile,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, unit(nb));
+    return forall.getResult(0);
+  }
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, count * step);
+  Value st = arith::ConstantIndexOp::create(b, loc, step);
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, st, ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
+        Value tile = body(nb, iv, iter[0], offsets, sizes);
+        Value c = tensor::InsertSliceOp::create(nb, l, tile, iter[0], offsets,
+                                                sizes, unit(nb));
+        scf::YieldOp::create(nb, l, c);
+      });
+  return loop.getResult(0);
+}
+
+/// GotoBLAS-style packing for a static 2-D matmul C[M,N] += A[M,K] B[K,N].
+/// The register kernel reads an nr-wide row of B and an mr-tall column of
+/// A per k step. Unpacked, B's rows are N and A's rows K floats apart, so
+/// they share L1 sets (4 KB aliasing) and pages. Packed as Bp[N/nr, K, nr]
+/// and Ap[M/mr, K, mr], every kernel reads two contiguous streams. The
+/// matmul becomes loops panel j (an scf.forall when `parallel`) / k block
+/// (`kc`) / row block over `kPanel`-tagged register-tile matmuls
+///   C[mb*mr : +mr, j*nr : +nr] += Ap[mb, kb : +kc]^T x Bp[j, kb : +kc]
+/// which hodu-cpu-vectorize turns into one vector kernel each. Constants
+/// (weights) are packed at compile time; a B or A computed at run time only
+/// when M (the number of panels' reuses) is at least `minM`.
+void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
+                int64_t minM, bool parallel) {
+  Value a = mm.getInputs()[0], bMat = mm.getInputs()[1];
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = cast<RankedTensorType>(bMat.getType());
+  int64_t m = aType.getDimSize(0), k = bType.getDimSize(0),
+          n = bType.getDimSize(1);
+  Type elt = bType.getElementType();
+  auto isConstant = [](Value v) { return v.getDefiningOp<arith::ConstantOp>(); };
+  if (m < minM && (!isConstant(bMat) || !isConstant(a)))
+    return;
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  MLIRContext *ctx = mm.getContext();
+  Value bp = packPanels(b, loc, bMat, nr, /*rows=*/false);
+  Value ap = packPanels(b, loc, a, mr, /*rows=*/true);
+  AffineExpr dm, dn, dk;
+  bindDims(ctx, dm, dn, dk);
+  SmallVector<AffineMap> maps{AffineMap::get(3, 0, {dk, dm}, ctx),
+                              AffineMap::get(3, 0, {dk, dn}, ctx),
+                              AffineMap::get(3, 0, {dm, dn}, ctx)};
+  SmallVector<utils::IteratorType> iters{utils::IteratorType::parallel,
+                                         utils::IteratorType::parallel,
+                                         utils::IteratorType::reduction};
+  auto slice = [&](OpBuilder &nb, Value src, ArrayRef<OpFoldResult> offsets,
+                   ArrayRef<int64_t> sizes, ArrayRef<int64_t> resultShape) {
+    SmallVector<OpFoldResult> sz, ones(sizes.size(), nb.getIndexAttr(1));
+    for (int64_t s : sizes)
+      sz.push_back(nb.getIndexAttr(s));
+    return tensor::ExtractSliceOp::create(
+        nb, loc, RankedTensorType::get(resultShape, elt), src, offsets, sz, ones);
+  };
+  // Panel j (columns j0 = j*nr ..): C[:, j0 : +nr].
+  Value result = tileLoop(
+      b, loc, n / nr, nr, mm.getOutputs()[0], parallel,
+      [&](OpBuilder &nb, Value j0, Value c, SmallVector<OpFoldResult> &offsets,
+          SmallVector<OpFoldResult> &sizes) -> Value {
+        offsets = {nb.getIndexAttr(0), j0};
+        sizes = {nb.getIndexAttr(m), nb.getIndexAttr(nr)};
+        Value j = arith::DivUIOp::create(
+            nb, loc, j0, arith::ConstantIndexOp::create(nb, loc, nr));
+        Value cj = slice(nb, c, offsets, {m, nr}, {m, nr});
+        // k block kb0 ..
+        return tileLoop(
+            nb, loc, k / kc, kc, cj, false,
+            [&](OpBuilder &kb, Value kb0, Value ck,
+                SmallVector<OpFoldResult> &kOffsets,
+                SmallVector<OpFoldResult> &kSizes) -> Value {
+              kOffsets = {kb.getIndexAttr(0), kb.getIndexAttr(0)};
+              kSizes = {kb.getIndexAttr(m), kb.getIndexAttr(nr)};
+              Value bt = slice(kb, bp, {j, kb0, kb.getIndexAttr(0)}, {1, kc, nr},
+                               {kc, nr});
+              // Row block i0 = mb*mr ..
+              return tileLoop(
+                  kb, loc, m / mr, mr, ck, false,
+                  [&](OpBuilder &rb, Value i0, Value cr,
+                      SmallVector<OpFoldResult> &rOffsets,
+                      SmallVector<OpFoldResult> &rSizes) -> Value {
+                    rOffsets = {i0, rb.getIndexAttr(0)};
+                    rSizes = {rb.getIndexAttr(mr), rb.getIndexAttr(nr)};
+                    Value mb = arith::DivUIOp::create(
+                        rb, loc, i0, arith::ConstantIndexOp::create(rb, loc, mr));
+                    Value at = slice(rb, ap, {mb, kb0, rb.getIndexAttr(0)},
+                                     {1, kc, mr}, {kc, mr});
+                    Value ct = slice(rb, cr, rOffsets, {mr, nr}, {mr, nr});
+                    auto kernel = linalg::GenericOp::create(
+                        rb, loc, TypeRange{ct.getType()}, ValueRange{at, bt},
+                        ValueRange{ct}, maps, iters,
+                        [](OpBuilder &gb, Location l, ValueRange args) {
+                          Value p = arith::MulFOp::create(gb, l, args[0], args[1]);
+                          linalg::YieldOp::create(
+                              gb, l, arith::AddFOp::create(gb, l, args[2], p).getResult());
+                        });
+                    kernel->setAttr(kPanel, rb.getUnitAttr());
+                    return kernel.getResult(0);
+                  });
+            });
+      });
+  mm->getResult(0).replaceAllUsesWith(result);
+  mm->erase();
 }
 
 /// Runs the transform script `body` (the inside of @__transform_main, with
@@ -229,9 +444,47 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
     for (auto conv : convs)
       if (conv.hasPureTensorSemantics())
         convToIm2colMatmul(conv);
+    {
+      SmallVector<linalg::MatmulOp> matmuls;
+      module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
+      for (linalg::MatmulOp mm : matmuls) {
+        bool im2col = mm->hasAttr(kIm2col);
+        mm->removeAttr(kIm2col);
+        if (!packB || im2col || !mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
+          continue;
+        auto a = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
+        auto bt = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
+        auto c = dyn_cast<RankedTensorType>(mm.getOutputs()[0].getType());
+        if (!a || !bt || !c || !a.hasStaticShape() || !bt.hasStaticShape() ||
+            !c.hasStaticShape() || !isa<Float32Type, Float64Type>(c.getElementType()) ||
+            a.getElementType() != c.getElementType() ||
+            bt.getElementType() != c.getElementType())
+          continue;
+        int64_t m = a.getDimSize(0), n = bt.getDimSize(1), k = bt.getDimSize(0);
+        int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
+        int64_t mr = registerSize(m, {8, 4}, registerM);
+        // One panel is B itself; short k loops gain nothing.
+        if (nr < 4 || mr < 4 || n / nr < 2 || k < packMinK)
+          continue;
+        packMatmul(mm, mr, nr, tileSize(k, packCacheK, 1), packMinM, parallel);
+      }
+    }
     std::string perOp, hoists;
     int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kPanel)) {
+        // A packed register tile: only the k loop is left to make.
+        op->removeAttr(kPanel);
+        op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+        std::string i = std::to_string(id++);
+        perOp += "    %op" + i + " = transform.structured.match attributes {" +
+                 kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+        perOp += tileOp("%r" + i, "%rl" + i, "%op" + i, {0, 0, 1});
+        perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
+        hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i +
+                  " : !transform.any_op\n";
+        return;
+      }
       if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
           !op.hasPureTensorSemantics())
         return;

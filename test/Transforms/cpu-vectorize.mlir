@@ -1,5 +1,7 @@
-// RUN: hodu-opt %s --hodu-cpu-vectorize --canonicalize --split-input-file | FileCheck %s
-// RUN: hodu-opt %s --hodu-cpu-vectorize=parallel=false --canonicalize --split-input-file | FileCheck %s --check-prefix=SEQ
+// RUN: hodu-opt %s --hodu-cpu-vectorize=pack-b=false --canonicalize --split-input-file | FileCheck %s
+// RUN: hodu-opt %s --hodu-cpu-vectorize="parallel=false pack-b=false" --canonicalize --split-input-file | FileCheck %s --check-prefix=SEQ
+// RUN: hodu-opt %s --hodu-cpu-vectorize --canonicalize --split-input-file | FileCheck %s --check-prefix=PACK
+// RUN: hodu-opt %s --hodu-cpu-vectorize=parallel=false --canonicalize --split-input-file | FileCheck %s --check-prefix=PACKSEQ
 
 // A matmul gets cache tiles, 8x32 register tiles and a k loop that carries
 // the accumulator as a vector (no memory round trip per k step). The two
@@ -17,6 +19,31 @@
 // CHECK: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
 // CHECK: arith.mulf {{.*}} : vector<8x32{{.*}}xf32>
 // CHECK-NOT: linalg.matmul
+// With packing (the default), B is copied into [N/32, K, 32] column panels
+// and A into [M/8, K, 8] row panels; one loop over the 8 panels (parallel)
+// holds a loop over 8-row blocks, each one register kernel whose k loop
+// reads both operands contiguously: an 8-wide column of A and a 32-wide row
+// of B per step.
+// PACK-LABEL: func.func @matmul
+// PACK: tensor.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [64, 8, 32]
+// PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<64x8x32xf32>) outs(%{{.*}} : tensor<8x64x32xf32>)
+// PACK: tensor.expand_shape %arg0 {{\[}}[0, 1], [2]] output_shape [16, 8, 64]
+// PACK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x8x64xf32>) outs(%{{.*}} : tensor<16x64x8xf32>)
+// PACK: scf.forall (%{{.*}}) in (8)
+// PACK: tensor.extract_slice %{{.*}} [1, 64, 32] [1, 1, 1] : tensor<8x64x32xf32> to tensor<64x32xf32>
+// PACK: scf.for {{.*}} step %c8
+// PACK: tensor.extract_slice %{{.*}} [1, 64, 8] [1, 1, 1] : tensor<16x64x8xf32> to tensor<64x8xf32>
+// PACK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// PACK: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
+// PACK: vector.transfer_read {{.*}} : tensor<1x8xf32>, vector<1x8xf32>
+// PACK: vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<1x32xf32>
+// PACK: tensor.parallel_insert_slice
+// PACK-NOT: linalg.matmul
+// PACK: return
+// PACKSEQ-LABEL: func.func @matmul
+// PACKSEQ-NOT: scf.forall
+// PACKSEQ: scf.for {{.*}} = %c0 to %c256 step %c32
+// PACKSEQ: scf.for {{.*}} step %c8
 func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %c: tensor<128x256xf32>) -> tensor<128x256xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<128x64xf32>, tensor<64x256xf32>) outs(%c : tensor<128x256xf32>) -> tensor<128x256xf32>
   return %0 : tensor<128x256xf32>
@@ -109,4 +136,43 @@ func.func @small_relu(%x: tensor<16x16xf32>, %e: tensor<16x16xf32>) -> tensor<16
     linalg.yield %m : f32
   } -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
+}
+
+// -----
+
+// A constant B (a weight) is packed at compile time, into a new constant:
+// no copy is left for the run. B[r, c] = 12r + c; with 4-wide panels
+// (12 columns), panel 0 starts 0 1 2 3 (row 0), 12 13 14 15 (row 1), and
+// panel 1 starts 4 5 6 7 (blob bytes: little-endian f32).
+// PACK-LABEL: func.func @const_weight
+// A constant A is packed too (a splat here: it stays a splat, which folds
+// into the kernel's reads), so no copy is left for the run.
+// PACK-NOT: linalg.generic
+// PACK: %[[W:.*]] = arith.constant dense_resource<hodu_packed> : tensor<3x16x4xf32>
+// PACK-NOT: linalg.generic
+// PACK: scf.forall (%{{.*}}) in (3)
+// PACK: tensor.extract_slice %[[W]]
+// PACK: hodu_packed: "0x08000000000000000000803F0000004000004040000040410000504100006041
+func.func @const_weight(%c: tensor<16x12xf32>) -> tensor<16x12xf32> {
+  %w = arith.constant dense<[
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0],
+    [12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0],
+    [24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0],
+    [36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0],
+    [48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0],
+    [60.0, 61.0, 62.0, 63.0, 64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0],
+    [72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0],
+    [84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0],
+    [96.0, 97.0, 98.0, 99.0, 100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0],
+    [108.0, 109.0, 110.0, 111.0, 112.0, 113.0, 114.0, 115.0, 116.0, 117.0, 118.0, 119.0],
+    [120.0, 121.0, 122.0, 123.0, 124.0, 125.0, 126.0, 127.0, 128.0, 129.0, 130.0, 131.0],
+    [132.0, 133.0, 134.0, 135.0, 136.0, 137.0, 138.0, 139.0, 140.0, 141.0, 142.0, 143.0],
+    [144.0, 145.0, 146.0, 147.0, 148.0, 149.0, 150.0, 151.0, 152.0, 153.0, 154.0, 155.0],
+    [156.0, 157.0, 158.0, 159.0, 160.0, 161.0, 162.0, 163.0, 164.0, 165.0, 166.0, 167.0],
+    [168.0, 169.0, 170.0, 171.0, 172.0, 173.0, 174.0, 175.0, 176.0, 177.0, 178.0, 179.0],
+    [180.0, 181.0, 182.0, 183.0, 184.0, 185.0, 186.0, 187.0, 188.0, 189.0, 190.0, 191.0]
+  ]> : tensor<16x12xf32>
+  %a2 = arith.constant dense<1.0> : tensor<16x16xf32>
+  %0 = linalg.matmul ins(%a2, %w : tensor<16x16xf32>, tensor<16x12xf32>) outs(%c : tensor<16x12xf32>) -> tensor<16x12xf32>
+  return %0 : tensor<16x12xf32>
 }
