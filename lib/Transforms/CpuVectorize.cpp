@@ -313,9 +313,19 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
     return tensor::ExtractSliceOp::create(
         nb, loc, RankedTensorType::get(resultShape, elt), src, offsets, sz, ones);
   };
+  // A C that starts as a fill, with a single k block: each kernel starts
+  // its accumulator from the fill value instead of loading a tile written
+  // by a separate pass (the fill is vectorised with the kernel, and the
+  // read of what it wrote folds away).
+  Value init = mm.getOutputs()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && (k / kc != 1 || !fill.hasPureTensorSemantics()))
+    fill = nullptr;
+  if (fill)
+    init = fill.getOutputs()[0];
   // Panel j (columns j0 = j*nr ..): C[:, j0 : +nr].
   Value result = tileLoop(
-      b, loc, n / nr, nr, mm.getOutputs()[0], parallel,
+      b, loc, n / nr, nr, init, parallel,
       [&](OpBuilder &nb, Value j0, Value c, SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
         offsets = {nb.getIndexAttr(0), j0};
@@ -346,6 +356,12 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
                     Value at = slice(rb, ap, {mb, kb0, rb.getIndexAttr(0)},
                                      {1, kc, mr}, {kc, mr});
                     Value ct = slice(rb, cr, rOffsets, {mr, nr}, {mr, nr});
+                    if (fill) {
+                      auto tileFill = linalg::FillOp::create(
+                          rb, loc, fill.getInputs()[0], ct);
+                      tileFill->setAttr(kPanel, rb.getUnitAttr());
+                      ct = tileFill.getResult(0);
+                    }
                     auto kernel = linalg::GenericOp::create(
                         rb, loc, TypeRange{ct.getType()}, ValueRange{at, bt},
                         ValueRange{ct}, maps, iters,
@@ -473,12 +489,17 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
     int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
       if (op->hasAttr(kPanel)) {
-        // A packed register tile: only the k loop is left to make.
+        // A packed register tile: only the k loop is left to make (or, for
+        // the fill of its accumulator, nothing).
         op->removeAttr(kPanel);
         op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
         std::string i = std::to_string(id++);
         perOp += "    %op" + i + " = transform.structured.match attributes {" +
                  kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+        if (isa<linalg::FillOp>(op.getOperation())) {
+          perOp += "    transform.structured.vectorize %op" + i + " : !transform.any_op\n";
+          return;
+        }
         perOp += tileOp("%r" + i, "%rl" + i, "%op" + i, {0, 0, 1});
         perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
         hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i +
