@@ -422,3 +422,34 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
 }
 
 #endif // HODU_PASSES_TD
+
+def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
+  let summary = "Stride-2 vector reads as one contiguous load and a deinterleave (CPU)";
+  let description = [{
+    A 1-D `vector.transfer_read` of N elements along a memref dim whose
+    stride is 2 (the stride-2 window slices of 2x2 pooling, the taps of a
+    stride-2 convolution) would otherwise be lowered to N scalar loads
+    inserted lane by lane. This pass reads the 2N-1 elements the lanes span
+    as one contiguous masked load (the last lane is masked off, so nothing
+    past the last element read is touched) and keeps the even lanes of a
+    `vector.deinterleave`. Reads whose vector dim is not the memref's
+    innermost, or that may be out of bounds, are left alone.
+
+    Before:
+    ```mlir
+    %v = vector.transfer_read %m[%i, %j], %pad {in_bounds = [true]}
+        : memref<4x8xf32, strided<[32, 2], offset: ?>>, vector<8xf32>
+    ```
+    After (abridged):
+    ```mlir
+    %base, %off, %sizes:2, %strides:2 = memref.extract_strided_metadata %m
+    %flat = memref.reinterpret_cast %base to offset: [%start], sizes: [15], strides: [1]
+    %w = vector.maskedload %flat[%c0], %mask, %pass : ... into vector<16xf32>
+    %v, %odd = vector.deinterleave %w : vector<16xf32> -> vector<8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+    "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"
+  ];
+}

@@ -282,7 +282,10 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
     // single block when it is lowered.
     // The bare-pointer function conversion must come before the OpenMP
     // conversion, which would otherwise convert @main with memref descriptors.
-    return "func.func(convert-linalg-to-loops),"
+    // Stride-2 vector reads (pooling windows) become contiguous loads plus
+    // a deinterleave at -O2, before transfers are unrolled into scalars.
+    return std::string("func.func(convert-linalg-to-loops),") +
+           (optLevel >= 2 ? "func.func(hodu-cpu-strided-reads)," : "") +
            "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
            "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
            "func.func(arith-expand),finalize-memref-to-llvm,"

@@ -1,0 +1,90 @@
+//===- CpuStridedReads.cpp - stride-2 reads as load + deinterleave --------===//
+//
+// See hodu-cpu-strided-reads in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace hodu {
+#define GEN_PASS_DEF_CPUSTRIDEDREADS
+#include "Hodu/Passes.h.inc"
+} // namespace hodu
+
+using namespace mlir;
+
+namespace {
+struct StridedRead : OpRewritePattern<vector::TransferReadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransferReadOp read,
+                                PatternRewriter &rewriter) const override {
+    auto memref = dyn_cast<MemRefType>(read.getBase().getType());
+    VectorType vec = read.getVectorType();
+    if (!memref || vec.getRank() != 1 || vec.isScalable() || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity() ||
+        !read.isDimInBounds(0) || memref.getRank() == 0)
+      return failure();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(memref.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 2)
+      return failure();
+    int64_t n = vec.getNumElements();
+    Location loc = read.getLoc();
+    // The linear index of the first lane: offset + sum(index_i * stride_i).
+    auto meta = memref::ExtractStridedMetadataOp::create(rewriter, loc,
+                                                         read.getBase());
+    AffineExpr sum = rewriter.getAffineSymbolExpr(0);
+    SmallVector<OpFoldResult> operands{meta.getConstifiedMixedOffset()};
+    SmallVector<OpFoldResult> dynStrides = meta.getConstifiedMixedStrides();
+    for (auto [i, index] : llvm::enumerate(read.getIndices())) {
+      AffineExpr idx = rewriter.getAffineSymbolExpr(operands.size());
+      operands.push_back(index);
+      AffineExpr st = rewriter.getAffineSymbolExpr(operands.size());
+      operands.push_back(dynStrides[i]);
+      sum = sum + idx * st;
+    }
+    OpFoldResult start = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, AffineMap::get(0, operands.size(), sum), operands);
+    // The lanes span 2n-1 elements.
+    auto flatType = MemRefType::get(
+        {2 * n - 1}, memref.getElementType(),
+        StridedLayoutAttr::get(rewriter.getContext(), ShapedType::kDynamic, {1}),
+        memref.getMemorySpace());
+    Value flat = memref::ReinterpretCastOp::create(
+        rewriter, loc, flatType, meta.getBaseBuffer(), start,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(2 * n - 1)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    auto wide = VectorType::get({2 * n}, vec.getElementType());
+    auto maskType = VectorType::get({2 * n}, rewriter.getI1Type());
+    Value mask = vector::ConstantMaskOp::create(
+        rewriter, loc, maskType, ArrayRef<int64_t>{2 * n - 1});
+    Value pass = vector::BroadcastOp::create(rewriter, loc, wide,
+                                             read.getPadding());
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value loaded = vector::MaskedLoadOp::create(rewriter, loc, wide, flat,
+                                                ValueRange{zero}, mask, pass);
+    auto halves = vector::DeinterleaveOp::create(rewriter, loc, loaded);
+    rewriter.replaceOp(read, halves.getRes1());
+    return success();
+  }
+};
+
+struct CpuStridedReads : hodu::impl::CpuStridedReadsBase<CpuStridedReads> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<StridedRead>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
