@@ -80,8 +80,17 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     each one register kernel. A constant operand (a weight) is packed at
     compile time into a new `dense_resource` constant (copied once); any
     other operand by a copy at run time, which is done only when M is at
-    least `pack-min-m`. The matmul of an im2col convolution keeps the
-    unpacked path: packing its column buffer would copy it a second time.
+    least `pack-min-m`.
+
+    Convolutions are packed too (with `pack-b`): the im2col taps write their
+    columns straight into nr-wide panels, one transposing copy per tap, so
+    the column buffer is written once and never repacked, and the filter is
+    the packed A operand. Output rows are computed OW rounded up to the
+    panel width (the widest of 32, 16, 8 that wastes at most an eighth),
+    the input is widened with zeros when the extra columns need it, and the
+    extra output columns are dropped; a convolution whose output does not
+    start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
+    the unpacked im2col path.
 
     The pass computes the sizes and drives the transform dialect's
     interpreter with a generated script, so each step is an upstream

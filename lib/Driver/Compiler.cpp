@@ -262,7 +262,7 @@ std::string phasePipeline(Phase phase, unsigned optLevel) {
     return p;
   }
   case Phase::Bufferized:
-    return "one-shot-bufferize{bufferize-function-boundaries "
+    return "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries "
            "function-boundary-type-conversion=identity-layout-map},"
            "buffer-results-to-out-params{hoist-static-allocs "
            "modify-public-functions},"

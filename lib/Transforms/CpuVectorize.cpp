@@ -148,8 +148,8 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
       ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   auto matmul = linalg::MatmulOp::create(b, loc, ValueRange{flt2d, col2d},
                                          ValueRange{init2d});
-  // Packing the columns would be a second copy of the largest buffer; the
-  // taps already write them once (see packMatmul).
+  // The unpacked fallback of convToPackedMatmul: packing these columns
+  // would be a second copy of the largest buffer.
   matmul->setAttr(kIm2col, b.getUnitAttr());
   Value mm = matmul.getResult(0);
   Value res = tensor::ExpandShapeOp::create(
@@ -170,7 +170,13 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
   int64_t outer = rows ? r / w : c / w, inner = rows ? c : r;
   auto packed = RankedTensorType::get({outer, inner, w}, elt);
-  if (auto cst = src.getDefiningOp<arith::ConstantOp>()) {
+  // Reshapes of a constant (a conv filter flattened to 2-D) keep its
+  // row-major data.
+  Value root = src;
+  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      root.getDefiningOp()))
+    root = root.getDefiningOp()->getOperand(0);
+  if (auto cst = root.getDefiningOp<arith::ConstantOp>()) {
     ArrayRef<char> data;
     if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue())) {
       if (dense.isSplat())
@@ -270,6 +276,10 @@ Value tileLoop(OpBuilder &b, Location loc, int64_t count, int64_t step,
   return loop.getResult(0);
 }
 
+Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
+                  Value fillValue, int64_t m, int64_t n, int64_t k, int64_t mr,
+                  int64_t nr, int64_t kc, bool parallel);
+
 /// GotoBLAS-style packing for a static 2-D matmul C[M,N] += A[M,K] B[K,N].
 /// The register kernel reads an nr-wide row of B and an mr-tall column of
 /// A per k step. Unpacked, B's rows are N and A's rows K floats apart, so
@@ -288,15 +298,39 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
   auto bType = cast<RankedTensorType>(bMat.getType());
   int64_t m = aType.getDimSize(0), k = bType.getDimSize(0),
           n = bType.getDimSize(1);
-  Type elt = bType.getElementType();
   auto isConstant = [](Value v) { return v.getDefiningOp<arith::ConstantOp>(); };
   if (m < minM && (!isConstant(bMat) || !isConstant(a)))
     return;
   OpBuilder b(mm);
   Location loc = mm.getLoc();
-  MLIRContext *ctx = mm.getContext();
   Value bp = packPanels(b, loc, bMat, nr, /*rows=*/false);
   Value ap = packPanels(b, loc, a, mr, /*rows=*/true);
+  // A C that starts as a fill, with a single k block: each kernel starts
+  // its accumulator from the fill value instead of loading a tile written
+  // by a separate pass (the fill is vectorised with the kernel, and the
+  // read of what it wrote folds away).
+  Value init = mm.getOutputs()[0], fillValue;
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && k / kc == 1 && fill.hasPureTensorSemantics()) {
+    fillValue = fill.getInputs()[0];
+    init = fill.getOutputs()[0];
+  }
+  Value result =
+      panelMatmul(b, loc, ap, bp, init, fillValue, m, n, k, mr, nr, kc, parallel);
+  mm->getResult(0).replaceAllUsesWith(result);
+  mm->erase();
+}
+
+/// The loops of a packed matmul C[M,N] (`init`) += A B, from the panels
+/// Ap [M/mr, K, mr] and Bp [N/nr, K, nr]: panel j (an scf.forall when
+/// `parallel`) / k block (`kc`) / mr-row block, each a `kPanel`-tagged
+/// register-tile contraction. With `fillValue`, every tile starts from it
+/// (C is not read; `kc` must be K).
+Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
+                  Value fillValue, int64_t m, int64_t n, int64_t k, int64_t mr,
+                  int64_t nr, int64_t kc, bool parallel) {
+  MLIRContext *ctx = b.getContext();
+  Type elt = cast<RankedTensorType>(init.getType()).getElementType();
   AffineExpr dm, dn, dk;
   bindDims(ctx, dm, dn, dk);
   SmallVector<AffineMap> maps{AffineMap::get(3, 0, {dk, dm}, ctx),
@@ -313,18 +347,8 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
     return tensor::ExtractSliceOp::create(
         nb, loc, RankedTensorType::get(resultShape, elt), src, offsets, sz, ones);
   };
-  // A C that starts as a fill, with a single k block: each kernel starts
-  // its accumulator from the fill value instead of loading a tile written
-  // by a separate pass (the fill is vectorised with the kernel, and the
-  // read of what it wrote folds away).
-  Value init = mm.getOutputs()[0];
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (fill && (k / kc != 1 || !fill.hasPureTensorSemantics()))
-    fill = nullptr;
-  if (fill)
-    init = fill.getOutputs()[0];
   // Panel j (columns j0 = j*nr ..): C[:, j0 : +nr].
-  Value result = tileLoop(
+  return tileLoop(
       b, loc, n / nr, nr, init, parallel,
       [&](OpBuilder &nb, Value j0, Value c, SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
@@ -356,9 +380,8 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
                     Value at = slice(rb, ap, {mb, kb0, rb.getIndexAttr(0)},
                                      {1, kc, mr}, {kc, mr});
                     Value ct = slice(rb, cr, rOffsets, {mr, nr}, {mr, nr});
-                    if (fill) {
-                      auto tileFill = linalg::FillOp::create(
-                          rb, loc, fill.getInputs()[0], ct);
+                    if (fillValue) {
+                      auto tileFill = linalg::FillOp::create(rb, loc, fillValue, ct);
                       tileFill->setAttr(kPanel, rb.getUnitAttr());
                       ct = tileFill.getResult(0);
                     }
@@ -375,8 +398,139 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
                   });
             });
       });
-  mm->getResult(0).replaceAllUsesWith(result);
-  mm->erase();
+}
+
+/// conv_2d_nchw_fchw with batch 1 and static shapes -> a packed matmul whose
+/// column panels the im2col taps write directly (no second copy):
+///   Bp[(oh, q), (c, kh, kw), r] = in[0, c, oh*sh + kh*dh, (q*nr + r)*sw + kw*dw]
+///   out[f, oh, q*nr + r] = sum Ap[f/mr, (c, kh, kw), f%mr] * Bp[...]
+/// Output rows are computed OWp = OW rounded up to nr wide (the input is
+/// widened with zeros if needed, the extra columns are dropped), so panels
+/// never straddle rows. The filter (usually a constant) is packed at
+/// compile time. False (nothing changed) if the conv does not qualify.
+bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
+                        int64_t registerN, int64_t maxKc, bool parallel) {
+  auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!in.hasStaticShape() || !flt.hasStaticShape() || !out.hasStaticShape() ||
+      in.getDimSize(0) != 1 || !isa<Float32Type, Float64Type>(out.getElementType()) ||
+      in.getElementType() != out.getElementType() ||
+      flt.getElementType() != out.getElementType())
+    return false;
+  int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
+          f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
+          oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t mr = registerSize(f, {8, 4}, registerM);
+  int64_t nr = std::min<int64_t>(registerN, 32);
+  // Prefer the widest panel that wastes at most an eighth of each row.
+  while (nr > 8 && (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
+    nr /= 2;
+  if (mr < 4 || nr < 8)
+    return false;
+  int64_t owp = llvm::alignTo(ow, nr);
+  SmallVector<int64_t> st(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dl(conv.getDilations().getValues<int64_t>());
+  Value init = conv.getOutputs()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && !fill.hasPureTensorSemantics())
+    fill = nullptr;
+  if (owp != ow && !fill)
+    return false; // the padded output needs a known start value
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  Type elt = out.getElementType();
+  Value input = conv.getInputs()[0];
+  int64_t wNeed = (owp - 1) * st[1] + (kw - 1) * dl[1] + 1;
+  if (wNeed > w) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    Value wide = tensor::EmptyOp::create(b, loc, {1, c, h, wNeed}, elt);
+    wide = linalg::FillOp::create(b, loc, zero, wide).getResult(0);
+    SmallVector<OpFoldResult> zeros(4, b.getIndexAttr(0)), ones(4, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(c),
+                                    b.getIndexAttr(h), b.getIndexAttr(w)};
+    input = tensor::InsertSliceOp::create(b, loc, input, wide, zeros, sizes, ones);
+  }
+  int64_t q = owp / nr;
+  MLIRContext *ctx = conv.getContext();
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
+  auto id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
+  Value col = tensor::EmptyOp::create(b, loc, {oh, q, c, kh, kw, nr}, elt);
+  auto tapType = RankedTensorType::get({c, oh, owp}, elt);
+  auto destType = RankedTensorType::get({oh, q, c, nr}, elt);
+  for (int64_t i = 0; i < kh; ++i)
+    for (int64_t j = 0; j < kw; ++j) {
+      Value tap = tensor::ExtractSliceOp::create(
+          b, loc, tapType, input,
+          SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(i * dl[0]), b.getIndexAttr(j * dl[1])},
+          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
+                                    b.getIndexAttr(oh), b.getIndexAttr(owp)},
+          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                    b.getIndexAttr(st[0]), b.getIndexAttr(st[1])});
+      Value tap4 = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({c, oh, q, nr}, elt), tap,
+          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+      SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                        b.getIndexAttr(0), b.getIndexAttr(i),
+                                        b.getIndexAttr(j), b.getIndexAttr(0)};
+      SmallVector<OpFoldResult> sizes{b.getIndexAttr(oh), b.getIndexAttr(q),
+                                      b.getIndexAttr(c), b.getIndexAttr(1),
+                                      b.getIndexAttr(1), b.getIndexAttr(nr)};
+      SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
+      Value dest = tensor::ExtractSliceOp::create(b, loc, destType, col, offsets,
+                                                  sizes, ones);
+      Value copied =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{destType}, ValueRange{tap4}, ValueRange{dest},
+              ArrayRef<AffineMap>{tapMap, id4},
+              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+              [](OpBuilder &nb, Location l, ValueRange args) {
+                linalg::YieldOp::create(nb, l, args[0]);
+              })
+              .getResult(0);
+      col = tensor::InsertSliceOp::create(b, loc, copied, col, offsets, sizes, ones);
+    }
+  int64_t k = c * kh * kw, n = oh * owp;
+  Value bp = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({oh * q, k, nr}, elt), col,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}, {5}});
+  Value flt2d = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({f, k}, elt), conv.getInputs()[1],
+      ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value ap = packPanels(b, loc, flt2d, mr, /*rows=*/true);
+  int64_t kc = tileSize(k, maxKc, 1);
+  Value init2d, fillValue;
+  if (fill && k / kc == 1) {
+    fillValue = fill.getInputs()[0];
+    init2d = tensor::EmptyOp::create(b, loc, {f, n}, elt);
+  } else if (owp != ow) {
+    init2d = tensor::EmptyOp::create(b, loc, {f, n}, elt);
+    init2d = linalg::FillOp::create(b, loc, fill.getInputs()[0], init2d).getResult(0);
+  } else {
+    init2d = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({f, n}, elt), init,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  }
+  Value res = panelMatmul(b, loc, ap, bp, init2d, fillValue, f, n, k, mr, nr,
+                          kc, parallel);
+  res = tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({f, oh, owp}, elt), res,
+      ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+  if (owp != ow)
+    res = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({f, oh, ow}, elt), res,
+        SmallVector<OpFoldResult>(3, b.getIndexAttr(0)),
+        SmallVector<OpFoldResult>{b.getIndexAttr(f), b.getIndexAttr(oh),
+                                  b.getIndexAttr(ow)},
+        SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+  res = tensor::ExpandShapeOp::create(b, loc, out, res,
+                                      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+  conv->getResult(0).replaceAllUsesWith(res);
+  conv->erase();
+  return true;
 }
 
 /// Runs the transform script `body` (the inside of @__transform_main, with
@@ -458,7 +612,9 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (auto conv : convs)
-      if (conv.hasPureTensorSemantics())
+      if (conv.hasPureTensorSemantics() &&
+          !(packB && convToPackedMatmul(conv, registerM, registerN, packCacheK,
+                                        parallel)))
         convToIm2colMatmul(conv);
     {
       SmallVector<linalg::MatmulOp> matmuls;
