@@ -407,8 +407,9 @@ bound on ORT's own C-level overhead, not a like-for-like figure.
 ${table(peakRows)}
 
 The nominal figure is 2 FMA pipes × 16 fp32 lanes × 2 FLOPs × ~4.1 GHz boost
-= 262 GFLOP/s per core (AVX-512 on Zen 5). The VM reports only the base
-clock, so \`bench/harness/fma_peak.c\` also measures what 24 independent
+= 262 GFLOP/s per core (AVX-512 on Zen 5, the issue's figure). The VM
+reports only the base clock, and the CPU it exposes differs between
+sessions (see Machine below), so \`bench/harness/fma_peak.c\` also measures what 24 independent
 chains of 512-bit \`vfmadd\` reach (best of three) on this machine right now; both are listed.
 
 ## Models
