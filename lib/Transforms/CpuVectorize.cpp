@@ -158,6 +158,22 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   conv->erase();
 }
 
+/// dest[d...] = src[srcMap(d...)]: a copy as an all-parallel linalg.generic,
+/// which hodu-cpu-parallelize and hodu-cpu-vectorize-generics take later.
+Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
+                   AffineMap srcMap) {
+  unsigned rank = srcMap.getNumDims();
+  auto id = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{dest.getType()}, ValueRange{src},
+             ValueRange{dest}, ArrayRef<AffineMap>{srcMap, id},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
 /// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
 ///   B-style (`rows` false): P[j, r, c] = src[r, j*w + c]   -> [C/w, R, w]
 ///   A-style (`rows` true):  P[i, c, r] = src[i*w + r, c]   -> [R/w, C, w]
@@ -222,15 +238,7 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
   bindDims(ctx, d0, d1, d2);
   auto in = rows ? AffineMap::get(3, 0, {d0, d2, d1}, ctx)
                  : AffineMap::get(3, 0, {d1, d0, d2}, ctx);
-  auto id = AffineMap::getMultiDimIdentityMap(3, ctx);
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{packed}, ValueRange{src3}, ValueRange{empty},
-             ArrayRef<AffineMap>{in, id},
-             SmallVector<utils::IteratorType>(3, utils::IteratorType::parallel),
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               linalg::YieldOp::create(nb, l, args[0]);
-             })
-      .getResult(0);
+  return permutedCopy(b, loc, src3, empty, in);
 }
 
 /// Loop over [0, count) carrying one tensor: an scf.forall when `parallel`
@@ -456,7 +464,6 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
-  auto id4 = AffineMap::getMultiDimIdentityMap(4, ctx);
   Value col = tensor::EmptyOp::create(b, loc, {oh, q, c, kh, kw, nr}, elt);
   auto tapType = RankedTensorType::get({c, oh, owp}, elt);
   auto destType = RankedTensorType::get({oh, q, c, nr}, elt);
@@ -482,15 +489,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
       SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
       Value dest = tensor::ExtractSliceOp::create(b, loc, destType, col, offsets,
                                                   sizes, ones);
-      Value copied =
-          linalg::GenericOp::create(
-              b, loc, TypeRange{destType}, ValueRange{tap4}, ValueRange{dest},
-              ArrayRef<AffineMap>{tapMap, id4},
-              SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-              [](OpBuilder &nb, Location l, ValueRange args) {
-                linalg::YieldOp::create(nb, l, args[0]);
-              })
-              .getResult(0);
+      Value copied = permutedCopy(b, loc, tap4, dest, tapMap);
       col = tensor::InsertSliceOp::create(b, loc, copied, col, offsets, sizes, ones);
     }
   int64_t k = c * kh * kw, n = oh * owp;
