@@ -42,8 +42,8 @@ using namespace mlir;
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
 constexpr llvm::StringLiteral kGenericTag = "hodu.vectorize_generic_id";
-/// Marks the per-panel matmuls of packMatmulB: already inside the parallel
-/// panel loop, and one panel wide.
+/// Marks the register-tile contractions of a packed matmul (and the fills
+/// of their accumulators), built by panelMatmul inside the panel loops.
 constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
 /// Marks the matmul of an im2col convolution, whose B is not packed.
 constexpr llvm::StringLiteral kIm2col = "hodu.im2col";
@@ -84,6 +84,35 @@ std::string tileOp(const std::string &result, const std::string &loops,
          list(sizes) + " : (!transform.any_op) -> (" + types + ")\n";
 }
 
+/// Tags `op` with `tag = id` and returns the script line that binds the
+/// handle `%<handle>` to it.
+std::string matchTagged(Operation *op, StringRef tag, int64_t id,
+                        const std::string &handle) {
+  op->setAttr(tag, IntegerAttr::get(IntegerType::get(op->getContext(), 64), id));
+  return "    %" + handle + " = transform.structured.match attributes {" +
+         tag.str() + " = " + std::to_string(id) +
+         " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+}
+
+/// Filter tap (i, j) of a batch-1 NCHW conv input, `width` output columns
+/// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width].
+Value convTap(OpBuilder &b, Location loc, Value input, int64_t oh, int64_t width,
+              int64_t i, int64_t j, ArrayRef<int64_t> strides,
+              ArrayRef<int64_t> dilations) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t c = type.getDimSize(1);
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({c, oh, width}, type.getElementType()), input,
+      SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                b.getIndexAttr(i * dilations[0]),
+                                b.getIndexAttr(j * dilations[1])},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
+                                b.getIndexAttr(oh), b.getIndexAttr(width)},
+      SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                b.getIndexAttr(strides[0]),
+                                b.getIndexAttr(strides[1])});
+}
+
 /// conv_2d_nchw_fchw with batch 1 and static shapes -> an im2col copy and a
 /// named matmul, so that convolutions take the vectorised matmul path:
 ///   col[c, kh, kw, oh, ow] = in[0, c, oh*sh + kh*dh, ow*sw + kw*dw]
@@ -112,16 +141,7 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   auto sliceType = RankedTensorType::get({c, oh, ow}, elt);
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      SmallVector<OpFoldResult> inOffsets{b.getIndexAttr(0), b.getIndexAttr(0),
-                                          b.getIndexAttr(i * dilations[0]),
-                                          b.getIndexAttr(j * dilations[1])};
-      SmallVector<OpFoldResult> inSizes{b.getIndexAttr(1), b.getIndexAttr(c),
-                                        b.getIndexAttr(oh), b.getIndexAttr(ow)};
-      SmallVector<OpFoldResult> inStrides{b.getIndexAttr(1), b.getIndexAttr(1),
-                                          b.getIndexAttr(strides[0]),
-                                          b.getIndexAttr(strides[1])};
-      Value tap = tensor::ExtractSliceOp::create(b, loc, sliceType, input,
-                                                 inOffsets, inSizes, inStrides);
+      Value tap = convTap(b, loc, input, oh, ow, i, j, strides, dilations);
       SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), b.getIndexAttr(i),
                                            b.getIndexAttr(j), b.getIndexAttr(0),
                                            b.getIndexAttr(0)};
@@ -465,18 +485,10 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
   bindDims(ctx, d0, d1, d2, d3);
   auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
   Value col = tensor::EmptyOp::create(b, loc, {oh, q, c, kh, kw, nr}, elt);
-  auto tapType = RankedTensorType::get({c, oh, owp}, elt);
   auto destType = RankedTensorType::get({oh, q, c, nr}, elt);
   for (int64_t i = 0; i < kh; ++i)
     for (int64_t j = 0; j < kw; ++j) {
-      Value tap = tensor::ExtractSliceOp::create(
-          b, loc, tapType, input,
-          SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                                    b.getIndexAttr(i * dl[0]), b.getIndexAttr(j * dl[1])},
-          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
-                                    b.getIndexAttr(oh), b.getIndexAttr(owp)},
-          SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                    b.getIndexAttr(st[0]), b.getIndexAttr(st[1])});
+      Value tap = convTap(b, loc, input, oh, owp, i, j, st, dl);
       Value tap4 = tensor::ExpandShapeOp::create(
           b, loc, RankedTensorType::get({c, oh, q, nr}, elt), tap,
           ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
@@ -589,10 +601,8 @@ struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
           sizes[dim] = ranges[dim] / c;
           break;
         }
-      op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
-      std::string i = std::to_string(id++);
-      body += "    %g" + i + " = transform.structured.match attributes {" +
-              kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      std::string i = std::to_string(id);
+      body += matchTagged(op, kTag, id++, "g" + i);
       body += "    %t" + i + ", %f" + i +
               " = transform.structured.tile_using_forall %g" + i + " tile_sizes " +
               list(sizes) + " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
@@ -647,10 +657,8 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
         // A packed register tile: only the k loop is left to make (or, for
         // the fill of its accumulator, nothing).
         op->removeAttr(kPanel);
-        op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
-        std::string i = std::to_string(id++);
-        perOp += "    %op" + i + " = transform.structured.match attributes {" +
-                 kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+        std::string i = std::to_string(id);
+        perOp += matchTagged(op, kTag, id++, "op" + i);
         if (isa<linalg::FillOp>(op.getOperation())) {
           perOp += "    transform.structured.vectorize %op" + i + " : !transform.any_op\n";
           return;
@@ -702,10 +710,8 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
           par[1] = par[2] = 0;
         }
       }
-      op->setAttr(kTag, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
       std::string i = std::to_string(id);
-      perOp += "    %op" + i + " = transform.structured.match attributes {" +
-               kTag.str() + " = " + i + " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      perOp += matchTagged(op, kTag, id, "op" + i);
       std::string cacheTarget = "%op" + i;
       if (parallel) {
         perOp += "    %p" + i + ", %pl" + i +
@@ -1014,11 +1020,8 @@ struct CpuVectorizeGenerics
       SmallVector<int64_t> sizes;
       for (auto [r, t] : llvm::zip(ranges, tile))
         sizes.push_back(t == r ? 0 : t);
-      op->setAttr(kGenericTag, IntegerAttr::get(IntegerType::get(ctx, 64), id));
-      std::string i = std::to_string(id++);
-      body += "    %v" + i + " = transform.structured.match attributes {" +
-              kGenericTag.str() + " = " + i +
-              " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
+      std::string i = std::to_string(id);
+      body += matchTagged(op, kGenericTag, id++, "v" + i);
       std::string target = "%v" + i;
       if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
         body += tileOp("%vt" + i, "%vl" + i, target, sizes);
