@@ -37,5 +37,6 @@ include "Hodu/HoduReductionOps.td"
 include "Hodu/HoduShapeOps.td"
 include "Hodu/HoduIndexingOps.td"
 include "Hodu/HoduConvOps.td"
+include "Hodu/HoduAbiOps.td"
 
 #endif // HODU_OPS_TD

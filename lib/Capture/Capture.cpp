@@ -7,14 +7,15 @@
 //===----------------------------------------------------------------------===//
 #include "hodu/Capture/Capture.h"
 #include "hodu/Driver/Compiler.h"
+#include "hodu/Support/Names.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "hodu/Import/Hdss.h"
-#include "hodu/Transforms/Passes.h"
 #include "hodu/runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllPasses.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -515,30 +516,11 @@ struct TempDir {
   }
 };
 
-std::string cIdentifier(const std::string &name) {
-  std::string id;
-  for (char c : name)
-    id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])))
-    id = "m" + id;
-  return id;
-}
 } // namespace
 
 void Script::compile(const CompileOptions &options) const {
-  TempDir dir;
-  std::string input = dir.file(cIdentifier(name()) + ".hdss");
-  save(input);
-
-  // The pipelines are pass-pipeline strings: their passes must be registered,
-  // as hoduc's main() does. Once per process.
-  static bool registered = [] {
-    hodu::registerAllComponents();
-    mlir::registerAllPasses();
-    hodu::registerHoduPasses();
-    return true;
-  }();
-  (void)registered;
+  // The pipelines' passes must be registered, as hoduc's main() does them.
+  hodu::registerAllCompilerPasses();
   mlir::DialectRegistry registry;
   hodu::registerCompilerDialects(registry);
   mlir::MLIRContext context(registry);
@@ -548,15 +530,20 @@ void Script::compile(const CompileOptions &options) const {
     os << d.getLocation() << ": " << d << "\n";
     return mlir::success();
   });
+  // In memory: the snapshot is imported straight into the hodu dialect.
+  std::string id = hodu::cIdentifier(name());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      importHdssSnapshot(*snapshot_, context, id);
   hodu::CompileOptions opts;
-  opts.inputPath = input;
+  opts.inputPath = id + ".hdss"; // names the model in messages only
   opts.outputPath = options.outputPath;
-  if (auto kind = hodu::emitKindForPath(options.outputPath))
-    opts.emit = *kind;
-  opts.optLevel = options.optLevel;
-  opts.name = options.name.empty() ? cIdentifier(name()) : options.name;
+  opts.targetOptions.optLevel = options.optLevel;
+  opts.name = options.name.empty() ? id : options.name;
   opts.headerPath = options.headerPath;
-  if (!hodu::compile(context, opts))
+  std::string error;
+  if (!hodu::resolveOutput(opts, error))
+    throw Error("Script::compile: " + error);
+  if (!module || !hodu::compile(*module, opts))
     throw Error("Script::compile failed:\n" + diagnostics);
 }
 

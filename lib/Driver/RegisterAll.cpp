@@ -2,6 +2,7 @@
 #include "hodu/Driver/Compiler.h"
 #include "hodu/Import/Hdss.h"
 #include "hodu/Registry/Registry.h"
+#include "hodu/Target/CPU/CPUTarget.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
 #include "hodu/Import/Onnx.h"
@@ -14,9 +15,7 @@ void hodu::registerAllComponents() {
 #ifdef HODU_HAVE_ONNX_IMPORTER
     registerOnnxImporter();
 #endif
-    ComponentRegistry::get().addTarget(
-        {"cpu", "host or cross-compiled CPU code through LLVM",
-         {"so", "o", "a", "exe", "ll", "bc", "s", "mlir"}});
+    registerCPUTarget();
     return true;
   }();
   (void)done;

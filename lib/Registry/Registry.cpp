@@ -1,5 +1,6 @@
 //===- Registry.cpp - component registry ----------------------------------===//
 #include "hodu/Registry/Registry.h"
+#include "hodu/Target/Target.h"
 
 #include <algorithm>
 #include <cctype>
@@ -26,8 +27,8 @@ bool ComponentRegistry::addImporter(Importer importer) {
   return true;
 }
 
-bool ComponentRegistry::addTarget(Target target) {
-  if (target.name.empty() || findTarget(target.name))
+bool ComponentRegistry::addTarget(std::unique_ptr<TargetBackend> target) {
+  if (!target || target->name().empty() || findTarget(target->name()))
     return false;
   targets_.push_back(std::move(target));
   return true;
@@ -37,8 +38,12 @@ const Importer *ComponentRegistry::findImporter(const std::string &name) const {
   return findByName(importers_, name);
 }
 
-const Target *ComponentRegistry::findTarget(const std::string &name) const {
-  return findByName(targets_, name);
+const TargetBackend *
+ComponentRegistry::findTarget(const std::string &name) const {
+  for (const auto &target : targets_)
+    if (target->name() == name)
+      return target.get();
+  return nullptr;
 }
 
 static std::string lower(std::string s) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Import/Onnx.h"
+#include "hodu/Support/Names.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -41,27 +42,6 @@ static cl::list<std::string> freezeInputs(
              "NAME=DIR to pick DIR/input_*.pb by name (repeatable)"),
     cl::value_desc("NAME=FILE"));
 
-/// Parses NAME:1x3x224x224 (split at the last ':'); "NAME:" is a scalar.
-static bool parseInputShape(llvm::StringRef spec, hodu::ImportOptions &opts) {
-  size_t colon = spec.rfind(':');
-  if (colon == llvm::StringRef::npos || colon == 0)
-    return false;
-  llvm::StringRef name = spec.take_front(colon), dims = spec.drop_front(colon + 1);
-  std::vector<int64_t> shape;
-  if (!dims.empty()) {
-    llvm::SmallVector<llvm::StringRef> parts;
-    dims.split(parts, 'x');
-    for (llvm::StringRef p : parts) {
-      int64_t d;
-      if (p.getAsInteger(10, d) || d < 0)
-        return false;
-      shape.push_back(d);
-    }
-  }
-  opts.inputShapes.emplace_back(name.str(), std::move(shape));
-  return true;
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --mlir-print-debuginfo and friends (locations are the ONNX node names).
@@ -70,12 +50,15 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Hodu model importer (test driver)\n");
 
   hodu::ImportOptions options;
-  for (const std::string &spec : inputShapes)
-    if (!parseInputShape(spec, options)) {
-      llvm::errs() << "error: bad --input-shape '" << spec
-                   << "', expected NAME:D0xD1x...\n";
+  for (const std::string &spec : inputShapes) {
+    hodu::InputShape pin;
+    std::string error;
+    if (!hodu::parseInputShape(spec, pin, error)) {
+      llvm::errs() << "error: " << error << "\n";
       return 1;
     }
+    options.inputShapes.push_back(std::move(pin));
+  }
 
   std::vector<hodu::OnnxFrozenInput> frozen;
   for (const std::string &spec : freezeInputs) {

@@ -1,20 +1,21 @@
 //===- hoduc.cpp - the Hodu ahead-of-time compiler ------------------------===//
 //
-//   hoduc MODEL -o OUT [--emit=KIND] [-O0..-O3] [--target=TRIPLE] [-mcpu=CPU]
-//         [--name=PREFIX] [--input-shape=NAME:DIMS]... [--compile-to=PHASE]
+//   hoduc MODEL -o OUT [--emit=KIND] [-O0..-O3] [--device=TARGET]
+//         [--target=TRIPLE] [-mcpu=CPU] [--gpu-arch=ARCH,...] [--name=PREFIX]
+//         [--input-shape=NAME:DIMS]... [--compile-to=PHASE]
+//   hoduc --list-targets
 //
 // See docs/hoduc.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Driver/Compiler.h"
-#include "hodu/Transforms/Passes.h"
+#include "hodu/Support/Names.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllPasses.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -31,8 +32,9 @@ static cl::opt<std::string> outputPath("o", cl::desc("Output file"),
                                        cl::value_desc("path"), cl::cat(category));
 static cl::opt<std::string>
     emitKind("emit",
-             cl::desc("What to write: so (default), o, a, exe, ll, bc, s, mlir. "
-                      "Default: from the -o extension"),
+             cl::desc("What to write: an artifact kind of the target (cpu: so "
+                      "(default), o, a, exe, ll, bc, s) or mlir. Default: from "
+                      "the -o extension"),
              cl::value_desc("kind"), cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3 (default 2)"),
                                   cl::Prefix, cl::init(2), cl::cat(category));
@@ -47,9 +49,20 @@ static cl::opt<std::string> mcpu("mcpu",
                                  cl::value_desc("cpu"), cl::cat(category));
 static cl::opt<std::string> mattr("mattr", cl::desc("Extra CPU features (+avx2,-fma)"),
                                   cl::value_desc("features"), cl::cat(category));
-static cl::opt<std::string> device("device",
-                                   cl::desc("Device target: cpu (default)"),
-                                   cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    device("device",
+           cl::desc("Target back end: cpu (default); see --list-targets"),
+           cl::init("cpu"), cl::cat(category));
+static cl::list<std::string>
+    gpuArchs("gpu-arch", cl::CommaSeparated,
+             cl::desc("GPU targets: the architectures to compile for "
+                      "(sm_80,sm_90; gfx942)"),
+             cl::value_desc("arch,..."), cl::cat(category));
+static cl::opt<bool> listTargets("list-targets",
+                                 cl::desc("List the targets, their artifact "
+                                          "kinds and phases, and whether "
+                                          "their tools are found"),
+                                 cl::cat(category));
 static cl::opt<std::string>
     modelName("name",
               cl::desc("Symbol prefix of the artifact (default: the model file's "
@@ -73,37 +86,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     compileTo("compile-to",
               cl::desc("Stop after a phase and print its IR: input, hodu, "
-                       "linalg, bufferized, llvm"),
+                       "linalg, then the target's (cpu: bufferized, llvm)"),
               cl::value_desc("phase"), cl::cat(category));
 
 static int usageError(const Twine &msg) {
   errs() << "hoduc: error: " << msg << "\n";
   return 1;
-}
-
-/// "x:1x3x48x320" -> ("x", [1,3,48,320]); split at the last ':'.
-static bool parseInputShape(StringRef spec,
-                            std::pair<std::string, std::vector<int64_t>> &out,
-                            std::string &error) {
-  size_t colon = spec.rfind(':');
-  if (colon == StringRef::npos || colon == 0 || colon + 1 == spec.size()) {
-    error = "--input-shape expects NAME:DIMS (e.g. input:1x3x224x224), got '" +
-            spec.str() + "'";
-    return false;
-  }
-  out.first = spec.take_front(colon).str();
-  SmallVector<StringRef> parts;
-  spec.drop_front(colon + 1).split(parts, 'x');
-  for (StringRef p : parts) {
-    int64_t v;
-    if (p.getAsInteger(10, v) || v < 0) {
-      error = "--input-shape '" + spec.str() + "': '" + p.str() +
-              "' is not a non-negative dimension";
-      return false;
-    }
-    out.second.push_back(v);
-  }
-  return true;
 }
 
 int main(int argc, char **argv) {
@@ -119,80 +107,47 @@ int main(int argc, char **argv) {
                               "hoduc: the Hodu ahead-of-time model compiler\n\n"
                               "  hoduc model.onnx -o libmodel.so\n");
 
+  if (listTargets) {
+    hodu::printTargets(outs());
+    return 0;
+  }
   if (inputPath.empty())
     return usageError("no input model (see --help)");
 
   hodu::CompileOptions opts;
   opts.inputPath = inputPath;
-  opts.optLevel = optLevel;
-  if (opts.optLevel > 3)
-    return usageError("-O" + Twine(opts.optLevel) + " is not a level (0-3)");
-  opts.triple = triple;
-  opts.cpu = mcpu;
-  opts.features = mattr;
+  opts.targetOptions.optLevel = optLevel;
+  if (optLevel > 3)
+    return usageError("-O" + Twine(optLevel) + " is not a level (0-3)");
+  opts.targetOptions.triple = triple;
+  opts.targetOptions.cpu = mcpu;
+  opts.targetOptions.features = mattr;
+  opts.targetOptions.gpuArchs.assign(gpuArchs.begin(), gpuArchs.end());
   opts.target = device;
   opts.name = modelName;
   opts.headerPath = headerPath;
   opts.stats = stats;
-  if (!opts.name.empty() && !(isAlpha(opts.name[0]) || opts.name[0] == '_'))
+  if (!opts.name.empty() && !hodu::isCIdentifier(opts.name))
     return usageError("--name '" + opts.name + "' is not a C identifier");
-  for (char c : opts.name)
-    if (!isAlnum(c) && c != '_')
-      return usageError("--name '" + opts.name + "' is not a C identifier");
 
   for (const std::string &spec : inputShapes) {
-    std::pair<std::string, std::vector<int64_t>> pin;
+    hodu::InputShape pin;
     std::string error;
-    if (!parseInputShape(spec, pin, error))
+    if (!hodu::parseInputShape(spec, pin, error))
       return usageError(error);
     opts.import.inputShapes.push_back(std::move(pin));
   }
-
-  if (!compileTo.empty()) {
-    auto phase = hodu::parsePhase(compileTo);
-    if (!phase)
-      return usageError("unknown phase '" + compileTo + "' (phases: " +
-                        hodu::phaseList() + ")");
-    opts.compileTo = phase;
-  }
-
-  // Emit kind: --emit wins, else the -o extension, else a shared library.
-  if (!emitKind.empty()) {
-    auto kind = hodu::parseEmitKind(emitKind);
-    if (!kind)
-      return usageError("unknown --emit kind '" + emitKind +
-                        "' (kinds: so, o, a, exe, ll, bc, s, mlir)");
-    opts.emit = *kind;
-  } else if (auto kind = hodu::emitKindForPath(outputPath)) {
-    opts.emit = *kind;
-  } else if (opts.compileTo) {
-    opts.emit = hodu::EmitKind::Mlir;
-  }
+  if (!compileTo.empty())
+    opts.compileTo = compileTo;
+  opts.emit = emitKind;
   opts.outputPath = outputPath;
-  if (!opts.headerPath.empty() && (opts.emit == hodu::EmitKind::Mlir || opts.compileTo))
-    return usageError("--header needs a compiled artifact, not --emit=mlir or --compile-to");
-  if (opts.outputPath.empty()) {
-    bool text = opts.emit == hodu::EmitKind::Mlir ||
-                opts.emit == hodu::EmitKind::LLVMIR ||
-                opts.emit == hodu::EmitKind::Assembly;
-    if (text) {
-      opts.outputPath = "-";
-    } else {
-      std::string stem = hodu::defaultModelName(inputPath);
-      switch (opts.emit) {
-      case hodu::EmitKind::Shared: opts.outputPath = "lib" + stem + ".so"; break;
-      case hodu::EmitKind::Static: opts.outputPath = "lib" + stem + ".a"; break;
-      case hodu::EmitKind::Object: opts.outputPath = stem + ".o"; break;
-      case hodu::EmitKind::Bitcode: opts.outputPath = stem + ".bc"; break;
-      default: opts.outputPath = stem; break;
-      }
-    }
-  }
+  std::string error;
+  if (!hodu::resolveOutput(opts, error))
+    return usageError(error);
 
   mlir::DialectRegistry registry;
   hodu::registerCompilerDialects(registry);
-  mlir::registerAllPasses();
-  hodu::registerHoduPasses();
+  hodu::registerAllCompilerPasses();
   mlir::MLIRContext context(registry);
   // Diagnostics name the op and its location; dumping a whole model's IR
   // with every error helps nobody.

@@ -1,63 +1,53 @@
 //===- Compiler.h - hoduc as a library --------------------------*- C++ -*-===//
 //
-// The compile pipeline as named phases (IREE's Pipelines.h style): a model is
-// imported into the hodu dialect and then taken through
+// The driver: a model is imported into the hodu dialect, taken through the
+// shared phases
 //
-//   input -> hodu -> linalg -> bufferized -> llvm -> (LLVM IR) -> artifact
+//   input -> hodu -> linalg
 //
-// `--compile-to=<phase>` stops after any phase and prints the IR there.
-// Used by tools/hoduc and, later, by the capture API's Script::compile.
+// and handed to a target back end (hodu/Target/Target.h), which runs its own
+// phases (CPU: bufferized -> llvm) and writes the artifact. The driver holds
+// no target code. `--compile-to=<phase>` stops after any phase, shared or
+// the target's, and prints the IR there. Used by tools/hoduc and the capture
+// API's Script::compile.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_DRIVER_COMPILER_H
 #define HODU_DRIVER_COMPILER_H
 
 #include "hodu/Registry/Registry.h"
+#include "hodu/Target/Target.h"
 
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace mlir {
 class MLIRContext;
 class DialectRegistry;
+class ModuleOp;
 } // namespace mlir
 
 namespace hodu {
 
-/// What the compiler writes.
-enum class EmitKind {
-  Mlir,       // .mlir: the IR after import (or after --compile-to's phase)
-  LLVMIR,     // .ll
-  Bitcode,    // .bc
-  Assembly,   // .s
-  Object,     // .o
-  Shared,     // .so (default)
-  Static,     // .a
-  Executable, // no extension / --emit=exe
-};
-
-/// Named phases, in pipeline order.
-enum class Phase { Input, Hodu, Linalg, Bufferized, LLVM };
-
-std::optional<EmitKind> parseEmitKind(const std::string &name);
-/// Emit kind implied by an output file's extension, if any.
-std::optional<EmitKind> emitKindForPath(const std::string &path);
-std::optional<Phase> parsePhase(const std::string &name);
-const char *phaseName(Phase phase);
-/// All phase names, comma-separated (for help and error texts).
-const char *phaseList();
+/// The shared phases, in order; a target's own phases follow them.
+extern const char *const kSharedPhases[3]; // input, hodu, linalg
 
 struct CompileOptions {
   std::string inputPath;
   std::string outputPath; // "-" is stdout (text kinds only)
-  EmitKind emit = EmitKind::Shared;
-  std::optional<Phase> compileTo;
-  unsigned optLevel = 2;  // -O0..-O3
-  std::string triple;     // empty: host
-  std::string cpu;        // empty: host CPU for a host triple, "generic" otherwise
-  std::string features;   // extra "+avx2,-fma" style features
-  std::string name;       // symbol prefix; empty: from the input file name
+  /// An artifact kind of the target ("so", "o", ...) or "mlir"; empty: from
+  /// the -o extension, else "mlir" with --compile-to, else the target's
+  /// default. `resolveOutput` fills it in.
+  std::string emit;
+  std::optional<std::string> compileTo; // a phase name
+  std::string name;   // symbol prefix; empty: from the input file name
   std::string target = "cpu";
+  TargetOptions targetOptions;
   ImportOptions import;
   /// Also write a C header with a typed entry point `<prefix>_run(...)`.
   std::string headerPath;
@@ -70,13 +60,29 @@ void registerAllComponents();
 /// Registers every dialect, interface and translation the compiler uses.
 void registerCompilerDialects(mlir::DialectRegistry &registry);
 
+/// Registers every pass and named pipeline (for hoduc and hodu-opt).
+void registerAllCompilerPasses();
+
+/// The phases of a compile for `target`: the shared ones, then its own.
+std::vector<std::string> phaseNames(const TargetBackend &target);
+
+/// hoduc --list-targets: each target, its artifact kinds and phases, and
+/// where its tools were found.
+void printTargets(llvm::raw_ostream &os);
+
+/// Checks the target, the emit kind and --compile-to, and fills in
+/// `emit` and, when empty, `outputPath` (stdout for text kinds, else a name
+/// made from the input's stem, e.g. libmodel.so). False with `error` set.
+bool resolveOutput(CompileOptions &options, std::string &error);
+
 /// Compiles `options.inputPath` to `options.outputPath`. Errors go to the
 /// context's diagnostic handler; on failure no output file is left behind.
 bool compile(mlir::MLIRContext &context, const CompileOptions &options);
 
-/// The C identifier made from a file name's stem ("my-model.onnx" -> "my_model").
-std::string defaultModelName(const std::string &path);
+/// Compiles a module already in the hodu dialect (the capture API's
+/// in-memory path); `options.inputPath` only names it in messages.
+bool compile(mlir::ModuleOp module, const CompileOptions &options);
 
 } // namespace hodu
 
-#endif
+#endif // HODU_DRIVER_COMPILER_H

@@ -204,6 +204,12 @@ mlir::OwningOpRef<mlir::ModuleOp> importHdssModel(const std::string &path,
                                                   mlir::MLIRContext &context,
                                                   const ImportOptions &options);
 
+/// Imports a snapshot held in memory (the capture API's path); a snapshot
+/// without a name is named `defaultName`.
+mlir::OwningOpRef<mlir::ModuleOp>
+importHdssSnapshot(const hdss::Snapshot &snapshot, mlir::MLIRContext &context,
+                   const std::string &defaultName);
+
 /// Adds the "hdss" importer (extension ".hdss") to the ComponentRegistry.
 void registerHdssImporter();
 

@@ -1,6 +1,6 @@
 //===- Registry.h - pluggable importers, targets and devices ----*- C++ -*-===//
 //
-// Importers (model formats), targets (code generators) and runtime devices
+// Importers (model formats) and targets (back ends, hodu/Target/Target.h)
 // are components registered by name behind small interfaces, never switched
 // on in the driver. Built-in components register through
 // `registerBuiltinComponents()`; a plugin loader (seed 003's manifest rules)
@@ -42,12 +42,7 @@ struct Importer {
       import;
 };
 
-/// A code generator for one kind of device.
-struct Target {
-  std::string name;        // "cpu", "cuda", "rocm", "vulkan", "metal"
-  std::string description;
-  std::vector<std::string> emitKinds; // artifact kinds it can write: "so", "o", ...
-};
+class TargetBackend; // hodu/Target/Target.h
 
 class ComponentRegistry {
 public:
@@ -55,19 +50,21 @@ public:
 
   /// Adds a component; returns false (and adds nothing) if the name is taken.
   bool addImporter(Importer importer);
-  bool addTarget(Target target);
+  bool addTarget(std::unique_ptr<TargetBackend> target);
 
   const Importer *findImporter(const std::string &name) const;
   /// Picks the importer by the path's extension (case-insensitive).
   const Importer *findImporterForPath(const std::string &path) const;
-  const Target *findTarget(const std::string &name) const;
+  const TargetBackend *findTarget(const std::string &name) const;
 
   const std::vector<Importer> &importers() const { return importers_; }
-  const std::vector<Target> &targets() const { return targets_; }
+  const std::vector<std::unique_ptr<TargetBackend>> &targets() const {
+    return targets_;
+  }
 
 private:
   std::vector<Importer> importers_;
-  std::vector<Target> targets_;
+  std::vector<std::unique_ptr<TargetBackend>> targets_;
 };
 
 /// Registers the components built into this binary (idempotent).

@@ -87,6 +87,8 @@ struct ConvertHoduToLinalgPass
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<hodu::HoduDialect>();
+    // The entry point is the artifact ABI, lowered by the target.
+    target.addLegalOp<hodu::EntryPointOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect,

@@ -509,6 +509,13 @@ OwningOpRef<ModuleOp> hodu::importHdssModel(const std::string &path,
   return SnapshotImporter(context, path, snapshot).run(stem);
 }
 
+OwningOpRef<ModuleOp> hodu::importHdssSnapshot(const Snapshot &snapshot,
+                                               MLIRContext &context,
+                                               const std::string &defaultName) {
+  return SnapshotImporter(context, defaultName + ".hdss", snapshot)
+      .run(defaultName);
+}
+
 void hodu::registerHdssImporter() {
   static bool done = [] {
     ComponentRegistry::get().addImporter(

@@ -1,0 +1,41 @@
+//===- DType.h - element types as the artifact ABI numbers them -*- C++ -*-===//
+//
+// The compiler's side of the one dtype table: runtime/include/hodu/abi.h
+// defines the numbering (upstream Hodu's DType), names and sizes; this maps
+// MLIR element types onto it and back. Every place in the compiler that
+// needs a dtype number, name or C type asks here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_SUPPORT_DTYPE_H
+#define HODU_SUPPORT_DTYPE_H
+
+#include "hodu/abi.h"
+
+#include <optional>
+
+namespace mlir {
+class MLIRContext;
+class Type;
+} // namespace mlir
+
+namespace hodu {
+
+/// The ABI dtype of an MLIR element type (i1 is bool; signless and signed
+/// integers are signed, unsigned integers unsigned); nullopt for element
+/// types the ABI cannot describe.
+std::optional<hodu_dtype> dtypeOf(mlir::Type type);
+
+/// The MLIR element type of an ABI dtype (unsigned integers as `uiN`);
+/// a null type for numbers outside the table.
+mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
+
+/// "f32", "i64", ...; "?" for numbers outside the table.
+const char *dtypeName(int32_t dtype);
+
+/// The C type that stores one element ("float", "uint16_t" for bf16/f16,
+/// "uint8_t" for bool and the f8 types); "void" outside the table.
+const char *dtypeCType(int32_t dtype);
+
+} // namespace hodu
+
+#endif // HODU_SUPPORT_DTYPE_H

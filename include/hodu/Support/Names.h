@@ -1,0 +1,41 @@
+//===- Names.h - C identifiers and input-shape pins --------------*- C++ -*-===//
+//
+// The small text conventions every front end and back end shares: how a
+// model or tensor name becomes a C identifier (symbol prefixes, header
+// parameters), and how `--input-shape=NAME:DIMS` is spelled. One definition
+// each, so hoduc, hodu-import, the importers and the capture API agree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_SUPPORT_NAMES_H
+#define HODU_SUPPORT_NAMES_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hodu {
+
+/// `text` made a C identifier: every character that is not a letter, digit
+/// or '_' becomes '_', and a name that is empty or starts with a digit gets
+/// the prefix "m_" ("my-model" -> "my_model", "3d" -> "m_3d").
+std::string cIdentifier(const std::string &text);
+
+/// Whether `text` is already a C identifier.
+bool isCIdentifier(const std::string &text);
+
+/// The C identifier made from a file name's stem ("dir/my-model.onnx" ->
+/// "my_model"): the default symbol prefix of a compiled model.
+std::string defaultModelName(const std::string &path);
+
+/// One `--input-shape` pin: the input's name and its dims.
+using InputShape = std::pair<std::string, std::vector<int64_t>>;
+
+/// Parses "NAME:1x3x224x224" (split at the last ':', so names may hold
+/// ':'); "NAME:" pins a scalar. Returns false with a message in `error`.
+bool parseInputShape(const std::string &spec, InputShape &out,
+                     std::string &error);
+
+} // namespace hodu
+
+#endif // HODU_SUPPORT_NAMES_H

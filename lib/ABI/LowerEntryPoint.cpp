@@ -1,0 +1,395 @@
+//===- LowerEntryPoint.cpp - hodu.entry_point to the LLVM dialect ---------===//
+//
+// The model's descriptor and `hodu_entry_fn` wrapper (runtime/include/hodu/
+// abi.h), built as LLVM dialect ops so that `--compile-to=llvm` shows them
+// and `hodu-opt` replays the step (the model: onnx-mlir's
+// KrnlToLLVM/KrnlEntryPoint.cpp). Layouts come from abi.h itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/ABI/Passes.h"
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Support/DType.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstddef>
+
+namespace hodu {
+#define GEN_PASS_DEF_LOWERENTRYPOINT
+#include "ABI/Passes.h.inc"
+} // namespace hodu
+
+using namespace mlir;
+using namespace hodu;
+
+// The LLVM struct types below mirror these C structs field by field; the
+// ABI is LP64 (64-bit pointers), which every target Hodu emits for has.
+static_assert(sizeof(void *) == 8, "the artifact ABI assumes 64-bit pointers");
+static_assert(offsetof(hodu_tensor_desc, name) == 0 &&
+                  offsetof(hodu_tensor_desc, dtype) == 8 &&
+                  offsetof(hodu_tensor_desc, rank) == 12 &&
+                  offsetof(hodu_tensor_desc, shape) == 16 &&
+                  sizeof(hodu_tensor_desc) == 24,
+              "hodu_tensor_desc is {ptr, i32, i32, ptr}");
+static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
+                  offsetof(hodu_model_desc, struct_size) == 4 &&
+                  offsetof(hodu_model_desc, model_name) == 8 &&
+                  offsetof(hodu_model_desc, target) == 16 &&
+                  offsetof(hodu_model_desc, num_inputs) == 24 &&
+                  offsetof(hodu_model_desc, num_outputs) == 28 &&
+                  offsetof(hodu_model_desc, inputs) == 32 &&
+                  offsetof(hodu_model_desc, outputs) == 40 &&
+                  offsetof(hodu_model_desc, entry) == 48 &&
+                  offsetof(hodu_model_desc, workspace_size) == 56,
+              "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
+              "ptr, i64}");
+static_assert(sizeof(hodu_run_context::struct_size) == 4 &&
+                  sizeof(hodu_run_context::num_threads) == 4 &&
+                  sizeof(hodu_run_context::workspace_size) == 8,
+              "the entry wrapper loads these fields as i32, i32 and i64");
+
+namespace {
+
+/// Builds the descriptor and the entry wrapper for one entry point.
+class EntryPointLowering {
+public:
+  EntryPointLowering(ModuleOp module, EntryPointOp op, StringRef target)
+      : module(module), op(op), target(target), ctx(module.getContext()),
+        b(ctx), loc(op.getLoc()) {
+    ptrT = LLVM::LLVMPointerType::get(ctx);
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+  }
+
+  LogicalResult lower(bool exportAlias);
+
+private:
+  Value constant(Type t, int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+  }
+  /// Loads a `t` at byte `offset` of `base`.
+  Value loadAt(Type t, Value base, int64_t offset) {
+    Value p = base;
+    if (offset)
+      p = LLVM::GEPOp::create(b, loc, ptrT, b.getI8Type(), base,
+                              ArrayRef<LLVM::GEPArg>{offset},
+                              LLVM::GEPNoWrapFlags::inbounds);
+    return LLVM::LoadOp::create(b, loc, t, p);
+  }
+  LLVM::LLVMFuncOp declare(StringRef name, Type result, ArrayRef<Type> args) {
+    if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return f;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(module.getBody());
+    return LLVM::LLVMFuncOp::create(b, loc, name,
+                                    LLVM::LLVMFunctionType::get(result, args));
+  }
+  LLVM::GlobalOp global(Type t, StringRef name, Attribute value,
+                        uint64_t align = 0) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(module.getBody());
+    return LLVM::GlobalOp::create(b, loc, t, /*isConstant=*/true,
+                                  LLVM::Linkage::Internal, name, value, align);
+  }
+  LLVM::GlobalOp cString(StringRef s, const Twine &name) {
+    std::string bytes = s.str();
+    bytes.push_back('\0');
+    auto g = global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
+                    name.str(), b.getStringAttr(bytes), /*align=*/1);
+    g.setUnnamedAddr(LLVM::UnnamedAddr::Global);
+    return g;
+  }
+  /// A global whose initializer is built by `fill` in its region.
+  template <typename Fill>
+  LLVM::GlobalOp aggregate(Type t, StringRef name, LLVM::Linkage linkage,
+                           Fill fill) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto global = LLVM::GlobalOp::create(b, loc, t, /*isConstant=*/true,
+                                         linkage, name, Attribute());
+    b.setInsertionPointToStart(b.createBlock(&global.getInitializerRegion()));
+    LLVM::ReturnOp::create(b, loc, fill());
+    return global;
+  }
+  Value insert(Value aggregate, Value v, int64_t position) {
+    return LLVM::InsertValueOp::create(b, loc, aggregate, v,
+                                       ArrayRef<int64_t>{position});
+  }
+  Value addressOf(LLVM::GlobalOp g) {
+    return LLVM::AddressOfOp::create(b, loc, g);
+  }
+
+  LLVM::GlobalOp tensorArray(ArrayAttr tensors, StringRef kind);
+  LogicalResult buildEntry(LLVM::LLVMFuncOp impl, uint64_t workspaceSize);
+
+  ModuleOp module;
+  EntryPointOp op;
+  StringRef target;
+  MLIRContext *ctx;
+  OpBuilder b;
+  Location loc;
+  Type ptrT, i32, i64;
+  LLVM::LLVMStructType tensorT, modelT;
+  LLVM::LLVMFuncOp entry;
+};
+
+LLVM::GlobalOp EntryPointLowering::tensorArray(ArrayAttr tensors,
+                                               StringRef kind) {
+  std::string prefix = op.getPrefix().str();
+  SmallVector<std::tuple<LLVM::GlobalOp, int32_t, int32_t, LLVM::GlobalOp>>
+      descs;
+  for (auto [i, attr] : llvm::enumerate(tensors)) {
+    auto dict = cast<DictionaryAttr>(attr);
+    StringRef name = dict.getAs<StringAttr>("name").getValue();
+    auto type = cast<RankedTensorType>(dict.getAs<TypeAttr>("type").getValue());
+    ArrayRef<int64_t> shape = type.getShape();
+    auto dimsT = LLVM::LLVMArrayType::get(i64, shape.size());
+    std::string shapeName = (prefix + "_" + kind + "_shape" + Twine(i)).str();
+    LLVM::GlobalOp shapeG =
+        shape.empty()
+            ? aggregate(dimsT, shapeName, LLVM::Linkage::Internal,
+                        [&]() -> Value { return LLVM::ZeroOp::create(b, loc, dimsT); })
+            : global(dimsT, shapeName,
+                     DenseElementsAttr::get(
+                         RankedTensorType::get({(int64_t)shape.size()}, i64),
+                         shape));
+    auto nameG = cString(name, prefix + "_" + kind + "_name" + Twine(i));
+    descs.emplace_back(nameG, *dtypeOf(type.getElementType()),
+                       (int32_t)shape.size(), shapeG);
+  }
+  auto arrT = LLVM::LLVMArrayType::get(tensorT, descs.size());
+  return aggregate(arrT, (prefix + "_" + kind + "s").str(),
+                   LLVM::Linkage::Internal, [&]() -> Value {
+                     Value arr = LLVM::UndefOp::create(b, loc, arrT);
+                     for (auto [i, d] : llvm::enumerate(descs)) {
+                       auto [nameG, dtype, rank, shapeG] = d;
+                       Value s = LLVM::UndefOp::create(b, loc, tensorT);
+                       s = insert(s, addressOf(nameG), 0);
+                       s = insert(s, constant(i32, dtype), 1);
+                       s = insert(s, constant(i32, rank), 2);
+                       s = insert(s, addressOf(shapeG), 3);
+                       arr = insert(arr, s, i);
+                     }
+                     return arr;
+                   });
+}
+
+/// int32_t <prefix>_entry(void *const *inputs, void *const *outputs, void *ctx)
+LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
+                                             uint64_t workspaceSize) {
+  size_t nIn = op.getInputs().size(), nOut = op.getOutputs().size();
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToEnd(module.getBody());
+  entry = LLVM::LLVMFuncOp::create(
+      b, loc, (op.getPrefix() + "_entry").str(),
+      LLVM::LLVMFunctionType::get(i32, {ptrT, ptrT, ptrT}),
+      LLVM::Linkage::Internal);
+  Block *start = entry.addEntryBlock(b);
+  Value inputs = start->getArgument(0), outputs = start->getArgument(1),
+        ctxArg = start->getArgument(2);
+  b.setInsertionPointToStart(start);
+  SmallVector<Value> args;
+  auto loadAll = [&](Value base, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      Value p = LLVM::GEPOp::create(b, loc, ptrT, ptrT, base,
+                                    ArrayRef<LLVM::GEPArg>{(int32_t)i},
+                                    LLVM::GEPNoWrapFlags::inbounds);
+      args.push_back(LLVM::LoadOp::create(b, loc, ptrT, p));
+    }
+  };
+  loadAll(inputs, nIn);
+  loadAll(outputs, nOut);
+  Value null = LLVM::ZeroOp::create(b, loc, ptrT);
+  auto isNull = [&](Value p) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, p, null);
+  };
+  auto newBlock = [&](TypeRange args = {}) {
+    Block *blk = new Block();
+    entry.getBody().push_back(blk);
+    for (Type t : args)
+      blk->addArgument(t, loc);
+    return blk;
+  };
+
+  // A multi-threaded model: ctx (hodu_run_context) carries the thread budget
+  // of this run. omp_set_num_threads affects only the calling thread, so
+  // concurrent runs with different budgets do not interfere.
+  bool openmp = false;
+  module.walk([&](omp::ParallelOp) {
+    openmp = true;
+    return WalkResult::interrupt();
+  });
+  if (openmp) {
+    Block *haveCtx = newBlock(), *setBB = newBlock(), *runBB = newBlock();
+    LLVM::CondBrOp::create(b, loc, isNull(ctxArg), runBB, haveCtx);
+    b.setInsertionPointToStart(haveCtx);
+    Value threads =
+        loadAt(i32, ctxArg, offsetof(hodu_run_context, num_threads));
+    LLVM::CondBrOp::create(
+        b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt, threads,
+                             constant(i32, 0)),
+        setBB, runBB);
+    b.setInsertionPointToStart(setBB);
+    auto setThreads = declare("omp_set_num_threads",
+                              LLVM::LLVMVoidType::get(ctx), {i32});
+    LLVM::CallOp::create(b, loc, setThreads, ValueRange{threads});
+    LLVM::BrOp::create(b, loc, runBB);
+    b.setInsertionPointToStart(runBB);
+  }
+
+  Value owned;
+  if (workspaceSize) {
+    // The run's scratch: ctx->workspace when the caller gives one that is
+    // large enough (present when struct_size covers workspace_size), else
+    // our own for this run.
+    Block *checkBB = newBlock(), *fieldsBB = newBlock(), *useBB = newBlock(),
+          *allocBB = newBlock(), *failBB = newBlock(),
+          *callBB = newBlock({ptrT, ptrT});
+    LLVM::CondBrOp::create(b, loc, isNull(ctxArg), allocBB, checkBB);
+    b.setInsertionPointToStart(checkBB);
+    Value structSize = LLVM::LoadOp::create(b, loc, i32, ctxArg);
+    constexpr int64_t kWorkspaceFieldsEnd =
+        offsetof(hodu_run_context, workspace_size) +
+        sizeof(hodu_run_context::workspace_size);
+    LLVM::CondBrOp::create(
+        b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, structSize,
+                             constant(i32, kWorkspaceFieldsEnd)),
+        fieldsBB, allocBB);
+    b.setInsertionPointToStart(fieldsBB);
+    Value given =
+        loadAt(ptrT, ctxArg, offsetof(hodu_run_context, workspace));
+    Value givenSize =
+        loadAt(i64, ctxArg, offsetof(hodu_run_context, workspace_size));
+    Value usable = LLVM::AndOp::create(
+        b, loc,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, given, null),
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::uge, givenSize,
+                             constant(i64, workspaceSize)));
+    LLVM::CondBrOp::create(b, loc, usable, useBB, allocBB);
+    b.setInsertionPointToStart(useBB);
+    LLVM::BrOp::create(b, loc, ValueRange{given, null}, callBB);
+    b.setInsertionPointToStart(allocBB);
+    auto alignedAlloc = declare("aligned_alloc", ptrT, {i64, i64});
+    uint64_t rounded = (workspaceSize + HODU_WORKSPACE_ALIGNMENT - 1) /
+                       HODU_WORKSPACE_ALIGNMENT * HODU_WORKSPACE_ALIGNMENT;
+    Value own = LLVM::CallOp::create(
+                    b, loc, alignedAlloc,
+                    ValueRange{constant(i64, HODU_WORKSPACE_ALIGNMENT),
+                               constant(i64, rounded)})
+                    .getResult();
+    LLVM::CondBrOp::create(b, loc, isNull(own), failBB, ValueRange{},
+                           callBB, ValueRange{own, own});
+    b.setInsertionPointToStart(failBB);
+    LLVM::ReturnOp::create(b, loc, constant(i32, 1)); // out of memory
+    b.setInsertionPointToStart(callBB);
+    args.push_back(callBB->getArgument(0));
+    owned = callBB->getArgument(1);
+  }
+  LLVM::CallOp::create(b, loc, impl, args);
+  if (owned) {
+    auto freeFn = declare("free", LLVM::LLVMVoidType::get(ctx), {ptrT});
+    LLVM::CallOp::create(b, loc, freeFn, ValueRange{owned}); // free(NULL): no-op
+  }
+  LLVM::ReturnOp::create(b, loc, constant(i32, 0));
+  return success();
+}
+
+LogicalResult EntryPointLowering::lower(bool exportAlias) {
+  std::string prefix = op.getPrefix().str();
+  auto impl = module.lookupSymbol<LLVM::LLVMFuncOp>(op.getFunction());
+  size_t nIn = op.getInputs().size(), nOut = op.getOutputs().size();
+  uint64_t workspaceSize = 0;
+  if (auto ws = module->getAttrOfType<IntegerAttr>("hodu.workspace_size"))
+    workspaceSize = ws.getValue().getZExtValue();
+  if (!impl || impl.isExternal() ||
+      impl.getNumArguments() != nIn + nOut + (workspaceSize != 0) ||
+      !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
+      !llvm::all_of(impl.getArgumentTypes(), llvm::IsaPred<LLVM::LLVMPointerType>))
+    return op.emitError("the lowered entry point does not take ")
+           << nIn << " inputs and " << nOut
+           << " outputs as pointers (the model may have dynamic shapes)";
+  SymbolTable symbols(module);
+  if (failed(symbols.rename(impl, b.getStringAttr(prefix + "_main"))))
+    return op.emitError("cannot rename the entry point to ")
+           << prefix << "_main";
+
+  tensorT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_tensor_desc");
+  if (!tensorT.isInitialized() &&
+      failed(tensorT.setBody({ptrT, i32, i32, ptrT}, false)))
+    return op.emitError("cannot define the hodu_tensor_desc type");
+  modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
+  if (!modelT.isInitialized() &&
+      failed(modelT.setBody(
+          {i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT, i64}, false)))
+    return op.emitError("cannot define the hodu_model_desc type");
+
+  if (failed(buildEntry(impl, workspaceSize)))
+    return failure();
+  auto modelName = cString(op.getModelName(), prefix + "_model_name");
+  auto targetName = cString(target, prefix + "_target");
+  auto inputArray = tensorArray(op.getInputs(), "input");
+  auto outputArray = tensorArray(op.getOutputs(), "output");
+
+  // Everything defined so far is internal: only descriptors are exported.
+  for (auto f : module.getOps<LLVM::LLVMFuncOp>())
+    if (!f.isExternal())
+      f.setLinkage(LLVM::Linkage::Internal);
+  for (auto g : module.getOps<LLVM::GlobalOp>())
+    if (g.getValueOrNull() || !g.getInitializerRegion().empty())
+      g.setLinkage(LLVM::Linkage::Internal);
+
+  auto desc = aggregate(
+      modelT, prefix + HODU_DESCRIPTOR_SUFFIX, LLVM::Linkage::External,
+      [&]() -> Value {
+        Value d = LLVM::UndefOp::create(b, loc, modelT);
+        Value fields[] = {
+            constant(i32, HODU_ABI_VERSION),
+            constant(i32, sizeof(hodu_model_desc)),
+            addressOf(modelName),
+            addressOf(targetName),
+            constant(i32, nIn),
+            constant(i32, nOut),
+            addressOf(inputArray),
+            addressOf(outputArray),
+            LLVM::AddressOfOp::create(b, loc, entry),
+            constant(i64, workspaceSize)};
+        for (auto [i, v] : llvm::enumerate(fields))
+          d = insert(d, v, i);
+        return d;
+      });
+  if (exportAlias) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto alias = LLVM::AliasOp::create(b, loc, modelT, LLVM::Linkage::External,
+                                       HODU_DESCRIPTOR_SYMBOL);
+    b.setInsertionPointToStart(b.createBlock(&alias.getInitializerRegion()));
+    LLVM::ReturnOp::create(b, loc, addressOf(desc));
+  }
+  op.erase();
+  return success();
+}
+
+struct LowerEntryPointPass
+    : hodu::impl::LowerEntryPointBase<LowerEntryPointPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto ops = llvm::to_vector(module.getOps<EntryPointOp>());
+    if (ops.size() != 1) {
+      module.emitError("expected one hodu.entry_point, found ") << ops.size();
+      return signalPassFailure();
+    }
+    EntryPointLowering lowering(module, ops.front(), target);
+    if (failed(lowering.lower(exportAlias)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,52 @@
+//===- HoduAbiOps.cpp - hodu.entry_point ----------------------------------===//
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Support/DType.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace hodu;
+
+/// Each entry of `inputs`/`outputs` is {name = "...", type = tensor<...>}
+/// with a static shape and an element type the ABI can describe.
+static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
+                                   StringRef kind) {
+  for (auto [i, attr] : llvm::enumerate(list)) {
+    auto dict = cast<DictionaryAttr>(attr);
+    auto name = dict.getAs<StringAttr>("name");
+    auto type = dict.getAs<TypeAttr>("type");
+    if (!name || !type || dict.size() != 2)
+      return op.emitOpError() << kind << " #" << i
+                              << " must be {name = \"...\", type = ...}";
+    auto tensor = dyn_cast<RankedTensorType>(type.getValue());
+    if (!tensor || !tensor.hasStaticShape())
+      return op.emitOpError() << kind << " '" << name.getValue() << "' has type "
+                              << type.getValue()
+                              << "; entry points need tensors with static shapes";
+    if (!dtypeOf(tensor.getElementType()))
+      return op.emitOpError() << kind << " '" << name.getValue()
+                              << "' has element type "
+                              << tensor.getElementType()
+                              << ", which the artifact ABI cannot describe";
+  }
+  return success();
+}
+
+LogicalResult EntryPointOp::verify() {
+  if (getPrefix().empty())
+    return emitOpError("needs a non-empty symbol prefix");
+  if (failed(verifyTensors(*this, getInputs(), "input")))
+    return failure();
+  return verifyTensors(*this, getOutputs(), "output");
+}
+
+LogicalResult
+EntryPointOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  Operation *fn = symbolTable.lookupNearestSymbolFrom(*this, getFunctionAttr());
+  if (!fn || !isa<func::FuncOp, LLVM::LLVMFuncOp>(fn))
+    return emitOpError("names '")
+           << getFunction() << "', which is not a function of this module";
+  return success();
+}

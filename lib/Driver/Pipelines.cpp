@@ -1,0 +1,103 @@
+//===- Pipelines.cpp - the shared phases ----------------------------------===//
+//
+// input -> hodu -> linalg, the same for every target. Each is built here
+// and registered as a named pipeline (hodu-shared-hodu, hodu-shared-linalg);
+// a target adds its own passes at the end of the linalg phase.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace hodu;
+
+namespace {
+struct SharedPipelineOptions
+    : public PassPipelineOptions<SharedPipelineOptions> {
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("Optimisation level 0-3"),
+                            llvm::cl::init(2)};
+  Option<std::string> prefix{
+      *this, "prefix",
+      llvm::cl::desc("Symbol prefix of the artifact (default: the model name)")};
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("The target, named in errors"),
+                             llvm::cl::init("cpu")};
+};
+
+LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
+  std::string errors;
+  llvm::raw_string_ostream es(errors);
+  if (failed(parsePassPipeline(text, pm, es))) {
+    llvm::errs() << "hoduc: internal error: bad shared pipeline '" << text
+                 << "': " << errors << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// Constant evaluation (weights transposed, BatchNorm folded into conv
+/// weights, ...) at -O1 and up.
+LogicalResult buildHoduPhase(OpPassManager &pm, unsigned optLevel) {
+  return addPipeline(pm, optLevel >= 1 ? "canonicalize,hodu-fold-constants,"
+                                         "canonicalize,cse"
+                                       : "canonicalize,cse");
+}
+
+/// The entry point is recorded while tensor types still carry the model's
+/// dtypes; then the hodu dialect becomes linalg, tensor, arith and math.
+LogicalResult buildLinalgHead(OpPassManager &pm, StringRef prefix,
+                              StringRef target) {
+  std::string record = "hodu-record-entry-point{target=" + target.str();
+  if (!prefix.empty())
+    record += " prefix=" + prefix.str();
+  return addPipeline(pm, record + "},convert-hodu-to-linalg,canonicalize");
+}
+
+LogicalResult buildLinalgTail(OpPassManager &pm, StringRef target) {
+  return addPipeline(pm, "hodu-check-lowered{target=" + target.str() + "}");
+}
+} // namespace
+
+LogicalResult driver::buildSharedPhase(StringRef phase, OpPassManager &pm,
+                                       const TargetBackend &target,
+                                       const PipelineRequest &request) {
+  if (phase == "input")
+    return success();
+  if (phase == "hodu")
+    return buildHoduPhase(pm, request.target.optLevel);
+  if (phase == "linalg") {
+    std::string name = target.name();
+    return success(succeeded(buildLinalgHead(pm, request.prefix, name)) &&
+                   succeeded(target.extendSharedPhase(phase, pm, request)) &&
+                   succeeded(buildLinalgTail(pm, name)));
+  }
+  llvm::errs() << "hoduc: internal error: no shared phase '" << phase << "'\n";
+  return failure();
+}
+
+void driver::registerSharedPipelines() {
+  PassPipelineRegistration<SharedPipelineOptions>(
+      "hodu-shared-hodu", "The shared hodu phase, as hoduc runs it",
+      [](OpPassManager &pm, const SharedPipelineOptions &o) {
+        if (failed(buildHoduPhase(pm, o.optLevel)))
+          llvm::report_fatal_error("cannot build the hodu phase");
+      });
+  PassPipelineRegistration<SharedPipelineOptions>(
+      "hodu-shared-linalg",
+      "The shared part of the linalg phase (a target adds its own passes "
+      "before hodu-check-lowered: hoduc's linalg phase for the CPU is "
+      "hodu-shared-linalg then hodu-cpu-linalg)",
+      [](OpPassManager &pm, const SharedPipelineOptions &o) {
+        if (failed(buildLinalgHead(pm, o.prefix, o.target)) ||
+            failed(buildLinalgTail(pm, o.target)))
+          llvm::report_fatal_error("cannot build the linalg phase");
+      });
+}

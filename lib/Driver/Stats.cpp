@@ -1,0 +1,77 @@
+//===- Stats.cpp - hoduc --print-stats ------------------------------------===//
+#include "Driver.h"
+
+#include "hodu/Transforms/FusionGroups.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace hodu;
+
+void hodu::driver::printKernelStats(ModuleOp module) {
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+  PassManager pm(module->getName());
+  if (!PassInfo::lookup("hodu-form-fusion-groups") ||
+      failed(parsePassPipeline("hodu-form-fusion-groups", pm)) ||
+      failed(pm.run(*copy))) {
+    llvm::errs() << "hoduc: stats: fusion groups unavailable\n";
+    return;
+  }
+  FusionStats stats = computeFusionStats(*copy);
+  llvm::errs() << "hoduc: stats: kernels: " << stats.opsBefore
+               << " without fusion, " << stats.kernelsAfter << " with "
+               << stats.groups << " fusion groups (" << stats.groupedOps
+               << " ops grouped)\n";
+}
+
+/// "9.4 MiB", "12.0 KiB", "300 B".
+static std::string formatBytes(int64_t bytes) {
+  if (bytes >= (1 << 20))
+    return llvm::formatv("{0:f1} MiB", bytes / double(1 << 20)).str();
+  if (bytes >= (1 << 10))
+    return llvm::formatv("{0:f1} KiB", bytes / double(1 << 10)).str();
+  return std::to_string(bytes) + " B";
+}
+
+bool hodu::driver::printMemoryPlan(ModuleOp module) {
+  int64_t buffers = 0, bufferBytes = 0, arenaBytes = 0, liveBytes = 0;
+  bool any = false;
+  module.walk([&](func::FuncOp func) {
+    auto plan = func->getAttrOfType<DictionaryAttr>("hodu.memory_plan");
+    if (!plan)
+      return;
+    any = true;
+    auto get = [&](StringRef name) {
+      auto v = plan.getAs<IntegerAttr>(name);
+      return v ? v.getInt() : 0;
+    };
+    buffers += get("buffers");
+    bufferBytes += get("buffer_bytes");
+    arenaBytes += get("arena_bytes");
+    liveBytes += get("live_bytes");
+  });
+  if (!any)
+    return false;
+  llvm::errs() << "hoduc: stats: memory plan: " << buffers << " buffers, "
+               << formatBytes(bufferBytes) << " -> arena "
+               << formatBytes(arenaBytes) << " (largest live set "
+               << formatBytes(liveBytes) << ")\n";
+  return true;
+}
+
+void hodu::driver::Timer::lap(const char *what) {
+  if (!enabled)
+    return;
+  auto now = std::chrono::steady_clock::now();
+  llvm::errs() << llvm::format(
+      "hoduc: stats: %-11s %8.1f ms\n", what,
+      std::chrono::duration<double, std::milli>(now - start).count());
+  start = now;
+}

@@ -1,0 +1,83 @@
+//===- DType.cpp - element types as the artifact ABI numbers them ---------===//
+#include "hodu/Support/DType.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace hodu;
+
+std::optional<hodu_dtype> hodu::dtypeOf(Type t) {
+  if (t.isInteger(1))
+    return HODU_DTYPE_BOOL;
+  if (isa<Float8E4M3FNType>(t))
+    return HODU_DTYPE_F8E4M3;
+  if (isa<Float8E5M2Type>(t))
+    return HODU_DTYPE_F8E5M2;
+  if (t.isBF16())
+    return HODU_DTYPE_BF16;
+  if (t.isF16())
+    return HODU_DTYPE_F16;
+  if (t.isF32())
+    return HODU_DTYPE_F32;
+  if (t.isF64())
+    return HODU_DTYPE_F64;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8: return u ? HODU_DTYPE_U8 : HODU_DTYPE_I8;
+    case 16: return u ? HODU_DTYPE_U16 : HODU_DTYPE_I16;
+    case 32: return u ? HODU_DTYPE_U32 : HODU_DTYPE_I32;
+    case 64: return u ? HODU_DTYPE_U64 : HODU_DTYPE_I64;
+    default: break;
+    }
+  }
+  return std::nullopt;
+}
+
+Type hodu::elementTypeOf(MLIRContext *ctx, int32_t dtype) {
+  auto uint = [&](unsigned w) {
+    return IntegerType::get(ctx, w, IntegerType::Unsigned);
+  };
+  switch (dtype) {
+  case HODU_DTYPE_BOOL: return IntegerType::get(ctx, 1);
+  case HODU_DTYPE_F8E4M3: return Float8E4M3FNType::get(ctx);
+  case HODU_DTYPE_F8E5M2: return Float8E5M2Type::get(ctx);
+  case HODU_DTYPE_BF16: return BFloat16Type::get(ctx);
+  case HODU_DTYPE_F16: return Float16Type::get(ctx);
+  case HODU_DTYPE_F32: return Float32Type::get(ctx);
+  case HODU_DTYPE_F64: return Float64Type::get(ctx);
+  case HODU_DTYPE_U8: return uint(8);
+  case HODU_DTYPE_U16: return uint(16);
+  case HODU_DTYPE_U32: return uint(32);
+  case HODU_DTYPE_U64: return uint(64);
+  case HODU_DTYPE_I8: return IntegerType::get(ctx, 8);
+  case HODU_DTYPE_I16: return IntegerType::get(ctx, 16);
+  case HODU_DTYPE_I32: return IntegerType::get(ctx, 32);
+  case HODU_DTYPE_I64: return IntegerType::get(ctx, 64);
+  default: return {};
+  }
+}
+
+namespace {
+struct DTypeFacts {
+  const char *name;
+  const char *cType;
+};
+// Indexed by hodu_dtype; the static_assert keeps it in step with abi.h.
+constexpr DTypeFacts kFacts[] = {
+    {"bool", "uint8_t"},   {"f8e4m3", "uint8_t"}, {"f8e5m2", "uint8_t"},
+    {"bf16", "uint16_t"},  {"f16", "uint16_t"},   {"f32", "float"},
+    {"f64", "double"},     {"u8", "uint8_t"},     {"u16", "uint16_t"},
+    {"u32", "uint32_t"},   {"u64", "uint64_t"},   {"i8", "int8_t"},
+    {"i16", "int16_t"},    {"i32", "int32_t"},    {"i64", "int64_t"}};
+static_assert(sizeof(kFacts) / sizeof(kFacts[0]) == HODU_DTYPE_COUNT,
+              "one entry per hodu_dtype");
+} // namespace
+
+const char *hodu::dtypeName(int32_t dtype) {
+  return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].name : "?";
+}
+
+const char *hodu::dtypeCType(int32_t dtype) {
+  return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].cType : "void";
+}

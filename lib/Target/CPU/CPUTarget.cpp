@@ -1,0 +1,375 @@
+//===- CPUTarget.cpp - the CPU back end -----------------------------------===//
+//
+// linalg (+ CPU tiling, packing and vectorisation) -> bufferized -> llvm
+// (MLIR's LLVM dialect, with the artifact's entry point) -> LLVM IR ->
+// optimised LLVM IR -> object code -> linked artifact.
+//
+// Every phase pipeline is built here and registered as a named pipeline
+// (hodu-cpu-linalg, hodu-cpu-bufferized, hodu-cpu-llvm), so
+// `hoduc --compile-to=P | hodu-opt --hodu-cpu-NEXT` replays each step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Target/CPU/CPUTarget.h"
+
+#include "CPUTarget.h"
+
+#include "hodu/Registry/Registry.h"
+#include "hodu/Support/Output.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::cpu;
+
+//===----------------------------------------------------------------------===//
+// Phase pipelines
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Options of the CPU's named pipelines; hoduc fills them from its command
+/// line, `hodu-opt --hodu-cpu-llvm='opt-level=1 ...'` from the user's.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("Optimisation level 0-3"),
+                            llvm::cl::init(2)};
+  Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Widest vector register of the target, in bits"),
+      llvm::cl::init(512)};
+  Option<unsigned> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Number of vector registers of the target"),
+      llvm::cl::init(32)};
+  Option<bool> exportAlias{
+      *this, "export-alias",
+      llvm::cl::desc("Export the descriptor as hodu_model_descriptor too "
+                     "(shared libraries and executables)"),
+      llvm::cl::init(true)};
+};
+
+/// What the phase builders need; the named pipelines' options and hoduc's
+/// request both become this.
+struct CPUPipelineConfig {
+  unsigned optLevel = 2;
+  unsigned vectorBits = 512;
+  unsigned vectorRegisters = 32;
+  bool exportAlias = true;
+};
+
+CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
+  return {o.optLevel, o.vectorBits, o.vectorRegisters, o.exportAlias};
+}
+
+LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
+  if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+    llvm::errs() << "hoduc: internal error: bad CPU pipeline: " << text << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// What the CPU adds to the shared linalg phase: matmuls and convolutions
+/// tiled, packed and vectorised before elementwise fusion (whose reshape
+/// propagation would otherwise turn the named matmuls into generics the
+/// vectoriser does not take), then fused kernels spread over threads and
+/// the remaining elementwise/reduction kernels vectorised.
+std::string linalgExtension(const CPUPipelineConfig &o) {
+  std::string p;
+  if (o.optLevel >= 2)
+    p += "hodu-cpu-vectorize,canonicalize,";
+  if (o.optLevel >= 1)
+    p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
+  if (o.optLevel >= 2)
+    p += "hodu-cpu-parallelize,canonicalize,hodu-cpu-vectorize-generics,"
+         "canonicalize,cse,";
+  return p;
+}
+
+/// Tensors become buffers: results become out-parameters, intermediates
+/// share one arena per call reused by liveness, which becomes the run's
+/// workspace; parallel tile loops run on OpenMP threads.
+std::string bufferizedPipeline(const CPUPipelineConfig &o) {
+  return std::string(
+             "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
+             "boundaries function-boundary-type-conversion=identity-layout-map},"
+             "buffer-results-to-out-params{hoist-static-allocs "
+             "modify-public-functions},"
+             "canonicalize,buffer-deallocation-pipeline,canonicalize,"
+             "convert-bufferization-to-memref,") +
+         (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
+         "scf-forall-to-parallel,convert-scf-to-openmp,"
+         "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies";
+}
+
+/// Buffers and loops to the LLVM dialect, ending with the entry point.
+/// expand-strided-metadata creates affine.apply ops: before lower-affine.
+/// Memrefs go to LLVM before scf-to-cf: the memref.alloca_scope that
+/// convert-scf-to-openmp puts in each parallel body must still hold a single
+/// block when it is lowered. The bare-pointer function conversion must come
+/// before the OpenMP conversion, which would otherwise convert @main with
+/// memref descriptors. Stride-2 vector reads (pooling windows) become
+/// contiguous loads plus a deinterleave at -O2, before transfers are
+/// unrolled into scalars.
+std::string llvmPipeline(const CPUPipelineConfig &o) {
+  return std::string("func.func(convert-linalg-to-loops),") +
+         (o.optLevel >= 2 ? "func.func(hodu-cpu-strided-reads)," : "") +
+         "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
+         "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
+         "func.func(arith-expand),finalize-memref-to-llvm,"
+         "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
+         "convert-scf-to-cf,convert-vector-to-llvm{reassociate-fp-reductions},"
+         "convert-ub-to-llvm,"
+         "convert-openmp-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
+         "convert-index-to-llvm,"
+         "reconcile-unrealized-casts,"
+         "hodu-lower-entry-point{target=cpu export-alias=" +
+         (o.exportAlias ? "true" : "false") + "}";
+}
+
+LogicalResult buildCPUPhase(StringRef phase, OpPassManager &pm,
+                            const CPUPipelineConfig &o) {
+  if (phase == "linalg")
+    return addPipeline(pm, StringRef(linalgExtension(o)).rtrim(','));
+  if (phase == "bufferized")
+    return addPipeline(pm, bufferizedPipeline(o));
+  if (phase == "llvm")
+    return addPipeline(pm, llvmPipeline(o));
+  llvm::errs() << "hoduc: internal error: the CPU target has no phase '"
+               << phase << "'\n";
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// The back end
+//===----------------------------------------------------------------------===//
+
+class CPUTarget final : public TargetBackend {
+public:
+  std::string name() const override { return "cpu"; }
+  std::string description() const override {
+    return "host or cross-compiled CPU code through LLVM (x86-64, AArch64, "
+           "any triple LLVM 22 knows)";
+  }
+  std::vector<ArtifactKind> artifactKinds() const override {
+    return {
+        {"so", {"shared"}, ".so", "lib", false, "shared library"},
+        {"o", {"obj"}, ".o", "", false, "object file"},
+        {"a", {"static"}, ".a", "lib", false, "static archive"},
+        {"exe", {"executable"}, "", "", false,
+         "executable reading and writing .npy files"},
+        {"ll", {"llvm"}, ".ll", "", true, "LLVM IR"},
+        {"bc", {"bitcode"}, ".bc", "", false, "LLVM bitcode"},
+        {"s", {"asm"}, ".s", "", true, "assembly"},
+    };
+  }
+  std::string defaultArtifactKind() const override { return "so"; }
+  std::vector<ToolRequirement> tools() const override {
+    return {{{"ld.lld-22", "ld.lld"}, "so", "apt-get install lld-22"},
+            {{"cc", "clang-22", "clang", "gcc"}, "exe",
+             "apt-get install clang-22"}};
+  }
+
+  LogicalResult validate(const TargetOptions &options,
+                         Location loc) const override {
+    if (!options.gpuArchs.empty())
+      return emitError(loc, "--gpu-arch applies to GPU targets, not 'cpu' "
+                            "(use --target=TRIPLE and -mcpu=CPU)");
+    return success(createTargetMachine(options, loc) != nullptr);
+  }
+
+  std::vector<std::string> phases() const override {
+    return {"bufferized", "llvm"};
+  }
+
+  LogicalResult extendSharedPhase(StringRef phase, OpPassManager &pm,
+                                  const PipelineRequest &request) const override {
+    if (phase != "linalg")
+      return success();
+    return buildCPUPhase(phase, pm, configOf(request));
+  }
+  LogicalResult buildPhase(StringRef phase, OpPassManager &pm,
+                           const PipelineRequest &request) const override {
+    return buildCPUPhase(phase, pm, configOf(request));
+  }
+
+  /// The CPU lowers every hodu op that convert-hodu-to-linalg lowers; the
+  /// ones it does not are reported by hodu-check-lowered.
+  bool isLegal(Operation *) const override { return true; }
+
+  LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
+                          const TargetOptions &options) const override;
+
+private:
+  /// The pipeline options for a request: the register-tile inputs come from
+  /// the target machine's vector shape.
+  static CPUPipelineConfig configOf(const PipelineRequest &request) {
+    CPUPipelineConfig o;
+    o.optLevel = request.target.optLevel;
+    o.exportAlias =
+        request.artifactKind == "so" || request.artifactKind == "exe";
+    VectorShape shape;
+    std::string error;
+    if (auto tm = createTargetMachine(request.target, error))
+      shape = vectorShapeOf(*tm);
+    o.vectorBits = shape.vectorBits;
+    o.vectorRegisters = shape.vectorRegisters;
+    return o;
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Serialisation
+//===----------------------------------------------------------------------===//
+
+LogicalResult CPUTarget::serialize(ModuleOp module,
+                                   const SerializeRequest &request,
+                                   const TargetOptions &options) const {
+  Location loc = module.getLoc();
+  auto start = std::chrono::steady_clock::now();
+  auto lap = [&](const char *what) {
+    if (!request.stats)
+      return;
+    auto now = std::chrono::steady_clock::now();
+    llvm::errs() << llvm::format("hoduc: stats: %-11s %8.1f ms\n", what,
+                                 std::chrono::duration<double, std::milli>(
+                                     now - start)
+                                     .count());
+    start = now;
+  };
+
+  // MLIR's LLVM dialect -> LLVM IR.
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateModuleToLLVMIR(module, llvmContext, request.prefix);
+  if (!llvmModule)
+    return emitError(loc, "translation to LLVM IR failed");
+  auto tm = createTargetMachine(options, loc);
+  if (!tm)
+    return failure();
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  if (!request.headerPath.empty() &&
+      failed(writeHeader(request.signature, request.prefix, request.sourcePath,
+                         request.headerPath, loc)))
+    return failure();
+  if (llvm::verifyModule(*llvmModule, &llvm::errs()))
+    return emitError(loc, "internal error: invalid LLVM IR");
+  lap("translate");
+  optimize(*llvmModule, *tm, options.optLevel);
+  lap("optimize");
+
+  StringRef kind = request.kind->name;
+  const std::string &outPath = request.outputPath;
+  if (outPath == "-") {
+    if (kind == "ll") {
+      llvmModule->print(llvm::outs(), nullptr);
+      return success();
+    }
+    if (kind != "s")
+      return emitError(loc, "refusing to write a binary artifact (")
+             << kind << ") to stdout";
+  }
+
+  OutputFile out(outPath == "-" ? std::string() : outPath);
+  if (outPath != "-" && failed(out.open(loc)))
+    return failure();
+  if (kind == "ll" || kind == "bc") {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(out.path(), ec);
+    if (ec)
+      return emitError(loc, "cannot open '") << outPath << "': " << ec.message();
+    if (kind == "ll")
+      llvmModule->print(os, nullptr);
+    else
+      llvm::WriteBitcodeToFile(*llvmModule, os);
+    os.close();
+    if (os.has_error())
+      return emitError(loc, "error writing '") << outPath << "'";
+    return out.commit(loc);
+  }
+  if (kind == "s" && outPath == "-") {
+    SmallString<128> tmp;
+    if (llvm::sys::fs::createTemporaryFile("hoduc", "s", tmp))
+      return emitError(loc, "cannot create a temporary file");
+    llvm::FileRemover remover(tmp);
+    if (failed(emitMachineCode(*llvmModule, *tm,
+                               llvm::CodeGenFileType::AssemblyFile, tmp, loc)))
+      return failure();
+    if (auto buf = llvm::MemoryBuffer::getFile(tmp))
+      llvm::outs() << (*buf)->getBuffer();
+    return success();
+  }
+  if (kind == "s" || kind == "o")
+    return success(
+        succeeded(emitMachineCode(*llvmModule, *tm,
+                                  kind == "s"
+                                      ? llvm::CodeGenFileType::AssemblyFile
+                                      : llvm::CodeGenFileType::ObjectFile,
+                                  out.path(), loc)) &&
+        succeeded(out.commit(loc)));
+
+  // so, a, exe: an object first, then the link step.
+  OutputFile obj(outPath + ".o");
+  if (failed(obj.open(loc)) ||
+      failed(emitMachineCode(*llvmModule, *tm,
+                             llvm::CodeGenFileType::ObjectFile, obj.path(),
+                             loc)))
+    return failure();
+  bool host = options.triple.empty();
+  bool openmp = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
+  LogicalResult linked =
+      kind == "so" ? linkShared(obj.path(), out.path(), tm->getTargetTriple(),
+                                host, openmp, loc)
+      : kind == "a" ? writeArchive(obj.path(), out.path(), loc)
+      : host        ? linkExecutable(obj.path(), out.path(), openmp, loc)
+                    : emitError(loc, "executables can only be linked for the "
+                                     "host; use --emit=o or --emit=a with "
+                                     "--target");
+  return success(succeeded(linked) && succeeded(out.commit(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void hodu::registerCPUTarget() {
+  static bool done = [] {
+    cpu::registerExpandStridedCopiesPass();
+    for (StringRef phase : {"linalg", "bufferized", "llvm"}) {
+      std::string name = ("hodu-cpu-" + phase).str();
+      std::string desc =
+          phase == "linalg"
+              ? "The CPU's additions to the shared linalg phase (run after "
+                "convert-hodu-to-linalg)"
+              : ("The CPU's " + phase + " phase, as hoduc runs it").str();
+      PassPipelineRegistration<CPUPipelineOptions>(
+          name, desc,
+          [phase](OpPassManager &pm, const CPUPipelineOptions &o) {
+            if (failed(buildCPUPhase(phase, pm, configOf(o))))
+              llvm::report_fatal_error("cannot build the CPU pipeline");
+          });
+    }
+    ComponentRegistry::get().addTarget(std::make_unique<CPUTarget>());
+    return true;
+  }();
+  (void)done;
+}

@@ -1,0 +1,78 @@
+//===- CPUTarget.h - the CPU back end's parts --------------------*- C++ -*-===//
+//
+// Private to lib/Target/CPU: the pieces CPUTarget.cpp puts together.
+//   Codegen.cpp  LLVM target machines, the target's vector shape, LLVM's
+//                optimisation pipeline, object/assembly emission
+//   Link.cpp     shared libraries, executables and archives
+//   CHeader.cpp  the typed C header (hoduc --header)
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_LIB_TARGET_CPU_CPUTARGET_H
+#define HODU_LIB_TARGET_CPU_CPUTARGET_H
+
+#include "hodu/Target/Target.h"
+
+#include "mlir/IR/Location.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <memory>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+enum class CodeGenFileType;
+} // namespace llvm
+
+namespace hodu::cpu {
+
+/// What register-tile sizes derive from: the widest vector the target's
+/// instructions take and how many vector registers it has.
+struct VectorShape {
+  unsigned vectorBits = 512;
+  unsigned vectorRegisters = 32;
+};
+
+/// The LLVM target machine for the options (host triple and CPU when none
+/// are given); null with a diagnostic at `loc` when they name nothing LLVM
+/// knows.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetOptions &options, mlir::Location loc);
+/// The same, reporting a failure in `error` instead.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetOptions &options, std::string &error);
+
+/// The vector shape of `tm`'s subtarget.
+VectorShape vectorShapeOf(llvm::TargetMachine &tm);
+
+/// LLVM's default -O<level> module pipeline.
+void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel);
+
+/// Writes an object file or assembly to `path`.
+mlir::LogicalResult emitMachineCode(llvm::Module &module,
+                                    llvm::TargetMachine &tm,
+                                    llvm::CodeGenFileType kind,
+                                    llvm::StringRef path, mlir::Location loc);
+
+/// Links a shared library from an object; `triple` picks the system library
+/// directories, `openmp` adds LLVM's OpenMP runtime.
+mlir::LogicalResult linkShared(llvm::StringRef object, llvm::StringRef out,
+                               const llvm::Triple &triple, bool host,
+                               bool openmp, mlir::Location loc);
+/// Links an executable from an object and hoduc's prebuilt main().
+mlir::LogicalResult linkExecutable(llvm::StringRef object, llvm::StringRef out,
+                                   bool openmp, mlir::Location loc);
+/// Writes an archive holding one object.
+mlir::LogicalResult writeArchive(llvm::StringRef object, llvm::StringRef out,
+                                 mlir::Location loc);
+
+/// hodu-cpu-expand-strided-copies (ExpandStridedCopies.cpp).
+void registerExpandStridedCopiesPass();
+
+/// Writes the typed C header of the model.
+mlir::LogicalResult writeHeader(const EntrySignature &sig,
+                                llvm::StringRef prefix, llvm::StringRef source,
+                                llvm::StringRef path, mlir::Location loc);
+
+} // namespace hodu::cpu
+
+#endif // HODU_LIB_TARGET_CPU_CPUTARGET_H

@@ -1,0 +1,163 @@
+//===- Codegen.cpp - LLVM target machines, optimisation, emission ---------===//
+#include "CPUTarget.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+using namespace hodu;
+
+std::unique_ptr<llvm::TargetMachine>
+cpu::createTargetMachine(const TargetOptions &opts, Location loc) {
+  std::string error;
+  auto tm = createTargetMachine(opts, error);
+  if (!tm)
+    emitError(loc, error);
+  return tm;
+}
+
+std::unique_ptr<llvm::TargetMachine>
+cpu::createTargetMachine(const TargetOptions &opts, std::string &error) {
+  static bool initialised = [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+    return true;
+  }();
+  (void)initialised;
+  bool host = opts.triple.empty();
+  llvm::Triple triple(host ? llvm::sys::getDefaultTargetTriple()
+                           : llvm::Triple::normalize(opts.triple));
+  std::string lookupError;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!target) {
+    error = "unknown target triple '" + opts.triple + "': " + lookupError;
+    return nullptr;
+  }
+  std::string cpu = opts.cpu;
+  std::string features = opts.features;
+  if (cpu.empty() || cpu == "native" || cpu == "host") {
+    if (host || cpu == "native" || cpu == "host") {
+      cpu = llvm::sys::getHostCPUName().str();
+      SmallVector<std::string> fs;
+      for (auto &f : llvm::sys::getHostCPUFeatures())
+        fs.push_back((f.second ? "+" : "-") + f.first().str());
+      if (!features.empty())
+        fs.push_back(features);
+      features = llvm::join(fs, ",");
+    } else {
+      cpu = "generic";
+    }
+  }
+  llvm::TargetOptions to;
+  // Fuse multiplies and adds into FMAs, as ML runtimes do; -O0 keeps them apart.
+  if (opts.optLevel >= 2)
+    to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  auto level = opts.optLevel == 0   ? llvm::CodeGenOptLevel::None
+               : opts.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+               : opts.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                    : llvm::CodeGenOptLevel::Aggressive;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) {
+    error = "cannot create a target machine for '" + triple.str() + "' (cpu '" +
+            cpu + "')";
+    return nullptr;
+  }
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu)) {
+    error = "unknown CPU '" + cpu + "' for " + triple.str();
+    return nullptr;
+  }
+  return tm;
+}
+
+cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
+  // TargetTransformInfo answers per function: ask about an empty one.
+  llvm::LLVMContext ctx;
+  llvm::Module m("hodu-probe", ctx);
+  m.setDataLayout(tm.createDataLayout());
+  m.setTargetTriple(tm.getTargetTriple());
+  auto *fn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false),
+      llvm::GlobalValue::ExternalLinkage, "probe", m);
+  if (!tm.getTargetCPU().empty())
+    fn->addFnAttr("target-cpu", tm.getTargetCPU());
+  if (!tm.getTargetFeatureString().empty())
+    fn->addFnAttr("target-features", tm.getTargetFeatureString());
+  llvm::TargetTransformInfo tti = tm.getTargetTransformInfo(*fn);
+  VectorShape shape;
+  shape.vectorRegisters =
+      tti.getNumberOfRegisters(tti.getRegisterClassForType(/*Vector=*/true));
+  shape.vectorBits = tti.getRegisterBitWidth(
+                            llvm::TargetTransformInfo::RGK_FixedWidthVector)
+                         .getFixedValue();
+  // On x86 that is the *preferred* width (prefer-vector-width, 256 on some
+  // AVX-512 parts, for LLVM's auto-vectoriser); Hodu's register kernels are
+  // sized for the architectural width, which AVX-512F makes 512 bits.
+  const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  if (tm.getTargetTriple().isX86() && sti->checkFeatures("+avx512f"))
+    shape.vectorBits = 512;
+  if (shape.vectorBits < 128)
+    shape.vectorBits = 128;
+  if (shape.vectorRegisters == 0)
+    shape.vectorRegisters = 16;
+  return shape;
+}
+
+void cpu::optimize(llvm::Module &m, llvm::TargetMachine &tm,
+                   unsigned optLevel) {
+  if (optLevel == 0)
+    return;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions pto;
+  pto.LoopVectorization = optLevel >= 2;
+  pto.SLPVectorization = optLevel >= 2;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel level = optLevel == 1   ? llvm::OptimizationLevel::O1
+                                  : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                                  : llvm::OptimizationLevel::O3;
+  pb.buildPerModuleDefaultPipeline(level).run(m, mam);
+}
+
+LogicalResult cpu::emitMachineCode(llvm::Module &m, llvm::TargetMachine &tm,
+                                   llvm::CodeGenFileType kind, StringRef path,
+                                   Location loc) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return emitError(loc, "cannot open '") << path << "': " << ec.message();
+  {
+    // The pass manager owns the streamer: destroy it (flushing the asm
+    // printer) before closing the file.
+    llvm::legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
+      return emitError(loc, "the target cannot emit this file type");
+    pm.run(m);
+  }
+  os.close();
+  if (os.has_error())
+    return emitError(loc, "error writing '") << path << "'";
+  return success();
+}

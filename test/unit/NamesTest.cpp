@@ -1,0 +1,52 @@
+#include "hodu/Support/DType.h"
+#include "hodu/Support/Names.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <gtest/gtest.h>
+
+using namespace hodu;
+
+TEST(Names, CIdentifier) {
+  EXPECT_EQ(cIdentifier("my-model"), "my_model");
+  EXPECT_EQ(cIdentifier("input.1"), "input_1");
+  EXPECT_EQ(cIdentifier("conv/weights"), "conv_weights");
+  EXPECT_EQ(cIdentifier("3d"), "m_3d");
+  EXPECT_EQ(cIdentifier(""), "m_");
+  EXPECT_EQ(defaultModelName("dir/my-model.onnx"), "my_model");
+  EXPECT_TRUE(isCIdentifier("net_2"));
+  EXPECT_FALSE(isCIdentifier("9lives"));
+  EXPECT_FALSE(isCIdentifier(""));
+}
+
+TEST(Names, InputShape) {
+  InputShape pin;
+  std::string error;
+  ASSERT_TRUE(parseInputShape("onnx::Flatten_0:1x3x48x320", pin, error));
+  EXPECT_EQ(pin.first, "onnx::Flatten_0");
+  EXPECT_EQ(pin.second, (std::vector<int64_t>{1, 3, 48, 320}));
+  ASSERT_TRUE(parseInputShape("s:", pin, error));
+  EXPECT_TRUE(pin.second.empty()); // a scalar
+  EXPECT_FALSE(parseInputShape("x", pin, error));
+  EXPECT_NE(error.find("expects NAME:DIMS"), std::string::npos);
+  EXPECT_FALSE(parseInputShape("x:1xfoo", pin, error));
+  EXPECT_NE(error.find("'foo' is not a non-negative dimension"),
+            std::string::npos);
+  EXPECT_FALSE(parseInputShape("x:-1", pin, error));
+}
+
+TEST(DType, RoundTripsEveryABIDType) {
+  mlir::MLIRContext ctx;
+  for (int32_t d = 0; d < HODU_DTYPE_COUNT; ++d) {
+    mlir::Type t = elementTypeOf(&ctx, d);
+    ASSERT_TRUE(t) << d;
+    EXPECT_EQ(dtypeOf(t), static_cast<hodu_dtype>(d)) << dtypeName(d);
+  }
+  EXPECT_EQ(dtypeOf(mlir::IndexType::get(&ctx)), std::nullopt);
+  EXPECT_FALSE(elementTypeOf(&ctx, HODU_DTYPE_COUNT));
+  EXPECT_STREQ(dtypeName(HODU_DTYPE_BF16), "bf16");
+  EXPECT_STREQ(dtypeCType(HODU_DTYPE_F32), "float");
+  // Signless integers are the signed dtypes.
+  EXPECT_EQ(dtypeOf(mlir::IntegerType::get(&ctx, 32)), HODU_DTYPE_I32);
+}
