@@ -40,6 +40,115 @@ FailureOr<Value> activation(NodeContext &n, StringRef name, Value v) {
   return n.error("activation '" + name + "' is not supported");
 }
 
+/// The state and weights of one direction of a recurrent layer, and one time
+/// step of each cell kind. A step reads the input projection `xg` of its time
+/// step ([batch, G*H], input bias added) and updates `h` (and `c`).
+struct Cell {
+  NodeContext &n;
+  ArrayRef<std::string> act; // this direction's activations
+  std::optional<float> clip;
+  Type elt;
+  int64_t H;
+  bool linearBeforeReset;
+  Value rT, rb;     // transposed recurrence weights [H, G*H], their bias
+  Value h, c;       // hidden and (LSTM) cell state, [batch, H]
+  Value pi, po, pf; // LSTM peepholes, if any
+
+  FailureOr<Value> clipped(Value v) {
+    if (!clip)
+      return v;
+    TRY(a, make<MaximumScalarOp>(n, v, n.scalarAttr(elt, -*clip)));
+    return make<MinimumScalarOp>(n, a, n.scalarAttr(elt, *clip));
+  }
+
+  FailureOr<Value> peep(Value g, Value p, Value cell) {
+    if (!p)
+      return g;
+    TRY(m, make<MulOp>(n, p, cell));
+    return make<AddOp>(n, g, m);
+  }
+
+  /// h R^T (+ Rb).
+  FailureOr<Value> recurrence() {
+    TRY(hr, make<MatmulOp>(n, h, rT));
+    if (!rb)
+      return hr;
+    return make<AddOp>(n, hr, rb);
+  }
+
+  LogicalResult rnnStep(Value xg) {
+    TRY(hrb, recurrence());
+    TRY(sum, make<AddOp>(n, xg, hrb));
+    TRY(cs, clipped(sum));
+    TRY(hn, activation(n, act[0], cs));
+    h = hn;
+    return success();
+  }
+
+  LogicalResult lstmStep(Value xg) {
+    TRY(hrb, recurrence());
+    TRY(sum, make<AddOp>(n, xg, hrb));
+    TRY(cs, clipped(sum));
+    TRY(g, makeOp<SplitOp>(n, cs, 1, SmallVector<int64_t>(4, H)));
+    TRY(ip, peep(g->getResult(0), pi, c));
+    TRY(fp, peep(g->getResult(2), pf, c));
+    TRY(i, activation(n, act[0], ip));
+    TRY(f, activation(n, act[0], fp));
+    TRY(cc, activation(n, act[1], g->getResult(3)));
+    TRY(fc, make<MulOp>(n, f, c));
+    TRY(ic, make<MulOp>(n, i, cc));
+    TRY(cn, make<AddOp>(n, fc, ic));
+    c = cn;
+    TRY(op2, peep(g->getResult(1), po, c));
+    TRY(o, activation(n, act[0], op2));
+    TRY(hc, activation(n, act[2], c));
+    TRY(hn, make<MulOp>(n, o, hc));
+    h = hn;
+    return success();
+  }
+
+  LogicalResult gruStep(Value xg) {
+    TRY(hrb, recurrence());
+    SmallVector<int64_t> chunk(3, H);
+    TRY(gx, makeOp<SplitOp>(n, xg, 1, chunk));
+    TRY(gh, makeOp<SplitOp>(n, hrb, 1, chunk));
+    TRY(zs, make<AddOp>(n, gx->getResult(0), gh->getResult(0)));
+    TRY(zc, clipped(zs));
+    TRY(z, activation(n, act[0], zc));
+    TRY(rs, make<AddOp>(n, gx->getResult(1), gh->getResult(1)));
+    TRY(rc, clipped(rs));
+    TRY(rg, activation(n, act[0], rc));
+    Value hpre;
+    if (linearBeforeReset) {
+      TRY(m, make<MulOp>(n, rg, gh->getResult(2)));
+      hpre = m;
+    } else {
+      // (r * H) R_h^T + Rb_h: project the reset state separately.
+      TRY(rh, make<MulOp>(n, rg, h));
+      TRY(rhT, make<SliceOp>(n, rT, ArrayRef<int64_t>{0, 2 * H},
+                             ArrayRef<int64_t>{H, 3 * H},
+                             ArrayRef<int64_t>{1, 1}));
+      TRY(m, make<MatmulOp>(n, rh, rhT));
+      hpre = m;
+      if (rb) {
+        TRY(rbh, make<SliceOp>(n, rb, ArrayRef<int64_t>{2 * H},
+                               ArrayRef<int64_t>{3 * H}, ArrayRef<int64_t>{1}));
+        TRY(a, make<AddOp>(n, hpre, rbh));
+        hpre = a;
+      }
+    }
+    TRY(hs, make<AddOp>(n, gx->getResult(2), hpre));
+    TRY(hcl, clipped(hs));
+    TRY(hh, activation(n, act[1], hcl));
+    // H = (1 - z) * hh + z * H = hh + z * (H - hh).
+    TRY(diff, make<SubOp>(n, h, hh));
+    TRY(zd, make<MulOp>(n, z, diff));
+    TRY(hn, make<AddOp>(n, hh, zd));
+    h = hn;
+    return success();
+  }
+};
+
 LogicalResult convertRecurrent(NodeContext &n) {
   StringRef op = n.node.op_type();
   int64_t gates = op == "LSTM" ? 4 : op == "GRU" ? 3 : 1;
@@ -100,13 +209,6 @@ LogicalResult convertRecurrent(NodeContext &n) {
                      "supported");
   }
 
-  auto clipped = [&](Value v) -> FailureOr<Value> {
-    if (!clip)
-      return v;
-    TRY(a, make<MaximumScalarOp>(n, v, n.scalarAttr(elt, -*clip)));
-    return make<MinimumScalarOp>(n, a, n.scalarAttr(elt, *clip));
-  };
-
   SmallVector<SmallVector<Value>> ys(seq, SmallVector<Value>(dirs));
   SmallVector<Value> lastH, lastC;
   for (int64_t d = 0; d < dirs; ++d) {
@@ -126,118 +228,48 @@ LogicalResult convertRecurrent(NodeContext &n) {
       xw = xwb;
       rb = parts->getResult(1);
     }
-    Value h, c;
+    Cell cell{n, {}, clip, elt, H, lbr != 0, rT, rb};
     if (n.hasInput(5)) {
       TRY(h0, n.in(5));
       TRY(hd, takeAt(n, h0, 0, d));
-      h = hd;
+      cell.h = hd;
     } else {
-      h = n.constant(elt, 0, {batch, H});
+      cell.h = n.constant(elt, 0, {batch, H});
     }
     if (op == "LSTM") {
       if (n.hasInput(6)) {
         TRY(c0, n.in(6));
         TRY(cd, takeAt(n, c0, 0, d));
-        c = cd;
+        cell.c = cd;
       } else {
-        c = n.constant(elt, 0, {batch, H});
+        cell.c = n.constant(elt, 0, {batch, H});
       }
     }
-    Value pi, po, pf; // LSTM peepholes
     if (op == "LSTM" && n.hasInput(7)) {
       TRY(p, n.in(7));
       TRY(pd, takeAt(n, p, 0, d));
       TRY(parts, makeOp<SplitOp>(n, pd, 0, ArrayRef<int64_t>{H, H, H}));
-      pi = parts->getResult(0);
-      po = parts->getResult(1);
-      pf = parts->getResult(2);
+      cell.pi = parts->getResult(0);
+      cell.po = parts->getResult(1);
+      cell.pf = parts->getResult(2);
     }
-    auto peep = [&](Value g, Value p, Value cell) -> FailureOr<Value> {
-      if (!p)
-        return g;
-      TRY(m, make<MulOp>(n, p, cell));
-      return make<AddOp>(n, g, m);
-    };
-    ArrayRef<std::string> act(acts.data() + d * defaults.size(),
-                              defaults.size());
+    cell.act = ArrayRef<std::string>(acts.data() + d * defaults.size(),
+                                     defaults.size());
     bool reverse = dirStr == "reverse" || d == 1;
-    SmallVector<int64_t> chunk(gates, H);
     for (int64_t step = 0; step < seq; ++step) {
       int64_t t = reverse ? seq - 1 - step : step;
       TRY(xg, takeAt(n, xw, 0, t));
-      TRY(hr, make<MatmulOp>(n, h, rT));
-      Value hrb = hr;
-      if (rb) {
-        TRY(a, make<AddOp>(n, hr, rb));
-        hrb = a;
-      }
-      if (op == "RNN") {
-        TRY(sum, make<AddOp>(n, xg, hrb));
-        TRY(cs, clipped(sum));
-        TRY(hn, activation(n, act[0], cs));
-        h = hn;
-      } else if (op == "LSTM") {
-        TRY(sum, make<AddOp>(n, xg, hrb));
-        TRY(cs, clipped(sum));
-        TRY(g, makeOp<SplitOp>(n, cs, 1, chunk));
-        TRY(ip, peep(g->getResult(0), pi, c));
-        TRY(fp, peep(g->getResult(2), pf, c));
-        TRY(i, activation(n, act[0], ip));
-        TRY(f, activation(n, act[0], fp));
-        TRY(cc, activation(n, act[1], g->getResult(3)));
-        TRY(fc, make<MulOp>(n, f, c));
-        TRY(ic, make<MulOp>(n, i, cc));
-        TRY(cn, make<AddOp>(n, fc, ic));
-        c = cn;
-        TRY(op2, peep(g->getResult(1), po, c));
-        TRY(o, activation(n, act[0], op2));
-        TRY(hc, activation(n, act[2], c));
-        TRY(hn, make<MulOp>(n, o, hc));
-        h = hn;
-      } else { // GRU
-        TRY(gx, makeOp<SplitOp>(n, xg, 1, chunk));
-        TRY(gh, makeOp<SplitOp>(n, hrb, 1, chunk));
-        TRY(zs, make<AddOp>(n, gx->getResult(0), gh->getResult(0)));
-        TRY(zc, clipped(zs));
-        TRY(z, activation(n, act[0], zc));
-        TRY(rs, make<AddOp>(n, gx->getResult(1), gh->getResult(1)));
-        TRY(rc, clipped(rs));
-        TRY(rg, activation(n, act[0], rc));
-        Value hpre;
-        if (lbr) {
-          TRY(m, make<MulOp>(n, rg, gh->getResult(2)));
-          hpre = m;
-        } else {
-          // (r * H) R_h^T + Rb_h: project the reset state separately.
-          TRY(rh, make<MulOp>(n, rg, h));
-          TRY(rhT, make<SliceOp>(n, rT, ArrayRef<int64_t>{0, 2 * H},
-                                 ArrayRef<int64_t>{H, 3 * H},
-                                 ArrayRef<int64_t>{1, 1}));
-          TRY(m, make<MatmulOp>(n, rh, rhT));
-          hpre = m;
-          if (rb) {
-            TRY(rbh, make<SliceOp>(n, rb, ArrayRef<int64_t>{2 * H},
-                                   ArrayRef<int64_t>{3 * H},
-                                   ArrayRef<int64_t>{1}));
-            TRY(a, make<AddOp>(n, hpre, rbh));
-            hpre = a;
-          }
-        }
-        TRY(hs, make<AddOp>(n, gx->getResult(2), hpre));
-        TRY(hcl, clipped(hs));
-        TRY(hh, activation(n, act[1], hcl));
-        // H = (1 - z) * hh + z * H = hh + z * (H - hh).
-        TRY(diff, make<SubOp>(n, h, hh));
-        TRY(zd, make<MulOp>(n, z, diff));
-        TRY(hn, make<AddOp>(n, hh, zd));
-        h = hn;
-      }
+      LogicalResult stepped = op == "RNN"    ? cell.rnnStep(xg)
+                              : op == "LSTM" ? cell.lstmStep(xg)
+                                             : cell.gruStep(xg);
+      if (failed(stepped))
+        return failure();
       if (n.hasOutput(0))
-        ys[t][d] = n.reshape(h, {1, 1, batch, H});
+        ys[t][d] = n.reshape(cell.h, {1, 1, batch, H});
     }
-    lastH.push_back(n.reshape(h, {1, batch, H}));
-    if (c)
-      lastC.push_back(n.reshape(c, {1, batch, H}));
+    lastH.push_back(n.reshape(cell.h, {1, batch, H}));
+    if (cell.c)
+      lastC.push_back(n.reshape(cell.c, {1, batch, H}));
   }
   auto concat = [&](ArrayRef<Value> vs, int64_t dim) -> FailureOr<Value> {
     if (vs.size() == 1)
