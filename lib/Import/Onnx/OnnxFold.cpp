@@ -196,35 +196,443 @@ static std::optional<Known> ints(NodeContext &n, size_t i) {
   return *k;
 }
 
-/// Evaluates one node over known inputs; nullopt when it cannot.
-static std::optional<SmallVector<Known>> fold(NodeContext &n) {
-  MLIRContext &ctx = n.graph.ctx;
-  StringRef op = n.node.op_type();
-  Type i64 = IntegerType::get(&ctx, 64);
-  auto one = [](Known k) { return SmallVector<Known>{std::move(k)}; };
+using Folded = std::optional<SmallVector<Known>>;
 
-  // Shape and Size only need the input's static type.
-  if (op == "Shape" || op == "Size") {
-    RankedTensorType t = n.type(0);
-    if (!t || !t.hasStaticShape())
-      return std::nullopt;
-    Known k;
-    k.elemType = i64;
-    if (op == "Size") {
-      k.ints.push_back(t.getNumElements());
-      return one(k);
-    }
-    int64_t r = t.getRank();
-    auto start = n.attrInt("start", 0), end = n.attrInt("end", r);
-    if (failed(start) || failed(end))
-      return std::nullopt;
-    int64_t s = std::clamp<int64_t>(*start < 0 ? *start + r : *start, 0, r);
-    int64_t e = std::clamp<int64_t>(*end < 0 ? *end + r : *end, 0, r);
-    for (int64_t d = s; d < e; ++d)
-      k.ints.push_back(t.getDimSize(d));
-    k.shape.push_back(k.ints.size());
+static Folded one(Known k) { return SmallVector<Known>{std::move(k)}; }
+
+/// Shape and Size only need the input's static type.
+static Folded foldShapeOrSize(NodeContext &n, StringRef op) {
+  RankedTensorType t = n.type(0);
+  if (!t || !t.hasStaticShape())
+    return std::nullopt;
+  Known k;
+  k.elemType = IntegerType::get(&n.graph.ctx, 64);
+  if (op == "Size") {
+    k.ints.push_back(t.getNumElements());
     return one(k);
   }
+  int64_t r = t.getRank();
+  auto start = n.attrInt("start", 0), end = n.attrInt("end", r);
+  if (failed(start) || failed(end))
+    return std::nullopt;
+  int64_t s = std::clamp<int64_t>(*start < 0 ? *start + r : *start, 0, r);
+  int64_t e = std::clamp<int64_t>(*end < 0 ? *end + r : *end, 0, r);
+  for (int64_t d = s; d < e; ++d)
+    k.ints.push_back(t.getDimSize(d));
+  k.shape.push_back(k.ints.size());
+  return one(k);
+}
+
+static Folded foldCast(NodeContext &n, const Known &x) {
+  auto to = n.attrInt("to", 0);
+  Type elt = failed(to) ? Type() : onnxElementType(n.graph.ctx, (int)*to);
+  if (!elt)
+    return std::nullopt;
+  return one(cast(x, elt));
+}
+
+static Folded foldUnary(StringRef op, const Known &x) {
+  Known out = x;
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    double v = x.asDouble(i), r = v;
+    if (op == "Neg") r = -v;
+    else if (op == "Abs") r = std::fabs(v);
+    else if (op == "Floor") r = std::floor(v);
+    else if (op == "Ceil") r = std::ceil(v);
+    else if (op == "Sqrt") r = std::sqrt(v);
+    else if (op == "Not") r = v == 0;
+    else if (op == "Sign") r = (v > 0) - (v < 0);
+    else if (op == "Relu") r = std::max(v, 0.0);
+    if (out.isFloat())
+      out.floats[i] = r;
+    else
+      out.ints[i] = (int64_t)r;
+  }
+  return one(out);
+}
+
+/// Where(x, a, b) with the condition `x`.
+static Folded foldWhere(NodeContext &n, const Known &x) {
+  const Known &a = *n.known(1), &b = *n.known(2);
+  if (a.elemType != b.elemType)
+    return std::nullopt;
+  auto s1 = broadcast(x.shape, a.shape);
+  auto s = s1 ? broadcast(*s1, b.shape) : std::nullopt;
+  if (!s || product(*s) > kMaxFoldElements)
+    return std::nullopt;
+  Known out;
+  out.shape = *s;
+  out.elemType = a.elemType;
+  SmallVector<int64_t> idx(s->size(), 0);
+  for (int64_t flat = 0, e = product(*s); flat < e; ++flat) {
+    bool c = x.asInt(broadcastIndex(x.shape, idx)) != 0;
+    const Known &src = c ? a : b;
+    int64_t j = broadcastIndex(src.shape, idx);
+    if (out.isFloat())
+      out.floats.push_back(src.floats[j]);
+    else
+      out.ints.push_back(src.ints[j]);
+    for (int64_t d = (int64_t)s->size() - 1; d >= 0; --d) {
+      if (++idx[d] < (*s)[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return one(out);
+}
+
+static Folded foldGather(NodeContext &n, const Known &x) {
+  auto idxK = ints(n, 1);
+  auto axisOr = n.attrInt("axis", 0);
+  if (!idxK || failed(axisOr))
+    return std::nullopt;
+  int64_t r = x.shape.size();
+  auto axis = normAxis(*axisOr, r);
+  if (!axis)
+    return std::nullopt;
+  int64_t dim = x.shape[*axis];
+  SmallVector<int64_t> idxs;
+  for (int64_t v : idxK->ints) {
+    if (v < -dim || v >= dim)
+      return std::nullopt;
+    idxs.push_back(v < 0 ? v + dim : v);
+  }
+  SmallVector<int64_t> shape(x.shape.begin(), x.shape.begin() + *axis);
+  llvm::append_range(shape, idxK->shape);
+  shape.append(x.shape.begin() + *axis + 1, x.shape.end());
+  auto strides = stridesOf(x.shape);
+  int64_t ir = idxK->shape.size();
+  auto istrides = stridesOf(idxK->shape);
+  return one(gatherFrom(x, shape, [&](ArrayRef<int64_t> o) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < *axis; ++d)
+      flat += o[d] * strides[d];
+    int64_t ii = 0;
+    for (int64_t d = 0; d < ir; ++d)
+      ii += o[*axis + d] * istrides[d];
+    flat += idxs[ii] * strides[*axis];
+    for (int64_t d = *axis + 1; d < r; ++d)
+      flat += o[d - 1 + ir] * strides[d];
+    return flat;
+  }));
+}
+
+static Folded foldConcat(NodeContext &n, const Known &x) {
+  auto axisOr = n.attrInt("axis", 0);
+  if (failed(axisOr))
+    return std::nullopt;
+  int64_t r = x.shape.size();
+  auto axis = normAxis(*axisOr, r);
+  if (!axis)
+    return std::nullopt;
+  SmallVector<const Known *> parts;
+  SmallVector<int64_t> shape = x.shape;
+  shape[*axis] = 0;
+  for (size_t i = 0; i < n.numInputs(); ++i) {
+    const Known *k = n.known(i);
+    if (!k || k->elemType != x.elemType || (int64_t)k->shape.size() != r)
+      return std::nullopt;
+    for (int64_t d = 0; d < r; ++d)
+      if (d != *axis && k->shape[d] != x.shape[d])
+        return std::nullopt;
+    shape[*axis] += k->shape[*axis];
+    parts.push_back(k);
+  }
+  // Outer product of the leading dims, then each part's block in turn.
+  int64_t outer = product(ArrayRef<int64_t>(shape).take_front(*axis));
+  Known out;
+  out.shape = shape;
+  out.elemType = x.elemType;
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Known *k : parts) {
+      int64_t block = product(ArrayRef<int64_t>(k->shape).drop_front(*axis));
+      for (int64_t j = 0; j < block; ++j) {
+        if (k->isFloat())
+          out.floats.push_back(k->floats[o * block + j]);
+        else
+          out.ints.push_back(k->ints[o * block + j]);
+      }
+    }
+  return one(out);
+}
+
+/// The axes of Squeeze and Unsqueeze: an input from opset 13, an attribute
+/// before.
+static std::optional<SmallVector<int64_t>> squeezeAxes(NodeContext &n) {
+  SmallVector<int64_t> axes;
+  if (n.opset >= 13) {
+    if (n.hasInput(1)) {
+      auto a = ints(n, 1);
+      if (!a)
+        return std::nullopt;
+      axes = a->ints;
+    }
+  } else {
+    auto a = n.attrInts("axes");
+    if (failed(a))
+      return std::nullopt;
+    if (*a)
+      axes = **a;
+  }
+  return axes;
+}
+
+static std::optional<SmallVector<int64_t>>
+unsqueezedShape(const Known &x, ArrayRef<int64_t> axes) {
+  int64_t outRank = x.shape.size() + axes.size();
+  SmallVector<bool> isNew(outRank, false);
+  for (int64_t a : axes) {
+    auto ax = normAxis(a, outRank);
+    if (!ax || isNew[*ax])
+      return std::nullopt;
+    isNew[*ax] = true;
+  }
+  SmallVector<int64_t> shape;
+  int64_t j = 0;
+  for (int64_t d = 0; d < outRank; ++d)
+    shape.push_back(isNew[d] ? 1 : x.shape[j++]);
+  return shape;
+}
+
+static std::optional<SmallVector<int64_t>>
+squeezedShape(const Known &x, ArrayRef<int64_t> axes) {
+  int64_t r = x.shape.size();
+  SmallVector<bool> drop(r, axes.empty());
+  for (int64_t a : axes) {
+    auto ax = normAxis(a, r);
+    if (!ax || x.shape[*ax] != 1)
+      return std::nullopt;
+    drop[*ax] = true;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < r; ++d)
+    if (!drop[d] || x.shape[d] != 1)
+      shape.push_back(x.shape[d]);
+  return shape;
+}
+
+static std::optional<SmallVector<int64_t>> flattenedShape(NodeContext &n,
+                                                          const Known &x) {
+  int64_t r = x.shape.size();
+  auto axisOr = n.attrInt("axis", 1);
+  if (failed(axisOr))
+    return std::nullopt;
+  int64_t axis = *axisOr < 0 ? *axisOr + r : *axisOr;
+  if (axis < 0 || axis > r)
+    return std::nullopt;
+  return SmallVector<int64_t>{
+      product(ArrayRef<int64_t>(x.shape).take_front(axis)),
+      product(ArrayRef<int64_t>(x.shape).drop_front(axis))};
+}
+
+/// The target shape of Reshape: 0 copies the input dim (unless allowzero),
+/// one -1 is inferred from the element count.
+static std::optional<SmallVector<int64_t>> reshapedShape(NodeContext &n,
+                                                         const Known &x) {
+  auto s = ints(n, 1);
+  if (!s)
+    return std::nullopt;
+  int64_t r = x.shape.size();
+  bool allowZero = n.attrInt("allowzero", 0).value_or(0) != 0;
+  SmallVector<int64_t> shape;
+  int64_t known = 1, infer = -1;
+  for (auto [i, d] : llvm::enumerate(s->ints)) {
+    if (d == 0 && !allowZero) {
+      if ((int64_t)i >= r)
+        return std::nullopt;
+      d = x.shape[i];
+    }
+    if (d == -1) {
+      if (infer >= 0)
+        return std::nullopt;
+      infer = i;
+    } else if (d < 0) {
+      return std::nullopt;
+    } else {
+      known *= d;
+    }
+    shape.push_back(d);
+  }
+  if (infer >= 0) {
+    if (known == 0 || x.numElements() % known)
+      return std::nullopt;
+    shape[infer] = x.numElements() / known;
+  }
+  if (product(shape) != x.numElements())
+    return std::nullopt;
+  return shape;
+}
+
+/// Unsqueeze, Squeeze, Flatten, Reshape: the elements stay in order.
+static Folded foldReshapeLike(NodeContext &n, StringRef op, const Known &x) {
+  std::optional<SmallVector<int64_t>> shape;
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    auto axes = squeezeAxes(n);
+    if (!axes)
+      return std::nullopt;
+    shape = op == "Unsqueeze" ? unsqueezedShape(x, *axes)
+                              : squeezedShape(x, *axes);
+  } else if (op == "Flatten") {
+    shape = flattenedShape(n, x);
+  } else {
+    shape = reshapedShape(n, x);
+  }
+  if (!shape)
+    return std::nullopt;
+  Known out = x;
+  out.shape = std::move(*shape);
+  return one(out);
+}
+
+/// Expand repeats the elements along the broadcast dims.
+static Folded foldExpand(NodeContext &n, const Known &x) {
+  auto s = ints(n, 1);
+  if (!s)
+    return std::nullopt;
+  auto b = broadcast(x.shape, s->ints);
+  if (!b || product(*b) > kMaxFoldElements)
+    return std::nullopt;
+  return one(gatherFrom(
+      x, *b, [&](ArrayRef<int64_t> o) { return broadcastIndex(x.shape, o); }));
+}
+
+static Folded foldSlice(NodeContext &n, const Known &x) {
+  auto starts = ints(n, 1), ends = ints(n, 2);
+  if (!starts || !ends || starts->ints.size() != ends->ints.size())
+    return std::nullopt;
+  int64_t r = x.shape.size();
+  SmallVector<int64_t> axes, steps(starts->ints.size(), 1);
+  if (n.hasInput(3)) {
+    auto a = ints(n, 3);
+    if (!a)
+      return std::nullopt;
+    axes = a->ints;
+  } else {
+    for (size_t i = 0; i < starts->ints.size(); ++i)
+      axes.push_back(i);
+  }
+  if (n.hasInput(4)) {
+    auto s = ints(n, 4);
+    if (!s)
+      return std::nullopt;
+    steps = s->ints;
+  }
+  if (axes.size() != starts->ints.size() || steps.size() != axes.size())
+    return std::nullopt;
+  SmallVector<int64_t> b(r, 0), st(r, 1), shape(x.shape);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    auto ax = normAxis(axes[i], r);
+    if (!ax || steps[i] == 0)
+      return std::nullopt;
+    int64_t dim = x.shape[*ax], s = steps[i];
+    int64_t lo = starts->ints[i], hi = ends->ints[i];
+    if (lo < 0) lo += dim;
+    if (hi < 0) hi += dim;
+    if (s > 0) {
+      lo = std::clamp<int64_t>(lo, 0, dim);
+      hi = std::clamp<int64_t>(hi, 0, dim);
+      shape[*ax] = hi > lo ? (hi - lo + s - 1) / s : 0;
+    } else {
+      lo = std::clamp<int64_t>(lo, 0, dim - 1);
+      hi = std::clamp<int64_t>(hi, -1, dim - 1);
+      shape[*ax] = lo > hi ? (lo - hi + (-s) - 1) / (-s) : 0;
+    }
+    b[*ax] = lo;
+    st[*ax] = s;
+  }
+  auto strides = stridesOf(x.shape);
+  return one(gatherFrom(x, shape, [&](ArrayRef<int64_t> o) {
+    int64_t flat = 0;
+    for (int64_t d = 0; d < r; ++d)
+      flat += (b[d] + o[d] * st[d]) * strides[d];
+    return flat;
+  }));
+}
+
+static Folded foldRange(NodeContext &n, const Known &x) {
+  const Known &limit = *n.known(1), &delta = *n.known(2);
+  if (x.numElements() != 1 || limit.numElements() != 1 ||
+      delta.numElements() != 1)
+    return std::nullopt;
+  double s = x.asDouble(0), l = limit.asDouble(0), d = delta.asDouble(0);
+  if (d == 0)
+    return std::nullopt;
+  double count = std::ceil((l - s) / d);
+  if (!(count < kMaxFoldElements))
+    return std::nullopt;
+  Known out;
+  out.elemType = x.elemType;
+  int64_t c = std::max<int64_t>((int64_t)count, 0);
+  out.shape = {c};
+  for (int64_t i = 0; i < c; ++i) {
+    if (x.isFloat())
+      out.floats.push_back(s + i * d);
+    else
+      out.ints.push_back(x.ints[0] + i * delta.ints[0]);
+  }
+  return one(out);
+}
+
+static Folded foldConstantOfShape(NodeContext &n, const Known &x) {
+  if (x.isFloat())
+    return std::nullopt;
+  for (int64_t d : x.ints)
+    if (d < 0)
+      return std::nullopt;
+  if (product(x.ints) > kMaxFoldElements)
+    return std::nullopt;
+  Known out;
+  out.shape = x.ints;
+  out.elemType = Float32Type::get(&n.graph.ctx);
+  double v = 0;
+  if (const onnx::TensorProto *t = n.attrTensor("value")) {
+    auto e = n.graph.decodeTensor(*t, n.loc);
+    if (failed(e) || !e->known || e->known->numElements() != 1)
+      return std::nullopt;
+    out.elemType = e->known->elemType;
+    v = e->known->asDouble(0);
+    for (int64_t i = 0, e2 = product(x.ints); i < e2; ++i) {
+      if (e->known->isFloat())
+        out.floats.push_back(v);
+      else
+        out.ints.push_back(e->known->ints[0]);
+    }
+    return one(out);
+  }
+  for (int64_t i = 0, e2 = product(x.ints); i < e2; ++i)
+    out.floats.push_back(v);
+  return one(out);
+}
+
+/// Only full reductions of 1-D shape vectors (element counts).
+static Folded foldReduce(NodeContext &n, StringRef op, const Known &x) {
+  if (x.shape.size() != 1 || n.numInputs() > 1)
+    return std::nullopt;
+  auto keep = n.attrInt("keepdims", 1);
+  if (failed(keep))
+    return std::nullopt;
+  Known out;
+  out.elemType = x.elemType;
+  if (*keep)
+    out.shape = {1};
+  double acc = op == "ReduceProd" ? 1 : op == "ReduceSum" ? 0
+               : x.numElements() ? x.asDouble(0) : 0;
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    double v = x.asDouble(i);
+    acc = op == "ReduceProd" ? acc * v
+          : op == "ReduceSum" ? acc + v
+          : op == "ReduceMin" ? std::min(acc, v)
+                              : std::max(acc, v);
+  }
+  out.push(acc);
+  return one(out);
+}
+
+/// Evaluates one node over known inputs; nullopt when it cannot.
+static Folded fold(NodeContext &n) {
+  StringRef op = n.node.op_type();
+  if (op == "Shape" || op == "Size")
+    return foldShapeOrSize(n, op);
 
   // Everything else needs every present input known.
   for (size_t i = 0; i < n.numInputs(); ++i)
@@ -247,370 +655,39 @@ static std::optional<SmallVector<Known>> fold(NodeContext &n) {
   if (bk != binKinds.end() && n.numInputs() == 2 && n.known(1)) {
     if (op == "Mod" && n.attrInt("fmod", 0).value_or(0) != 0)
       return std::nullopt;
-    if (auto r = binary(bk->second, x, *n.known(1), ctx))
+    if (auto r = binary(bk->second, x, *n.known(1), n.graph.ctx))
       return one(*r);
     return std::nullopt;
   }
   if (op == "Identity")
     return one(x);
-  if (op == "Cast") {
-    auto to = n.attrInt("to", 0);
-    Type elt = failed(to) ? Type() : onnxElementType(ctx, (int)*to);
-    if (!elt)
-      return std::nullopt;
-    return one(cast(x, elt));
-  }
+  if (op == "Cast")
+    return foldCast(n, x);
   if (op == "CastLike" && n.known(1))
     return one(cast(x, n.known(1)->elemType));
   if (op == "Neg" || op == "Abs" || op == "Floor" || op == "Ceil" ||
-      op == "Sqrt" || op == "Not" || op == "Sign" || op == "Relu") {
-    Known out = x;
-    for (int64_t i = 0; i < out.numElements(); ++i) {
-      double v = x.asDouble(i), r = v;
-      if (op == "Neg") r = -v;
-      else if (op == "Abs") r = std::fabs(v);
-      else if (op == "Floor") r = std::floor(v);
-      else if (op == "Ceil") r = std::ceil(v);
-      else if (op == "Sqrt") r = std::sqrt(v);
-      else if (op == "Not") r = v == 0;
-      else if (op == "Sign") r = (v > 0) - (v < 0);
-      else if (op == "Relu") r = std::max(v, 0.0);
-      if (out.isFloat())
-        out.floats[i] = r;
-      else
-        out.ints[i] = (int64_t)r;
-    }
-    return one(out);
-  }
-  if (op == "Where" && n.known(1) && n.known(2)) {
-    const Known &a = *n.known(1), &b = *n.known(2);
-    if (a.elemType != b.elemType)
-      return std::nullopt;
-    auto s1 = broadcast(x.shape, a.shape);
-    auto s = s1 ? broadcast(*s1, b.shape) : std::nullopt;
-    if (!s || product(*s) > kMaxFoldElements)
-      return std::nullopt;
-    Known out;
-    out.shape = *s;
-    out.elemType = a.elemType;
-    SmallVector<int64_t> idx(s->size(), 0);
-    for (int64_t flat = 0, e = product(*s); flat < e; ++flat) {
-      bool c = x.asInt(broadcastIndex(x.shape, idx)) != 0;
-      const Known &src = c ? a : b;
-      int64_t j = broadcastIndex(src.shape, idx);
-      if (out.isFloat())
-        out.floats.push_back(src.floats[j]);
-      else
-        out.ints.push_back(src.ints[j]);
-      for (int64_t d = (int64_t)s->size() - 1; d >= 0; --d) {
-        if (++idx[d] < (*s)[d])
-          break;
-        idx[d] = 0;
-      }
-    }
-    return one(out);
-  }
-  if (op == "Gather") {
-    auto idxK = ints(n, 1);
-    auto axisOr = n.attrInt("axis", 0);
-    if (!idxK || failed(axisOr))
-      return std::nullopt;
-    int64_t r = x.shape.size();
-    auto axis = normAxis(*axisOr, r);
-    if (!axis)
-      return std::nullopt;
-    int64_t dim = x.shape[*axis];
-    SmallVector<int64_t> idxs;
-    for (int64_t v : idxK->ints) {
-      if (v < -dim || v >= dim)
-        return std::nullopt;
-      idxs.push_back(v < 0 ? v + dim : v);
-    }
-    SmallVector<int64_t> shape(x.shape.begin(), x.shape.begin() + *axis);
-    llvm::append_range(shape, idxK->shape);
-    shape.append(x.shape.begin() + *axis + 1, x.shape.end());
-    auto strides = stridesOf(x.shape);
-    int64_t ir = idxK->shape.size();
-    auto istrides = stridesOf(idxK->shape);
-    return one(gatherFrom(x, shape, [&](ArrayRef<int64_t> o) {
-      int64_t flat = 0;
-      for (int64_t d = 0; d < *axis; ++d)
-        flat += o[d] * strides[d];
-      int64_t ii = 0;
-      for (int64_t d = 0; d < ir; ++d)
-        ii += o[*axis + d] * istrides[d];
-      flat += idxs[ii] * strides[*axis];
-      for (int64_t d = *axis + 1; d < r; ++d)
-        flat += o[d - 1 + ir] * strides[d];
-      return flat;
-    }));
-  }
-  if (op == "Concat") {
-    auto axisOr = n.attrInt("axis", 0);
-    if (failed(axisOr))
-      return std::nullopt;
-    int64_t r = x.shape.size();
-    auto axis = normAxis(*axisOr, r);
-    if (!axis)
-      return std::nullopt;
-    SmallVector<const Known *> parts;
-    SmallVector<int64_t> shape = x.shape;
-    shape[*axis] = 0;
-    for (size_t i = 0; i < n.numInputs(); ++i) {
-      const Known *k = n.known(i);
-      if (!k || k->elemType != x.elemType || (int64_t)k->shape.size() != r)
-        return std::nullopt;
-      for (int64_t d = 0; d < r; ++d)
-        if (d != *axis && k->shape[d] != x.shape[d])
-          return std::nullopt;
-      shape[*axis] += k->shape[*axis];
-      parts.push_back(k);
-    }
-    // Outer product of the leading dims, then each part's block in turn.
-    int64_t outer = product(ArrayRef<int64_t>(shape).take_front(*axis));
-    Known out;
-    out.shape = shape;
-    out.elemType = x.elemType;
-    for (int64_t o = 0; o < outer; ++o)
-      for (const Known *k : parts) {
-        int64_t block = product(ArrayRef<int64_t>(k->shape).drop_front(*axis));
-        for (int64_t j = 0; j < block; ++j) {
-          if (k->isFloat())
-            out.floats.push_back(k->floats[o * block + j]);
-          else
-            out.ints.push_back(k->ints[o * block + j]);
-        }
-      }
-    return one(out);
-  }
+      op == "Sqrt" || op == "Not" || op == "Sign" || op == "Relu")
+    return foldUnary(op, x);
+  if (op == "Where" && n.known(1) && n.known(2))
+    return foldWhere(n, x);
+  if (op == "Gather")
+    return foldGather(n, x);
+  if (op == "Concat")
+    return foldConcat(n, x);
   if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape" ||
-      op == "Flatten" || op == "Expand") {
-    // Shape-only ops: the elements stay in order (Expand repeats them).
-    SmallVector<int64_t> shape;
-    int64_t r = x.shape.size();
-    if (op == "Unsqueeze" || op == "Squeeze") {
-      SmallVector<int64_t> axes;
-      if (n.opset >= 13) {
-        if (n.hasInput(1)) {
-          auto a = ints(n, 1);
-          if (!a)
-            return std::nullopt;
-          axes = a->ints;
-        }
-      } else {
-        auto a = n.attrInts("axes");
-        if (failed(a))
-          return std::nullopt;
-        if (*a)
-          axes = **a;
-      }
-      if (op == "Unsqueeze") {
-        int64_t outRank = r + axes.size();
-        SmallVector<bool> isNew(outRank, false);
-        for (int64_t a : axes) {
-          auto ax = normAxis(a, outRank);
-          if (!ax || isNew[*ax])
-            return std::nullopt;
-          isNew[*ax] = true;
-        }
-        int64_t j = 0;
-        for (int64_t d = 0; d < outRank; ++d)
-          shape.push_back(isNew[d] ? 1 : x.shape[j++]);
-      } else {
-        SmallVector<bool> drop(r, axes.empty());
-        for (int64_t a : axes) {
-          auto ax = normAxis(a, r);
-          if (!ax || x.shape[*ax] != 1)
-            return std::nullopt;
-          drop[*ax] = true;
-        }
-        for (int64_t d = 0; d < r; ++d)
-          if (!drop[d] || x.shape[d] != 1)
-            shape.push_back(x.shape[d]);
-      }
-    } else if (op == "Flatten") {
-      auto axisOr = n.attrInt("axis", 1);
-      if (failed(axisOr))
-        return std::nullopt;
-      int64_t axis = *axisOr < 0 ? *axisOr + r : *axisOr;
-      if (axis < 0 || axis > r)
-        return std::nullopt;
-      shape = {product(ArrayRef<int64_t>(x.shape).take_front(axis)),
-               product(ArrayRef<int64_t>(x.shape).drop_front(axis))};
-    } else if (op == "Reshape") {
-      auto s = ints(n, 1);
-      if (!s)
-        return std::nullopt;
-      bool allowZero = n.attrInt("allowzero", 0).value_or(0) != 0;
-      int64_t known = 1, infer = -1;
-      for (auto [i, d] : llvm::enumerate(s->ints)) {
-        if (d == 0 && !allowZero) {
-          if ((int64_t)i >= r)
-            return std::nullopt;
-          d = x.shape[i];
-        }
-        if (d == -1) {
-          if (infer >= 0)
-            return std::nullopt;
-          infer = i;
-        } else if (d < 0) {
-          return std::nullopt;
-        } else {
-          known *= d;
-        }
-        shape.push_back(d);
-      }
-      if (infer >= 0) {
-        if (known == 0 || x.numElements() % known)
-          return std::nullopt;
-        shape[infer] = x.numElements() / known;
-      }
-      if (product(shape) != x.numElements())
-        return std::nullopt;
-    } else { // Expand
-      auto s = ints(n, 1);
-      if (!s)
-        return std::nullopt;
-      auto b = broadcast(x.shape, s->ints);
-      if (!b || product(*b) > kMaxFoldElements)
-        return std::nullopt;
-      return one(gatherFrom(x, *b, [&](ArrayRef<int64_t> o) {
-        return broadcastIndex(x.shape, o);
-      }));
-    }
-    Known out = x;
-    out.shape = shape;
-    return one(out);
-  }
-  if (op == "Slice" && n.opset >= 10) {
-    auto starts = ints(n, 1), ends = ints(n, 2);
-    if (!starts || !ends || starts->ints.size() != ends->ints.size())
-      return std::nullopt;
-    int64_t r = x.shape.size();
-    SmallVector<int64_t> axes, steps(starts->ints.size(), 1);
-    if (n.hasInput(3)) {
-      auto a = ints(n, 3);
-      if (!a)
-        return std::nullopt;
-      axes = a->ints;
-    } else {
-      for (size_t i = 0; i < starts->ints.size(); ++i)
-        axes.push_back(i);
-    }
-    if (n.hasInput(4)) {
-      auto s = ints(n, 4);
-      if (!s)
-        return std::nullopt;
-      steps = s->ints;
-    }
-    if (axes.size() != starts->ints.size() || steps.size() != axes.size())
-      return std::nullopt;
-    SmallVector<int64_t> b(r, 0), st(r, 1), shape(x.shape);
-    for (size_t i = 0; i < axes.size(); ++i) {
-      auto ax = normAxis(axes[i], r);
-      if (!ax || steps[i] == 0)
-        return std::nullopt;
-      int64_t dim = x.shape[*ax], s = steps[i];
-      int64_t lo = starts->ints[i], hi = ends->ints[i];
-      if (lo < 0) lo += dim;
-      if (hi < 0) hi += dim;
-      if (s > 0) {
-        lo = std::clamp<int64_t>(lo, 0, dim);
-        hi = std::clamp<int64_t>(hi, 0, dim);
-        shape[*ax] = hi > lo ? (hi - lo + s - 1) / s : 0;
-      } else {
-        lo = std::clamp<int64_t>(lo, 0, dim - 1);
-        hi = std::clamp<int64_t>(hi, -1, dim - 1);
-        shape[*ax] = lo > hi ? (lo - hi + (-s) - 1) / (-s) : 0;
-      }
-      b[*ax] = lo;
-      st[*ax] = s;
-    }
-    auto strides = stridesOf(x.shape);
-    return one(gatherFrom(x, shape, [&](ArrayRef<int64_t> o) {
-      int64_t flat = 0;
-      for (int64_t d = 0; d < r; ++d)
-        flat += (b[d] + o[d] * st[d]) * strides[d];
-      return flat;
-    }));
-  }
-  if (op == "Range" && n.known(1) && n.known(2)) {
-    const Known &limit = *n.known(1), &delta = *n.known(2);
-    if (x.numElements() != 1 || limit.numElements() != 1 ||
-        delta.numElements() != 1)
-      return std::nullopt;
-    double s = x.asDouble(0), l = limit.asDouble(0), d = delta.asDouble(0);
-    if (d == 0)
-      return std::nullopt;
-    double count = std::ceil((l - s) / d);
-    if (!(count < kMaxFoldElements))
-      return std::nullopt;
-    Known out;
-    out.elemType = x.elemType;
-    int64_t c = std::max<int64_t>((int64_t)count, 0);
-    out.shape = {c};
-    for (int64_t i = 0; i < c; ++i) {
-      if (x.isFloat())
-        out.floats.push_back(s + i * d);
-      else
-        out.ints.push_back(x.ints[0] + i * delta.ints[0]);
-    }
-    return one(out);
-  }
-  if (op == "ConstantOfShape") {
-    if (x.isFloat())
-      return std::nullopt;
-    for (int64_t d : x.ints)
-      if (d < 0)
-        return std::nullopt;
-    if (product(x.ints) > kMaxFoldElements)
-      return std::nullopt;
-    Known out;
-    out.shape = x.ints;
-    out.elemType = Float32Type::get(&ctx);
-    double v = 0;
-    if (const onnx::TensorProto *t = n.attrTensor("value")) {
-      auto e = n.graph.decodeTensor(*t, n.loc);
-      if (failed(e) || !e->known || e->known->numElements() != 1)
-        return std::nullopt;
-      out.elemType = e->known->elemType;
-      v = e->known->asDouble(0);
-      for (int64_t i = 0, e2 = product(x.ints); i < e2; ++i) {
-        if (e->known->isFloat())
-          out.floats.push_back(v);
-        else
-          out.ints.push_back(e->known->ints[0]);
-      }
-      return one(out);
-    }
-    for (int64_t i = 0, e2 = product(x.ints); i < e2; ++i)
-      out.floats.push_back(v);
-    return one(out);
-  }
+      op == "Flatten")
+    return foldReshapeLike(n, op, x);
+  if (op == "Expand")
+    return foldExpand(n, x);
+  if (op == "Slice" && n.opset >= 10)
+    return foldSlice(n, x);
+  if (op == "Range" && n.known(1) && n.known(2))
+    return foldRange(n, x);
+  if (op == "ConstantOfShape")
+    return foldConstantOfShape(n, x);
   if (op == "ReduceProd" || op == "ReduceSum" || op == "ReduceMin" ||
-      op == "ReduceMax") {
-    // Only full reductions of 1-D shape vectors (element counts).
-    if (x.shape.size() != 1 || n.numInputs() > 1)
-      return std::nullopt;
-    auto keep = n.attrInt("keepdims", 1);
-    if (failed(keep))
-      return std::nullopt;
-    Known out;
-    out.elemType = x.elemType;
-    if (*keep)
-      out.shape = {1};
-    double acc = op == "ReduceProd" ? 1 : op == "ReduceSum" ? 0
-                 : x.numElements() ? x.asDouble(0) : 0;
-    for (int64_t i = 0; i < x.numElements(); ++i) {
-      double v = x.asDouble(i);
-      acc = op == "ReduceProd" ? acc * v
-            : op == "ReduceSum" ? acc + v
-            : op == "ReduceMin" ? std::min(acc, v)
-                                : std::max(acc, v);
-    }
-    out.push(acc);
-    return one(out);
-  }
+      op == "ReduceMax")
+    return foldReduce(n, op, x);
   return std::nullopt;
 }
 
@@ -622,3 +699,4 @@ bool hodu::onnx_import::tryFoldNode(NodeContext &n) {
     n.setKnown(i, std::move(k));
   return true;
 }
+

@@ -659,6 +659,103 @@ loadFrozenTensor(const OnnxFrozenInput &f, Location loc) {
                         << "' holds frozen input '" << f.name << "'";
 }
 
+/// The static shape of graph input `in` of tensor type `tt`: its pin from
+/// `--input-shape` (taken out of `pins`), else its declared shape, which must
+/// be static.
+static FailureOr<SmallVector<int64_t>>
+inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
+           llvm::StringMap<std::vector<int64_t>> &pins, Location loc) {
+  auto pin = pins.find(in.name());
+  if (pin != pins.end()) {
+    if (tt.has_shape() &&
+        (size_t)tt.shape().dim_size() != pin->second.size()) {
+      emitError(loc) << "--input-shape for '" << in.name() << "' has rank "
+                     << pin->second.size() << ", but the input has rank "
+                     << tt.shape().dim_size();
+      return failure();
+    }
+    for (auto [i, d] : llvm::enumerate(pin->second)) {
+      int64_t declared = tt.has_shape() && tt.shape().dim((int)i).has_dim_value()
+                             ? tt.shape().dim((int)i).dim_value()
+                             : -1;
+      if (d < 0 || (declared >= 0 && declared != d)) {
+        emitError(loc) << "--input-shape for '" << in.name() << "' sets dim "
+                       << i << " to " << d << ", but the model fixes it to "
+                       << declared;
+        return failure();
+      }
+    }
+    SmallVector<int64_t> dims(pin->second.begin(), pin->second.end());
+    pins.erase(pin);
+    return dims;
+  }
+  if (!tt.has_shape()) {
+    emitError(loc) << "graph input '" << in.name()
+                   << "' has no shape; give one with --input-shape="
+                   << in.name() << ":DIMS";
+    return failure();
+  }
+  SmallVector<int64_t> suggestion;
+  std::string firstDynamic;
+  for (auto [i, d] : llvm::enumerate(tt.shape().dim())) {
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      suggestion.push_back(d.dim_value());
+      continue;
+    }
+    suggestion.push_back(1);
+    if (firstDynamic.empty())
+      firstDynamic = "dim " + std::to_string(i) +
+                     (d.has_dim_param() ? " ('" + d.dim_param() + "')"
+                                        : std::string(" (unknown)"));
+  }
+  if (!firstDynamic.empty()) {
+    emitError(loc) << "graph input '" << in.name() << "' has a dynamic "
+                   << firstDynamic << "; pin its shape, e.g. --input-shape="
+                   << in.name() << ":" << dimsString(suggestion);
+    return failure();
+  }
+  return suggestion;
+}
+
+/// Cross-checks the types the importer gave node `n`'s outputs against ONNX
+/// shape inference (`inferred` shapes, `inferredTypes` element types): a
+/// mismatch is an importer bug.
+static LogicalResult
+checkOutputTypes(NodeContext &n, const GraphImporter &g,
+                 const std::map<std::string, SmallVector<int64_t>> &inferred,
+                 const std::map<std::string, int> &inferredTypes) {
+  for (const auto &out : n.node.output()) {
+    if (out.empty())
+      continue;
+    RankedTensorType t = g.typeOf(out);
+    if (!t) {
+      n.error("output '" + out + "' was not produced (importer bug)");
+      return failure();
+    }
+    auto et = inferredTypes.find(out);
+    if (et != inferredTypes.end()) {
+      Type expected = onnxElementType(g.ctx, et->second);
+      if (expected && expected != t.getElementType()) {
+        std::string got, want;
+        llvm::raw_string_ostream(got) << t.getElementType();
+        llvm::raw_string_ostream(want) << expected;
+        n.error("output '" + out + "' has element type " + got +
+                " but ONNX says " + want + " (importer bug)");
+        return failure();
+      }
+    }
+    auto it = inferred.find(out);
+    if (it != inferred.end() && t.hasStaticShape() &&
+        t.getShape() != ArrayRef<int64_t>(it->second)) {
+      n.error("output '" + out + "' has shape " + dimsString(t.getShape()) +
+              " but ONNX shape inference says " + dimsString(it->second) +
+              " (importer bug)");
+      return failure();
+    }
+  }
+  return success();
+}
+
 OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
                                             MLIRContext &context,
                                             const ImportOptions &options,
@@ -817,58 +914,10 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
                      << tt.elem_type() << ", which has no hodu dtype";
       return nullptr;
     }
-    SmallVector<int64_t> dims;
-    auto pin = pins.find(in.name());
-    if (pin != pins.end()) {
-      if (tt.has_shape() &&
-          (size_t)tt.shape().dim_size() != pin->second.size()) {
-        emitError(loc) << "--input-shape for '" << in.name() << "' has rank "
-                       << pin->second.size() << ", but the input has rank "
-                       << tt.shape().dim_size();
-        return nullptr;
-      }
-      for (auto [i, d] : llvm::enumerate(pin->second)) {
-        int64_t declared = tt.has_shape() && tt.shape().dim((int)i).has_dim_value()
-                               ? tt.shape().dim((int)i).dim_value()
-                               : -1;
-        if (d < 0 || (declared >= 0 && declared != d)) {
-          emitError(loc) << "--input-shape for '" << in.name() << "' sets dim "
-                         << i << " to " << d << ", but the model fixes it to "
-                         << declared;
-          return nullptr;
-        }
-      }
-      dims.assign(pin->second.begin(), pin->second.end());
-      pins.erase(pin);
-    } else {
-      if (!tt.has_shape()) {
-        emitError(loc) << "graph input '" << in.name()
-                       << "' has no shape; give one with --input-shape="
-                       << in.name() << ":DIMS";
-        return nullptr;
-      }
-      SmallVector<int64_t> suggestion;
-      std::string firstDynamic;
-      for (auto [i, d] : llvm::enumerate(tt.shape().dim())) {
-        if (d.has_dim_value() && d.dim_value() >= 0) {
-          suggestion.push_back(d.dim_value());
-          continue;
-        }
-        suggestion.push_back(1);
-        if (firstDynamic.empty())
-          firstDynamic = "dim " + std::to_string(i) +
-                         (d.has_dim_param() ? " ('" + d.dim_param() + "')"
-                                            : std::string(" (unknown)"));
-      }
-      if (!firstDynamic.empty()) {
-        emitError(loc) << "graph input '" << in.name() << "' has a dynamic "
-                       << firstDynamic << "; pin its shape, e.g. --input-shape="
-                       << in.name() << ":" << dimsString(suggestion);
-        return nullptr;
-      }
-      dims = suggestion;
-    }
-    argTypes.push_back(RankedTensorType::get(dims, elt));
+    auto dims = inputShape(in, tt, pins, loc);
+    if (failed(dims))
+      return nullptr;
+    argTypes.push_back(RankedTensorType::get(*dims, elt));
     argNames.push_back(in.name());
   }
   if (!pins.empty()) {
@@ -917,35 +966,8 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     NodeContext n(g, node, name, opset, loc);
     if (!tryFoldNode(n) && failed(convertNode(n)))
       return nullptr;
-    for (const auto &out : node.output()) {
-      if (out.empty())
-        continue;
-      RankedTensorType t = g.typeOf(out);
-      if (!t) {
-        n.error("output '" + out + "' was not produced (importer bug)");
-        return nullptr;
-      }
-      auto et = inferredTypes.find(out);
-      if (et != inferredTypes.end()) {
-        Type expected = onnxElementType(context, et->second);
-        if (expected && expected != t.getElementType()) {
-          std::string got, want;
-          llvm::raw_string_ostream(got) << t.getElementType();
-          llvm::raw_string_ostream(want) << expected;
-          n.error("output '" + out + "' has element type " + got +
-                  " but ONNX says " + want + " (importer bug)");
-          return nullptr;
-        }
-      }
-      auto it = inferred.find(out);
-      if (it != inferred.end() && t.hasStaticShape() &&
-          t.getShape() != ArrayRef<int64_t>(it->second)) {
-        n.error("output '" + out + "' has shape " + dimsString(t.getShape()) +
-                " but ONNX shape inference says " + dimsString(it->second) +
-                " (importer bug)");
-        return nullptr;
-      }
-    }
+    if (failed(checkOutputTypes(n, g, inferred, inferredTypes)))
+      return nullptr;
   }
 
   SmallVector<Value> results;

@@ -1,0 +1,293 @@
+//===- OnnxIndexingOps.cpp - gathers, scatters, one-hot -------------------===//
+//
+// Gathers and scatters (elements and ND), OneHot, NonZero, Trilu, EyeLike.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+/// Makes indices non-negative along `dim` of size `size` (ONNX allows
+/// counting from the end) and i64.
+FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size) {
+  TRY(idx, n.in(input));
+  auto t = tensorType(idx);
+  Type elt = t.getElementType();
+  if (!elt.isInteger(32) && !elt.isInteger(64))
+    return n.error("indices must be int32 or int64");
+  if (const Known *k = n.known(input)) {
+    Known norm = *k;
+    bool changed = false;
+    for (int64_t &v : norm.ints)
+      if (v < 0) {
+        v += size;
+        changed = true;
+      }
+    return changed ? n.constant(norm) : idx;
+  }
+  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(elt, 0)));
+  TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(elt, (double)size)));
+  return make<SelectOp>(n, neg, plus, idx);
+}
+
+LogicalResult convertGather(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(idx, n.in(1));
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
+  Type elt = tensorType(idx).getElementType();
+  if (!elt.isInteger(32) && !elt.isInteger(64))
+    return n.error("indices must be int32 or int64");
+  TRY(r, make<IndexSelectOp>(n, x, idx, axis));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertGatherElements(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
+  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis)));
+  TRY(r, make<GatherOp>(n, x, idx, axis));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertScatter(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(src, n.in(2));
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
+  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis)));
+  TRY(reduction, n.attrString("reduction", "none"));
+  FailureOr<Value> r = failure();
+  if (reduction == "none")
+    r = make<ScatterOp>(n, x, idx, src, axis);
+  else if (reduction == "add")
+    r = make<ScatterAddOp>(n, x, idx, src, axis);
+  else if (reduction == "max")
+    r = make<ScatterMaxOp>(n, x, idx, src, axis);
+  else if (reduction == "min")
+    r = make<ScatterMinOp>(n, x, idx, src, axis);
+  else
+    return n.error("reduction '" + reduction + "' is not supported");
+  if (failed(r))
+    return failure();
+  n.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult convertOneHot(NodeContext &n) {
+  TRY(idx, n.in(0));
+  TRY(depthV, n.constFloats(1, "depth"));
+  if (depthV.size() != 1 || depthV[0] < 1)
+    return n.error("depth must be one positive value");
+  int64_t depth = (int64_t)depthV[0];
+  RankedTensorType vt = n.type(2);
+  if (!vt || vt.getNumElements() != 2)
+    return n.error("values must hold [off, on]");
+  TRY(axisAttr, n.attrInt("axis", -1));
+  auto it = tensorType(idx);
+  TRY(axis, normAxis(n, axisAttr, it.getRank() + 1));
+  Type ielt = it.getElementType();
+  if (!ielt.isInteger(64) && !ielt.isInteger(32))
+    idx = n.cast(idx, n.b.getI64Type());
+  // Negative indices count from the end.
+  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(tensorType(idx).getElementType(), 0)));
+  TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(tensorType(idx).getElementType(), depth)));
+  TRY(nidx, make<SelectOp>(n, neg, plus, idx));
+  SmallVector<int64_t> shape(it.getShape());
+  shape.insert(shape.begin() + axis, depth);
+  Type elt = vt.getElementType();
+  Value oh = OneHotOp::create(n.b, n.loc, RankedTensorType::get(shape, elt), nidx,
+                              depth, axis)
+                 .getResult();
+  // values = [off, on]: off + onehot * (on - off).
+  if (const Known *k = n.known(2)) {
+    double off = k->asDouble(0), on = k->asDouble(1);
+    Value y = oh;
+    if (on - off != 1) {
+      TRY(m, make<MulScalarOp>(n, y, n.scalarAttr(elt, on - off)));
+      y = m;
+    }
+    if (off != 0) {
+      TRY(a, make<AddScalarOp>(n, y, n.scalarAttr(elt, off)));
+      y = a;
+    }
+    n.setOutput(0, y);
+    return success();
+  }
+  TRY(values, n.in(2));
+  values = n.reshape(values, {2});
+  TRY(off, make<SliceOp>(n, values, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1},
+                         ArrayRef<int64_t>{1}));
+  TRY(on, make<SliceOp>(n, values, ArrayRef<int64_t>{1}, ArrayRef<int64_t>{2},
+                        ArrayRef<int64_t>{1}));
+  TRY(d, make<SubOp>(n, on, off));
+  TRY(m, make<MulOp>(n, oh, d));
+  TRY(y, make<AddOp>(n, m, off));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertNonZero(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  // Data-dependent: the count is dynamic. hodu gives [count, rank].
+  auto rt = RankedTensorType::get({ShapedType::kDynamic, t.getRank()},
+                                  n.b.getI64Type());
+  Value nz = NonzeroOp::create(n.b, n.loc, rt, x).getResult();
+  TRY(tr, make<TransposeOp>(n, nz, ArrayRef<int64_t>{1, 0}));
+  n.setOutput(0, tr);
+  return success();
+}
+
+LogicalResult convertTrilu(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  if (t.getRank() < 2)
+    return n.error("expects an input of rank >= 2");
+  int64_t k = 0;
+  if (n.hasInput(1)) {
+    TRY(kv, n.constInts(1, "k"));
+    if (kv.size() != 1)
+      return n.error("k must hold one value");
+    k = kv[0];
+  }
+  TRY(upper, n.attrInt("upper", 1));
+  int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
+  Known mask;
+  mask.shape = {rows, cols};
+  mask.elemType = n.b.getI1Type();
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      mask.ints.push_back(upper ? j - i >= k : j - i <= k);
+  Value zero = n.constant(t.getElementType(), 0);
+  TRY(r, make<SelectOp>(n, n.constant(mask), x, zero));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertEyeLike(NodeContext &n) {
+  RankedTensorType t = n.type(0);
+  if (!t || t.getRank() != 2)
+    return n.error("expects a 2-D input");
+  TRY(k, n.attrInt("k", 0));
+  Type elt = t.getElementType();
+  if (n.attr("dtype")) {
+    TRY(dt, n.attrInt("dtype", 1));
+    elt = onnxElementType(n.graph.ctx, (int)dt);
+    if (!elt)
+      return n.error("unsupported dtype " + Twine(dt));
+  }
+  Known eye;
+  eye.shape.assign(t.getShape().begin(), t.getShape().end());
+  eye.elemType = elt;
+  for (int64_t i = 0; i < t.getDimSize(0); ++i)
+    for (int64_t j = 0; j < t.getDimSize(1); ++j)
+      eye.pushInt(j - i == k);
+  n.setKnown(0, eye);
+  return success();
+}
+
+/// The linear row index of each index tuple (last dim of `indices`) into
+/// the first `k` dims of `dataShape`, negative components normalized.
+FailureOr<Value> linearIndices(NodeContext &n, ArrayRef<int64_t> dataShape,
+                               size_t indicesInput) {
+  TRY(idx, n.in(indicesInput));
+  auto it = tensorType(idx);
+  if (it.getRank() < 1 || !it.getElementType().isInteger(64))
+    return n.error("indices must be int64 of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  if (k < 1 || k > (int64_t)dataShape.size())
+    return n.error("index tuples of length " + Twine(k) +
+                   " do not fit the data's rank");
+  Known dims, strides;
+  dims.elemType = strides.elemType = n.b.getI64Type();
+  dims.shape = strides.shape = {k};
+  int64_t stride = 1;
+  SmallVector<int64_t> st(k);
+  for (int64_t i = k - 1; i >= 0; --i) {
+    st[i] = stride;
+    stride *= dataShape[i];
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    dims.ints.push_back(dataShape[i]);
+    strides.ints.push_back(st[i]);
+  }
+  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(n.b.getI64Type(), 0)));
+  TRY(plus, make<AddOp>(n, idx, n.constant(dims)));
+  TRY(norm, make<SelectOp>(n, neg, plus, idx));
+  TRY(scaled, make<MulOp>(n, norm, n.constant(strides)));
+  return make<ReduceSumOp>(n, scaled, ArrayRef<int64_t>{it.getRank() - 1},
+                           false);
+}
+
+LogicalResult convertGatherND(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(batch, n.attrInt("batch_dims", 0));
+  if (batch != 0)
+    return n.error("batch_dims != 0 is not supported");
+  auto xt = tensorType(x);
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, xt.getShape(), 1));
+  if (k > xt.getRank())
+    return n.error("index tuples are longer than the data's rank");
+  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
+  llvm::append_range(rows, xt.getShape().drop_front(k));
+  TRY(r, make<IndexSelectOp>(n, n.reshape(x, rows), lin, 0));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertScatterND(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(upd, n.in(2));
+  TRY(reduction, n.attrString("reduction", "none"));
+  if (reduction != "none")
+    return n.error("reduction '" + reduction + "' is not supported");
+  auto xt = tensorType(x);
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, xt.getShape(), 1));
+  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
+  llvm::append_range(rows, xt.getShape().drop_front(k));
+  int64_t m = product(it.getShape().drop_back());
+  SmallVector<int64_t> updRows = {m};
+  llvm::append_range(updRows, xt.getShape().drop_front(k));
+  if (product(updRows) != tensorType(upd).getNumElements())
+    return n.error("updates do not match indices and data");
+  TRY(r, make<IndexPutOp>(n, n.reshape(x, rows), n.reshape(lin, {m}),
+                          n.reshape(upd, updRows), 0));
+  n.setOutput(0, n.reshape(r, xt.getShape()));
+  return success();
+}
+
+} // namespace
+
+void hodu::onnx_import::registerIndexingOps(ConverterTable &table) {
+  table.insert({
+      {"Gather", convertGather},
+      {"GatherElements", convertGatherElements},
+      {"ScatterElements", convertScatter},
+      {"Scatter", convertScatter},
+      {"OneHot", convertOneHot},
+      {"NonZero", convertNonZero},
+      {"Trilu", convertTrilu},
+      {"EyeLike", convertEyeLike},
+      {"GatherND", convertGatherND},
+      {"ScatterND", convertScatterND},
+  });
+}

@@ -1,0 +1,608 @@
+//===- OnnxNNOps.cpp - convolution, pooling, normalization ----------------===//
+//
+// Convolutions, pooling, normalizations, softmax and the losses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+struct WindowParams {
+  SmallVector<int64_t> kernel, strides, dilations, pads;
+};
+
+/// Reads kernel_shape/strides/dilations/pads/auto_pad for `r` spatial dims
+/// of `in` (the spatial input sizes); `ceilMode` for pooling.
+FailureOr<WindowParams> windowParams(NodeContext &n, ArrayRef<int64_t> in,
+                                     ArrayRef<int64_t> kernelFromWeights,
+                                     bool ceilMode) {
+  size_t r = in.size();
+  WindowParams p;
+  TRY(k, n.attrInts("kernel_shape"));
+  if (k)
+    p.kernel = *k;
+  else if (!kernelFromWeights.empty())
+    p.kernel.assign(kernelFromWeights.begin(), kernelFromWeights.end());
+  else
+    return n.error("needs the kernel_shape attribute");
+  TRY(s, n.attrInts("strides"));
+  TRY(d, n.attrInts("dilations"));
+  TRY(pads, n.attrInts("pads"));
+  p.strides = s ? *s : SmallVector<int64_t>(r, 1);
+  p.dilations = d ? *d : SmallVector<int64_t>(r, 1);
+  p.pads = pads ? *pads : SmallVector<int64_t>(2 * r, 0);
+  if (p.kernel.size() != r || p.strides.size() != r || p.dilations.size() != r ||
+      p.pads.size() != 2 * r)
+    return n.error("kernel_shape, strides, dilations and pads must have " +
+                   Twine(r) + " (pads " + Twine(2 * r) + ") entries");
+  for (size_t i = 0; i < r; ++i)
+    if (p.kernel[i] <= 0 || p.strides[i] <= 0 || p.dilations[i] <= 0 ||
+        p.pads[i] < 0 || p.pads[r + i] < 0)
+      return n.error("kernel, strides and dilations must be positive, pads "
+                     "non-negative");
+  TRY(autoPad, n.attrString("auto_pad", "NOTSET"));
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (size_t i = 0; i < r; ++i) {
+      int64_t out = (in[i] + p.strides[i] - 1) / p.strides[i];
+      int64_t span = p.dilations[i] * (p.kernel[i] - 1) + 1;
+      int64_t total = std::max<int64_t>(0, (out - 1) * p.strides[i] + span - in[i]);
+      int64_t small = total / 2, big = total - small;
+      p.pads[i] = autoPad == "SAME_UPPER" ? small : big;
+      p.pads[r + i] = autoPad == "SAME_UPPER" ? big : small;
+    }
+  } else if (autoPad == "VALID") {
+    p.pads.assign(2 * r, 0);
+  } else if (autoPad != "NOTSET") {
+    return n.error("unknown auto_pad '" + autoPad + "'");
+  }
+  if (ceilMode) {
+    // Grow the end pads so that floor division gives the ceil-mode size,
+    // but never start a window in the end padding (PyTorch/ONNX rule).
+    for (size_t i = 0; i < r; ++i) {
+      int64_t span = p.dilations[i] * (p.kernel[i] - 1) + 1;
+      int64_t padded = in[i] + p.pads[i] + p.pads[r + i];
+      if (padded < span)
+        continue;
+      int64_t out = (padded - span + p.strides[i] - 1) / p.strides[i] + 1;
+      if ((out - 1) * p.strides[i] >= in[i] + p.pads[i])
+        --out;
+      int64_t need = (out - 1) * p.strides[i] + span - padded;
+      if (need > 0)
+        p.pads[r + i] += need;
+    }
+  }
+  return p;
+}
+
+int64_t convOut(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb,
+                int64_t pe) {
+  int64_t span = d * (k - 1) + 1, padded = in + pb + pe;
+  return padded < span ? 0 : (padded - span) / s + 1;
+}
+
+LogicalResult addBias(NodeContext &n, Value &y, size_t biasInput) {
+  if (!n.hasInput(biasInput))
+    return success();
+  TRY(bias, n.in(biasInput));
+  auto t = tensorType(y);
+  if (tensorType(bias).getRank() != 1)
+    return n.error("expects a 1-D bias");
+  SmallVector<int64_t> shape(t.getRank() - 1, 1);
+  shape[0] = tensorType(bias).getDimSize(0);
+  TRY(r, make<AddOp>(n, y, n.reshape(bias, shape)));
+  y = r;
+  return success();
+}
+
+LogicalResult convertConv(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(w, n.in(1));
+  auto xt = tensorType(x), wt = tensorType(w);
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
+    return n.error("expects input and weights of rank 3, 4 or 5");
+  TRY(group, n.attrInt("group", 1));
+  if (group <= 0)
+    return n.error("group must be positive");
+  int64_t r = xt.getRank() - 2;
+  TRY(p, windowParams(n, xt.getShape().drop_front(2),
+                      wt.getShape().drop_front(2), false));
+  if (ArrayRef<int64_t>(p.kernel) != wt.getShape().drop_front(2))
+    return n.error("kernel_shape does not match the weights");
+  SmallVector<int64_t> shape = {xt.getDimSize(0), wt.getDimSize(0)};
+  for (int64_t i = 0; i < r; ++i)
+    shape.push_back(convOut(xt.getDimSize(2 + i), p.kernel[i], p.strides[i],
+                            p.dilations[i], p.pads[i], p.pads[r + i]));
+  Value y = ConvOp::create(n.b, n.loc,
+                           RankedTensorType::get(shape, xt.getElementType()), x,
+                           w, p.strides, p.pads, p.dilations, group)
+                .getResult();
+  if (failed(addBias(n, y, 2)))
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertConvTranspose(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(w, n.in(1));
+  auto xt = tensorType(x), wt = tensorType(w);
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
+    return n.error("expects input and weights of rank 3, 4 or 5");
+  TRY(group, n.attrInt("group", 1));
+  if (group <= 0)
+    return n.error("group must be positive");
+  int64_t r = xt.getRank() - 2;
+  TRY(outPadAttr, n.attrInts("output_padding"));
+  TRY(outShapeAttr, n.attrInts("output_shape"));
+  TRY(autoPad, n.attrString("auto_pad", "NOTSET"));
+  // windowParams' SAME handling is for convolutions; pads are set below.
+  WindowParams p;
+  {
+    TRY(k, n.attrInts("kernel_shape"));
+    TRY(s, n.attrInts("strides"));
+    TRY(d, n.attrInts("dilations"));
+    TRY(pads, n.attrInts("pads"));
+    p.kernel = k ? *k : SmallVector<int64_t>(wt.getShape().drop_front(2));
+    p.strides = s ? *s : SmallVector<int64_t>(r, 1);
+    p.dilations = d ? *d : SmallVector<int64_t>(r, 1);
+    p.pads = pads ? *pads : SmallVector<int64_t>(2 * r, 0);
+  }
+  SmallVector<int64_t> outPad =
+      outPadAttr ? *outPadAttr : SmallVector<int64_t>(r, 0);
+  if ((int64_t)p.kernel.size() != r || (int64_t)p.strides.size() != r ||
+      (int64_t)p.dilations.size() != r || (int64_t)p.pads.size() != 2 * r ||
+      (int64_t)outPad.size() != r)
+    return n.error("kernel_shape, strides, dilations, output_padding and pads "
+                   "must have one entry per spatial dim");
+  SmallVector<int64_t> outShape;
+  if (outShapeAttr) {
+    outShape = *outShapeAttr;
+    if ((int64_t)outShape.size() == r + 2)
+      outShape.erase(outShape.begin(), outShape.begin() + 2);
+    if ((int64_t)outShape.size() != r)
+      return n.error("output_shape must have one entry per spatial dim");
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    for (int64_t i = 0; i < r; ++i)
+      outShape.push_back(xt.getDimSize(2 + i) * p.strides[i]);
+  }
+  if (!outShape.empty()) {
+    for (int64_t i = 0; i < r; ++i) {
+      int64_t full = p.strides[i] * (xt.getDimSize(2 + i) - 1) + outPad[i] +
+                     p.dilations[i] * (p.kernel[i] - 1) + 1;
+      int64_t total = full - outShape[i];
+      if (total < 0) {
+        // The requested size is larger: the extra goes to output_padding.
+        outPad[i] -= total;
+        total = 0;
+      }
+      int64_t half = total / 2;
+      bool lower = autoPad == "SAME_LOWER";
+      p.pads[i] = lower ? total - half : half;
+      p.pads[r + i] = lower ? half : total - half;
+    }
+  } else if (autoPad == "VALID") {
+    p.pads.assign(2 * r, 0);
+  }
+  SmallVector<int64_t> shape = {xt.getDimSize(0), wt.getDimSize(1) * group};
+  for (int64_t i = 0; i < r; ++i)
+    shape.push_back(p.strides[i] * (xt.getDimSize(2 + i) - 1) + outPad[i] +
+                    p.dilations[i] * (p.kernel[i] - 1) + 1 - p.pads[i] -
+                    p.pads[r + i]);
+  Value y = ConvTransposeOp::create(
+                n.b, n.loc, RankedTensorType::get(shape, xt.getElementType()),
+                x, w, p.strides, p.pads, p.dilations, group, outPad)
+                .getResult();
+  if (failed(addBias(n, y, 2)))
+    return failure();
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertPool(NodeContext &n) {
+  StringRef op = n.node.op_type();
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  if (xt.getRank() < 3)
+    return n.error("expects an input of rank >= 3");
+  int64_t rank = xt.getRank(), r = rank - 2;
+  if (op.starts_with("Global")) {
+    SmallVector<int64_t> dims;
+    for (int64_t d = 2; d < rank; ++d)
+      dims.push_back(d);
+    if (op == "GlobalAveragePool") {
+      TRY(y, make<ReduceMeanOp>(n, x, dims, true));
+      n.setOutput(0, y);
+    } else if (op == "GlobalMaxPool") {
+      TRY(y, make<ReduceMaxOp>(n, x, dims, true));
+      n.setOutput(0, y);
+    } else { // GlobalLpPool
+      TRY(pAttr, n.attrInt("p", 2));
+      Type elt = xt.getElementType();
+      TRY(a, make<AbsOp>(n, x));
+      TRY(pw, make<PowScalarOp>(n, a, n.scalarAttr(elt, pAttr)));
+      TRY(s, make<ReduceSumOp>(n, pw, dims, true));
+      TRY(y, make<PowScalarOp>(n, s, n.scalarAttr(elt, 1.0 / pAttr)));
+      n.setOutput(0, y);
+    }
+    return success();
+  }
+  if (n.hasOutput(1))
+    return n.error("the Indices output of MaxPool is not supported");
+  TRY(ceil, n.attrInt("ceil_mode", 0));
+  TRY(p, windowParams(n, xt.getShape().drop_front(2), {}, ceil != 0));
+  TRY(countPad, n.attrInt("count_include_pad", 0));
+  if (op == "LpPool" || op == "AveragePool") {
+    // Pads added for ceil_mode must not count; with count_include_pad
+    // the declared pads do, which hodu.reduce_window cannot mix.
+    if (countPad && ceil) {
+      TRY(p0, windowParams(n, xt.getShape().drop_front(2), {}, false));
+      if (p0.pads != p.pads)
+        return n.error("count_include_pad with ceil_mode is not supported");
+    }
+  }
+  SmallVector<int64_t> window = {1, 1}, strides = {1, 1}, dil = {1, 1};
+  SmallVector<int64_t> pads(2 * rank, 0);
+  for (int64_t i = 0; i < r; ++i) {
+    window.push_back(p.kernel[i]);
+    strides.push_back(p.strides[i]);
+    dil.push_back(p.dilations[i]);
+    pads[2 + i] = p.pads[i];
+    pads[rank + 2 + i] = p.pads[r + i];
+  }
+  if (op == "MaxPool") {
+    TRY(y, make<ReduceWindowOp>(n, x, WindowKind::max, window, strides,
+                                pads, dil, false));
+    n.setOutput(0, y);
+  } else if (op == "AveragePool") {
+    TRY(y, make<ReduceWindowOp>(n, x, WindowKind::mean, window,
+                                strides, pads, dil, countPad != 0));
+    n.setOutput(0, y);
+  } else { // LpPool
+    TRY(pAttr, n.attrInt("p", 2));
+    Type elt = xt.getElementType();
+    TRY(a, make<AbsOp>(n, x));
+    TRY(pw, make<PowScalarOp>(n, a, n.scalarAttr(elt, pAttr)));
+    TRY(s, make<ReduceWindowOp>(n, pw, WindowKind::sum, window,
+                                strides, pads, dil, false));
+    TRY(y, make<PowScalarOp>(n, s, n.scalarAttr(elt, 1.0 / pAttr)));
+    n.setOutput(0, y);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+/// (x - mean) / sqrt(var + eps), with mean and var over `dims` (kept).
+FailureOr<Value> normalize(NodeContext &n, Value x, ArrayRef<int64_t> dims,
+                           double eps, Value *meanOut = nullptr,
+                           Value *invStdOut = nullptr) {
+  Type elt = tensorType(x).getElementType();
+  TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
+  TRY(var, make<ReduceVarOp>(n, x, dims, true));
+  TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
+  TRY(sd, make<SqrtOp>(n, ve));
+  TRY(c, make<SubOp>(n, x, mean));
+  TRY(y, make<DivOp>(n, c, sd));
+  if (meanOut)
+    *meanOut = mean;
+  if (invStdOut) {
+    TRY(inv, make<RecipOp>(n, sd));
+    *invStdOut = inv;
+  }
+  return y;
+}
+
+/// Reshapes a per-channel [C] tensor to broadcast over [N, C, spatial...].
+FailureOr<Value> perChannel(NodeContext &n, size_t input, int64_t rank) {
+  TRY(v, n.in(input));
+  auto t = tensorType(v);
+  if (t.getRank() != 1)
+    return n.error("input #" + Twine(input) + " must be 1-D");
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = t.getDimSize(0);
+  return n.reshape(v, shape);
+}
+
+LogicalResult convertBatchNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(training, n.attrInt("training_mode", 0));
+  TRY(eps, n.attrFloat("epsilon", 1e-5f));
+  int64_t rank = tensorType(x).getRank();
+  if (rank < 2)
+    return n.error("expects an input of rank >= 2");
+  if (training) {
+    // Batch statistics normalize; the running ones are updated by momentum.
+    if (n.opset < 14)
+      return n.error("training outputs before opset 14 are not supported");
+    TRY(momentum, n.attrFloat("momentum", 0.9f));
+    SmallVector<int64_t> dims = {0};
+    for (int64_t d = 2; d < rank; ++d)
+      dims.push_back(d);
+    Type elt = tensorType(x).getElementType();
+    TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
+    TRY(var, make<ReduceVarOp>(n, x, dims, true));
+    TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
+    TRY(sd, make<SqrtOp>(n, ve));
+    TRY(c, make<SubOp>(n, x, mean));
+    TRY(d, make<DivOp>(n, c, sd));
+    TRY(scale, perChannel(n, 1, rank));
+    TRY(bias, perChannel(n, 2, rank));
+    TRY(m, make<MulOp>(n, d, scale));
+    TRY(y, make<AddOp>(n, m, bias));
+    n.setOutput(0, y);
+    for (auto [out, cur, input] : {std::tuple(1, mean, 3), std::tuple(2, var, 4)}) {
+      if (!n.hasOutput(out))
+        continue;
+      TRY(old, n.in(input));
+      int64_t ch = tensorType(old).getNumElements();
+      TRY(a, make<MulScalarOp>(n, old, n.scalarAttr(elt, momentum)));
+      TRY(b, make<MulScalarOp>(n, n.reshape(cur, {ch}),
+                               n.scalarAttr(elt, 1 - momentum)));
+      TRY(r, make<AddOp>(n, a, b));
+      n.setOutput(out, r);
+    }
+    return success();
+  }
+  for (size_t i = 1; i < n.numOutputs(); ++i)
+    if (n.hasOutput(i))
+      return n.error("mean and variance outputs need training_mode=1");
+  TRY(scale, perChannel(n, 1, rank));
+  TRY(bias, perChannel(n, 2, rank));
+  TRY(mean, perChannel(n, 3, rank));
+  TRY(var, perChannel(n, 4, rank));
+  Type elt = tensorType(x).getElementType();
+  TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
+  TRY(sd, make<SqrtOp>(n, ve));
+  TRY(c, make<SubOp>(n, x, mean));
+  TRY(d, make<DivOp>(n, c, sd));
+  TRY(m, make<MulOp>(n, d, scale));
+  TRY(y, make<AddOp>(n, m, bias));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertInstanceNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(eps, n.attrFloat("epsilon", 1e-5f));
+  int64_t rank = tensorType(x).getRank();
+  if (rank < 3)
+    return n.error("expects an input of rank >= 3");
+  SmallVector<int64_t> dims;
+  for (int64_t d = 2; d < rank; ++d)
+    dims.push_back(d);
+  TRY(y, normalize(n, x, dims, eps));
+  TRY(scale, perChannel(n, 1, rank));
+  TRY(bias, perChannel(n, 2, rank));
+  TRY(m, make<MulOp>(n, y, scale));
+  TRY(r, make<AddOp>(n, m, bias));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertLayerNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(eps, n.attrFloat("epsilon", 1e-5f));
+  TRY(axisAttr, n.attrInt("axis", -1));
+  int64_t rank = tensorType(x).getRank();
+  TRY(axis, normAxis(n, axisAttr, rank));
+  SmallVector<int64_t> dims;
+  for (int64_t d = axis; d < rank; ++d)
+    dims.push_back(d);
+  Value mean, invStd;
+  TRY(y, normalize(n, x, dims, eps, &mean, &invStd));
+  TRY(scale, n.in(1));
+  TRY(m, make<MulOp>(n, y, scale));
+  Value r = m;
+  if (n.hasInput(2)) {
+    TRY(bias, n.in(2));
+    TRY(a, make<AddOp>(n, r, bias));
+    r = a;
+  }
+  n.setOutput(0, r);
+  n.setOutput(1, mean);
+  n.setOutput(2, invStd);
+  return success();
+}
+
+LogicalResult convertMVN(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axesAttr, n.attrInts("axes"));
+  SmallVector<int64_t> axes = axesAttr ? *axesAttr : SmallVector<int64_t>{0, 2, 3};
+  TRY(dims, normAxes(n, axes, tensorType(x).getRank()));
+  TRY(y, normalize(n, x, dims, 1e-9));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertLRN(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(size, n.attrInt("size", 0));
+  TRY(alpha, n.attrFloat("alpha", 1e-4f));
+  TRY(beta, n.attrFloat("beta", 0.75f));
+  TRY(bias, n.attrFloat("bias", 1.0f));
+  auto t = tensorType(x);
+  int64_t rank = t.getRank();
+  if (size <= 0 || rank < 3)
+    return n.error("needs a positive size and an input of rank >= 3");
+  Type elt = t.getElementType();
+  TRY(sq, make<SquareOp>(n, x));
+  SmallVector<int64_t> window(rank, 1), ones(rank, 1), pads(2 * rank, 0);
+  window[1] = size;
+  pads[1] = (size - 1) / 2;
+  pads[rank + 1] = size - 1 - (size - 1) / 2;
+  TRY(sum, make<ReduceWindowOp>(n, sq, WindowKind::sum,
+                                window, ones, pads, ones, false));
+  TRY(sc, make<MulScalarOp>(n, sum, n.scalarAttr(elt, alpha / size)));
+  TRY(bs, make<AddScalarOp>(n, sc, n.scalarAttr(elt, bias)));
+  TRY(pw, make<PowScalarOp>(n, bs, n.scalarAttr(elt, beta)));
+  TRY(y, make<DivOp>(n, x, pw));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertSoftmax(NodeContext &n) {
+  StringRef op = n.node.op_type();
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  int64_t rank = t.getRank();
+  TRY(axisAttr, n.attrInt("axis", n.opset >= 13 ? -1 : 1));
+  if (rank == 0)
+    return n.error("expects an input of rank >= 1");
+  TRY(axis, normAxis(n, axisAttr, rank));
+  Value in = x;
+  int64_t dim = axis;
+  if (n.opset < 13) {
+    // Before opset 13 the input is seen as 2-D [prod(d[:axis]), prod(d[axis:])].
+    in = n.reshape(x, {product(t.getShape().take_front(axis)),
+                       product(t.getShape().drop_front(axis))});
+    dim = 1;
+  }
+  Value y;
+  if (op == "Hardmax") {
+    auto it = tensorType(in);
+    TRY(am, make<ArgMaxOp>(n, in, ArrayRef<int64_t>{dim}, false, false));
+    y = OneHotOp::create(n.b, n.loc, it, am, it.getDimSize(dim), dim).getResult();
+  } else {
+    TRY(mx, make<ReduceMaxOp>(n, in, ArrayRef<int64_t>{dim}, true));
+    TRY(sh, make<SubOp>(n, in, mx));
+    TRY(e, make<ExpOp>(n, sh));
+    TRY(s, make<ReduceSumOp>(n, e, ArrayRef<int64_t>{dim}, true));
+    if (op == "Softmax") {
+      TRY(r, make<DivOp>(n, e, s));
+      y = r;
+    } else {
+      TRY(l, make<LnOp>(n, s));
+      TRY(r, make<SubOp>(n, sh, l));
+      y = r;
+    }
+  }
+  n.setOutput(0, n.reshape(y, t.getShape()));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// NegativeLogLikelihoodLoss over log-probabilities `logp` ([N, C, d...])
+/// and targets ([N, d...]); shared with SoftmaxCrossEntropyLoss.
+FailureOr<Value> nllLoss(NodeContext &n, Value logp, Value target,
+                         size_t weightInput) {
+  auto lt = tensorType(logp), tt = tensorType(target);
+  if (lt.getRank() < 2 || tt.getRank() != lt.getRank() - 1)
+    return n.error("expects input [N, C, d...] and target [N, d...]");
+  Type elt = lt.getElementType(), telt = tt.getElementType();
+  if (!telt.isInteger(32) && !telt.isInteger(64))
+    return n.error("target must be int32 or int64");
+  TRY(reduction, n.attrString("reduction", "mean"));
+  const auto *iiAttr = n.attr("ignore_index");
+  // Ignored targets may be out of range: read class 0 for them instead
+  // and give them weight 0.
+  Value mask; // i1, true where the target counts
+  Value tgt = target;
+  if (iiAttr) {
+    TRY(m, make<NeScalarOp>(n, target, n.scalarAttr(telt, (double)iiAttr->i())));
+    mask = m;
+    TRY(t0, make<SelectOp>(n, mask, target, n.constant(telt, 0)));
+    tgt = t0;
+  }
+  TRY(idx, make<UnsqueezeOp>(n, tgt, ArrayRef<int64_t>{1}));
+  TRY(picked, make<GatherOp>(n, logp, idx, 1));
+  TRY(sq, make<SqueezeOp>(n, picked, ArrayRef<int64_t>{1}));
+  TRY(loss, make<NegOp>(n, sq));
+  Value w;
+  if (n.hasInput(weightInput)) {
+    TRY(wt, n.in(weightInput));
+    TRY(wsel, make<IndexSelectOp>(n, wt, tgt, 0));
+    w = wsel;
+  }
+  if (mask) {
+    Value ones = w ? w : n.constant(elt, 1, tt.getShape());
+    TRY(wm, make<SelectOp>(n, mask, ones, n.constant(elt, 0)));
+    w = wm;
+  }
+  if (w) {
+    TRY(lw, make<MulOp>(n, loss, w));
+    loss = lw;
+  }
+  SmallVector<int64_t> all;
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    all.push_back(d);
+  if (reduction == "none")
+    return loss;
+  TRY(sum, make<ReduceSumOp>(n, loss, all, false));
+  if (reduction == "sum")
+    return sum;
+  if (reduction != "mean")
+    return n.error("unknown reduction '" + reduction + "'");
+  if (!w)
+    return make<DivScalarOp>(n, sum, n.scalarAttr(elt, (double)tt.getNumElements()));
+  TRY(wsum, make<ReduceSumOp>(n, w, all, false));
+  return make<DivOp>(n, sum, wsum);
+}
+
+LogicalResult convertNLLLoss(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(t, n.in(1));
+  TRY(loss, nllLoss(n, x, t, 2));
+  n.setOutput(0, loss);
+  return success();
+}
+
+LogicalResult convertSCELoss(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(t, n.in(1));
+  if (tensorType(x).getRank() < 2)
+    return n.error("expects scores of rank >= 2");
+  SmallVector<int64_t> c1 = {1};
+  TRY(mx, make<ReduceMaxOp>(n, x, c1, true));
+  TRY(sh, make<SubOp>(n, x, mx));
+  TRY(e, make<ExpOp>(n, sh));
+  TRY(s, make<ReduceSumOp>(n, e, c1, true));
+  TRY(l, make<LnOp>(n, s));
+  TRY(logp, make<SubOp>(n, sh, l));
+  TRY(loss, nllLoss(n, logp, t, 2));
+  n.setOutput(0, loss);
+  n.setOutput(1, logp);
+  return success();
+}
+
+} // namespace
+
+void hodu::onnx_import::registerNNOps(ConverterTable &table) {
+  table.insert({
+      {"Conv", convertConv},
+      {"ConvTranspose", convertConvTranspose},
+      {"MaxPool", convertPool},
+      {"AveragePool", convertPool},
+      {"LpPool", convertPool},
+      {"GlobalAveragePool", convertPool},
+      {"GlobalMaxPool", convertPool},
+      {"GlobalLpPool", convertPool},
+      {"BatchNormalization", convertBatchNorm},
+      {"InstanceNormalization", convertInstanceNorm},
+      {"LayerNormalization", convertLayerNorm},
+      {"MeanVarianceNormalization", convertMVN},
+      {"LRN", convertLRN},
+      {"Softmax", convertSoftmax},
+      {"LogSoftmax", convertSoftmax},
+      {"Hardmax", convertSoftmax},
+      {"NegativeLogLikelihoodLoss", convertNLLLoss},
+      {"SoftmaxCrossEntropyLoss", convertSCELoss},
+  });
+}

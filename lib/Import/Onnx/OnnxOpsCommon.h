@@ -1,0 +1,117 @@
+//===- OnnxOpsCommon.h - helpers of the ONNX op conversions -----*- C++ -*-===//
+//
+// Shared by the per-family conversion files (Onnx<Family>Ops.cpp): building
+// ops with checked type inference, axis normalization, the generic
+// conversions, and each file's registration into the converter table.
+// Private to lib/Import/Onnx.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_LIB_IMPORT_ONNX_ONNXOPSCOMMON_H
+#define HODU_LIB_IMPORT_ONNX_ONNXOPSCOMMON_H
+
+#include "OnnxImporterImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+/// Evaluates `expr` (a FailureOr), returns failure from the enclosing
+/// function if it failed, and binds the value to `var` otherwise.
+#define TRY(var, expr)                                                         \
+  auto var##OrErr = (expr);                                                    \
+  if (mlir::failed(var##OrErr))                                                \
+    return mlir::failure();                                                    \
+  auto var = std::move(*var##OrErr);
+
+namespace hodu::onnx_import {
+
+using Converter = mlir::LogicalResult (*)(NodeContext &);
+using ConverterTable = llvm::StringMap<Converter>;
+
+// Each family file adds its conversions, keyed by ONNX op type.
+void registerElementwiseOps(ConverterTable &table);
+void registerIndexingOps(ConverterTable &table);
+void registerLinalgOps(ConverterTable &table);
+void registerMiscOps(ConverterTable &table);
+void registerNNOps(ConverterTable &table);
+void registerRecurrentOps(ConverterTable &table);
+void registerReductionOps(ConverterTable &table);
+void registerShapeOps(ConverterTable &table);
+
+/// Creates an op whose result types are inferred, reporting inference
+/// failures as import errors.
+template <typename OpT, typename... Args>
+mlir::FailureOr<mlir::Operation *> makeOp(NodeContext &n, Args &&...args) {
+  mlir::OperationState state(n.loc, OpT::getOperationName());
+  OpT::build(n.b, state, mlir::TypeRange(), std::forward<Args>(args)...);
+  llvm::SmallVector<mlir::Type> types;
+  mlir::MLIRContext *ctx = n.b.getContext();
+  if (mlir::failed(OpT::inferReturnTypes(
+          ctx, std::nullopt, state.operands,
+          state.attributes.getDictionary(ctx), state.getRawProperties(),
+          state.regions, types))) {
+    auto diag = n.error("cannot build '" + OpT::getOperationName().str() +
+                        "' from these operands");
+    for (auto [i, v] : llvm::enumerate(state.operands))
+      diag.attachNote() << "operand #" << i << ": " << v.getType();
+    diag.report();
+    // Re-run with a location so the reason is reported too.
+    (void)OpT::inferReturnTypes(ctx, n.loc, state.operands,
+                                state.attributes.getDictionary(ctx),
+                                state.getRawProperties(), state.regions, types);
+    return mlir::failure();
+  }
+  state.types.clear();
+  state.addTypes(types);
+  return n.b.create(state);
+}
+
+template <typename OpT, typename... Args>
+mlir::FailureOr<mlir::Value> make(NodeContext &n, Args &&...args) {
+  TRY(op, makeOp<OpT>(n, std::forward<Args>(args)...));
+  return op->getResult(0);
+}
+
+mlir::RankedTensorType tensorType(mlir::Value v);
+int64_t product(llvm::ArrayRef<int64_t> s);
+/// Normalizes a possibly negative axis into [0, rank).
+mlir::FailureOr<int64_t> normAxis(NodeContext &n, int64_t axis, int64_t rank,
+                                  llvm::StringRef what = "axis");
+/// Normalizes, checks for repeats and sorts.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+normAxes(NodeContext &n, llvm::ArrayRef<int64_t> axes, int64_t rank);
+bool isFloatTensor(mlir::Value v);
+
+template <typename OpT> mlir::LogicalResult unary(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(r, make<OpT>(n, x));
+  n.setOutput(0, r);
+  return mlir::success();
+}
+
+/// Inputs of a binary op; ONNX Pow lets the exponent's type differ.
+template <typename OpT> mlir::LogicalResult binary(NodeContext &n) {
+  if (n.opset < 7 && n.attr("axis"))
+    return n.error("legacy broadcasting with an axis (before opset 7) is not "
+                   "supported");
+  TRY(a, n.in(0));
+  TRY(b, n.in(1));
+  TRY(r, make<OpT>(n, a, b));
+  n.setOutput(0, r);
+  return mlir::success();
+}
+
+template <typename OpT> mlir::LogicalResult variadic(NodeContext &n) {
+  if (n.numInputs() == 0)
+    return n.error("needs at least one input");
+  TRY(acc, n.in(0));
+  for (size_t i = 1; i < n.numInputs(); ++i) {
+    TRY(x, n.in(i));
+    TRY(r, make<OpT>(n, acc, x));
+    acc = r;
+  }
+  n.setOutput(0, acc);
+  return mlir::success();
+}
+
+} // namespace hodu::onnx_import
+
+#endif // HODU_LIB_IMPORT_ONNX_ONNXOPSCOMMON_H

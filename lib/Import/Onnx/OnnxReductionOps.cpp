@@ -1,0 +1,150 @@
+//===- OnnxReductionOps.cpp - reductions, scans, sorting ------------------===//
+//
+// ReduceX, ArgMax/ArgMin, CumSum and TopK.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+LogicalResult convertReduce(NodeContext &n) {
+  StringRef op = n.node.op_type();
+  TRY(x, n.in(0));
+  int64_t rank = tensorType(x).getRank();
+  TRY(keep, n.attrInt("keepdims", 1));
+  TRY(noop, n.attrInt("noop_with_empty_axes", 0));
+  bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
+  SmallVector<int64_t> axes;
+  if (axesAsInput) {
+    if (n.hasInput(1)) {
+      TRY(a, n.constInts(1, "axes"));
+      axes = a;
+    }
+  } else {
+    TRY(a, n.attrInts("axes"));
+    if (a)
+      axes = *a;
+  }
+  if (axes.empty()) {
+    if (noop) {
+      n.setOutput(0, x);
+      return success();
+    }
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  TRY(dims, normAxes(n, axes, rank));
+  bool k = keep != 0;
+  FailureOr<Value> r = failure();
+  if (op == "ReduceSum")
+    r = make<ReduceSumOp>(n, x, dims, k);
+  else if (op == "ReduceMean")
+    r = make<ReduceMeanOp>(n, x, dims, k);
+  else if (op == "ReduceMax")
+    r = make<ReduceMaxOp>(n, x, dims, k);
+  else if (op == "ReduceMin")
+    r = make<ReduceMinOp>(n, x, dims, k);
+  else if (op == "ReduceProd")
+    r = make<ReduceProdOp>(n, x, dims, k);
+  else if (op == "ReduceL2")
+    r = make<ReduceNormOp>(n, x, dims, k);
+  else if (op == "ReduceLogSum")
+    r = make<ReduceLogSumOp>(n, x, dims, k);
+  else if (op == "ReduceLogSumExp")
+    r = make<ReduceLogSumExpOp>(n, x, dims, k);
+  else if (op == "ReduceL1") {
+    TRY(a, make<AbsOp>(n, x));
+    r = make<ReduceSumOp>(n, a, dims, k);
+  } else if (op == "ReduceSumSquare") {
+    TRY(a, make<SquareOp>(n, x));
+    r = make<ReduceSumOp>(n, a, dims, k);
+  }
+  if (failed(r))
+    return failure();
+  n.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult convertArg(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(keep, n.attrInt("keepdims", 1));
+  TRY(last, n.attrInt("select_last_index", 0));
+  TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
+  bool lastAttr = last != 0;
+  FailureOr<Value> r =
+      n.node.op_type() == "ArgMax"
+          ? make<ArgMaxOp>(n, x, ArrayRef<int64_t>{axis}, keep != 0, lastAttr)
+          : make<ArgMinOp>(n, x, ArrayRef<int64_t>{axis}, keep != 0, lastAttr);
+  if (failed(r))
+    return failure();
+  n.setOutput(0, *r);
+  return success();
+}
+
+LogicalResult convertCumSum(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axisV, n.constInts(1, "axis"));
+  if (axisV.size() != 1)
+    return n.error("axis must hold one value");
+  TRY(axis, normAxis(n, axisV[0], tensorType(x).getRank()));
+  TRY(excl, n.attrInt("exclusive", 0));
+  TRY(rev, n.attrInt("reverse", 0));
+  TRY(r, make<CumSumOp>(n, x, axis, excl != 0, rev != 0));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertTopK(NodeContext &n) {
+  TRY(x, n.in(0));
+  int64_t k;
+  if (n.opset >= 10) {
+    TRY(kv, n.constInts(1, "k"));
+    if (kv.size() != 1)
+      return n.error("k must hold one value");
+    k = kv[0];
+  } else {
+    TRY(ka, n.attrInt("k", -1));
+    k = ka;
+  }
+  TRY(axisAttr, n.attrInt("axis", -1));
+  TRY(largest, n.attrInt("largest", 1));
+  TRY(sorted, n.attrInt("sorted", 1));
+  auto t = tensorType(x);
+  TRY(axis, normAxis(n, axisAttr, t.getRank()));
+  if (k < 0 || k > t.getDimSize(axis))
+    return n.error("k = " + Twine(k) + " is out of range for dim " +
+                   Twine(axis) + " of size " + Twine(t.getDimSize(axis)));
+  TRY(op, makeOp<TopKOp>(n, x, k, axis, largest != 0, sorted != 0));
+  n.setOutput(0, op->getResult(0));
+  n.setOutput(1, op->getResult(1));
+  return success();
+}
+
+} // namespace
+
+void hodu::onnx_import::registerReductionOps(ConverterTable &table) {
+  table.insert({
+      {"ReduceSum", convertReduce},
+      {"ReduceMean", convertReduce},
+      {"ReduceMax", convertReduce},
+      {"ReduceMin", convertReduce},
+      {"ReduceProd", convertReduce},
+      {"ReduceL1", convertReduce},
+      {"ReduceL2", convertReduce},
+      {"ReduceLogSum", convertReduce},
+      {"ReduceLogSumExp", convertReduce},
+      {"ReduceSumSquare", convertReduce},
+      {"ArgMax", convertArg},
+      {"ArgMin", convertArg},
+      {"CumSum", convertCumSum},
+      {"TopK", convertTopK},
+  });
+}

@@ -1,0 +1,528 @@
+//===- OnnxShapeOps.cpp - shape and layout ONNX ops -----------------------===//
+//
+// Reshapes, transposes, broadcasts, concatenation, slicing, padding and
+// resizing. Shapes, axes, pads and sizes are read as import-time constants.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+LogicalResult convertReshape(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  TRY(shapeV, n.constInts(1, "shape"));
+  TRY(allowZero, n.attrInt("allowzero", 0));
+  SmallVector<int64_t> shape;
+  int64_t known = 1, infer = -1;
+  for (auto [i, d] : llvm::enumerate(shapeV)) {
+    if (d == 0 && !allowZero) {
+      if ((int64_t)i >= t.getRank())
+        return n.error("shape entry " + Twine(i) + " is 0 but the input has rank " +
+                       Twine(t.getRank()));
+      d = t.getDimSize(i);
+    }
+    if (d == -1) {
+      if (infer >= 0)
+        return n.error("shape has more than one -1");
+      infer = i;
+    } else if (d < 0) {
+      return n.error("shape entry " + Twine(d) + " is invalid");
+    } else {
+      known *= d;
+    }
+    shape.push_back(d);
+  }
+  if (infer >= 0) {
+    if (known == 0 || t.getNumElements() % known)
+      return n.error("cannot infer the -1 dim of the new shape");
+    shape[infer] = t.getNumElements() / known;
+  }
+  if (product(shape) != t.getNumElements())
+    return n.error("cannot reshape " + Twine(t.getNumElements()) +
+                   " elements to " + Twine(product(shape)));
+  n.setOutput(0, n.reshape(x, shape));
+  return success();
+}
+
+LogicalResult convertFlatten(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  TRY(axisAttr, n.attrInt("axis", 1));
+  int64_t r = t.getRank();
+  int64_t axis = axisAttr < 0 ? axisAttr + r : axisAttr;
+  if (axis < 0 || axis > r)
+    return n.error("axis " + Twine(axisAttr) + " is out of range");
+  n.setOutput(0, n.reshape(x, {product(t.getShape().take_front(axis)),
+                               product(t.getShape().drop_front(axis))}));
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, bool required) {
+  if (n.opset >= 13) {
+    if (n.hasInput(1))
+      return n.constInts(1, "axes");
+  } else {
+    TRY(a, n.attrInts("axes"));
+    if (a)
+      return *a;
+  }
+  if (required)
+    return n.error("needs axes");
+  return SmallVector<int64_t>();
+}
+
+LogicalResult convertSqueeze(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  TRY(axes, axesOf(n, false));
+  SmallVector<int64_t> dims;
+  if (axes.empty()) {
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (t.getDimSize(d) == 1)
+        dims.push_back(d);
+  } else {
+    TRY(norm, normAxes(n, axes, t.getRank()));
+    for (int64_t d : norm)
+      if (t.getDimSize(d) != 1)
+        return n.error("cannot squeeze dim " + Twine(d) + " of size " +
+                       Twine(t.getDimSize(d)));
+    dims = norm;
+  }
+  TRY(r, make<SqueezeOp>(n, x, dims));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertUnsqueeze(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axes, axesOf(n, true));
+  TRY(dims, normAxes(n, axes, tensorType(x).getRank() + axes.size()));
+  TRY(r, make<UnsqueezeOp>(n, x, dims));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertTranspose(NodeContext &n) {
+  TRY(x, n.in(0));
+  int64_t r = tensorType(x).getRank();
+  TRY(permAttr, n.attrInts("perm"));
+  SmallVector<int64_t> perm;
+  if (permAttr) {
+    perm = *permAttr;
+    SmallVector<int64_t> sorted = perm;
+    llvm::sort(sorted);
+    for (int64_t i = 0; i < (int64_t)sorted.size(); ++i)
+      if (sorted[i] != i || (int64_t)sorted.size() != r)
+        return n.error("perm is not a permutation of the input's dims");
+  } else {
+    for (int64_t i = r - 1; i >= 0; --i)
+      perm.push_back(i);
+  }
+  TRY(y, make<TransposeOp>(n, x, perm));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertExpand(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(shape, n.constInts(1, "shape"));
+  auto t = tensorType(x);
+  SmallVector<int64_t> out;
+  if (failed(hodu::detail::broadcastShapes(t.getShape(), shape, out)))
+    return n.error("cannot expand the input to the given shape");
+  if (ArrayRef<int64_t>(out) == t.getShape()) {
+    n.setOutput(0, x);
+    return success();
+  }
+  n.setOutput(0, BroadcastOp::create(n.b, n.loc,
+                                     RankedTensorType::get(out, t.getElementType()),
+                                     x)
+                     .getResult());
+  return success();
+}
+
+LogicalResult convertTile(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(reps, n.constInts(1, "repeats"));
+  auto t = tensorType(x);
+  if ((int64_t)reps.size() != t.getRank())
+    return n.error("repeats must have one entry per dim");
+  // [d0, d1] -> [1, d0, 1, d1] -> broadcast [r0, d0, r1, d1] -> reshape.
+  SmallVector<int64_t> inter, bcast, out;
+  for (auto [d, rep] : llvm::zip(t.getShape(), reps)) {
+    if (rep < 0)
+      return n.error("repeats must be non-negative");
+    inter.append({1, d});
+    bcast.append({rep, d});
+    out.push_back(rep * d);
+  }
+  Value r = n.reshape(x, inter);
+  r = BroadcastOp::create(n.b, n.loc,
+                          RankedTensorType::get(bcast, t.getElementType()), r)
+          .getResult();
+  n.setOutput(0, n.reshape(r, out));
+  return success();
+}
+
+LogicalResult convertConcat(NodeContext &n) {
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < n.numInputs(); ++i) {
+    TRY(x, n.in(i));
+    inputs.push_back(x);
+  }
+  if (inputs.empty())
+    return n.error("needs at least one input");
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, tensorType(inputs[0]).getRank()));
+  TRY(r, make<ConcatOp>(n, ValueRange(inputs), axis));
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertSplit(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, t.getRank()));
+  SmallVector<int64_t> sizes;
+  if (n.opset >= 13) {
+    if (n.hasInput(1)) {
+      TRY(s, n.constInts(1, "split"));
+      sizes = s;
+    }
+  } else {
+    TRY(s, n.attrInts("split"));
+    if (s)
+      sizes = *s;
+  }
+  int64_t dim = t.getDimSize(axis);
+  if (sizes.empty()) {
+    int64_t parts = n.numOutputs();
+    TRY(numOut, n.attrInt("num_outputs", parts));
+    parts = numOut;
+    if (parts <= 0)
+      return n.error("needs at least one output");
+    int64_t chunk = (dim + parts - 1) / parts;
+    for (int64_t i = 0; i < parts; ++i)
+      sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  if ((int64_t)sizes.size() != (int64_t)n.numOutputs())
+    return n.error("split has " + Twine(sizes.size()) + " sizes for " +
+                   Twine(n.numOutputs()) + " outputs");
+  int64_t sum = 0;
+  for (int64_t s : sizes) {
+    if (s < 0)
+      return n.error("negative split size");
+    sum += s;
+  }
+  if (sum != dim)
+    return n.error("split sizes add up to " + Twine(sum) + ", not " + Twine(dim));
+  TRY(op, makeOp<SplitOp>(n, x, axis, sizes));
+  for (size_t i = 0; i < op->getNumResults(); ++i)
+    n.setOutput(i, op->getResult(i));
+  return success();
+}
+
+LogicalResult convertSlice(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset < 10) {
+    TRY(s, n.attrInts("starts"));
+    TRY(e, n.attrInts("ends"));
+    TRY(a, n.attrInts("axes"));
+    if (!s || !e)
+      return n.error("needs starts and ends");
+    starts = *s;
+    ends = *e;
+    if (a)
+      axes = *a;
+  } else {
+    TRY(s, n.constInts(1, "starts"));
+    TRY(e, n.constInts(2, "ends"));
+    starts = s;
+    ends = e;
+    if (n.hasInput(3)) {
+      TRY(a, n.constInts(3, "axes"));
+      axes = a;
+    }
+    if (n.hasInput(4)) {
+      TRY(st, n.constInts(4, "steps"));
+      steps = st;
+    }
+  }
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() ||
+      steps.size() != starts.size())
+    return n.error("starts, ends, axes and steps must have equal lengths");
+  SmallVector<int64_t> b(r, 0), e(t.getShape()), st(r, 1);
+  SmallVector<bool> seen(r, false);
+  for (size_t i = 0; i < axes.size(); ++i) {
+    TRY(ax, normAxis(n, axes[i], r));
+    if (seen[ax])
+      return n.error("axis " + Twine(axes[i]) + " appears more than once");
+    seen[ax] = true;
+    int64_t dim = t.getDimSize(ax), s = steps[i];
+    if (s == 0)
+      return n.error("step must not be zero");
+    int64_t lo = starts[i], hi = ends[i];
+    if (lo < 0)
+      lo += dim;
+    if (hi < 0)
+      hi += dim;
+    if (s > 0) {
+      lo = std::clamp<int64_t>(lo, 0, dim);
+      hi = std::clamp<int64_t>(hi, lo, dim);
+    } else {
+      lo = std::clamp<int64_t>(lo, -1, dim - 1);
+      hi = std::clamp<int64_t>(hi, -1, std::max<int64_t>(lo, -1));
+      if (lo < 0) { // nothing to take
+        lo = -1;
+        hi = -1;
+      }
+    }
+    b[ax] = lo;
+    e[ax] = hi;
+    st[ax] = s;
+  }
+  TRY(y, make<SliceOp>(n, x, b, e, st));
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertPad(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  Type elt = t.getElementType();
+  TRY(modeStr, n.attrString("mode", "constant"));
+  SmallVector<int64_t> pads;
+  double value = 0;
+  if (n.opset < 11) {
+    TRY(p, n.attrInts("pads"));
+    if (!p)
+      return n.error("needs the pads attribute");
+    pads = *p;
+    TRY(v, n.attrFloat("value", 0));
+    value = v;
+  } else {
+    TRY(p, n.constInts(1, "pads"));
+    pads = p;
+    if (n.hasInput(2)) {
+      TRY(v, n.constFloats(2, "constant_value"));
+      if (v.size() != 1)
+        return n.error("constant_value must hold one value");
+      value = v[0];
+    }
+    if (n.hasInput(3)) {
+      TRY(axes, n.constInts(3, "axes"));
+      if (pads.size() != 2 * axes.size())
+        return n.error("pads must have two entries per axis");
+      SmallVector<int64_t> full(2 * r, 0);
+      for (auto [i, a] : llvm::enumerate(axes)) {
+        TRY(ax, normAxis(n, a, r));
+        full[ax] = pads[i];
+        full[r + ax] = pads[axes.size() + i];
+      }
+      pads = full;
+    }
+  }
+  if ((int64_t)pads.size() != 2 * r)
+    return n.error("pads must have " + Twine(2 * r) + " entries");
+  PadMode mode;
+  if (modeStr == "constant")
+    mode = PadMode::constant;
+  else if (modeStr == "reflect")
+    mode = PadMode::reflect;
+  else if (modeStr == "edge")
+    mode = PadMode::replicate;
+  else if (modeStr == "wrap")
+    mode = PadMode::circular;
+  else
+    return n.error("unknown pad mode '" + modeStr + "'");
+  // Negative pads crop: pad by the positive parts, then slice.
+  SmallVector<int64_t> pos(2 * r), starts(r), ends(r), steps(r, 1);
+  bool crop = false;
+  for (int64_t i = 0; i < 2 * r; ++i) {
+    pos[i] = std::max<int64_t>(pads[i], 0);
+    crop |= pads[i] < 0;
+  }
+  Value y = x;
+  if (llvm::any_of(pos, [](int64_t p) { return p > 0; })) {
+    TypedAttr v = mode == PadMode::constant ? n.scalarAttr(elt, value) : TypedAttr();
+    TRY(p, make<PadOp>(n, x, mode, pos, v));
+    y = p;
+  }
+  if (crop) {
+    auto pt = tensorType(y);
+    for (int64_t i = 0; i < r; ++i) {
+      starts[i] = -std::min<int64_t>(pads[i], 0);
+      ends[i] = pt.getDimSize(i) + std::min<int64_t>(pads[r + i], 0);
+      if (ends[i] < starts[i])
+        return n.error("negative pads remove more than the whole dim");
+    }
+    TRY(s, make<SliceOp>(n, y, starts, ends, steps));
+    y = s;
+  }
+  n.setOutput(0, y);
+  return success();
+}
+
+LogicalResult convertResize(NodeContext &n) {
+  StringRef op = n.node.op_type();
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  TRY(modeStr, n.attrString("mode", "nearest"));
+  std::string coordStr = "half_pixel", nearestStr = "round_prefer_floor";
+  SmallVector<double> scales;
+  SmallVector<int64_t> sizes;
+  if (op == "Upsample" || n.opset < 11) {
+    coordStr = "asymmetric";
+    nearestStr = "floor";
+    if (op == "Upsample" && n.opset < 9) {
+      TRY(s, n.attrFloats("scales"));
+      if (!s)
+        return n.error("needs the scales attribute");
+      scales.assign(s->begin(), s->end());
+    } else {
+      TRY(s, n.constFloats(1, "scales"));
+      scales = s;
+    }
+  } else {
+    TRY(c, n.attrString("coordinate_transformation_mode", "half_pixel"));
+    TRY(nm, n.attrString("nearest_mode", "round_prefer_floor"));
+    coordStr = c;
+    nearestStr = nm;
+    if (n.attr("axes") || n.attr("antialias") ||
+        n.attr("keep_aspect_ratio_policy"))
+      return n.error("axes, antialias and keep_aspect_ratio_policy are not "
+                     "supported");
+    if (n.hasInput(3)) {
+      TRY(s, n.constInts(3, "sizes"));
+      sizes = s;
+    } else if (n.hasInput(2)) {
+      TRY(s, n.constFloats(2, "scales"));
+      scales = s;
+    }
+    if (sizes.empty() && scales.empty())
+      return n.error("needs scales or sizes");
+  }
+  if (sizes.empty()) {
+    if ((int64_t)scales.size() != r)
+      return n.error("scales must have one entry per dim");
+    for (int64_t i = 0; i < r; ++i) {
+      if (!(scales[i] > 0))
+        return n.error("scales must be positive");
+      sizes.push_back((int64_t)std::floor(t.getDimSize(i) * scales[i]));
+    }
+  }
+  if ((int64_t)sizes.size() != r)
+    return n.error("sizes must have one entry per dim");
+  std::optional<ResizeMode> mode = modeStr == "nearest" ? ResizeMode::nearest
+                                   : modeStr == "linear" || modeStr == "bilinear"
+                                       ? ResizeMode::linear
+                                   : modeStr == "cubic" ? ResizeMode::cubic
+                                                        : std::optional<ResizeMode>();
+  if (!mode)
+    return n.error("unknown mode '" + modeStr + "'");
+  std::optional<CoordTransform> coord = symbolizeCoordTransform(coordStr);
+  if (!coord)
+    return n.error("unknown coordinate_transformation_mode '" + coordStr + "'");
+  if (*coord == CoordTransform::tf_crop_and_resize)
+    return n.error("tf_crop_and_resize is not supported");
+  std::optional<NearestMode> nearest = symbolizeNearestMode(nearestStr);
+  if (!nearest)
+    return n.error("unknown nearest_mode '" + nearestStr + "'");
+  TRY(cubicA, n.attrFloat("cubic_coeff_a", -0.75f));
+  TRY(exclude, n.attrInt("exclude_outside", 0));
+  MLIRContext *ctx = n.b.getContext();
+  if (ArrayRef<int64_t>(sizes) == t.getShape() && *mode == ResizeMode::nearest) {
+    n.setOutput(0, x);
+    return success();
+  }
+  n.setOutput(0, ResizeOp::create(n.b, n.loc, RankedTensorType::get(sizes, t.getElementType()),
+                                  x, ResizeModeAttr::get(ctx, *mode),
+                                  CoordTransformAttr::get(ctx, *coord),
+                                  NearestModeAttr::get(ctx, *nearest),
+                                  n.b.getF32FloatAttr(cubicA),
+                                  exclude ? n.b.getUnitAttr() : UnitAttr())
+                     .getResult());
+  return success();
+}
+
+LogicalResult convertDepthSpace(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  if (t.getRank() != 4)
+    return n.error("expects a 4-D input");
+  TRY(bs, n.attrInt("blocksize", 0));
+  if (bs <= 0)
+    return n.error("blocksize must be positive");
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2),
+          W = t.getDimSize(3);
+  Value y;
+  if (n.node.op_type() == "DepthToSpace") {
+    if (C % (bs * bs))
+      return n.error("channels are not divisible by blocksize^2");
+    TRY(mode, n.attrString("mode", "DCR"));
+    int64_t c = C / (bs * bs);
+    SmallVector<int64_t> shape, perm;
+    if (mode == "DCR") {
+      shape = {N, bs, bs, c, H, W};
+      perm = {0, 3, 4, 1, 5, 2};
+    } else if (mode == "CRD") {
+      shape = {N, c, bs, bs, H, W};
+      perm = {0, 1, 4, 2, 5, 3};
+    } else {
+      return n.error("unknown mode '" + mode + "'");
+    }
+    TRY(tr, make<TransposeOp>(n, n.reshape(x, shape), perm));
+    y = n.reshape(tr, {N, c, H * bs, W * bs});
+  } else {
+    if (H % bs || W % bs)
+      return n.error("spatial dims are not divisible by blocksize");
+    TRY(tr, make<TransposeOp>(n, n.reshape(x, {N, C, H / bs, bs, W / bs, bs}),
+                              ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}));
+    y = n.reshape(tr, {N, C * bs * bs, H / bs, W / bs});
+  }
+  n.setOutput(0, y);
+  return success();
+}
+
+} // namespace
+
+void hodu::onnx_import::registerShapeOps(ConverterTable &table) {
+  table.insert({
+      {"Reshape", convertReshape},
+      {"Flatten", convertFlatten},
+      {"Squeeze", convertSqueeze},
+      {"Unsqueeze", convertUnsqueeze},
+      {"Transpose", convertTranspose},
+      {"Expand", convertExpand},
+      {"Tile", convertTile},
+      {"Concat", convertConcat},
+      {"Split", convertSplit},
+      {"Slice", convertSlice},
+      {"Pad", convertPad},
+      {"Resize", convertResize},
+      {"Upsample", convertResize},
+      {"DepthToSpace", convertDepthSpace},
+      {"SpaceToDepth", convertDepthSpace},
+  });
+}
