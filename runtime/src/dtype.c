@@ -5,19 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#define HODU_DTYPE_INFO_(id, value, name, size, storage) [value] = {name, size},
 static const struct {
   const char *name;
   size_t size;
-} dtype_info[HODU_DTYPE_COUNT] = {
-    [HODU_DTYPE_BOOL] = {"bool", 1},     [HODU_DTYPE_F8E4M3] = {"f8e4m3", 1},
-    [HODU_DTYPE_F8E5M2] = {"f8e5m2", 1}, [HODU_DTYPE_BF16] = {"bf16", 2},
-    [HODU_DTYPE_F16] = {"f16", 2},       [HODU_DTYPE_F32] = {"f32", 4},
-    [HODU_DTYPE_F64] = {"f64", 8},       [HODU_DTYPE_U8] = {"u8", 1},
-    [HODU_DTYPE_U16] = {"u16", 2},       [HODU_DTYPE_U32] = {"u32", 4},
-    [HODU_DTYPE_U64] = {"u64", 8},       [HODU_DTYPE_I8] = {"i8", 1},
-    [HODU_DTYPE_I16] = {"i16", 2},       [HODU_DTYPE_I32] = {"i32", 4},
-    [HODU_DTYPE_I64] = {"i64", 8},
-};
+} dtype_info[HODU_DTYPE_COUNT] = {HODU_DTYPE_LIST(HODU_DTYPE_INFO_)};
+#undef HODU_DTYPE_INFO_
 
 static int valid_dtype(hodu_dtype dtype) {
   return (int)dtype >= 0 && (int)dtype < HODU_DTYPE_COUNT;

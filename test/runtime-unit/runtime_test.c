@@ -109,6 +109,23 @@ static void test_dtype(void) {
   CHECK(hodu_dtype_size(HODU_DTYPE_COUNT) == 0);
 }
 
+/* HODU_DTYPE_LIST is the single source of the dtype facts: its rows must
+ * be in value order without gaps (tables are indexed by value), each
+ * enumerator must carry its row's value, the storage type must have the
+ * row's size, and the runtime must report the row's name and size. */
+static void test_dtype_table(void) {
+  int row = 0;
+#define CHECK_ROW(id, value, name, size, storage)                              \
+  CHECK(value == row && HODU_DTYPE_##id == value);                             \
+  CHECK(sizeof(storage) == size);                                              \
+  CHECK(strcmp(hodu_dtype_name(HODU_DTYPE_##id), name) == 0);                  \
+  CHECK(hodu_dtype_size(HODU_DTYPE_##id) == size);                             \
+  ++row;
+  HODU_DTYPE_LIST(CHECK_ROW)
+#undef CHECK_ROW
+  CHECK(row == HODU_DTYPE_COUNT);
+}
+
 static void test_tensor_create(void) {
   int64_t shape[] = {2, 3, 5};
   hodu_tensor *tensor = NULL;
@@ -542,6 +559,7 @@ static const struct {
 } tests[] = {
     {"status", test_status},
     {"dtype", test_dtype},
+    {"dtype_table", test_dtype_table},
     {"tensor_create", test_tensor_create},
     {"tensor_wrap", test_tensor_wrap},
     {"queries", test_queries},
