@@ -65,19 +65,3 @@ int32_t hodu_effective_num_threads(void) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   return online > 0 ? (int32_t)online : 1;
 }
-
-int hodu_shape_size(int32_t rank, const int64_t *shape, size_t element_size,
-                    int64_t *elements, size_t *bytes) {
-  uint64_t count = 1;
-  for (int32_t i = 0; i < rank; ++i) {
-    uint64_t extent = (uint64_t)shape[i];
-    if (extent != 0 && count > (uint64_t)INT64_MAX / extent)
-      return 0;
-    count *= extent;
-  }
-  if (element_size != 0 && count > SIZE_MAX / element_size)
-    return 0;
-  *elements = (int64_t)count;
-  *bytes = (size_t)(count * element_size);
-  return 1;
-}
