@@ -21,8 +21,15 @@ public:
       : pos(begin), end(end) {}
   bool atEnd() const { return pos >= end; }
   bool varint(uint64_t &value) { return readVarint(pos, end, value); }
-  bool fixed32(uint32_t &value) { return raw(&value, 4); }
-  bool fixed64(uint64_t &value) { return raw(&value, 8); }
+  /// A fixed32 or fixed64 field (`size` 4 or 8), little-endian like the
+  /// host.
+  bool fixed(void *value, size_t size) {
+    if (size_t(end - pos) < size)
+      return false;
+    std::memcpy(value, pos, size);
+    pos += size;
+    return true;
+  }
   bool lengthDelimited(const uint8_t *&data, size_t &size) {
     uint64_t length;
     if (!varint(length) || length > uint64_t(end - pos))
@@ -40,26 +47,17 @@ public:
     case 0:
       return varint(ignored);
     case 1:
-      return fixed64(ignored);
+      return fixed(&ignored, 8);
     case 2:
       return lengthDelimited(data, size);
-    case 5: {
-      uint32_t word;
-      return fixed32(word);
-    }
+    case 5:
+      return fixed(&ignored, 4);
     default: // groups (3, 4) are not used by onnx.proto
       return false;
     }
   }
 
 private:
-  bool raw(void *out, size_t size) {
-    if (size_t(end - pos) < size)
-      return false;
-    std::memcpy(out, pos, size); // little-endian host assumed
-    pos += size;
-    return true;
-  }
   const uint8_t *pos;
   const uint8_t *end;
 };
@@ -94,18 +92,11 @@ template <typename Word>
 bool readFixed(WireReader &reader, uint32_t wireType, uint32_t scalarWireType,
                std::vector<Word> &values) {
   if (wireType == scalarWireType) {
-    uint32_t word32 = 0;
-    uint64_t word64 = 0;
-    bool ok = sizeof(Word) == 4 ? reader.fixed32(word32)
-                                : reader.fixed64(word64);
     Word value;
-    if (sizeof(Word) == 4)
-      std::memcpy(&value, &word32, sizeof(Word));
-    else
-      std::memcpy(&value, &word64, sizeof(Word));
-    if (ok)
-      values.push_back(value);
-    return ok;
+    if (!reader.fixed(&value, sizeof(Word)))
+      return false;
+    values.push_back(value);
+    return true;
   }
   if (wireType != 2)
     return false;
