@@ -63,13 +63,10 @@ struct DTypeFacts {
   const char *name;
   const char *cType;
 };
-// Indexed by hodu_dtype; the static_assert keeps it in step with abi.h.
-constexpr DTypeFacts kFacts[] = {
-    {"bool", "uint8_t"},   {"f8e4m3", "uint8_t"}, {"f8e5m2", "uint8_t"},
-    {"bf16", "uint16_t"},  {"f16", "uint16_t"},   {"f32", "float"},
-    {"f64", "double"},     {"u8", "uint8_t"},     {"u16", "uint16_t"},
-    {"u32", "uint32_t"},   {"u64", "uint64_t"},   {"i8", "int8_t"},
-    {"i16", "int16_t"},    {"i32", "int32_t"},    {"i64", "int64_t"}};
+// abi.h's one table, indexed by hodu_dtype.
+#define HODU_DTYPE_FACTS_(id, value, name, size, storage) {name, #storage},
+constexpr DTypeFacts kFacts[] = {HODU_DTYPE_LIST(HODU_DTYPE_FACTS_)};
+#undef HODU_DTYPE_FACTS_
 static_assert(sizeof(kFacts) / sizeof(kFacts[0]) == HODU_DTYPE_COUNT,
               "one entry per hodu_dtype");
 } // namespace

@@ -5,19 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#define HODU_DTYPE_INFO_(id, value, name, size, storage) [value] = {name, size},
 static const struct {
   const char *name;
   size_t size;
-} dtype_info[HODU_DTYPE_COUNT] = {
-    [HODU_DTYPE_BOOL] = {"bool", 1},     [HODU_DTYPE_F8E4M3] = {"f8e4m3", 1},
-    [HODU_DTYPE_F8E5M2] = {"f8e5m2", 1}, [HODU_DTYPE_BF16] = {"bf16", 2},
-    [HODU_DTYPE_F16] = {"f16", 2},       [HODU_DTYPE_F32] = {"f32", 4},
-    [HODU_DTYPE_F64] = {"f64", 8},       [HODU_DTYPE_U8] = {"u8", 1},
-    [HODU_DTYPE_U16] = {"u16", 2},       [HODU_DTYPE_U32] = {"u32", 4},
-    [HODU_DTYPE_U64] = {"u64", 8},       [HODU_DTYPE_I8] = {"i8", 1},
-    [HODU_DTYPE_I16] = {"i16", 2},       [HODU_DTYPE_I32] = {"i32", 4},
-    [HODU_DTYPE_I64] = {"i64", 8},
-};
+} dtype_info[HODU_DTYPE_COUNT] = {HODU_DTYPE_LIST(HODU_DTYPE_INFO_)};
+#undef HODU_DTYPE_INFO_
 
 static int valid_dtype(hodu_dtype dtype) {
   return (int)dtype >= 0 && (int)dtype < HODU_DTYPE_COUNT;
@@ -71,20 +64,4 @@ int32_t hodu_effective_num_threads(void) {
     return requested;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
   return online > 0 ? (int32_t)online : 1;
-}
-
-int hodu_shape_size(int32_t rank, const int64_t *shape, size_t element_size,
-                    int64_t *elements, size_t *bytes) {
-  uint64_t count = 1;
-  for (int32_t i = 0; i < rank; ++i) {
-    uint64_t extent = (uint64_t)shape[i];
-    if (extent != 0 && count > (uint64_t)INT64_MAX / extent)
-      return 0;
-    count *= extent;
-  }
-  if (element_size != 0 && count > SIZE_MAX / element_size)
-    return 0;
-  *elements = (int64_t)count;
-  *bytes = (size_t)(count * element_size);
-  return 1;
 }

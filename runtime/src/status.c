@@ -76,30 +76,3 @@ void hodu_status_free(hodu_status status) {
   if (status && status != static_oom())
     free(status);
 }
-
-void hodu_format_shape(char *buffer, size_t size, int32_t rank,
-                       const int64_t *shape) {
-  if (size == 0)
-    return;
-  size_t used = 0;
-  buffer[0] = '\0';
-  for (int32_t i = -1; i <= rank; ++i) {
-    char piece[32];
-    if (i == -1)
-      snprintf(piece, sizeof(piece), "[");
-    else if (i == rank)
-      snprintf(piece, sizeof(piece), "]");
-    else
-      snprintf(piece, sizeof(piece), "%s%lld", i ? "," : "",
-               (long long)shape[i]);
-    size_t length = strlen(piece);
-    if (used + length + 1 > size) {
-      /* Keep room for the ellipsis so a cut is visible. */
-      if (size >= 4)
-        memcpy(buffer + (used + 4 <= size ? used : size - 4), "...", 4);
-      return;
-    }
-    memcpy(buffer + used, piece, length + 1);
-    used += length;
-  }
-}

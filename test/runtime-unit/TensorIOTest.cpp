@@ -277,6 +277,110 @@ TEST(Json, Errors) {
       << error;
 }
 
+TEST(Npy, HostileHeadersGiveErrors) {
+  // A shape far larger than the file is refused before it is allocated.
+  HostTensor tensor;
+  std::string error;
+  EXPECT_FALSE(decodeNpyString(
+      npyFile("{'descr': '<f8', 'fortran_order': False, "
+              "'shape': (1000000, 1000000), }",
+              std::string(16, '\0')),
+      tensor, error));
+  EXPECT_NE(error.find(".npy data is truncated: 16 bytes, need 8000000000000"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(decodeNpyString(
+      npyFile("{'descr': '<f8', 'fortran_order': False, "
+              "'shape': (4294967296, 4294967296, 8), }",
+              ""),
+      tensor, error));
+  EXPECT_NE(error.find("is too large"), std::string::npos) << error;
+  EXPECT_FALSE(decodeNpyString(std::string("\x93NUMPY\x01\x00\xff\x00{", 11),
+                               tensor, error));
+  EXPECT_NE(error.find("truncated .npy header"), std::string::npos) << error;
+  EXPECT_FALSE(decodeNpyString("", tensor, error));
+}
+
+TEST(Json, SyntaxErrorsPointAtTheToken) {
+  HostTensor tensor;
+  std::string error;
+  auto errorOf = [&](const std::string &text) {
+    EXPECT_FALSE(decodeJsonTensor(text, tensor, error)) << text;
+    return error;
+  };
+  EXPECT_EQ(errorOf("{\"shape\" [1]}"),
+            "invalid JSON at line 1, column 10: expected ':'");
+  EXPECT_EQ(errorOf("{\"shape\":[1,}"),
+            "invalid JSON at line 1, column 13: unexpected '}'; expected "
+            "'[', '{', or a literal");
+  EXPECT_EQ(errorOf("{\"shape\":[1] 2}"),
+            "invalid JSON at line 1, column 14: expected ',' or '}'");
+  EXPECT_EQ(errorOf("{\"a\":1,}"),
+            "invalid JSON at line 1, column 8: expected a string key");
+  EXPECT_EQ(errorOf("{\"data\":[1 2]}"),
+            "invalid JSON at line 1, column 12: expected ',' or ']'");
+  EXPECT_EQ(errorOf("{\"a\":\"x\\\"y\" 3}"),
+            "invalid JSON at line 1, column 13: expected ',' or '}'");
+  EXPECT_EQ(errorOf("{\"data\":[1]"),
+            "invalid JSON at line 1, column 12: unexpected end of input");
+  EXPECT_EQ(errorOf(""),
+            "invalid JSON at line 1, column 1: unexpected end of input");
+  // Columns count in the text as written, before NaN and Infinity are
+  // read as the strings that JSON can carry.
+  EXPECT_EQ(errorOf("{\"data\":[NaN,-Infinity]\n \"x\":1}"),
+            "invalid JSON at line 2, column 2: expected ',' or '}'");
+  EXPECT_NE(errorOf("{\"data\":[1.5e999]}").find("number overflow"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Json, Members) {
+  HostTensor tensor;
+  std::string error;
+  EXPECT_FALSE(decodeJsonTensor("[1]", tensor, error));
+  EXPECT_NE(error.find("must be an object"), std::string::npos);
+  EXPECT_FALSE(
+      decodeJsonTensor(R"({"shape":[-1],"dtype":"f32","data":[]})", tensor,
+                       error));
+  EXPECT_NE(error.find("non-negative integers"), std::string::npos);
+  EXPECT_FALSE(
+      decodeJsonTensor(R"({"shape":[2.0],"dtype":"f32","data":[1,2]})",
+                       tensor, error));
+  EXPECT_NE(error.find("non-negative integers"), std::string::npos);
+  EXPECT_FALSE(decodeJsonTensor(R"({"shape":[1],"dtype":"f32","data":["a"]})",
+                                tensor, error));
+  EXPECT_NE(error.find("data[0] is not a number"), std::string::npos);
+  EXPECT_FALSE(decodeJsonTensor(R"({"shape":[1],"dtype":"i8","data":[NaN]})",
+                                tensor, error));
+  EXPECT_NE(error.find("data[0] = NaN is not an integer"), std::string::npos)
+      << error;
+  EXPECT_FALSE(decodeJsonTensor(R"({"shape":[1],"dtype":7,"data":[1]})",
+                                tensor, error));
+  EXPECT_NE(error.find("unknown dtype 7 (expected bool, f8e4m3, f8e5m2, bf16, "
+                       "f16, f32, f64, u8, u16, u32, u64, i8, i16, i32 or "
+                       "i64)"),
+            std::string::npos)
+      << error;
+  // "data" deeper than any rank is refused, not recursed into.
+  std::string deep = R"({"shape":[1],"dtype":"f32","data":)" +
+                     std::string(100000, '[') + "1" +
+                     std::string(100000, ']') + "}";
+  EXPECT_FALSE(decodeJsonTensor(deep, tensor, error));
+  EXPECT_NE(error.find("nested more than 64 deep"), std::string::npos);
+  // NaN inside a string stays text; booleans and u64 beyond 2^63 are exact.
+  ASSERT_TRUE(decodeJsonTensor(
+      R"({"shape":[3],"dtype":"u64","data":[true, 18446744073709551615, 7]})",
+      tensor, error))
+      << error;
+  EXPECT_EQ(at<uint64_t>(tensor, 0), 1u);
+  EXPECT_EQ(at<uint64_t>(tensor, 1), 18446744073709551615u);
+  ASSERT_TRUE(decodeJsonTensor(
+      R"({"note":"NaN \"Infinity\"","shape":[],"dtype":"f32","data":-Infinity})",
+      tensor, error))
+      << error;
+  EXPECT_EQ(at<float>(tensor, 0), -INFINITY);
+}
+
 TEST(Hdt, MatchesPostcardLayout) {
   // shape [2, 300] -> varints 02 02 ac02; dtype u8 = 7; data length 600.
   HostTensor tensor{"", HODU_DTYPE_U8, {2, 300}, std::vector<uint8_t>(600, 9)};

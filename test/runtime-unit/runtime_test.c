@@ -2,10 +2,12 @@
  *
  * Usage: hodurt-tests TEST MODELS_DIR. Each test is its own ctest entry; the
  * fake artifacts in MODELS_DIR are built from models/ and stand in for
- * hoduc output.
+ * hoduc output. The npy_* tests cover the .npy code that hodu-run and the
+ * `hoduc --emit=exe` driver share (runtime/src/npy.h).
  *
  *===----------------------------------------------------------------------===*/
 #include "hodu/runtime.h"
+#include "npy.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -107,6 +109,23 @@ static void test_dtype(void) {
   CHECK(hodu_dtype_name(HODU_DTYPE_COUNT) == NULL);
   CHECK(hodu_dtype_name((hodu_dtype)-1) == NULL);
   CHECK(hodu_dtype_size(HODU_DTYPE_COUNT) == 0);
+}
+
+/* HODU_DTYPE_LIST is the single source of the dtype facts: its rows must
+ * be in value order without gaps (tables are indexed by value), each
+ * enumerator must carry its row's value, the storage type must have the
+ * row's size, and the runtime must report the row's name and size. */
+static void test_dtype_table(void) {
+  int row = 0;
+#define CHECK_ROW(id, value, name, size, storage)                              \
+  CHECK(value == row && HODU_DTYPE_##id == value);                             \
+  CHECK(sizeof(storage) == size);                                              \
+  CHECK(strcmp(hodu_dtype_name(HODU_DTYPE_##id), name) == 0);                  \
+  CHECK(hodu_dtype_size(HODU_DTYPE_##id) == size);                             \
+  ++row;
+  HODU_DTYPE_LIST(CHECK_ROW)
+#undef CHECK_ROW
+  CHECK(row == HODU_DTYPE_COUNT);
 }
 
 static void test_tensor_create(void) {
@@ -536,12 +555,174 @@ static void test_from_descriptor(void) {
               HODU_INVALID_ARTIFACT, "-1 outputs");
 }
 
+/* A stream over an in-memory .npy file: version `major`'s preamble, `dict`
+ * as the header and `size` bytes of `data`. Valid until the next call. */
+static FILE *npy_stream(int major, const char *dict, const void *data,
+                        size_t size) {
+  static char file[4096];
+  size_t length = strlen(dict), width = major == 1 ? 2 : 4, at = 8;
+  memcpy(file, "\x93NUMPY", 6);
+  file[6] = (char)major;
+  file[7] = 0;
+  for (size_t i = 0; i < width; ++i)
+    file[at++] = (char)(length >> (8 * i));
+  memcpy(file + at, dict, length);
+  memcpy(file + at + length, data, size);
+  return fmemopen(file, at + length + size, "rb");
+}
+
+/* Reads the header of `stream` and expects an error containing `text`. */
+static void check_npy_error(FILE *stream, const char *text, int line) {
+  hodu_npy_info info;
+  char error[256] = "";
+  if (hodu_npy_read_header(stream, &info, error, sizeof(error)) ||
+      !strstr(error, text)) {
+    fprintf(stderr, "%s:%d: expected a .npy error containing \"%s\", got "
+            "\"%s\"\n", __FILE__, line, text, error);
+    ++failures;
+  }
+  fclose(stream);
+}
+#define CHECK_NPY_ERROR(stream, text) check_npy_error((stream), (text), __LINE__)
+
+static void test_npy_round_trip(void) {
+  int64_t shape[] = {2, 3};
+  int32_t values[6] = {1, -2, 3, -4, 5, -6};
+  char file[HODU_NPY_HEADER_BUFFER + sizeof(values)];
+  size_t length = hodu_npy_format_header(file, HODU_NPY_HEADER_BUFFER,
+                                         HODU_DTYPE_I32, 2, shape);
+  CHECK(length % 64 == 0 && file[length - 1] == '\n');
+  CHECK(strstr(file + 10, "{'descr': '<i4', 'fortran_order': False, "
+                          "'shape': (2, 3), }") == file + 10);
+  memcpy(file + length, values, sizeof(values));
+  FILE *stream = fmemopen(file, length + sizeof(values), "rb");
+  hodu_npy_info info;
+  int32_t back[6] = {0};
+  char error[256];
+  CHECK(hodu_npy_read_header(stream, &info, error, sizeof(error)));
+  CHECK(info.dtype == HODU_DTYPE_I32 && info.rank == 2 &&
+        info.shape[0] == 2 && info.shape[1] == 3 && info.bytes == 24);
+  CHECK(hodu_npy_read_data(stream, &info, back, error, sizeof(error)));
+  CHECK(memcmp(back, values, sizeof(values)) == 0);
+  fclose(stream);
+
+  /* "(3,)" for rank 1, "()" for scalars; no NumPy type for bf16. */
+  int64_t three = 3;
+  CHECK(hodu_npy_format_header(file, sizeof(file), HODU_DTYPE_U8, 1, &three));
+  CHECK(strstr(file + 10, "{'descr': '|u1', 'fortran_order': False, "
+                          "'shape': (3,), }"));
+  CHECK(hodu_npy_format_header(file, sizeof(file), HODU_DTYPE_F64, 0, NULL));
+  CHECK(strstr(file + 10, "'shape': (), }"));
+  CHECK(!hodu_npy_format_header(file, sizeof(file), HODU_DTYPE_BF16, 0, NULL));
+  CHECK(!hodu_npy_format_header(file, 16, HODU_DTYPE_F32, 0, NULL));
+}
+
+static void test_npy_byte_order_and_fortran(void) {
+  /* Big-endian i4, and column-major [[1,2,3],[4,5,6]] stored 1,4,2,5,3,6. */
+  const unsigned char big[] = {0, 0, 1, 2, 0xff, 0xff, 0xff, 0xfe};
+  FILE *stream = npy_stream(
+      2, "{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }", big,
+      sizeof(big));
+  hodu_npy_info info;
+  int32_t ints[2];
+  char error[256];
+  CHECK(hodu_npy_read_header(stream, &info, error, sizeof(error)) &&
+        hodu_npy_read_data(stream, &info, ints, error, sizeof(error)));
+  CHECK(ints[0] == 0x0102 && ints[1] == -2);
+  fclose(stream);
+  const unsigned char column_major[] = {1, 4, 2, 5, 3, 6};
+  unsigned char bytes[6];
+  stream = npy_stream(
+      1, "{\"descr\": \"|u1\", \"fortran_order\": True, \"shape\": (2, 3)}",
+      column_major, sizeof(column_major));
+  CHECK(hodu_npy_read_header(stream, &info, error, sizeof(error)) &&
+        hodu_npy_read_data(stream, &info, bytes, error, sizeof(error)));
+  CHECK(memcmp(bytes, "\1\2\3\4\5\6", 6) == 0);
+  fclose(stream);
+}
+
+static void test_npy_truncated_header(void) {
+  CHECK_NPY_ERROR(fmemopen("\x93NUMPY\x01", 7, "rb"), "bad magic");
+  CHECK_NPY_ERROR(fmemopen("\x93NUMPY\x01\x00\x50", 9, "rb"), "truncated");
+  CHECK_NPY_ERROR(fmemopen("\x93NUMPY\x01\x00\x50\x00{'descr'", 17, "rb"),
+                  "truncated .npy header");
+  CHECK_NPY_ERROR(fmemopen("\x93NUMPY\x04\x00\x00\x00", 10, "rb"),
+                  "unsupported .npy format version 4");
+  /* A version-2 length of 4 GiB is refused before anything is allocated. */
+  CHECK_NPY_ERROR(fmemopen("\x93NUMPY\x02\x00\xff\xff\xff\xff", 12, "rb"),
+                  "is longer than");
+  CHECK_NPY_ERROR(npy_stream(1, "{'descr': '<f4', 'shape': (2", "", 0),
+                  "no 'fortran_order'");
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2",
+                 "", 0),
+      "bad .npy shape");
+  CHECK_NPY_ERROR(npy_stream(1, "{'fortran_order': False, 'shape': ()}", "", 0),
+                  "no 'descr'");
+  CHECK_NPY_ERROR(npy_stream(1, "{'descr': '<f4', 'fortran_order': False}",
+                             "", 0),
+                  "no 'shape'");
+}
+
+static void test_npy_bad_dtype(void) {
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (), }",
+                 "\0\0\0\0\0\0\0\0", 8),
+      "unsupported .npy dtype '<c8'");
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': 'f4', 'fortran_order': False, 'shape': (), }",
+                 "\0\0\0\0", 4),
+      "unsupported .npy dtype 'f4'");
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': [('a', '<f4')], 'fortran_order': False, "
+                    "'shape': (), }", "", 0),
+      "no 'descr'");
+}
+
+static void test_npy_shape_overflow(void) {
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                    "(4294967296, 4294967296), }", "", 0),
+      "shape [4294967296,4294967296] is too large");
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                    "(99999999999999999999,), }", "", 0),
+      "extent is too large");
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                    "(-1,), }", "", 0),
+      "bad .npy shape");
+  char dict[512] = "{'descr': '|u1', 'fortran_order': False, 'shape': (";
+  for (int i = 0; i <= HODU_NPY_MAX_RANK; ++i)
+    strcat(dict, "1,");
+  strcat(dict, "), }");
+  CHECK_NPY_ERROR(npy_stream(1, dict, "", 0), "more than 64 extents");
+}
+
+static void test_npy_short_data(void) {
+  /* Seekable streams fail at the header, before the data is allocated. */
+  CHECK_NPY_ERROR(
+      npy_stream(1, "{'descr': '<f4', 'fortran_order': False, 'shape': "
+                    "(1000000000000,), }", "\0\0\0\0\0\0\0\0", 8),
+      ".npy data is truncated: 8 bytes, need 4000000000000");
+  /* Other streams fail at the read, which reads no more than needed. */
+  hodu_npy_info info = {.dtype = HODU_DTYPE_F32, .rank = 1, .shape = {4},
+                        .bytes = 16};
+  float data[4];
+  char error[256] = "";
+  FILE *stream = fmemopen("\0\0\0\0\0\0\0\0", 8, "rb");
+  CHECK(!hodu_npy_read_data(stream, &info, data, error, sizeof(error)));
+  CHECK(strstr(error, ".npy data is truncated: 8 bytes, need 16"));
+  fclose(stream);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
 } tests[] = {
     {"status", test_status},
     {"dtype", test_dtype},
+    {"dtype_table", test_dtype_table},
     {"tensor_create", test_tensor_create},
     {"tensor_wrap", test_tensor_wrap},
     {"queries", test_queries},
@@ -554,6 +735,12 @@ static const struct {
     {"threads", test_threads},
     {"concurrent_runs", test_concurrent_runs},
     {"from_descriptor", test_from_descriptor},
+    {"npy_round_trip", test_npy_round_trip},
+    {"npy_byte_order_and_fortran", test_npy_byte_order_and_fortran},
+    {"npy_truncated_header", test_npy_truncated_header},
+    {"npy_bad_dtype", test_npy_bad_dtype},
+    {"npy_shape_overflow", test_npy_shape_overflow},
+    {"npy_short_data", test_npy_short_data},
 };
 
 int main(int argc, char **argv) {

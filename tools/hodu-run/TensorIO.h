@@ -6,8 +6,9 @@
 //   .json  Hodu's JSON tensor {"shape":[2,3],"dtype":"f32","data":[...]}
 //   .hdt   Hodu's postcard TensorData {shape: Vec<usize>, dtype: u8,
 //          data: Vec<u8>}
-// Every codec is hand-written (no protobuf or JSON library) so the tool
-// needs nothing beyond libhodurt and the C++ standard library.
+// .npy is the runtime's C code (runtime/src/npy.h), JSON is nlohmann-json's
+// parser (header-only); the .pb and .hdt codecs are written here, so the
+// tool links nothing beyond libhodurt and the C++ standard library.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_RUN_TENSORIO_H
@@ -62,6 +63,11 @@ std::string encodeJsonTensor(const HostTensor &tensor);
 bool decodeHdt(const uint8_t *bytes, size_t size, HostTensor &tensor,
                std::string &error);
 std::string encodeHdt(const HostTensor &tensor);
+
+// Checks that `shape` has no negative extent and sizes its data as
+// `bytes`; false (with `error`) when that overflows. For the decoders.
+bool checkedByteSize(const std::vector<int64_t> &shape, hodu_dtype dtype,
+                     size_t &bytes, std::string &error);
 
 // "[2,3]".
 std::string formatShape(const std::vector<int64_t> &shape);

@@ -5,11 +5,17 @@
  * Reads one .npy file per model input (in model order; dtype and shape must
  * match the model), runs the model once and writes each output to
  * OUTDIR/<output name>.npy (default: the current directory), printing a
- * one-line summary per output. Exit codes: 0 ok, 2 error (message on stderr).
- * Depends only on hodu/abi.h and libc: the model's descriptor is linked in.
+ * one-line summary per output. bf16 and f8 tensors, which NumPy has no type
+ * for, are read and written as their bits (u2, u1). Exit codes: 0 ok, 2
+ * error (message on stderr). Depends only on hodu/abi.h and libc: the
+ * model's descriptor is linked in, and lib/Driver/CMakeLists.txt compiles
+ * the runtime's .npy code (runtime/src/npy.c, shape.c) into the same
+ * object.
  *
  *===----------------------------------------------------------------------===*/
 #include "hodu/abi.h"
+#include "npy.h"
+#include "shape.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,17 +24,22 @@
 
 extern const hodu_model_desc hodu_model_descriptor;
 
-static const char *const kDescr[HODU_DTYPE_COUNT] = {
-    "|b1", "|u1", "|u1", "<u2", "<f2", "<f4", "<f8", "|u1",
-    "<u2", "<u4", "<u8", "|i1", "<i2", "<i4", "<i8"};
-static const int kSize[HODU_DTYPE_COUNT] = {1, 1, 1, 2, 2, 4, 8, 1,
-                                            2, 4, 8, 1, 2, 4, 8};
+#define HODU_DTYPE_NAME_(id, value, name, size, storage) [value] = name,
+static const char *const kDtypeName[HODU_DTYPE_COUNT] = {
+    HODU_DTYPE_LIST(HODU_DTYPE_NAME_)};
+#undef HODU_DTYPE_NAME_
+#define HODU_DTYPE_SIZE_(id, value, name, size, storage) [value] = size,
+static const size_t kDtypeSize[HODU_DTYPE_COUNT] = {
+    HODU_DTYPE_LIST(HODU_DTYPE_SIZE_)};
+#undef HODU_DTYPE_SIZE_
 
-static size_t num_elements(const hodu_tensor_desc *t) {
-  size_t n = 1;
-  for (int i = 0; i < t->rank; ++i)
-    n *= (size_t)t->shape[i];
-  return n;
+/* Bytes of a tensor the descriptor declares (its shapes are static and
+ * were checked by the compiler, so they do not overflow). */
+static size_t tensor_bytes(const hodu_tensor_desc *t) {
+  int64_t elements;
+  size_t bytes = 0;
+  hodu_shape_size(t->rank, t->shape, kDtypeSize[t->dtype], &elements, &bytes);
+  return bytes;
 }
 
 static int fail(const char *fmt, const char *a, const char *b) {
@@ -38,87 +49,71 @@ static int fail(const char *fmt, const char *a, const char *b) {
   return 2;
 }
 
-/* Reads a .npy file (v1-v3, C order) and checks it against `t`. */
-static int read_npy(const char *path, const hodu_tensor_desc *t, void *data) {
+/* The dtype of the .npy file for a model tensor of `dtype`: NumPy has no
+ * bf16 or f8, so those travel as their bits, in the unsigned type of their
+ * width. */
+static hodu_dtype npy_dtype(int32_t dtype) {
+  switch (dtype) {
+  case HODU_DTYPE_BF16:
+    return HODU_DTYPE_U16;
+  case HODU_DTYPE_F8E4M3:
+  case HODU_DTYPE_F8E5M2:
+    return HODU_DTYPE_U8;
+  default:
+    return (hodu_dtype)dtype;
+  }
+}
+
+/* Whether a file of `info` holds input `t`: the same dtype and shape, where
+ * booleans may also come as u1, as many tools write them. */
+static int holds_input(const hodu_npy_info *info, const hodu_tensor_desc *t) {
+  int dtype_ok = info->dtype == npy_dtype(t->dtype) ||
+                 (t->dtype == HODU_DTYPE_BOOL && info->dtype == HODU_DTYPE_U8);
+  return dtype_ok && info->rank == t->rank &&
+         memcmp(info->shape, t->shape, sizeof(int64_t) * (size_t)t->rank) == 0;
+}
+
+/* Reads the .npy file at `path` into `data` after checking it against `t`. */
+static int read_input(const char *path, const hodu_tensor_desc *t,
+                      void *data) {
   FILE *f = fopen(path, "rb");
   if (!f)
     return fail("cannot open input '%s'%s", path, "");
-  unsigned char magic[10];
-  if (fread(magic, 1, 8, f) != 8 || memcmp(magic, "\x93NUMPY", 6) != 0) {
+  hodu_npy_info info;
+  char error[256];
+  int ok = hodu_npy_read_header(f, &info, error, sizeof(error));
+  if (ok && !holds_input(&info, t)) {
+    char expected[128], got[128];
+    hodu_format_shape(expected, sizeof(expected), t->rank, t->shape);
+    hodu_format_shape(got, sizeof(got), info.rank, info.shape);
     fclose(f);
-    return fail("'%s' is not a .npy file%s", path, "");
+    fprintf(stderr,
+            "error: '%s' does not hold the model's input '%s': expected %s "
+            "%s, got %s %s\n",
+            path, t->name, kDtypeName[npy_dtype(t->dtype)], expected,
+            kDtypeName[info.dtype], got);
+    return 2;
   }
-  uint32_t hlen = 0;
-  if (magic[6] == 1) {
-    unsigned char l[2];
-    if (fread(l, 1, 2, f) != 2) { fclose(f); return fail("'%s': truncated header%s", path, ""); }
-    hlen = l[0] | (l[1] << 8);
-  } else {
-    unsigned char l[4];
-    if (fread(l, 1, 4, f) != 4) { fclose(f); return fail("'%s': truncated header%s", path, ""); }
-    hlen = l[0] | (l[1] << 8) | (l[2] << 16) | ((uint32_t)l[3] << 24);
-  }
-  char *header = calloc(1, hlen + 1);
-  if (!header || fread(header, 1, hlen, f) != hlen) {
-    free(header);
-    fclose(f);
-    return fail("'%s': truncated header%s", path, "");
-  }
-  char expect[64];
-  snprintf(expect, sizeof expect, "'%s'", kDescr[t->dtype]);
-  /* bool is also written as '|b1' or '|u1' by various tools. */
-  int dtype_ok = strstr(header, expect) != NULL ||
-                 (t->dtype == HODU_DTYPE_BOOL && strstr(header, "'|u1'"));
-  /* numpy writes (2, 3), (3,) and (). */
-  char shape[512] = "(";
-  for (int i = 0; i < t->rank; ++i) {
-    char d[32];
-    snprintf(d, sizeof d, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-    strncat(shape, d, sizeof shape - strlen(shape) - 1);
-  }
-  strncat(shape, t->rank == 1 ? ",)" : ")", sizeof shape - strlen(shape) - 1);
-  int shape_ok = strstr(header, shape) != NULL;
-  int fortran = strstr(header, "'fortran_order': True") != NULL;
-  free(header);
-  if (!dtype_ok || !shape_ok || fortran) {
-    fclose(f);
-    return fail("'%s' does not hold the model's input '%s' (dtype, shape or order differ)",
-                path, t->name);
-  }
-  size_t bytes = num_elements(t) * (size_t)kSize[t->dtype];
-  size_t got = fread(data, 1, bytes, f);
+  ok = ok && hodu_npy_read_data(f, &info, data, error, sizeof(error));
   fclose(f);
-  if (got != bytes)
-    return fail("'%s': expected more data for input '%s'", path, t->name);
-  return 0;
+  return ok ? 0 : fail("'%s': %s", path, error);
 }
 
-static int write_npy(const char *path, const hodu_tensor_desc *t, const void *data) {
-  char shape[512] = "";
-  for (int i = 0; i < t->rank; ++i) {
-    char d[32];
-    snprintf(d, sizeof d, "%lld,", (long long)t->shape[i]);
-    strncat(shape, d, sizeof shape - strlen(shape) - 1);
-  }
-  char header[640];
-  int n = snprintf(header, sizeof header,
-                   "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }",
-                   kDescr[t->dtype], shape);
-  int total = 10 + n + 1;
-  int pad = (64 - total % 64) % 64;
+static int write_output(const char *path, const hodu_tensor_desc *t,
+                        const void *data) {
+  char header[HODU_NPY_HEADER_BUFFER];
+  size_t length = hodu_npy_format_header(header, sizeof(header),
+                                         npy_dtype(t->dtype), t->rank,
+                                         t->shape);
+  if (length == 0)
+    return fail("output '%s' has more extents than a .npy header holds%s",
+                t->name, "");
   FILE *f = fopen(path, "wb");
   if (!f)
     return fail("cannot write '%s'%s", path, "");
-  unsigned short hlen = (unsigned short)(n + pad + 1);
-  fwrite("\x93NUMPY\x01\x00", 1, 8, f);
-  fputc(hlen & 0xff, f);
-  fputc(hlen >> 8, f);
-  fwrite(header, 1, (size_t)n, f);
-  for (int i = 0; i < pad; ++i)
-    fputc(' ', f);
-  fputc('\n', f);
-  size_t bytes = num_elements(t) * (size_t)kSize[t->dtype];
-  int ok = fwrite(data, 1, bytes, f) == bytes;
+  size_t bytes = tensor_bytes(t);
+  int ok = fwrite(header, 1, length, f) == length &&
+           fwrite(data, 1, bytes, f) == bytes;
   ok &= fclose(f) == 0;
   return ok ? 0 : fail("error writing '%s'%s", path, "");
 }
@@ -151,11 +146,11 @@ int main(int argc, char **argv) {
   void **out = calloc((size_t)m->num_outputs + 1, sizeof(void *));
   int rc = 0;
   for (int i = 0; i < m->num_inputs && !rc; ++i) {
-    in[i] = malloc(num_elements(&m->inputs[i]) * (size_t)kSize[m->inputs[i].dtype] + 1);
-    rc = in[i] ? read_npy(inputs[i], &m->inputs[i], in[i]) : 2;
+    in[i] = malloc(tensor_bytes(&m->inputs[i]) + 1);
+    rc = in[i] ? read_input(inputs[i], &m->inputs[i], in[i]) : 2;
   }
   for (int i = 0; i < m->num_outputs && !rc; ++i)
-    if (!(out[i] = malloc(num_elements(&m->outputs[i]) * (size_t)kSize[m->outputs[i].dtype] + 1)))
+    if (!(out[i] = malloc(tensor_bytes(&m->outputs[i]) + 1)))
       rc = 2;
   if (!rc && m->entry((void *const *)in, (void *const *)out, NULL) != 0) {
     fprintf(stderr, "error: model '%s' failed to run\n", m->model_name);
@@ -167,7 +162,7 @@ int main(int argc, char **argv) {
     for (char *p = path + strlen(outdir) + 1; *p; ++p)
       if (*p == '/' || *p == ':')
         *p = '_';
-    rc = write_npy(path, &m->outputs[i], out[i]);
+    rc = write_output(path, &m->outputs[i], out[i]);
     if (!rc)
       printf("%s -> %s\n", m->outputs[i].name, path);
   }

@@ -27,25 +27,39 @@ extern "C" {
 /* Bumped on any incompatible change to the structs or the entry signature. */
 #define HODU_ABI_VERSION 1u
 
-/* Element types. The numbering is upstream Hodu's DType (repr u8). */
+/* Element types: the one table of their facts, which the enum below, the
+ * runtime, the executables' main() and the tools all expand. Each row is
+ *   X(ID, value, "name", size, storage)
+ * for the enumerator HODU_DTYPE_<ID>, its value (upstream Hodu's DType
+ * numbering, repr u8: never renumber), upstream's short name, the bytes per
+ * element and the C type that stores one element. Booleans take one byte (0
+ * or 1); bf16, f16 and the f8 types, which C has no type for, are stored as
+ * their bits. Rows are in value order with no gaps, so that a table indexed
+ * by the value can be expanded from the list. */
+#define HODU_DTYPE_LIST(X)                                                     \
+  X(BOOL, 0, "bool", 1, uint8_t)                                               \
+  X(F8E4M3, 1, "f8e4m3", 1, uint8_t)                                           \
+  X(F8E5M2, 2, "f8e5m2", 1, uint8_t)                                           \
+  X(BF16, 3, "bf16", 2, uint16_t)                                              \
+  X(F16, 4, "f16", 2, uint16_t)                                                \
+  X(F32, 5, "f32", 4, float)                                                   \
+  X(F64, 6, "f64", 8, double)                                                  \
+  X(U8, 7, "u8", 1, uint8_t)                                                   \
+  X(U16, 8, "u16", 2, uint16_t)                                                \
+  X(U32, 9, "u32", 4, uint32_t)                                                \
+  X(U64, 10, "u64", 8, uint64_t)                                               \
+  X(I8, 11, "i8", 1, int8_t)                                                   \
+  X(I16, 12, "i16", 2, int16_t)                                                \
+  X(I32, 13, "i32", 4, int32_t)                                                \
+  X(I64, 14, "i64", 8, int64_t)
+
+#define HODU_DTYPE_ENUMERATOR_(id, value, name, size, storage)                 \
+  HODU_DTYPE_##id = value,
 typedef enum hodu_dtype {
-  HODU_DTYPE_BOOL = 0,
-  HODU_DTYPE_F8E4M3 = 1,
-  HODU_DTYPE_F8E5M2 = 2,
-  HODU_DTYPE_BF16 = 3,
-  HODU_DTYPE_F16 = 4,
-  HODU_DTYPE_F32 = 5,
-  HODU_DTYPE_F64 = 6,
-  HODU_DTYPE_U8 = 7,
-  HODU_DTYPE_U16 = 8,
-  HODU_DTYPE_U32 = 9,
-  HODU_DTYPE_U64 = 10,
-  HODU_DTYPE_I8 = 11,
-  HODU_DTYPE_I16 = 12,
-  HODU_DTYPE_I32 = 13,
-  HODU_DTYPE_I64 = 14,
-  HODU_DTYPE_COUNT = 15
+  HODU_DTYPE_LIST(HODU_DTYPE_ENUMERATOR_)
+  HODU_DTYPE_COUNT /* one past the last value: the rows have no gaps */
 } hodu_dtype;
+#undef HODU_DTYPE_ENUMERATOR_
 
 /* One input or output of a model. Shapes are static. Booleans are stored
  * one byte per element (0 or 1). */
