@@ -20,7 +20,19 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     then into register tiles (at most `register-m` rows x `register-n`
     columns, one k step), vectorises the register tile and keeps its
     accumulator in registers across the k loop (the transfers are hoisted
-    out of it). Contractions become outer products, i.e. broadcast + FMA on
+    out of it).
+
+    The register tile comes from the target's registers unless `register-m`
+    and `register-n` are given: `vector-registers` vectors of `vector-bits`
+    bits, L = vector-bits / 32 floats each. A row of the tile is two vectors
+    (2L columns), so each broadcast of A feeds two independent FMAs, and the
+    rows are the most, a power of two, for which the accumulators (2 per
+    row), the two B vectors of a k step and one A broadcast fit the register
+    file: 8 rows for 32 registers (16 + 2 + 1, leaving room for the loads
+    in flight), 4 for 16. AVX-512 (512/32) gets 8x32 tiles, AVX2 (256/16)
+    4x16, NEON (128/32) 8x8. The packed panel widths (nr, mr) and the
+    convolution row panels are the tile's width and height, halved as the
+    shapes need; panels are never narrower than 4 columns. Contractions become outer products, i.e. broadcast + FMA on
     the widest vectors the target has. Tile sizes are chosen per op to divide
     its dimensions, so no partial tiles arise; an op whose sizes admit no
     vector tile is left for the scalar path. A batch-1 `linalg.conv_2d_nchw_fchw`
@@ -45,7 +57,9 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     columns straight into nr-wide panels, one transposing copy per tap, so
     the column buffer is written once and never repacked, and the filter is
     the packed A operand. Output rows are computed OW rounded up to the
-    panel width (the widest of 32, 16, 8 that wastes at most an eighth),
+    panel width (the widest of the register tile's width halved down to half
+    a vector, at least 4, that wastes at most an eighth: 32, 16 or 8 for
+    AVX-512),
     the input is widened with zeros when the extra columns need it, and the
     extra output columns are dropped; a convolution whose output does not
     start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
@@ -76,8 +90,14 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     ```
   }];
   let options = [
-    Option<"registerM", "register-m", "int64_t", "8", "Most rows of a register tile">,
-    Option<"registerN", "register-n", "int64_t", "32", "Most columns of a register tile">,
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Bits of one vector register of the target">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "Vector registers of the target">,
+    Option<"registerM", "register-m", "int64_t", "0",
+           "Most rows of a register tile (0: from the target's registers)">,
+    Option<"registerN", "register-n", "int64_t", "0",
+           "Most columns of a register tile (0: from the target's registers)">,
     Option<"cacheM", "cache-m", "int64_t", "64", "Most rows of a cache tile">,
     Option<"cacheN", "cache-n", "int64_t", "256", "Most columns of a cache tile">,
     Option<"cacheK", "cache-k", "int64_t", "256", "Most k of a cache tile">,
@@ -142,7 +162,12 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
     transposes, reductions such as softmax and layer-norm rows, fills,
     copies): tiles the iteration space so that one tile holds at most
     `vector-elements` elements, taken from the innermost dimensions first,
-    and vectorises the tile with the upstream linalg vectoriser. Reductions
+    and vectorises the tile with the upstream linalg vectoriser. Unless
+    given, `vector-elements` is what vector-registers / 8 vectors of
+    `vector-bits` hold in f32 (64 for AVX-512, 16 for AVX2 and NEON): the
+    bodies keep several temporaries per element live (the polynomial
+    approximations six or more), so a tile takes an eighth of the register
+    file. Reductions
     become `vector.multi_reduction`, lowered to vector adds plus one
     horizontal step per row (hoduc lets LLVM reassociate float reductions).
     Ops nested in the loops of already vectorised matmuls, ops with dynamic
@@ -186,8 +211,12 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
     ```
   }];
   let options = [
-    Option<"vectorElements", "vector-elements", "int64_t", "64",
-           "Most elements of one vectorised tile">,
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Bits of one vector register of the target">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "Vector registers of the target">,
+    Option<"vectorElements", "vector-elements", "int64_t", "0",
+           "Most elements of one vectorised tile (0: from the target's registers)">,
     Option<"minElements", "min-elements", "int64_t", "4",
            "Fewest elements of a tile worth vectorising">,
     Option<"maxWindow", "max-window", "int64_t", "16",

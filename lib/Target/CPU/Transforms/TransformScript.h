@@ -5,7 +5,7 @@
 // vectorisation and hoisting to upstream transform ops: each builds a
 // transform script with the transform dialect's C++ builders, the ops it
 // handles tagged so that the script can find them, and runs it through the
-// transform interpreter.
+// transform interpreter. Also the vector width they derive tile sizes from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,6 +63,12 @@ private:
   mlir::Value root;
   llvm::SmallVector<mlir::StringAttr> tags;
 };
+
+/// f32 lanes of one vector register of `vectorBits` bits (at least one):
+/// the unit of the tile sizes the passes derive from the target.
+inline int64_t f32Lanes(int64_t vectorBits) {
+  return std::max<int64_t>(vectorBits / 32, 1);
+}
 
 } // namespace hodu::cpu
 

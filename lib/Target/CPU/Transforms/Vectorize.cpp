@@ -48,14 +48,22 @@ int64_t tileSize(int64_t dim, int64_t limit, int64_t step) {
   return step;
 }
 
-/// The largest of `candidates` (descending) that divides `dim`.
-int64_t registerSize(int64_t dim, std::initializer_list<int64_t> candidates,
-                     int64_t limit) {
-  for (int64_t c : candidates)
-    if (c <= limit && dim % c == 0)
-      return c;
+/// The largest of `largest`, `largest`/2, ... down to `smallest` that
+/// divides `dim`, `largest` first rounded down to a power of two so that the
+/// sizes divide the usual power-of-two shapes; 1 if none does.
+int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest) {
+  for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
+       s >= std::max<int64_t>(smallest, 1); s /= 2)
+    if (dim % s == 0)
+      return s;
   return 1;
 }
+
+/// The most rows and columns of C one register kernel holds (f32), and the
+/// lanes of the target's vectors.
+struct RegisterTile {
+  int64_t rows, cols, lanes;
+};
 
 /// Filter tap (i, j) of a batch-1 NCHW conv input, `width` output columns
 /// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width].
@@ -399,8 +407,8 @@ Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
 /// widened with zeros if needed, the extra columns are dropped), so panels
 /// never straddle rows. The filter (usually a constant) is packed at
 /// compile time. False (nothing changed) if the conv does not qualify.
-bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
-                        int64_t registerN, int64_t maxKc, bool parallel) {
+bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
+                        int64_t maxKc, bool parallel) {
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -412,12 +420,15 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
   int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);
-  int64_t mr = registerSize(f, {8, 4}, registerM);
-  int64_t nr = std::min<int64_t>(registerN, 32);
-  // Prefer the widest panel that wastes at most an eighth of each row.
-  while (nr > 8 && (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
+  int64_t mr = registerSize(f, tile.rows, 4);
+  // Prefer the widest panel, from the register tile's width down to half a
+  // vector (and 4 columns), that wastes at most an eighth of each row.
+  int64_t narrowest = std::max<int64_t>(tile.lanes / 2, 4);
+  int64_t nr = tile.cols;
+  while (nr > narrowest &&
+         (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
     nr /= 2;
-  if (mr < 4 || nr < 8)
+  if (mr < 4 || nr < narrowest)
     return false;
   int64_t owp = llvm::alignTo(ow, nr);
   SmallVector<int64_t> st(conv.getStrides().getValues<int64_t>());
@@ -510,14 +521,27 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
 struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   using Base::Base;
 
+  /// `register-m` x `register-n`, or what the target's registers hold (see
+  /// the pass description): rows of two vectors, and as many rows (a power
+  /// of two) as leave room for the two B vectors and the A broadcast of a k
+  /// step: rows * 2 + 2 + 1 <= vector-registers.
+  RegisterTile registerTile() const {
+    int64_t lanes = hodu::cpu::f32Lanes(vectorBits);
+    int64_t rows = registerM;
+    if (rows == 0)
+      rows = llvm::bit_floor(
+          uint64_t(std::max<int64_t>((vectorRegisters - 3) / 2, 1)));
+    return {rows, registerN ? registerN : 2 * lanes, lanes};
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    RegisterTile tile = registerTile();
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (auto conv : convs)
       if (conv.hasPureTensorSemantics() &&
-          !(packB && convToPackedMatmul(conv, registerM, registerN, packCacheK,
-                                        parallel)))
+          !(packB && convToPackedMatmul(conv, tile, packCacheK, parallel)))
         convToIm2colMatmul(conv);
     {
       SmallVector<linalg::MatmulOp> matmuls;
@@ -536,8 +560,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
             bt.getElementType() != c.getElementType())
           continue;
         int64_t m = a.getDimSize(0), n = bt.getDimSize(1), k = bt.getDimSize(0);
-        int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
-        int64_t mr = registerSize(m, {8, 4}, registerM);
+        int64_t nr = registerSize(n, tile.cols, 4);
+        int64_t mr = registerSize(m, tile.rows, 4);
         // One panel is B itself; short k loops gain nothing.
         if (nr < 4 || mr < 4 || n / nr < 2 || k < packMinK)
           continue;
@@ -564,7 +588,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         kLoops.push_back(k.loops[0]);
         return;
       }
-      if (std::optional<Value> kLoop = tileMatmul(script, op, id))
+      if (std::optional<Value> kLoop = tileMatmul(script, op, tile, id))
         kLoops.push_back(*kLoop);
     });
     if (script.empty())
@@ -587,7 +611,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   /// `op` to `script`, tagged `id` (then incremented), and returns the k
   /// loop of its register tile; nothing for any other op.
   std::optional<Value> tileMatmul(hodu::cpu::TransformScript &script,
-                                  linalg::LinalgOp op, int64_t &id) {
+                                  linalg::LinalgOp op, RegisterTile tile,
+                                  int64_t &id) {
     if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
         !op.hasPureTensorSemantics())
       return std::nullopt;
@@ -599,9 +624,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       return std::nullopt;
     bool batched = ranges.size() == 4;
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
-    // Register tile: up to registerM rows of registerN columns.
-    int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
-    int64_t mr = registerSize(m, {8, 4, 2, 1}, registerM);
+    // Register tile: up to tile.rows rows of tile.cols columns.
+    int64_t nr = registerSize(n, tile.cols, 4);
+    int64_t mr = registerSize(m, tile.rows, 1);
     if (n % 4 != 0)
       return std::nullopt; // no useful vector width: leave it to the scalar path
     int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),

@@ -62,6 +62,43 @@ bool linearForm(AffineExpr expr, SmallVectorImpl<int64_t> &coeffs,
   return false;
 }
 
+/// One result of an input's indexing map in a window reduction: its
+/// coefficient per loop dim, its constant and the one parallel dim it
+/// strides along (-1: none).
+struct WindowResult {
+  SmallVector<int64_t> coeffs;
+  int64_t constant = 0;
+  int64_t parallelDim = -1;
+};
+
+/// The results of an input's `map` as WindowResults, if each is linear with
+/// at most one parallel dim (`newDim[d] >= 0`), of positive stride, and no
+/// negative reduction coefficient; the window unrolling takes no other.
+std::optional<SmallVector<WindowResult>>
+windowForms(AffineMap map, ArrayRef<int64_t> newDim,
+            ArrayRef<int64_t> reductionDims) {
+  int64_t numDims = newDim.size();
+  SmallVector<WindowResult> results;
+  for (AffineExpr e : map.getResults()) {
+    WindowResult r;
+    r.coeffs.assign(numDims, 0);
+    if (!linearForm(e, r.coeffs, r.constant))
+      return std::nullopt;
+    for (int64_t d = 0; d < numDims; ++d) {
+      if (r.coeffs[d] == 0 || newDim[d] < 0)
+        continue;
+      if (r.parallelDim >= 0 || r.coeffs[d] < 0)
+        return std::nullopt;
+      r.parallelDim = d;
+    }
+    for (int64_t d : reductionDims)
+      if (r.coeffs[d] < 0)
+        return std::nullopt;
+    results.push_back(r);
+  }
+  return results;
+}
+
 /// A window reduction (pooling, with whatever elementwise prologue fusion
 /// put into it) reads its inputs at `out_dim * stride + window_dim`, which
 /// the vectoriser does not take. With a small window, unroll it: one input
@@ -100,13 +137,7 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
       return;
     newOutExprs.push_back(getAffineDimExpr(newDim[d.getPosition()], ctx));
   }
-  // Each input: per result, at most one parallel dim with a positive stride.
-  struct Result {
-    SmallVector<int64_t> coeffs;
-    int64_t constant = 0;
-    int64_t parallelDim = -1; // -1: none
-  };
-  SmallVector<SmallVector<Result>> forms;
+  SmallVector<SmallVector<WindowResult>> forms;
   // Window-shaped operands (indexed by reduction dims only) must be unused
   // dummies; they are dropped.
   SmallVector<bool> dummy;
@@ -115,28 +146,16 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
     AffineMap map = op.getMatchingIndexingMap(in);
     if (!type && map.getNumResults() != 0)
       return;
-    SmallVector<Result> rs;
-    for (AffineExpr e : map.getResults()) {
-      Result r;
-      r.coeffs.assign(numDims, 0);
-      if (!linearForm(e, r.coeffs, r.constant))
-        return;
-      for (int64_t d = 0; d < numDims; ++d) {
-        if (r.coeffs[d] == 0 || newDim[d] < 0)
-          continue;
-        if (r.parallelDim >= 0 || r.coeffs[d] < 0)
-          return;
-        r.parallelDim = d;
-      }
-      for (int64_t d : reductionDims)
-        if (r.coeffs[d] < 0)
-          return;
-      rs.push_back(r);
-    }
-    bool usesReduction = llvm::any_of(rs, [&](const Result &r) {
+    std::optional<SmallVector<WindowResult>> results =
+        windowForms(map, newDim, reductionDims);
+    if (!results)
+      return;
+    SmallVector<WindowResult> &rs = *results;
+    bool usesReduction = llvm::any_of(rs, [&](const WindowResult &r) {
       return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
     });
-    bool usesParallel = llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
+    bool usesParallel = llvm::any_of(
+        rs, [](const WindowResult &r) { return r.parallelDim >= 0; });
     dummy.push_back(usesReduction && !usesParallel);
     if (dummy.back() && !op.getMatchingBlockArgument(in).use_empty())
       return;
@@ -160,13 +179,13 @@ void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
       rest /= ranges[reductionDims[k]];
     }
     for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
-      const SmallVector<Result> &rs = forms[i];
+      const SmallVector<WindowResult> &rs = forms[i];
       if (dummy[i]) {
         argOf[p].push_back(-1);
         continue;
       }
       SmallVector<int64_t> offsets;
-      for (const Result &r : rs) {
+      for (const WindowResult &r : rs) {
         int64_t o = r.constant;
         for (int64_t d : reductionDims)
           o += r.coeffs[d] * pos[d];
@@ -294,13 +313,19 @@ struct CpuVectorizeGenerics
     module.walk([&](linalg::GenericOp op) { windows.push_back(op); });
     for (linalg::GenericOp op : windows)
       unrollSmallWindow(op, maxWindow);
+    // vector-elements, or vector-registers / 8 vectors' worth: room for the
+    // temporaries of the body (see the pass description).
+    int64_t tileElements = vectorElements;
+    if (tileElements == 0)
+      tileElements = hodu::cpu::f32Lanes(vectorBits) *
+                 std::max<int64_t>(vectorRegisters / 8, 1);
     hodu::cpu::TransformScript script(module);
     int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
       if (!isVectorizableGeneric(op))
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      SmallVector<int64_t> tile = vectorTile(ranges, vectorElements);
+      SmallVector<int64_t> tile = vectorTile(ranges, tileElements);
       int64_t elements = 1;
       for (int64_t t : tile)
         elements *= t;
