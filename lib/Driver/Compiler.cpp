@@ -4,6 +4,7 @@
 #include "Driver.h"
 
 #include "hodu/ABI/Passes.h"
+#include "hodu/Conversion/Passes.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
@@ -47,6 +48,7 @@ void hodu::registerAllCompilerPasses() {
   static bool done = [] {
     mlir::registerAllPasses();
     registerHoduPasses();
+    registerConversionPasses();
     registerHoduABIPasses();
     driver::registerSharedPipelines();
     registerAllComponents(); // targets register their passes and pipelines

@@ -1,7 +1,7 @@
 //===- HoduToLinalg.h - lower the hodu dialect to upstream MLIR -*- C++ -*-===//
 //
 // The hodu -> linalg/tensor/arith/math/scf conversion. The pass itself is
-// declared in dialects/Hodu/Passes.td (`convert-hodu-to-linalg`,
+// declared in include/hodu/Conversion/Passes.td (`convert-hodu-to-linalg`,
 // hodu::createConvertHoduToLinalg()); these entry points let other pipelines
 // reuse the patterns.
 //

@@ -6,12 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Conversion/HoduToLinalg.h"
+#include "hodu/Conversion/Passes.h"
 
 #include "Common.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
-#include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -22,7 +22,7 @@ using namespace mlir;
 
 namespace hodu {
 #define GEN_PASS_DEF_CONVERTHODUTOLINALG
-#include "Hodu/Passes.h.inc"
+#include "hodu/Conversion/Passes.h.inc"
 } // namespace hodu
 
 void hodu::populateHoduToSignlessTypeConversion(TypeConverter &converter) {

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Target/CPU/CPUTarget.h"
+#include "hodu/Target/CPU/Passes.h"
 
 #include "CPUTarget.h"
 
@@ -93,14 +94,17 @@ LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
 /// vectoriser does not take), then fused kernels spread over threads and
 /// the remaining elementwise/reduction kernels vectorised.
 std::string linalgExtension(const CPUPipelineConfig &o) {
+  std::string shape = "{vector-bits=" + std::to_string(o.vectorBits) +
+                      " vector-registers=" +
+                      std::to_string(o.vectorRegisters) + "}";
   std::string p;
   if (o.optLevel >= 2)
-    p += "hodu-cpu-vectorize,canonicalize,";
+    p += "hodu-cpu-vectorize" + shape + ",canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
   if (o.optLevel >= 2)
-    p += "hodu-cpu-parallelize,canonicalize,hodu-cpu-vectorize-generics,"
-         "canonicalize,cse,";
+    p += "hodu-cpu-parallelize,canonicalize,hodu-cpu-vectorize-generics" +
+         shape + ",canonicalize,cse,";
   return p;
 }
 
@@ -353,6 +357,7 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
 
 void hodu::registerCPUTarget() {
   static bool done = [] {
+    cpu::registerCPUPasses();
     cpu::registerExpandStridedCopiesPass();
     for (StringRef phase : {"linalg", "bufferized", "llvm"}) {
       std::string name = ("hodu-cpu-" + phase).str();

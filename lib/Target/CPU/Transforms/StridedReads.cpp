@@ -1,10 +1,10 @@
-//===- CpuStridedReads.cpp - stride-2 reads as load + deinterleave --------===//
+//===- StridedReads.cpp - stride-2 reads as load + deinterleave -----------===//
 //
-// See hodu-cpu-strided-reads in Passes.td.
+// See hodu-cpu-strided-reads in include/hodu/Target/CPU/Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
-#include "hodu/Transforms/Passes.h"
+#include "hodu/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,10 +14,10 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-namespace hodu {
+namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUSTRIDEDREADS
-#include "Hodu/Passes.h.inc"
-} // namespace hodu
+#include "hodu/Target/CPU/Passes.h.inc"
+} // namespace hodu::cpu
 
 using namespace mlir;
 
@@ -79,7 +79,7 @@ struct StridedRead : OpRewritePattern<vector::TransferReadOp> {
   }
 };
 
-struct CpuStridedReads : hodu::impl::CpuStridedReadsBase<CpuStridedReads> {
+struct CpuStridedReads : hodu::cpu::impl::CpuStridedReadsBase<CpuStridedReads> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<StridedRead>(&getContext());

@@ -1,47 +1,38 @@
-//===- CpuVectorize.cpp - tile and vectorise matmuls for CPUs -------------===//
+//===- Vectorize.cpp - tile and vectorise matmuls for CPUs ----------------===//
 //
-// Chooses cache and register tile sizes per op (in C++, where the shapes are
-// known) and lets the transform dialect do the tiling, vectorisation and
-// hoisting: the script is generated per module, with each op tagged so the
-// script can find it.
+// See hodu-cpu-vectorize in include/hodu/Target/CPU/Passes.td. Rewrites
+// convolutions as matmuls and packs matmul operands into panels (in C++),
+// then chooses cache and register tile sizes per op, where the shapes are
+// known, and lets upstream transform ops do the tiling, vectorisation and
+// hoisting (TransformScript.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "hodu/Transforms/Passes.h"
+#include "hodu/Target/CPU/Passes.h"
+
+#include "TransformScript.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
-#include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/IR/IRMapping.h"
-#include "mlir/Parser/Parser.h"
 
 #include <cstring>
-#include <map>
-#include <string>
 
-namespace hodu {
+namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUVECTORIZE
-#define GEN_PASS_DEF_CPUPARALLELIZE
-#define GEN_PASS_DEF_CPUVECTORIZEGENERICS
-#include "Hodu/Passes.h.inc"
-} // namespace hodu
+#include "hodu/Target/CPU/Passes.h.inc"
+} // namespace hodu::cpu
 
 using namespace mlir;
 
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
-constexpr llvm::StringLiteral kGenericTag = "hodu.vectorize_generic_id";
 /// Marks the register-tile contractions of a packed matmul (and the fills
 /// of their accumulators), built by panelMatmul inside the panel loops.
 constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
@@ -57,42 +48,22 @@ int64_t tileSize(int64_t dim, int64_t limit, int64_t step) {
   return step;
 }
 
-/// The largest of `candidates` (descending) that divides `dim`.
-int64_t registerSize(int64_t dim, std::initializer_list<int64_t> candidates,
-                     int64_t limit) {
-  for (int64_t c : candidates)
-    if (c <= limit && dim % c == 0)
-      return c;
+/// The largest of `largest`, `largest`/2, ... down to `smallest` that
+/// divides `dim`, `largest` first rounded down to a power of two so that the
+/// sizes divide the usual power-of-two shapes; 1 if none does.
+int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest) {
+  for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
+       s >= std::max<int64_t>(smallest, 1); s /= 2)
+    if (dim % s == 0)
+      return s;
   return 1;
 }
 
-std::string list(llvm::ArrayRef<int64_t> v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "]";
-}
-
-std::string tileOp(const std::string &result, const std::string &loops,
-                   const std::string &target, llvm::ArrayRef<int64_t> sizes) {
-  int64_t n = llvm::count_if(sizes, [](int64_t s) { return s != 0; });
-  std::string types = "!transform.any_op";
-  for (int64_t i = 0; i < n; ++i)
-    types += ", !transform.any_op";
-  return "    " + result + ", " + loops + ":" + std::to_string(n) +
-         " = transform.structured.tile_using_for " + target + " tile_sizes " +
-         list(sizes) + " : (!transform.any_op) -> (" + types + ")\n";
-}
-
-/// Tags `op` with `tag = id` and returns the script line that binds the
-/// handle `%<handle>` to it.
-std::string matchTagged(Operation *op, StringRef tag, int64_t id,
-                        const std::string &handle) {
-  op->setAttr(tag, IntegerAttr::get(IntegerType::get(op->getContext(), 64), id));
-  return "    %" + handle + " = transform.structured.match attributes {" +
-         tag.str() + " = " + std::to_string(id) +
-         " : i64} in %root : (!transform.any_op) -> !transform.any_op\n";
-}
+/// The most rows and columns of C one register kernel holds (f32), and the
+/// lanes of the target's vectors.
+struct RegisterTile {
+  int64_t rows, cols, lanes;
+};
 
 /// Filter tap (i, j) of a batch-1 NCHW conv input, `width` output columns
 /// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width].
@@ -436,8 +407,8 @@ Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
 /// widened with zeros if needed, the extra columns are dropped), so panels
 /// never straddle rows. The filter (usually a constant) is packed at
 /// compile time. False (nothing changed) if the conv does not qualify.
-bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
-                        int64_t registerN, int64_t maxKc, bool parallel) {
+bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
+                        int64_t maxKc, bool parallel) {
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -449,12 +420,15 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
   int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);
-  int64_t mr = registerSize(f, {8, 4}, registerM);
-  int64_t nr = std::min<int64_t>(registerN, 32);
-  // Prefer the widest panel that wastes at most an eighth of each row.
-  while (nr > 8 && (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
+  int64_t mr = registerSize(f, tile.rows, 4);
+  // Prefer the widest panel, from the register tile's width down to half a
+  // vector (and 4 columns), that wastes at most an eighth of each row.
+  int64_t narrowest = std::max<int64_t>(tile.lanes / 2, 4);
+  int64_t nr = tile.cols;
+  while (nr > narrowest &&
+         (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
     nr /= 2;
-  if (mr < 4 || nr < 8)
+  if (mr < 4 || nr < narrowest)
     return false;
   int64_t owp = llvm::alignTo(ow, nr);
   SmallVector<int64_t> st(conv.getStrides().getValues<int64_t>());
@@ -544,86 +518,30 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, int64_t registerM,
   return true;
 }
 
-/// Runs the transform script `body` (the inside of @__transform_main, with
-/// the payload root as %root) on `module`; `pass` names the caller in the
-/// message should the generated script not parse.
-LogicalResult runTransformScript(ModuleOp module, const std::string &body,
-                                 StringRef pass) {
-  std::string script =
-      "module attributes {transform.with_named_sequence} {\n"
-      "  transform.named_sequence @__transform_main(%root: !transform.any_op "
-      "{transform.readonly}) {\n" +
-      body + "    transform.yield\n  }\n}\n";
-  OwningOpRef<ModuleOp> transforms =
-      parseSourceString<ModuleOp>(script, ParserConfig(module.getContext()));
-  if (!transforms)
-    return module.emitError(pass)
-           << ": internal error in the generated transform script";
-  Operation *entry = transforms->lookupSymbol("__transform_main");
-  return transform::applyTransformNamedSequence(module, entry, *transforms,
-                                                transform::TransformOptions());
-}
-
-struct CpuParallelize : hodu::impl::CpuParallelizeBase<CpuParallelize> {
+struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    std::string body;
-    int64_t id = 0;
-    module.walk([&](linalg::LinalgOp op) {
-      if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
-          !op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
-          op->getNumResults() == 0)
-        return;
-      auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!type || !type.hasStaticShape() || type.getNumElements() < minElements)
-        return;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      auto iterators = op.getIteratorTypesArray();
-      // The outermost parallel loop with room for the chunks.
-      int64_t dim = -1;
-      for (auto [i, it] : llvm::enumerate(iterators))
-        if (it == utils::IteratorType::parallel && !ShapedType::isDynamic(ranges[i]) &&
-            ranges[i] >= 2) {
-          dim = i;
-          break;
-        }
-      if (dim < 0)
-        return;
-      SmallVector<int64_t> sizes(ranges.size(), 0);
-      // Prefer a number of chunks that divides the dimension: the tiles then
-      // keep static shapes, which hodu-cpu-vectorize-generics needs.
-      int64_t most = std::min(chunks.getValue(), ranges[dim]);
-      sizes[dim] = llvm::divideCeil(ranges[dim], most);
-      for (int64_t c = most; c >= std::max<int64_t>(2, most / 2); --c)
-        if (ranges[dim] % c == 0) {
-          sizes[dim] = ranges[dim] / c;
-          break;
-        }
-      std::string i = std::to_string(id);
-      body += matchTagged(op, kTag, id++, "g" + i);
-      body += "    %t" + i + ", %f" + i +
-              " = transform.structured.tile_using_forall %g" + i + " tile_sizes " +
-              list(sizes) + " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
-    });
-    if (id && failed(runTransformScript(module, body, getArgument())))
-      return signalPassFailure();
-    module.walk([](Operation *op) { op->removeAttr(kTag); });
+  /// `register-m` x `register-n`, or what the target's registers hold (see
+  /// the pass description): rows of two vectors, and as many rows (a power
+  /// of two) as leave room for the two B vectors and the A broadcast of a k
+  /// step: rows * 2 + 2 + 1 <= vector-registers.
+  RegisterTile registerTile() const {
+    int64_t lanes = hodu::cpu::f32Lanes(vectorBits);
+    int64_t rows = registerM;
+    if (rows == 0)
+      rows = llvm::bit_floor(
+          uint64_t(std::max<int64_t>((vectorRegisters - 3) / 2, 1)));
+    return {rows, registerN ? registerN : 2 * lanes, lanes};
   }
-};
-
-struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
-  using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    RegisterTile tile = registerTile();
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (auto conv : convs)
       if (conv.hasPureTensorSemantics() &&
-          !(packB && convToPackedMatmul(conv, registerM, registerN, packCacheK,
-                                        parallel)))
+          !(packB && convToPackedMatmul(conv, tile, packCacheK, parallel)))
         convToIm2colMatmul(conv);
     {
       SmallVector<linalg::MatmulOp> matmuls;
@@ -642,442 +560,110 @@ struct CpuVectorize : hodu::impl::CpuVectorizeBase<CpuVectorize> {
             bt.getElementType() != c.getElementType())
           continue;
         int64_t m = a.getDimSize(0), n = bt.getDimSize(1), k = bt.getDimSize(0);
-        int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
-        int64_t mr = registerSize(m, {8, 4}, registerM);
+        int64_t nr = registerSize(n, tile.cols, 4);
+        int64_t mr = registerSize(m, tile.rows, 4);
         // One panel is B itself; short k loops gain nothing.
         if (nr < 4 || mr < 4 || n / nr < 2 || k < packMinK)
           continue;
         packMatmul(mm, mr, nr, tileSize(k, packCacheK, 1), packMinM, parallel);
       }
     }
-    std::string perOp, hoists;
+    hodu::cpu::TransformScript script(module);
+    // The k loops of the register tiles, which carry the accumulators: their
+    // transfers are hoisted once the vector patterns have run.
+    SmallVector<Value> kLoops;
     int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
       if (op->hasAttr(kPanel)) {
         // A packed register tile: only the k loop is left to make (or, for
         // the fill of its accumulator, nothing).
         op->removeAttr(kPanel);
-        std::string i = std::to_string(id);
-        perOp += matchTagged(op, kTag, id++, "op" + i);
+        Value tile = script.matchTagged(op, kTag, id++);
         if (isa<linalg::FillOp>(op.getOperation())) {
-          perOp += "    transform.structured.vectorize %op" + i + " : !transform.any_op\n";
+          script.vectorize(tile);
           return;
         }
-        perOp += tileOp("%r" + i, "%rl" + i, "%op" + i, {0, 0, 1});
-        perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
-        hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i +
-                  " : !transform.any_op\n";
+        hodu::cpu::TransformScript::Tiled k = script.tileUsingFor(tile, {0, 0, 1});
+        script.vectorize(k.op);
+        kLoops.push_back(k.loops[0]);
         return;
       }
-      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
-          !op.hasPureTensorSemantics())
-        return;
-      auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!resultType || !isa<Float32Type, Float64Type>(resultType.getElementType()))
-        return;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (llvm::any_of(ranges, ShapedType::isDynamic))
-        return;
-      bool batched = ranges.size() == 4;
-      int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
-      // Register tile: up to registerM rows of registerN columns.
-      int64_t nr = registerSize(n, {32, 16, 8, 4}, registerN);
-      int64_t mr = registerSize(m, {8, 4, 2, 1}, registerM);
-      if (n % 4 != 0)
-        return; // no useful vector width: leave it to the scalar path
-      int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
-              kc = tileSize(k, cacheK, 1);
-      // The cache tiles of one dimension are spread over threads (an
-      // scf.forall, lowered to OpenMP later): the batch if there is one,
-      // else whichever of M and N has more tiles.
-      SmallVector<int64_t> par{0, 0, 0}, seq{mc, nc, kc}, reg{mr, nr, 1};
-      if (parallel) {
-        if (m / mc >= n / nc) {
-          par[0] = mc;
-          seq[0] = 0;
-        } else {
-          par[1] = nc;
-          seq[1] = 0;
-        }
-      }
-      if (batched) {
-        par.insert(par.begin(), parallel ? 1 : 0);
-        seq.insert(seq.begin(), parallel ? 0 : 1);
-        reg.insert(reg.begin(), 0); // already 1 after the cache tiling
-        if (parallel) { // the batch is the parallel dim: M and N stay sequential
-          seq[1] = mc;
-          seq[2] = nc;
-          par[1] = par[2] = 0;
-        }
-      }
-      std::string i = std::to_string(id);
-      perOp += matchTagged(op, kTag, id, "op" + i);
-      std::string cacheTarget = "%op" + i;
-      if (parallel) {
-        perOp += "    %p" + i + ", %pl" + i +
-                 " = transform.structured.tile_using_forall %op" + i +
-                 " tile_sizes " + list(par) +
-                 " : (!transform.any_op) -> (!transform.any_op, !transform.any_op)\n";
-        cacheTarget = "%p" + i;
-      }
-      perOp += tileOp("%c" + i, "%cl" + i, cacheTarget, seq);
-      perOp += tileOp("%r" + i, "%rl" + i, "%c" + i, reg);
-      perOp += "    transform.structured.vectorize %r" + i + " : !transform.any_op\n";
-      // The innermost (k) loop of the register tiling carries the accumulator.
-      // Register tiling makes three loops (m, n, k) in both cases.
-      hoists += "    transform.loop.hoist_loop_invariant_subsets %rl" + i +
-                "#2 : !transform.any_op\n";
-      ++id;
+      if (std::optional<Value> kLoop = tileMatmul(script, op, tile, id))
+        kLoops.push_back(*kLoop);
     });
-    if (id == 0)
+    if (script.empty())
       return;
 
-    std::string body =
-        perOp +
-        "    %funcs = transform.structured.match ops{[\"func.func\"]} in %root "
-        ": (!transform.any_op) -> !transform.any_op\n"
-        "    transform.apply_patterns to %funcs {\n"
-        "      transform.apply_patterns.vector.lower_contraction lowering_strategy = \"outerproduct\"\n"
-        "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-        "      transform.apply_patterns.vector.lower_outerproduct\n"
-        "      transform.apply_patterns.canonicalization\n"
-        "    } : !transform.any_op\n" +
-        hoists;
-    if (failed(runTransformScript(module, body, getArgument())))
+    script.applyPatternsToFuncs([](OpBuilder &b, Location loc) {
+      transform::ApplyLowerContractionPatternsOp::create(
+          b, loc, vector::VectorContractLowering::OuterProduct);
+      transform::ApplyTransferPermutationPatternsOp::create(b, loc);
+      transform::ApplyLowerOuterProductPatternsOp::create(b, loc);
+      transform::ApplyCanonicalizationPatternsOp::create(b, loc);
+    });
+    for (Value loop : kLoops)
+      script.hoistLoopInvariantSubsets(loop);
+    if (failed(script.apply(getArgument())))
       return signalPassFailure();
-    module.walk([](Operation *op) { op->removeAttr(kTag); });
   }
-};
-/// `expr` as coefficients per dim plus a constant, if it is a sum of
-/// constant multiples of dims and constants.
-bool linearForm(AffineExpr expr, SmallVectorImpl<int64_t> &coeffs,
-                int64_t &constant, int64_t scale = 1) {
-  if (auto d = dyn_cast<AffineDimExpr>(expr)) {
-    coeffs[d.getPosition()] += scale;
-    return true;
-  }
-  if (auto c = dyn_cast<AffineConstantExpr>(expr)) {
-    constant += scale * c.getValue();
-    return true;
-  }
-  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
-  if (!bin)
-    return false;
-  if (bin.getKind() == AffineExprKind::Add)
-    return linearForm(bin.getLHS(), coeffs, constant, scale) &&
-           linearForm(bin.getRHS(), coeffs, constant, scale);
-  if (bin.getKind() == AffineExprKind::Mul)
-    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-      return linearForm(bin.getLHS(), coeffs, constant, scale * c.getValue());
-  return false;
-}
 
-/// A window reduction (pooling, with whatever elementwise prologue fusion
-/// put into it) reads its inputs at `out_dim * stride + window_dim`, which
-/// the vectoriser does not take. With a small window, unroll it: one input
-/// per window position, each a strided slice read at the output position,
-/// and the body applied once per position to a running accumulator. The
-/// result is an all-parallel op with projected-permutation maps:
-///   out[n,c,i,j] = max(x[n,c,2i,2j], x[n,c,2i,2j+1], x[n,c,2i+1,2j], ...)
-/// where each x[n,c,2i+a,2j+b] is slice(x, [0,0,a,b], strides [1,1,2,2]).
-void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumReductionLoops() == 0 || !op.getBody()->getOps<linalg::IndexOp>().empty())
-    return;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return;
-  int64_t numDims = ranges.size();
-  SmallVector<int64_t> newDim(numDims, -1), reductionDims;
-  int64_t numParallel = 0, positions = 1;
-  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray())) {
-    if (it == utils::IteratorType::reduction) {
-      reductionDims.push_back(d);
-      positions *= ranges[d];
-    } else {
-      newDim[d] = numParallel++;
-    }
-  }
-  if (positions > maxPositions)
-    return;
-  MLIRContext *ctx = op.getContext();
-  // The output is indexed by parallel dims only.
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  SmallVector<AffineExpr> newOutExprs;
-  for (AffineExpr e : outMap.getResults()) {
-    auto d = dyn_cast<AffineDimExpr>(e);
-    if (!d || newDim[d.getPosition()] < 0)
-      return;
-    newOutExprs.push_back(getAffineDimExpr(newDim[d.getPosition()], ctx));
-  }
-  // Each input: per result, at most one parallel dim with a positive stride.
-  struct Result {
-    SmallVector<int64_t> coeffs;
-    int64_t constant = 0;
-    int64_t parallelDim = -1; // -1: none
-  };
-  SmallVector<SmallVector<Result>> forms;
-  // Window-shaped operands (indexed by reduction dims only) must be unused
-  // dummies; they are dropped.
-  SmallVector<bool> dummy;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    auto type = dyn_cast<RankedTensorType>(in->get().getType());
-    AffineMap map = op.getMatchingIndexingMap(in);
-    if (!type && map.getNumResults() != 0)
-      return;
-    SmallVector<Result> rs;
-    for (AffineExpr e : map.getResults()) {
-      Result r;
-      r.coeffs.assign(numDims, 0);
-      if (!linearForm(e, r.coeffs, r.constant))
-        return;
-      for (int64_t d = 0; d < numDims; ++d) {
-        if (r.coeffs[d] == 0 || newDim[d] < 0)
-          continue;
-        if (r.parallelDim >= 0 || r.coeffs[d] < 0)
-          return;
-        r.parallelDim = d;
+  /// Adds the cache and register tiling of a static float (batch) matmul
+  /// `op` to `script`, tagged `id` (then incremented), and returns the k
+  /// loop of its register tile; nothing for any other op.
+  std::optional<Value> tileMatmul(hodu::cpu::TransformScript &script,
+                                  linalg::LinalgOp op, RegisterTile tile,
+                                  int64_t &id) {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+        !op.hasPureTensorSemantics())
+      return std::nullopt;
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !isa<Float32Type, Float64Type>(resultType.getElementType()))
+      return std::nullopt;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return std::nullopt;
+    bool batched = ranges.size() == 4;
+    int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
+    // Register tile: up to tile.rows rows of tile.cols columns.
+    int64_t nr = registerSize(n, tile.cols, 4);
+    int64_t mr = registerSize(m, tile.rows, 1);
+    if (n % 4 != 0)
+      return std::nullopt; // no useful vector width: leave it to the scalar path
+    int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
+            kc = tileSize(k, cacheK, 1);
+    // The cache tiles of one dimension are spread over threads (an
+    // scf.forall, lowered to OpenMP later): the batch if there is one,
+    // else whichever of M and N has more tiles.
+    SmallVector<int64_t> par{0, 0, 0}, seq{mc, nc, kc}, reg{mr, nr, 1};
+    if (parallel) {
+      if (m / mc >= n / nc) {
+        par[0] = mc;
+        seq[0] = 0;
+      } else {
+        par[1] = nc;
+        seq[1] = 0;
       }
-      for (int64_t d : reductionDims)
-        if (r.coeffs[d] < 0)
-          return;
-      rs.push_back(r);
     }
-    bool usesReduction = llvm::any_of(rs, [&](const Result &r) {
-      return llvm::any_of(reductionDims, [&](int64_t d) { return r.coeffs[d] != 0; });
-    });
-    bool usesParallel = llvm::any_of(rs, [](const Result &r) { return r.parallelDim >= 0; });
-    dummy.push_back(usesReduction && !usesParallel);
-    if (dummy.back() && !op.getMatchingBlockArgument(in).use_empty())
-      return;
-    forms.push_back(rs);
-  }
-
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  SmallVector<Value> newInputs;
-  SmallVector<AffineMap> newMaps;
-  // (input index, offsets) -> new input index, so equal slices are shared.
-  std::map<std::pair<unsigned, SmallVector<int64_t>>, unsigned> sliceIndex;
-  // Per position, per original input: the new block-argument index (-1: dummy).
-  SmallVector<SmallVector<int64_t>> argOf(positions);
-  for (int64_t p = 0; p < positions; ++p) {
-    // The window position: one value per reduction dim.
-    SmallVector<int64_t> pos(numDims, 0);
-    int64_t rest = p;
-    for (int64_t k = reductionDims.size() - 1; k >= 0; --k) {
-      pos[reductionDims[k]] = rest % ranges[reductionDims[k]];
-      rest /= ranges[reductionDims[k]];
-    }
-    for (auto [i, in] : llvm::enumerate(op.getDpsInputOperands())) {
-      const SmallVector<Result> &rs = forms[i];
-      if (dummy[i]) {
-        argOf[p].push_back(-1);
-        continue;
+    if (batched) {
+      par.insert(par.begin(), parallel ? 1 : 0);
+      seq.insert(seq.begin(), parallel ? 0 : 1);
+      reg.insert(reg.begin(), 0); // already 1 after the cache tiling
+      if (parallel) { // the batch is the parallel dim: M and N stay sequential
+        seq[1] = mc;
+        seq[2] = nc;
+        par[1] = par[2] = 0;
       }
-      SmallVector<int64_t> offsets;
-      for (const Result &r : rs) {
-        int64_t o = r.constant;
-        for (int64_t d : reductionDims)
-          o += r.coeffs[d] * pos[d];
-        offsets.push_back(o);
-      }
-      auto key = std::make_pair(unsigned(i), offsets);
-      auto found = sliceIndex.find(key);
-      if (found != sliceIndex.end()) {
-        argOf[p].push_back(found->second);
-        continue;
-      }
-      Value v = in->get();
-      SmallVector<AffineExpr> exprs;
-      if (auto type = dyn_cast<RankedTensorType>(v.getType())) {
-        SmallVector<OpFoldResult> o, sz, st;
-        SmallVector<int64_t> shape;
-        for (auto [r, off] : llvm::zip(rs, offsets)) {
-          int64_t size = r.parallelDim >= 0 ? ranges[r.parallelDim] : 1;
-          int64_t stride = r.parallelDim >= 0 ? r.coeffs[r.parallelDim] : 1;
-          o.push_back(b.getIndexAttr(off));
-          sz.push_back(b.getIndexAttr(size));
-          st.push_back(b.getIndexAttr(stride));
-          shape.push_back(size);
-          exprs.push_back(r.parallelDim >= 0
-                              ? getAffineDimExpr(newDim[r.parallelDim], ctx)
-                              : getAffineConstantExpr(0, ctx));
-        }
-        v = tensor::ExtractSliceOp::create(
-            b, loc, RankedTensorType::get(shape, type.getElementType()), v, o,
-            sz, st);
-      }
-      sliceIndex[key] = newInputs.size();
-      argOf[p].push_back(newInputs.size());
-      newInputs.push_back(v);
-      newMaps.push_back(AffineMap::get(numParallel, 0, exprs, ctx));
     }
-  }
-  AffineMap newOutMap = AffineMap::get(numParallel, 0, newOutExprs, ctx);
-  if (!newOutMap.isProjectedPermutation() ||
-      !llvm::all_of(newMaps, [](AffineMap m) {
-        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
-    return;
-  newMaps.push_back(newOutMap);
-  SmallVector<utils::IteratorType> iters(numParallel, utils::IteratorType::parallel);
-  Block *body = op.getBody();
-  auto generic = linalg::GenericOp::create(
-      b, loc, op->getResultTypes(), newInputs,
-      ValueRange{op.getDpsInitOperand(0)->get()}, newMaps, iters,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value acc = args.back();
-        for (int64_t p = 0; p < positions; ++p) {
-          IRMapping mapping;
-          for (auto [i, a] : llvm::enumerate(argOf[p]))
-            if (a >= 0)
-              mapping.map(body->getArgument(i), args[a]);
-          mapping.map(body->getArguments().back(), acc);
-          for (Operation &inner : body->without_terminator())
-            nb.clone(inner, mapping);
-          acc = mapping.lookupOrDefault(body->getTerminator()->getOperand(0));
-        }
-        linalg::YieldOp::create(nb, nl, acc);
-      });
-  op->replaceAllUsesWith(generic->getResults());
-  op->erase();
-}
-
-/// Tile sizes that make one tile of `ranges` hold at most `limit`
-/// elements, taken from the innermost dimensions outwards (whole dimensions
-/// while they fit, then the largest divisor of the next one that fits; 1 for
-/// the rest), so tiles are static and the innermost vector dim is long.
-SmallVector<int64_t> vectorTile(ArrayRef<int64_t> ranges, int64_t limit) {
-  SmallVector<int64_t> tile(ranges.size(), 1);
-  int64_t prod = 1;
-  for (int64_t d = ranges.size() - 1; d >= 0; --d) {
-    if (prod * ranges[d] <= limit) {
-      tile[d] = ranges[d];
-      prod *= ranges[d];
-      continue;
-    }
-    int64_t t = limit / prod;
-    while (t > 1 && ranges[d] % t != 0)
-      --t;
-    tile[d] = std::max<int64_t>(t, 1);
-    break;
-  }
-  return tile;
-}
-
-/// Whether `op` is for this pass: static, not a contraction or convolution
-/// (hodu-cpu-vectorize owns those), projected-permutation maps, and accepted
-/// by the upstream vectoriser as it is.
-bool isVectorizableGeneric(linalg::LinalgOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
-      op->getParentOfType<scf::ForOp>())
-    return false;
-  if (linalg::isaContractionOpInterface(op) ||
-      linalg::isaConvolutionOpInterface(op) ||
-      isa<linalg::ConvolutionOpInterface>(op.getOperation()))
-    return false;
-  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
-    return false;
-  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) {
-        return m.isProjectedPermutation(/*allowZeroInResults=*/true);
-      }))
-    return false;
-  // Booleans are stored one byte per element, but vectors of i1 load and
-  // store packed bits: leave ops on i1 tensors to the scalar path.
-  for (OpOperand &operand : op->getOpOperands()) {
-    Type elt = getElementTypeOrSelf(operand.get().getType());
-    if (!elt.isIntOrFloat() || elt.isInteger(1))
-      return false;
-  }
-  return succeeded(linalg::vectorizeOpPrecondition(op));
-}
-
-struct CpuVectorizeGenerics
-    : hodu::impl::CpuVectorizeGenericsBase<CpuVectorizeGenerics> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    SmallVector<linalg::GenericOp> windows;
-    module.walk([&](linalg::GenericOp op) { windows.push_back(op); });
-    for (linalg::GenericOp op : windows)
-      unrollSmallWindow(op, maxWindow);
-    std::string body;
-    int64_t id = 0;
-    module.walk([&](linalg::LinalgOp op) {
-      if (!isVectorizableGeneric(op))
-        return;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      SmallVector<int64_t> tile = vectorTile(ranges, vectorElements);
-      int64_t elements = 1;
-      for (int64_t t : tile)
-        elements *= t;
-      if (elements < minElements)
-        return;
-      // Dims taken whole need no loop (0 = not tiled).
-      SmallVector<int64_t> sizes;
-      for (auto [r, t] : llvm::zip(ranges, tile))
-        sizes.push_back(t == r ? 0 : t);
-      std::string i = std::to_string(id);
-      body += matchTagged(op, kGenericTag, id++, "v" + i);
-      std::string target = "%v" + i;
-      if (llvm::any_of(sizes, [](int64_t s) { return s != 0; })) {
-        body += tileOp("%vt" + i, "%vl" + i, target, sizes);
-        target = "%vt" + i;
-      }
-      body += "    transform.structured.vectorize " + target +
-              " : !transform.any_op\n";
-    });
-    if (id) {
-      body += "    %funcs = transform.structured.match ops{[\"func.func\"]} in "
-              "%root : (!transform.any_op) -> !transform.any_op\n"
-              "    transform.apply_patterns to %funcs {\n"
-              "      transform.apply_patterns.vector.transfer_permutation_patterns\n"
-              "      transform.apply_patterns.vector.cast_away_vector_leading_one_dim\n"
-              "      transform.apply_patterns.canonicalization\n"
-              "    } : !transform.any_op\n";
-      if (failed(runTransformScript(module, body, getArgument())))
-        return signalPassFailure();
-      module.walk([](Operation *op) { op->removeAttr(kGenericTag); });
-    }
-
-    // Reductions: rows reduced along the innermost vector dim become one
-    // horizontal reduction each; reductions over outer dims become vector
-    // adds across the rows. Each strategy only for the ops it suits.
-    SmallVector<Operation *> inner, outer;
-    module.walk([&](vector::MultiDimReductionOp op) {
-      (op.isReducedDim(op.getSourceVectorType().getRank() - 1) ? inner : outer)
-          .push_back(op);
-    });
-    auto lower = [&](ArrayRef<Operation *> ops,
-                     vector::VectorMultiReductionLowering strategy) {
-      if (ops.empty())
-        return success();
-      RewritePatternSet patterns(ctx);
-      vector::populateVectorMultiReductionLoweringPatterns(patterns, strategy);
-      return applyOpPatternsGreedily(
-          ops, std::move(patterns),
-          GreedyRewriteConfig().setStrictness(
-              GreedyRewriteStrictness::ExistingAndNewOps));
-    };
-    if (failed(lower(inner, vector::VectorMultiReductionLowering::InnerReduction)) ||
-        failed(lower(outer, vector::VectorMultiReductionLowering::InnerParallel)))
-      return signalPassFailure();
-
-    if (approximateMath) {
-      RewritePatternSet patterns(ctx);
-      populateMathPolynomialApproximationPatterns(
-          patterns, [](StringRef name) {
-            return llvm::is_contained({"math.erf", "math.exp", "math.expm1",
-                                       "math.tanh", "math.log",
-                                       "math.log1p", "math.log2"},
-                                      name);
-          });
-      if (failed(applyPatternsGreedily(module, std::move(patterns))))
-        return signalPassFailure();
-    }
+    Value target = script.matchTagged(op, kTag, id++);
+    if (parallel)
+      target = script.tileUsingForall(target, par).op;
+    target = script.tileUsingFor(target, seq).op;
+    hodu::cpu::TransformScript::Tiled registerTile =
+        script.tileUsingFor(target, reg);
+    script.vectorize(registerTile.op);
+    // Register tiling makes three loops (m, n, k) in both cases; the
+    // innermost carries the accumulator.
+    return registerTile.loops[2];
   }
 };
 } // namespace

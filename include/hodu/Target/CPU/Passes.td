@@ -1,0 +1,266 @@
+//===- Passes.td - CPU code-generation passes --------------*- tablegen -*-===//
+//
+// The passes of the CPU target: tiling for caches and registers,
+// vectorisation, parallel loops and vector-read rewrites. Tile sizes that
+// depend on the machine derive from `vector-bits` and `vector-registers`,
+// which the CPU target reads from LLVM for the chosen triple and CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_TARGET_CPU_PASSES_TD
+#define HODU_TARGET_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
+  let summary = "Tile matmuls and convolutions for caches and registers and vectorise them (CPU)";
+  let description = [{
+    For every `linalg.matmul` and `linalg.batch_matmul` on static float
+    tensors: tiles for the caches (at most `cache-m` x `cache-n` x `cache-k`),
+    then into register tiles (at most `register-m` rows x `register-n`
+    columns, one k step), vectorises the register tile and keeps its
+    accumulator in registers across the k loop (the transfers are hoisted
+    out of it).
+
+    The register tile comes from the target's registers unless `register-m`
+    and `register-n` are given: `vector-registers` vectors of `vector-bits`
+    bits, L = vector-bits / 32 floats each. A row of the tile is two vectors
+    (2L columns), so each broadcast of A feeds two independent FMAs, and the
+    rows are the most, a power of two, for which the accumulators (2 per
+    row), the two B vectors of a k step and one A broadcast fit the register
+    file: 8 rows for 32 registers (16 + 2 + 1, leaving room for the loads
+    in flight), 4 for 16. AVX-512 (512/32) gets 8x32 tiles, AVX2 (256/16)
+    4x16, NEON (128/32) 8x8. The packed panel widths (nr, mr) and the
+    convolution row panels are the tile's width and height, halved as the
+    shapes need; panels are never narrower than 4 columns. Contractions become outer products, i.e. broadcast + FMA on
+    the widest vectors the target has. Tile sizes are chosen per op to divide
+    its dimensions, so no partial tiles arise; an op whose sizes admit no
+    vector tile is left for the scalar path. A batch-1 `linalg.conv_2d_nchw_fchw`
+    is first rewritten as an im2col copy and a `linalg.matmul`, so
+    convolutions take the same path. With `parallel` (the default) the cache
+    tiles of the batch, or else of whichever of M and N has more of them,
+    form an `scf.forall`, which hoduc lowers to OpenMP.
+
+    With `pack-b` (the default), a 2-D `linalg.matmul` C[M,N] += A[M,K] B[K,N]
+    whose N splits into at least two register-wide panels is packed first,
+    GotoBLAS style: B into [N/nr, K, nr] column panels and A into
+    [M/mr, K, mr] row panels, so the register kernel reads two contiguous
+    streams (unpacked, the rows it reads are N and K floats apart, which
+    makes them share L1 sets and pages). The matmul becomes a loop over the
+    panels (parallel), k blocks of at most `pack-cache-k` and mr-row blocks,
+    each one register kernel. A constant operand (a weight) is packed at
+    compile time into a new `dense_resource` constant (copied once); any
+    other operand by a copy at run time, which is done only when M is at
+    least `pack-min-m`.
+
+    Convolutions are packed too (with `pack-b`): the im2col taps write their
+    columns straight into nr-wide panels, one transposing copy per tap, so
+    the column buffer is written once and never repacked, and the filter is
+    the packed A operand. Output rows are computed OW rounded up to the
+    panel width (the widest of the register tile's width halved down to half
+    a vector, at least 4, that wastes at most an eighth: 32, 16 or 8 for
+    AVX-512),
+    the input is widened with zeros when the extra columns need it, and the
+    extra output columns are dropped; a convolution whose output does not
+    start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
+    the unpacked im2col path.
+
+    The pass computes the sizes and drives the transform dialect's
+    interpreter with a script it builds with the transform ops' C++
+    builders, so each step is an upstream transform
+    (`transform.structured.tile_using_for`, `vectorize`,
+    `transform.loop.hoist_loop_invariant_subsets`, vector lowering patterns).
+
+    Before:
+    ```mlir
+    %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+    ```
+    After (abridged):
+    ```mlir
+    scf.for %i = %c0 to %c64 step %c8 ... {
+      scf.for %j = %c0 to %c64 step %c32 ... {
+        %acc = vector.transfer_read ... : tensor<8x32xf32>, vector<8x32xf32>
+        %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%v = %acc) -> (vector<8x32xf32>) {
+          ... vector.broadcast, arith.mulf, arith.addf on vector<8x32xf32> ...
+        }
+        vector.transfer_write %r, ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Bits of one vector register of the target">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "Vector registers of the target">,
+    Option<"registerM", "register-m", "int64_t", "0",
+           "Most rows of a register tile (0: from the target's registers)">,
+    Option<"registerN", "register-n", "int64_t", "0",
+           "Most columns of a register tile (0: from the target's registers)">,
+    Option<"cacheM", "cache-m", "int64_t", "64", "Most rows of a cache tile">,
+    Option<"cacheN", "cache-n", "int64_t", "256", "Most columns of a cache tile">,
+    Option<"cacheK", "cache-k", "int64_t", "256", "Most k of a cache tile">,
+    Option<"parallel", "parallel", "bool", "true",
+           "Spread the cache tiles of one dimension over threads (scf.forall)">,
+    Option<"packB", "pack-b", "bool", "true",
+           "Pack the B operand of 2-D matmuls into contiguous column panels">,
+    Option<"packCacheK", "pack-cache-k", "int64_t", "1024",
+           "Most k of one packed register kernel (between accumulator loads and stores)">,
+    Option<"packMinK", "pack-min-k", "int64_t", "16",
+           "Smallest K whose matmuls get a packed B">,
+    Option<"packMinM", "pack-min-m", "int64_t", "16",
+           "Smallest M for which a B that is not a constant is packed at run time">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"
+  ];
+}
+
+def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
+  let summary = "Spread large linalg.generic ops over threads (CPU)";
+  let description = [{
+    Tiles the outermost parallel dimension of every `linalg.generic` on
+    static tensors with at least `min-elements` result elements into
+    `chunks` pieces of an `scf.forall`, which hoduc lowers to OpenMP. Runs
+    after elementwise fusion, so fused kernels (bias + activation, pooling,
+    im2col copies, normalisations) run on all cores; matmuls and
+    convolutions are parallelised by `hodu-cpu-vectorize` already.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {iterator_types = ["parallel", "parallel"]}
+         ins(%x : tensor<256x4096xf32>) outs(%e : tensor<256x4096xf32>) { ... }
+    ```
+    After:
+    ```mlir
+    %r = scf.forall (%i) in (8) shared_outs(%o = %e) -> (tensor<256x4096xf32>) {
+      ... linalg.generic on tensor<32x4096xf32> slices ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"minElements", "min-elements", "int64_t", "65536",
+           "Smallest result (in elements) worth a parallel loop">,
+    Option<"chunks", "chunks", "int64_t", "8",
+           "Pieces the outermost parallel dimension is cut into">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
+def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp"> {
+  let summary = "Vectorise elementwise and reduction linalg ops (CPU)";
+  let description = [{
+    For every linalg op on static tensors that is not a matmul or a
+    convolution (those belong to `hodu-cpu-vectorize`) and whose indexing
+    maps are projected permutations (elementwise ops with broadcasts and
+    transposes, reductions such as softmax and layer-norm rows, fills,
+    copies): tiles the iteration space so that one tile holds at most
+    `vector-elements` elements, taken from the innermost dimensions first,
+    and vectorises the tile with the upstream linalg vectoriser. Unless
+    given, `vector-elements` is what vector-registers / 8 vectors of
+    `vector-bits` hold in f32 (64 for AVX-512, 16 for AVX2 and NEON): the
+    bodies keep several temporaries per element live (the polynomial
+    approximations six or more), so a tile takes an eighth of the register
+    file. Reductions
+    become `vector.multi_reduction`, lowered to vector adds plus one
+    horizontal step per row (hoduc lets LLVM reassociate float reductions).
+    Ops nested in the loops of already vectorised matmuls, ops with dynamic
+    sizes and ops the vectoriser does not take (gathers through
+    `tensor.extract`, window maps such as `d0 * 2 + d4`) are left for the
+    scalar path. Runs after `hodu-cpu-parallelize`, so the tiles of an
+    `scf.forall` are vectorised too.
+
+    Window reductions (pooling, with any elementwise prologue fused into
+    them) read `out * stride + window` and so are not projected
+    permutations; those with at most `max-window` window positions are first
+    unrolled into an all-parallel op with one strided-slice input per
+    position, the body applied once per position to a running accumulator:
+    `out[n,c,i,j] = max(x[n,c,2i,2j], x[n,c,2i,2j+1], ...)` with each operand
+    a `tensor.extract_slice` of stride 2.
+
+    With `approximate-math` (the default), `math.erf`, `exp`, `expm1`,
+    `tanh`, `log`, `log1p` and `log2` on f32 (scalars and vectors) are
+    replaced by MLIR's polynomial approximations, which vectorise, instead
+    of scalar libm calls.
+
+    Before:
+    ```mlir
+    %r = linalg.generic {indexing_maps = [#id, #id],
+                         iterator_types = ["parallel", "parallel"]}
+         ins(%x : tensor<128x1024xf32>) outs(%e : tensor<128x1024xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %g = math.erf %a : f32
+      linalg.yield %g : f32
+    } -> tensor<128x1024xf32>
+    ```
+    After (abridged):
+    ```mlir
+    scf.for %i = %c0 to %c128 step %c1 ... {
+      scf.for %j = %c0 to %c1024 step %c64 ... {
+        %v = vector.transfer_read ... : tensor<1x64xf32>, vector<1x64xf32>
+        ... polynomial on vector<1x64xf32> ...
+        vector.transfer_write ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Bits of one vector register of the target">,
+    Option<"vectorRegisters", "vector-registers", "int64_t", "32",
+           "Vector registers of the target">,
+    Option<"vectorElements", "vector-elements", "int64_t", "0",
+           "Most elements of one vectorised tile (0: from the target's registers)">,
+    Option<"minElements", "min-elements", "int64_t", "4",
+           "Fewest elements of a tile worth vectorising">,
+    Option<"maxWindow", "max-window", "int64_t", "16",
+           "Most window positions of a window reduction that is unrolled">,
+    Option<"approximateMath", "approximate-math", "bool", "true",
+           "Replace f32 erf/exp/expm1/tanh/log/log1p/log2 by polynomials">,
+  ];
+  let dependentDialects = [
+    "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
+    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
+    "mlir::math::MathDialect"
+  ];
+}
+
+def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
+  let summary = "Stride-2 vector reads as one contiguous load and a deinterleave (CPU)";
+  let description = [{
+    A 1-D `vector.transfer_read` of N elements along a memref dim whose
+    stride is 2 (the stride-2 window slices of 2x2 pooling, the taps of a
+    stride-2 convolution) would otherwise be lowered to N scalar loads
+    inserted lane by lane. This pass reads the 2N-1 elements the lanes span
+    as one contiguous masked load (the last lane is masked off, so nothing
+    past the last element read is touched) and keeps the even lanes of a
+    `vector.deinterleave`. Reads whose vector dim is not the memref's
+    innermost, or that may be out of bounds, are left alone.
+
+    Before:
+    ```mlir
+    %v = vector.transfer_read %m[%i, %j], %pad {in_bounds = [true]}
+        : memref<4x8xf32, strided<[32, 2], offset: ?>>, vector<8xf32>
+    ```
+    After (abridged):
+    ```mlir
+    %base, %off, %sizes:2, %strides:2 = memref.extract_strided_metadata %m
+    %flat = memref.reinterpret_cast %base to offset: [%start], sizes: [15], strides: [1]
+    %w = vector.maskedload %flat[%c0], %mask, %pass : ... into vector<16xf32>
+    %v, %odd = vector.deinterleave %w : vector<16xf32> -> vector<8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
+    "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"
+  ];
+}
+
+#endif // HODU_TARGET_CPU_PASSES_TD

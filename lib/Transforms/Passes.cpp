@@ -1,2 +1,0 @@
-//===- Passes.cpp - Hodu pass registration ---------------------------------===//
-#include "hodu/Transforms/Passes.h"
