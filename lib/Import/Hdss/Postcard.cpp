@@ -14,28 +14,29 @@
 #include <fstream>
 #include <iterator>
 
+#include "hodu/Support/DType.h"
+
 using namespace hodu::hdss;
 
 //===----------------------------------------------------------------------===//
 // Names and schemas
 //===----------------------------------------------------------------------===//
 
+// The snapshot format numbers dtypes as the artifact ABI does (upstream
+// Hodu's DType): names and sizes come from abi.h's one table.
+static_assert(kNumDTypes == HODU_DTYPE_COUNT, "hdss::DType is hodu_dtype");
+
 const char *hodu::hdss::dtypeName(DType dtype) {
-  static const char *names[] = {"bool", "f8e4m3", "f8e5m2", "bf16", "f16",
-                                "f32",  "f64",    "u8",     "u16",  "u32",
-                                "u64",  "i8",     "i16",    "i32",  "i64"};
-  unsigned i = unsigned(dtype);
-  return i < kNumDTypes ? names[i] : "?";
+  return hodu::dtypeName(static_cast<int32_t>(dtype));
 }
 
 unsigned hodu::hdss::dtypeSize(DType dtype) {
-  switch (dtype) {
-  case DType::BF16: case DType::F16: case DType::U16: case DType::I16:
-    return 2;
-  case DType::F32: case DType::U32: case DType::I32:
-    return 4;
-  case DType::F64: case DType::U64: case DType::I64:
-    return 8;
+  switch (static_cast<int32_t>(dtype)) {
+#define HODU_DTYPE_SIZE_(id, value, name, size, storage)                       \
+  case value:                                                                  \
+    return size;
+    HODU_DTYPE_LIST(HODU_DTYPE_SIZE_)
+#undef HODU_DTYPE_SIZE_
   default:
     return 1;
   }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporterImpl.h"
+#include "hodu/Support/Names.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Import/Onnx.h"
@@ -607,12 +608,6 @@ static std::string dimsString(ArrayRef<int64_t> dims) {
   return s;
 }
 
-static std::string modelNameFor(StringRef path) {
-  std::string name;
-  for (char c : llvm::sys::path::stem(path))
-    name += llvm::isAlnum(c) ? c : '_';
-  return name.empty() ? "model" : name;
-}
 
 /// The shape ONNX shape inference found for a value, if fully static.
 static std::optional<SmallVector<int64_t>>
@@ -857,7 +852,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   auto module = ModuleOp::create(fileLoc);
   OwningOpRef<ModuleOp> owned(module);
   module->setAttr("hodu.model_name",
-                  StringAttr::get(&context, modelNameFor(path)));
+                  StringAttr::get(&context, defaultModelName(path)));
 
   // Initializers are constants (a graph input of the same name only gives
   // a default, which compilers take as the value).
