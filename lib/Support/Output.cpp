@@ -20,6 +20,16 @@ OutputFile::~OutputFile() {
 }
 
 LogicalResult OutputFile::open(Location loc) {
+  // A symlink is written through, as clang does: the file it points to is
+  // replaced, not the link.
+  if (llvm::sys::fs::is_symlink_file(destination)) {
+    SmallString<256> target;
+    if (auto ec = llvm::sys::fs::real_path(destination, target))
+      return emitError(loc, "cannot write '")
+             << destination << "': the symlink does not resolve ("
+             << ec.message() << ")";
+    destination = std::string(target);
+  }
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(destination, status) &&
       status.type() != llvm::sys::fs::file_type::regular_file)

@@ -38,7 +38,8 @@ public:
 
   /// Creates the temporary; fails (with a diagnostic at `loc`) when the
   /// destination exists and is not a regular file (a FIFO, a device, a
-  /// directory), or its directory cannot be written.
+  /// directory), or its directory cannot be written. A destination that is
+  /// a symlink is written through (its target is replaced).
   mlir::LogicalResult open(mlir::Location loc);
   /// The temporary's path (valid after a successful `open`).
   const std::string &path() const { return tmpPath; }
