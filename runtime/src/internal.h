@@ -14,6 +14,14 @@
 /* Creates an error status with a printf-formatted message. Never returns
  * NULL: when memory runs out it returns a static OUT_OF_MEMORY status that
  * hodu_status_free() ignores. */
+/* artifact.c: the ELF headers of a shared library are consistent with the
+ * file's size and this machine (checked before dlopen; messages name
+ * `path`, the file is read at `open_path`), and the descriptor
+ * symbol dlsym found is data of at least `min_size` bytes. */
+hodu_status hodu_check_elf_file(const char *open_path, const char *path);
+hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
+                                         uint64_t min_size);
+
 hodu_status hodu_make_status(hodu_status_code code, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -184,6 +184,11 @@ hodu_status hodu_model_load(const char *path, hodu_model **out) {
     memcpy(local_path + 2, path, length + 1);
     open_path = local_path;
   }
+  hodu_status checked = hodu_check_elf_file(open_path, path);
+  if (checked) {
+    free(local_path);
+    return checked;
+  }
   void *library = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
   free(local_path);
   if (!library) {
@@ -202,6 +207,14 @@ hodu_status hodu_model_load(const char *path, hodu_model **out) {
                             "'%s' is not a Hodu artifact: it does not export "
                             "the symbol '%s'",
                             path, HODU_DESCRIPTOR_SYMBOL);
+  }
+
+  /* The fields up to struct_size must be there to be read at all. */
+  hodu_status symbol_status = hodu_check_descriptor_symbol(
+      path, desc, offsetof(hodu_model_desc, struct_size) + sizeof(uint32_t));
+  if (symbol_status) {
+    dlclose(library);
+    return symbol_status;
   }
 
   size_t origin_size = strlen(path) + 3;

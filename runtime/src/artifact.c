@@ -1,0 +1,125 @@
+/*===- artifact.c - checks on a shared library before and after dlopen ------===*
+ *
+ * dlopen maps a file's segments as its headers describe them and runs its
+ * initialisers: a truncated or foreign file can crash the process (SIGBUS
+ * on a segment past the end of the file) before dlopen can say anything.
+ * So the ELF headers are read and checked against the file's size first.
+ * After dlopen, the descriptor symbol must be data of the library itself:
+ * `hodu_model_descriptor` is also the name of a runtime API function, and a
+ * library linking libhodurt (or libhodurt itself) would otherwise hand its
+ * code to the runtime as a descriptor.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "internal.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#define HODU_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HODU_ELF_MACHINE EM_AARCH64
+#elif defined(__riscv)
+#define HODU_ELF_MACHINE EM_RISCV
+#endif
+
+/* a + b <= limit, without overflow. */
+static int fits(uint64_t a, uint64_t b, uint64_t limit) {
+  return a <= limit && b <= limit - a;
+}
+
+/* The file cannot be loaded: the same first words as dlopen's failures. */
+static hodu_status bad(const char *path, const char *why) {
+  return hodu_make_status(HODU_INVALID_ARTIFACT,
+                          "'%s' is not a Hodu artifact: cannot load it as a "
+                          "shared library (%s)",
+                          path, why);
+}
+
+/* It loaded, but what it exports is not a descriptor. */
+static hodu_status bad_symbol(const char *path, const char *why) {
+  return hodu_make_status(HODU_INVALID_ARTIFACT,
+                          "'%s' is not a Hodu artifact: %s", path, why);
+}
+
+hodu_status hodu_check_elf_file(const char *open_path, const char *path) {
+  FILE *f = fopen(open_path, "rb");
+  if (!f)
+    return hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
+                            path, strerror(errno));
+  hodu_status status = NULL;
+  Elf64_Ehdr eh;
+  uint64_t size = 0;
+  if (fseek(f, 0, SEEK_END) != 0 || (size = (uint64_t)ftell(f)) == 0 ||
+      fseek(f, 0, SEEK_SET) != 0) {
+    status = bad(path, "the file is empty or cannot be read");
+  } else if (size < sizeof eh || fread(&eh, sizeof eh, 1, f) != 1 ||
+             memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+    status = bad(path, "it is not an ELF file (a shared library from hoduc "
+                       "-o model.so)");
+  } else if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+             eh.e_ident[EI_DATA] != ELFDATA2LSB) {
+    status = bad(path, "it is not a 64-bit little-endian ELF file");
+  } else if (eh.e_type != ET_DYN) {
+    status = bad(path, "it is an ELF file but not a shared library (link "
+                       "objects and archives into a program instead)");
+#ifdef HODU_ELF_MACHINE
+  } else if (eh.e_machine != HODU_ELF_MACHINE) {
+    status = bad(path, "it was built for another machine (its ELF machine "
+                       "differs from this process's)");
+#endif
+  } else if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
+             !fits(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr),
+                   size)) {
+    status = bad(path, "its program headers lie outside the file (is it "
+                       "truncated?)");
+  } else if (eh.e_shnum != 0 &&
+             (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+              !fits(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr),
+                    size))) {
+    status = bad(path, "its section headers lie outside the file (is it "
+                       "truncated?)");
+  } else if (fseek(f, (long)eh.e_phoff, SEEK_SET) != 0) {
+    status = bad(path, "its program headers cannot be read");
+  } else {
+    /* Every segment dlopen maps from the file must be inside it. */
+    for (unsigned i = 0; i < eh.e_phnum && !status; ++i) {
+      Elf64_Phdr ph;
+      if (fread(&ph, sizeof ph, 1, f) != 1)
+        status = bad(path, "its program headers cannot be read");
+      else if (ph.p_type == PT_LOAD && !fits(ph.p_offset, ph.p_filesz, size))
+        status = bad(path, "a loadable segment lies outside the file (is it "
+                           "truncated?)");
+    }
+  }
+  fclose(f);
+  return status;
+}
+
+hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
+                                         uint64_t min_size) {
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  if (!dladdr1(symbol, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+    return NULL; /* nothing known about it: the descriptor checks follow */
+  if (ELF64_ST_TYPE(sym->st_info) != STT_OBJECT) {
+    char why[256];
+    snprintf(why, sizeof why,
+             "its symbol '%s' is not data (a function of that name: is it "
+             "libhodurt itself, or a library linking it?)",
+             HODU_DESCRIPTOR_SYMBOL);
+    return bad_symbol(path, why);
+  }
+  if (sym->st_size != 0 && sym->st_size < min_size) {
+    char why[256];
+    snprintf(why, sizeof why,
+             "its symbol '%s' is %llu bytes, smaller than a descriptor",
+             HODU_DESCRIPTOR_SYMBOL, (unsigned long long)sym->st_size);
+    return bad_symbol(path, why);
+  }
+  return NULL;
+}
