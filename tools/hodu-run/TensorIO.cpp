@@ -96,7 +96,7 @@ bool formatSupports(TensorFormat format, hodu_dtype dtype,
 namespace {
 
 bool readFile(const std::string &path, std::string &contents,
-              std::string &error) {
+              uint64_t maxBytes, std::string &error) {
   FILE *file = std::fopen(path.c_str(), "rb");
   if (!file) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
@@ -104,8 +104,16 @@ bool readFile(const std::string &path, std::string &contents,
   }
   char buffer[1 << 16];
   size_t count;
-  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0)
+  while ((count = std::fread(buffer, 1, sizeof(buffer), file)) > 0) {
+    if (count > maxBytes - contents.size()) {
+      std::fclose(file);
+      error = "'" + path + "' holds more than the " + std::to_string(maxBytes) +
+              " bytes a file for this tensor may have (is it a device or a "
+              "stream?); nothing more is read";
+      return false;
+    }
     contents.append(buffer, count);
+  }
   bool failed = std::ferror(file);
   std::fclose(file);
   if (failed) {
@@ -129,9 +137,9 @@ bool endsWith(const std::string &text, const char *suffix) {
 } // namespace
 
 bool readTensorFile(const std::string &path, HostTensor &tensor,
-                    std::string &error) {
+                    std::string &error, uint64_t maxBytes) {
   std::string contents;
-  if (!readFile(path, contents, error))
+  if (!readFile(path, contents, maxBytes, error))
     return false;
   const uint8_t *bytes = reinterpret_cast<const uint8_t *>(contents.data());
   TensorFormat format;

@@ -42,11 +42,24 @@ const char *tensorFormatExtension(TensorFormat format);
 // or f8), so callers can refuse before writing anything.
 bool formatSupports(TensorFormat format, hodu_dtype dtype, std::string &error);
 
+// The most bytes a tensor file may have when nothing better is known.
+constexpr uint64_t kMaxTensorFileBytes = uint64_t(16) << 30;
+
+// The most bytes a file holding `dataBytes` of tensor data may have in any
+// format: JSON text takes up to ~64 characters per byte of data, plus
+// headers.
+inline uint64_t maxTensorFileBytes(uint64_t dataBytes) {
+  return dataBytes > (kMaxTensorFileBytes >> 6) ? kMaxTensorFileBytes
+                                                : dataBytes * 64 + (1 << 20);
+}
+
 // Reads `path`, choosing the format by extension (.pb, .npy, .json, .hdt)
-// or, for other names, by the file's first bytes. On failure returns false
-// and sets `error` (which names the file).
+// or, for other names, by the file's first bytes. Reads at most `maxBytes`
+// (so /dev/zero or a FIFO is an error, not an endless read). On failure
+// returns false and sets `error` (which names the file).
 bool readTensorFile(const std::string &path, HostTensor &tensor,
-                    std::string &error);
+                    std::string &error,
+                    uint64_t maxBytes = kMaxTensorFileBytes);
 bool writeTensorFile(const std::string &path, TensorFormat format,
                      const HostTensor &tensor, std::string &error);
 

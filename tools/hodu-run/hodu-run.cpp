@@ -477,7 +477,15 @@ int gatherInputs(const hodu_model *model, const Options &options,
                  "; pass them with --input NAME=FILE");
   for (int32_t i = 0; i < count; ++i) {
     std::string message;
-    if (!readTensorFile(sources[size_t(i)], inputs[size_t(i)], message))
+    // Read no more than a file for this input can need.
+    uint64_t bytes = hodu_dtype_size(hodu_model_input_dtype(model, i));
+    const int64_t *shape = hodu_model_input_shape(model, i);
+    for (int32_t d = 0; d < hodu_model_input_rank(model, i); ++d)
+      bytes = shape[d] > 0 && bytes > kMaxTensorFileBytes / uint64_t(shape[d])
+                  ? kMaxTensorFileBytes
+                  : bytes * uint64_t(shape[d] < 0 ? 0 : shape[d]);
+    uint64_t limit = maxTensorFileBytes(bytes);
+    if (!readTensorFile(sources[size_t(i)], inputs[size_t(i)], message, limit))
       return error(message);
     message = checkInput(model, i, inputs[size_t(i)], sources[size_t(i)]);
     if (!message.empty())
