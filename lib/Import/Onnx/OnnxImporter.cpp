@@ -277,6 +277,30 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
       return fail() << "external data without a location";
     SmallString<256> file(llvm::sys::path::parent_path(modelPath));
     llvm::sys::path::append(file, location);
+    // As ONNX Runtime does: external data stays inside the model's
+    // directory. Absolute locations and '..' are refused as written, and an
+    // existing file must resolve (symlinks followed) to a regular file under
+    // the model's directory.
+    bool escapes = llvm::sys::path::is_absolute(location) ||
+                   llvm::sys::path::has_root_name(location);
+    for (auto it = llvm::sys::path::begin(location),
+              end = llvm::sys::path::end(location);
+         it != end; ++it)
+      escapes |= *it == "..";
+    SmallString<256> realDir, realFile;
+    StringRef dir = llvm::sys::path::parent_path(modelPath);
+    if (!escapes && !llvm::sys::fs::real_path(file, realFile)) {
+      if (llvm::sys::fs::real_path(dir.empty() ? "." : dir, realDir))
+        return fail() << "cannot resolve the model's directory";
+      llvm::sys::path::append(realDir, "");
+      escapes = !StringRef(realFile).starts_with(realDir);
+      if (!escapes && !llvm::sys::fs::is_regular_file(realFile))
+        return fail() << "external data '" << location
+                      << "' is not a regular file";
+    }
+    if (escapes)
+      return fail() << "external data '" << location
+                    << "' is outside the model's directory; refused";
     if (length < 0)
       length = nbytes;
     if (length != nbytes)
