@@ -42,8 +42,9 @@ namespace {
 
 /// The value per channel of a float constant that varies at most along
 /// `axis` of a result of rank `rank` (numpy broadcasting), else nullopt.
-std::optional<SmallVector<double>> perChannel(const ConstantView &k, int64_t rank,
-                                              int64_t axis, int64_t channels) {
+std::optional<SmallVector<double>> perChannel(const ConstantView &k,
+                                              int64_t rank, int64_t axis,
+                                              int64_t channels) {
   if (k.getKind() != ElementKind::Float || k.getType().getRank() > rank)
     return std::nullopt;
   int64_t lead = rank - k.getType().getRank();
@@ -235,7 +236,8 @@ bool collapseChain(Operation *head, const EvaluationLimits &limits) {
     return false;
   auto rt = dyn_cast<RankedTensorType>(x.getType());
   if (!rt || !rt.hasStaticShape() || rt.getRank() < 1 ||
-      !isa<FloatType>(rt.getElementType()) || !getElementKind(rt.getElementType()))
+      !isa<FloatType>(rt.getElementType()) ||
+      !getElementKind(rt.getElementType()))
     return false;
   int64_t rank = rt.getRank();
   for (int64_t axis : {std::min<int64_t>(1, rank - 1), rank - 1}) {

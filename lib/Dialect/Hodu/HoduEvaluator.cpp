@@ -148,7 +148,8 @@ ConstantWriter::ConstantWriter(RankedTensorType type, int64_t resourceBytes)
     : type(type), kind(*getElementKind(type.getElementType())),
       bytes(bytesOf(type.getElementType())) {
   size_t total = static_cast<size_t>(type.getNumElements()) * bytes;
-  if (kind != ElementKind::Bool && static_cast<int64_t>(total) > resourceBytes) {
+  if (kind != ElementKind::Bool &&
+      static_cast<int64_t>(total) > resourceBytes) {
     blob = std::make_unique<AsmResourceBlob>(
         HeapAsmResourceBlob::allocate(total, alignof(uint64_t)));
     data = blob->getMutableData().data();
@@ -195,8 +196,8 @@ void ConstantWriter::copy(int64_t i, const ConstantView &in, int64_t j) {
 ElementsAttr ConstantWriter::finish() {
   if (kind == ElementKind::Bool)
     return DenseElementsAttr::get(
-        type, ArrayRef<bool>(reinterpret_cast<const bool *>(vec.data()),
-                             vec.size()));
+        type,
+        ArrayRef<bool>(reinterpret_cast<const bool *>(vec.data()), vec.size()));
   if (blob)
     return DenseResourceElementsAttr::get(type, "hodu_folded",
                                           std::move(*blob));
@@ -272,7 +273,16 @@ using UnaryFloatFn = double (*)(double);
 using UnaryIntFn = uint64_t (*)(uint64_t, bool);
 
 enum class BinaryKind {
-  Add, Sub, Mul, Div, Rem, Pow, Maximum, Minimum, LeakyRelu, Elu
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem,
+  Pow,
+  Maximum,
+  Minimum,
+  LeakyRelu,
+  Elu
 };
 enum class CmpKind { Eq, Ne, Lt, Le, Gt, Ge };
 enum class LogicalKind { And, Or, Xor };
@@ -297,9 +307,8 @@ UnaryFloatFn unaryFloatFn(Operation *op) {
       .Case<ReluOp>([](auto) {
         return +[](double x) { return std::isnan(x) ? x : x > 0 ? x : 0.0; };
       })
-      .Case<SoftsignOp>([](auto) {
-        return +[](double x) { return x / (1 + std::fabs(x)); };
-      })
+      .Case<SoftsignOp>(
+          [](auto) { return +[](double x) { return x / (1 + std::fabs(x)); }; })
       .Case<SqrtOp>([](auto) { return +[](double x) { return std::sqrt(x); }; })
       .Case<RecipOp>([](auto) { return +[](double x) { return 1.0 / x; }; })
       .Case<SigmoidOp>([](auto) { return &sigmoid; })
@@ -310,10 +319,10 @@ UnaryFloatFn unaryFloatFn(Operation *op) {
         };
       })
       .Case<SoftplusOp>([](auto) { return &softplus; })
-      .Case<SiluOp>([](auto) { return +[](double x) { return x * sigmoid(x); }; })
-      .Case<HardSiluOp>([](auto) {
-        return +[](double x) { return x * hardsigmoid(x); };
-      })
+      .Case<SiluOp>(
+          [](auto) { return +[](double x) { return x * sigmoid(x); }; })
+      .Case<HardSiluOp>(
+          [](auto) { return +[](double x) { return x * hardsigmoid(x); }; })
       .Case<MishOp>([](auto) {
         return +[](double x) { return x * std::tanh(softplus(x)); };
       })
@@ -338,23 +347,26 @@ UnaryFloatFn unaryFloatFn(Operation *op) {
       .Case<SinhOp>([](auto) { return +[](double x) { return std::sinh(x); }; })
       .Case<CoshOp>([](auto) { return +[](double x) { return std::cosh(x); }; })
       .Case<TanhOp>([](auto) { return +[](double x) { return std::tanh(x); }; })
-      .Case<AsinhOp>([](auto) { return +[](double x) { return std::asinh(x); }; })
-      .Case<AcoshOp>([](auto) { return +[](double x) { return std::acosh(x); }; })
-      .Case<AtanhOp>([](auto) { return +[](double x) { return std::atanh(x); }; })
+      .Case<AsinhOp>(
+          [](auto) { return +[](double x) { return std::asinh(x); }; })
+      .Case<AcoshOp>(
+          [](auto) { return +[](double x) { return std::acosh(x); }; })
+      .Case<AtanhOp>(
+          [](auto) { return +[](double x) { return std::atanh(x); }; })
       .Case<ExpOp>([](auto) { return +[](double x) { return std::exp(x); }; })
       .Case<Exp2Op>([](auto) { return +[](double x) { return std::exp2(x); }; })
-      .Case<Exp10Op>([](auto) {
-        return +[](double x) { return std::pow(10.0, x); };
-      })
+      .Case<Exp10Op>(
+          [](auto) { return +[](double x) { return std::pow(10.0, x); }; })
       .Case<LnOp>([](auto) { return +[](double x) { return std::log(x); }; })
       .Case<Log2Op>([](auto) { return +[](double x) { return std::log2(x); }; })
-      .Case<Log10Op>([](auto) { return +[](double x) { return std::log10(x); }; })
+      .Case<Log10Op>(
+          [](auto) { return +[](double x) { return std::log10(x); }; })
       .Case<CeilOp>([](auto) { return +[](double x) { return std::ceil(x); }; })
-      .Case<FloorOp>([](auto) { return +[](double x) { return std::floor(x); }; })
+      .Case<FloorOp>(
+          [](auto) { return +[](double x) { return std::floor(x); }; })
       // Round half to even (the default rounding mode).
-      .Case<RoundOp>([](auto) {
-        return +[](double x) { return std::nearbyint(x); };
-      })
+      .Case<RoundOp>(
+          [](auto) { return +[](double x) { return std::nearbyint(x); }; })
       .Case<ErfOp>([](auto) { return +[](double x) { return std::erf(x); }; })
       .Default([](Operation *) -> UnaryFloatFn { return nullptr; });
 }
@@ -376,9 +388,8 @@ UnaryIntFn unaryIntFn(Operation *op) {
           return u || static_cast<int64_t>(x) > 0 ? 1 : ~uint64_t(0);
         };
       })
-      .Case<SquareOp>([](auto) {
-        return +[](uint64_t x, bool) { return x * x; };
-      })
+      .Case<SquareOp>(
+          [](auto) { return +[](uint64_t x, bool) { return x * x; }; })
       .Case<ReluOp>([](auto) {
         return +[](uint64_t x, bool u) {
           return u || static_cast<int64_t>(x) > 0 ? x : 0;
@@ -397,8 +408,10 @@ std::optional<BinaryKind> binaryKind(Operation *op) {
       .Case<DivOp, DivScalarOp>([](auto) { return BinaryKind::Div; })
       .Case<RemOp, RemScalarOp>([](auto) { return BinaryKind::Rem; })
       .Case<PowOp, PowScalarOp>([](auto) { return BinaryKind::Pow; })
-      .Case<MaximumOp, MaximumScalarOp>([](auto) { return BinaryKind::Maximum; })
-      .Case<MinimumOp, MinimumScalarOp>([](auto) { return BinaryKind::Minimum; })
+      .Case<MaximumOp, MaximumScalarOp>(
+          [](auto) { return BinaryKind::Maximum; })
+      .Case<MinimumOp, MinimumScalarOp>(
+          [](auto) { return BinaryKind::Minimum; })
       .Case<LeakyReluOp, PreluOp>([](auto) { return BinaryKind::LeakyRelu; })
       .Case<EluOp>([](auto) { return BinaryKind::Elu; })
       .Default([](Operation *) -> R { return std::nullopt; });
@@ -489,9 +502,11 @@ std::optional<uint64_t> binaryInt(BinaryKind kind, uint64_t a, uint64_t b,
     return static_cast<uint64_t>(isDiv ? sa / sb : sa % sb);
   }
   case BinaryKind::Maximum:
-    return isUnsigned ? std::max(a, b) : static_cast<uint64_t>(std::max(sa, sb));
+    return isUnsigned ? std::max(a, b)
+                      : static_cast<uint64_t>(std::max(sa, sb));
   case BinaryKind::Minimum:
-    return isUnsigned ? std::min(a, b) : static_cast<uint64_t>(std::min(sa, sb));
+    return isUnsigned ? std::min(a, b)
+                      : static_cast<uint64_t>(std::min(sa, sb));
   case BinaryKind::Pow: {
     if (!isUnsigned && sb < 0)
       return std::nullopt;
@@ -776,9 +791,8 @@ ElementsAttr Evaluator::movement(Operation *op, ArrayRef<ConstantView> in,
   SmallVector<int64_t> inStrides = contiguousStrides(x.shape());
   auto copyAll = [&](ArrayRef<int64_t> iterShape, Walk src, Walk dst,
                      const ConstantView &from) {
-    forEachIndex(iterShape, {src, dst}, [&](ArrayRef<int64_t> o) {
-      out.copy(o[1], from, o[0]);
-    });
+    forEachIndex(iterShape, {src, dst},
+                 [&](ArrayRef<int64_t> o) { out.copy(o[1], from, o[0]); });
   };
   Walk dense{0, outStrides};
   llvm::TypeSwitch<Operation *>(op)
@@ -863,10 +877,10 @@ ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
                  uint64_t v = in.s(o[0]);
                  uint64_t &acc = accI[j];
                  if (isMax || isMin) {
-                   bool better =
-                       isUnsigned ? (isMax ? v > acc : v < acc)
-                                  : (isMax ? int64_t(v) > int64_t(acc)
-                                           : int64_t(v) < int64_t(acc));
+                   bool better = isUnsigned
+                                     ? (isMax ? v > acc : v < acc)
+                                     : (isMax ? int64_t(v) > int64_t(acc)
+                                              : int64_t(v) < int64_t(acc));
                    if (!seen[j] || better)
                      acc = v;
                    seen[j] = true;
@@ -887,8 +901,8 @@ ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
 }
 
 bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-             ReduceProdOp>(op);
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+      op);
 }
 
 } // namespace
