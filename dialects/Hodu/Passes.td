@@ -83,7 +83,9 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
     are read in place, and a result larger than `resource-bytes` is written
     once, straight into a new resource blob. Results with more than
     `size-limit` elements are not folded, except splats (all inputs splat),
-    which cost one element whatever their shape.
+    which cost one element whatever their shape; nor is an op that would
+    visit more than `work-limit` elements (a reduction visits its input,
+    so a `reduce_sum` of a 10^12-element splat stays for run time).
 
     Then a per-channel affine tail of a `hodu.conv` or of a `hodu.matmul`
     with 2-D constant weights (a bias, an inference BatchNormalization as the
@@ -117,6 +119,8 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let options = [
     Option<"sizeLimit", "size-limit", "int64_t", "1 << 22",
            "Most elements of a folded result">,
+    Option<"workLimit", "work-limit", "int64_t", "1 << 26",
+           "Most elements one evaluation may visit">,
     Option<"resourceBytes", "resource-bytes", "int64_t", "65536",
            "Results larger than this many bytes become dense_resource blobs">,
   ];

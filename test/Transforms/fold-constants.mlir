@@ -286,3 +286,18 @@ func.func @not_constant(%x: tensor<2xf32>) -> tensor<2xf32> {
   %0 = hodu.add %x, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
+
+// -----
+
+// maximum and minimum order -0 below +0 (IEEE 754-2019, like the compiled
+// code and the dialect folders) and propagate NaN.
+// CHECK-LABEL: func.func @max_min_signed_zero
+// CHECK-DAG: hodu.constant dense<[0.000000e+00, 0.000000e+00, 0x7FC00000]> : tensor<3xf32>
+// CHECK-DAG: hodu.constant dense<[-0.000000e+00, -0.000000e+00, 0x7FC00000]> : tensor<3xf32>
+func.func @max_min_signed_zero() -> (tensor<3xf32>, tensor<3xf32>) {
+  %a = hodu.constant dense<[-0.0, 0.0, 0x7FC00000]> : tensor<3xf32>
+  %b = hodu.constant dense<[0.0, -0.0, 1.0]> : tensor<3xf32>
+  %0 = hodu.maximum %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = hodu.minimum %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}

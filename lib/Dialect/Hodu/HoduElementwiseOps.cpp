@@ -9,7 +9,8 @@
 
 #include "HoduOpsCommon.h"
 
-#include "mlir/Dialect/CommonFolders.h"
+#include "hodu/Dialect/Hodu/Evaluator.h"
+
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -31,30 +32,24 @@ OpFoldResult foldIdentity(OpT op, Pred isIdentity) {
 }
 
 /// Evaluates a binary op on two constant operands of the result's type (no
-/// broadcasting). `intFn(a, b, isUnsigned)` gets the signedness of the Hodu
-/// dtype: signless integers are signed, `ui*` unsigned. Either function may
-/// return std::nullopt to leave the op alone.
-template <typename OpT, typename FloatFn, typename IntFn>
-OpFoldResult foldConstants(OpT op, ArrayRef<Attribute> operands,
-                           FloatFn floatFn, IntFn intFn) {
-  if (op.getLhs().getType() != op.getType() ||
-      op.getRhs().getType() != op.getType())
+/// broadcasting) with the dialect's evaluator. These are the only cases the
+/// folders take: canonicalization must not grow constants or visit large
+/// ones, which is hodu-fold-constants' business (it has size limits).
+OpFoldResult foldConstants(Operation *op, ArrayRef<Attribute> operands) {
+  Type type = op->getResult(0).getType();
+  if (isBool(cast<RankedTensorType>(type).getElementType()))
     return {};
-  Type elt = op.getType().getElementType();
-  // `void`: the hodu dialect has no poison values.
-  if (isa<FloatType>(elt))
-    return constFoldBinaryOpConditional<FloatAttr, APFloat, void>(
-        operands, [&](const APFloat &a, const APFloat &b) {
-          return std::optional<APFloat>(floatFn(a, b));
-        });
-  if (isa<IntegerType>(elt) && !isBool(elt)) {
-    bool isUnsigned = elt.isUnsignedInteger();
-    return constFoldBinaryOpConditional<IntegerAttr, APInt, void>(
-        operands, [&](const APInt &a, const APInt &b) {
-          return std::optional<APInt>(intFn(a, b, isUnsigned));
-        });
+  SmallVector<ConstantView, 2> views;
+  for (auto [value, attr] : llvm::zip_equal(op->getOperands(), operands)) {
+    auto view = ConstantView::get(dyn_cast_if_present<DenseElementsAttr>(attr));
+    if (value.getType() != type || !view)
+      return {};
+    views.push_back(*view);
   }
-  return {};
+  // Operands have the result's shape, so the result is no larger than they
+  // are; `dense` results like the folders always produced.
+  return evaluate(op, views,
+                  EvaluationLimits(INT64_MAX, INT64_MAX, INT64_MAX));
 }
 
 bool isIntZero(Value v) { return matchPattern(v, m_Zero()); }
@@ -66,10 +61,7 @@ OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
         return isIntZero(v) || matchPattern(v, m_NegZeroFloat());
       }))
     return r;
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a + b; },
-      [](const APInt &a, const APInt &b, bool) { return a + b; });
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
@@ -77,10 +69,7 @@ OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
         return isIntZero(v) || matchPattern(v, m_PosZeroFloat());
       }))
     return r;
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a - b; },
-      [](const APInt &a, const APInt &b, bool) { return a - b; });
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
@@ -88,10 +77,7 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
         return isIntOne(v) || matchPattern(v, m_OneFloat());
       }))
     return r;
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a * b; },
-      [](const APInt &a, const APInt &b, bool) { return a * b; });
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
@@ -99,14 +85,12 @@ OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
         return isIntOne(v) || matchPattern(v, m_OneFloat());
       }))
     return r;
-  // Integer division by constants is left to the constant-folding pass, which
-  // knows signedness and division by zero.
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return a / b; },
-      [](const APInt &, const APInt &, bool) -> std::optional<APInt> {
-        return std::nullopt;
-      });
+  // Integer division stays for hodu-fold-constants, as before these folders
+  // used the evaluator: canonicalization folding it would change the code
+  // of models that divide integer constants without running that pass.
+  if (!isa<FloatType>(getType().getElementType()))
+    return {};
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 OpFoldResult RemOp::fold(FoldAdaptor) { return {}; }
@@ -121,25 +105,13 @@ OpFoldResult PowOp::fold(FoldAdaptor) {
 OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return llvm::maximum(a, b); },
-      [](const APInt &a, const APInt &b, bool isUnsigned) {
-        return isUnsigned ? llvm::APIntOps::umax(a, b)
-                          : llvm::APIntOps::smax(a, b);
-      });
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 OpFoldResult MinimumOp::fold(FoldAdaptor adaptor) {
   if (getLhs() == getRhs() && getLhs().getType() == getType())
     return getLhs();
-  return foldConstants(
-      *this, adaptor.getOperands(),
-      [](const APFloat &a, const APFloat &b) { return llvm::minimum(a, b); },
-      [](const APInt &a, const APInt &b, bool isUnsigned) {
-        return isUnsigned ? llvm::APIntOps::umin(a, b)
-                          : llvm::APIntOps::smin(a, b);
-      });
+  return foldConstants(*this, adaptor.getOperands());
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,15 @@
 // attributes. This file evaluates such nodes on `Known` tensors; anything it
 // does not handle falls through to the op conversions.
 //
+// It is the one evaluator of op semantics outside the dialect's
+// (hodu/Dialect/Hodu/Evaluator.h, used by the folders and
+// hodu-fold-constants). Replacing it with "convert the node, then evaluate
+// the new hodu ops" needs two things first: the conversions reading
+// constant inputs wherever they call NodeContext::constInts, and the
+// evaluator knowing `gather`, `range` and ONNX Mod (sign of the divisor),
+// which shape computations use. Until then, results here are capped at
+// kMaxFoldElements.
+//
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporterImpl.h"

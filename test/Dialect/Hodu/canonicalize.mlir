@@ -363,3 +363,21 @@ func.func @no_folder(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %1 = hodu.sigmoid %one : (tensor<4xf32>) -> tensor<4xf32>
   return %0, %1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The folders evaluate with the dialect's evaluator: f16 results round to
+// f16, and maximum orders -0 below +0 like the compiled code.
+// CHECK-LABEL: func.func @fold_f16_signed_zero
+// CHECK-DAG: %[[ADD:.*]] = hodu.constant dense<[1.000000e+00, 2.001950e+00]> : tensor<2xf16>
+// CHECK-DAG: %[[MAX:.*]] = hodu.constant dense<[5.000000e-01, 0.000000e+00]> : tensor<2xf16>
+// CHECK: return %[[ADD]], %[[MAX]]
+func.func @fold_f16_signed_zero() -> (tensor<2xf16>, tensor<2xf16>) {
+  %a = hodu.constant dense<[1.0, 2.0]> : tensor<2xf16>
+  %b = hodu.constant dense<[0.00048828125, 0.001953125]> : tensor<2xf16>
+  %c = hodu.constant dense<[0.5, -0.0]> : tensor<2xf16>
+  %d = hodu.constant dense<[-1.0, 0.0]> : tensor<2xf16>
+  %0 = hodu.add %a, %b : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+  %1 = hodu.maximum %c, %d : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+  return %0, %1 : tensor<2xf16>, tensor<2xf16>
+}
