@@ -68,17 +68,6 @@ Value zeroOf(OpBuilder &b, Location loc, Value v) {
                      0.0);
 }
 
-/// Narrows `acc` to the element type of `type`.
-Value narrowTensor(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
-  auto at = cast<RankedTensorType>(acc.getType());
-  if (at.getElementType() == type.getElementType())
-    return acc;
-  return buildElementwise(b, loc, type, acc,
-                          [&](OpBuilder &nb, Location l, ValueRange a) {
-                            return narrow(nb, l, a[0], type.getElementType());
-                          });
-}
-
 /// The grouped forward convolution of an already padded input.
 Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dil,
@@ -88,7 +77,7 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   auto wt = cast<RankedTensorType>(w.getType());
   int64_t s = xt.getRank() - 2;
   Type elt = resultType.getElementType();
-  Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+  Type acc = computeType(b, elt);
   if (s == 2 && groups == 1 && acc == elt) {
     Value init = filledTensor(b, loc, resultType.getShape(),
                               constNumber(b, loc, acc, 0.0));
@@ -125,7 +114,7 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
                          AffineMap::get(loops, 0, we, ctx)},
                         AffineMap::get(loops, 0, oe, ctx), outShape, red, acc);
   r = mergeChannels(b, loc, r, 1);
-  return narrowTensor(b, loc, r, resultType);
+  return narrowTensor(b, loc, r, resultType.getElementType());
 }
 
 struct ConvLowering : OpConversionPattern<ConvOp> {
@@ -240,7 +229,7 @@ struct GradWeightLowering : OpConversionPattern<OpTy> {
     ArrayRef<int64_t> strides = op.getStrides(), dil = op.getDilations(),
                       pads = op.getPads();
     Type elt = type.getElementType();
-    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    Type acc = computeType(b, elt);
     // The operand read at y*s + k*d is padded: x for conv, dy for
     // conv_transpose (whose forward output is cropped by the pads).
     SmallVector<int64_t> lo{0, 0}, hi{0, 0};
@@ -291,7 +280,7 @@ struct GradWeightLowering : OpConversionPattern<OpTy> {
                            AffineMap::get(loops, 0, pe, ctx)},
                           AffineMap::get(loops, 0, oe, ctx), outShape, red, acc);
     r = mergeChannels(b, loc, r, 0);
-    rewriter.replaceOp(op, narrowTensor(b, loc, r, type));
+    rewriter.replaceOp(op, narrowTensor(b, loc, r, type.getElementType()));
     return success();
   }
 };
