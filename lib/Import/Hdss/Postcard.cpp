@@ -400,13 +400,21 @@ public:
     return fail("internal: bad schema letter");
   }
 
+  /// The variant tag of enum `type`, which has `count` variants.
+  bool variant(uint64_t &tag, const char *type, uint64_t count) {
+    if (!varint(tag, type))
+      return false;
+    if (tag >= count)
+      return fail(std::string("bad ") + type + " variant " +
+                  std::to_string(tag) + " (known: 0-" +
+                  std::to_string(count - 1) + ")");
+    return true;
+  }
+
   bool params(OpParams &out) {
     uint64_t tag;
-    if (!varint(tag, "OpParams"))
+    if (!variant(tag, "OpParams", kNumParamsKinds))
       return false;
-    if (tag >= kNumParamsKinds)
-      return fail("bad OpParams variant " + std::to_string(tag) + " (known: 0-" +
-                  std::to_string(kNumParamsKinds - 1) + ")");
     out.kind = ParamsKind(tag);
     const char *schema = paramsSchema(out.kind);
     out.fields.assign(std::strlen(schema), Field());
@@ -424,11 +432,8 @@ public:
 
   bool op(Op &out) {
     uint64_t family;
-    if (!varint(family, "Op"))
+    if (!variant(family, "Op", kNumOpFamilies))
       return false;
-    if (family >= kNumOpFamilies)
-      return fail("bad Op variant " + std::to_string(family) + " (known: 0-" +
-                  std::to_string(kNumOpFamilies - 1) + ")");
     out.family = OpFamily(family);
     out.op = 0;
     if (out.family == OpFamily::Dummy)
