@@ -226,9 +226,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     }
     }
     // Narrow accumulators that were not finalised.
-    if (cast<RankedTensorType>(r.getType()).getElementType() !=
-        resultType.getElementType())
-      r = finalize(r, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    r = narrowTensor(b, loc, r, resultType.getElementType());
     rewriter.replaceOp(op, reshapeTo(b, loc, r, resultType.getShape()));
     return success();
   }
