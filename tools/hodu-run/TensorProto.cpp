@@ -62,12 +62,16 @@ private:
   const uint8_t *end;
 };
 
-/// Appends the values of a repeated varint field, packed or not.
-bool readVarints(WireReader &reader, uint32_t wireType,
-                 std::vector<uint64_t> &values) {
-  uint64_t value;
-  if (wireType == 0) {
-    if (!reader.varint(value))
+/// Appends the values of a repeated field, packed or not: wire type
+/// `scalarWireType` carries one value, wire type 2 a packed run of them.
+/// `readOne` reads one value from a WireReader.
+template <typename T, typename ReadOne>
+bool readRepeated(WireReader &reader, uint32_t wireType,
+                  uint32_t scalarWireType, std::vector<T> &values,
+                  ReadOne readOne) {
+  T value;
+  if (wireType == scalarWireType) {
+    if (!readOne(reader, value))
       return false;
     values.push_back(value);
     return true;
@@ -80,35 +84,29 @@ bool readVarints(WireReader &reader, uint32_t wireType,
     return false;
   WireReader packed(data, data + size);
   while (!packed.atEnd()) {
-    if (!packed.varint(value))
+    if (!readOne(packed, value))
       return false;
     values.push_back(value);
   }
   return true;
 }
 
-/// Appends the values of a repeated fixed-width field, packed or not.
+/// Appends the values of a repeated varint field.
+bool readVarints(WireReader &reader, uint32_t wireType,
+                 std::vector<uint64_t> &values) {
+  return readRepeated(reader, wireType, 0, values,
+                      [](WireReader &r, uint64_t &v) { return r.varint(v); });
+}
+
+/// Appends the values of a repeated fixed32 (`scalarWireType` 5) or fixed64
+/// (1) field; a packed run that is no whole number of words fails on its
+/// last, short word.
 template <typename Word>
 bool readFixed(WireReader &reader, uint32_t wireType, uint32_t scalarWireType,
                std::vector<Word> &values) {
-  if (wireType == scalarWireType) {
-    Word value;
-    if (!reader.fixed(&value, sizeof(Word)))
-      return false;
-    values.push_back(value);
-    return true;
-  }
-  if (wireType != 2)
-    return false;
-  const uint8_t *data;
-  size_t size;
-  if (!reader.lengthDelimited(data, size) || size % sizeof(Word) != 0)
-    return false;
-  size_t first = values.size();
-  values.resize(first + size / sizeof(Word));
-  if (size)
-    std::memcpy(&values[first], data, size);
-  return true;
+  return readRepeated(
+      reader, wireType, scalarWireType, values,
+      [](WireReader &r, Word &v) { return r.fixed(&v, sizeof(Word)); });
 }
 
 struct OnnxType {

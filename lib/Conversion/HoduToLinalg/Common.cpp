@@ -34,6 +34,10 @@ bool isNarrowFloat(Type t) {
   return ft && ft.getWidth() < 32;
 }
 
+Type computeType(OpBuilder &b, Type elt) {
+  return isNarrowFloat(elt) ? b.getF32Type() : elt;
+}
+
 Value widen(OpBuilder &b, Location loc, Value v) {
   if (!isNarrowFloat(v.getType()))
     return v;
@@ -181,7 +185,7 @@ Value convertScalar(OpBuilder &b, Location loc, Value v, Kind from, Type to,
   }
   // Integer or bool source.
   if (toKind == Kind::Float) {
-    Type mid = isNarrowFloat(to) ? b.getF32Type() : to;
+    Type mid = computeType(b, to);
     Value f = from == Kind::Signed ? Value(arith::SIToFPOp::create(b, loc, mid, v))
                                    : Value(arith::UIToFPOp::create(b, loc, mid, v));
     return narrow(b, loc, f, to);
@@ -241,6 +245,16 @@ Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
         linalg::YieldOp::create(nb, nloc, r);
       });
   return generic.getResult(0);
+}
+
+Value narrowTensor(OpBuilder &b, Location loc, Value v, Type elt) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getElementType() == elt)
+    return v;
+  return buildElementwise(b, loc, RankedTensorType::get(type.getShape(), elt),
+                          v, [&](OpBuilder &nb, Location l, ValueRange a) {
+                            return narrow(nb, l, a[0], elt);
+                          });
 }
 
 Value buildIndexed(OpBuilder &b, Location loc, RankedTensorType resultType,

@@ -33,12 +33,19 @@ mlir::Type toSignless(mlir::Type t);
 
 /// Float types that are computed in f32 (f8 variants, bf16, f16).
 bool isNarrowFloat(mlir::Type t);
+/// The element type values of `elt` are computed and accumulated in: f32 for
+/// narrow floats, `elt` itself otherwise.
+mlir::Type computeType(mlir::OpBuilder &b, mlir::Type elt);
 /// extf to f32 for narrow floats; anything else unchanged.
 mlir::Value widen(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 /// Converts a computed value back to the storage type `t` (truncf/extf for
 /// floats; a no-op otherwise).
 mlir::Value narrow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                    mlir::Type t);
+/// `narrow` over a tensor computed in computeType(): an elementwise
+/// linalg.generic to element type `elt`, or `v` itself when it already has it.
+mlir::Value narrowTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         mlir::Type elt);
 
 /// Scalar constants of a (signless) type.
 mlir::Value constFloat(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,

@@ -68,15 +68,30 @@ Value zeroOf(OpBuilder &b, Location loc, Value v) {
                      0.0);
 }
 
-/// Narrows `acc` to the element type of `type`.
-Value narrowTensor(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
-  auto at = cast<RankedTensorType>(acc.getType());
-  if (at.getElementType() == type.getElementType())
-    return acc;
-  return buildElementwise(b, loc, type, acc,
-                          [&](OpBuilder &nb, Location l, ValueRange a) {
-                            return narrow(nb, l, a[0], type.getElementType());
-                          });
+/// The contraction a grouped convolution ends in, forward or for the weight
+/// gradient: of its 4 + 2s loops the first 3 + s index the result, three
+/// channel dims (sized `channelDims`) then s spatial ones (sized `spatial`),
+/// and the last 1 + s are summed. `exprs` index the two operands by these
+/// loops; the sum is accumulated in `acc`.
+Value groupedContraction(OpBuilder &b, Location loc, ValueRange operands,
+                         ArrayRef<SmallVector<AffineExpr>> exprs,
+                         ArrayRef<int64_t> channelDims,
+                         ArrayRef<int64_t> spatial, Type acc) {
+  MLIRContext *ctx = b.getContext();
+  int64_t results = 3 + spatial.size(), loops = results + 1 + spatial.size();
+  SmallVector<AffineExpr> oe;
+  for (int64_t i = 0; i < results; ++i)
+    oe.push_back(getAffineDimExpr(i, ctx));
+  SmallVector<int64_t> outShape(channelDims);
+  llvm::append_range(outShape, spatial);
+  SmallVector<bool> red(loops, false);
+  for (int64_t i = results; i < loops; ++i)
+    red[i] = true;
+  SmallVector<AffineMap> maps;
+  for (ArrayRef<AffineExpr> e : exprs)
+    maps.push_back(AffineMap::get(loops, 0, e, ctx));
+  return contraction(b, loc, operands, maps, AffineMap::get(loops, 0, oe, ctx),
+                     outShape, red, acc);
 }
 
 /// The grouped forward convolution of an already padded input.
@@ -88,7 +103,7 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   auto wt = cast<RankedTensorType>(w.getType());
   int64_t s = xt.getRank() - 2;
   Type elt = resultType.getElementType();
-  Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+  Type acc = computeType(b, elt);
   if (s == 2 && groups == 1 && acc == elt) {
     Value init = filledTensor(b, loc, resultType.getShape(),
                               constNumber(b, loc, acc, 0.0));
@@ -105,27 +120,17 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   Value xg = splitChannels(b, loc, x, 1, groups);
   Value wg = splitChannels(b, loc, w, 0, groups);
   // Loops: n g o y_0.. c k_0..
-  int64_t loops = 4 + 2 * s;
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-  SmallVector<AffineExpr> xe{d(0), d(1), d(3 + s)}, we{d(1), d(2), d(3 + s)},
-      oe{d(0), d(1), d(2)};
+  SmallVector<AffineExpr> xe{d(0), d(1), d(3 + s)}, we{d(1), d(2), d(3 + s)};
   for (int64_t i = 0; i < s; ++i) {
     xe.push_back(d(3 + i) * strides[i] + d(4 + s + i) * dil[i]);
     we.push_back(d(4 + s + i));
-    oe.push_back(d(3 + i));
   }
-  SmallVector<int64_t> outShape{n, groups, o / groups};
-  for (int64_t i = 0; i < s; ++i)
-    outShape.push_back(resultType.getDimSize(2 + i));
-  SmallVector<bool> red(loops, false);
-  for (int64_t i = 3 + s; i < loops; ++i)
-    red[i] = true;
-  Value r = contraction(b, loc, ValueRange{xg, wg},
-                        {AffineMap::get(loops, 0, xe, ctx),
-                         AffineMap::get(loops, 0, we, ctx)},
-                        AffineMap::get(loops, 0, oe, ctx), outShape, red, acc);
+  Value r = groupedContraction(b, loc, ValueRange{xg, wg}, {xe, we},
+                               {n, groups, o / groups},
+                               resultType.getShape().drop_front(2), acc);
   r = mergeChannels(b, loc, r, 1);
-  return narrowTensor(b, loc, r, resultType);
+  return narrowTensor(b, loc, r, resultType.getElementType());
 }
 
 struct ConvLowering : OpConversionPattern<ConvOp> {
@@ -240,7 +245,7 @@ struct GradWeightLowering : OpConversionPattern<OpTy> {
     ArrayRef<int64_t> strides = op.getStrides(), dil = op.getDilations(),
                       pads = op.getPads();
     Type elt = type.getElementType();
-    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    Type acc = computeType(b, elt);
     // The operand read at y*s + k*d is padded: x for conv, dy for
     // conv_transpose (whose forward output is cropped by the pads).
     SmallVector<int64_t> lo{0, 0}, hi{0, 0};
@@ -271,27 +276,17 @@ struct GradWeightLowering : OpConversionPattern<OpTy> {
     // result [G, O/G, C/G, k] and (c, o) for conv_transpose with [G, C/G,
     // O/G, k]; the plain operand's channel is `a` for conv (dy has O) and
     // also `a` for conv_transpose (x has C).
-    int64_t loops = 4 + 2 * s;
     auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> se{d(3 + s), d(0), d(2)}, pe{d(3 + s), d(0), d(1)},
-        oe{d(0), d(1), d(2)};
+    SmallVector<AffineExpr> se{d(3 + s), d(0), d(2)}, pe{d(3 + s), d(0), d(1)};
     for (int64_t i = 0; i < s; ++i) {
       se.push_back(d(4 + s + i) * strides[i] + d(3 + i) * dil[i]);
       pe.push_back(d(4 + s + i));
-      oe.push_back(d(3 + i));
     }
-    SmallVector<int64_t> outShape{groups, pgt.getDimSize(2), sgt.getDimSize(2)};
-    for (int64_t i = 0; i < s; ++i)
-      outShape.push_back(type.getDimSize(2 + i));
-    SmallVector<bool> red(loops, false);
-    for (int64_t i = 3 + s; i < loops; ++i)
-      red[i] = true;
-    Value r = contraction(b, loc, ValueRange{sg, pg},
-                          {AffineMap::get(loops, 0, se, ctx),
-                           AffineMap::get(loops, 0, pe, ctx)},
-                          AffineMap::get(loops, 0, oe, ctx), outShape, red, acc);
+    Value r = groupedContraction(b, loc, ValueRange{sg, pg}, {se, pe},
+                                 {groups, pgt.getDimSize(2), sgt.getDimSize(2)},
+                                 type.getShape().drop_front(2), acc);
     r = mergeChannels(b, loc, r, 0);
-    rewriter.replaceOp(op, narrowTensor(b, loc, r, type));
+    rewriter.replaceOp(op, narrowTensor(b, loc, r, type.getElementType()));
     return success();
   }
 };

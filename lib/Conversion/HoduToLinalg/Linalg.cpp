@@ -20,21 +20,10 @@ using namespace mlir;
 namespace hodu::lowering {
 namespace {
 
-/// The element type products are accumulated in.
-Type accType(OpBuilder &b, Type elt) {
-  return isNarrowFloat(elt) ? b.getF32Type() : elt;
-}
-
 /// Narrows an accumulator tensor to `type` (element conversion + reshape).
 Value finish(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
-  auto at = cast<RankedTensorType>(acc.getType());
-  if (at.getElementType() != type.getElementType())
-    acc = buildElementwise(
-        b, loc, RankedTensorType::get(at.getShape(), type.getElementType()),
-        acc, [&](OpBuilder &nb, Location l, ValueRange a) {
-          return narrow(nb, l, a[0], type.getElementType());
-        });
-  return reshapeTo(b, loc, acc, type.getShape());
+  return reshapeTo(b, loc, narrowTensor(b, loc, acc, type.getElementType()),
+                   type.getShape());
 }
 
 struct MatmulLowering : OpConversionPattern<MatmulOp> {
@@ -58,7 +47,7 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
     lt = cast<RankedTensorType>(lhs.getType());
     rt = cast<RankedTensorType>(rhs.getType());
     Type elt = type.getElementType();
-    Type acc = accType(b, elt);
+    Type acc = computeType(b, elt);
     int64_t m = lt.getDimSize(lt.getRank() - 2), k = lt.getDimSize(lt.getRank() - 1);
     int64_t n = rt.getDimSize(rt.getRank() - 1);
     SmallVector<int64_t> batch;
@@ -146,9 +135,9 @@ struct DotLowering : OpConversionPattern<DotOp> {
     auto type = convertedType(*getTypeConverter(), op.getType());
     MLIRContext *ctx = getContext();
     AffineMap in = AffineMap::get(1, 0, getAffineDimExpr(0, ctx));
-    Value r = contraction(rewriter, op.getLoc(), adaptor.getOperands(), {in, in},
-                          AffineMap::get(1, 0, {}, ctx), {}, {true},
-                          accType(rewriter, type.getElementType()));
+    Value r = contraction(rewriter, op.getLoc(), adaptor.getOperands(),
+                          {in, in}, AffineMap::get(1, 0, {}, ctx), {}, {true},
+                          computeType(rewriter, type.getElementType()));
     rewriter.replaceOp(op, finish(rewriter, op.getLoc(), r, type));
     return success();
   }
@@ -176,7 +165,7 @@ struct TraceLowering : OpConversionPattern<TraceOp> {
     Value r = contraction(rewriter, op.getLoc(), adaptor.getInput(),
                           AffineMap::get(nb + 1, 0, inE, ctx),
                           AffineMap::get(nb + 1, 0, outE, ctx), type.getShape(),
-                          red, accType(rewriter, type.getElementType()));
+                          red, computeType(rewriter, type.getElementType()));
     rewriter.replaceOp(op, finish(rewriter, op.getLoc(), r, type));
     return success();
   }
@@ -216,7 +205,7 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
       red.push_back(i >= out.size());
     Value r = contraction(rewriter, op.getLoc(), adaptor.getInputs(), maps,
                           exprsOf(out), type.getShape(), red,
-                          accType(rewriter, type.getElementType()));
+                          computeType(rewriter, type.getElementType()));
     rewriter.replaceOp(op, finish(rewriter, op.getLoc(), r, type));
     return success();
   }
@@ -297,7 +286,7 @@ struct EliminationLowering : OpConversionPattern<OpTy> {
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     Type elt = inType.getElementType();
-    Type acc = accType(b, elt);
+    Type acc = computeType(b, elt);
     int64_t n = inType.getDimSize(inType.getRank() - 1);
     int64_t batch = inType.getNumElements() / std::max<int64_t>(n * n, 1);
     Value mats = reshapeTo(b, loc, input, {batch, n, n});

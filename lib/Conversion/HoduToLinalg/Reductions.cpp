@@ -91,7 +91,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     auto inType = cast<RankedTensorType>(input.getType());
     Kind kind = kindOf(op.getInput().getType());
     Type elt = inType.getElementType();
-    Type acc = isNarrowFloat(elt) ? rewriter.getF32Type() : elt;
+    Type acc = computeType(rewriter, elt);
     ArrayRef<int64_t> dims = op.getDims();
     int64_t count = 1;
     for (int64_t d : dims)
@@ -226,9 +226,7 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     }
     }
     // Narrow accumulators that were not finalised.
-    if (cast<RankedTensorType>(r.getType()).getElementType() !=
-        resultType.getElementType())
-      r = finalize(r, [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+    r = narrowTensor(b, loc, r, resultType.getElementType());
     rewriter.replaceOp(op, reshapeTo(b, loc, r, resultType.getShape()));
     return success();
   }
@@ -247,7 +245,7 @@ struct ArgLowering : OpConversionPattern<OpTy> {
     Value input = adaptor.getInput();
     Kind kind = kindOf(op.getInput().getType());
     Type elt = cast<RankedTensorType>(input.getType()).getElementType();
-    Type acc = isNarrowFloat(elt) ? rewriter.getF32Type() : elt;
+    Type acc = computeType(rewriter, elt);
     ArrayRef<int64_t> dims = op.getDims();
     if (dims.size() != 1)
       return rewriter.notifyMatchFailure(op, "expects exactly one dim");
@@ -301,7 +299,7 @@ struct ReduceWindowLowering : OpConversionPattern<ReduceWindowOp> {
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     Kind kind = kindOf(op.getInput().getType());
     Type elt = inType.getElementType();
-    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    Type acc = computeType(b, elt);
     int64_t rank = inType.getRank();
     ArrayRef<int64_t> window = op.getWindowDims(), strides = op.getStrides(),
                       dil = op.getDilations(), pads = op.getPads();
@@ -390,11 +388,8 @@ struct ReduceWindowLowering : OpConversionPattern<ReduceWindowOp> {
                           : a[0];
             return narrow(nb, l, v, resElt);
           });
-    } else if (acc != resElt) {
-      r = buildElementwise(b, loc, resultType, r,
-                           [&](OpBuilder &nb, Location l, ValueRange a) {
-                             return narrow(nb, l, a[0], resElt);
-                           });
+    } else {
+      r = narrowTensor(b, loc, r, resElt);
     }
     rewriter.replaceOp(op, r);
     return success();
@@ -413,7 +408,7 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
     auto &b = rewriter;
     auto resultType = convertedType(*getTypeConverter(), op.getType());
     Type elt = resultType.getElementType();
-    Type acc = isNarrowFloat(elt) ? b.getF32Type() : elt;
+    Type acc = computeType(b, elt);
     int64_t rank = resultType.getRank();
     int64_t dim = op.getDim();
     if (dim < 0)
@@ -449,11 +444,7 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
               nb, l, Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
         });
     Value r = generic.getResult(0);
-    if (acc != elt)
-      r = buildElementwise(b, loc, resultType, r,
-                           [&](OpBuilder &nb, Location l, ValueRange a) {
-                             return narrow(nb, l, a[0], elt);
-                           });
+    r = narrowTensor(b, loc, r, elt);
     rewriter.replaceOp(op, r);
     return success();
   }

@@ -329,6 +329,88 @@ struct ResizeLowering : HoduPattern<ResizeOp> {
             outer(add(oneMinusT, c(1.0)))};
   }
 
+  /// An interpolation tap along one dim: the input index read and its
+  /// weight (null for weight 1).
+  using Tap = std::pair<Value, Value>;
+
+  /// The taps output index `iv` reads along a dim of input size `in`, output
+  /// size `out` and scale `scale`: one for nearest (and unscaled dims), two
+  /// for linear, four for cubic.
+  static SmallVector<Tap> tapsAlong(OpBuilder &b, Location l, ResizeOp op,
+                                    Value iv, int64_t in, int64_t out,
+                                    double scale) {
+    ResizeMode mode = op.getMode();
+    NearestMode nm = op.getNearestMode();
+    bool excludeOutside = op.getExcludeOutside();
+    Type f64 = b.getF64Type();
+    auto c = [&](double v) { return constFloat(b, l, f64, v); };
+    auto toIndex = [&](Value f) {
+      Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), f);
+      return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+    };
+    if (in == out && scale == 1.0)
+      return {{iv, Value()}};
+    Value xi = arith::IndexCastOp::create(b, l, b.getI64Type(), iv);
+    Value xf = arith::SIToFPOp::create(b, l, f64, xi);
+    Value x = sourceCoord(b, l, op.getCoordTransform(), xf, in, out, scale);
+    if (mode == ResizeMode::nearest) {
+      Value rounded;
+      switch (nm) {
+      case NearestMode::floor:
+        rounded = math::FloorOp::create(b, l, x);
+        break;
+      case NearestMode::ceil:
+        rounded = math::CeilOp::create(b, l, x);
+        break;
+      case NearestMode::round_prefer_floor:
+        rounded =
+            math::CeilOp::create(b, l, arith::SubFOp::create(b, l, x, c(0.5)));
+        break;
+      case NearestMode::round_prefer_ceil:
+        rounded =
+            math::FloorOp::create(b, l, arith::AddFOp::create(b, l, x, c(0.5)));
+        break;
+      }
+      return {{idxClamp(b, l, toIndex(rounded), in), Value()}};
+    }
+    Value fl = math::FloorOp::create(b, l, x);
+    Value t = arith::SubFOp::create(b, l, x, fl);
+    Value base = toIndex(fl);
+    if (mode == ResizeMode::linear)
+      return {
+          {idxClamp(b, l, base, in), arith::SubFOp::create(b, l, c(1.0), t)},
+          {idxClamp(b, l, idxAdd(b, l, base, constIndex(b, l, 1)), in), t}};
+    SmallVector<Value> coeffs =
+        cubicCoeffs(b, l, t, op.getCubicCoeffA().convertToDouble());
+    SmallVector<Value> idx, w;
+    for (int64_t k = 0; k < 4; ++k) {
+      Value raw = idxAdd(b, l, base, constIndex(b, l, k - 1));
+      idx.push_back(idxClamp(b, l, raw, in));
+      Value weight = coeffs[k];
+      if (excludeOutside) {
+        Value inside = arith::AndIOp::create(
+            b, l,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, raw,
+                                  constIndex(b, l, 0)),
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, raw,
+                                  constIndex(b, l, in)));
+        weight = arith::SelectOp::create(b, l, inside, weight, c(0.0));
+      }
+      w.push_back(weight);
+    }
+    if (excludeOutside) {
+      Value sum = w[0];
+      for (int k = 1; k < 4; ++k)
+        sum = arith::AddFOp::create(b, l, sum, w[k]);
+      for (int k = 0; k < 4; ++k)
+        w[k] = arith::DivFOp::create(b, l, w[k], sum);
+    }
+    SmallVector<Tap> taps;
+    for (int k = 0; k < 4; ++k)
+      taps.push_back({idx[k], w[k]});
+    return taps;
+  }
+
   LogicalResult
   matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -347,11 +429,6 @@ struct ResizeLowering : HoduPattern<ResizeOp> {
       for (int64_t d = 0; d < rank; ++d)
         scales.push_back(double(type.getDimSize(d)) /
                          double(inType.getDimSize(d)));
-    ResizeMode mode = op.getMode();
-    CoordTransform ct = op.getCoordTransform();
-    NearestMode nm = op.getNearestMode();
-    double a = op.getCubicCoeffA().convertToDouble();
-    bool excludeOutside = op.getExcludeOutside();
     Value input = adaptor.getInput();
     Type elt = type.getElementType();
 
@@ -359,83 +436,12 @@ struct ResizeLowering : HoduPattern<ResizeOp> {
         rewriter, op.getLoc(), type, {}, {},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) -> Value {
           Type f64 = b.getF64Type();
-          auto c = [&](double v) { return constFloat(b, l, f64, v); };
-          auto toIndex = [&](Value f) {
-            Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), f);
-            return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
-          };
-          // Per dim: taps (index, weight or null).
-          SmallVector<SmallVector<std::pair<Value, Value>>> taps(rank);
-          for (int64_t d = 0; d < rank; ++d) {
-            int64_t in = inType.getDimSize(d), out = type.getDimSize(d);
-            if (in == out && scales[d] == 1.0) {
-              taps[d].push_back({ivs[d], Value()});
-              continue;
-            }
-            Value xi = arith::IndexCastOp::create(b, l, b.getI64Type(), ivs[d]);
-            Value xf = arith::SIToFPOp::create(b, l, f64, xi);
-            Value x = sourceCoord(b, l, ct, xf, in, out, scales[d]);
-            if (mode == ResizeMode::nearest) {
-              Value rounded;
-              switch (nm) {
-              case NearestMode::floor:
-                rounded = math::FloorOp::create(b, l, x);
-                break;
-              case NearestMode::ceil:
-                rounded = math::CeilOp::create(b, l, x);
-                break;
-              case NearestMode::round_prefer_floor:
-                rounded = math::CeilOp::create(
-                    b, l, arith::SubFOp::create(b, l, x, c(0.5)));
-                break;
-              case NearestMode::round_prefer_ceil:
-                rounded = math::FloorOp::create(
-                    b, l, arith::AddFOp::create(b, l, x, c(0.5)));
-                break;
-              }
-              taps[d].push_back({idxClamp(b, l, toIndex(rounded), in), Value()});
-              continue;
-            }
-            Value fl = math::FloorOp::create(b, l, x);
-            Value t = arith::SubFOp::create(b, l, x, fl);
-            Value base = toIndex(fl);
-            if (mode == ResizeMode::linear) {
-              taps[d].push_back({idxClamp(b, l, base, in),
-                                 arith::SubFOp::create(b, l, c(1.0), t)});
-              taps[d].push_back(
-                  {idxClamp(b, l, idxAdd(b, l, base, constIndex(b, l, 1)), in),
-                   t});
-              continue;
-            }
-            SmallVector<Value> coeffs = cubicCoeffs(b, l, t, a);
-            SmallVector<Value> idx, w;
-            for (int64_t k = 0; k < 4; ++k) {
-              Value raw = idxAdd(b, l, base, constIndex(b, l, k - 1));
-              idx.push_back(idxClamp(b, l, raw, in));
-              Value weight = coeffs[k];
-              if (excludeOutside) {
-                Value inside = arith::AndIOp::create(
-                    b, l,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, raw,
-                                          constIndex(b, l, 0)),
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, raw,
-                                          constIndex(b, l, in)));
-                weight = arith::SelectOp::create(b, l, inside, weight, c(0.0));
-              }
-              w.push_back(weight);
-            }
-            if (excludeOutside) {
-              Value sum = w[0];
-              for (int k = 1; k < 4; ++k)
-                sum = arith::AddFOp::create(b, l, sum, w[k]);
-              for (int k = 0; k < 4; ++k)
-                w[k] = arith::DivFOp::create(b, l, w[k], sum);
-            }
-            for (int k = 0; k < 4; ++k)
-              taps[d].push_back({idx[k], w[k]});
-          }
+          SmallVector<SmallVector<Tap>> taps;
+          for (int64_t d = 0; d < rank; ++d)
+            taps.push_back(tapsAlong(b, l, op, ivs[d], inType.getDimSize(d),
+                                     type.getDimSize(d), scales[d]));
           // Sum over the tap combinations (product of the per-dim weights).
-          Value acc = c(0.0);
+          Value acc = constFloat(b, l, f64, 0.0);
           SmallVector<int64_t> pos(rank, 0);
           while (true) {
             SmallVector<Value> idx;

@@ -51,6 +51,62 @@ Type elementType(MLIRContext *ctx, DType dtype) {
   return {};
 }
 
+/// What a node becomes: a hodu op by name with its attributes and result
+/// types, and which of its results is the node's output.
+struct OpSpec {
+  std::string name;
+  SmallVector<NamedAttribute> attrs;
+  SmallVector<Type> resultTypes;
+  unsigned resultIndex = 0;
+};
+
+/// A node under import with its operands resolved, and the checks every op
+/// family makes of it; each reports its error at the node.
+struct NodeView {
+  const Node &node;
+  std::string upstream;
+  Location loc;
+  SmallVector<Value> operands;
+
+  RankedTensorType inputType(size_t i) const {
+    return cast<RankedTensorType>(operands[i].getType());
+  }
+  LogicalResult needInputs(size_t n) const {
+    if (operands.size() != n)
+      return emitError(loc) << "'" << upstream << "' takes " << n
+                            << " inputs, the node has " << operands.size();
+    return success();
+  }
+  const OpParams *params(ParamsKind kind) const {
+    if (!node.hasParams || node.params.kind != kind) {
+      emitError(loc) << "'" << upstream << "' needs " << paramsKindName(kind)
+                     << " params";
+      return nullptr;
+    }
+    return &node.params;
+  }
+  /// needInputs(n), then params(kind): how most families begin.
+  const OpParams *paramsWithInputs(size_t n, ParamsKind kind) const {
+    if (failed(needInputs(n)))
+      return nullptr;
+    return params(kind);
+  }
+  std::optional<int64_t> normDim(int64_t dim, int64_t rank) const {
+    if (dim < 0)
+      dim += rank;
+    if (dim < 0 || dim >= std::max<int64_t>(rank, 1)) {
+      emitError(loc) << "dim " << dim << " out of range for rank " << rank;
+      return std::nullopt;
+    }
+    return dim;
+  }
+  /// The dim in the scalar of `p`'s first field, normalised against the rank
+  /// of the first input (the dim of concat, split and slice).
+  std::optional<int64_t> dimParam(const OpParams &p) const {
+    return normDim(p.fields[0].scalar.asInt(), inputType(0).getRank());
+  }
+};
+
 class SnapshotImporter {
 public:
   SnapshotImporter(MLIRContext &ctx, const std::string &path, const Snapshot &s)
@@ -73,8 +129,28 @@ private:
   }
   LogicalResult importConstant(const Constant &c);
   LogicalResult importNode(const Node &node, size_t index);
+  /// Fills `spec` with the hodu op of `n`'s family; the families with
+  /// params have a function each below.
+  LogicalResult describeNode(const NodeView &n, OpSpec &spec);
+  LogicalResult describeReduce(const NodeView &n, OpSpec &spec);
+  LogicalResult describeConcat(const NodeView &n, OpSpec &spec);
+  LogicalResult describeSplit(const NodeView &n, OpSpec &spec);
+  LogicalResult describeConv(const NodeView &n, OpSpec &spec);
+  LogicalResult describeWindow(const NodeView &n, OpSpec &spec);
+  LogicalResult describeShape(const NodeView &n, OpSpec &spec);
+  LogicalResult describeTranspose(const NodeView &n, OpSpec &spec);
+  LogicalResult describeSlice(const NodeView &n, OpSpec &spec);
+  LogicalResult describeFlip(const NodeView &n, OpSpec &spec);
+
   /// A Scalar as an attribute of `type` (the tensor's element type).
   TypedAttr scalarAttr(const Scalar &s, Type type);
+  /// A named dense i64 array attribute.
+  NamedAttribute i64Array(StringRef name, ArrayRef<int64_t> values) {
+    return b.getNamedAttr(name, b.getDenseI64ArrayAttr(values));
+  }
+  NamedAttribute i64Array(StringRef name, const std::vector<uint64_t> &values) {
+    return i64Array(name, SmallVector<int64_t>(values.begin(), values.end()));
+  }
 
   MLIRContext &ctx;
   OpBuilder b;
@@ -132,312 +208,292 @@ LogicalResult SnapshotImporter::importNode(const Node &node, size_t index) {
   Location loc = NameLoc::get(
       b.getStringAttr("node " + std::to_string(index) + " (" + upstream + ")"),
       fileLoc);
-  SmallVector<Value> operands;
+  NodeView n{node, upstream, loc, {}};
   for (uint64_t id : node.inputIds) {
     Value v = values.lookup(id);
     if (!v)
-      return emitError(loc) << "input tensor id " << id
-                            << " is not defined before its use";
-    operands.push_back(v);
+      return emitError(n.loc)
+             << "input tensor id " << id << " is not defined before its use";
+    n.operands.push_back(v);
   }
   RankedTensorType resultType =
       tensorType(node.outputLayout.shape, node.outputDType);
-  auto inputType = [&](size_t i) {
-    return cast<RankedTensorType>(operands[i].getType());
-  };
-  auto needInputs = [&](size_t n) -> LogicalResult {
-    if (operands.size() != n)
-      return emitError(loc) << "'" << upstream << "' takes " << n
-                            << " inputs, the node has " << operands.size();
-    return success();
-  };
-  auto params = [&](ParamsKind kind) -> const OpParams * {
-    if (!node.hasParams || node.params.kind != kind) {
-      emitError(loc) << "'" << upstream << "' needs " << paramsKindName(kind)
-                     << " params";
-      return nullptr;
-    }
-    return &node.params;
-  };
-  auto normDim = [&](int64_t dim, int64_t rank) -> std::optional<int64_t> {
-    if (dim < 0)
-      dim += rank;
-    if (dim < 0 || dim >= std::max<int64_t>(rank, 1)) {
-      emitError(loc) << "dim " << dim << " out of range for rank " << rank;
-      return std::nullopt;
-    }
-    return dim;
-  };
+  OpSpec spec;
+  spec.resultTypes.push_back(resultType);
+  if (failed(describeNode(n, spec)))
+    return failure();
 
-  std::string name;
-  SmallVector<NamedAttribute> attrs;
-  unsigned resultIndex = 0;
-  SmallVector<Type> resultTypes{resultType};
-  switch (node.op.family) {
-  case OpFamily::Binary:
-  case OpFamily::BinaryLogical:
-  case OpFamily::Cmp:
-    if (failed(needInputs(2)))
-      return failure();
-    name = upstream;
-    break;
-  case OpFamily::Unary:
-  case OpFamily::UnaryLogical:
-    if (failed(needInputs(1)))
-      return failure();
-    name = upstream;
-    break;
-  case OpFamily::CmpScalar:
-  case OpFamily::UnaryScalar: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(node.op.family == OpFamily::CmpScalar
-                                   ? ParamsKind::CmpScalar
-                                   : ParamsKind::UnaryScalar);
-    if (!p)
-      return failure();
-    name = upstream;
-    attrs.push_back(b.getNamedAttr(
-        "scalar",
-        scalarAttr(p->fields[0].scalar, inputType(0).getElementType())));
-    break;
-  }
-  case OpFamily::Matrix:
-  case OpFamily::Linalg:
-    if (failed(needInputs(node.op.family == OpFamily::Matrix ? 2 : 1)))
-      return failure();
-    name = upstream;
-    break;
-  case OpFamily::Reduce: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(ParamsKind::Reduce);
-    if (!p)
-      return failure();
-    static const char *names[] = {
-        "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
-        "reduce_std", "reduce_var", "reduce_norm", "reduce_logsum",
-        "reduce_logsumexp", "argmax", "argmin", "reduce_any", "reduce_all"};
-    name = names[node.op.op];
-    int64_t rank = inputType(0).getRank();
-    SmallVector<int64_t> dims;
-    for (const Scalar &s : p->fields[0].scalars) {
-      auto d = normDim(s.asInt(), rank);
-      if (!d)
-        return failure();
-      dims.push_back(*d);
-    }
-    llvm::sort(dims);
-    attrs.push_back(b.getNamedAttr("dims", b.getDenseI64ArrayAttr(dims)));
-    attrs.push_back(b.getNamedAttr("keep_dim", b.getBoolAttr(p->fields[1].u)));
-    break;
-  }
-  case OpFamily::Concat: {
-    const OpParams *p = params(ParamsKind::Concat);
-    if (!p)
-      return failure();
-    if (operands.empty())
-      return emitError(loc) << "concat has no inputs";
-    auto d = normDim(p->fields[0].scalar.asInt(), inputType(0).getRank());
-    if (!d)
-      return failure();
-    name = "concat";
-    attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
-    break;
-  }
-  case OpFamily::Split: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(ParamsKind::Split);
-    if (!p)
-      return failure();
-    RankedTensorType in = inputType(0);
-    auto d = normDim(p->fields[0].scalar.asInt(), in.getRank());
-    if (!d)
-      return failure();
-    SmallVector<int64_t> sizes;
-    resultTypes.clear();
-    for (const Scalar &s : p->fields[1].scalars) {
-      sizes.push_back(s.asInt());
-      SmallVector<int64_t> shape(in.getShape());
-      shape[*d] = s.asInt();
-      resultTypes.push_back(RankedTensorType::get(shape, in.getElementType()));
-    }
-    resultIndex = p->fields[2].u;
-    if (resultIndex >= sizes.size())
-      return emitError(loc) << "split output_index " << resultIndex
-                            << " out of range (" << sizes.size() << " parts)";
-    name = "split";
-    attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
-    attrs.push_back(b.getNamedAttr("sizes", b.getDenseI64ArrayAttr(sizes)));
-    break;
-  }
-  case OpFamily::Conv: {
-    if (node.op.op > 2)
-      return emitError(loc) << "'" << upstream
-                            << "' is not supported by the .hdss importer";
-    if (failed(needInputs(2)))
-      return failure();
-    const OpParams *p =
-        params(ParamsKind(unsigned(ParamsKind::Conv1d) + node.op.op));
-    if (!p)
-      return failure();
-    // padding, stride and dilation are the last three fields.
-    size_t n = p->fields.size();
-    int64_t pad = p->fields[n - 3].u, stride = p->fields[n - 2].u,
-            dilation = p->fields[n - 1].u;
-    int64_t spatial = node.op.op + 1;
-    name = "conv";
-    attrs.push_back(b.getNamedAttr(
-        "strides", b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, stride))));
-    attrs.push_back(b.getNamedAttr(
-        "pads", b.getDenseI64ArrayAttr(SmallVector<int64_t>(2 * spatial, pad))));
-    attrs.push_back(b.getNamedAttr(
-        "dilations",
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(spatial, dilation))));
-    break;
-  }
-  case OpFamily::Windowing: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(ParamsKind::ReduceWindow);
-    if (!p)
-      return failure();
-    int64_t rank = inputType(0).getRank();
-    const Field &window = p->fields[0], &strides = p->fields[1],
-                &padding = p->fields[2];
-    if (int64_t(window.list.size()) != rank ||
-        int64_t(strides.list.size()) != rank ||
-        int64_t(padding.list.size()) != 2 * rank)
-      return emitError(loc) << "reduce-window params need one window dim, "
-                               "stride and padding pair per input dim";
-    SmallVector<int64_t> pads(2 * rank);
-    for (int64_t i = 0; i < rank; ++i) {
-      pads[i] = padding.list[2 * i];
-      pads[rank + i] = padding.list[2 * i + 1];
-    }
-    static const hodu::WindowKind kinds[] = {
-        hodu::WindowKind::max, hodu::WindowKind::mean, hodu::WindowKind::sum,
-        hodu::WindowKind::min};
-    name = "reduce_window";
-    attrs.push_back(b.getNamedAttr(
-        "kind", hodu::WindowKindAttr::get(&ctx, kinds[node.op.op])));
-    attrs.push_back(b.getNamedAttr(
-        "window_dims",
-        b.getDenseI64ArrayAttr(SmallVector<int64_t>(window.list.begin(),
-                                                    window.list.end()))));
-    attrs.push_back(b.getNamedAttr(
-        "strides", b.getDenseI64ArrayAttr(SmallVector<int64_t>(
-                       strides.list.begin(), strides.list.end()))));
-    attrs.push_back(b.getNamedAttr("pads", b.getDenseI64ArrayAttr(pads)));
-    attrs.push_back(b.getNamedAttr(
-        "dilations", b.getDenseI64ArrayAttr(SmallVector<int64_t>(rank, 1))));
-    break;
-  }
-  case OpFamily::Shape: {
-    if (failed(needInputs(1)))
-      return failure();
-    switch (node.op.op) {
-    case 4: // broadcast
-      name = "broadcast";
-      break;
-    case 5: // transpose
-    case 6: { // permute
-      // The view's strides are the input's, permuted: find each output dim's
-      // source dim by (size, stride), preferring unused dims in order.
-      if (node.inputLayouts.size() != 1 ||
-          node.inputLayouts[0].shape.size() != node.outputLayout.shape.size() ||
-          node.outputLayout.strides.size() != node.outputLayout.shape.size() ||
-          node.inputLayouts[0].strides.size() != node.inputLayouts[0].shape.size())
-        return emitError(loc) << "'" << upstream
-                              << "' needs input and output layouts of one rank";
-      const Layout &in = node.inputLayouts[0], &out = node.outputLayout;
-      size_t rank = in.shape.size();
-      SmallVector<int64_t> perm;
-      std::vector<bool> used(rank, false);
-      for (size_t i = 0; i < rank; ++i) {
-        size_t j = 0;
-        for (; j < rank; ++j)
-          if (!used[j] && in.shape[j] == out.shape[i] &&
-              (in.strides[j] == out.strides[i] || in.shape[j] == 1))
-            break;
-        if (j == rank)
-          return emitError(loc) << "output layout of '" << upstream
-                                << "' is not a permutation of its input";
-        used[j] = true;
-        perm.push_back(j);
-      }
-      name = "transpose";
-      attrs.push_back(b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm)));
-      break;
-    }
-    default: // reshape, flatten, squeeze, unsqueeze: the output shape says all
-      name = "reshape";
-      break;
-    }
-    break;
-  }
-  case OpFamily::ShapeScalars: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(ParamsKind::Slice);
-    if (!p)
-      return failure();
-    RankedTensorType in = inputType(0);
-    auto d = normDim(p->fields[0].scalar.asInt(), in.getRank());
-    if (!d)
-      return failure();
-    int64_t rank = in.getRank();
-    SmallVector<int64_t> starts(rank, 0), ends(in.getShape()), steps(rank, 1);
-    starts[*d] = p->fields[1].scalar.asInt();
-    ends[*d] = p->fields[2].scalar.asInt();
-    steps[*d] = p->fields[3].scalar.asInt();
-    name = "slice";
-    attrs.push_back(b.getNamedAttr("starts", b.getDenseI64ArrayAttr(starts)));
-    attrs.push_back(b.getNamedAttr("ends", b.getDenseI64ArrayAttr(ends)));
-    attrs.push_back(b.getNamedAttr("steps", b.getDenseI64ArrayAttr(steps)));
-    break;
-  }
-  case OpFamily::ShapeMemory: {
-    if (failed(needInputs(1)))
-      return failure();
-    const OpParams *p = params(ParamsKind::Flip);
-    if (!p)
-      return failure();
-    name = "flip";
-    attrs.push_back(b.getNamedAttr(
-        "dims", b.getDenseI64ArrayAttr(SmallVector<int64_t>(
-                    p->fields[0].list.begin(), p->fields[0].list.end()))));
-    break;
-  }
-  case OpFamily::Cast:
-    if (failed(needInputs(1)))
-      return failure();
-    name = "cast";
-    break;
-  case OpFamily::Memory:
-    if (failed(needInputs(1)))
-      return failure();
-    name = "contiguous";
-    break;
-  default:
-    return emitError(loc) << "op '" << upstream
-                          << "' is not supported by the .hdss importer";
-  }
-
-  OperationState state(loc, "hodu." + name);
-  state.addOperands(operands);
-  state.addTypes(resultTypes);
-  state.addAttributes(attrs);
+  OperationState state(n.loc, "hodu." + spec.name);
+  state.addOperands(n.operands);
+  state.addTypes(spec.resultTypes);
+  state.addAttributes(spec.attrs);
   Operation *op = b.create(state);
   if (failed(verify(op)))
     return failure();
-  Value result = op->getResult(resultIndex);
+  Value result = op->getResult(spec.resultIndex);
   if (result.getType() != resultType)
-    return emitError(loc) << "'" << upstream << "' gives " << result.getType()
-                          << " but the node's output layout says "
-                          << resultType;
-  return success(define(node.outputId, result, loc));
+    return emitError(n.loc)
+           << "'" << upstream << "' gives " << result.getType()
+           << " but the node's output layout says " << resultType;
+  return success(define(node.outputId, result, n.loc));
+}
+
+LogicalResult SnapshotImporter::describeNode(const NodeView &n, OpSpec &spec) {
+  // Most families keep their upstream name; the rest rename below.
+  spec.name = n.upstream;
+  OpFamily family = n.node.op.family;
+  switch (family) {
+  case OpFamily::Binary:
+  case OpFamily::BinaryLogical:
+  case OpFamily::Cmp:
+    return n.needInputs(2);
+  case OpFamily::Unary:
+  case OpFamily::UnaryLogical:
+    return n.needInputs(1);
+  case OpFamily::CmpScalar:
+  case OpFamily::UnaryScalar: {
+    const OpParams *p = n.paramsWithInputs(1, family == OpFamily::CmpScalar
+                                                  ? ParamsKind::CmpScalar
+                                                  : ParamsKind::UnaryScalar);
+    if (!p)
+      return failure();
+    spec.attrs.push_back(
+        b.getNamedAttr("scalar", scalarAttr(p->fields[0].scalar,
+                                            n.inputType(0).getElementType())));
+    return success();
+  }
+  case OpFamily::Matrix:
+    return n.needInputs(2);
+  case OpFamily::Linalg:
+    return n.needInputs(1);
+  case OpFamily::Reduce:
+    return describeReduce(n, spec);
+  case OpFamily::Concat:
+    return describeConcat(n, spec);
+  case OpFamily::Split:
+    return describeSplit(n, spec);
+  case OpFamily::Conv:
+    return describeConv(n, spec);
+  case OpFamily::Windowing:
+    return describeWindow(n, spec);
+  case OpFamily::Shape:
+    return describeShape(n, spec);
+  case OpFamily::ShapeScalars:
+    return describeSlice(n, spec);
+  case OpFamily::ShapeMemory:
+    return describeFlip(n, spec);
+  case OpFamily::Cast:
+    spec.name = "cast";
+    return n.needInputs(1);
+  case OpFamily::Memory:
+    spec.name = "contiguous";
+    return n.needInputs(1);
+  default:
+    return emitError(n.loc) << "op '" << n.upstream
+                            << "' is not supported by the .hdss importer";
+  }
+}
+
+LogicalResult SnapshotImporter::describeReduce(const NodeView &n,
+                                               OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Reduce);
+  if (!p)
+    return failure();
+  static const char *names[] = {
+      "reduce_sum",    "reduce_mean",      "reduce_max", "reduce_min",
+      "reduce_prod",   "reduce_std",       "reduce_var", "reduce_norm",
+      "reduce_logsum", "reduce_logsumexp", "argmax",     "argmin",
+      "reduce_any",    "reduce_all"};
+  spec.name = names[n.node.op.op];
+  int64_t rank = n.inputType(0).getRank();
+  SmallVector<int64_t> dims;
+  for (const Scalar &s : p->fields[0].scalars) {
+    auto d = n.normDim(s.asInt(), rank);
+    if (!d)
+      return failure();
+    dims.push_back(*d);
+  }
+  llvm::sort(dims);
+  spec.attrs.push_back(i64Array("dims", dims));
+  spec.attrs.push_back(
+      b.getNamedAttr("keep_dim", b.getBoolAttr(p->fields[1].u)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeConcat(const NodeView &n,
+                                               OpSpec &spec) {
+  const OpParams *p = n.params(ParamsKind::Concat);
+  if (!p)
+    return failure();
+  if (n.operands.empty())
+    return emitError(n.loc) << "concat has no inputs";
+  auto d = n.dimParam(*p);
+  if (!d)
+    return failure();
+  spec.name = "concat";
+  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeSplit(const NodeView &n, OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Split);
+  if (!p)
+    return failure();
+  auto d = n.dimParam(*p);
+  if (!d)
+    return failure();
+  RankedTensorType in = n.inputType(0);
+  SmallVector<int64_t> sizes;
+  spec.resultTypes.clear();
+  for (const Scalar &s : p->fields[1].scalars) {
+    sizes.push_back(s.asInt());
+    SmallVector<int64_t> shape(in.getShape());
+    shape[*d] = s.asInt();
+    spec.resultTypes.push_back(
+        RankedTensorType::get(shape, in.getElementType()));
+  }
+  spec.resultIndex = p->fields[2].u;
+  if (spec.resultIndex >= sizes.size())
+    return emitError(n.loc) << "split output_index " << spec.resultIndex
+                            << " out of range (" << sizes.size() << " parts)";
+  spec.name = "split";
+  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+  spec.attrs.push_back(i64Array("sizes", sizes));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeConv(const NodeView &n, OpSpec &spec) {
+  unsigned op = n.node.op.op;
+  if (op > 2)
+    return emitError(n.loc)
+           << "'" << n.upstream << "' is not supported by the .hdss importer";
+  const OpParams *p =
+      n.paramsWithInputs(2, ParamsKind(unsigned(ParamsKind::Conv1d) + op));
+  if (!p)
+    return failure();
+  // padding, stride and dilation are the last three fields.
+  size_t count = p->fields.size();
+  int64_t pad = p->fields[count - 3].u, stride = p->fields[count - 2].u,
+          dilation = p->fields[count - 1].u;
+  int64_t spatial = op + 1;
+  spec.name = "conv";
+  spec.attrs.push_back(
+      i64Array("strides", SmallVector<int64_t>(spatial, stride)));
+  spec.attrs.push_back(
+      i64Array("pads", SmallVector<int64_t>(2 * spatial, pad)));
+  spec.attrs.push_back(
+      i64Array("dilations", SmallVector<int64_t>(spatial, dilation)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeWindow(const NodeView &n,
+                                               OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::ReduceWindow);
+  if (!p)
+    return failure();
+  int64_t rank = n.inputType(0).getRank();
+  const Field &window = p->fields[0], &strides = p->fields[1],
+              &padding = p->fields[2];
+  if (int64_t(window.list.size()) != rank ||
+      int64_t(strides.list.size()) != rank ||
+      int64_t(padding.list.size()) != 2 * rank)
+    return emitError(n.loc) << "reduce-window params need one window dim, "
+                               "stride and padding pair per input dim";
+  // Upstream pads are (low, high) pairs per dim; hodu's are all lows, then
+  // all highs.
+  SmallVector<int64_t> pads(2 * rank);
+  for (int64_t i = 0; i < rank; ++i) {
+    pads[i] = padding.list[2 * i];
+    pads[rank + i] = padding.list[2 * i + 1];
+  }
+  static const hodu::WindowKind kinds[] = {
+      hodu::WindowKind::max, hodu::WindowKind::mean, hodu::WindowKind::sum,
+      hodu::WindowKind::min};
+  spec.name = "reduce_window";
+  spec.attrs.push_back(b.getNamedAttr(
+      "kind", hodu::WindowKindAttr::get(&ctx, kinds[n.node.op.op])));
+  spec.attrs.push_back(i64Array("window_dims", window.list));
+  spec.attrs.push_back(i64Array("strides", strides.list));
+  spec.attrs.push_back(i64Array("pads", pads));
+  spec.attrs.push_back(i64Array("dilations", SmallVector<int64_t>(rank, 1)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeShape(const NodeView &n, OpSpec &spec) {
+  if (failed(n.needInputs(1)))
+    return failure();
+  switch (n.node.op.op) {
+  case 4: // broadcast
+    spec.name = "broadcast";
+    return success();
+  case 5: // transpose
+  case 6: // permute
+    return describeTranspose(n, spec);
+  default: // reshape, flatten, squeeze, unsqueeze: the output shape says all
+    spec.name = "reshape";
+    return success();
+  }
+}
+
+LogicalResult SnapshotImporter::describeTranspose(const NodeView &n,
+                                                  OpSpec &spec) {
+  // The view's strides are the input's, permuted: find each output dim's
+  // source dim by (size, stride), preferring unused dims in order.
+  const Node &node = n.node;
+  if (node.inputLayouts.size() != 1 ||
+      node.inputLayouts[0].shape.size() != node.outputLayout.shape.size() ||
+      node.outputLayout.strides.size() != node.outputLayout.shape.size() ||
+      node.inputLayouts[0].strides.size() != node.inputLayouts[0].shape.size())
+    return emitError(n.loc) << "'" << n.upstream
+                            << "' needs input and output layouts of one rank";
+  const Layout &in = node.inputLayouts[0], &out = node.outputLayout;
+  size_t rank = in.shape.size();
+  SmallVector<int64_t> perm;
+  std::vector<bool> used(rank, false);
+  for (size_t i = 0; i < rank; ++i) {
+    size_t j = 0;
+    for (; j < rank; ++j)
+      if (!used[j] && in.shape[j] == out.shape[i] &&
+          (in.strides[j] == out.strides[i] || in.shape[j] == 1))
+        break;
+    if (j == rank)
+      return emitError(n.loc) << "output layout of '" << n.upstream
+                              << "' is not a permutation of its input";
+    used[j] = true;
+    perm.push_back(j);
+  }
+  spec.name = "transpose";
+  spec.attrs.push_back(i64Array("perm", perm));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeSlice(const NodeView &n, OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Slice);
+  if (!p)
+    return failure();
+  auto d = n.dimParam(*p);
+  if (!d)
+    return failure();
+  RankedTensorType in = n.inputType(0);
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> starts(rank, 0), ends(in.getShape()), steps(rank, 1);
+  starts[*d] = p->fields[1].scalar.asInt();
+  ends[*d] = p->fields[2].scalar.asInt();
+  steps[*d] = p->fields[3].scalar.asInt();
+  spec.name = "slice";
+  spec.attrs.push_back(i64Array("starts", starts));
+  spec.attrs.push_back(i64Array("ends", ends));
+  spec.attrs.push_back(i64Array("steps", steps));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeFlip(const NodeView &n, OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Flip);
+  if (!p)
+    return failure();
+  spec.name = "flip";
+  spec.attrs.push_back(i64Array("dims", p->fields[0].list));
+  return success();
 }
 
 OwningOpRef<ModuleOp> SnapshotImporter::run(const std::string &defaultName) {

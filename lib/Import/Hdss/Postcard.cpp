@@ -221,24 +221,37 @@ public:
     return true;
   }
 
-  bool boolean(bool &out, const char *what) {
+  /// A byte that must be 0 or 1: a bool, or the tag of an Option (`kind`
+  /// names which in the error).
+  bool zeroOrOne(bool &out, const char *kind, const char *what) {
     uint8_t b;
     if (!byte(b, what))
       return false;
     if (b > 1)
-      return fail(std::string("bad bool ") + std::to_string(b) + " in " + what);
+      return fail(std::string("bad ") + kind + " " + std::to_string(b) +
+                  " in " + what);
     out = b;
     return true;
   }
-
+  bool boolean(bool &out, const char *what) {
+    return zeroOrOne(out, "bool", what);
+  }
   bool option(bool &present, const char *what) {
-    uint8_t b;
-    if (!byte(b, what))
+    return zeroOrOne(present, "Option tag", what);
+  }
+
+  /// A length-prefixed sequence, each item read by `item` and taking at least
+  /// `minItemBytes` bytes (see length()).
+  template <typename T, typename ReadItem>
+  bool sequence(std::vector<T> &out, const char *what, size_t minItemBytes,
+                ReadItem item) {
+    uint64_t n;
+    if (!length(n, what, minItemBytes))
       return false;
-    if (b > 1)
-      return fail(std::string("bad Option tag ") + std::to_string(b) + " in " +
-                  what);
-    present = b;
+    out.resize(n);
+    for (T &v : out)
+      if (!item(v))
+        return false;
     return true;
   }
 
@@ -270,14 +283,7 @@ public:
   }
 
   bool usizes(std::vector<uint64_t> &out, const char *what) {
-    uint64_t n;
-    if (!length(n, what))
-      return false;
-    out.resize(n);
-    for (auto &v : out)
-      if (!varint(v, what))
-        return false;
-    return true;
+    return sequence(out, what, 1, [&](uint64_t &v) { return varint(v, what); });
   }
 
   bool scalar(Scalar &out, const char *what) {
@@ -327,34 +333,25 @@ public:
   }
 
   bool scalars(std::vector<Scalar> &out, const char *what) {
-    uint64_t n;
-    if (!length(n, what, 2))
+    return sequence(out, what, 2, [&](Scalar &s) { return scalar(s, what); });
+  }
+
+  bool character(uint64_t &out, const char *what) {
+    // serde writes a char as a UTF-8 string.
+    std::string s;
+    if (!string(s, what))
       return false;
-    out.resize(n);
-    for (auto &s : out)
-      if (!scalar(s, what))
-        return false;
+    if (s.empty() || s.size() > 4)
+      return fail(std::string("bad char in ") + what);
+    out = 0;
+    for (unsigned char ch : s)
+      out = (out << 8) | ch; // kept as its UTF-8 bytes; round-trips exactly
     return true;
   }
 
   bool chars(std::vector<uint64_t> &out, const char *what) {
-    uint64_t n;
-    if (!length(n, what, 2))
-      return false;
-    out.resize(n);
-    for (auto &c : out) {
-      // serde writes a char as a UTF-8 string.
-      std::string s;
-      if (!string(s, what))
-        return false;
-      if (s.empty() || s.size() > 4)
-        return fail(std::string("bad char in ") + what);
-      uint64_t cp = 0;
-      for (unsigned char ch : s)
-        cp = (cp << 8) | ch; // kept as its UTF-8 bytes; round-trips exactly
-      c = cp;
-    }
-    return true;
+    return sequence(out, what, 2,
+                    [&](uint64_t &c) { return character(c, what); });
   }
 
   bool field(char kind, Field &f, const char *what) {
@@ -395,27 +392,29 @@ public:
     }
     case 's': return string(f.str, what);
     case 'c': return chars(f.list, what);
-    case 'C': {
-      uint64_t n;
-      if (!length(n, what))
-        return false;
-      f.lists.resize(n);
-      for (auto &l : f.lists)
-        if (!chars(l, what))
-          return false;
-      return true;
-    }
+    case 'C':
+      return sequence(f.lists, what, 1, [&](std::vector<uint64_t> &l) {
+        return chars(l, what);
+      });
     }
     return fail("internal: bad schema letter");
   }
 
+  /// The variant tag of enum `type`, which has `count` variants.
+  bool variant(uint64_t &tag, const char *type, uint64_t count) {
+    if (!varint(tag, type))
+      return false;
+    if (tag >= count)
+      return fail(std::string("bad ") + type + " variant " +
+                  std::to_string(tag) + " (known: 0-" +
+                  std::to_string(count - 1) + ")");
+    return true;
+  }
+
   bool params(OpParams &out) {
     uint64_t tag;
-    if (!varint(tag, "OpParams"))
+    if (!variant(tag, "OpParams", kNumParamsKinds))
       return false;
-    if (tag >= kNumParamsKinds)
-      return fail("bad OpParams variant " + std::to_string(tag) + " (known: 0-" +
-                  std::to_string(kNumParamsKinds - 1) + ")");
     out.kind = ParamsKind(tag);
     const char *schema = paramsSchema(out.kind);
     out.fields.assign(std::strlen(schema), Field());
@@ -433,11 +432,8 @@ public:
 
   bool op(Op &out) {
     uint64_t family;
-    if (!varint(family, "Op"))
+    if (!variant(family, "Op", kNumOpFamilies))
       return false;
-    if (family >= kNumOpFamilies)
-      return fail("bad Op variant " + std::to_string(family) + " (known: 0-" +
-                  std::to_string(kNumOpFamilies - 1) + ")");
     out.family = OpFamily(family);
     out.op = 0;
     if (out.family == OpFamily::Dummy)
@@ -453,67 +449,67 @@ public:
     return true;
   }
 
+  bool input(Input &in) {
+    return string(in.name, "input name") && varint(in.id, "input id") &&
+           usizes(in.shape, "input shape") && dtype(in.dtype, "input dtype");
+  }
+
+  bool constant(Constant &c) {
+    if (!varint(c.id, "constant id") || !option(c.hasName, "constant name") ||
+        (c.hasName && !string(c.name, "constant name")) ||
+        !usizes(c.shape, "constant shape") ||
+        !dtype(c.dtype, "constant dtype"))
+      return false;
+    uint64_t bytes;
+    if (!length(bytes, "constant data"))
+      return false;
+    c.data.assign(data + pos, data + pos + bytes);
+    pos += bytes;
+    return true;
+  }
+
+  bool target(Target &t) {
+    return string(t.name, "target name") && varint(t.id, "target id");
+  }
+
+  bool node(Node &node) {
+    if (!op(node.op) || !option(node.hasParams, "node params") ||
+        (node.hasParams && !params(node.params)) ||
+        !usizes(node.inputIds, "node input_ids") ||
+        !varint(node.outputId, "node output_id"))
+      return false;
+    if (!sequence(node.inputLayouts, "node input_layouts", 3, [&](Layout &l) {
+          return layout(l, "node input layout");
+        }))
+      return false;
+    if (!layout(node.outputLayout, "node output layout") ||
+        !dtype(node.outputDType, "node output_dtype"))
+      return false;
+    bool symbolic;
+    if (!option(symbolic, "node symbolic_output_layout"))
+      return false;
+    if (symbolic)
+      return fail("symbolic output layouts (data-dependent shapes) are not "
+                  "supported");
+    return true;
+  }
+
   bool snapshot(Snapshot &s) {
     if (!option(s.hasName, "Snapshot.name") ||
         (s.hasName && !string(s.name, "Snapshot.name")))
       return false;
-    uint64_t n;
-    // Inputs: name, id, shape, dtype (at least 4 bytes each).
-    if (!length(n, "Snapshot.inputs", 4))
+    // The minimum item sizes: an input is a name, id, shape and dtype; a
+    // constant adds the name's Option tag and its data; a node is at least
+    // op, params tag, inputs, output, layouts, dtype and symbolic.
+    if (!sequence(s.inputs, "Snapshot.inputs", 4,
+                  [&](Input &in) { return input(in); }) ||
+        !sequence(s.constants, "Snapshot.constants", 5,
+                  [&](Constant &c) { return constant(c); }) ||
+        !sequence(s.targets, "Snapshot.targets", 2,
+                  [&](Target &t) { return target(t); }) ||
+        !sequence(s.nodes, "Snapshot.nodes", 9,
+                  [&](Node &n) { return node(n); }))
       return false;
-    s.inputs.resize(n);
-    for (auto &in : s.inputs)
-      if (!string(in.name, "input name") || !varint(in.id, "input id") ||
-          !usizes(in.shape, "input shape") || !dtype(in.dtype, "input dtype"))
-        return false;
-    if (!length(n, "Snapshot.constants", 5))
-      return false;
-    s.constants.resize(n);
-    for (auto &c : s.constants) {
-      if (!varint(c.id, "constant id") ||
-          !option(c.hasName, "constant name") ||
-          (c.hasName && !string(c.name, "constant name")) ||
-          !usizes(c.shape, "constant shape") ||
-          !dtype(c.dtype, "constant dtype"))
-        return false;
-      uint64_t bytes;
-      if (!length(bytes, "constant data"))
-        return false;
-      c.data.assign(data + pos, data + pos + bytes);
-      pos += bytes;
-    }
-    if (!length(n, "Snapshot.targets", 2))
-      return false;
-    s.targets.resize(n);
-    for (auto &t : s.targets)
-      if (!string(t.name, "target name") || !varint(t.id, "target id"))
-        return false;
-    // Nodes: at least op, params tag, inputs, output, layouts, dtype, symbolic.
-    if (!length(n, "Snapshot.nodes", 9))
-      return false;
-    s.nodes.resize(n);
-    for (auto &node : s.nodes) {
-      if (!op(node.op) || !option(node.hasParams, "node params") ||
-          (node.hasParams && !params(node.params)) ||
-          !usizes(node.inputIds, "node input_ids") ||
-          !varint(node.outputId, "node output_id"))
-        return false;
-      if (!length(n, "node input_layouts", 3))
-        return false;
-      node.inputLayouts.resize(n);
-      for (auto &l : node.inputLayouts)
-        if (!layout(l, "node input layout"))
-          return false;
-      if (!layout(node.outputLayout, "node output layout") ||
-          !dtype(node.outputDType, "node output_dtype"))
-        return false;
-      bool symbolic;
-      if (!option(symbolic, "node symbolic_output_layout"))
-        return false;
-      if (symbolic)
-        return fail("symbolic output layouts (data-dependent shapes) are not "
-                    "supported");
-    }
     if (pos != size)
       return fail(std::to_string(size - pos) + " trailing bytes after the "
                   "snapshot");
