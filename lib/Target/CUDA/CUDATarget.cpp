@@ -3,7 +3,8 @@
 // linalg (+ elementwise fusion) -> gpu (the shared GPU kernels of
 // lib/Target/GPU: tiled, bufferised, mapped to blocks and threads, outlined
 // into one gpu.module) -> nvvm (the kernels in the NVVM and LLVM dialects,
-// serialised to PTX for every --gpu-arch by gpu-module-to-binary) -> the
+// serialised to PTX for every --gpu-arch by gpu-module-to-binary's
+// serialiser) -> the
 // artifact: PTX text, a cubin (ptxas) or a fatbin of several (fatbinary).
 //
 // Every phase pipeline is built here and registered as a named pipeline
@@ -19,6 +20,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Target/CUDA/CUDATarget.h"
+
+#include "KernelsToPTX.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
@@ -84,6 +87,12 @@ std::vector<std::string> toolkitBinDirs() {
   if (dirs.empty())
     dirs.push_back("/usr/local/cuda/bin");
   return dirs;
+}
+
+/// The toolkit's root (where nvvm/libdevice is): the parent of the first
+/// of toolkitBinDirs().
+std::string toolkitRoot() {
+  return llvm::sys::path::parent_path(toolkitBinDirs().front()).str();
 }
 
 constexpr llvm::StringLiteral kToolkit =
@@ -154,8 +163,8 @@ LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
 /// The kernel module to NVVM and PTX: one #nvvm.target per architecture,
 /// so gpu-module-to-binary makes one PTX object each. Kernels take bare
 /// pointers (the shapes are static), which keeps the launch ABI one pointer
-/// per buffer. ptxas runs at serialisation, where hoduc finds it and
-/// reports it missing.
+/// per buffer. PTX is all the phase makes: ptxas runs at serialisation,
+/// where hoduc finds it and reports it missing.
 std::string nvvmPipeline(const CUDAPipelineConfig &c) {
   std::string p;
   for (const std::string &name : c.archs) {
@@ -168,7 +177,8 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
          "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
          "cse,reconcile-unrealized-casts),"
-         "gpu-module-to-binary{format=isa}";
+         "hodu-cuda-kernels-to-ptx{toolkit=" +
+         toolkitRoot() + "}";
 }
 
 LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
@@ -386,6 +396,7 @@ LogicalResult CUDATarget::serialize(ModuleOp module,
 void hodu::registerCUDATarget() {
   static bool done = [] {
     hodu::gpu::registerGPUPasses();
+    cuda::registerKernelsToPTXPass();
     for (StringRef phase : {"linalg", "gpu", "nvvm"}) {
       std::string name = ("hodu-cuda-" + phase).str();
       std::string desc =
