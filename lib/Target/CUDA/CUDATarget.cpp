@@ -20,8 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Target/CUDA/CUDATarget.h"
-
-#include "KernelsToPTX.h"
+#include "hodu/Target/CUDA/Passes.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
@@ -396,7 +395,7 @@ LogicalResult CUDATarget::serialize(ModuleOp module,
 void hodu::registerCUDATarget() {
   static bool done = [] {
     hodu::gpu::registerGPUPasses();
-    cuda::registerKernelsToPTXPass();
+    cuda::registerCUDAPasses();
     for (StringRef phase : {"linalg", "gpu", "nvvm"}) {
       std::string name = ("hodu-cuda-" + phase).str();
       std::string desc =

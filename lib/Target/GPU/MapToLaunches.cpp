@@ -81,14 +81,14 @@ struct GpuMapToLaunches
         return signalPassFailure();
       // Copies into workgroup memory, spread over the block's threads.
       SmallVector<linalg::CopyOp> toTile = copiesIntoWorkgroup(block);
-      std::string launch = script.match(block);
+      std::string blockLoop = script.match(block);
       SmallVector<std::string> copyHandles;
       for (linalg::CopyOp copy : toTile)
         copyHandles.push_back(script.match(copy));
       for (auto [copy, h] : llvm::zip(toTile, copyHandles))
         tileCopy(script, copy, h, dims);
       std::string l = script.handle();
-      script << l + " = transform.gpu.map_forall_to_blocks " + launch +
+      script << l + " = transform.gpu.map_forall_to_blocks " + blockLoop +
                     " generate_gpu_launch : (!transform.any_op) -> "
                     "!transform.any_op";
       script << "transform.gpu.map_nested_forall_to_threads " + l +

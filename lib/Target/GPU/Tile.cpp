@@ -112,7 +112,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
              << op->getName() << "' cannot be mapped to the " << target
              << " target: " << why;
     };
-    if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+    if (op.hasDynamicShape())
       return fail("dynamic shapes are not supported on GPUs yet");
     if (op.getNumLoops() == 0)
       return fail("it has no loops");
