@@ -96,7 +96,26 @@ struct GpuMapToLaunches
                     " : (!transform.any_op) -> !transform.any_op";
     }
     if (!script.empty() && failed(script.apply(getArgument())))
+      return signalPassFailure();
+    if (failed(checkNothingOnHost(module)))
       signalPassFailure();
+  }
+
+  /// Computation that bufferisation made outside the tiled ops (the fills
+  /// and copies of tensor.pad, insert_slice, concatenation) would run on
+  /// the host, on device buffers: reported rather than built.
+  LogicalResult checkNothingOnHost(ModuleOp module) {
+    WalkResult result = module.walk([&](Operation *op) {
+      if (!isa<linalg::LinalgOp, memref::CopyOp>(op) ||
+          op->getParentOfType<gpu::LaunchOp>())
+        return WalkResult::advance();
+      op->emitError("'") << op->getName()
+                         << "' (from tensor padding, slicing or "
+                            "concatenation) cannot be mapped to a GPU kernel "
+                            "yet";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// Workgroup buffers (static `memref.alloc`s in workgroup memory, which

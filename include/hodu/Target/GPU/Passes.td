@@ -73,6 +73,10 @@ def GpuMapToLaunches : Pass<"hodu-gpu-map-to-launches", "mlir::ModuleOp"> {
     and `map_nested_forall_to_threads`, which put a `gpu.barrier` after each
     thread loop). The grid comes from the block loop's trip counts, the
     block size from the largest thread loop inside it.
+
+    Copies and fills that bufferisation leaves outside the tiled ops (from
+    `tensor.pad`, `tensor.insert_slice`, concatenation) would run on the
+    host; they are reported as errors naming the op.
   }];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::gpu::GPUDialect",
