@@ -91,15 +91,25 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
 
     hodu::gpu::TransformScript script(module);
     // All matches first: tiled clones keep the tags of their originals.
-    SmallVector<std::pair<linalg::LinalgOp, std::string>> handles;
-    for (linalg::LinalgOp op : ops)
-      if (!fused.contains(op))
-        handles.push_back({op, script.match(op)});
-    for (auto &[op, h] : handles) {
+    struct Kernel {
+      linalg::LinalgOp op;
+      std::string handle, fillHandle;
+    };
+    SmallVector<Kernel> kernels;
+    for (linalg::LinalgOp op : ops) {
+      if (fused.contains(op))
+        continue;
+      Kernel k{op, script.match(op), ""};
       if (isPlainMatmul(op))
-        tileMatmul(script, op, h);
+        if (linalg::FillOp fill = fusedFill(op))
+          k.fillHandle = script.match(fill);
+      kernels.push_back(k);
+    }
+    for (const Kernel &k : kernels) {
+      if (isPlainMatmul(k.op))
+        tileMatmul(script, k.op, k.handle, k.fillHandle);
       else
-        tileParallel(script, op, h);
+        tileParallel(script, k.op, k.handle);
     }
     if (!script.empty() && failed(script.apply(getArgument())))
       signalPassFailure();
@@ -129,9 +139,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
   }
 
   /// Blocks of tile-m x tile-n (at most), K steps through workgroup memory,
-  /// threads-m x threads-n threads per block.
+  /// threads-m x threads-n threads per block; `fill` (a handle, or empty)
+  /// initialises the output and is fused into the blocks.
   void tileMatmul(hodu::gpu::TransformScript &s, linalg::LinalgOp op,
-                  const std::string &mm) {
+                  const std::string &mm, const std::string &fill) {
     SmallVector<int64_t> r = op.getStaticLoopRanges(); // M, N, K
     int64_t bm = largestDivisor(r[0], tileM), bn = largestDivisor(r[1], tileN);
     int64_t bk = largestDivisor(r[2], tileK);
@@ -142,11 +153,11 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
              " tile_sizes " + listOf({bm, bn}) +
              " (mapping = [#gpu.block<y>, #gpu.block<x>]) : " + t;
     std::string fillB;
-    if (linalg::FillOp fill = fusedFill(op)) {
-      std::string f = s.match(fill), f2 = s.handle();
+    if (!fill.empty()) {
+      std::string f2 = s.handle();
       fillB = s.handle();
       s << fillB + ", " + f2 +
-               " = transform.structured.fuse_into_containing_op " + f +
+               " = transform.structured.fuse_into_containing_op " + fill +
                " into " + fB + " : (" + kAnyOp.str() + ", " + kAnyOp.str() +
                ") -> (" + kAnyOp.str() + ", " + kAnyOp.str() + ")";
     }
