@@ -24,3 +24,8 @@ config.substitutions.append(("%hodu_rt_models", os.path.join(config.hodu_obj_roo
 for tool in ["hodu-opt", "hoduc", "hodu-run"]:
     if os.path.exists(os.path.join(config.hodu_tools_dir, tool)):
         config.available_features.add(tool)
+
+# The cuda target's artifacts are checked by the CUDA toolkit's assembler.
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))

@@ -3,6 +3,7 @@
 #include "hodu/Import/Hdss.h"
 #include "hodu/Registry/Registry.h"
 #include "hodu/Target/CPU/CPUTarget.h"
+#include "hodu/Target/CUDA/CUDATarget.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
 #include "hodu/Import/Onnx.h"
@@ -16,6 +17,7 @@ void hodu::registerAllComponents() {
     registerOnnxImporter();
 #endif
     registerCPUTarget();
+    registerCUDATarget();
     return true;
   }();
   (void)done;

@@ -1,0 +1,419 @@
+//===- CUDATarget.cpp - the CUDA back end ---------------------------------===//
+//
+// linalg (+ elementwise fusion) -> gpu (the shared GPU kernels of
+// lib/Target/GPU: tiled, bufferised, mapped to blocks and threads, outlined
+// into one gpu.module) -> nvvm (the kernels in the NVVM and LLVM dialects,
+// serialised to PTX for every --gpu-arch by gpu-module-to-binary's
+// serialiser) -> the
+// artifact: PTX text, a cubin (ptxas) or a fatbin of several (fatbinary).
+//
+// Every phase pipeline is built here and registered as a named pipeline
+// (hodu-cuda-linalg, hodu-cuda-gpu, hodu-cuda-nvvm), so
+// `hoduc --device=cuda --compile-to=P | hodu-opt --hodu-cuda-NEXT` replays
+// each step.
+//
+// Only the kernels are built so far: the host function keeps its
+// gpu.launch_func ops on memrefs and the hodu.entry_point op stays in the
+// module; the launch plan and the runtime bundle that run them are the next
+// step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Target/CUDA/CUDATarget.h"
+#include "hodu/Target/CUDA/Passes.h"
+
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Registry/Registry.h"
+#include "hodu/Support/Output.h"
+#include "hodu/Target/GPU/Passes.h"
+#include "hodu/Target/GPU/Pipelines.h"
+#include "hodu/Target/Target.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+
+#include <list>
+
+using namespace mlir;
+using namespace hodu;
+
+//===----------------------------------------------------------------------===//
+// Architectures and tools
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The architectures ptxas 13 and LLVM 22's NVPTX back end both take, with
+/// the PTX version to emit for them (LLVM's default for a chip can be older
+/// than ptxas accepts; gpu-lower-to-nvvm-pipeline's +ptx60 aborts on sm_80).
+struct Arch {
+  llvm::StringLiteral name, ptxFeatures;
+};
+constexpr Arch kArchs[] = {
+    {"sm_75", "+ptx80"},   {"sm_80", "+ptx80"},   {"sm_86", "+ptx80"},
+    {"sm_87", "+ptx80"},   {"sm_89", "+ptx80"},   {"sm_90", "+ptx80"},
+    {"sm_90a", "+ptx80"},  {"sm_100", "+ptx86"},  {"sm_100a", "+ptx86"},
+    {"sm_120", "+ptx87"},  {"sm_120a", "+ptx87"},
+};
+constexpr llvm::StringLiteral kDefaultArch = "sm_80";
+
+const Arch *findArch(StringRef name) {
+  for (const Arch &arch : kArchs)
+    if (arch.name == name)
+      return &arch;
+  return nullptr;
+}
+
+/// Where the CUDA toolkit's programs are looked for after PATH: the bin
+/// directory of $CUDA_HOME, $CUDA_PATH or $CUDA_ROOT when one is set (the
+/// toolkit the user chose), else /usr/local/cuda/bin.
+std::vector<std::string> toolkitBinDirs() {
+  std::vector<std::string> dirs;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
+    if (std::optional<std::string> root = llvm::sys::Process::GetEnv(var))
+      if (!root->empty())
+        dirs.push_back(*root + "/bin");
+  if (dirs.empty())
+    dirs.push_back("/usr/local/cuda/bin");
+  return dirs;
+}
+
+/// The toolkit's root (where nvvm/libdevice is): the parent of the first
+/// of toolkitBinDirs().
+std::string toolkitRoot() {
+  return llvm::sys::path::parent_path(toolkitBinDirs().front()).str();
+}
+
+constexpr llvm::StringLiteral kToolkit =
+    "the CUDA toolkit: /usr/local/cuda/bin, or set CUDA_HOME";
+
+/// `name` on PATH, then the toolkit's programs that exist (findTool takes a
+/// name with a slash as found).
+ToolRequirement toolkitTool(StringRef name, StringRef neededFor) {
+  ToolRequirement tool{{name.str()}, neededFor.str(), kToolkit.str()};
+  for (const std::string &dir : toolkitBinDirs()) {
+    std::string path = dir + "/" + name.str();
+    if (llvm::sys::fs::can_execute(path))
+      tool.candidates.push_back(path);
+  }
+  return tool;
+}
+
+FailureOr<std::string> locate(const ToolRequirement &tool, StringRef kind,
+                              Location loc) {
+  SmallVector<StringRef> names(tool.candidates.begin(), tool.candidates.end());
+  if (std::optional<std::string> path = findTool(names))
+    return *path;
+  return emitError(loc, "--emit=")
+         << kind << " needs '" << tool.candidates.front()
+         << "', found neither on PATH nor in "
+         << llvm::join(toolkitBinDirs(), ", ") << " (" << tool.provider << ")";
+}
+
+//===----------------------------------------------------------------------===//
+// Phase pipelines
+//===----------------------------------------------------------------------===//
+
+/// Options of the CUDA target's named pipelines; hoduc fills them from its
+/// command line.
+struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
+  Option<unsigned> optLevel{*this, "opt-level",
+                            llvm::cl::desc("Optimisation level 0-3"),
+                            llvm::cl::init(2)};
+  ListOption<std::string> gpuArchs{
+      *this, "gpu-arch",
+      llvm::cl::desc("Architectures to compile for (default sm_80)")};
+};
+
+struct CUDAPipelineConfig {
+  unsigned optLevel = 2;
+  std::vector<std::string> archs;
+};
+
+CUDAPipelineConfig configOf(unsigned optLevel,
+                            ArrayRef<std::string> gpuArchs) {
+  CUDAPipelineConfig c{optLevel, {gpuArchs.begin(), gpuArchs.end()}};
+  if (c.archs.empty())
+    c.archs.push_back(kDefaultArch.str());
+  return c;
+}
+
+LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
+  if (text.empty())
+    return success();
+  if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
+    llvm::errs() << "hoduc: internal error: bad CUDA pipeline: " << text
+                 << "\n";
+    return failure();
+  }
+  return success();
+}
+
+/// The kernel module to NVVM and PTX: one #nvvm.target per architecture,
+/// so gpu-module-to-binary makes one PTX object each. Kernels take bare
+/// pointers (the shapes are static), which keeps the launch ABI one pointer
+/// per buffer. PTX is all the phase makes: ptxas runs at serialisation,
+/// where hoduc finds it and reports it missing.
+std::string nvvmPipeline(const CUDAPipelineConfig &c) {
+  std::string p;
+  for (const std::string &name : c.archs) {
+    const Arch *arch = findArch(name);
+    p += "nvvm-attach-target{chip=" + name +
+         " features=" + (arch ? arch->ptxFeatures : "+ptx80").str() +
+         " O=" + std::to_string(std::min(c.optLevel, 3u)) + "},";
+  }
+  return p +
+         "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
+         "cse,reconcile-unrealized-casts),"
+         "hodu-cuda-kernels-to-ptx{toolkit=" +
+         toolkitRoot() + "}";
+}
+
+LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
+                             const CUDAPipelineConfig &c) {
+  if (phase == "linalg")
+    return addPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
+  if (phase == "gpu")
+    return addPipeline(pm, hodu::gpu::kernelsPipeline("cuda"));
+  if (phase == "nvvm")
+    return addPipeline(pm, nvvmPipeline(c));
+  llvm::errs() << "hoduc: internal error: the CUDA target has no phase '"
+               << phase << "'\n";
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// The back end
+//===----------------------------------------------------------------------===//
+
+class CUDATarget final : public TargetBackend {
+public:
+  std::string name() const override { return "cuda"; }
+  std::string description() const override {
+    return "NVIDIA GPUs through NVVM and PTX (kernels only: no host runtime "
+           "yet)";
+  }
+  std::vector<ArtifactKind> artifactKinds() const override {
+    return {
+        {"ptx", {}, ".ptx", "", true, "PTX assembly (one --gpu-arch)"},
+        {"cubin", {}, ".cubin", "", false,
+         "CUDA binary from ptxas (one --gpu-arch)"},
+        {"fatbin", {}, ".fatbin", "", false,
+         "fat binary from fatbinary: a cubin per --gpu-arch and the PTX of "
+         "the newest"},
+    };
+  }
+  std::string defaultArtifactKind() const override { return "fatbin"; }
+  std::vector<ToolRequirement> tools() const override {
+    return {toolkitTool("ptxas", "cubin, fatbin"),
+            toolkitTool("fatbinary", "fatbin")};
+  }
+
+  LogicalResult validate(const TargetOptions &options,
+                         Location loc) const override {
+    if (!options.triple.empty() || !options.cpu.empty() ||
+        !options.features.empty())
+      return emitError(loc, "--target, -mcpu and -mattr apply to the 'cpu' "
+                            "target; 'cuda' takes --gpu-arch");
+    for (const std::string &arch : options.gpuArchs)
+      if (!findArch(arch)) {
+        std::vector<std::string> known;
+        for (const Arch &a : kArchs)
+          known.push_back(a.name.str());
+        return emitError(loc, "unknown CUDA architecture '")
+               << arch << "' (known: " << llvm::join(known, ", ") << ")";
+      }
+    return success();
+  }
+
+  std::vector<std::string> phases() const override { return {"gpu", "nvvm"}; }
+
+  LogicalResult extendSharedPhase(StringRef phase, OpPassManager &pm,
+                                  const PipelineRequest &request) const override {
+    if (phase != "linalg")
+      return success();
+    return buildCUDAPhase(phase, pm, configOf(request));
+  }
+  LogicalResult buildPhase(StringRef phase, OpPassManager &pm,
+                           const PipelineRequest &request) const override {
+    return buildCUDAPhase(phase, pm, configOf(request));
+  }
+
+  /// Every hodu op lowers to linalg the GPU path maps, except batched
+  /// matmuls: only 2-D matmuls are tiled through workgroup memory, and one
+  /// thread per output element would be far too slow.
+  bool isLegal(Operation *op) const override {
+    if (!isa<MatmulOp, DotOp>(op))
+      return true;
+    return llvm::all_of(op->getOperandTypes(), [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
+    });
+  }
+
+  LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
+                          const TargetOptions &options) const override;
+
+private:
+  static CUDAPipelineConfig configOf(const PipelineRequest &request) {
+    return ::configOf(request.target.optLevel, request.target.gpuArchs);
+  }
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Serialisation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The PTX of one architecture, as gpu-module-to-binary left it.
+struct PTXObject {
+  std::string arch;
+  StringRef ptx;
+};
+
+/// A temporary file holding `contents`, removed at the end of scope.
+struct TempFile {
+  SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+
+  LogicalResult create(StringRef stem, StringRef suffix, StringRef contents,
+                       Location loc) {
+    if (llvm::sys::fs::createTemporaryFile(stem, suffix, path))
+      return emitError(loc, "cannot create a temporary file");
+    remover.emplace(path);
+    if (contents.empty())
+      return success();
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << contents;
+    os.close();
+    if (ec || os.has_error())
+      return emitError(loc, "cannot write a temporary file");
+    return success();
+  }
+};
+
+/// ptxas: PTX for `arch` -> a cubin at `out`.
+LogicalResult runPtxas(StringRef ptxas, const PTXObject &obj, StringRef out,
+                       unsigned optLevel, Location loc) {
+  TempFile ptx;
+  if (failed(ptx.create("hoduc-" + obj.arch, "ptx", obj.ptx, loc)))
+    return failure();
+  return runTool(ptxas,
+                 {ptxas.str(), "-arch=" + obj.arch,
+                  "-O" + std::to_string(std::min(optLevel, 3u)),
+                  ptx.path.str().str(), "-o", out.str()},
+                 loc);
+}
+} // namespace
+
+LogicalResult CUDATarget::serialize(ModuleOp module,
+                                    const SerializeRequest &request,
+                                    const TargetOptions &options) const {
+  Location loc = module.getLoc();
+  if (!request.headerPath.empty())
+    return emitError(loc, "--header is not supported by the 'cuda' target "
+                          "yet (there is no host runtime)");
+  SmallVector<PTXObject> objects;
+  for (auto binary : module.getOps<mlir::gpu::BinaryOp>())
+    for (Attribute a : binary.getObjects()) {
+      auto object = cast<mlir::gpu::ObjectAttr>(a);
+      auto target = dyn_cast<NVVM::NVVMTargetAttr>(object.getTarget());
+      if (!target || object.getFormat() != mlir::gpu::CompilationTarget::Assembly)
+        return emitError(loc, "internal error: expected PTX objects from the "
+                              "nvvm phase");
+      objects.push_back({target.getChip().str(), object.getObject()});
+    }
+  if (objects.empty())
+    return emitError(loc, "the model has no kernels to compile for 'cuda'");
+
+  StringRef kind = request.kind->name;
+  if (kind != "fatbin" && objects.size() != 1)
+    return emitError(loc, "--emit=")
+           << kind << " holds one architecture, not " << objects.size()
+           << " (give one --gpu-arch, or use --emit=fatbin)";
+  if (kind == "ptx")
+    return writeText(request.outputPath, objects.front().ptx, loc);
+  if (request.outputPath == "-")
+    return emitError(loc, "refusing to write a binary artifact (")
+           << kind << ") to stdout";
+
+  FailureOr<std::string> ptxas = locate(tools()[0], kind, loc);
+  if (failed(ptxas))
+    return failure();
+  OutputFile out(request.outputPath);
+  if (failed(out.open(loc)))
+    return failure();
+  if (kind == "cubin")
+    return success(succeeded(runPtxas(*ptxas, objects.front(), out.path(),
+                                      options.optLevel, loc)) &&
+                   succeeded(out.commit(loc)));
+
+  // fatbin: a cubin per architecture, and the PTX of the newest so that
+  // newer GPUs can JIT it.
+  FailureOr<std::string> fatbinary = locate(tools()[1], kind, loc);
+  if (failed(fatbinary))
+    return failure();
+  std::vector<std::string> argv = {*fatbinary, "-64",
+                                   "--create=" + out.path()};
+  std::list<TempFile> cubins(objects.size());
+  for (auto [obj, cubin] : llvm::zip(objects, cubins)) {
+    if (failed(cubin.create("hoduc-" + obj.arch, "cubin", "", loc)) ||
+        failed(runPtxas(*ptxas, obj, cubin.path, options.optLevel, loc)))
+      return failure();
+    argv.push_back("--image3=kind=elf,sm=" +
+                   StringRef(obj.arch).drop_front(3).str() +
+                   ",file=" + cubin.path.str().str());
+  }
+  const PTXObject &newest = objects.back();
+  TempFile ptx;
+  if (failed(ptx.create("hoduc-" + newest.arch, "ptx", newest.ptx, loc)))
+    return failure();
+  argv.push_back("--image3=kind=ptx,sm=" +
+                 StringRef(newest.arch).drop_front(3).str() +
+                 ",file=" + ptx.path.str().str());
+  return success(succeeded(runTool(*fatbinary, argv, loc)) &&
+                 succeeded(out.commit(loc)));
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+void hodu::registerCUDATarget() {
+  static bool done = [] {
+    hodu::gpu::registerGPUPasses();
+    cuda::registerCUDAPasses();
+    for (StringRef phase : {"linalg", "gpu", "nvvm"}) {
+      std::string name = ("hodu-cuda-" + phase).str();
+      std::string desc =
+          phase == "linalg"
+              ? "The CUDA target's additions to the shared linalg phase (run "
+                "after convert-hodu-to-linalg)"
+              : ("The CUDA target's " + phase + " phase, as hoduc runs it")
+                    .str();
+      PassPipelineRegistration<CUDAPipelineOptions>(
+          name, desc,
+          [phase](OpPassManager &pm, const CUDAPipelineOptions &o) {
+            if (failed(buildCUDAPhase(phase, pm,
+                                      configOf(o.optLevel, o.gpuArchs))))
+              llvm::report_fatal_error("cannot build the CUDA pipeline");
+          });
+    }
+    ComponentRegistry::get().addTarget(std::make_unique<CUDATarget>());
+    return true;
+  }();
+  (void)done;
+}

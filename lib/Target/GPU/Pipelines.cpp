@@ -1,0 +1,29 @@
+//===- Pipelines.cpp - the phases GPU targets share -----------------------===//
+#include "hodu/Target/GPU/Pipelines.h"
+
+std::string hodu::gpu::linalgExtension(unsigned optLevel) {
+  return optLevel >= 1
+             ? "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
+             : "";
+}
+
+/// The tiles are made on tensors, where promote_tensor puts the A and B
+/// tiles of a matmul in workgroup memory; bufferisation follows (results
+/// become out-parameters, as on the CPU). Canonicalisation removes the
+/// self-copies the scf.forall outputs leave before the copies into
+/// workgroup memory are spread over threads. Loops are materialised before
+/// outlining, and index computations sunk into the launches so that they do
+/// not become kernel arguments; symbol-dce drops the host's copies of the
+/// workgroup globals.
+std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
+  return "hodu-gpu-tile{target=" + target.str() +
+         "},canonicalize,cse,"
+         "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
+         "boundaries function-boundary-type-conversion=identity-layout-map},"
+         "buffer-results-to-out-params{hoist-static-allocs "
+         "modify-public-functions},canonicalize,cse,canonicalize,"
+         "hodu-gpu-map-to-launches,canonicalize,cse,"
+         "func.func(convert-linalg-to-loops),"
+         "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
+         "hodu-gpu-merge-kernel-modules";
+}
