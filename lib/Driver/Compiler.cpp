@@ -11,6 +11,7 @@
 #include "hodu/Support/DType.h"
 #include "hodu/Support/Names.h"
 #include "hodu/Support/Output.h"
+#include "hodu/Support/Timer.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -173,7 +174,7 @@ static EntrySignature readSignature(ModuleOp module) {
 }
 
 static bool compileModule(ModuleOp module, const CompileOptions &opts,
-                          driver::Timer &timer) {
+                          StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   const TargetBackend *target =
@@ -270,13 +271,13 @@ static bool finish(bool ok, const CompileOptions &opts,
 bool hodu::compile(ModuleOp module, const CompileOptions &options) {
   registerAllComponents();
   auto start = std::chrono::steady_clock::now();
-  driver::Timer timer{options.stats};
+  StatsTimer timer{options.stats};
   return finish(compileModule(module, options, timer), options, start);
 }
 
 bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
   auto start = std::chrono::steady_clock::now();
-  driver::Timer timer{opts.stats};
+  StatsTimer timer{opts.stats};
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   registerAllComponents();
   auto &registry = ComponentRegistry::get();

@@ -11,7 +11,6 @@
 
 #include "hodu/Target/Target.h"
 
-#include <chrono>
 
 namespace mlir {
 class ModuleOp;
@@ -35,13 +34,6 @@ void printKernelStats(mlir::ModuleOp module);
 /// What hodu-plan-memory recorded; false when it recorded nothing.
 bool printMemoryPlan(mlir::ModuleOp module);
 
-/// Per-step wall times for --print-stats.
-struct Timer {
-  bool enabled;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  void lap(const char *what);
-  void restart() { start = std::chrono::steady_clock::now(); }
-};
 
 } // namespace hodu::driver
 

@@ -32,21 +32,11 @@ struct SharedPipelineOptions
                              llvm::cl::init("cpu")};
 };
 
-LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
-  std::string errors;
-  llvm::raw_string_ostream es(errors);
-  if (failed(parsePassPipeline(text, pm, es))) {
-    llvm::errs() << "hoduc: internal error: bad shared pipeline '" << text
-                 << "': " << errors << "\n";
-    return failure();
-  }
-  return success();
-}
 
 /// Constant evaluation (weights transposed, BatchNorm folded into conv
 /// weights, ...) at -O1 and up.
 LogicalResult buildHoduPhase(OpPassManager &pm, unsigned optLevel) {
-  return addPipeline(pm, optLevel >= 1 ? "canonicalize,hodu-fold-constants,"
+  return addPassPipeline(pm, optLevel >= 1 ? "canonicalize,hodu-fold-constants,"
                                          "canonicalize,cse"
                                        : "canonicalize,cse");
 }
@@ -58,11 +48,11 @@ LogicalResult buildLinalgHead(OpPassManager &pm, StringRef prefix,
   std::string record = "hodu-record-entry-point{target=" + target.str();
   if (!prefix.empty())
     record += " prefix=" + prefix.str();
-  return addPipeline(pm, record + "},convert-hodu-to-linalg,canonicalize");
+  return addPassPipeline(pm, record + "},convert-hodu-to-linalg,canonicalize");
 }
 
 LogicalResult buildLinalgTail(OpPassManager &pm, StringRef target) {
-  return addPipeline(pm, "hodu-check-lowered{target=" + target.str() + "}");
+  return addPassPipeline(pm, "hodu-check-lowered{target=" + target.str() + "}");
 }
 } // namespace
 

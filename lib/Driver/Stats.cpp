@@ -65,13 +65,3 @@ bool hodu::driver::printMemoryPlan(ModuleOp module) {
                << formatBytes(liveBytes) << ")\n";
   return true;
 }
-
-void hodu::driver::Timer::lap(const char *what) {
-  if (!enabled)
-    return;
-  auto now = std::chrono::steady_clock::now();
-  llvm::errs() << llvm::format(
-      "hoduc: stats: %-11s %8.1f ms\n", what,
-      std::chrono::duration<double, std::milli>(now - start).count());
-  start = now;
-}

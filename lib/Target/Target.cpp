@@ -2,6 +2,9 @@
 #include "hodu/Target/Target.h"
 #include "hodu/Support/Output.h"
 
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -36,4 +39,18 @@ std::vector<std::string> hodu::locateTools(const TargetBackend &target) {
     found.push_back(findTool(names).value_or(""));
   }
   return found;
+}
+
+llvm::LogicalResult hodu::addPassPipeline(mlir::OpPassManager &pm,
+                                          llvm::StringRef text) {
+  if (text.empty())
+    return llvm::success();
+  std::string errors;
+  llvm::raw_string_ostream es(errors);
+  if (failed(mlir::parsePassPipeline(text, pm, es))) {
+    llvm::errs() << "hoduc: internal error: bad pipeline '" << text
+                 << "': " << errors << "\n";
+    return llvm::failure();
+  }
+  return llvm::success();
 }

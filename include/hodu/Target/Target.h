@@ -146,6 +146,13 @@ public:
   std::optional<ArtifactKind> artifactKindForPath(llvm::StringRef path) const;
 };
 
+/// Appends a textual pass pipeline (no `builtin.module(...)` anchor: the
+/// passes go straight into `pm`) built by a phase builder; an empty text adds
+/// nothing. A pipeline that does not parse is an internal error, reported on
+/// stderr.
+llvm::LogicalResult addPassPipeline(mlir::OpPassManager &pm,
+                                    llvm::StringRef text);
+
 /// Where each of a target's tools was found ("" where it was not).
 std::vector<std::string> locateTools(const TargetBackend &target);
 

@@ -17,6 +17,7 @@
 
 #include "hodu/Registry/Registry.h"
 #include "hodu/Support/Output.h"
+#include "hodu/Support/Timer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -35,7 +36,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Target/TargetMachine.h"
 
-#include <chrono>
 
 using namespace mlir;
 using namespace hodu;
@@ -80,13 +80,6 @@ CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
   return {o.optLevel, o.vectorBits, o.vectorRegisters, o.exportAlias};
 }
 
-LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
-  if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
-    llvm::errs() << "hoduc: internal error: bad CPU pipeline: " << text << "\n";
-    return failure();
-  }
-  return success();
-}
 
 /// What the CPU adds to the shared linalg phase: matmuls and convolutions
 /// tiled, packed and vectorised before elementwise fusion (whose reshape
@@ -152,11 +145,11 @@ std::string llvmPipeline(const CPUPipelineConfig &o) {
 LogicalResult buildCPUPhase(StringRef phase, OpPassManager &pm,
                             const CPUPipelineConfig &o) {
   if (phase == "linalg")
-    return addPipeline(pm, StringRef(linalgExtension(o)).rtrim(','));
+    return addPassPipeline(pm, StringRef(linalgExtension(o)).rtrim(','));
   if (phase == "bufferized")
-    return addPipeline(pm, bufferizedPipeline(o));
+    return addPassPipeline(pm, bufferizedPipeline(o));
   if (phase == "llvm")
-    return addPipeline(pm, llvmPipeline(o));
+    return addPassPipeline(pm, llvmPipeline(o));
   llvm::errs() << "hoduc: internal error: the CPU target has no phase '"
                << phase << "'\n";
   return failure();
@@ -249,17 +242,7 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
                                    const SerializeRequest &request,
                                    const TargetOptions &options) const {
   Location loc = module.getLoc();
-  auto start = std::chrono::steady_clock::now();
-  auto lap = [&](const char *what) {
-    if (!request.stats)
-      return;
-    auto now = std::chrono::steady_clock::now();
-    llvm::errs() << llvm::format("hoduc: stats: %-11s %8.1f ms\n", what,
-                                 std::chrono::duration<double, std::milli>(
-                                     now - start)
-                                     .count());
-    start = now;
-  };
+  StatsTimer timer{request.stats};
 
   // MLIR's LLVM dialect -> LLVM IR.
   llvm::LLVMContext llvmContext;
@@ -277,9 +260,9 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
     return failure();
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return emitError(loc, "internal error: invalid LLVM IR");
-  lap("translate");
+  timer.lap("translate");
   optimize(*llvmModule, *tm, options.optLevel);
-  lap("optimize");
+  timer.lap("optimize");
 
   StringRef kind = request.kind->name;
   const std::string &outPath = request.outputPath;

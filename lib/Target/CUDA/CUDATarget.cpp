@@ -148,16 +148,6 @@ CUDAPipelineConfig configOf(unsigned optLevel,
   return c;
 }
 
-LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
-  if (text.empty())
-    return success();
-  if (failed(parsePassPipeline(text, pm, llvm::errs()))) {
-    llvm::errs() << "hoduc: internal error: bad CUDA pipeline: " << text
-                 << "\n";
-    return failure();
-  }
-  return success();
-}
 
 /// The kernel module to NVVM and PTX: one #nvvm.target per architecture,
 /// so gpu-module-to-binary makes one PTX object each. Kernels take bare
@@ -183,11 +173,11 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
 LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
                              const CUDAPipelineConfig &c) {
   if (phase == "linalg")
-    return addPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
+    return addPassPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
   if (phase == "gpu")
-    return addPipeline(pm, hodu::gpu::kernelsPipeline("cuda"));
+    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda"));
   if (phase == "nvvm")
-    return addPipeline(pm, nvvmPipeline(c));
+    return addPassPipeline(pm, nvvmPipeline(c));
   llvm::errs() << "hoduc: internal error: the CUDA target has no phase '"
                << phase << "'\n";
   return failure();
