@@ -70,18 +70,24 @@ static std::string joined(const std::vector<std::string> &items) {
   return llvm::join(items, ", ");
 }
 
-bool hodu::resolveOutput(CompileOptions &opts, std::string &error) {
+/// The registered target `name`; null with `error` naming the known ones.
+static const TargetBackend *lookupTarget(const std::string &name,
+                                         std::string &error) {
   registerAllComponents();
   auto &registry = ComponentRegistry::get();
-  const TargetBackend *target = registry.findTarget(opts.target);
-  if (!target) {
-    std::vector<std::string> known;
-    for (auto &t : registry.targets())
-      known.push_back(t->name());
-    error = "unknown target '" + opts.target + "' (known: " + joined(known) +
-            ")";
+  if (const TargetBackend *target = registry.findTarget(name))
+    return target;
+  std::vector<std::string> known;
+  for (auto &t : registry.targets())
+    known.push_back(t->name());
+  error = "unknown target '" + name + "' (known: " + joined(known) + ")";
+  return nullptr;
+}
+
+bool hodu::resolveOutput(CompileOptions &opts, std::string &error) {
+  const TargetBackend *target = lookupTarget(opts.target, error);
+  if (!target)
     return false;
-  }
   std::vector<std::string> phases = phaseNames(*target);
   if (opts.compileTo && !llvm::is_contained(phases, *opts.compileTo)) {
     error = "unknown phase '" + *opts.compileTo + "' (phases: " +
@@ -177,10 +183,10 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  const TargetBackend *target =
-      ComponentRegistry::get().findTarget(opts.target);
+  std::string error;
+  const TargetBackend *target = lookupTarget(opts.target, error);
   if (!target) {
-    emitError(loc, "unknown target '") << opts.target << "'";
+    emitError(loc, error);
     return false;
   }
   if (failed(target->validate(opts.targetOptions, loc)) || failed(verify(module)))
@@ -269,7 +275,6 @@ static bool finish(bool ok, const CompileOptions &opts,
 }
 
 bool hodu::compile(ModuleOp module, const CompileOptions &options) {
-  registerAllComponents();
   auto start = std::chrono::steady_clock::now();
   StatsTimer timer{options.stats};
   return finish(compileModule(module, options, timer), options, start);
@@ -279,15 +284,12 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
   auto start = std::chrono::steady_clock::now();
   StatsTimer timer{opts.stats};
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  registerAllComponents();
-  auto &registry = ComponentRegistry::get();
-  if (!registry.findTarget(opts.target)) {
-    std::string error;
-    CompileOptions copy = opts;
-    resolveOutput(copy, error);
+  std::string error;
+  if (!lookupTarget(opts.target, error)) {
     emitError(loc, error);
     return false;
   }
+  auto &registry = ComponentRegistry::get();
   if (!llvm::sys::fs::exists(opts.inputPath)) {
     emitError(loc, "no such file: '") << opts.inputPath << "'";
     return false;
