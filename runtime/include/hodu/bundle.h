@@ -1,0 +1,226 @@
+/*===- hodu/bundle.h - the bundle file format shared by hoduc and libhodurt -===*
+ *
+ * A bundle (`hoduc MODEL --device=vulkan|cuda|rocm|metal -o model.hodu`)
+ * holds everything a device needs to run a compiled model: the device code
+ * (SPIR-V, PTX, cubin, fatbin, hsaco, MSL), the launch plan (kernels in
+ * order, their grids, and each argument as a buffer and a byte range), the
+ * weights, and the sizes of the inputs, outputs and the device arena that
+ * holds the intermediates. docs/bundle.md describes the format in prose.
+ *
+ * This header is the format: plain C99, fixed-size little-endian records
+ * with no padding (every struct is a multiple of 8 bytes and its fields are
+ * naturally aligned; the compiler and the runtime static_assert the sizes).
+ *
+ *   offset 0                 hodu_bundle_header
+ *   header.section_table     header.section_count x hodu_bundle_section
+ *   section.offset ...       the sections, each 64-byte aligned, in any order
+ *
+ * A reader validates every field before it uses it: the magic, the major
+ * version, that every section lies inside the file and does not overlap the
+ * header, table or another section, that table sizes are whole multiples of
+ * their entry sizes, that every string reference points at a NUL-terminated
+ * string inside STRINGS, that every index (device, tensor, dim, code,
+ * kernel, arg) is in range, that tensor byte sizes equal their shapes times
+ * their dtype sizes (without overflow), and that every argument's byte range
+ * lies inside its buffer. Unknown section kinds are skipped (a minor version
+ * may add some); an unknown major version is refused.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_BUNDLE_H
+#define HODU_BUNDLE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The first 8 bytes of every bundle. */
+#define HODU_BUNDLE_MAGIC "HODUBNDL"
+#define HODU_BUNDLE_MAGIC_SIZE 8
+
+/* A reader accepts any minor version of its major version. */
+#define HODU_BUNDLE_VERSION_MAJOR 1u
+#define HODU_BUNDLE_VERSION_MINOR 0u
+
+/* Sections start at multiples of this (from the start of the file). */
+#define HODU_BUNDLE_SECTION_ALIGNMENT 64u
+
+/* Byte offsets of arena and weight arguments are multiples of this, so a
+ * Vulkan descriptor or a CUDA pointer can point at them directly (Vulkan's
+ * minStorageBufferOffsetAlignment is at most 256 on every known device). */
+#define HODU_BUNDLE_BUFFER_ALIGNMENT 256u
+
+/* "None" for the 64-bit offset fields that may be absent. */
+#define HODU_BUNDLE_NONE UINT64_MAX
+
+typedef struct hodu_bundle_header {
+  char magic[HODU_BUNDLE_MAGIC_SIZE]; /* HODU_BUNDLE_MAGIC, no NUL */
+  uint16_t version_major;             /* HODU_BUNDLE_VERSION_MAJOR */
+  uint16_t version_minor;             /* HODU_BUNDLE_VERSION_MINOR */
+  uint32_t header_size;               /* sizeof(hodu_bundle_header) */
+  uint64_t file_size;                 /* the size of the whole file */
+  uint64_t section_table_offset;      /* where the section table starts */
+  uint32_t section_count;
+  uint32_t section_entry_size; /* sizeof(hodu_bundle_section) */
+} hodu_bundle_header;          /* 40 bytes */
+
+/* Each section kind appears at most once. Tables hold entries of their
+ * entry size; byte sections (STRINGS, WEIGHTS, BLOBS) have entry_size 1. */
+typedef enum hodu_bundle_section_kind {
+  HODU_BUNDLE_SECTION_STRINGS = 1, /* NUL-terminated UTF-8; byte 0 is NUL */
+  HODU_BUNDLE_SECTION_MODEL = 2,   /* exactly one hodu_bundle_model */
+  HODU_BUNDLE_SECTION_DEVICES = 3, /* hodu_bundle_device, at least one */
+  HODU_BUNDLE_SECTION_TENSORS = 4, /* hodu_bundle_tensor */
+  HODU_BUNDLE_SECTION_DIMS = 5,    /* int64_t extents */
+  HODU_BUNDLE_SECTION_CODE = 6,    /* hodu_bundle_code */
+  HODU_BUNDLE_SECTION_KERNELS = 7, /* hodu_bundle_kernel */
+  HODU_BUNDLE_SECTION_STEPS = 8,   /* hodu_bundle_step, run in order */
+  HODU_BUNDLE_SECTION_ARGS = 9,    /* hodu_bundle_arg */
+  HODU_BUNDLE_SECTION_WEIGHTS = 10, /* the constant data the plan reads */
+  HODU_BUNDLE_SECTION_BLOBS = 11    /* the code objects' bytes */
+} hodu_bundle_section_kind;
+
+typedef struct hodu_bundle_section {
+  uint32_t kind;       /* hodu_bundle_section_kind */
+  uint32_t entry_size; /* bytes per entry (tables) or 1 (byte sections) */
+  uint64_t offset;     /* from the start of the file */
+  uint64_t size;       /* bytes; a multiple of entry_size */
+} hodu_bundle_section; /* 24 bytes */
+
+/* A string reference: a byte offset into STRINGS (0 is the empty string). */
+typedef uint32_t hodu_bundle_string;
+
+/* The model. TENSORS holds its inputs first, then its outputs, then its
+ * meta slots (named small tensors the host writes between runs and
+ * replays: a learning rate, a step count), in the order the model declares
+ * them. The compiled entry takes them in that order too. */
+typedef struct hodu_bundle_model {
+  hodu_bundle_string name;     /* the model's name */
+  hodu_bundle_string producer; /* "hoduc 0.1.0" */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  uint32_t num_meta_slots;
+  uint32_t flags; /* 0 */
+} hodu_bundle_model; /* 24 bytes */
+
+/* Where a step runs and a buffer lives. */
+typedef enum hodu_device_kind {
+  HODU_DEVICE_CPU = 0, /* the host (CPU partitions; host memory) */
+  HODU_DEVICE_VULKAN = 1,
+  HODU_DEVICE_CUDA = 2,
+  HODU_DEVICE_HIP = 3,
+  HODU_DEVICE_METAL = 4,
+  HODU_DEVICE_KIND_COUNT
+} hodu_device_kind;
+
+/* One device the plan uses; devices are referred to by index. */
+typedef struct hodu_bundle_device {
+  uint32_t kind;  /* hodu_device_kind */
+  uint32_t flags; /* 0 */
+  uint64_t arena_size; /* bytes of device memory for the intermediates of a
+                          run; ARENA arguments on this device point into it */
+} hodu_bundle_device; /* 16 bytes */
+
+/* An input, output or meta slot. */
+typedef struct hodu_bundle_tensor {
+  hodu_bundle_string name;
+  int32_t dtype;      /* a hodu_dtype (abi.h) */
+  uint32_t rank;      /* at most 16 */
+  uint32_t first_dim; /* rank extents at DIMS[first_dim ...] */
+  uint32_t device;    /* where the plan reads or writes it */
+  uint32_t flags;     /* 0 */
+  uint64_t bytes;     /* the extents' product times the dtype's size */
+  uint64_t init; /* meta slots: offset in WEIGHTS of the initial value
+                    (`bytes` bytes), or HODU_BUNDLE_NONE for zeros;
+                    inputs and outputs: HODU_BUNDLE_NONE */
+} hodu_bundle_tensor; /* 40 bytes */
+
+/* Formats of device code. */
+typedef enum hodu_code_format {
+  HODU_CODE_SPIRV = 1,  /* Vulkan SPIR-V module, one entry point a kernel */
+  HODU_CODE_PTX = 2,    /* PTX text (NUL-terminated), JIT-compiled */
+  HODU_CODE_CUBIN = 3,  /* CUDA ELF for one sm_ arch */
+  HODU_CODE_FATBIN = 4, /* CUDA fat binary */
+  HODU_CODE_HSACO = 5,  /* AMDGPU code object for one gfx arch */
+  HODU_CODE_MSL = 6,    /* Metal Shading Language source (NUL-terminated) */
+  HODU_CODE_ELF = 7,    /* a host shared library (CPU partitions) */
+  HODU_CODE_FORMAT_COUNT
+} hodu_code_format;
+
+/* One code object. A device may have several (one per GPU architecture):
+ * each defines every kernel of that device, and the runtime loads the one
+ * that fits the device it runs on (an exact arch match first, then a
+ * fatbin, then PTX). */
+typedef struct hodu_bundle_code {
+  uint32_t device;         /* index into DEVICES */
+  uint32_t format;         /* hodu_code_format */
+  hodu_bundle_string arch; /* "sm_90", "gfx942"; "" where it has none */
+  uint32_t flags;          /* 0 */
+  uint64_t offset;         /* into BLOBS */
+  uint64_t size;
+} hodu_bundle_code; /* 32 bytes */
+
+/* A kernel: an entry point of its device's code objects. */
+typedef struct hodu_bundle_kernel {
+  hodu_bundle_string name; /* the entry point's symbol */
+  uint32_t device;         /* index into DEVICES */
+  uint32_t block[3];       /* threads per workgroup, x y z, each >= 1 */
+  uint32_t num_args;       /* buffer arguments, in binding order */
+  uint32_t shared_bytes;   /* dynamic workgroup memory; 0 = static only */
+  uint32_t flags;          /* 0 */
+} hodu_bundle_kernel; /* 32 bytes */
+
+typedef enum hodu_step_op {
+  /* Run `kernel` on `grid` workgroups with args[first_arg, +num_args) as
+   * its buffer arguments (Vulkan: set 0, binding i; CUDA/HIP: parameter
+   * i, a pointer). */
+  HODU_STEP_LAUNCH = 1,
+  /* Copy args[first_arg].size bytes from args[first_arg] to
+   * args[first_arg + 1], on `device` (num_args == 2, equal sizes). */
+  HODU_STEP_COPY = 2,
+  /* Copy between two devices (args[first_arg] on one, args[first_arg + 1]
+   * on the other; num_args == 2, equal sizes): the transfers between the
+   * partitions of a heterogeneous plan. */
+  HODU_STEP_TRANSFER = 3,
+  /* Call host function `kernel` (in an ELF code object of a CPU device)
+   * as int32_t f(void *const *buffers) with the args' addresses. */
+  HODU_STEP_HOST_CALL = 4,
+  HODU_STEP_OP_COUNT
+} hodu_step_op;
+
+typedef struct hodu_bundle_step {
+  uint32_t op;        /* hodu_step_op */
+  uint32_t device;    /* where it runs */
+  uint32_t kernel;    /* LAUNCH, HOST_CALL: index into KERNELS */
+  uint32_t grid[3];   /* LAUNCH: workgroups, x y z, each >= 1 */
+  uint32_t first_arg; /* index into ARGS */
+  uint32_t num_args;
+} hodu_bundle_step; /* 32 bytes */
+
+/* The buffers an argument can point into. */
+typedef enum hodu_buffer_space {
+  HODU_SPACE_INPUT = 1,   /* index: the input */
+  HODU_SPACE_OUTPUT = 2,  /* index: the output */
+  HODU_SPACE_ARENA = 3,   /* index: the device whose arena */
+  HODU_SPACE_WEIGHTS = 4, /* index: the device that holds the copy (the
+                             runtime uploads WEIGHTS once per device) */
+  HODU_SPACE_META = 5,    /* index: the meta slot */
+  HODU_SPACE_COUNT
+} hodu_buffer_space;
+
+/* A byte range of one buffer. For ARENA and WEIGHTS, `offset` is a multiple
+ * of HODU_BUNDLE_BUFFER_ALIGNMENT; inputs, outputs and meta slots are
+ * passed whole (offset 0). */
+typedef struct hodu_bundle_arg {
+  uint32_t space; /* hodu_buffer_space */
+  uint32_t index;
+  uint64_t offset;
+  uint64_t size; /* > 0; offset + size <= the buffer's size */
+} hodu_bundle_arg; /* 24 bytes */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HODU_BUNDLE_H */
