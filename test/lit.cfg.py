@@ -25,6 +25,10 @@ for tool in ["hodu-opt", "hoduc", "hodu-run"]:
     if os.path.exists(os.path.join(config.hodu_tools_dir, tool)):
         config.available_features.add(tool)
 
+# The vulkan target's SPIR-V is checked by spirv-tools (spirv-val, spirv-dis).
+if shutil.which("spirv-val") and shutil.which("spirv-dis"):
+    config.available_features.add("spirv-val")
+
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

@@ -4,6 +4,7 @@
 #include "hodu/Registry/Registry.h"
 #include "hodu/Target/CPU/CPUTarget.h"
 #include "hodu/Target/CUDA/CUDATarget.h"
+#include "hodu/Target/Vulkan/VulkanTarget.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
 #include "hodu/Import/Onnx.h"
@@ -18,6 +19,7 @@ void hodu::registerAllComponents() {
 #endif
     registerCPUTarget();
     registerCUDATarget();
+    registerVulkanTarget();
     return true;
   }();
   (void)done;

@@ -240,16 +240,8 @@ public:
     return buildCUDAPhase(phase, pm, configOf(request));
   }
 
-  /// Every hodu op lowers to linalg the GPU path maps, except batched
-  /// matmuls: only 2-D matmuls are tiled through workgroup memory, and one
-  /// thread per output element would be far too slow.
   bool isLegal(Operation *op) const override {
-    if (!isa<MatmulOp, DotOp>(op))
-      return true;
-    return llvm::all_of(op->getOperandTypes(), [](Type t) {
-      auto shaped = dyn_cast<ShapedType>(t);
-      return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
-    });
+    return hodu::gpu::canRun(op);
   }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
