@@ -29,6 +29,12 @@ for tool in ["hodu-opt", "hoduc", "hodu-run"]:
 if shutil.which("spirv-val") and shutil.which("spirv-dis"):
     config.available_features.add("spirv-val")
 
+# The rocm target links the ROCm device libraries (rocm-device-libs) into
+# kernels that call them.
+if any(os.path.exists("/usr/lib/%s/amdgcn/bitcode/ocml.bc" % m)
+       for m in ("x86_64-linux-gnu", "aarch64-linux-gnu")):
+    config.available_features.add("rocm-device-libs")
+
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

@@ -4,6 +4,7 @@
 #include "hodu/Registry/Registry.h"
 #include "hodu/Target/CPU/CPUTarget.h"
 #include "hodu/Target/CUDA/CUDATarget.h"
+#include "hodu/Target/ROCm/ROCmTarget.h"
 #include "hodu/Target/Vulkan/VulkanTarget.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
@@ -19,6 +20,7 @@ void hodu::registerAllComponents() {
 #endif
     registerCPUTarget();
     registerCUDATarget();
+    registerROCmTarget();
     registerVulkanTarget();
     return true;
   }();
