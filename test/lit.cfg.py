@@ -29,6 +29,10 @@ for tool in ["hodu-opt", "hoduc", "hodu-run"]:
 if shutil.which("spirv-val") and shutil.which("spirv-dis"):
     config.available_features.add("spirv-val")
 
+# The metal target's MSL is compared with the spirv-cross tool's.
+if shutil.which("spirv-cross"):
+    config.available_features.add("spirv-cross")
+
 # The rocm target links the ROCm device libraries (rocm-device-libs) into
 # kernels that call them.
 if any(os.path.exists("/usr/lib/%s/amdgcn/bitcode/ocml.bc" % m)

@@ -4,6 +4,7 @@
 #include "hodu/Registry/Registry.h"
 #include "hodu/Target/CPU/CPUTarget.h"
 #include "hodu/Target/CUDA/CUDATarget.h"
+#include "hodu/Target/Metal/MetalTarget.h"
 #include "hodu/Target/ROCm/ROCmTarget.h"
 #include "hodu/Target/Vulkan/VulkanTarget.h"
 
@@ -22,6 +23,7 @@ void hodu::registerAllComponents() {
     registerCUDATarget();
     registerROCmTarget();
     registerVulkanTarget();
+    registerMetalTarget();
     return true;
   }();
   (void)done;

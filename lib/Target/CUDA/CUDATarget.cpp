@@ -167,6 +167,7 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
   }
   return p +
          "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "arith-expand,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
          "cse,reconcile-unrealized-casts),"
          "hodu-cuda-kernels-to-ptx{toolkit=" +

@@ -85,6 +85,7 @@ std::string rocdlPipeline(const ROCmPipelineConfig &c) {
          std::to_string(std::min(c.optLevel, 3u)) + "},";
   return p +
          "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "arith-expand,"
          "convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=1 runtime=HIP "
          "chipset=" +
          c.archs.front() +

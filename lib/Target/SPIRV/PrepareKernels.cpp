@@ -25,6 +25,8 @@
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/StringSet.h"
+
 namespace hodu::spirv {
 #define GEN_PASS_DEF_SPIRVPREPAREKERNELS
 #include "hodu/Target/SPIRV/Passes.h.inc"
@@ -48,6 +50,48 @@ std::string targetEnv(bool float64) {
          "max_compute_workgroup_invocations = 1024, "
          "max_compute_workgroup_size = [1024, 1024, 64]>>";
 }
+
+/// GLSL.std.450's transcendental instructions take 16- and 32-bit floats
+/// only: on f64 these math ops are computed in f32 (about 7 significant
+/// digits), the only way SPIR-V for Vulkan has to compute them at all.
+struct NarrowF64Math : RewritePattern {
+  NarrowF64Math(MLIRContext *ctx)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    static const llvm::StringSet<> kNoF64 = {
+        "math.exp",   "math.exp2",  "math.expm1", "math.log",   "math.log2",
+        "math.log10", "math.log1p", "math.powf",  "math.sin",   "math.cos",
+        "math.tan",   "math.asin",  "math.acos",  "math.atan",  "math.atan2",
+        "math.sinh",  "math.cosh",  "math.tanh",  "math.asinh", "math.acosh",
+        "math.atanh", "math.erf",   "math.erfc",  "math.cbrt"};
+    if (!kNoF64.contains(op->getName().getStringRef()) ||
+        op->getNumResults() != 1 || !isF64(op->getResult(0).getType()) ||
+        !llvm::all_of(op->getOperandTypes(), isF64))
+      return failure();
+    Location loc = op->getLoc();
+    auto narrow = [&](Type t) -> Type {
+      Type f32 = rewriter.getF32Type();
+      if (auto v = dyn_cast<VectorType>(t))
+        return v.clone(f32);
+      return f32;
+    };
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands())
+      operands.push_back(
+          arith::TruncFOp::create(rewriter, loc, narrow(v.getType()), v));
+    Type resultType = op->getResult(0).getType();
+    OperationState state(loc, op->getName(), operands, {narrow(resultType)},
+                         op->getAttrs());
+    Operation *narrowed = rewriter.create(state);
+    rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, resultType,
+                                               narrowed->getResult(0));
+    return success();
+  }
+
+  static bool isF64(Type t) { return getElementTypeOrSelf(t).isF64(); }
+};
 
 bool inWorkgroupMemory(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
@@ -110,7 +154,13 @@ struct SpirvPrepareKernels
                                           /*replaceLocs=*/false,
                                           /*replaceTypes=*/true);
 
-    // Maths GLSL.std.450 has no instruction for, and f16/bf16 maths in f32.
+    // f64 maths in f32 first, so that the f32 expansions below apply.
+    RewritePatternSet narrowing(ctx);
+    narrowing.add<NarrowF64Math>(ctx);
+    if (failed(applyPatternsGreedily(kernels, std::move(narrowing))))
+      return failure();
+
+    // Maths GLSL.std.450 has no instruction for.
     RewritePatternSet patterns(ctx);
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateErfcPattern(patterns);

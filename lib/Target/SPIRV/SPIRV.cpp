@@ -15,7 +15,8 @@ using namespace mlir;
 std::string hodu::spirv::kernelsToSPIRVPipeline(bool float64) {
   return std::string("hodu-spirv-prepare-kernels{float64=") +
          (float64 ? "true" : "false") +
-         "},gpu.module(fold-memref-alias-ops,lower-affine,canonicalize,cse,"
+         "},gpu.module(fold-memref-alias-ops,lower-affine,arith-expand,"
+         "canonicalize,cse,"
          "math-extend-to-supported-types,convert-math-to-spirv),"
          "convert-gpu-to-spirv,"
          "spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";

@@ -31,7 +31,9 @@ def SpirvPrepareKernels
       `#spirv.storage_class<Workgroup>` everywhere in the kernel module;
     - the math functions GLSL's extended instruction set lacks (`erf`,
       `erfc`, and the ones `math-expand-ops` rewrites) as polynomials or
-      expansions, and f16/bf16 math computed in f32.
+      expansions; and on f64, where GLSL's transcendental instructions
+      (`exp`, `log`, `pow`, the trigonometric and hyperbolic functions)
+      take only 16- and 32-bit floats, those functions computed in f32.
 
     Before:
     ```mlir
