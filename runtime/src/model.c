@@ -532,6 +532,12 @@ hodu_status hodu_model_load_with_options(const char *path,
     return hodu_make_status(HODU_NOT_FOUND,
                             "cannot open model '%s': it is a directory",
                             path);
+  /* A FIFO or a device would block or never end: models are files. */
+  if (!S_ISREG(info.st_mode))
+    return hodu_make_status(HODU_INVALID_ARTIFACT,
+                            "cannot read model '%s': it is not a regular "
+                            "file",
+                            path);
   if (!hodu_is_bundle_file(path))
     return load_library(path, options, out);
   hodu_plan *plan;

@@ -215,11 +215,17 @@ static hodu_status reset_meta(hodu_session *s) {
   uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
   for (uint32_t k = 0; k < plan->num_meta; ++k) {
     const hodu_plan_tensor *t = &plan->tensors[meta_begin + k];
-    if (!t->init || !t->bytes)
+    if (!t->bytes)
       continue;
+    /* Slots without an initial value start (and restart) at zero. */
+    void *zeros = t->init ? NULL : calloc(1, (size_t)t->bytes);
+    if (!t->init && !zeros)
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
     hodu_device *device = tensor_device(s, meta_begin + k);
-    hodu_status status =
-        device->ops->write(device, s->meta[k], 0, t->init, t->bytes);
+    hodu_status status = device->ops->write(
+        device, s->meta[k], 0, t->init ? (const void *)t->init : zeros,
+        t->bytes);
+    free(zeros);
     if (status)
       return status;
   }
