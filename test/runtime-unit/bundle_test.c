@@ -1034,10 +1034,32 @@ static void test_write_corpus(void) {
   free(data);
 }
 
+/* Writes bundles for the lit tests of hodu-run (test/Runtime/bundle*.test):
+ * vulkan.hodu, cuda.hodu, hip.hodu and a truncated one. */
+static void test_write_bundles(void) {
+  size_t size, spirv_size;
+  uint8_t *spirv = spirv_bytes(&spirv_size);
+  if (!spirv)
+    return ++failures, (void)0;
+  uint8_t *data = contract_bundle(HODU_DEVICE_VULKAN, spirv, spirv_size, &size);
+  CHECK(tb_write_file(work_path("vulkan.hodu"), data, size) == 0);
+  CHECK(tb_write_file(work_path("truncated.hodu"), data, size / 2) == 0);
+  free(data);
+  data = contract_bundle(HODU_DEVICE_CUDA, ptx, sizeof ptx, &size);
+  CHECK(tb_write_file(work_path("cuda.hodu"), data, size) == 0);
+  free(data);
+  static const uint8_t elf[] = "\177ELF not really a code object";
+  data = contract_bundle(HODU_DEVICE_HIP, elf, sizeof elf, &size);
+  CHECK(tb_write_file(work_path("hip.hodu"), data, size) == 0);
+  free(data);
+  free(spirv);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
 } tests[] = {
+    {"write_bundles", test_write_bundles},
     {"reader_valid", test_reader_valid},
     {"reader_truncated", test_reader_truncated},
     {"reader_bit_flips", test_reader_bit_flips},
