@@ -62,9 +62,11 @@ namespace {
 struct DTypeFacts {
   const char *name;
   const char *cType;
+  unsigned size;
 };
 // abi.h's one table, indexed by hodu_dtype.
-#define HODU_DTYPE_FACTS_(id, value, name, size, storage) {name, #storage},
+#define HODU_DTYPE_FACTS_(id, value, name, size, storage)                     \
+  {name, #storage, size},
 constexpr DTypeFacts kFacts[] = {HODU_DTYPE_LIST(HODU_DTYPE_FACTS_)};
 #undef HODU_DTYPE_FACTS_
 static_assert(sizeof(kFacts) / sizeof(kFacts[0]) == HODU_DTYPE_COUNT,
@@ -77,4 +79,8 @@ const char *hodu::dtypeName(int32_t dtype) {
 
 const char *hodu::dtypeCType(int32_t dtype) {
   return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].cType : "void";
+}
+
+unsigned hodu::dtypeSize(int32_t dtype) {
+  return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].size : 0;
 }

@@ -32,6 +32,9 @@ mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
 /// "f32", "i64", ...; "?" for numbers outside the table.
 const char *dtypeName(int32_t dtype);
 
+/// Bytes per element (bool: one); 0 outside the table.
+unsigned dtypeSize(int32_t dtype);
+
 /// The C type that stores one element ("float", "uint16_t" for bf16/f16,
 /// "uint8_t" for bool and the f8 types); "void" outside the table.
 const char *dtypeCType(int32_t dtype);
