@@ -1,11 +1,14 @@
 /*===- hodu/runtime.h - the Hodu C runtime (libhodurt) ---------------------===*
  *
- * libhodurt loads models compiled by `hoduc` and runs them. Plain C11; link
- * with -lhodurt (shared) or libhodurt.a plus -ldl (static).
+ * libhodurt loads models compiled by `hoduc` and runs them: shared libraries
+ * on the CPU, bundles (hoduc --device=vulkan|cuda|rocm) on GPUs. Plain C11;
+ * link with -lhodurt (shared) or libhodurt.a plus -ldl -lpthread (static).
+ * GPU drivers are opened at run time; a missing one is a status.
  *
  * A complete program (test/runtime-unit builds and runs this very text, so
- * it stays true). It loads a model with one f32 input, fills the input with
- * 1.0, runs the model and prints the first value of every output:
+ * it stays true). It loads a model (a .so or a bundle), fills its f32
+ * inputs with 1.0, runs it and prints the first value of every output, then
+ * captures it once and replays it:
  *
  * HODU_EXAMPLE_BEGIN
 #include <hodu/runtime.h>
@@ -59,6 +62,28 @@ int main(int argc, char **argv) {
     printf("\n");
   }
 
+  // Capture once, replay: a session binds the tensors, runs once to warm
+  // up, records the whole plan, and replay(3) equals three runs with no
+  // per-kernel host work (a CUDA Graph, a Vulkan command buffer ...).
+  hodu_session *session = NULL;
+  if (!status)
+    status = hodu_session_create(model, &session);
+  if (!status)
+    status = hodu_session_bind(session, (const hodu_tensor *const *)inputs,
+                               (size_t)num_inputs, outputs,
+                               (size_t)num_outputs);
+  if (!status)
+    status = hodu_session_run(session);
+  if (!status)
+    status = hodu_session_capture(session);
+  if (!status)
+    status = hodu_session_replay(session, 3);
+  if (!status)
+    printf("replayed 3 times on %s, session %s\n",
+           hodu_device_kind_name(hodu_model_device_kind(model)),
+           hodu_session_state_name(hodu_session_get_state(session)));
+  hodu_session_free(session);
+
   for (int i = 0; i < 8; ++i) {
     hodu_tensor_free(inputs[i]);
     hodu_tensor_free(outputs[i]);
@@ -76,10 +101,11 @@ int main(int argc, char **argv) {
  *    where they are pointers, so a failed call leaves nothing to free).
  *  - "Borrowed" results live as long as the object they came from; never
  *    free them. Every `*_free` function accepts NULL.
- *  - A hodu_model is immutable once created (apart from an internal,
- *    lock-free cache of run workspaces): any number of threads may run
- *    and query one model at once. A hodu_tensor is not synchronized; do not
- *    write it from one thread while another reads it.
+ *  - A hodu_model is immutable once created (apart from internal, lock-free
+ *    caches of run workspaces and sessions): any number of threads may run
+ *    and query one model at once. A hodu_session belongs to one thread at a
+ *    time. A hodu_tensor is not synchronized; do not write it from one
+ *    thread while another reads it.
  *
  * The full reference is docs/runtime.md.
  *
@@ -227,13 +253,17 @@ HODU_API int hodu_tensor_owns_data(const hodu_tensor *tensor);
 /* A loaded model: its descriptor and, for loaded files, the library. */
 typedef struct hodu_model hodu_model;
 
-/* Loads a compiled model from a shared library (dlopen, then dlsym of
+/* Loads a compiled model: a bundle (a file starting with HODU_BUNDLE_MAGIC;
+ * validated field by field, then run on the device it was compiled for,
+ * see "Devices" below) or a shared library (dlopen, then dlsym of
  * HODU_DESCRIPTOR_SYMBOL). A path without '/' is taken relative to the
  * current directory, not searched on LD_LIBRARY_PATH. Errors: NOT_FOUND
- * (no such file), INVALID_ARTIFACT (not a loadable library, no descriptor
- * symbol, or a malformed descriptor), INCOMPATIBLE (ABI version: the message
- * says which version was expected and which found). On success `*out` is
- * yours: release it with hodu_model_free(). */
+ * (no such file), INVALID_ARTIFACT (not a regular file, not a loadable
+ * library, no descriptor symbol, a malformed descriptor or bundle: the
+ * message names the section, entry and field), INCOMPATIBLE (ABI or bundle
+ * version: the message says which was expected and which found; a device
+ * that lacks what the code needs), NO_DEVICE (driver or device missing).
+ * On success `*out` is yours: release it with hodu_model_free(). */
 HODU_API hodu_status hodu_model_load(const char *path, hodu_model **out);
 
 /* Wraps a descriptor linked into the program (`<prefix>_hodu_descriptor`
@@ -249,13 +279,15 @@ hodu_model_from_descriptor(const hodu_model_desc *descriptor,
  * free a model while another thread runs it. */
 HODU_API void hodu_model_free(hodu_model *model);
 
-/* The model's name and target (e.g. "cpu"). Borrowed; never NULL. */
+/* The model's name and target (e.g. "cpu"; a bundle's device kind,
+ * "vulkan"). Borrowed; never NULL. */
 HODU_API const char *hodu_model_name(const hodu_model *model);
 HODU_API const char *hodu_model_target(const hodu_model *model);
 
-/* The descriptor the model runs (borrowed). */
+/* The descriptor the model runs (borrowed); NULL for bundles. */
 HODU_API const hodu_model_desc *hodu_model_descriptor(const hodu_model *model);
 
+/* Inputs the caller passes (a descriptor's meta slots are not counted). */
 HODU_API int32_t hodu_model_num_inputs(const hodu_model *model);
 HODU_API int32_t hodu_model_num_outputs(const hodu_model *model);
 
