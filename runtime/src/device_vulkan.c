@@ -131,6 +131,9 @@ typedef struct vk_device {
   VkPhysicalDeviceVulkan11Features features11;
   VkPhysicalDeviceVulkan12Features features12;
   int has12; /* features12 is meaningful */
+  /* Testing knob (HODU_VULKAN_STAGING=1): never map device buffers, so the
+   * staging path of discrete GPUs runs on lavapipe too. */
+  int force_staging;
   pthread_mutex_t lock; /* the queue and the transfer pool */
   VkCommandPool transfer_pool;
   VkCommandBuffer transfer;
@@ -449,6 +452,8 @@ hodu_status hodu_vulkan_device_open(int32_t ordinal, hodu_device **out) {
     vk_destroy(&vk->base);
     return status;
   }
+  const char *staging = getenv("HODU_VULKAN_STAGING");
+  vk->force_staging = staging && strcmp(staging, "1") == 0;
   *out = &vk->base;
   return NULL;
 }
@@ -484,7 +489,7 @@ static void vk_buffer_free(hodu_device *device, hodu_buffer *buffer) {
  * with `required` flags. */
 static hodu_status make_buffer(vk_device *vk, uint64_t size,
                                VkMemoryPropertyFlags preferred,
-                               VkMemoryPropertyFlags required,
+                               VkMemoryPropertyFlags required, int map,
                                hodu_buffer **out) {
   *out = NULL;
   hodu_buffer *buffer = calloc(1, sizeof *buffer);
@@ -536,7 +541,7 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
   VkMemoryPropertyFlags flags = vk->memory.memoryTypes[type].propertyFlags;
   VkMemoryPropertyFlags mappable =
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  if ((flags & mappable) == mappable) {
+  if (map && (flags & mappable) == mappable) {
     result = vk->vkMapMemory(vk->device, buffer->memory, 0, VK_WHOLE_SIZE, 0,
                              &buffer->mapped);
     if (result != VK_SUCCESS) {
@@ -625,7 +630,7 @@ static hodu_status vk_buffer_create(hodu_device *device, uint64_t size,
       vk, size,
       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, out);
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, !vk->force_staging, out);
   if (status)
     return status;
   hodu_buffer *buffer = *out;
@@ -652,7 +657,7 @@ static void *vk_buffer_host(hodu_buffer *buffer) {
 static hodu_status staging(vk_device *vk, uint64_t size, hodu_buffer **out) {
   VkMemoryPropertyFlags mappable =
       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  return make_buffer(vk, size, mappable, mappable, out);
+  return make_buffer(vk, size, mappable, mappable, 1, out);
 }
 
 static hodu_status vk_write(hodu_device *device, hodu_buffer *buffer,

@@ -119,8 +119,14 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
     """Returns (status, detail): status in pass, fail, crash, timeout."""
     name = os.path.basename(test_dir)
     model = os.path.join(test_dir, "model.onnx")
-    lib = os.path.join(workdir, name + ".so")
-    rc, out = run([hoduc, model, "-o", lib], args.compile_timeout)
+    # CPU targets make a shared library; GPU devices a bundle that hodu-run
+    # runs on the device it was compiled for.
+    gpu = args.target in ("vulkan", "cuda", "rocm", "metal")
+    lib = os.path.join(workdir, name + (".hodu" if gpu else ".so"))
+    compile_cmd = [hoduc, model, "-o", lib]
+    if gpu:
+        compile_cmd.append("--device=" + args.target)
+    rc, out = run(compile_cmd, args.compile_timeout)
     if rc is None:
         return "timeout", "hoduc " + out
     if rc < 0:

@@ -786,6 +786,59 @@ static void test_vulkan_replay_batches(void) {
   hodu_model_free(model);
 }
 
+/* hodu_model_run on one Vulkan model from several threads at once, each
+ * with its own data (the model's session cache and the device's queue lock
+ * at work). */
+#include <pthread.h>
+typedef struct worker_args {
+  hodu_model *model;
+  float base;
+  int ok;
+} worker_args;
+
+static void *vulkan_worker(void *opaque) {
+  worker_args *w = opaque;
+  float x[N], y[N], t[N], want_y[N], want_t[N];
+  fill_x(x, w->base);
+  expected(x, 2.0f, 1.0f, want_y, want_t);
+  int64_t shape[] = {N};
+  hodu_tensor *in = NULL, *out_y = NULL, *out_t = NULL;
+  hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, x, sizeof x, &in);
+  hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, y, sizeof y, &out_y);
+  hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, t, sizeof t, &out_t);
+  hodu_tensor *outs[] = {out_y, out_t};
+  w->ok = 1;
+  for (int run = 0; run < 40 && w->ok; ++run) {
+    memset(y, 0, sizeof y);
+    hodu_status status =
+        hodu_model_run(w->model, (const hodu_tensor *const *)&in, 1, outs, 2);
+    w->ok = !status && same(y, want_y, N) && same(t, want_t, N);
+    hodu_status_free(status);
+  }
+  hodu_tensor_free(in);
+  hodu_tensor_free(out_y);
+  hodu_tensor_free(out_t);
+  return NULL;
+}
+
+static void test_vulkan_concurrent_runs(void) {
+  hodu_model *model = load_vulkan("concurrent.hodu");
+  if (!model)
+    return;
+  enum { THREADS = 4 };
+  pthread_t threads[THREADS];
+  worker_args args[THREADS];
+  for (int i = 0; i < THREADS; ++i) {
+    args[i] = (worker_args){model, (float)i * 10.0f, 0};
+    pthread_create(&threads[i], NULL, vulkan_worker, &args[i]);
+  }
+  for (int i = 0; i < THREADS; ++i) {
+    pthread_join(threads[i], NULL);
+    CHECK(args[i].ok);
+  }
+  hodu_model_free(model);
+}
+
 /* Bundles the device cannot run are refused at load with a reason. */
 static void test_vulkan_errors(void) {
   size_t spirv_size;
@@ -1070,6 +1123,7 @@ static const struct {
     {"vulkan_contracts", test_vulkan_contracts},
     {"vulkan_replay_batches", test_vulkan_replay_batches},
     {"vulkan_errors", test_vulkan_errors},
+    {"vulkan_concurrent_runs", test_vulkan_concurrent_runs},
     {"cuda_no_driver", test_cuda_no_driver},
     {"hip_no_device", test_hip_no_device},
     {"hip_library_present", test_hip_library_present},
