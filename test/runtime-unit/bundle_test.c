@@ -909,6 +909,115 @@ static void test_vulkan_errors(void) {
 }
 
 /*===--------------------------------------------------------------------===*
+ * A heterogeneous plan: a CPU partition (an ELF code object called by
+ * HOST_CALL), a TRANSFER to the Vulkan device, a COPY there.
+ *   x (input, on the CPU) --twice--> CPU arena --TRANSFER--> Vulkan arena
+ *   --COPY--> y (output, on Vulkan)
+ *===--------------------------------------------------------------------===*/
+
+static uint8_t *heterogeneous_bundle(const char *host_kernel, size_t *size) {
+  char path[1100];
+  snprintf(path, sizeof path, "%.*s/host_kernels.so",
+           (int)(strrchr(spirv_path, '/') ? strrchr(spirv_path, '/') - spirv_path
+                                           : 1),
+           strrchr(spirv_path, '/') ? spirv_path : ".");
+  size_t elf_size;
+  uint8_t *elf = read_all(path, &elf_size);
+  if (!elf) {
+    fprintf(stderr, "cannot read '%s'\n", path);
+    return NULL;
+  }
+  tb_bundle *b = tb_new("hetero");
+  uint32_t gpu = tb_device(b, HODU_DEVICE_VULKAN, 256);
+  uint32_t cpu = tb_device(b, HODU_DEVICE_CPU, 256);
+  int64_t shape[] = {N};
+  tb_input(b, "x", HODU_DTYPE_F32, 1, shape, cpu);
+  tb_output(b, "y", HODU_DTYPE_F32, 1, shape, gpu);
+  tb_code(b, cpu, HODU_CODE_ELF, "", elf, elf_size);
+  uint32_t twice = tb_kernel(b, host_kernel, cpu, 1, 1, 1, 2, 0);
+  uint32_t a = tb_num_args(b);
+  tb_arg(b, HODU_SPACE_INPUT, 0, 0, N * 4);
+  tb_arg(b, HODU_SPACE_ARENA, cpu, 0, N * 4);
+  tb_step(b, HODU_STEP_HOST_CALL, cpu, twice, 1, 1, 1, a, 2);
+  a = tb_num_args(b);
+  tb_arg(b, HODU_SPACE_ARENA, cpu, 0, N * 4);
+  tb_arg(b, HODU_SPACE_ARENA, gpu, 0, N * 4);
+  tb_step(b, HODU_STEP_TRANSFER, gpu, 0, 1, 1, 1, a, 2);
+  a = tb_num_args(b);
+  tb_arg(b, HODU_SPACE_ARENA, gpu, 0, N * 4);
+  tb_arg(b, HODU_SPACE_OUTPUT, 0, 0, N * 4);
+  tb_step(b, HODU_STEP_COPY, gpu, 0, 1, 1, 1, a, 2);
+  uint8_t *data = tb_finish(b, size);
+  tb_free(b);
+  free(elf);
+  return data;
+}
+
+static void test_heterogeneous(void) {
+  size_t size;
+  uint8_t *data = heterogeneous_bundle("twice", &size);
+  if (!data)
+    return ++failures, (void)0;
+  const char *path = work_path("hetero.hodu");
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load(path, &model));
+  if (!model)
+    return;
+  CHECK(hodu_model_device_kind(model) == HODU_DEVICE_VULKAN);
+  float x[N], y[N];
+  fill_x(x, 1.0f);
+  int64_t shape[] = {N};
+  hodu_tensor *in = NULL, *out = NULL;
+  CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, x, sizeof x, &in));
+  CHECK_OK(hodu_model_create_device_output(model, 0, &out));
+  CHECK(hodu_tensor_device_kind(out) == HODU_DEVICE_VULKAN);
+  /* The input lives on the CPU partition: a host tensor, bound directly. */
+  CHECK_OK(hodu_model_run(model, (const hodu_tensor *const *)&in, 1, &out, 1));
+  CHECK_OK(hodu_tensor_read(out, y, sizeof y));
+  for (int i = 0; i < N; ++i)
+    CHECK(y[i] == 2.0f * x[i]);
+  /* Capture and replay across the partitions (segments: a CPU program, a
+   * transfer, a Vulkan program). */
+  hodu_session *session = NULL;
+  CHECK_OK(hodu_session_create(model, &session));
+  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &out,
+                             1));
+  CHECK_OK(hodu_session_run(session));
+  CHECK_OK(hodu_session_capture(session));
+  fill_x(x, 5.0f); /* the captured CPU step reads x where it is */
+  CHECK_OK(hodu_session_replay(session, 3));
+  CHECK_OK(hodu_tensor_read(out, y, sizeof y));
+  CHECK(y[3] == 2.0f * x[3]);
+  hodu_session_free(session);
+  hodu_tensor_free(in);
+  hodu_tensor_free(out);
+  hodu_model_free(model);
+
+  /* A host call that fails is RUN_FAILED with the step's kind. */
+  data = heterogeneous_bundle("refuse", &size);
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  CHECK_OK(hodu_model_load(path, &model));
+  hodu_tensor *in2 = NULL, *out2 = NULL;
+  CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, x, sizeof x, &in2));
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 1, shape, &out2));
+  CHECK_ERROR(hodu_model_run(model, (const hodu_tensor *const *)&in2, 1, &out2,
+                             1),
+              HODU_RUN_FAILED, "model 'hetero' failed: its host call returned 7");
+  hodu_tensor_free(in2);
+  hodu_tensor_free(out2);
+  hodu_model_free(model);
+  /* A kernel the ELF object does not export. */
+  data = heterogeneous_bundle("missing_symbol", &size);
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  CHECK_ERROR(hodu_model_load(path, &model), HODU_INVALID_ARTIFACT,
+              "kernel 'missing_symbol' is not exported by the CPU code object");
+}
+
+/*===--------------------------------------------------------------------===*
  * CUDA and HIP: the driver paths that run on every machine
  *===--------------------------------------------------------------------===*/
 
@@ -1124,6 +1233,7 @@ static const struct {
     {"vulkan_replay_batches", test_vulkan_replay_batches},
     {"vulkan_errors", test_vulkan_errors},
     {"vulkan_concurrent_runs", test_vulkan_concurrent_runs},
+    {"heterogeneous", test_heterogeneous},
     {"cuda_no_driver", test_cuda_no_driver},
     {"hip_no_device", test_hip_no_device},
     {"hip_library_present", test_hip_library_present},
