@@ -34,11 +34,26 @@ static hodu_status write_slot(hodu_session *session, const hodu_model *model,
   hodu_status status = hodu_session_read_meta_slot(session, slot, data, bytes);
   if (!status) {
     switch (hodu_model_meta_slot_dtype(model, slot)) {
-    case HODU_DTYPE_F32: { float v = (float)value; memcpy(data, &v, sizeof v); break; }
-    case HODU_DTYPE_F64: memcpy(data, &value, sizeof value); break;
-    case HODU_DTYPE_I32: { int32_t v = (int32_t)value; memcpy(data, &v, sizeof v); break; }
-    case HODU_DTYPE_I64: { int64_t v = (int64_t)value; memcpy(data, &v, sizeof v); break; }
-    default: break; /* other dtypes: left as they are */
+    case HODU_DTYPE_F32: {
+      float v = (float)value;
+      memcpy(data, &v, sizeof v);
+      break;
+    }
+    case HODU_DTYPE_F64:
+      memcpy(data, &value, sizeof value);
+      break;
+    case HODU_DTYPE_I32: {
+      int32_t v = (int32_t)value;
+      memcpy(data, &v, sizeof v);
+      break;
+    }
+    case HODU_DTYPE_I64: {
+      int64_t v = (int64_t)value;
+      memcpy(data, &v, sizeof v);
+      break;
+    }
+    default:
+      break; /* other dtypes: left as they are */
     }
     status = hodu_session_write_meta_slot(session, slot, data, bytes);
   }
@@ -64,7 +79,8 @@ int main(int argc, char **argv) {
     return hodu_model_free(model), fail(status);
 
   /* Device tensors: bound without copies. Inputs are filled with 1. */
-  int32_t n_in = hodu_model_num_inputs(model), n_out = hodu_model_num_outputs(model);
+  int32_t n_in = hodu_model_num_inputs(model),
+          n_out = hodu_model_num_outputs(model);
   hodu_tensor **inputs = calloc((size_t)n_in + 1, sizeof *inputs);
   hodu_tensor **outputs = calloc((size_t)n_out + 1, sizeof *outputs);
   for (int32_t i = 0; i < n_in && !status; ++i) {
@@ -107,7 +123,8 @@ int main(int argc, char **argv) {
     }
     if (!status)
       printf("replay %d: %s%s%s%d -> %s[0] = %g\n", step,
-             slot >= 0 ? "slot '" : "", slot >= 0 ? hodu_model_meta_slot_name(model, slot) : "",
+             slot >= 0 ? "slot '" : "",
+             slot >= 0 ? hodu_model_meta_slot_name(model, slot) : "",
              slot >= 0 ? "' = " : "no slot, step ", step,
              n_out ? hodu_model_output_name(model, 0) : "-", first);
   }

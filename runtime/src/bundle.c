@@ -1,4 +1,5 @@
-/*===- bundle.c - reading and validating bundles (hodu/bundle.h) ------------===*
+/*===- bundle.c - reading and validating bundles (hodu/bundle.h)
+ *------------===*
  *
  * A bundle is untrusted input: every field is checked before anything uses
  * it, with overflow-safe arithmetic, and every problem becomes a status whose
@@ -43,8 +44,8 @@ static int fits(uint64_t a, uint64_t b, uint64_t limit) {
 }
 
 static const char *const section_names[] = {
-    NULL,    "STRINGS", "MODEL", "DEVICES", "TENSORS", "DIMS",
-    "CODE",  "KERNELS", "STEPS", "ARGS",    "WEIGHTS", "BLOBS"};
+    NULL,   "STRINGS", "MODEL", "DEVICES", "TENSORS", "DIMS",
+    "CODE", "KERNELS", "STEPS", "ARGS",    "WEIGHTS", "BLOBS"};
 #define SECTION_KINDS (sizeof(section_names) / sizeof(section_names[0]))
 
 const char *hodu_step_op_name(uint32_t op) {
@@ -209,13 +210,15 @@ static hodu_status check_header(parser *p, hodu_bundle_header *header) {
                             HODU_RUNTIME_VERSION,
                             (unsigned)HODU_BUNDLE_VERSION_MAJOR);
   if (header->header_size < sizeof *header || header->header_size > p->size)
-    return BAD(p, "header: header_size is %u, expected at least %zu and at "
-                  "most the file size %llu",
+    return BAD(p,
+               "header: header_size is %u, expected at least %zu and at "
+               "most the file size %llu",
                (unsigned)header->header_size, sizeof *header,
                (unsigned long long)p->size);
   if (header->file_size != p->size)
-    return BAD(p, "header: file_size says %llu bytes, but the file has %llu "
-                  "(truncated or padded?)",
+    return BAD(p,
+               "header: file_size says %llu bytes, but the file has %llu "
+               "(truncated or padded?)",
                (unsigned long long)header->file_size,
                (unsigned long long)p->size);
   if (header->section_entry_size < sizeof(hodu_bundle_section))
@@ -229,14 +232,16 @@ static hodu_status check_header(parser *p, hodu_bundle_header *header) {
   uint64_t table_bytes =
       (uint64_t)header->section_count * header->section_entry_size;
   if (!fits(header->section_table_offset, table_bytes, p->size))
-    return BAD(p, "header: the section table (%u entries of %u bytes at "
-                  "offset %llu) lies outside the file",
+    return BAD(p,
+               "header: the section table (%u entries of %u bytes at "
+               "offset %llu) lies outside the file",
                (unsigned)header->section_count,
                (unsigned)header->section_entry_size,
                (unsigned long long)header->section_table_offset);
   if (header->section_table_offset < header->header_size)
-    return BAD(p, "header: the section table at offset %llu overlaps the "
-                  "header",
+    return BAD(p,
+               "header: the section table at offset %llu overlaps the "
+               "header",
                (unsigned long long)header->section_table_offset);
   return NULL;
 }
@@ -255,8 +260,7 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
     return out_of_memory();
   hodu_status status = NULL;
   uint64_t table_begin = h->section_table_offset;
-  uint64_t table_end =
-      table_begin + (uint64_t)count * h->section_entry_size;
+  uint64_t table_end = table_begin + (uint64_t)count * h->section_entry_size;
   for (uint32_t i = 0; i < count && !status; ++i) {
     hodu_bundle_section *s = &all[i];
     memcpy(s, p->data + table_begin + (uint64_t)i * h->section_entry_size,
@@ -264,24 +268,27 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
     char label[32];
     const char *name = kind_label(s->kind, label, sizeof label);
     if (s->offset % HODU_BUNDLE_SECTION_ALIGNMENT != 0)
-      status = BAD(p, "section table entry %u (section %s): offset %llu is "
-                      "not a multiple of %u",
+      status = BAD(p,
+                   "section table entry %u (section %s): offset %llu is "
+                   "not a multiple of %u",
                    (unsigned)i, name, (unsigned long long)s->offset,
                    (unsigned)HODU_BUNDLE_SECTION_ALIGNMENT);
     else if (!fits(s->offset, s->size, p->size))
-      status = BAD(p, "section table entry %u (section %s): %llu bytes at "
-                      "offset %llu lie outside the %llu-byte file",
+      status = BAD(p,
+                   "section table entry %u (section %s): %llu bytes at "
+                   "offset %llu lie outside the %llu-byte file",
                    (unsigned)i, name, (unsigned long long)s->size,
-                   (unsigned long long)s->offset,
-                   (unsigned long long)p->size);
+                   (unsigned long long)s->offset, (unsigned long long)p->size);
     else if (s->size && s->offset < h->header_size)
-      status = BAD(p, "section table entry %u (section %s) overlaps the "
-                      "header",
+      status = BAD(p,
+                   "section table entry %u (section %s) overlaps the "
+                   "header",
                    (unsigned)i, name);
     else if (s->size && s->offset < table_end &&
              table_begin < s->offset + s->size)
-      status = BAD(p, "section table entry %u (section %s) overlaps the "
-                      "section table",
+      status = BAD(p,
+                   "section table entry %u (section %s) overlaps the "
+                   "section table",
                    (unsigned)i, name);
     if (status)
       break;
@@ -290,8 +297,9 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       if (s->size && o->size && s->offset < o->offset + o->size &&
           o->offset < s->offset + s->size) {
         char other[32];
-        status = BAD(p, "section table entries %u (section %s) and %u "
-                        "(section %s) overlap",
+        status = BAD(p,
+                     "section table entries %u (section %s) and %u "
+                     "(section %s) overlap",
                      (unsigned)j, kind_label(o->kind, other, sizeof other),
                      (unsigned)i, name);
       }
@@ -301,8 +309,8 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
     if (s->kind == 0 || s->kind >= SECTION_KINDS)
       continue; /* unknown kinds are skipped (a minor version may add some) */
     if (p->present[s->kind]) {
-      status = BAD(p, "section table entry %u: a second %s section", (unsigned)i,
-                   name);
+      status = BAD(p, "section table entry %u: a second %s section",
+                   (unsigned)i, name);
       break;
     }
     /* Entry sizes: byte sections 1, DIMS 8, tables at least their record
@@ -344,10 +352,10 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       status = BAD(p, "section %s: entry_size is %u, expected %s%zu", name,
                    (unsigned)s->entry_size, exact ? "" : "at least ", record);
     else if (s->size % s->entry_size != 0)
-      status = BAD(p, "section %s: size %llu is not a multiple of its "
-                      "entry_size %u",
-                   name, (unsigned long long)s->size,
-                   (unsigned)s->entry_size);
+      status = BAD(p,
+                   "section %s: size %llu is not a multiple of its "
+                   "entry_size %u",
+                   name, (unsigned long long)s->size, (unsigned)s->entry_size);
     else if (s->kind == HODU_BUNDLE_SECTION_MODEL && s->size != s->entry_size)
       status = BAD(p, "section MODEL: holds %llu entries, expected exactly 1",
                    (unsigned long long)(s->size / s->entry_size));
@@ -371,11 +379,11 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
 static hodu_status check_strings(parser *p) {
   const hodu_bundle_section *s = &p->sections[HODU_BUNDLE_SECTION_STRINGS];
   if (s->size == 0 || p->data[s->offset] != '\0')
-    return BAD(p, "section STRINGS: %s", s->size == 0
-                                             ? "it is empty (byte 0 must be "
-                                               "NUL, the empty string)"
-                                             : "byte 0 is not NUL (offset 0 "
-                                               "is the empty string)");
+    return BAD(p, "section STRINGS: %s",
+               s->size == 0 ? "it is empty (byte 0 must be "
+                              "NUL, the empty string)"
+                            : "byte 0 is not NUL (offset 0 "
+                              "is the empty string)");
   p->plan->strings = (const char *)p->data + s->offset;
   p->plan->strings_size = s->size;
   return NULL;
@@ -388,8 +396,9 @@ static hodu_status check_strings(parser *p) {
     if (!(out)) {                                                              \
       char where_[192];                                                        \
       snprintf(where_, sizeof where_, __VA_ARGS__);                            \
-      return BAD((p), "%s: string reference %u is not a NUL-terminated "      \
-                      "string inside STRINGS (%llu bytes)",                   \
+      return BAD((p),                                                          \
+                 "%s: string reference %u is not a NUL-terminated "            \
+                 "string inside STRINGS (%llu bytes)",                         \
                  where_, (unsigned)(ref),                                      \
                  (unsigned long long)(p)->plan->strings_size);                 \
     }                                                                          \
@@ -426,8 +435,9 @@ static hodu_status check_devices(parser *p) {
   for (uint32_t i = 0; i < plan->num_devices; ++i) {
     const hodu_bundle_device *d = &plan->devices[i];
     if (d->kind >= HODU_DEVICE_KIND_COUNT)
-      return BAD(p, "section DEVICES entry %u: kind is %u, not a "
-                    "hodu_device_kind",
+      return BAD(p,
+                 "section DEVICES entry %u: kind is %u, not a "
+                 "hodu_device_kind",
                  (unsigned)i, (unsigned)d->kind);
     if (d->flags != 0)
       return BAD(p, "section DEVICES entry %u: flags is 0x%x, expected 0",
@@ -447,7 +457,7 @@ static hodu_status check_dims(parser *p) {
 }
 
 static const char *tensor_role(const hodu_plan *plan, uint32_t i) {
-  return i < plan->num_inputs                      ? "input"
+  return i < plan->num_inputs                       ? "input"
          : i < plan->num_inputs + plan->num_outputs ? "output"
                                                     : "meta slot";
 }
@@ -464,8 +474,9 @@ static hodu_status check_tensors(parser *p) {
       (uint64_t)plan->num_inputs + plan->num_outputs + plan->num_meta;
   if (count != expected) {
     free(records);
-    return BAD(p, "section TENSORS: holds %u entries, but MODEL declares %u "
-                  "inputs + %u outputs + %u meta slots = %llu",
+    return BAD(p,
+               "section TENSORS: holds %u entries, but MODEL declares %u "
+               "inputs + %u outputs + %u meta slots = %llu",
                (unsigned)count, (unsigned)plan->num_inputs,
                (unsigned)plan->num_outputs, (unsigned)plan->num_meta,
                (unsigned long long)expected);
@@ -483,9 +494,10 @@ static hodu_status check_tensors(parser *p) {
     const char *role = tensor_role(plan, i);
     const char *name = string_at(p, t->name);
     if (!name) {
-      status = BAD(p, "section TENSORS entry %u (%s): field name: string "
-                      "reference %u is not a NUL-terminated string inside "
-                      "STRINGS",
+      status = BAD(p,
+                   "section TENSORS entry %u (%s): field name: string "
+                   "reference %u is not a NUL-terminated string inside "
+                   "STRINGS",
                    (unsigned)i, role, (unsigned)t->name);
       break;
     }
@@ -493,7 +505,7 @@ static hodu_status check_tensors(parser *p) {
   do {                                                                         \
     char what_[256];                                                           \
     snprintf(what_, sizeof what_, __VA_ARGS__);                                \
-    status = BAD(p, "section TENSORS entry %u (%s '%s'): %s", (unsigned)i,    \
+    status = BAD(p, "section TENSORS entry %u (%s '%s'): %s", (unsigned)i,     \
                  role, name, what_);                                           \
   } while (0)
     if (!*name) {
@@ -510,11 +522,10 @@ static hodu_status check_tensors(parser *p) {
     else if (!fits(t->first_dim, t->rank, plan->num_dims))
       TBAD("fields first_dim %u and rank %u reach past the %u entries of "
            "DIMS",
-           (unsigned)t->first_dim, (unsigned)t->rank,
-           (unsigned)plan->num_dims);
+           (unsigned)t->first_dim, (unsigned)t->rank, (unsigned)plan->num_dims);
     else if (t->device >= plan->num_devices)
-      TBAD("field device is %u, but there are %u devices",
-           (unsigned)t->device, (unsigned)plan->num_devices);
+      TBAD("field device is %u, but there are %u devices", (unsigned)t->device,
+           (unsigned)plan->num_devices);
     else if (t->flags != 0)
       TBAD("flags is 0x%x, expected 0", (unsigned)t->flags);
     if (status)
@@ -522,8 +533,7 @@ static hodu_status check_tensors(parser *p) {
     for (uint32_t d = 0; d < t->rank && !status; ++d) {
       int64_t extent = plan->dims[t->first_dim + d];
       if (extent < 0)
-        TBAD("extent %u is %lld, must be >= 0", (unsigned)d,
-             (long long)extent);
+        TBAD("extent %u is %lld, must be >= 0", (unsigned)d, (long long)extent);
       else if (extent != 0 && elements > (uint64_t)INT64_MAX / (uint64_t)extent)
         TBAD("the shape's element count overflows");
       else
@@ -558,7 +568,7 @@ static hodu_status check_tensors(parser *p) {
     }
     /* Names are looked up per role, so they must be unique in it. */
     uint32_t role_begin = i < plan->num_inputs ? 0
-                          : !meta ? plan->num_inputs
+                          : !meta              ? plan->num_inputs
                                   : plan->num_inputs + plan->num_outputs;
     for (uint32_t j = role_begin; j < i && !status; ++j)
       if (strcmp(plan->tensors[j].desc.name, name) == 0)
@@ -592,26 +602,29 @@ static hodu_status check_codes(parser *p) {
     STRING_FIELD(p, c->arch, arch, "section CODE entry %u: field arch",
                  (unsigned)i);
     if (c->device >= plan->num_devices)
-      return BAD(p, "section CODE entry %u: field device is %u, but there "
-                    "are %u devices",
-                 (unsigned)i, (unsigned)c->device,
-                 (unsigned)plan->num_devices);
+      return BAD(p,
+                 "section CODE entry %u: field device is %u, but there "
+                 "are %u devices",
+                 (unsigned)i, (unsigned)c->device, (unsigned)plan->num_devices);
     uint32_t kind = plan->devices[c->device].kind;
     if (c->format == 0 || c->format >= HODU_CODE_FORMAT_COUNT)
-      return BAD(p, "section CODE entry %u: format is %u, not a "
-                    "hodu_code_format",
+      return BAD(p,
+                 "section CODE entry %u: format is %u, not a "
+                 "hodu_code_format",
                  (unsigned)i, (unsigned)c->format);
     if (!format_fits_device(c->format, kind))
-      return BAD(p, "section CODE entry %u: %s code cannot run on device %u "
-                    "(%s)",
+      return BAD(p,
+                 "section CODE entry %u: %s code cannot run on device %u "
+                 "(%s)",
                  (unsigned)i, hodu_code_format_name(c->format),
                  (unsigned)c->device, hodu_device_kind_name(kind));
     if (c->flags != 0)
       return BAD(p, "section CODE entry %u: flags is 0x%x, expected 0",
                  (unsigned)i, (unsigned)c->flags);
     if (c->size == 0 || !fits(c->offset, c->size, plan->blobs_size))
-      return BAD(p, "section CODE entry %u: %llu bytes at BLOBS offset %llu "
-                    "%s",
+      return BAD(p,
+                 "section CODE entry %u: %llu bytes at BLOBS offset %llu "
+                 "%s",
                  (unsigned)i, (unsigned long long)c->size,
                  (unsigned long long)c->offset,
                  c->size == 0 ? "(a code object cannot be empty)"
@@ -657,25 +670,29 @@ static hodu_status check_kernels(parser *p) {
       return BAD(p, "section KERNELS entry %u: field name is empty",
                  (unsigned)i);
     if (k->device >= plan->num_devices)
-      return BAD(p, "section KERNELS entry %u ('%s'): field device is %u, "
-                    "but there are %u devices",
+      return BAD(p,
+                 "section KERNELS entry %u ('%s'): field device is %u, "
+                 "but there are %u devices",
                  (unsigned)i, name, (unsigned)k->device,
                  (unsigned)plan->num_devices);
     for (int d = 0; d < 3; ++d)
       if (k->block[d] == 0)
-        return BAD(p, "section KERNELS entry %u ('%s'): field block[%d] is "
-                      "0, must be >= 1",
+        return BAD(p,
+                   "section KERNELS entry %u ('%s'): field block[%d] is "
+                   "0, must be >= 1",
                    (unsigned)i, name, d);
     if (k->flags != 0)
-      return BAD(p, "section KERNELS entry %u ('%s'): flags is 0x%x, "
-                    "expected 0",
+      return BAD(p,
+                 "section KERNELS entry %u ('%s'): flags is 0x%x, "
+                 "expected 0",
                  (unsigned)i, name, (unsigned)k->flags);
     int has_code = 0;
     for (uint32_t c = 0; c < plan->num_codes && !has_code; ++c)
       has_code = plan->codes[c].device == k->device;
     if (!has_code)
-      return BAD(p, "section KERNELS entry %u ('%s'): device %u (%s) has no "
-                    "code object in CODE",
+      return BAD(p,
+                 "section KERNELS entry %u ('%s'): device %u (%s) has no "
+                 "code object in CODE",
                  (unsigned)i, name, (unsigned)k->device,
                  hodu_device_kind_name(plan->devices[k->device].kind));
   }
@@ -710,8 +727,9 @@ static hodu_status check_args(parser *p) {
   for (uint32_t i = 0; i < plan->num_args; ++i) {
     const hodu_bundle_arg *a = &plan->args[i];
     if (a->space == 0 || a->space >= HODU_SPACE_COUNT)
-      return BAD(p, "section ARGS entry %u: space is %u, not a "
-                    "hodu_buffer_space",
+      return BAD(p,
+                 "section ARGS entry %u: space is %u, not a "
+                 "hodu_buffer_space",
                  (unsigned)i, (unsigned)a->space);
     const char *space = hodu_buffer_space_name(a->space);
     uint32_t limit = a->space == HODU_SPACE_INPUT    ? plan->num_inputs
@@ -719,8 +737,9 @@ static hodu_status check_args(parser *p) {
                      : a->space == HODU_SPACE_META   ? plan->num_meta
                                                      : plan->num_devices;
     if (a->index >= limit)
-      return BAD(p, "section ARGS entry %u (%s): index is %u, but there are "
-                    "%u %s",
+      return BAD(p,
+                 "section ARGS entry %u (%s): index is %u, but there are "
+                 "%u %s",
                  (unsigned)i, space, (unsigned)a->index, (unsigned)limit,
                  a->space == HODU_SPACE_INPUT    ? "inputs"
                  : a->space == HODU_SPACE_OUTPUT ? "outputs"
@@ -731,21 +750,24 @@ static hodu_status check_args(parser *p) {
       return BAD(p, "section ARGS entry %u (%s %u): size is 0, must be > 0",
                  (unsigned)i, space, (unsigned)a->index);
     if (!fits(a->offset, a->size, size))
-      return BAD(p, "section ARGS entry %u (%s %u): %llu bytes at offset "
-                    "%llu lie outside the %llu-byte buffer",
+      return BAD(p,
+                 "section ARGS entry %u (%s %u): %llu bytes at offset "
+                 "%llu lie outside the %llu-byte buffer",
                  (unsigned)i, space, (unsigned)a->index,
                  (unsigned long long)a->size, (unsigned long long)a->offset,
                  (unsigned long long)size);
     int ranged = a->space == HODU_SPACE_ARENA || a->space == HODU_SPACE_WEIGHTS;
     if (ranged && a->offset % HODU_BUNDLE_BUFFER_ALIGNMENT != 0)
-      return BAD(p, "section ARGS entry %u (%s %u): offset %llu is not a "
-                    "multiple of %u",
+      return BAD(p,
+                 "section ARGS entry %u (%s %u): offset %llu is not a "
+                 "multiple of %u",
                  (unsigned)i, space, (unsigned)a->index,
                  (unsigned long long)a->offset,
                  (unsigned)HODU_BUNDLE_BUFFER_ALIGNMENT);
     if (!ranged && (a->offset != 0 || a->size != size))
-      return BAD(p, "section ARGS entry %u (%s %u): %ss are passed whole "
-                    "(offset 0, size %llu), got offset %llu size %llu",
+      return BAD(p,
+                 "section ARGS entry %u (%s %u): %ss are passed whole "
+                 "(offset 0, size %llu), got offset %llu size %llu",
                  (unsigned)i, space, (unsigned)a->index,
                  a->space == HODU_SPACE_META ? "meta slot" : "tensor",
                  (unsigned long long)size, (unsigned long long)a->offset,
@@ -768,91 +790,104 @@ static hodu_status check_steps(parser *p) {
                  (unsigned)i, (unsigned)s->op);
     const char *op = hodu_step_op_name(s->op);
     if (s->device >= plan->num_devices)
-      return BAD(p, "section STEPS entry %u (%s): field device is %u, but "
-                    "there are %u devices",
+      return BAD(p,
+                 "section STEPS entry %u (%s): field device is %u, but "
+                 "there are %u devices",
                  (unsigned)i, op, (unsigned)s->device,
                  (unsigned)plan->num_devices);
     uint32_t kind = plan->devices[s->device].kind;
     if (!fits(s->first_arg, s->num_args, plan->num_args))
-      return BAD(p, "section STEPS entry %u (%s): args [%u, +%u) reach past "
-                    "the %u entries of ARGS",
-                 (unsigned)i, op, (unsigned)s->first_arg,
-                 (unsigned)s->num_args, (unsigned)plan->num_args);
+      return BAD(p,
+                 "section STEPS entry %u (%s): args [%u, +%u) reach past "
+                 "the %u entries of ARGS",
+                 (unsigned)i, op, (unsigned)s->first_arg, (unsigned)s->num_args,
+                 (unsigned)plan->num_args);
     const hodu_bundle_arg *args = plan->args + s->first_arg;
     if (s->op == HODU_STEP_LAUNCH || s->op == HODU_STEP_HOST_CALL) {
       int host = s->op == HODU_STEP_HOST_CALL;
       if (host != (kind == HODU_DEVICE_CPU))
-        return BAD(p, "section STEPS entry %u (%s): device %u is a %s "
-                      "device; %s",
+        return BAD(p,
+                   "section STEPS entry %u (%s): device %u is a %s "
+                   "device; %s",
                    (unsigned)i, op, (unsigned)s->device,
                    hodu_device_kind_name(kind),
                    host ? "HOST_CALL runs on CPU devices"
                         : "CPU work is HOST_CALL, LAUNCH runs on GPUs");
       if (s->kernel >= plan->num_kernels)
-        return BAD(p, "section STEPS entry %u (%s): field kernel is %u, but "
-                      "there are %u kernels",
+        return BAD(p,
+                   "section STEPS entry %u (%s): field kernel is %u, but "
+                   "there are %u kernels",
                    (unsigned)i, op, (unsigned)s->kernel,
                    (unsigned)plan->num_kernels);
       const hodu_bundle_kernel *k = &plan->kernels[s->kernel];
       const char *name = plan->strings + k->name;
       if (k->device != s->device)
-        return BAD(p, "section STEPS entry %u (%s '%s'): the kernel is on "
-                      "device %u, the step on device %u",
+        return BAD(p,
+                   "section STEPS entry %u (%s '%s'): the kernel is on "
+                   "device %u, the step on device %u",
                    (unsigned)i, op, name, (unsigned)k->device,
                    (unsigned)s->device);
       if (s->num_args != k->num_args)
-        return BAD(p, "section STEPS entry %u (%s '%s'): num_args is %u, but "
-                      "the kernel takes %u",
+        return BAD(p,
+                   "section STEPS entry %u (%s '%s'): num_args is %u, but "
+                   "the kernel takes %u",
                    (unsigned)i, op, name, (unsigned)s->num_args,
                    (unsigned)k->num_args);
       if (!host)
         for (int d = 0; d < 3; ++d)
           if (s->grid[d] == 0)
-            return BAD(p, "section STEPS entry %u (%s '%s'): field grid[%d] "
-                          "is 0, must be >= 1",
+            return BAD(p,
+                       "section STEPS entry %u (%s '%s'): field grid[%d] "
+                       "is 0, must be >= 1",
                        (unsigned)i, op, name, d);
       for (uint32_t a = 0; a < s->num_args; ++a) {
         uint32_t device = hodu_plan_arg_device(plan, &args[a]);
         if (device != s->device)
-          return BAD(p, "section STEPS entry %u (%s '%s'): argument %u (ARGS "
-                        "entry %u, %s %u) is on device %u, the step runs on "
-                        "device %u",
-                     (unsigned)i, op, name, (unsigned)a,
-                     (unsigned)(s->first_arg + a),
-                     hodu_buffer_space_name(args[a].space),
-                     (unsigned)args[a].index, (unsigned)device,
-                     (unsigned)s->device);
+          return BAD(
+              p,
+              "section STEPS entry %u (%s '%s'): argument %u (ARGS "
+              "entry %u, %s %u) is on device %u, the step runs on "
+              "device %u",
+              (unsigned)i, op, name, (unsigned)a, (unsigned)(s->first_arg + a),
+              hodu_buffer_space_name(args[a].space), (unsigned)args[a].index,
+              (unsigned)device, (unsigned)s->device);
       }
     } else { /* COPY, TRANSFER */
       if (s->num_args != 2)
-        return BAD(p, "section STEPS entry %u (%s): num_args is %u, expected "
-                      "2 (source, destination)",
+        return BAD(p,
+                   "section STEPS entry %u (%s): num_args is %u, expected "
+                   "2 (source, destination)",
                    (unsigned)i, op, (unsigned)s->num_args);
       if (args[0].size != args[1].size)
-        return BAD(p, "section STEPS entry %u (%s): source and destination "
-                      "sizes differ (%llu and %llu bytes)",
+        return BAD(p,
+                   "section STEPS entry %u (%s): source and destination "
+                   "sizes differ (%llu and %llu bytes)",
                    (unsigned)i, op, (unsigned long long)args[0].size,
                    (unsigned long long)args[1].size);
       if (args[1].space == HODU_SPACE_INPUT ||
           args[1].space == HODU_SPACE_WEIGHTS)
-        return BAD(p, "section STEPS entry %u (%s): the destination is %s, "
-                      "which the plan only reads",
+        return BAD(p,
+                   "section STEPS entry %u (%s): the destination is %s, "
+                   "which the plan only reads",
                    (unsigned)i, op, hodu_buffer_space_name(args[1].space));
       uint32_t from = hodu_plan_arg_device(plan, &args[0]);
       uint32_t to = hodu_plan_arg_device(plan, &args[1]);
       if (s->op == HODU_STEP_COPY && (from != s->device || to != s->device))
-        return BAD(p, "section STEPS entry %u (COPY): its buffers are on "
-                      "devices %u and %u, the step runs on device %u (use "
-                      "TRANSFER between devices)",
+        return BAD(p,
+                   "section STEPS entry %u (COPY): its buffers are on "
+                   "devices %u and %u, the step runs on device %u (use "
+                   "TRANSFER between devices)",
                    (unsigned)i, (unsigned)from, (unsigned)to,
                    (unsigned)s->device);
       if (s->op == HODU_STEP_TRANSFER && from == to)
-        return BAD(p, "section STEPS entry %u (TRANSFER): both buffers are on "
-                      "device %u (use COPY within a device)",
+        return BAD(p,
+                   "section STEPS entry %u (TRANSFER): both buffers are on "
+                   "device %u (use COPY within a device)",
                    (unsigned)i, (unsigned)from);
       if (s->op == HODU_STEP_TRANSFER && s->device != from && s->device != to)
-        return BAD(p, "section STEPS entry %u (TRANSFER): runs on device %u, "
-                      "which is neither end (%u to %u)",
+        return BAD(p,
+                   "section STEPS entry %u (TRANSFER): runs on device %u, "
+                   "which is neither end (%u to %u)",
                    (unsigned)i, (unsigned)s->device, (unsigned)from,
                    (unsigned)to);
     }
@@ -928,16 +963,15 @@ hodu_status hodu_bundle_parse(uint8_t *data, uint64_t size, const char *origin,
 
 /* Opens `path` for reading without blocking on FIFOs and checks that it is
  * a regular file; returns the descriptor or -1 with *status set. */
-static int open_regular(const char *path, uint64_t *size,
-                        hodu_status *status) {
+static int open_regular(const char *path, uint64_t *size, hodu_status *status) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     int error = errno;
-    *status = hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
-                               path,
-                               error == ENOENT   ? "no such file"
-                               : error == EACCES ? "permission denied"
-                                                 : "cannot open it");
+    *status =
+        hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s", path,
+                         error == ENOENT   ? "no such file"
+                         : error == EACCES ? "permission denied"
+                                           : "cannot open it");
     return -1;
   }
   struct stat info;

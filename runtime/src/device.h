@@ -52,15 +52,14 @@ typedef struct hodu_device_ops {
   void *(*buffer_host)(hodu_buffer *buffer);
   hodu_status (*write)(hodu_device *device, hodu_buffer *buffer,
                        uint64_t offset, const void *data, uint64_t size);
-  hodu_status (*read)(hodu_device *device, hodu_buffer *buffer,
-                      uint64_t offset, void *data, uint64_t size);
+  hodu_status (*read)(hodu_device *device, hodu_buffer *buffer, uint64_t offset,
+                      void *data, uint64_t size);
   hodu_status (*copy)(hodu_device *device, const hodu_binding *from,
                       const hodu_binding *to, uint64_t size);
   /* Loads the code of plan device `index` (picking the code object that
    * fits) and prepares every kernel of it. `origin` names the model. */
   hodu_status (*code_load)(hodu_device *device, const hodu_plan *plan,
-                           uint32_t index, const char *origin,
-                           hodu_code **out);
+                           uint32_t index, const char *origin, hodu_code **out);
   void (*code_free)(hodu_device *device, hodu_code *code);
   /* Steps [first, first + count) of `plan`, all on this device, with
    * `bindings[a]` for plan argument a. The bindings are copied. */
@@ -77,8 +76,7 @@ typedef struct hodu_device_ops {
   hodu_status (*program_capture)(hodu_device *device, hodu_program *program);
   hodu_status (*program_replay)(hodu_device *device, hodu_program *program,
                                 int64_t count, hodu_exec_stats *stats);
-  void (*program_release_capture)(hodu_device *device,
-                                  hodu_program *program);
+  void (*program_release_capture)(hodu_device *device, hodu_program *program);
 } hodu_device_ops;
 
 struct hodu_device {

@@ -1,4 +1,5 @@
-/*===- device_cpu.c - the host as a device ----------------------------------===*
+/*===- device_cpu.c - the host as a device
+ *----------------------------------===*
  *
  * Buffers are host memory. Code is either a model descriptor's entry (the
  * internal ENTRY step of a shared-library model: today's path, unchanged)
@@ -26,8 +27,8 @@ struct hodu_buffer {
 typedef int32_t (*host_call_fn)(void *const *buffers);
 
 struct hodu_code {
-  void *library;            /* dlopen handle of the ELF code object */
-  host_call_fn *functions;  /* per plan kernel (NULL for other devices) */
+  void *library;               /* dlopen handle of the ELF code object */
+  host_call_fn *functions;     /* per plan kernel (NULL for other devices) */
   const hodu_model_desc *desc; /* ENTRY steps */
 };
 
@@ -36,9 +37,9 @@ typedef struct cpu_step {
   host_call_fn function; /* HOST_CALL */
   void **pointers;       /* the args' addresses */
   uint32_t num_pointers;
-  uint32_t num_inputs;   /* ENTRY: inputs + meta slots, then outputs */
-  uint64_t size;         /* COPY */
-  uint64_t arena_size;   /* ENTRY */
+  uint32_t num_inputs; /* ENTRY: inputs + meta slots, then outputs */
+  uint64_t size;       /* COPY */
+  uint64_t arena_size; /* ENTRY */
 } cpu_step;
 
 struct hodu_program {
@@ -88,8 +89,7 @@ static void cpu_buffer_free(hodu_device *device, hodu_buffer *buffer) {
 static void *cpu_buffer_host(hodu_buffer *buffer) { return buffer->data; }
 
 static hodu_status cpu_write(hodu_device *device, hodu_buffer *buffer,
-                             uint64_t offset, const void *data,
-                             uint64_t size) {
+                             uint64_t offset, const void *data, uint64_t size) {
   (void)device;
   if (size)
     memcpy((uint8_t *)buffer->data + offset, data, (size_t)size);
@@ -121,9 +121,8 @@ static hodu_status load_elf(const uint8_t *bytes, uint64_t size,
   *library = NULL;
   int fd = memfd_create("hodu-cpu-code", MFD_CLOEXEC);
   if (fd < 0)
-    return hodu_make_status(HODU_RUN_FAILED,
-                            "%s: cannot create a memfd for its CPU code",
-                            origin);
+    return hodu_make_status(
+        HODU_RUN_FAILED, "%s: cannot create a memfd for its CPU code", origin);
   uint64_t done = 0;
   while (done < size) {
     ssize_t wrote = write(fd, bytes + done, (size_t)(size - done));
@@ -183,9 +182,8 @@ static hodu_status cpu_code_load(hodu_device *device, const hodu_plan *plan,
     if (plan->codes[c].device == index)
       object = &plan->codes[c];
   /* The reader guarantees a device with kernels has a code object. */
-  hodu_status status =
-      load_elf(plan->blobs + object->offset, object->size, origin,
-               &code->library);
+  hodu_status status = load_elf(plan->blobs + object->offset, object->size,
+                                origin, &code->library);
   if (!status) {
     code->functions = calloc(plan->num_kernels, sizeof *code->functions);
     if (!code->functions)
@@ -259,9 +257,9 @@ static hodu_status cpu_program_create(hodu_device *device, hodu_code *code,
     else if (step->op == HODU_STEP_ENTRY_) {
       out_step->num_inputs = plan->num_inputs + plan->num_meta;
       uint32_t tensors = out_step->num_inputs + plan->num_outputs;
-      out_step->arena_size =
-          step->num_args > tensors ? bindings[step->first_arg + tensors].size
-                                   : 0;
+      out_step->arena_size = step->num_args > tensors
+                                 ? bindings[step->first_arg + tensors].size
+                                 : 0;
     }
   }
   *out = program;
@@ -292,12 +290,10 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
       break;
     }
     if (result != 0)
-      return hodu_make_status(HODU_RUN_FAILED,
-                              "model '%s' failed: its %s returned %d",
-                              program->plan->name,
-                              step->op == HODU_STEP_ENTRY_ ? "entry"
-                                                           : "host call",
-                              (int)result);
+      return hodu_make_status(
+          HODU_RUN_FAILED, "model '%s' failed: its %s returned %d",
+          program->plan->name,
+          step->op == HODU_STEP_ENTRY_ ? "entry" : "host call", (int)result);
   }
   return NULL;
 }
@@ -337,12 +333,21 @@ static void cpu_program_release_capture(hodu_device *device,
   program->captured = 0;
 }
 
-static const hodu_device_ops cpu_ops = {
-    cpu_destroy,         cpu_buffer_create,   cpu_buffer_free,
-    cpu_buffer_host,     cpu_write,           cpu_read,
-    cpu_copy,            cpu_code_load,       cpu_code_free,
-    cpu_program_create,  cpu_program_free,    cpu_program_run,
-    cpu_program_capture, cpu_program_replay,  cpu_program_release_capture};
+static const hodu_device_ops cpu_ops = {cpu_destroy,
+                                        cpu_buffer_create,
+                                        cpu_buffer_free,
+                                        cpu_buffer_host,
+                                        cpu_write,
+                                        cpu_read,
+                                        cpu_copy,
+                                        cpu_code_load,
+                                        cpu_code_free,
+                                        cpu_program_create,
+                                        cpu_program_free,
+                                        cpu_program_run,
+                                        cpu_program_capture,
+                                        cpu_program_replay,
+                                        cpu_program_release_capture};
 
 hodu_status hodu_cpu_device_open(int32_t ordinal, hodu_device **out) {
   *out = NULL;

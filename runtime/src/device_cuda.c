@@ -1,4 +1,5 @@
-/*===- device_cuda.c - CUDA through the driver API, found at run time -------===*
+/*===- device_cuda.c - CUDA through the driver API, found at run time
+ *-------===*
  *
  * libcuda.so.1 is opened with dlopen and the few driver functions used are
  * declared here (no cuda.h, no toolkit), so this compiles everywhere and
@@ -74,7 +75,8 @@ enum {
   X(cuStreamCreate, CUresult, (CUstream *, unsigned), "cuStreamCreate")        \
   X(cuStreamDestroy, CUresult, (CUstream), "cuStreamDestroy_v2")               \
   X(cuStreamSynchronize, CUresult, (CUstream), "cuStreamSynchronize")          \
-  X(cuStreamBeginCapture, CUresult, (CUstream, int), "cuStreamBeginCapture_v2") \
+  X(cuStreamBeginCapture, CUresult, (CUstream, int),                           \
+    "cuStreamBeginCapture_v2")                                                 \
   X(cuStreamEndCapture, CUresult, (CUstream, CUgraph *), "cuStreamEndCapture") \
   X(cuGraphInstantiateWithFlags, CUresult,                                     \
     (CUgraphExec *, CUgraph, unsigned long long),                              \
@@ -214,8 +216,7 @@ static int cu_stream_sync(void *stream) {
   return cuda.cuStreamSynchronize(stream);
 }
 static int cu_begin_capture(void *stream) {
-  return cuda.cuStreamBeginCapture(stream,
-                                   CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  return cuda.cuStreamBeginCapture(stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 }
 static int cu_end_capture(void *stream, void **graph) {
   return cuda.cuStreamEndCapture(stream, graph);
@@ -273,7 +274,8 @@ static uint32_t cu_order_codes(const gpu_device *device, const hodu_plan *plan,
         plan->codes[c].format == HODU_CODE_PTX && arch <= mine) {
       uint32_t at = n++;
       while (at > first_ptx &&
-             sm_number(plan->strings + plan->codes[order[at - 1]].arch) < arch) {
+             sm_number(plan->strings + plan->codes[order[at - 1]].arch) <
+                 arch) {
         order[at] = order[at - 1];
         --at;
       }
@@ -290,16 +292,32 @@ static void cu_close(gpu_device *device) {
   free(cu);
 }
 
-static const gpu_api cuda_api = {
-    "CUDA",           cu_make_current,   cu_alloc,
-    cu_free,          cu_zero,           cu_to_device,
-    cu_to_host,       cu_on_device,      cu_on_device_async,
-    cu_module_load,   cu_module_unload,  cu_function,
-    cu_allow_shared,  cu_launch,         cu_stream_create,
-    cu_stream_destroy, cu_stream_sync,   cu_begin_capture,
-    cu_end_capture,   cu_instantiate,    cu_graph_launch,
-    cu_exec_destroy,  cu_graph_destroy,  cu_describe,
-    cu_order_codes,   cu_close};
+static const gpu_api cuda_api = {"CUDA",
+                                 cu_make_current,
+                                 cu_alloc,
+                                 cu_free,
+                                 cu_zero,
+                                 cu_to_device,
+                                 cu_to_host,
+                                 cu_on_device,
+                                 cu_on_device_async,
+                                 cu_module_load,
+                                 cu_module_unload,
+                                 cu_function,
+                                 cu_allow_shared,
+                                 cu_launch,
+                                 cu_stream_create,
+                                 cu_stream_destroy,
+                                 cu_stream_sync,
+                                 cu_begin_capture,
+                                 cu_end_capture,
+                                 cu_instantiate,
+                                 cu_graph_launch,
+                                 cu_exec_destroy,
+                                 cu_graph_destroy,
+                                 cu_describe,
+                                 cu_order_codes,
+                                 cu_close};
 
 hodu_status hodu_cuda_device_open(int32_t ordinal, hodu_device **out) {
   *out = NULL;

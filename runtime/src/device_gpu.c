@@ -1,4 +1,5 @@
-/*===- device_gpu.c - the device vtable for CUDA and HIP ---------------------===*
+/*===- device_gpu.c - the device vtable for CUDA and HIP
+ *---------------------===*
  *
  * Buffers are device pointers. Code: the first of the plan device's code
  * objects, in the order the API prefers for this device (CUDA: the cubin
@@ -32,8 +33,8 @@ typedef struct gpu_step {
   uint32_t op;
   void *function;
   uint32_t grid[3], block[3], shared;
-  uint64_t *values; /* LAUNCH: the argument pointers */
-  void **params;    /* pointers to `values`, as cuLaunchKernel wants */
+  uint64_t *values;        /* LAUNCH: the argument pointers */
+  void **params;           /* pointers to `values`, as cuLaunchKernel wants */
   uint64_t from, to, size; /* COPY */
 } gpu_step;
 
@@ -110,8 +111,7 @@ static void *gpu_buffer_host(hodu_buffer *buffer) {
 }
 
 static hodu_status gpu_write(hodu_device *base, hodu_buffer *buffer,
-                             uint64_t offset, const void *data,
-                             uint64_t size) {
+                             uint64_t offset, const void *data, uint64_t size) {
   gpu_device *device = (gpu_device *)base;
   if (!size)
     return NULL;
@@ -170,8 +170,8 @@ static hodu_status gpu_code_load(hodu_device *base, const hodu_plan *plan,
     return NULL;
   }
   code->functions = calloc(plan->num_kernels, sizeof *code->functions);
-  uint32_t *order = calloc(plan->num_codes ? plan->num_codes : 1,
-                           sizeof *order);
+  uint32_t *order =
+      calloc(plan->num_codes ? plan->num_codes : 1, sizeof *order);
   if (!code->functions || !order) {
     free(order);
     gpu_code_free(base, code);
@@ -187,7 +187,8 @@ static hodu_status gpu_code_load(hodu_device *base, const hodu_plan *plan,
   for (uint32_t i = 0; i < candidates && !status && !code->module; ++i) {
     const hodu_bundle_code *object = &plan->codes[order[i]];
     /* PTX must be a NUL-terminated string: the reader checked it. */
-    error = device->api->module_load(&code->module, plan->blobs + object->offset);
+    error =
+        device->api->module_load(&code->module, plan->blobs + object->offset);
     if (error) {
       code->module = NULL;
       char text[160];
@@ -233,8 +234,8 @@ static hodu_status gpu_code_load(hodu_device *base, const hodu_plan *plan,
                                 "%s: kernel '%s' is not in its %s module (%s)",
                                 origin, name, device->api->name, text);
     } else if (kernel->shared_bytes > 48 * 1024 && device->api->allow_shared) {
-      error = device->api->allow_shared(code->functions[k],
-                                        kernel->shared_bytes);
+      error =
+          device->api->allow_shared(code->functions[k], kernel->shared_bytes);
       if (error)
         status = hodu_gpu_error(device, "allowing a kernel its shared memory",
                                 error);
@@ -338,12 +339,12 @@ static hodu_status gpu_program_create(hodu_device *base, hodu_code *code,
 static int issue(gpu_device *device, hodu_program *program) {
   for (uint32_t i = 0; i < program->num_steps; ++i) {
     gpu_step *step = &program->steps[i];
-    int error = step->op == HODU_STEP_COPY
-                    ? device->api->on_device_async(step->to, step->from,
-                                                   step->size, program->stream)
-                    : device->api->launch(step->function, step->grid,
-                                          step->block, step->shared,
-                                          program->stream, step->params);
+    int error =
+        step->op == HODU_STEP_COPY
+            ? device->api->on_device_async(step->to, step->from, step->size,
+                                           program->stream)
+            : device->api->launch(step->function, step->grid, step->block,
+                                  step->shared, program->stream, step->params);
     if (error)
       return error;
   }
@@ -385,9 +386,8 @@ static hodu_status gpu_program_capture(hodu_device *base,
   return NULL;
 }
 
-static hodu_status gpu_program_replay(hodu_device *base,
-                                      hodu_program *program, int64_t count,
-                                      hodu_exec_stats *stats) {
+static hodu_status gpu_program_replay(hodu_device *base, hodu_program *program,
+                                      int64_t count, hodu_exec_stats *stats) {
   gpu_device *device = (gpu_device *)base;
   CALL(device, "setting the context", device->api->make_current(device));
   for (int64_t i = 0; i < count; ++i) {
@@ -400,12 +400,21 @@ static hodu_status gpu_program_replay(hodu_device *base,
   return NULL;
 }
 
-static const hodu_device_ops gpu_ops = {
-    gpu_destroy,         gpu_buffer_create,  gpu_buffer_free,
-    gpu_buffer_host,     gpu_write,          gpu_read,
-    gpu_copy,            gpu_code_load,      gpu_code_free,
-    gpu_program_create,  gpu_program_free,   gpu_program_run,
-    gpu_program_capture, gpu_program_replay, gpu_program_release_capture};
+static const hodu_device_ops gpu_ops = {gpu_destroy,
+                                        gpu_buffer_create,
+                                        gpu_buffer_free,
+                                        gpu_buffer_host,
+                                        gpu_write,
+                                        gpu_read,
+                                        gpu_copy,
+                                        gpu_code_load,
+                                        gpu_code_free,
+                                        gpu_program_create,
+                                        gpu_program_free,
+                                        gpu_program_run,
+                                        gpu_program_capture,
+                                        gpu_program_replay,
+                                        gpu_program_release_capture};
 
 void hodu_gpu_device_init(gpu_device *device, const gpu_api *api) {
   device->base.ops = &gpu_ops;

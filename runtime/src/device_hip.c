@@ -1,4 +1,5 @@
-/*===- device_hip.c - HIP (ROCm) through libamdhip64, found at run time ------===*
+/*===- device_hip.c - HIP (ROCm) through libamdhip64, found at run time
+ *------===*
  *
  * libamdhip64 (.so.6, .so.5 or .so) is opened with dlopen and the few HIP
  * functions used are declared here (no HIP headers), so this compiles
@@ -156,15 +157,12 @@ static int h_on_device(uint64_t target, uint64_t source, uint64_t size) {
 }
 static int h_on_device_async(uint64_t target, uint64_t source, uint64_t size,
                              void *stream) {
-  return hip.hipMemcpyDtoDAsync(ptr(target), ptr(source), (size_t)size,
-                                stream);
+  return hip.hipMemcpyDtoDAsync(ptr(target), ptr(source), (size_t)size, stream);
 }
 static int h_module_load(void **module, const void *image) {
   return hip.hipModuleLoadData(module, image);
 }
-static int h_module_unload(void *module) {
-  return hip.hipModuleUnload(module);
-}
+static int h_module_unload(void *module) { return hip.hipModuleUnload(module); }
 static int h_function(void **function, void *module, const char *name) {
   return hip.hipModuleGetFunction(function, module, name);
 }
@@ -172,8 +170,8 @@ static int h_launch(void *function, const uint32_t grid[3],
                     const uint32_t block[3], uint32_t shared, void *stream,
                     void **params) {
   return hip.hipModuleLaunchKernel(function, grid[0], grid[1], grid[2],
-                                   block[0], block[1], block[2], shared,
-                                   stream, params, NULL);
+                                   block[0], block[1], block[2], shared, stream,
+                                   params, NULL);
 }
 static int h_stream_create(void **stream) {
   return hip.hipStreamCreate(stream);
@@ -213,16 +211,32 @@ static uint32_t h_order_codes(const gpu_device *device, const hodu_plan *plan,
 
 static void h_close(gpu_device *device) { free(device); }
 
-static const gpu_api hip_api = {
-    "HIP",           h_make_current,   h_alloc,
-    h_free,          h_zero,           h_to_device,
-    h_to_host,       h_on_device,      h_on_device_async,
-    h_module_load,   h_module_unload,  h_function,
-    NULL,            h_launch,         h_stream_create,
-    h_stream_destroy, h_stream_sync,   h_begin_capture,
-    h_end_capture,   h_instantiate,    h_graph_launch,
-    h_exec_destroy,  h_graph_destroy,  describe,
-    h_order_codes,   h_close};
+static const gpu_api hip_api = {"HIP",
+                                h_make_current,
+                                h_alloc,
+                                h_free,
+                                h_zero,
+                                h_to_device,
+                                h_to_host,
+                                h_on_device,
+                                h_on_device_async,
+                                h_module_load,
+                                h_module_unload,
+                                h_function,
+                                NULL,
+                                h_launch,
+                                h_stream_create,
+                                h_stream_destroy,
+                                h_stream_sync,
+                                h_begin_capture,
+                                h_end_capture,
+                                h_instantiate,
+                                h_graph_launch,
+                                h_exec_destroy,
+                                h_graph_destroy,
+                                describe,
+                                h_order_codes,
+                                h_close};
 
 hodu_status hodu_hip_device_open(int32_t ordinal, hodu_device **out) {
   *out = NULL;

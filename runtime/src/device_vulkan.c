@@ -1,4 +1,5 @@
-/*===- device_vulkan.c - Vulkan compute through a loader found at run time --===*
+/*===- device_vulkan.c - Vulkan compute through a loader found at run time
+ *--===*
  *
  * libvulkan.so.1 is opened with dlopen (VK_NO_PROTOTYPES: no link-time
  * dependency), so libhodurt loads where Vulkan is missing and says so when
@@ -245,8 +246,8 @@ static hodu_status create_instance(vk_device *vk) {
 #define X(name)                                                                \
   vk->name = (PFN_##name)vk->vkGetInstanceProcAddr(vk->instance, #name);       \
   if (!vk->name)                                                               \
-    return hodu_make_status(HODU_NO_DEVICE,                                    \
-                            "the Vulkan loader has no " #name);
+    return hodu_make_status(HODU_NO_DEVICE, "the Vulkan loader has "           \
+                                            "no " #name);
   VK_FUNCTIONS(X)
 #undef X
   return NULL;
@@ -315,8 +316,8 @@ static const hodu_device_ops vk_ops;
 static hodu_status create_device(vk_device *vk) {
   uint32_t families = 0;
   vk->vkGetPhysicalDeviceQueueFamilyProperties(vk->physical, &families, NULL);
-  VkQueueFamilyProperties *props = calloc(families ? families : 1,
-                                          sizeof *props);
+  VkQueueFamilyProperties *props =
+      calloc(families ? families : 1, sizeof *props);
   if (!props)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   vk->vkGetPhysicalDeviceQueueFamilyProperties(vk->physical, &families, props);
@@ -342,7 +343,8 @@ static hodu_status create_device(vk_device *vk) {
     vk->features11.pNext = &vk->features12;
   }
   vk->vkGetPhysicalDeviceFeatures2(vk->physical, &vk->features);
-  VkPhysicalDeviceFeatures2 enabled = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceFeatures2 enabled = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   VkPhysicalDeviceVulkan11Features enabled11 = vk->features11;
   VkPhysicalDeviceVulkan12Features enabled12 = vk->features12;
   enabled.features.shaderFloat64 = vk->features.features.shaderFloat64;
@@ -357,7 +359,8 @@ static hodu_status create_device(vk_device *vk) {
     enabled12.bufferDeviceAddressMultiDevice = VK_FALSE;
   }
 
-  VkPhysicalDeviceSubgroupProperties subgroup = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceProperties2 properties2 = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
       .pNext = &subgroup};
@@ -365,7 +368,8 @@ static hodu_status create_device(vk_device *vk) {
   vk->subgroup_operations = subgroup.supportedOperations;
 
   float priority = 1.0f;
-  VkDeviceQueueCreateInfo queue = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  VkDeviceQueueCreateInfo queue = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   queue.queueFamilyIndex = chosen;
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
@@ -379,19 +383,21 @@ static hodu_status create_device(vk_device *vk) {
 #define X(fn)                                                                  \
   vk->fn = (PFN_##fn)vk->vkGetDeviceProcAddr(vk->device, #fn);                 \
   if (!vk->fn)                                                                 \
-    return hodu_make_status(HODU_NO_DEVICE,                                    \
-                            "Vulkan device '%s' has no " #fn, vk->base.name);
+    return hodu_make_status(HODU_NO_DEVICE, "Vulkan device '%s' has no " #fn,  \
+                            vk->base.name);
   VK_DEVICE_FUNCTIONS(X)
 #undef X
   vk->vkGetDeviceQueue(vk->device, chosen, 0, &vk->queue);
 
-  VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  VkCommandPoolCreateInfo pool = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pool.queueFamilyIndex = chosen;
   result = vk->vkCreateCommandPool(vk->device, &pool, NULL, &vk->transfer_pool);
   if (result != VK_SUCCESS)
     return vk_error(vk, "vkCreateCommandPool", result);
-  VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  VkCommandBufferAllocateInfo alloc = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = vk->transfer_pool;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
@@ -504,7 +510,8 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
                VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  VkResult result = vk->vkCreateBuffer(vk->device, &info, NULL, &buffer->buffer);
+  VkResult result =
+      vk->vkCreateBuffer(vk->device, &info, NULL, &buffer->buffer);
   if (result != VK_SUCCESS) {
     vk_buffer_free(&vk->base, buffer);
     return vk_error(vk, "vkCreateBuffer", result);
@@ -521,13 +528,14 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
                             "for a storage buffer",
                             vk->base.name);
   }
-  VkMemoryAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  VkMemoryAllocateInfo alloc = {.sType =
+                                    VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = needs.size;
   alloc.memoryTypeIndex = type;
   result = vk->vkAllocateMemory(vk->device, &alloc, NULL, &buffer->memory);
   if (result == VK_SUCCESS)
-    result = vk->vkBindBufferMemory(vk->device, buffer->buffer, buffer->memory,
-                                    0);
+    result =
+        vk->vkBindBufferMemory(vk->device, buffer->buffer, buffer->memory, 0);
   if (result != VK_SUCCESS) {
     vk_buffer_free(&vk->base, buffer);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
@@ -539,8 +547,8 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
     return vk_error(vk, "vkAllocateMemory", result);
   }
   VkMemoryPropertyFlags flags = vk->memory.memoryTypes[type].propertyFlags;
-  VkMemoryPropertyFlags mappable =
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   if (map && (flags & mappable) == mappable) {
     result = vk->vkMapMemory(vk->device, buffer->memory, 0, VK_WHOLE_SIZE, 0,
                              &buffer->mapped);
@@ -560,7 +568,8 @@ typedef void (*record_fn)(vk_device *vk, VkCommandBuffer cb, void *context);
 static hodu_status run_transfer(vk_device *vk, record_fn record,
                                 void *context) {
   pthread_mutex_lock(&vk->lock);
-  VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkCommandBufferBeginInfo begin = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   VkResult result = vk->vkResetCommandBuffer(vk->transfer, 0);
   if (result == VK_SUCCESS)
@@ -626,11 +635,12 @@ static void record_copy(vk_device *vk, VkCommandBuffer cb, void *opaque) {
 static hodu_status vk_buffer_create(hodu_device *device, uint64_t size,
                                     hodu_buffer **out) {
   vk_device *vk = (vk_device *)device;
-  hodu_status status = make_buffer(
-      vk, size,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, !vk->force_staging, out);
+  hodu_status status =
+      make_buffer(vk, size,
+                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                  VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, !vk->force_staging, out);
   if (status)
     return status;
   hodu_buffer *buffer = *out;
@@ -655,8 +665,8 @@ static void *vk_buffer_host(hodu_buffer *buffer) {
 }
 
 static hodu_status staging(vk_device *vk, uint64_t size, hodu_buffer **out) {
-  VkMemoryPropertyFlags mappable =
-      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  VkMemoryPropertyFlags mappable = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   return make_buffer(vk, size, mappable, mappable, 1, out);
 }
 
@@ -706,8 +716,11 @@ static hodu_status vk_copy(hodu_device *device, const hodu_binding *from,
   vk_device *vk = (vk_device *)device;
   if (!size)
     return NULL;
-  copy_context copy = {from->buffer->buffer, to->buffer->buffer,
-                       {from->offset, to->offset, size}, 0, 0};
+  copy_context copy = {from->buffer->buffer,
+                       to->buffer->buffer,
+                       {from->offset, to->offset, size},
+                       0,
+                       0};
   return run_transfer(vk, record_copy, &copy);
 }
 
@@ -733,38 +746,57 @@ static int has_capability(const vk_device *vk, uint32_t capability,
   case 0: /* Matrix */
   case 1: /* Shader */
     return 1;
-  case 9: NEED(has12 && v12->shaderFloat16, "shaderFloat16");
-  case 10: NEED(core->shaderFloat64, "shaderFloat64");
-  case 11: NEED(core->shaderInt64, "shaderInt64");
-  case 12: NEED(has12 && v12->shaderBufferInt64Atomics,
-                "shaderBufferInt64Atomics");
-  case 22: NEED(core->shaderInt16, "shaderInt16");
-  case 39: NEED(has12 && v12->shaderInt8, "shaderInt8");
-  case 61: NEED(ops & VK_SUBGROUP_FEATURE_BASIC_BIT, "subgroup basic");
-  case 62: NEED(ops & VK_SUBGROUP_FEATURE_VOTE_BIT, "subgroup vote");
-  case 63: NEED(ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT,
-                "subgroup arithmetic");
-  case 64: NEED(ops & VK_SUBGROUP_FEATURE_BALLOT_BIT, "subgroup ballot");
-  case 65: NEED(ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "subgroup shuffle");
-  case 66: NEED(ops & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT,
-                "subgroup shuffle relative");
-  case 67: NEED(ops & VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "subgroup clustered");
-  case 68: NEED(ops & VK_SUBGROUP_FEATURE_QUAD_BIT, "subgroup quad");
-  case 4433: NEED(has12 && v11->storageBuffer16BitAccess,
-                  "storageBuffer16BitAccess");
-  case 4434: NEED(has12 && v11->uniformAndStorageBuffer16BitAccess,
-                  "uniformAndStorageBuffer16BitAccess");
-  case 4441: NEED(has12 && v11->variablePointersStorageBuffer,
-                  "variablePointersStorageBuffer");
-  case 4442: NEED(has12 && v11->variablePointers, "variablePointers");
-  case 4448: NEED(has12 && v12->storageBuffer8BitAccess,
-                  "storageBuffer8BitAccess");
-  case 4449: NEED(has12 && v12->uniformAndStorageBuffer8BitAccess,
-                  "uniformAndStorageBuffer8BitAccess");
-  case 5345: NEED(has12 && v12->vulkanMemoryModel, "vulkanMemoryModel");
-  case 5346: NEED(has12 && v12->vulkanMemoryModelDeviceScope,
-                  "vulkanMemoryModelDeviceScope");
-  case 5347: NEED(has12 && v12->bufferDeviceAddress, "bufferDeviceAddress");
+  case 9:
+    NEED(has12 && v12->shaderFloat16, "shaderFloat16");
+  case 10:
+    NEED(core->shaderFloat64, "shaderFloat64");
+  case 11:
+    NEED(core->shaderInt64, "shaderInt64");
+  case 12:
+    NEED(has12 && v12->shaderBufferInt64Atomics, "shaderBufferInt64Atomics");
+  case 22:
+    NEED(core->shaderInt16, "shaderInt16");
+  case 39:
+    NEED(has12 && v12->shaderInt8, "shaderInt8");
+  case 61:
+    NEED(ops & VK_SUBGROUP_FEATURE_BASIC_BIT, "subgroup basic");
+  case 62:
+    NEED(ops & VK_SUBGROUP_FEATURE_VOTE_BIT, "subgroup vote");
+  case 63:
+    NEED(ops & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT, "subgroup arithmetic");
+  case 64:
+    NEED(ops & VK_SUBGROUP_FEATURE_BALLOT_BIT, "subgroup ballot");
+  case 65:
+    NEED(ops & VK_SUBGROUP_FEATURE_SHUFFLE_BIT, "subgroup shuffle");
+  case 66:
+    NEED(ops & VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT,
+         "subgroup shuffle relative");
+  case 67:
+    NEED(ops & VK_SUBGROUP_FEATURE_CLUSTERED_BIT, "subgroup clustered");
+  case 68:
+    NEED(ops & VK_SUBGROUP_FEATURE_QUAD_BIT, "subgroup quad");
+  case 4433:
+    NEED(has12 && v11->storageBuffer16BitAccess, "storageBuffer16BitAccess");
+  case 4434:
+    NEED(has12 && v11->uniformAndStorageBuffer16BitAccess,
+         "uniformAndStorageBuffer16BitAccess");
+  case 4441:
+    NEED(has12 && v11->variablePointersStorageBuffer,
+         "variablePointersStorageBuffer");
+  case 4442:
+    NEED(has12 && v11->variablePointers, "variablePointers");
+  case 4448:
+    NEED(has12 && v12->storageBuffer8BitAccess, "storageBuffer8BitAccess");
+  case 4449:
+    NEED(has12 && v12->uniformAndStorageBuffer8BitAccess,
+         "uniformAndStorageBuffer8BitAccess");
+  case 5345:
+    NEED(has12 && v12->vulkanMemoryModel, "vulkanMemoryModel");
+  case 5346:
+    NEED(has12 && v12->vulkanMemoryModelDeviceScope,
+         "vulkanMemoryModelDeviceScope");
+  case 5347:
+    NEED(has12 && v12->bufferDeviceAddress, "bufferDeviceAddress");
   }
 #undef NEED
   *feature = NULL;
@@ -884,7 +916,8 @@ static hodu_status vk_code_load(hodu_device *device, const hodu_plan *plan,
                               "%s: Vulkan device %u has no SPIR-V code object",
                               origin, (unsigned)index);
   if (!status) {
-    VkShaderModuleCreateInfo module = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    VkShaderModuleCreateInfo module = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     module.codeSize = (size_t)chosen->size;
     /* BLOBS sits in a 64-byte aligned buffer and code offsets in it are
      * checked to be whole words, so the words are aligned. */
@@ -962,28 +995,30 @@ static hodu_status vk_code_load(hodu_device *device, const hodu_plan *plan,
       bindings[a].descriptorCount = 1;
       bindings[a].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
     }
-    VkDescriptorSetLayoutCreateInfo set = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    VkDescriptorSetLayoutCreateInfo set = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     set.bindingCount = kernel->num_args;
     set.pBindings = bindings;
     VkResult result = vk->vkCreateDescriptorSetLayout(vk->device, &set, NULL,
                                                       &code->set_layouts[k]);
     free(bindings);
-    VkPipelineLayoutCreateInfo layout = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    VkPipelineLayoutCreateInfo layout = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
     layout.setLayoutCount = 1;
     layout.pSetLayouts = &code->set_layouts[k];
     if (result == VK_SUCCESS)
       result = vk->vkCreatePipelineLayout(vk->device, &layout, NULL,
                                           &code->layouts[k]);
-    VkComputePipelineCreateInfo pipeline = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    VkComputePipelineCreateInfo pipeline = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
     pipeline.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
     pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
     pipeline.stage.module = code->module;
     pipeline.stage.pName = name;
     pipeline.layout = code->layouts[k];
     if (result == VK_SUCCESS)
-      result = vk->vkCreateComputePipelines(vk->device, VK_NULL_HANDLE, 1,
-                                            &pipeline, NULL,
-                                            &code->pipelines[k]);
+      result = vk->vkCreateComputePipelines(
+          vk->device, VK_NULL_HANDLE, 1, &pipeline, NULL, &code->pipelines[k]);
     if (result != VK_SUCCESS)
       status = vk_error(vk, "creating the pipeline of a kernel", result);
   }
@@ -999,7 +1034,7 @@ static hodu_status vk_code_load(hodu_device *device, const hodu_plan *plan,
             "%s: step %u launches %u workgroups along %c, more than Vulkan "
             "device '%s' allows (%u)",
             origin, (unsigned)s, (unsigned)step->grid[d], "xyz"[d],
-            vk->base.name, (unsigned)limits->maxComputeWorkGroupCount[d]);
+            vk -> base.name, (unsigned)limits->maxComputeWorkGroupCount[d]);
   }
   hodu_spirv_info_free(&info);
   if (status) {
@@ -1054,7 +1089,8 @@ static hodu_status vk_program_create(hodu_device *device, hodu_code *code,
   if (!status && launches) {
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                  descriptors ? descriptors : 1};
-    VkDescriptorPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    VkDescriptorPoolCreateInfo pool = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool.maxSets = launches;
     pool.poolSizeCount = 1;
     pool.pPoolSizes = &size;
@@ -1064,17 +1100,19 @@ static hodu_status vk_program_create(hodu_device *device, hodu_code *code,
       status = vk_error(vk, "vkCreateDescriptorPool", result);
   }
   if (!status) {
-    VkCommandPoolCreateInfo pool = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    VkCommandPoolCreateInfo pool = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pool.queueFamilyIndex = vk->queue_family;
     result = vk->vkCreateCommandPool(vk->device, &pool, NULL, &program->pool);
-    VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    VkCommandBufferAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = program->pool;
     alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     alloc.commandBufferCount = 1;
     if (result == VK_SUCCESS)
-      result = vk->vkAllocateCommandBuffers(vk->device, &alloc,
-                                            &program->eager);
+      result =
+          vk->vkAllocateCommandBuffers(vk->device, &alloc, &program->eager);
     VkFenceCreateInfo fence = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if (result == VK_SUCCESS)
       result = vk->vkCreateFence(vk->device, &fence, NULL, &program->fence);
@@ -1098,7 +1136,8 @@ static hodu_status vk_program_create(hodu_device *device, hodu_code *code,
     out_step->pipeline = code->pipelines[step->kernel];
     out_step->layout = code->layouts[step->kernel];
     memcpy(out_step->grid, step->grid, sizeof out_step->grid);
-    VkDescriptorSetAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    VkDescriptorSetAllocateInfo alloc = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
     alloc.descriptorPool = program->descriptors;
     alloc.descriptorSetCount = 1;
     alloc.pSetLayouts = &code->set_layouts[step->kernel];
@@ -1128,7 +1167,8 @@ static hodu_status vk_program_create(hodu_device *device, hodu_code *code,
         break;
       VkDescriptorBufferInfo info = {args[a].buffer->buffer, args[a].offset,
                                      args[a].size};
-      VkWriteDescriptorSet write = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      VkWriteDescriptorSet write = {.sType =
+                                        VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
       write.dstSet = out_step->set;
       write.dstBinding = a;
       write.descriptorCount = 1;
@@ -1196,8 +1236,7 @@ static hodu_status submit_and_wait(vk_device *vk, hodu_program *program,
     submit.pCommandBuffers = batch;
     done += n;
     result = vk->vkQueueSubmit(vk->queue, 1, &submit,
-                               done == count ? program->fence
-                                             : VK_NULL_HANDLE);
+                               done == count ? program->fence : VK_NULL_HANDLE);
     ++stats->submissions;
   }
   pthread_mutex_unlock(&vk->lock);
@@ -1212,8 +1251,7 @@ static hodu_status submit_and_wait(vk_device *vk, hodu_program *program,
                             "%llu s",
                             vk->base.name,
                             (unsigned long long)(VK_TIMEOUT_NS / 1000000000));
-  return result == VK_SUCCESS ? NULL
-                              : vk_error(vk, "vkWaitForFences", result);
+  return result == VK_SUCCESS ? NULL : vk_error(vk, "vkWaitForFences", result);
 }
 
 static hodu_status vk_program_run(hodu_device *device, hodu_program *program,
@@ -1221,7 +1259,8 @@ static hodu_status vk_program_run(hodu_device *device, hodu_program *program,
   vk_device *vk = (vk_device *)device;
   /* Eager: the host records every step again, as a runtime without
    * capture would. */
-  VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkCommandBufferBeginInfo begin = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   VkResult result = vk->vkResetCommandBuffer(program->eager, 0);
   if (result == VK_SUCCESS)
@@ -1246,7 +1285,8 @@ static void vk_program_release_capture(hodu_device *device,
 static hodu_status vk_program_capture(hodu_device *device,
                                       hodu_program *program) {
   vk_device *vk = (vk_device *)device;
-  VkCommandBufferAllocateInfo alloc = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  VkCommandBufferAllocateInfo alloc = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   alloc.commandPool = program->pool;
   alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   alloc.commandBufferCount = 1;
@@ -1257,7 +1297,8 @@ static hodu_status vk_program_capture(hodu_device *device,
     return vk_error(vk, "vkAllocateCommandBuffers", result);
   }
   /* Pending several times at once within one replay batch. */
-  VkCommandBufferBeginInfo begin = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  VkCommandBufferBeginInfo begin = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT;
   result = vk->vkBeginCommandBuffer(program->captured, &begin);
   if (result == VK_SUCCESS) {
@@ -1271,18 +1312,26 @@ static hodu_status vk_program_capture(hodu_device *device,
   return NULL;
 }
 
-static hodu_status vk_program_replay(hodu_device *device,
-                                     hodu_program *program, int64_t count,
-                                     hodu_exec_stats *stats) {
-  return submit_and_wait((vk_device *)device, program, program->captured,
-                         count, stats);
+static hodu_status vk_program_replay(hodu_device *device, hodu_program *program,
+                                     int64_t count, hodu_exec_stats *stats) {
+  return submit_and_wait((vk_device *)device, program, program->captured, count,
+                         stats);
 }
 
-static const hodu_device_ops vk_ops = {
-    vk_destroy,         vk_buffer_create,  vk_buffer_free,
-    vk_buffer_host,     vk_write,          vk_read,
-    vk_copy,            vk_code_load,      vk_code_free,
-    vk_program_create,  vk_program_free,   vk_program_run,
-    vk_program_capture, vk_program_replay, vk_program_release_capture};
+static const hodu_device_ops vk_ops = {vk_destroy,
+                                       vk_buffer_create,
+                                       vk_buffer_free,
+                                       vk_buffer_host,
+                                       vk_write,
+                                       vk_read,
+                                       vk_copy,
+                                       vk_code_load,
+                                       vk_code_free,
+                                       vk_program_create,
+                                       vk_program_free,
+                                       vk_program_run,
+                                       vk_program_capture,
+                                       vk_program_replay,
+                                       vk_program_release_capture};
 
 #endif /* HODU_NO_VULKAN_HEADERS */

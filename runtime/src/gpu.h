@@ -1,4 +1,5 @@
-/*===- gpu.h - what the CUDA and HIP devices share --------------------------===*
+/*===- gpu.h - what the CUDA and HIP devices share
+ *--------------------------===*
  *
  * CUDA's driver API and HIP's module API are alike: device pointers,
  * modules loaded from memory, launches with pointer parameters on a stream,
@@ -32,9 +33,8 @@ typedef struct gpu_api {
   int (*function)(void **function, void *module, const char *name);
   /* Allows `bytes` of dynamic shared memory; NULL when not needed. */
   int (*allow_shared)(void *function, uint32_t bytes);
-  int (*launch)(void *function, const uint32_t grid[3],
-                const uint32_t block[3], uint32_t shared, void *stream,
-                void **params);
+  int (*launch)(void *function, const uint32_t grid[3], const uint32_t block[3],
+                uint32_t shared, void *stream, void **params);
   int (*stream_create)(void **stream);
   int (*stream_destroy)(void *stream);
   int (*stream_sync)(void *stream);

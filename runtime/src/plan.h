@@ -39,8 +39,8 @@ typedef struct hodu_plan_tensor {
 } hodu_plan_tensor;
 
 typedef struct hodu_plan {
-  uint8_t *file;    /* the bundle's bytes (owned; 64-byte aligned); NULL
-                       for plans made from a descriptor */
+  uint8_t *file; /* the bundle's bytes (owned; 64-byte aligned); NULL
+                    for plans made from a descriptor */
   uint64_t file_size;
   uint16_t version_major, version_minor;
   const char *name;
@@ -88,7 +88,8 @@ int hodu_is_bundle_file(const char *path);
 void hodu_plan_free(hodu_plan *plan);
 
 /* The buffer an argument points into lives on this plan device. */
-uint32_t hodu_plan_arg_device(const hodu_plan *plan, const hodu_bundle_arg *arg);
+uint32_t hodu_plan_arg_device(const hodu_plan *plan,
+                              const hodu_bundle_arg *arg);
 
 /* Names for messages and --info: "vulkan", "LAUNCH", "ARENA", "spirv". */
 const char *hodu_step_op_name(uint32_t op);

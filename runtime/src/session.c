@@ -1,4 +1,5 @@
-/*===- session.c - run contexts: binding, eager runs, capture and replay ----===*
+/*===- session.c - run contexts: binding, eager runs, capture and replay
+ *----===*
  *
  * The plan executor. A session owns what one run needs -- an arena per
  * plan device, the meta slots, device mirrors of bound host tensors -- and
@@ -31,9 +32,9 @@ struct hodu_session {
   const hodu_plan *plan;
   hodu_session_state state;
   int internal;
-  hodu_buffer **arenas;         /* per plan device; NULL without an arena */
-  hodu_buffer **meta;           /* per meta slot, on its device */
-  const hodu_tensor **inputs;   /* bound; all NULL until bound */
+  hodu_buffer **arenas;       /* per plan device; NULL without an arena */
+  hodu_buffer **meta;         /* per meta slot, on its device */
+  const hodu_tensor **inputs; /* bound; all NULL until bound */
   hodu_tensor **outputs;
   hodu_buffer **input_mirrors;  /* host inputs of GPU devices */
   hodu_buffer **output_mirrors; /* host outputs of GPU devices */
@@ -59,15 +60,13 @@ static hodu_status check_tensor(const char *kind, int32_t index,
                                 const hodu_tensor *tensor) {
   const hodu_tensor_desc *desc = &expected->desc;
   if (!tensor)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL",
-                            kind, (int)index, desc->name);
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL", kind,
+                            (int)index, desc->name);
   hodu_dtype dtype = hodu_tensor_dtype(tensor);
   if ((int32_t)dtype != desc->dtype)
-    return hodu_make_status(HODU_MISMATCH,
-                            "%s '%s': expected dtype %s, got %s", kind,
-                            desc->name,
-                            hodu_dtype_name((hodu_dtype)desc->dtype),
-                            hodu_dtype_name(dtype));
+    return hodu_make_status(
+        HODU_MISMATCH, "%s '%s': expected dtype %s, got %s", kind, desc->name,
+        hodu_dtype_name((hodu_dtype)desc->dtype), hodu_dtype_name(dtype));
   int32_t rank = hodu_tensor_rank(tensor);
   const int64_t *shape = hodu_tensor_shape(tensor);
   int same = rank == desc->rank;
@@ -77,26 +76,25 @@ static hodu_status check_tensor(const char *kind, int32_t index,
     char want[256], got[256];
     hodu_format_shape(want, sizeof(want), desc->rank, desc->shape);
     hodu_format_shape(got, sizeof(got), rank, shape);
-    return hodu_make_status(HODU_MISMATCH,
-                            "%s '%s': expected shape %s, got %s", kind,
-                            desc->name, want, got);
+    return hodu_make_status(HODU_MISMATCH, "%s '%s': expected shape %s, got %s",
+                            kind, desc->name, want, got);
   }
   hodu_device *holder = hodu_tensor_device(tensor);
   if (holder && holder != device)
-    return hodu_make_status(HODU_MISMATCH,
-                            "%s '%s' is in the memory of %s device %d (%s), "
-                            "but the model uses it on %s device %d (%s)",
-                            kind, desc->name,
-                            hodu_device_kind_name(holder->kind),
-                            (int)holder->ordinal, holder->name,
-                            hodu_device_kind_name(device->kind),
-                            (int)device->ordinal, device->name);
+    return hodu_make_status(
+        HODU_MISMATCH,
+        "%s '%s' is in the memory of %s device %d (%s), "
+        "but the model uses it on %s device %d (%s)",
+        kind, desc->name, hodu_device_kind_name(holder->kind),
+        (int)holder->ordinal, holder->name, hodu_device_kind_name(device->kind),
+        (int)device->ordinal, device->name);
   return NULL;
 }
 
 static int overlaps(const hodu_tensor *a, const hodu_tensor *b) {
   if (hodu_tensor_device(a) || hodu_tensor_device(b))
-    return hodu_tensor_buffer(a) && hodu_tensor_buffer(a) == hodu_tensor_buffer(b);
+    return hodu_tensor_buffer(a) &&
+           hodu_tensor_buffer(a) == hodu_tensor_buffer(b);
   size_t a_bytes = hodu_tensor_bytes(a), b_bytes = hodu_tensor_bytes(b);
   if (a_bytes == 0 || b_bytes == 0)
     return 0;
@@ -149,9 +147,9 @@ hodu_status hodu_check_run_tensors(const hodu_model *model,
                                 plan->tensors[i].desc.name);
     for (size_t p = 0; p < o; ++p)
       if (overlaps(outputs[o], outputs[p]))
-        return hodu_make_status(
-            HODU_INVALID_ARGUMENT, "output '%s' overlaps output '%s'", name,
-            plan->tensors[plan->num_inputs + p].desc.name);
+        return hodu_make_status(HODU_INVALID_ARGUMENT,
+                                "output '%s' overlaps output '%s'", name,
+                                plan->tensors[plan->num_inputs + p].desc.name);
   }
   return NULL;
 }
@@ -222,9 +220,9 @@ static hodu_status reset_meta(hodu_session *s) {
     if (!t->init && !zeros)
       return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
     hodu_device *device = tensor_device(s, meta_begin + k);
-    hodu_status status = device->ops->write(
-        device, s->meta[k], 0, t->init ? (const void *)t->init : zeros,
-        t->bytes);
+    hodu_status status =
+        device->ops->write(device, s->meta[k], 0,
+                           t->init ? (const void *)t->init : zeros, t->bytes);
     free(zeros);
     if (status)
       return status;
@@ -236,8 +234,8 @@ static hodu_status reset_meta(hodu_session *s) {
  * TRANSFER on its own. */
 static hodu_status make_segments(hodu_session *s) {
   const hodu_plan *plan = s->plan;
-  s->segments = calloc(plan->num_steps ? plan->num_steps : 1,
-                       sizeof *s->segments);
+  s->segments =
+      calloc(plan->num_steps ? plan->num_steps : 1, sizeof *s->segments);
   if (!s->segments)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   for (uint32_t i = 0; i < plan->num_steps; ++i) {
@@ -370,8 +368,8 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   hodu_buffer **mirror = input ? &s->input_mirrors[tensor]
                                : &s->output_mirrors[tensor - plan->num_inputs];
   if (!*mirror) {
-    hodu_status status = device->ops->buffer_create(
-        device, plan->tensors[tensor].bytes, mirror);
+    hodu_status status =
+        device->ops->buffer_create(device, plan->tensors[tensor].bytes, mirror);
     if (status)
       return status;
   }
@@ -437,7 +435,8 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
    * tensors that resolve to the same addresses. */
   const hodu_tensor **old_inputs = NULL;
   hodu_tensor **old_outputs = NULL;
-  size_t in_bytes = sizeof *s->inputs * (plan->num_inputs ? plan->num_inputs : 1);
+  size_t in_bytes =
+      sizeof *s->inputs * (plan->num_inputs ? plan->num_inputs : 1);
   size_t out_bytes =
       sizeof *s->outputs * (plan->num_outputs ? plan->num_outputs : 1);
   size_t bind_bytes =
@@ -481,8 +480,7 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
   return status;
 }
 
-hodu_status hodu_session_bind(hodu_session *s,
-                              const hodu_tensor *const *inputs,
+hodu_status hodu_session_bind(hodu_session *s, const hodu_tensor *const *inputs,
                               size_t num_inputs, hodu_tensor *const *outputs,
                               size_t num_outputs) {
   if (!s)
@@ -541,9 +539,9 @@ static hodu_status stage_out(hodu_session *s) {
     if (!bytes)
       continue;
     hodu_device *device = tensor_device(s, plan->num_inputs + o);
-    hodu_status status = device->ops->read(device, s->output_mirrors[o], 0,
-                                           hodu_tensor_data(s->outputs[o]),
-                                           bytes);
+    hodu_status status =
+        device->ops->read(device, s->output_mirrors[o], 0,
+                          hodu_tensor_data(s->outputs[o]), bytes);
     if (status)
       return status;
   }
@@ -556,8 +554,10 @@ static hodu_status run_transfer(hodu_session *s, uint32_t step_index) {
   const hodu_bundle_arg *args = &s->plan->args[step->first_arg];
   const hodu_binding *from = &s->bindings[step->first_arg];
   const hodu_binding *to = &s->bindings[step->first_arg + 1];
-  hodu_device *source = s->model->devices[hodu_plan_arg_device(s->plan, &args[0])];
-  hodu_device *target = s->model->devices[hodu_plan_arg_device(s->plan, &args[1])];
+  hodu_device *source =
+      s->model->devices[hodu_plan_arg_device(s->plan, &args[0])];
+  hodu_device *target =
+      s->model->devices[hodu_plan_arg_device(s->plan, &args[1])];
   uint64_t size = from->size;
   if (source->kind == HODU_DEVICE_CPU)
     return target->ops->write(target, to->buffer, to->offset,
@@ -587,9 +587,9 @@ static hodu_status run_once(hodu_session *s, int replay) {
       continue;
     }
     hodu_device *device = s->model->devices[seg->device];
-    status = replay ? device->ops->program_replay(device, seg->program, 1,
-                                                  &stats)
-                    : device->ops->program_run(device, seg->program, &stats);
+    status = replay
+                 ? device->ops->program_replay(device, seg->program, 1, &stats)
+                 : device->ops->program_run(device, seg->program, &stats);
   }
   if (replay) {
     s->stats.replay_submissions += stats.submissions;
@@ -629,21 +629,22 @@ hodu_status hodu_session_run(hodu_session *s) {
 
 static hodu_status state_error(const hodu_session *s, const char *call,
                                const char *why) {
-  return hodu_make_status(HODU_INVALID_STATE,
-                          "%s of model '%s' in state %s: %s", call,
-                          s->plan->name, hodu_session_state_name(s->state),
-                          why);
+  return hodu_make_status(
+      HODU_INVALID_STATE, "%s of model '%s' in state %s: %s", call,
+      s->plan->name, hodu_session_state_name(s->state), why);
 }
 
 hodu_status hodu_session_capture(hodu_session *s) {
   if (!s)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
   if (s->state == HODU_SESSION_CREATED)
-    return state_error(s, "capture", "run the session at least once first "
-                                     "(a warm-up run), then capture");
+    return state_error(s, "capture",
+                       "run the session at least once first "
+                       "(a warm-up run), then capture");
   if (s->state == HODU_SESSION_CAPTURED)
-    return state_error(s, "capture", "it is already captured; reset it "
-                                     "before capturing again");
+    return state_error(s, "capture",
+                       "it is already captured; reset it "
+                       "before capturing again");
   hodu_status status = ensure_programs(s);
   uint32_t done = 0;
   for (; done < s->num_segments && !status; ++done) {
@@ -676,8 +677,9 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
                             "replay count must be >= 1, got %lld",
                             (long long)count);
   if (s->state == HODU_SESSION_RESET)
-    return state_error(s, "replay", "its recording was freed by reset; "
-                                    "capture again first");
+    return state_error(s, "replay",
+                       "its recording was freed by reset; "
+                       "capture again first");
   if (s->state != HODU_SESSION_CAPTURED)
     return state_error(s, "replay", "nothing is captured; capture first");
   hodu_status status = stage_in(s);
@@ -685,8 +687,8 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
     /* One program: the device replays all `count` runs at once. */
     hodu_exec_stats stats = {0, 0};
     hodu_device *device = s->model->devices[s->segments[0].device];
-    status = device->ops->program_replay(device, s->segments[0].program,
-                                         count, &stats);
+    status = device->ops->program_replay(device, s->segments[0].program, count,
+                                         &stats);
     s->stats.replay_submissions += stats.submissions;
   } else {
     for (int64_t i = 0; i < count && !status; ++i)
@@ -733,12 +735,11 @@ static hodu_status meta_access(const hodu_session *s, int32_t index,
   if (bytes != t->bytes)
     return hodu_make_status(HODU_MISMATCH,
                             "meta slot '%s' holds %llu bytes, got %zu",
-                            t->desc.name, (unsigned long long)t->bytes,
-                            bytes);
+                            t->desc.name, (unsigned long long)t->bytes, bytes);
   if (bytes && !data)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
-  *device = tensor_device(s, plan->num_inputs + plan->num_outputs +
-                                 (uint32_t)index);
+  *device =
+      tensor_device(s, plan->num_inputs + plan->num_outputs + (uint32_t)index);
   return NULL;
 }
 
@@ -762,13 +763,11 @@ hodu_status hodu_session_read_meta_slot(const hodu_session *s, int32_t index,
 
 hodu_status hodu_session_write_meta_slot_named(hodu_session *s,
                                                const char *name,
-                                               const void *data,
-                                               size_t bytes) {
+                                               const void *data, size_t bytes) {
   int32_t index;
   hodu_status status =
       hodu_model_meta_slot_index(s ? s->model : NULL, name, &index);
-  return status ? status
-                : hodu_session_write_meta_slot(s, index, data, bytes);
+  return status ? status : hodu_session_write_meta_slot(s, index, data, bytes);
 }
 
 hodu_status hodu_session_read_meta_slot_named(const hodu_session *s,
@@ -802,9 +801,8 @@ hodu_status hodu_session_get_stats(const hodu_session *s,
  *===--------------------------------------------------------------------===*/
 
 hodu_status hodu_bundle_run(const hodu_model *model,
-                            const hodu_tensor *const *inputs,
-                            size_t num_inputs, hodu_tensor *const *outputs,
-                            size_t num_outputs) {
+                            const hodu_tensor *const *inputs, size_t num_inputs,
+                            hodu_tensor *const *outputs, size_t num_outputs) {
   /* The cache is the model's only mutable state (slots taken and returned
    * atomically), as for the CPU path's workspaces. */
   hodu_model *shared = (hodu_model *)model;

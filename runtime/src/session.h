@@ -51,9 +51,8 @@ hodu_status hodu_check_run_tensors(const hodu_model *model,
 /* hodu_model_run for bundles: through a cached internal session whose meta
  * slots are reset to their initial values first. */
 hodu_status hodu_bundle_run(const hodu_model *model,
-                            const hodu_tensor *const *inputs,
-                            size_t num_inputs, hodu_tensor *const *outputs,
-                            size_t num_outputs);
+                            const hodu_tensor *const *inputs, size_t num_inputs,
+                            hodu_tensor *const *outputs, size_t num_outputs);
 
 /* tensor.c: a device tensor's device and buffer (NULL for host tensors),
  * and the creation of one. */

@@ -1,4 +1,5 @@
-/*===- spirv.c - reading a SPIR-V module's header and entry points ---------===*/
+/*===- spirv.c - reading a SPIR-V module's header and entry points
+ * ---------===*/
 #include "spirv.h"
 
 #include <stdlib.h>
@@ -14,35 +15,64 @@ enum {
 
 const char *hodu_spirv_capability_name(uint32_t capability) {
   switch (capability) {
-  case 0: return "Matrix";
-  case 1: return "Shader";
-  case 4: return "Addresses";
-  case 5: return "Linkage";
-  case 6: return "Kernel";
-  case 8: return "Float16Buffer";
-  case 9: return "Float16";
-  case 10: return "Float64";
-  case 11: return "Int64";
-  case 12: return "Int64Atomics";
-  case 22: return "Int16";
-  case 39: return "Int8";
-  case 61: return "GroupNonUniform";
-  case 62: return "GroupNonUniformVote";
-  case 63: return "GroupNonUniformArithmetic";
-  case 64: return "GroupNonUniformBallot";
-  case 65: return "GroupNonUniformShuffle";
-  case 66: return "GroupNonUniformShuffleRelative";
-  case 67: return "GroupNonUniformClustered";
-  case 68: return "GroupNonUniformQuad";
-  case 4433: return "StorageBuffer16BitAccess";
-  case 4434: return "UniformAndStorageBuffer16BitAccess";
-  case 4441: return "VariablePointersStorageBuffer";
-  case 4442: return "VariablePointers";
-  case 4448: return "StorageBuffer8BitAccess";
-  case 4449: return "UniformAndStorageBuffer8BitAccess";
-  case 5345: return "VulkanMemoryModel";
-  case 5346: return "VulkanMemoryModelDeviceScope";
-  case 5347: return "PhysicalStorageBufferAddresses";
+  case 0:
+    return "Matrix";
+  case 1:
+    return "Shader";
+  case 4:
+    return "Addresses";
+  case 5:
+    return "Linkage";
+  case 6:
+    return "Kernel";
+  case 8:
+    return "Float16Buffer";
+  case 9:
+    return "Float16";
+  case 10:
+    return "Float64";
+  case 11:
+    return "Int64";
+  case 12:
+    return "Int64Atomics";
+  case 22:
+    return "Int16";
+  case 39:
+    return "Int8";
+  case 61:
+    return "GroupNonUniform";
+  case 62:
+    return "GroupNonUniformVote";
+  case 63:
+    return "GroupNonUniformArithmetic";
+  case 64:
+    return "GroupNonUniformBallot";
+  case 65:
+    return "GroupNonUniformShuffle";
+  case 66:
+    return "GroupNonUniformShuffleRelative";
+  case 67:
+    return "GroupNonUniformClustered";
+  case 68:
+    return "GroupNonUniformQuad";
+  case 4433:
+    return "StorageBuffer16BitAccess";
+  case 4434:
+    return "UniformAndStorageBuffer16BitAccess";
+  case 4441:
+    return "VariablePointersStorageBuffer";
+  case 4442:
+    return "VariablePointers";
+  case 4448:
+    return "StorageBuffer8BitAccess";
+  case 4449:
+    return "UniformAndStorageBuffer8BitAccess";
+  case 5345:
+    return "VulkanMemoryModel";
+  case 5346:
+    return "VulkanMemoryModelDeviceScope";
+  case 5347:
+    return "PhysicalStorageBufferAddresses";
   }
   return NULL;
 }
@@ -90,11 +120,11 @@ hodu_status hodu_spirv_parse(const uint8_t *bytes, uint64_t size,
   for (uint64_t at = 5; at < count && !status;) {
     uint32_t length = words[at] >> 16, op = words[at] & 0xffffu;
     if (length == 0 || length > count - at) {
-      status = hodu_make_status(HODU_INVALID_ARTIFACT,
-                                "%s: malformed SPIR-V: instruction at word "
-                                "%llu has length %u",
-                                origin, (unsigned long long)at,
-                                (unsigned)length);
+      status =
+          hodu_make_status(HODU_INVALID_ARTIFACT,
+                           "%s: malformed SPIR-V: instruction at word "
+                           "%llu has length %u",
+                           origin, (unsigned long long)at, (unsigned)length);
       break;
     }
     const uint32_t *operands = words + at + 1;

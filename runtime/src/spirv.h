@@ -14,10 +14,10 @@
 #define HODU_SPIRV_MAX_CAPABILITIES 64
 
 typedef struct hodu_spirv_entry {
-  const char *name;   /* borrowed from a copy held by hodu_spirv_info */
+  const char *name; /* borrowed from a copy held by hodu_spirv_info */
   uint32_t id;
-  uint32_t model;     /* execution model (5 = GLCompute) */
-  uint32_t local[3];  /* LocalSize, or 0 when not given as literals */
+  uint32_t model;    /* execution model (5 = GLCompute) */
+  uint32_t local[3]; /* LocalSize, or 0 when not given as literals */
 } hodu_spirv_entry;
 
 typedef struct hodu_spirv_info {

@@ -41,7 +41,7 @@ static const char *work_dir;
   do {                                                                         \
     hodu_status check_status_ = (expr);                                        \
     if (check_status_) {                                                       \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,    \
+      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,     \
               hodu_status_message(check_status_));                             \
       hodu_status_free(check_status_);                                         \
       ++failures;                                                              \
@@ -54,15 +54,14 @@ static const char *work_dir;
 static void check_error(hodu_status status, hodu_status_code code,
                         const char *text, const char *expr, int line) {
   if (!status) {
-    fprintf(stderr, "%s:%d: %s succeeded, expected %s\n", __FILE__, line,
-            expr, hodu_status_code_name(code));
+    fprintf(stderr, "%s:%d: %s succeeded, expected %s\n", __FILE__, line, expr,
+            hodu_status_code_name(code));
     ++failures;
     return;
   }
   if (hodu_status_get_code(status) != code ||
       !strstr(hodu_status_message(status), text)) {
-    fprintf(stderr,
-            "%s:%d: %s gave %s \"%s\", expected %s containing \"%s\"\n",
+    fprintf(stderr, "%s:%d: %s gave %s \"%s\", expected %s containing \"%s\"\n",
             __FILE__, line, expr,
             hodu_status_code_name(hodu_status_get_code(status)),
             hodu_status_message(status), hodu_status_code_name(code), text);
@@ -170,8 +169,9 @@ static uint8_t *contract_bundle(uint32_t kind, const void *code,
 static uint8_t *spirv_bytes(size_t *size) {
   uint8_t *spirv = read_all(spirv_path, size);
   if (!spirv)
-    fprintf(stderr, "cannot read the test kernels '%s' (spirv-as from "
-                    "spirv-tools assembles them at build time)\n",
+    fprintf(stderr,
+            "cannot read the test kernels '%s' (spirv-as from "
+            "spirv-tools assembles them at build time)\n",
             spirv_path);
   return spirv;
 }
@@ -181,8 +181,7 @@ static uint8_t *vulkan_bundle(size_t *size) {
   uint8_t *spirv = spirv_bytes(&spirv_size);
   if (!spirv)
     return NULL;
-  uint8_t *data =
-      contract_bundle(HODU_DEVICE_VULKAN, spirv, spirv_size, size);
+  uint8_t *data = contract_bundle(HODU_DEVICE_VULKAN, spirv, spirv_size, size);
   free(spirv);
   return data;
 }
@@ -291,11 +290,16 @@ typedef struct mutation {
 } mutation;
 
 #define S_(kind) HODU_BUNDLE_SECTION_##kind
-#define T_(i, field) ((i) * sizeof(hodu_bundle_tensor) + offsetof(hodu_bundle_tensor, field))
-#define K_(i, field) ((i) * sizeof(hodu_bundle_kernel) + offsetof(hodu_bundle_kernel, field))
-#define ST_(i, field) ((i) * sizeof(hodu_bundle_step) + offsetof(hodu_bundle_step, field))
-#define A_(i, field) ((i) * sizeof(hodu_bundle_arg) + offsetof(hodu_bundle_arg, field))
-#define C_(i, field) ((i) * sizeof(hodu_bundle_code) + offsetof(hodu_bundle_code, field))
+#define T_(i, field)                                                           \
+  ((i) * sizeof(hodu_bundle_tensor) + offsetof(hodu_bundle_tensor, field))
+#define K_(i, field)                                                           \
+  ((i) * sizeof(hodu_bundle_kernel) + offsetof(hodu_bundle_kernel, field))
+#define ST_(i, field)                                                          \
+  ((i) * sizeof(hodu_bundle_step) + offsetof(hodu_bundle_step, field))
+#define A_(i, field)                                                           \
+  ((i) * sizeof(hodu_bundle_arg) + offsetof(hodu_bundle_arg, field))
+#define C_(i, field)                                                           \
+  ((i) * sizeof(hodu_bundle_code) + offsetof(hodu_bundle_code, field))
 #define H_(field) offsetof(hodu_bundle_header, field)
 
 static const mutation mutations[] = {
@@ -330,8 +334,8 @@ static const mutation mutations[] = {
      HODU_INVALID_ARTIFACT, "section MODEL: field name: string reference"},
     {S_(MODEL), offsetof(hodu_bundle_model, num_inputs), 4, 2,
      HODU_INVALID_ARTIFACT, "MODEL declares 2 inputs"},
-    {S_(MODEL), offsetof(hodu_bundle_model, flags), 4, 1,
-     HODU_INVALID_ARTIFACT, "section MODEL: flags is 0x1"},
+    {S_(MODEL), offsetof(hodu_bundle_model, flags), 4, 1, HODU_INVALID_ARTIFACT,
+     "section MODEL: flags is 0x1"},
     /* devices */
     {S_(DEVICES), offsetof(hodu_bundle_device, kind), 4, 9,
      HODU_INVALID_ARTIFACT, "section DEVICES entry 0: kind is 9"},
@@ -373,8 +377,7 @@ static const mutation mutations[] = {
      "lie outside BLOBS"},
     {S_(CODE), C_(0, size), 8, 0, HODU_INVALID_ARTIFACT,
      "a code object cannot be empty"},
-    {S_(CODE), C_(0, size), 8, 6, HODU_INVALID_ARTIFACT,
-     "not a SPIR-V module"},
+    {S_(CODE), C_(0, size), 8, 6, HODU_INVALID_ARTIFACT, "not a SPIR-V module"},
     {S_(CODE), C_(0, arch), 4, 1u << 24, HODU_INVALID_ARTIFACT,
      "section CODE entry 0: field arch"},
     /* kernels */
@@ -504,7 +507,8 @@ static void test_vulkan_run(void) {
   CHECK(strcmp(hodu_model_target(model), "vulkan") == 0);
   CHECK(strcmp(hodu_model_name(model), "contract") == 0);
   CHECK(hodu_model_descriptor(model) == NULL);
-  CHECK(hodu_model_num_inputs(model) == 1 && hodu_model_num_outputs(model) == 2);
+  CHECK(hodu_model_num_inputs(model) == 1 &&
+        hodu_model_num_outputs(model) == 2);
   CHECK(hodu_model_num_meta_slots(model) == 2);
   CHECK(strcmp(hodu_model_meta_slot_name(model, 1), "step") == 0);
   CHECK(hodu_model_meta_slot_rank(model, 1) == 0);
@@ -512,8 +516,8 @@ static void test_vulkan_run(void) {
   CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_STEPS) == 4);
   const hodu_bundle_kernel *kernels =
       hodu_model_plan_table(model, HODU_BUNDLE_SECTION_KERNELS);
-  CHECK(kernels && strcmp(hodu_model_plan_string(model, kernels[0].name),
-                          "mul_w") == 0);
+  CHECK(kernels &&
+        strcmp(hodu_model_plan_string(model, kernels[0].name), "mul_w") == 0);
   /* hodu_model_run with host tensors: copies in and out. */
   float x[N], y[N], t[N], want_y[N], want_t[N];
   fill_x(x, 1.0f);
@@ -525,7 +529,8 @@ static void test_vulkan_run(void) {
   hodu_tensor *outs[] = {out_y, out_t};
   for (int run = 0; run < 3; ++run) {
     memset(y, 0, sizeof y);
-    CHECK_OK(hodu_model_run(model, (const hodu_tensor *const *)&in, 1, outs, 2));
+    CHECK_OK(
+        hodu_model_run(model, (const hodu_tensor *const *)&in, 1, outs, 2));
     /* Every hodu_model_run starts from the initial meta values. */
     expected(x, 2.0f, 1.0f, want_y, want_t);
     CHECK(same(y, want_y, N));
@@ -542,9 +547,9 @@ static void test_vulkan_run(void) {
   hodu_tensor *wrong = NULL;
   int64_t bad_shape[] = {N - 1};
   CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 1, bad_shape, x, sizeof x, &wrong));
-  CHECK_ERROR(hodu_model_run(model, (const hodu_tensor *const *)&wrong, 1,
-                             outs, 2),
-              HODU_MISMATCH, "input 'x': expected shape [64], got [63]");
+  CHECK_ERROR(
+      hodu_model_run(model, (const hodu_tensor *const *)&wrong, 1, outs, 2),
+      HODU_MISMATCH, "input 'x': expected shape [64], got [63]");
   hodu_tensor_free(wrong);
   hodu_tensor_free(in);
   hodu_tensor_free(out_y);
@@ -574,8 +579,8 @@ static void test_vulkan_device_tensors(void) {
   hodu_session *session = NULL;
   CHECK_OK(hodu_session_create(model, &session));
   hodu_tensor *outs[] = {y, t};
-  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)&x, 1, outs,
-                             2));
+  CHECK_OK(
+      hodu_session_bind(session, (const hodu_tensor *const *)&x, 1, outs, 2));
   CHECK_OK(hodu_session_run(session));
   CHECK_OK(hodu_tensor_read(y, host_y, sizeof host_y));
   expected(host_x, 2.0f, 1.0f, want_y, want_t);
@@ -587,16 +592,16 @@ static void test_vulkan_device_tensors(void) {
   CHECK_OK(hodu_tensor_copy(t, host));
   CHECK(same(hodu_tensor_data(host), want_t, N));
   hodu_tensor *y2 = NULL;
-  CHECK_OK(hodu_model_create_device_tensor(model, HODU_DTYPE_F32, 1, shape,
-                                           &y2));
+  CHECK_OK(
+      hodu_model_create_device_tensor(model, HODU_DTYPE_F32, 1, shape, &y2));
   CHECK_OK(hodu_tensor_copy(y, y2));
   CHECK_OK(hodu_tensor_copy(y2, host));
   CHECK(same(hodu_tensor_data(host), want_y, N));
   /* Output overlapping another output (the same device tensor twice). */
   hodu_tensor *twice[] = {y, y};
-  CHECK_ERROR(hodu_session_bind(session, (const hodu_tensor *const *)&x, 1,
-                                twice, 2),
-              HODU_INVALID_ARGUMENT, "output 't' overlaps output 'y'");
+  CHECK_ERROR(
+      hodu_session_bind(session, (const hodu_tensor *const *)&x, 1, twice, 2),
+      HODU_INVALID_ARGUMENT, "output 't' overlaps output 'y'");
   hodu_session_free(session);
   /* A device tensor outlives the model that made it. */
   hodu_model_free(model);
@@ -697,8 +702,8 @@ static void contracts(hodu_model *model, int device_tensors) {
   CHECK(same(changed, want_y, N));
   CHECK(!same(changed, base, N));
   CHECK(same(restored, base, N));
-  CHECK_ERROR(hodu_session_write_meta_slot(graph, 0, &scale, 8),
-              HODU_MISMATCH, "meta slot 'scale' holds 4 bytes, got 8");
+  CHECK_ERROR(hodu_session_write_meta_slot(graph, 0, &scale, 8), HODU_MISMATCH,
+              "meta slot 'scale' holds 4 bytes, got 8");
   CHECK_ERROR(hodu_session_write_meta_slot(graph, 2, &scale, 4),
               HODU_INVALID_ARGUMENT, "has no meta slot 2");
   CHECK_ERROR(hodu_session_write_meta_slot_named(graph, "lr", &scale, 4),
@@ -707,8 +712,8 @@ static void contracts(hodu_model *model, int device_tensors) {
   /* Binding other device tensors while captured is refused. */
   if (device_tensors) {
     hodu_tensor *outs[] = {out_y[0], out_t[0]};
-    CHECK_ERROR(hodu_session_bind(graph, (const hodu_tensor *const *)&in[0],
-                                  1, outs, 2),
+    CHECK_ERROR(hodu_session_bind(graph, (const hodu_tensor *const *)&in[0], 1,
+                                  outs, 2),
                 HODU_INVALID_STATE, "reset it before binding other tensors");
   }
 
@@ -765,8 +770,8 @@ static void test_vulkan_replay_batches(void) {
   CHECK_OK(hodu_model_create_device_output(model, 1, &t));
   CHECK_OK(hodu_session_create(model, &session));
   hodu_tensor *outs[] = {y, t};
-  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)&x, 1, outs,
-                             2));
+  CHECK_OK(
+      hodu_session_bind(session, (const hodu_tensor *const *)&x, 1, outs, 2));
   CHECK_OK(hodu_session_run(session));
   CHECK_OK(hodu_session_capture(session));
   CHECK_OK(hodu_session_replay(session, 200));
@@ -893,8 +898,9 @@ static void test_vulkan_errors(void) {
   hodu_load_options_init(&options);
   options.device_kind = HODU_DEVICE_CUDA;
   CHECK_ERROR(hodu_model_load_with_options(path, &options, &model),
-              HODU_INCOMPATIBLE, "cannot run on cuda: it was compiled for "
-                                 "vulkan");
+              HODU_INCOMPATIBLE,
+              "cannot run on cuda: it was compiled for "
+              "vulkan");
   options.device_kind = HODU_DEVICE_VULKAN;
   options.device_ordinal = 99;
   CHECK_ERROR(hodu_model_load_with_options(path, &options, &model),
@@ -918,8 +924,9 @@ static void test_vulkan_errors(void) {
 static uint8_t *heterogeneous_bundle(const char *host_kernel, size_t *size) {
   char path[1100];
   snprintf(path, sizeof path, "%.*s/host_kernels.so",
-           (int)(strrchr(spirv_path, '/') ? strrchr(spirv_path, '/') - spirv_path
-                                           : 1),
+           (int)(strrchr(spirv_path, '/')
+                     ? strrchr(spirv_path, '/') - spirv_path
+                     : 1),
            strrchr(spirv_path, '/') ? spirv_path : ".");
   size_t elf_size;
   uint8_t *elf = read_all(path, &elf_size);
@@ -982,8 +989,8 @@ static void test_heterogeneous(void) {
    * transfer, a Vulkan program). */
   hodu_session *session = NULL;
   CHECK_OK(hodu_session_create(model, &session));
-  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &out,
-                             1));
+  CHECK_OK(
+      hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &out, 1));
   CHECK_OK(hodu_session_run(session));
   CHECK_OK(hodu_session_capture(session));
   fill_x(x, 5.0f); /* the captured CPU step reads x where it is */
@@ -1003,9 +1010,9 @@ static void test_heterogeneous(void) {
   hodu_tensor *in2 = NULL, *out2 = NULL;
   CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, x, sizeof x, &in2));
   CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, 1, shape, &out2));
-  CHECK_ERROR(hodu_model_run(model, (const hodu_tensor *const *)&in2, 1, &out2,
-                             1),
-              HODU_RUN_FAILED, "model 'hetero' failed: its host call returned 7");
+  CHECK_ERROR(
+      hodu_model_run(model, (const hodu_tensor *const *)&in2, 1, &out2, 1),
+      HODU_RUN_FAILED, "model 'hetero' failed: its host call returned 7");
   hodu_tensor_free(in2);
   hodu_tensor_free(out2);
   hodu_model_free(model);
@@ -1067,8 +1074,8 @@ static void test_hip_no_device(void) {
   free(data);
   hodu_model *model = NULL;
   hodu_status load = hodu_model_load(path, &model);
-  printf("HIP: %s\n", status ? hodu_status_message(status)
-                             : hodu_status_message(load));
+  printf("HIP: %s\n",
+         status ? hodu_status_message(status) : hodu_status_message(load));
   if (!status && count == 0)
     CHECK(hodu_status_get_code(load) == HODU_NO_DEVICE &&
           strstr(hodu_status_message(load), "no HIP device: libamdhip64"));
@@ -1109,12 +1116,22 @@ static int32_t scale_entry(void *const *inputs, void *const *outputs,
 static const int64_t four[] = {4}, single[] = {1};
 static const hodu_tensor_desc scale_inputs[] = {
     {"x", HODU_DTYPE_F32, 1, four}, {"scale", HODU_DTYPE_F32, 1, single}};
-static const hodu_tensor_desc scale_outputs[] = {{"y", HODU_DTYPE_F32, 1, four}};
+static const hodu_tensor_desc scale_outputs[] = {
+    {"y", HODU_DTYPE_F32, 1, four}};
 static const float scale_init[] = {2.0f};
 static const void *const scale_inits[] = {scale_init};
-static const hodu_model_desc scale_desc = {
-    HODU_ABI_VERSION, sizeof(hodu_model_desc), "scaled", "cpu", 2, 1,
-    scale_inputs, scale_outputs, scale_entry, 0, 1, scale_inits};
+static const hodu_model_desc scale_desc = {HODU_ABI_VERSION,
+                                           sizeof(hodu_model_desc),
+                                           "scaled",
+                                           "cpu",
+                                           2,
+                                           1,
+                                           scale_inputs,
+                                           scale_outputs,
+                                           scale_entry,
+                                           0,
+                                           1,
+                                           scale_inits};
 
 static void test_cpu_contracts(void) {
   hodu_model *model = NULL;
@@ -1137,8 +1154,8 @@ static void test_cpu_contracts(void) {
   CHECK_OK(hodu_session_create(model, &session));
   CHECK_ERROR(hodu_session_run(session), HODU_INVALID_STATE,
               "has no tensors bound");
-  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &out,
-                             1));
+  CHECK_OK(
+      hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &out, 1));
   CHECK_ERROR(hodu_session_capture(session), HODU_INVALID_STATE,
               "in state created");
   CHECK_OK(hodu_session_run(session));
@@ -1158,9 +1175,9 @@ static void test_cpu_contracts(void) {
   hodu_tensor *other = NULL;
   CHECK_OK(hodu_tensor_wrap(HODU_DTYPE_F32, 1, shape, other_y, sizeof other_y,
                             &other));
-  CHECK_ERROR(hodu_session_bind(session, (const hodu_tensor *const *)&in, 1,
-                                &other, 1),
-              HODU_INVALID_STATE, "reset it before binding other tensors");
+  CHECK_ERROR(
+      hodu_session_bind(session, (const hodu_tensor *const *)&in, 1, &other, 1),
+      HODU_INVALID_STATE, "reset it before binding other tensors");
   CHECK_OK(hodu_session_reset(session));
   CHECK_ERROR(hodu_session_replay(session, 1), HODU_INVALID_STATE,
               "in state reset");

@@ -1,4 +1,5 @@
-/*===- bundle_writer.c - a small bundle writer for the runtime's tests -----===*/
+/*===- bundle_writer.c - a small bundle writer for the runtime's tests
+ * -----===*/
 #include "bundle_writer.h"
 
 #include <stdio.h>
@@ -30,8 +31,8 @@ static void pad(growing *g, size_t alignment) {
 }
 
 struct tb_bundle {
-  growing strings, devices, tensors, dims, codes, kernels, steps, args,
-      weights, blobs;
+  growing strings, devices, tensors, dims, codes, kernels, steps, args, weights,
+      blobs;
   hodu_bundle_model model;
 };
 
@@ -86,14 +87,14 @@ static uint32_t tensor(tb_bundle *b, const char *name, int32_t dtype,
   return (uint32_t)(b->tensors.size / sizeof t - 1);
 }
 
-uint32_t tb_input(tb_bundle *b, const char *name, int32_t dtype,
-                  uint32_t rank, const int64_t *shape, uint32_t device) {
+uint32_t tb_input(tb_bundle *b, const char *name, int32_t dtype, uint32_t rank,
+                  const int64_t *shape, uint32_t device) {
   ++b->model.num_inputs;
   return tensor(b, name, dtype, rank, shape, device, HODU_BUNDLE_NONE);
 }
 
-uint32_t tb_output(tb_bundle *b, const char *name, int32_t dtype,
-                   uint32_t rank, const int64_t *shape, uint32_t device) {
+uint32_t tb_output(tb_bundle *b, const char *name, int32_t dtype, uint32_t rank,
+                   const int64_t *shape, uint32_t device) {
   ++b->model.num_outputs;
   return tensor(b, name, dtype, rank, shape, device, HODU_BUNDLE_NONE);
 }
@@ -114,18 +115,18 @@ uint64_t tb_weights(tb_bundle *b, const void *data, uint64_t size) {
 uint32_t tb_code(tb_bundle *b, uint32_t device, uint32_t format,
                  const char *arch, const void *data, uint64_t size) {
   pad(&b->blobs, 16);
-  hodu_bundle_code c = {device, format, tb_string(b, arch), 0,
-                        b->blobs.size, size};
+  hodu_bundle_code c = {device, format,        tb_string(b, arch),
+                        0,      b->blobs.size, size};
   append(&b->blobs, data, (size_t)size);
   append(&b->codes, &c, sizeof c);
   return (uint32_t)(b->codes.size / sizeof c - 1);
 }
 
-uint32_t tb_kernel(tb_bundle *b, const char *name, uint32_t device,
-                   uint32_t bx, uint32_t by, uint32_t bz, uint32_t num_args,
+uint32_t tb_kernel(tb_bundle *b, const char *name, uint32_t device, uint32_t bx,
+                   uint32_t by, uint32_t bz, uint32_t num_args,
                    uint32_t shared_bytes) {
-  hodu_bundle_kernel k = {tb_string(b, name), device, {bx, by, bz},
-                          num_args, shared_bytes, 0};
+  hodu_bundle_kernel k = {tb_string(b, name), device,       {bx, by, bz},
+                          num_args,           shared_bytes, 0};
   append(&b->kernels, &k, sizeof k);
   return (uint32_t)(b->kernels.size / sizeof k - 1);
 }
@@ -217,8 +218,8 @@ int tb_find_section(const uint8_t *data, size_t size, uint32_t kind,
   memcpy(&header, data, sizeof header);
   for (uint32_t i = 0; i < header.section_count; ++i) {
     hodu_bundle_section s;
-    uint64_t at = header.section_table_offset +
-                  (uint64_t)i * header.section_entry_size;
+    uint64_t at =
+        header.section_table_offset + (uint64_t)i * header.section_entry_size;
     if (at + sizeof s > size)
       return 0;
     memcpy(&s, data + at, sizeof s);

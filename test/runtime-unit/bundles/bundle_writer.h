@@ -24,18 +24,18 @@ uint32_t tb_device(tb_bundle *b, uint32_t kind, uint64_t arena_size);
 /* Tensors in model order (inputs, outputs, meta slots); tb_finish counts
  * them by role as declared here. `init` is a WEIGHTS offset or
  * HODU_BUNDLE_NONE. Returns the tensor's index in TENSORS. */
-uint32_t tb_input(tb_bundle *b, const char *name, int32_t dtype,
-                  uint32_t rank, const int64_t *shape, uint32_t device);
-uint32_t tb_output(tb_bundle *b, const char *name, int32_t dtype,
-                   uint32_t rank, const int64_t *shape, uint32_t device);
+uint32_t tb_input(tb_bundle *b, const char *name, int32_t dtype, uint32_t rank,
+                  const int64_t *shape, uint32_t device);
+uint32_t tb_output(tb_bundle *b, const char *name, int32_t dtype, uint32_t rank,
+                   const int64_t *shape, uint32_t device);
 uint32_t tb_meta(tb_bundle *b, const char *name, int32_t dtype, uint32_t rank,
                  const int64_t *shape, uint32_t device, uint64_t init);
 /* Appends to WEIGHTS at the next 256-byte boundary; returns the offset. */
 uint64_t tb_weights(tb_bundle *b, const void *data, uint64_t size);
 uint32_t tb_code(tb_bundle *b, uint32_t device, uint32_t format,
                  const char *arch, const void *data, uint64_t size);
-uint32_t tb_kernel(tb_bundle *b, const char *name, uint32_t device,
-                   uint32_t bx, uint32_t by, uint32_t bz, uint32_t num_args,
+uint32_t tb_kernel(tb_bundle *b, const char *name, uint32_t device, uint32_t bx,
+                   uint32_t by, uint32_t bz, uint32_t num_args,
                    uint32_t shared_bytes);
 uint32_t tb_arg(tb_bundle *b, uint32_t space, uint32_t index, uint64_t offset,
                 uint64_t size);
