@@ -1,7 +1,9 @@
 //===- DType.cpp - element types as the artifact ABI numbers them ---------===//
 #include "hodu/Support/DType.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -83,4 +85,32 @@ const char *hodu::dtypeCType(int32_t dtype) {
 
 unsigned hodu::dtypeSize(int32_t dtype) {
   return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].size : 0;
+}
+
+bool hodu::constantBytes(Attribute value, std::string &bytes) {
+  bytes.clear();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    ArrayRef<char> raw = blob->getData();
+    bytes.assign(raw.begin(), raw.end());
+    return true;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return false;
+  if (dense.getElementType().isInteger(1)) {
+    for (bool b : dense.getValues<bool>())
+      bytes.push_back(b ? 1 : 0);
+    return true;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat()) {
+    for (int64_t i = 0, e = dense.getNumElements(); i < e; ++i)
+      bytes.append(raw.begin(), raw.end());
+    return true;
+  }
+  bytes.assign(raw.begin(), raw.end());
+  return true;
 }

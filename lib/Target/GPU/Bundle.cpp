@@ -120,8 +120,7 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
                                      ArrayRef<CodeObject> code) {
   Location loc = module.getLoc();
   const EntrySignature &sig = request.signature;
-  FailureOr<LaunchPlan> plan =
-      buildLaunchPlan(module, sig.inputs.size(), sig.outputs.size());
+  FailureOr<LaunchPlan> plan = buildLaunchPlan(module, sig);
   if (failed(plan))
     return failure();
   if (request.outputPath == "-")
@@ -131,15 +130,26 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
   hodu_bundle_model model{};
   model.name = strings.add(sig.modelName);
   model.producer = strings.add("hoduc");
-  model.num_inputs = sig.inputs.size();
+  size_t regular = sig.inputs.size() - sig.numMetaSlots;
+  model.num_inputs = regular;
   model.num_outputs = sig.outputs.size();
+  model.num_meta_slots = sig.numMetaSlots;
 
   std::vector<hodu_bundle_device> devices = {{device, 0, plan->arenaSize}};
 
+  // TENSORS: the inputs, the outputs, then the meta slots, whose initial
+  // values go after the weights.
+  std::vector<const TensorSignature *> order;
+  for (size_t i = 0; i < regular; ++i)
+    order.push_back(&sig.inputs[i]);
+  for (const TensorSignature &t : sig.outputs)
+    order.push_back(&t);
+  for (size_t i = regular; i < sig.inputs.size(); ++i)
+    order.push_back(&sig.inputs[i]);
   std::vector<int64_t> dims;
   std::vector<hodu_bundle_tensor> tensors;
-  for (const auto *list : {&sig.inputs, &sig.outputs})
-    for (const TensorSignature &t : *list) {
+  for (const TensorSignature *tp : order) {
+      const TensorSignature &t = *tp;
       hodu_bundle_tensor r{};
       r.name = strings.add(t.name);
       r.dtype = t.dtype;
@@ -153,8 +163,17 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
       }
       r.bytes = bytes;
       r.init = HODU_BUNDLE_NONE;
+      if (!t.init.empty()) {
+        if (t.init.size() != bytes)
+          return emitError(loc, "internal error: meta slot '")
+                 << t.name << "' has an initial value of the wrong size";
+        r.init = llvm::alignTo(plan->weights.size(),
+                               HODU_BUNDLE_BUFFER_ALIGNMENT);
+        plan->weights.resize(r.init, '\0');
+        plan->weights += t.init;
+      }
       tensors.push_back(r);
-    }
+  }
 
   std::string blobs;
   std::vector<hodu_bundle_code> codes;

@@ -13,6 +13,7 @@
 
 #include "hodu/Target/GPU/Bundle.h"
 
+#include "hodu/Support/DType.h"
 #include "hodu/bundle.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,7 +21,6 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -60,28 +60,9 @@ FailureOr<std::string> globalBytes(memref::GlobalOp global, uint64_t bytes) {
   if (!global.getConstant() || !init || isa<UnitAttr>(*init))
     return fail("it is not a constant with a value");
   std::string data;
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(*init)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return fail("its resource blob is missing");
-    ArrayRef<char> raw = blob->getData();
-    data.assign(raw.begin(), raw.end());
-  } else if (auto dense = dyn_cast<DenseElementsAttr>(*init)) {
-    Type elem = dense.getElementType();
-    if (elem.isInteger(1)) {
-      for (bool b : dense.getValues<bool>())
-        data.push_back(b ? 1 : 0);
-    } else if (dense.isSplat()) {
-      ArrayRef<char> one = dense.getRawData();
-      for (int64_t i = 0, e = dense.getNumElements(); i < e; ++i)
-        data.append(one.begin(), one.end());
-    } else {
-      ArrayRef<char> raw = dense.getRawData();
-      data.assign(raw.begin(), raw.end());
-    }
-  } else {
-    return fail("its initial value is not dense data");
-  }
+  if (!hodu::constantBytes(*init, data))
+    return fail("its initial value is not dense data (or its resource blob "
+                "is missing)");
   if (data.size() != bytes)
     return fail("its data has " + Twine(data.size()) + " bytes, its type " +
                 Twine(bytes));
@@ -91,13 +72,15 @@ FailureOr<std::string> globalBytes(memref::GlobalOp global, uint64_t bytes) {
 /// Reads @main into a LaunchPlan.
 class PlanBuilder {
 public:
-  PlanBuilder(ModuleOp module, func::FuncOp main, unsigned numInputs,
-              unsigned numOutputs)
-      : symbols(module), main(main), numInputs(numInputs),
-        numOutputs(numOutputs) {}
+  PlanBuilder(ModuleOp module, func::FuncOp main,
+              const hodu::EntrySignature &signature)
+      : symbols(module), main(main), numInputs(signature.inputs.size()),
+        numMeta(signature.numMetaSlots),
+        numOutputs(signature.outputs.size()) {}
 
   FailureOr<LaunchPlan> build() {
-    if (main.getNumArguments() != numInputs + numOutputs)
+    if (main.getNumArguments() != numInputs + numOutputs ||
+        numMeta > numInputs)
       return main.emitError("internal error: @main has ")
              << main.getNumArguments() << " arguments, expected "
              << numInputs + numOutputs << " inputs and outputs";
@@ -211,9 +194,18 @@ private:
       if (block.getOwner()->getParentOp() != main)
         return user->emitError("internal error: a kernel argument defined "
                                "in a nested region");
-      unsigned n = block.getArgNumber();
-      arg.space = n < numInputs ? HODU_SPACE_INPUT : HODU_SPACE_OUTPUT;
-      arg.index = n < numInputs ? n : n - numInputs;
+      // @main(inputs..., meta slots..., outputs...).
+      unsigned n = block.getArgNumber(), regular = numInputs - numMeta;
+      if (n < regular) {
+        arg.space = HODU_SPACE_INPUT;
+        arg.index = n;
+      } else if (n < numInputs) {
+        arg.space = HODU_SPACE_META;
+        arg.index = n - regular;
+      } else {
+        arg.space = HODU_SPACE_OUTPUT;
+        arg.index = n - numInputs;
+      }
       return arg;
     }
     Operation *def = value.getDefiningOp();
@@ -272,7 +264,7 @@ private:
 
   SymbolTable symbols;
   func::FuncOp main;
-  unsigned numInputs, numOutputs;
+  unsigned numInputs, numMeta, numOutputs;
   LaunchPlan plan;
   llvm::StringMap<unsigned> kernelIndex;
   DenseMap<Attribute, uint64_t> weightOffset;
@@ -280,11 +272,10 @@ private:
 
 } // namespace
 
-FailureOr<LaunchPlan> hodu::gpu::buildLaunchPlan(ModuleOp module,
-                                                 unsigned numInputs,
-                                                 unsigned numOutputs) {
+FailureOr<LaunchPlan>
+hodu::gpu::buildLaunchPlan(ModuleOp module, const EntrySignature &signature) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main || main.isExternal())
     return module.emitError("internal error: the module has no @main");
-  return PlanBuilder(module, main, numInputs, numOutputs).build();
+  return PlanBuilder(module, main, signature).build();
 }

@@ -55,11 +55,11 @@ struct LaunchPlan {
 };
 
 /// Reads the plan from the module's `@main` after the target's last phase.
-/// `numInputs` and `numOutputs` split @main's arguments. Fails, with a
-/// diagnostic naming the op, on host code the plan cannot express.
+/// `signature` splits @main's arguments: the inputs, the meta slots (the
+/// last `numMetaSlots` inputs), then the outputs. Fails, with a diagnostic
+/// naming the op, on host code the plan cannot express.
 mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module,
-                                            unsigned numInputs,
-                                            unsigned numOutputs);
+                                            const EntrySignature &signature);
 
 /// One code object of the bundle (hodu_bundle_code).
 struct CodeObject {
