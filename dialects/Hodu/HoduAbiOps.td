@@ -49,7 +49,7 @@ def Hodu_EntryPointOp : Hodu_Op<"entry_point",
     hodu.entry_point @main {prefix = "m", model_name = "m",
         inputs = [{name = "x", type = tensor<4xf32>},
                   {name = "lr", type = tensor<1xf32>, meta,
-                   init = dense<0.01> : tensor<1xf32>}],
+                   init = dense<0.01> : tensor<1xf32>} ],
         outputs = [...]}
     ```
   }];
