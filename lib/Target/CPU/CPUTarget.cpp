@@ -210,7 +210,12 @@ public:
 
   /// The CPU lowers every hodu op that convert-hodu-to-linalg lowers; the
   /// ones it does not are reported by hodu-check-lowered.
-  bool isLegal(Operation *) const override { return true; }
+  bool partitions() const override { return false; }
+
+  /// Every hodu op, every dtype: the CPU is where the others fall back to.
+  std::vector<OpSupport> opSupport() const override {
+    return opSupportForAll();
+  }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
                           const TargetOptions &options) const override;
