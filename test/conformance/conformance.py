@@ -2,7 +2,8 @@
 """ONNX backend conformance for Hodu.
 
 For every test in the ONNX test data (node, pytorch-converted,
-pytorch-operator, simple; the GPU targets take the node tests): compile
+pytorch-operator, simple; targets this machine cannot run take the node
+tests): compile
 model.onnx with hoduc for --target, then, where this machine can run that
 target (cpu; vulkan, on any Vulkan device such as Mesa's lavapipe), run each
 test_data_set_N with `hodu-run --test-data`. Where it cannot (cuda, rocm,
@@ -261,7 +262,17 @@ def write_report(path, target, args, per_suite, per_op):
         text = text[:text.index(begin)] + section + text[text.index(end) + len(end) + 1:]
     else:
         if "<!-- target " not in text:
+            # A report of the one-target format: its body becomes that
+            # target's section.
+            m = re.match(r"# ONNX conformance \(target `(\w+)`\)\n\n(.*)", text, re.S)
             text = head
+            if m and m.group(1) != target:
+                body = m.group(2).replace("## Node tests by op type",
+                                          "### Node tests by op type (`%s`)" % m.group(1))
+                text += ("<!-- target %s -->\n## Target `%s`\n\n%s"
+                         "<!-- /target %s -->\n" % (m.group(1), m.group(1),
+                                                     body.rstrip("\n") + "\n",
+                                                     m.group(1)))
         sections = re.findall(r"<!-- target (\w+) -->", text)
         order = list(TARGETS)
         later = [t for t in sections if order.index(t) > order.index(target)]
@@ -280,7 +291,8 @@ def main():
     ap.add_argument("--bin", required=True, help="directory with hoduc and hodu-run")
     ap.add_argument("--target", default="cpu", choices=sorted(TARGETS))
     ap.add_argument("--xfail", help="expected-failure list (default: xfail-<target>.txt here)")
-    ap.add_argument("--suites", help="default: every suite on cpu, node elsewhere")
+    ap.add_argument("--suites", help="default: every suite where the target runs "
+                                     "here (cpu, vulkan), the node tests elsewhere")
     ap.add_argument("--llvm-readelf", default="llvm-readelf-22")
     ap.add_argument("--filter", default="", help="regex on test names")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -307,7 +319,7 @@ def main():
         return 2
 
     if not args.suites:
-        args.suites = ",".join(SUITES) if args.target == "cpu" else "node"
+        args.suites = ",".join(SUITES) if TARGETS[args.target]["runs"] else "node"
     tests = []
     for suite in args.suites.split(","):
         d = os.path.join(DATA_ROOT, suite)
