@@ -184,8 +184,7 @@ bool hodu::printOpSupport(const std::string &name, llvm::raw_ostream &os,
 // compile()
 //===----------------------------------------------------------------------===//
 
-/// The entry point's signature, read before the target lowers it.
-static EntrySignature readSignature(ModuleOp module) {
+EntrySignature driver::readSignature(ModuleOp module) {
   EntrySignature sig;
   for (auto ep : module.getOps<EntryPointOp>()) {
     sig.modelName = ep.getModelName().str();
@@ -303,7 +302,19 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
     if (opts.stats && !planPrinted)
       planPrinted = driver::printMemoryPlan(module);
     if (i + 1 == shared)
-      signature = readSignature(module);
+      signature = driver::readSignature(module);
+    if (phase == "partition" && phase != stop &&
+        driver::hasHostPartitions(module)) {
+      if (mlirOut) {
+        emitError(loc, "--compile-to=")
+            << stop << ": a model split between '" << target->name()
+            << "' and the CPU shows its partitions up to 'partition'; the "
+            << "later phases run per device";
+        return false;
+      }
+      return driver::compileHeterogeneous(module, opts, *target, request,
+                                          prefix, timer);
+    }
     if (phase == stop)
       break;
   }

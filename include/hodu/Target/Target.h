@@ -118,6 +118,30 @@ struct EntrySignature {
   unsigned numMetaSlots = 0;
 };
 
+/// A heterogeneous plan as hodu-partition left the entry function: the
+/// model's inputs and outputs, and in order, calls of partitions (the
+/// target's functions, or CPU partitions compiled into `hostCode`) and
+/// transfers between devices, over values numbered by `values`.
+struct ScheduleValue {
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+struct ScheduleStep {
+  bool transfer = false;  // else a partition call
+  std::string callee;     // call: the partition function
+  bool host = false;      // call: a CPU partition (a bundle's HOST_CALL)
+  std::string hostSymbol; // host call: what hostCode exports for it
+  std::string to;         // transfer: "cpu" or the target's name
+  std::vector<unsigned> operands, results; // value numbers
+};
+struct Schedule {
+  std::vector<ScheduleValue> values;
+  std::vector<unsigned> inputs, outputs; // value numbers
+  std::vector<ScheduleStep> steps;
+  std::string hostCode; // the CPU partitions: a shared library (ELF)
+};
+
 /// What the driver hands to serialisation.
 struct SerializeRequest {
   const ArtifactKind *kind = nullptr;
@@ -127,6 +151,9 @@ struct SerializeRequest {
   std::string headerPath; // also write a C header, when not empty
   EntrySignature signature;
   bool stats = false;     // print per-step times to stderr
+  /// A heterogeneous plan: the module holds the target's partitions as
+  /// functions (PipelineRequest::library), and this says how to run them.
+  const Schedule *schedule = nullptr;
 };
 
 class TargetBackend {
