@@ -299,6 +299,10 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
       driver::printKernelStats(module);
       timer.restart();
     }
+    if (phase == "partition" && opts.stats) {
+      driver::printPartitionStats(module);
+      timer.restart();
+    }
     if (opts.stats && !planPrinted)
       planPrinted = driver::printMemoryPlan(module);
     if (i + 1 == shared)

@@ -49,6 +49,9 @@ bool compileHeterogeneous(mlir::ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer);
 
 void printKernelStats(mlir::ModuleOp module);
+/// Partitions and transfers after hodu-partition, and under seed 004's
+/// consecutive grouping.
+void printPartitionStats(mlir::ModuleOp module);
 /// What hodu-plan-memory recorded; false when it recorded nothing.
 bool printMemoryPlan(mlir::ModuleOp module);
 

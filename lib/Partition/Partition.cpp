@@ -127,10 +127,10 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
       return;
 
     std::vector<Part> parts = linearParts(body, nodes, nodeOfOp);
-    TransferStats before = countTransfers(parts, main);
+    TransferStats before = countTransfers(parts, main, /*seedPolicy=*/true);
     if (merge)
       mergeParts(parts);
-    TransferStats after = countTransfers(parts, main);
+    TransferStats after = countTransfers(parts, main, /*seedPolicy=*/false);
     outline(module, main, parts);
 
     Builder b(&getContext());
@@ -355,9 +355,12 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
     }
   }
 
-  /// Values that cross devices with these partitions: each (value, device)
-  /// once, model inputs from the host, outputs to it.
-  TransferStats countTransfers(ArrayRef<Part> parts, func::FuncOp main) {
+  /// Values that cross devices with these partitions, model inputs from
+  /// the host and outputs to it: each (value, device) once, as outline()
+  /// does; or, under seed 004's policy, once per partition that reads it
+  /// (its transfers carry each partition's inputs, with no reuse).
+  TransferStats countTransfers(ArrayRef<Part> parts, func::FuncOp main,
+                               bool seedPolicy) {
     DenseMap<Operation *, StringRef> deviceOf;
     for (const Part &p : parts)
       for (Operation *op : p.ops)
@@ -369,22 +372,22 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
     };
     std::set<std::pair<void *, std::string>> crossings;
     TransferStats stats;
-    auto need = [&](Value v, StringRef device) {
+    auto need = [&](Value v, StringRef device, const std::string &reader) {
       Operation *def = v.getDefiningOp();
       if (def && def->hasTrait<OpTrait::ConstantLike>())
         return; // copied into each partition that reads it
       if (home(v) != device &&
-          crossings.insert({v.getAsOpaquePointer(), device.str()}).second) {
+          crossings.insert({v.getAsOpaquePointer(), reader}).second) {
         ++stats.transfers;
         stats.bytes += tensorBytes(v);
       }
     };
-    for (const Part &p : parts)
+    for (auto [i, p] : llvm::enumerate(parts))
       for (Operation *op : p.ops)
         for (Value v : op->getOperands())
-          need(v, p.device);
+          need(v, p.device, seedPolicy ? std::to_string(i) : p.device);
     for (Value v : main.getBody().front().getTerminator()->getOperands())
-      need(v, kHost);
+      need(v, kHost, seedPolicy ? "output" : kHost.str());
     stats.partitions = parts.size();
     return stats;
   }
