@@ -247,6 +247,107 @@ static LogicalResult markMetaSlots(ModuleOp module,
   return success();
 }
 
+/// Runs phases [first, last) of `target` on `module`, then (when the last
+/// phase ran) writes the artifact.
+static bool runPhases(ModuleOp module, const CompileOptions &opts,
+                      const TargetBackend &target,
+                      const PipelineRequest &request, size_t first,
+                      size_t last, StatsTimer &timer) {
+  Location loc = FileLineColLoc::get(module.getContext(), opts.inputPath, 0, 0);
+  std::vector<std::string> phases = phaseNames(target);
+  // A phase to stop at: the last one for .mlir output, else as asked.
+  bool mlirOut = opts.emit == "mlir";
+  std::string stop = opts.compileTo.value_or(mlirOut ? "hodu" : phases.back());
+  size_t shared = sharedPhases(target).size();
+  bool planPrinted = false;
+  bool stopped = false;
+  // The entry signature as the shared phases leave it: the target's phases
+  // may lower hodu.entry_point away before the artifact is written.
+  std::optional<EntrySignature> signature;
+  for (size_t i = first; i < last; ++i) {
+    const std::string &phase = phases[i];
+    PassManager pm(module->getName());
+    LogicalResult built =
+        i < shared ? driver::buildSharedPhase(phase, pm, target, request)
+                   : target.buildPhase(phase, pm, request);
+    if (failed(built))
+      return false;
+    if (failed(pm.run(module))) {
+      emitError(loc, "compilation failed in phase '") << phase << "'";
+      return false;
+    }
+    timer.lap(phase.c_str());
+    if (i + 1 == shared)
+      signature = driver::readSignature(module);
+    if (phase == "hodu" && opts.stats) {
+      driver::printKernelStats(module);
+      timer.restart();
+    }
+    if (phase == "partition" && opts.stats) {
+      driver::printPartitionStats(module);
+      timer.restart();
+    }
+    if (opts.stats && !planPrinted)
+      planPrinted = driver::printMemoryPlan(module);
+    if (phase == "partition" && phase != stop &&
+        driver::hasHostPartitions(module)) {
+      if (mlirOut) {
+        emitError(loc, "--compile-to=")
+            << stop << ": a model split between '" << target.name()
+            << "' and the CPU shows its partitions up to 'partition'; the "
+            << "later phases run per device";
+        return false;
+      }
+      return driver::compileHeterogeneous(module, opts, target, request,
+                                          request.prefix, timer);
+    }
+    if (phase == stop) {
+      stopped = true;
+      break;
+    }
+  }
+  if (!stopped && last < phases.size())
+    return true; // the caller runs the rest
+  if (mlirOut) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module.print(os);
+    os << "\n";
+    return succeeded(writeText(
+        opts.outputPath.empty() ? "-" : opts.outputPath, text, loc));
+  }
+
+  SerializeRequest req;
+  auto kind = target.findArtifactKind(opts.emit);
+  if (!kind) {
+    emitError(loc, "unknown artifact kind '") << opts.emit << "'";
+    return false;
+  }
+  req.kind = &*kind;
+  req.outputPath = opts.outputPath;
+  req.prefix = request.prefix;
+  req.sourcePath = opts.inputPath;
+  req.headerPath = opts.headerPath;
+  req.signature = signature ? *signature : driver::readSignature(module);
+  req.stats = opts.stats;
+  timer.restart();
+  return succeeded(target.serialize(module, req, opts.targetOptions));
+}
+
+/// The node an error is located at: the first name in its location that
+/// names a node of the model (the ONNX importer's loc("node"(file))).
+static std::string nodeOfDiagnostic(const Diagnostic &d) {
+  std::string name;
+  d.getLocation()->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
 static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
@@ -276,76 +377,52 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
   request.placement = opts.placement;
   request.dumpPlacement = opts.dumpPlacement;
   std::vector<std::string> phases = phaseNames(*target);
-  // A phase to stop at: the last one for .mlir output, else as asked.
-  bool mlirOut = opts.emit == "mlir";
-  std::string stop = opts.compileTo.value_or(mlirOut ? "hodu" : phases.back());
-  size_t shared = sharedPhases(*target).size();
-  EntrySignature signature;
-  bool planPrinted = false;
-  for (size_t i = 0; i < phases.size(); ++i) {
-    const std::string &phase = phases[i];
-    PassManager pm(module->getName());
-    LogicalResult built =
-        i < shared ? driver::buildSharedPhase(phase, pm, *target, request)
-                   : target->buildPhase(phase, pm, request);
-    if (failed(built))
-      return false;
-    if (failed(pm.run(module))) {
-      emitError(loc, "compilation failed in phase '") << phase << "'";
-      return false;
-    }
-    timer.lap(phase.c_str());
-    if (phase == "hodu" && opts.stats) {
-      driver::printKernelStats(module);
-      timer.restart();
-    }
-    if (phase == "partition" && opts.stats) {
-      driver::printPartitionStats(module);
-      timer.restart();
-    }
-    if (opts.stats && !planPrinted)
-      planPrinted = driver::printMemoryPlan(module);
-    if (i + 1 == shared)
-      signature = driver::readSignature(module);
-    if (phase == "partition" && phase != stop &&
-        driver::hasHostPartitions(module)) {
-      if (mlirOut) {
-        emitError(loc, "--compile-to=")
-            << stop << ": a model split between '" << target->name()
-            << "' and the CPU shows its partitions up to 'partition'; the "
-            << "later phases run per device";
-        return false;
-      }
-      return driver::compileHeterogeneous(module, opts, *target, request,
-                                          prefix, timer);
-    }
-    if (phase == stop)
-      break;
-  }
-  if (mlirOut) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module.print(os);
-    os << "\n";
-    return succeeded(writeText(
-        opts.outputPath.empty() ? "-" : opts.outputPath, text, loc));
-  }
+  std::string stop = opts.compileTo.value_or(
+      opts.emit == "mlir" ? "hodu" : phases.back());
+  size_t partitionAt = llvm::find(phases, "partition") - phases.begin();
+  size_t stopAt = llvm::find(phases, stop) - phases.begin();
+  if (opts.fallback != "cpu" || partitionAt >= phases.size() ||
+      stopAt <= partitionAt)
+    return runPhases(module, opts, *target, request, 0, phases.size(), timer);
 
-  SerializeRequest req;
-  auto kind = target->findArtifactKind(opts.emit);
-  if (!kind) {
-    emitError(loc, "unknown artifact kind '") << opts.emit << "'";
+  // With --fallback=cpu, a node whose kernels the target's code generation
+  // cannot build after all (its op support table is about ops, not about
+  // every shape) moves to the CPU, and the compile runs again from the
+  // partition phase; the diagnostics of the attempts that failed are
+  // dropped, those of the last one kept.
+  if (!runPhases(module, opts, *target, request, 0, partitionAt, timer))
     return false;
+  OwningOpRef<ModuleOp> snapshot(cast<ModuleOp>(module->clone()));
+  std::vector<std::string> cpuNodes;
+  for (;;) {
+    OwningOpRef<ModuleOp> attempt(cast<ModuleOp>(snapshot->clone()));
+    request.cpuNodes = cpuNodes;
+    std::vector<Diagnostic> captured;
+    bool ok;
+    {
+      ScopedDiagnosticHandler capture(&context, [&](Diagnostic &d) {
+        captured.push_back(std::move(d));
+        return success();
+      });
+      ok = runPhases(*attempt, opts, *target, request, partitionAt,
+                     phases.size(), timer);
+    }
+    std::string node;
+    for (const Diagnostic &d : captured)
+      if (!ok && node.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+        node = nodeOfDiagnostic(d);
+    if (ok || node.empty() || llvm::is_contained(cpuNodes, node)) {
+      for (Diagnostic &d : captured)
+        context.getDiagEngine().emit(std::move(d));
+      if (ok && !cpuNodes.empty())
+        llvm::errs() << "hoduc: note: '" << target->name()
+                     << "' could not build the kernels of "
+                     << cpuNodes.size() << " node(s), which run on the CPU: "
+                     << llvm::join(cpuNodes, ", ") << "\n";
+      return ok;
+    }
+    cpuNodes.push_back(node);
   }
-  req.kind = &*kind;
-  req.outputPath = opts.outputPath;
-  req.prefix = prefix;
-  req.sourcePath = opts.inputPath;
-  req.headerPath = opts.headerPath;
-  req.signature = std::move(signature);
-  req.stats = opts.stats;
-  timer.restart();
-  return succeeded(target->serialize(module, req, opts.targetOptions));
 }
 
 static bool finish(bool ok, const CompileOptions &opts,

@@ -72,6 +72,7 @@ LogicalResult driver::buildSharedPhase(StringRef phase, OpPassManager &pm,
     options.forceCpuOps.assign(request.forceCpuOps.begin(),
                                request.forceCpuOps.end());
     options.placement = request.placement;
+    options.cpuNodes.assign(request.cpuNodes.begin(), request.cpuNodes.end());
     options.dumpPlacement = request.dumpPlacement;
     pm.addPass(createPartition(options));
     return success();

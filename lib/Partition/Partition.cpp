@@ -208,7 +208,9 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
                  << illegal->getName() << "': " << why;
         continue;
       }
-      bool forced = llvm::any_of(forceCpuOps, [&](const std::string &name) {
+      bool forced = (!node.name.empty() &&
+                     llvm::is_contained(cpuNodes, node.name)) ||
+                    llvm::any_of(forceCpuOps, [&](const std::string &name) {
         return llvm::StringRef(name).equals_insensitive(node.opType) ||
                llvm::any_of(node.ops, [&](Operation *op) {
                  return op->getName().getStringRef() == name ||

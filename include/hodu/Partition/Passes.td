@@ -66,6 +66,9 @@ def Partition : Pass<"hodu-partition", "mlir::ModuleOp"> {
            "Where the ops the target cannot run go: \"cpu\", or \"\" (an error)">,
     ListOption<"forceCpuOps", "force-cpu-ops", "std::string",
                "Op types (ONNX or hodu) that run on the CPU">,
+    ListOption<"cpuNodes", "cpu-nodes", "std::string",
+               "Nodes (by name) that run on the CPU (hoduc retries nodes "
+               "whose kernels the target could not build with this)">,
     Option<"placement", "placement", "std::string", "\"\"",
            "A JSON file pinning nodes to devices ({\"node\": \"cpu\"})">,
     Option<"dumpPlacement", "dump-placement", "std::string", "\"\"",

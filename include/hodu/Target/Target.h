@@ -92,6 +92,9 @@ struct PipelineRequest {
   std::string fallback;
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
+  /// Nodes (by name) that run on the CPU: the driver's retry of those
+  /// whose kernels the target could not build.
+  std::vector<std::string> cpuNodes;
   /// The module holds a heterogeneous plan's partitions of this target's
   /// device, public functions called by the plan, rather than a model with
   /// an entry point: no entry point is recorded or lowered (the CPU target
