@@ -1,8 +1,9 @@
 //===- Evaluator.h - hodu op semantics on constants -------------*- C++ -*-===//
 //
-// The one evaluator of hodu ops on constant operands. hodu-fold-constants
-// and the dialect's folders call it, so an op means the same thing at
-// compile time wherever it is evaluated. Ops are recognised by class.
+// The one evaluator of hodu ops on constant operands. The ONNX importer
+// (import-time evaluation), hodu-fold-constants and the dialect's folders
+// call it, so an op means the same thing at compile time wherever it is
+// evaluated. Ops are recognised by class.
 //
 // Constants are read in place through `ConstantView` (a `dense` attribute's
 // raw storage or a `dense_resource` blob's bytes, never copied) and each
@@ -24,6 +25,7 @@
 namespace mlir {
 class AsmResourceBlob;
 class Operation;
+class Value;
 } // namespace mlir
 
 namespace hodu {
@@ -129,6 +131,25 @@ struct EvaluationLimits {
 mlir::ElementsAttr evaluate(mlir::Operation *op,
                             llvm::ArrayRef<ConstantView> operands,
                             const EvaluationLimits &limits);
+
+/// ONNX Range (numpy `arange`), which has no hodu op because its result's
+/// size is its operands' value: `start + i * delta` for i in [0, n) with
+/// n = max(ceil((limit - start) / delta), 0), in the dtype of the three
+/// one-element operands. Null when they differ in dtype, when delta is 0 or
+/// when n is beyond `limits`.
+mlir::ElementsAttr evaluateRange(const ConstantView &start,
+                                 const ConstantView &limit,
+                                 const ConstantView &delta,
+                                 const EvaluationLimits &limits);
+
+/// The value of `v` when a `hodu.constant` defines it, else null.
+mlir::ElementsAttr getConstantValue(mlir::Value v);
+
+/// Replaces the single-result hodu `op` by a `hodu.constant` of its value
+/// (created just before it) when every operand is a `hodu.constant` and
+/// `evaluate` computes it within `limits`, and erases `op`. Returns the new
+/// constant, or null when `op` is left as it is.
+mlir::Value foldToConstant(mlir::Operation *op, const EvaluationLimits &limits);
 
 } // namespace hodu
 
