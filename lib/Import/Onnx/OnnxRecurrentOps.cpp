@@ -203,8 +203,11 @@ LogicalResult convertRecurrent(NodeContext &n) {
       rt.getDimSize(2) != H || wt.getDimSize(2) != xt.getDimSize(2))
     return n.error("W, R and hidden_size do not fit together");
   if (n.hasInput(4)) {
-    const Known *lens = n.known(4);
-    if (!lens || llvm::any_of(lens->ints, [&](int64_t l) { return l != seq; }))
+    auto lens = n.constantInput(4);
+    auto isFull = [&](int64_t i) {
+      return static_cast<int64_t>(lens->s(i)) == seq;
+    };
+    if (!lens || !llvm::all_of(llvm::seq<int64_t>(0, lens->size()), isFull))
       return n.error("sequence_lens other than the full length are not "
                      "supported");
   }
