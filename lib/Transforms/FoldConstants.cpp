@@ -263,7 +263,7 @@ struct FoldConstantsPass
 
     // Evaluate ops on constants, producers first (functions are one block
     // in program order, so a walk sees a folded producer before its users).
-    module.walk([&](Operation *op) { foldToConstant(op, limits); });
+    module.walk([&](Operation *op) { foldToConstants(op, limits); });
 
     SmallVector<Operation *> roots;
     module.walk([&](Operation *op) {

@@ -356,3 +356,20 @@ func.func @index_out_of_range() -> (tensor<1xi64>, tensor<1xi64>) {
   %1 = hodu.gather %x, %j {dim = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
   return %0, %1 : tensor<1xi64>, tensor<1xi64>
 }
+
+// -----
+
+// split: one constant per piece; a splat input gives splat pieces.
+// CHECK-LABEL: func.func @split
+// CHECK-DAG: %[[A:.*]] = hodu.constant dense<{{\[}}[1], [4]]> : tensor<2x1xi64>
+// CHECK-DAG: %[[B:.*]] = hodu.constant dense<{{\[}}[2, 3], [5, 6]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[C:.*]] = hodu.constant dense<7.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[D:.*]] = hodu.constant dense<7.000000e+00> : tensor<1xf32>
+// CHECK: return %[[A]], %[[B]], %[[C]], %[[D]]
+func.func @split() -> (tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1xf32>) {
+  %x = hodu.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %0:2 = hodu.split %x {dim = 1 : i64, sizes = array<i64: 1, 2>} : (tensor<2x3xi64>) -> (tensor<2x1xi64>, tensor<2x2xi64>)
+  %s = hodu.constant dense<7.0> : tensor<4xf32>
+  %1:2 = hodu.split %s {dim = 0 : i64, sizes = array<i64: 3, 1>} : (tensor<4xf32>) -> (tensor<3xf32>, tensor<1xf32>)
+  return %0#0, %0#1, %1#0, %1#1 : tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1xf32>
+}

@@ -578,6 +578,9 @@ public:
 
   ElementsAttr run(Operation *op, ArrayRef<ConstantView> in,
                    RankedTensorType rt);
+  /// The piece of `x` of type `rt` that starts at `offset` along `dim`.
+  ElementsAttr piece(const ConstantView &x, int64_t dim, int64_t offset,
+                     RankedTensorType rt);
 
 private:
   ElementsAttr convert(const ConstantView &x, RankedTensorType rt);
@@ -1009,12 +1012,63 @@ ElementsAttr Evaluator::indexPut(const ConstantView &x,
   return out.finish();
 }
 
+ElementsAttr Evaluator::piece(const ConstantView &x, int64_t dim,
+                              int64_t offset, RankedTensorType rt) {
+  SmallVector<int64_t> inStrides = contiguousStrides(x.shape());
+  ConstantWriter out(rt, resourceBytes);
+  forEachIndex(rt.getShape(),
+               {Walk{offset * inStrides[dim], inStrides},
+                Walk{0, contiguousStrides(rt.getShape())}},
+               [&](ArrayRef<int64_t> o) { out.copy(o[1], x, o[0]); });
+  return out.finish();
+}
+
 bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
       op);
 }
 
 } // namespace
+
+/// `split`: one piece per result, each after the ones before it.
+static SmallVector<ElementsAttr> evaluateSplit(SplitOp op,
+                                               const ConstantView &x,
+                                               const EvaluationLimits &limits) {
+  // The pieces together visit (and hold) every input element once.
+  if (!x.isSplat() &&
+      (x.size() > limits.maxElements || x.size() > limits.maxWork))
+    return {};
+  SmallVector<ElementsAttr> results;
+  int64_t offset = 0, dim = op.getDim();
+  for (Value r : op.getResults()) {
+    auto rt = dyn_cast<RankedTensorType>(r.getType());
+    if (!rt || !rt.hasStaticShape() ||
+        rt.getElementType() != x.getType().getElementType())
+      return {};
+    if (x.isSplat()) {
+      ConstantWriter one(RankedTensorType::get({}, rt.getElementType()),
+                         INT64_MAX);
+      one.copy(0, x, 0);
+      results.push_back(cast<DenseElementsAttr>(one.finish()).resizeSplat(rt));
+    } else {
+      results.push_back(
+          Evaluator(limits.resourceBytes).piece(x, dim, offset, rt));
+    }
+    offset += rt.getDimSize(dim);
+  }
+  return results;
+}
+
+SmallVector<ElementsAttr> hodu::evaluateResults(Operation *op,
+                                                ArrayRef<ConstantView> operands,
+                                                const EvaluationLimits &limits) {
+  if (auto split = dyn_cast<SplitOp>(op))
+    return operands.size() == 1 ? evaluateSplit(split, operands[0], limits)
+                                : SmallVector<ElementsAttr>();
+  if (ElementsAttr value = evaluate(op, operands, limits))
+    return {value};
+  return {};
+}
 
 ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
                             const EvaluationLimits &limits) {
@@ -1114,9 +1168,10 @@ ElementsAttr hodu::getConstantValue(Value v) {
   return c ? c.getValue() : ElementsAttr();
 }
 
-Value hodu::foldToConstant(Operation *op, const EvaluationLimits &limits) {
+SmallVector<Value> hodu::foldToConstants(Operation *op,
+                                         const EvaluationLimits &limits) {
   if (!isa<HoduDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
-      op->getNumOperands() == 0 || op->getNumResults() != 1)
+      op->getNumOperands() == 0)
     return {};
   SmallVector<ConstantView, 3> operands;
   for (Value v : op->getOperands()) {
@@ -1125,12 +1180,15 @@ Value hodu::foldToConstant(Operation *op, const EvaluationLimits &limits) {
       return {};
     operands.push_back(std::move(*view));
   }
-  ElementsAttr value = evaluate(op, operands, limits);
-  if (!value)
+  SmallVector<ElementsAttr> values = evaluateResults(op, operands, limits);
+  if (values.empty())
     return {};
   OpBuilder b(op);
-  Value c = ConstantOp::create(b, op->getLoc(), value).getResult();
-  op->getResult(0).replaceAllUsesWith(c);
+  SmallVector<Value> constants;
+  for (auto [result, value] : llvm::zip_equal(op->getResults(), values)) {
+    constants.push_back(ConstantOp::create(b, op->getLoc(), value));
+    result.replaceAllUsesWith(constants.back());
+  }
   op->erase();
-  return c;
+  return constants;
 }

@@ -683,7 +683,7 @@ inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
 
 /// Import-time evaluation: every op that the conversion of `n` created (from
 /// `first` on) whose operands are all constants becomes a constant
-/// (hodu::foldToConstant), in order, so a chain of them folds whole. The
+/// (hodu::foldToConstants), in order, so a chain of them folds whole. The
 /// node's outputs that became constants are kept as values, and the
 /// constants that nothing reads any more are erased.
 static void evaluateNewOps(NodeContext &n, Operation *first) {
@@ -697,17 +697,21 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
       constants.push_back(op);
       continue;
     }
-    Value old = op->getNumResults() == 1 ? op->getResult(0) : Value();
-    Value c = foldToConstant(op, limits);
-    if (!c)
-      continue;
-    constants.push_back(c.getDefiningOp());
-    // `old` is gone: an output that named it is the constant now.
+    // The outputs that name a result of `op`: they name its constant after.
+    SmallVector<std::pair<size_t, unsigned>> outputs;
     for (auto [i, out] : llvm::enumerate(n.node.output())) {
       auto it = g.values.find(out);
-      if (it != g.values.end() && it->second.value == old)
-        n.setOutput(i, c);
+      if (it != g.values.end() && it->second.value &&
+          it->second.value.getDefiningOp() == op)
+        outputs.push_back({i, cast<OpResult>(it->second.value).getResultNumber()});
     }
+    SmallVector<Value> folded = foldToConstants(op, limits);
+    if (folded.empty())
+      continue;
+    for (Value c : folded)
+      constants.push_back(c.getDefiningOp());
+    for (auto [i, result] : outputs)
+      n.setOutput(i, folded[result]);
   }
   // Names materialized for ops that were evaluated are unmaterialized
   // again (only a name's own entry holds its `hodu.constant`); other

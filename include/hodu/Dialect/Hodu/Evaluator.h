@@ -17,6 +17,7 @@
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <memory>
 #include <optional>
@@ -132,6 +133,13 @@ mlir::ElementsAttr evaluate(mlir::Operation *op,
                             llvm::ArrayRef<ConstantView> operands,
                             const EvaluationLimits &limits);
 
+/// Evaluates hodu `op` with any number of results (`split` has one per
+/// piece): one attribute per result, or none when `evaluate` would give
+/// null.
+llvm::SmallVector<mlir::ElementsAttr>
+evaluateResults(mlir::Operation *op, llvm::ArrayRef<ConstantView> operands,
+                const EvaluationLimits &limits);
+
 /// ONNX Range (numpy `arange`), which has no hodu op because its result's
 /// size is its operands' value: `start + i * delta` for i in [0, n) with
 /// n = max(ceil((limit - start) / delta), 0), in the dtype of the three
@@ -145,11 +153,13 @@ mlir::ElementsAttr evaluateRange(const ConstantView &start,
 /// The value of `v` when a `hodu.constant` defines it, else null.
 mlir::ElementsAttr getConstantValue(mlir::Value v);
 
-/// Replaces the single-result hodu `op` by a `hodu.constant` of its value
+/// Replaces the hodu `op` by `hodu.constant`s of its results' values
 /// (created just before it) when every operand is a `hodu.constant` and
-/// `evaluate` computes it within `limits`, and erases `op`. Returns the new
-/// constant, or null when `op` is left as it is.
-mlir::Value foldToConstant(mlir::Operation *op, const EvaluationLimits &limits);
+/// `evaluateResults` computes them within `limits`, and erases `op`.
+/// Returns the new constants, one per result, or none when `op` is left as
+/// it is.
+llvm::SmallVector<mlir::Value>
+foldToConstants(mlir::Operation *op, const EvaluationLimits &limits);
 
 } // namespace hodu
 
