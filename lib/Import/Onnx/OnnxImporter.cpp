@@ -465,28 +465,34 @@ FailureOr<std::string> NodeContext::attrString(StringRef attrName,
   return a->s();
 }
 
+/// A list attribute of `n` (absent: nullopt) whose type must be `type`;
+/// `values` reads its repeated field, `what` names the element type.
+template <typename T, typename Values>
+static FailureOr<std::optional<SmallVector<T>>>
+listAttr(const NodeContext &n, StringRef attrName,
+         onnx::AttributeProto::AttributeType type, StringRef what,
+         Values values) {
+  const auto *a = n.attr(attrName);
+  if (!a)
+    return std::optional<SmallVector<T>>();
+  if (a->type() != type && a->type() != onnx::AttributeProto::UNDEFINED)
+    return n.error("attribute '" + attrName + "' must be a list of " + what);
+  const auto &field = values(*a);
+  return std::optional<SmallVector<T>>(SmallVector<T>(field.begin(), field.end()));
+}
+
 FailureOr<std::optional<SmallVector<int64_t>>>
 NodeContext::attrInts(StringRef attrName) const {
-  const auto *a = attr(attrName);
-  if (!a)
-    return std::optional<SmallVector<int64_t>>();
-  if (a->type() != onnx::AttributeProto::INTS &&
-      a->type() != onnx::AttributeProto::UNDEFINED)
-    return error("attribute '" + attrName + "' must be a list of ints");
-  return std::optional<SmallVector<int64_t>>(
-      SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+  return listAttr<int64_t>(
+      *this, attrName, onnx::AttributeProto::INTS, "ints",
+      [](const onnx::AttributeProto &a) -> const auto & { return a.ints(); });
 }
 
 FailureOr<std::optional<SmallVector<float>>>
 NodeContext::attrFloats(StringRef attrName) const {
-  const auto *a = attr(attrName);
-  if (!a)
-    return std::optional<SmallVector<float>>();
-  if (a->type() != onnx::AttributeProto::FLOATS &&
-      a->type() != onnx::AttributeProto::UNDEFINED)
-    return error("attribute '" + attrName + "' must be a list of floats");
-  return std::optional<SmallVector<float>>(
-      SmallVector<float>(a->floats().begin(), a->floats().end()));
+  return listAttr<float>(
+      *this, attrName, onnx::AttributeProto::FLOATS, "floats",
+      [](const onnx::AttributeProto &a) -> const auto & { return a.floats(); });
 }
 
 const onnx::TensorProto *NodeContext::attrTensor(StringRef attrName) const {
@@ -703,7 +709,8 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
       auto it = g.values.find(out);
       if (it != g.values.end() && it->second.value &&
           it->second.value.getDefiningOp() == op)
-        outputs.push_back({i, cast<OpResult>(it->second.value).getResultNumber()});
+        outputs.push_back(
+            {i, cast<OpResult>(it->second.value).getResultNumber()});
     }
     SmallVector<Value> folded = foldToConstants(op, limits);
     if (folded.empty())

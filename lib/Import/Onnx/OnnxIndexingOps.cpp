@@ -211,22 +211,34 @@ FailureOr<Value> linearIndices(NodeContext &n, ArrayRef<int64_t> dataShape,
                            false);
 }
 
+/// GatherND and ScatterND see the data as rows, [prod(shape[:k]),
+/// shape[k:]...] for index tuples of length k (the last dim of input 1),
+/// and each tuple as its row number.
+struct IndexRows {
+  Value rowNumbers;          // i64, the indices' shape without the last dim
+  SmallVector<int64_t> rows; // the data's shape as rows
+  RankedTensorType indicesType;
+  int64_t k;
+};
+
+FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, dataShape, 1));
+  SmallVector<int64_t> rows = {product(dataShape.take_front(k))};
+  llvm::append_range(rows, dataShape.drop_front(k));
+  return IndexRows{lin, rows, it, k};
+}
+
 LogicalResult convertGatherND(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(batch, n.attrInt("batch_dims", 0));
   if (batch != 0)
     return n.error("batch_dims != 0 is not supported");
-  auto xt = tensorType(x);
-  RankedTensorType it = n.type(1);
-  if (!it || it.getRank() < 1)
-    return n.error("expects indices of rank >= 1");
-  int64_t k = it.getDimSize(it.getRank() - 1);
-  TRY(lin, linearIndices(n, xt.getShape(), 1));
-  if (k > xt.getRank())
-    return n.error("index tuples are longer than the data's rank");
-  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
-  llvm::append_range(rows, xt.getShape().drop_front(k));
-  TRY(r, make<IndexSelectOp>(n, n.reshape(x, rows), lin, 0));
+  TRY(ir, indexRows(n, tensorType(x).getShape()));
+  TRY(r, make<IndexSelectOp>(n, n.reshape(x, ir.rows), ir.rowNumbers, 0));
   n.setOutput(0, r);
   return success();
 }
@@ -238,20 +250,15 @@ LogicalResult convertScatterND(NodeContext &n) {
   if (reduction != "none")
     return n.error("reduction '" + reduction + "' is not supported");
   auto xt = tensorType(x);
-  RankedTensorType it = n.type(1);
-  if (!it || it.getRank() < 1)
-    return n.error("expects indices of rank >= 1");
-  int64_t k = it.getDimSize(it.getRank() - 1);
-  TRY(lin, linearIndices(n, xt.getShape(), 1));
-  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
-  llvm::append_range(rows, xt.getShape().drop_front(k));
-  int64_t m = product(it.getShape().drop_back());
+  TRY(ir, indexRows(n, xt.getShape()));
+  int64_t m = product(ir.indicesType.getShape().drop_back());
   SmallVector<int64_t> updRows = {m};
-  llvm::append_range(updRows, xt.getShape().drop_front(k));
+  llvm::append_range(updRows, xt.getShape().drop_front(ir.k));
   if (product(updRows) != tensorType(upd).getNumElements())
     return n.error("updates do not match indices and data");
-  TRY(r, make<IndexPutOp>(n, n.reshape(x, rows), n.reshape(lin, {m}),
-                          n.reshape(upd, updRows), 0));
+  TRY(r,
+      make<IndexPutOp>(n, n.reshape(x, ir.rows), n.reshape(ir.rowNumbers, {m}),
+                       n.reshape(upd, updRows), 0));
   n.setOutput(0, n.reshape(r, xt.getShape()));
   return success();
 }

@@ -53,8 +53,8 @@ LogicalResult convertConstantOfShape(NodeContext &n) {
   for (int64_t d : shape)
     if (d < 0)
       return n.error("negative dim in shape");
-  DenseElementsAttr value = DenseElementsAttr::get(
-      RankedTensorType::get({}, n.b.getF32Type()), 0.0f);
+  DenseElementsAttr value =
+      DenseElementsAttr::get(RankedTensorType::get({}, n.b.getF32Type()), 0.0f);
   if (const onnx::TensorProto *t = n.attrTensor("value")) {
     auto decoded = n.graph.decodeTensor(*t, n.loc);
     auto dense = succeeded(decoded) ? dyn_cast<DenseElementsAttr>(*decoded)
@@ -87,8 +87,8 @@ LogicalResult convertShapeOrSize(NodeContext &n) {
   int64_t s = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
   int64_t e = std::clamp<int64_t>(end < 0 ? end + r : end, s, r);
   ArrayRef<int64_t> dims = t.getShape().slice(s, e - s);
-  n.setConstant(0, DenseElementsAttr::get(
-                       RankedTensorType::get({e - s}, i64), dims));
+  n.setConstant(
+      0, DenseElementsAttr::get(RankedTensorType::get({e - s}, i64), dims));
   return success();
 }
 
@@ -105,8 +105,8 @@ LogicalResult convertRange(NodeContext &n) {
       return n.error(Twine(what) + " must hold one value");
     bounds.push_back(*v);
   }
-  ElementsAttr r = evaluateRange(bounds[0], bounds[1], bounds[2],
-                                 importEvaluationLimits());
+  ElementsAttr r =
+      evaluateRange(bounds[0], bounds[1], bounds[2], importEvaluationLimits());
   if (!r)
     return n.error("cannot evaluate: a delta of 0, inputs of different "
                    "types, or more than " +

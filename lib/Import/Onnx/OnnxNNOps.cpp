@@ -93,21 +93,34 @@ int64_t convOut(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb,
   return padded < span ? 0 : (padded - span) / s + 1;
 }
 
-LogicalResult addBias(NodeContext &n, Value &y, size_t biasInput) {
-  if (!n.hasInput(biasInput))
-    return success();
-  TRY(bias, n.in(biasInput));
-  auto t = tensorType(y);
-  if (tensorType(bias).getRank() != 1)
-    return n.error("expects a 1-D bias");
-  SmallVector<int64_t> shape(t.getRank() - 1, 1);
-  shape[0] = tensorType(bias).getDimSize(0);
-  TRY(r, make<AddOp>(n, y, n.reshape(bias, shape)));
-  y = r;
+/// Sets output 0 to the convolution `y` plus the optional 1-D bias (input 2)
+/// broadcast over [C, 1, ...].
+LogicalResult setConvOutput(NodeContext &n, Value y) {
+  if (n.hasInput(2)) {
+    TRY(bias, n.in(2));
+    auto t = tensorType(y);
+    if (tensorType(bias).getRank() != 1)
+      return n.error("expects a 1-D bias");
+    SmallVector<int64_t> shape(t.getRank() - 1, 1);
+    shape[0] = tensorType(bias).getDimSize(0);
+    TRY(r, make<AddOp>(n, y, n.reshape(bias, shape)));
+    y = r;
+  }
+  n.setOutput(0, y);
   return success();
 }
 
-LogicalResult convertConv(NodeContext &n) {
+/// The operands of Conv and ConvTranspose: input and weights of one rank,
+/// 3 to 5, and a positive group count.
+struct ConvOperands {
+  Value x, w;
+  RankedTensorType xt, wt;
+  int64_t group;
+  /// The number of spatial dims.
+  int64_t spatialRank() const { return xt.getRank() - 2; }
+};
+
+FailureOr<ConvOperands> convOperands(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(w, n.in(1));
   auto xt = tensorType(x), wt = tensorType(w);
@@ -116,7 +129,13 @@ LogicalResult convertConv(NodeContext &n) {
   TRY(group, n.attrInt("group", 1));
   if (group <= 0)
     return n.error("group must be positive");
-  int64_t r = xt.getRank() - 2;
+  return ConvOperands{x, w, xt, wt, group};
+}
+
+LogicalResult convertConv(NodeContext &n) {
+  TRY(c, convOperands(n));
+  auto [x, w, xt, wt, group] = c;
+  int64_t r = c.spatialRank();
   TRY(p, windowParams(n, xt.getShape().drop_front(2),
                       wt.getShape().drop_front(2), false));
   if (ArrayRef<int64_t>(p.kernel) != wt.getShape().drop_front(2))
@@ -129,22 +148,13 @@ LogicalResult convertConv(NodeContext &n) {
                            RankedTensorType::get(shape, xt.getElementType()), x,
                            w, p.strides, p.pads, p.dilations, group)
                 .getResult();
-  if (failed(addBias(n, y, 2)))
-    return failure();
-  n.setOutput(0, y);
-  return success();
+  return setConvOutput(n, y);
 }
 
 LogicalResult convertConvTranspose(NodeContext &n) {
-  TRY(x, n.in(0));
-  TRY(w, n.in(1));
-  auto xt = tensorType(x), wt = tensorType(w);
-  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
-    return n.error("expects input and weights of rank 3, 4 or 5");
-  TRY(group, n.attrInt("group", 1));
-  if (group <= 0)
-    return n.error("group must be positive");
-  int64_t r = xt.getRank() - 2;
+  TRY(c, convOperands(n));
+  auto [x, w, xt, wt, group] = c;
+  int64_t r = c.spatialRank();
   TRY(outPadAttr, n.attrInts("output_padding"));
   TRY(outShapeAttr, n.attrInts("output_shape"));
   TRY(autoPad, n.attrString("auto_pad", "NOTSET"));
@@ -205,10 +215,7 @@ LogicalResult convertConvTranspose(NodeContext &n) {
                 n.b, n.loc, RankedTensorType::get(shape, xt.getElementType()),
                 x, w, p.strides, p.pads, p.dilations, group, outPad)
                 .getResult();
-  if (failed(addBias(n, y, 2)))
-    return failure();
-  n.setOutput(0, y);
-  return success();
+  return setConvOutput(n, y);
 }
 
 LogicalResult convertPool(NodeContext &n) {
