@@ -19,10 +19,11 @@ protected:
   /// A one-element constant of `type` holding `v`.
   ConstantView scalar(Type type, double v) {
     auto t = RankedTensorType::get({}, type);
-    Attribute a = isa<FloatType>(type)
-                      ? Attribute(DenseElementsAttr::get(t, FloatAttr::get(type, v)))
-                      : Attribute(DenseElementsAttr::get(
-                            t, IntegerAttr::get(type, static_cast<int64_t>(v))));
+    Attribute a =
+        isa<FloatType>(type)
+            ? Attribute(DenseElementsAttr::get(t, FloatAttr::get(type, v)))
+            : Attribute(DenseElementsAttr::get(
+                  t, IntegerAttr::get(type, static_cast<int64_t>(v))));
     return *ConstantView::get(a);
   }
   ConstantView i64(int64_t v) {

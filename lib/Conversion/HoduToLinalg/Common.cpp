@@ -163,13 +163,13 @@ Value emitMul(OpBuilder &b, Location loc, Value x, Value y) {
 }
 
 Value emitMax(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
-  return emitByKind<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(
-      b, loc, k, x, y);
+  return emitByKind<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(b, loc,
+                                                                       k, x, y);
 }
 
 Value emitMin(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
-  return emitByKind<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(
-      b, loc, k, x, y);
+  return emitByKind<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(b, loc,
+                                                                       k, x, y);
 }
 
 Value convertScalar(OpBuilder &b, Location loc, Value v, Kind from, Type to,

@@ -75,8 +75,8 @@ LogicalResult hodu::detail::checkDims(std::optional<Location> loc,
 LogicalResult hodu::detail::verifyDim(Operation *op, int64_t dim,
                                       int64_t rank) {
   if (dim < 0 || dim >= rank)
-    return op->emitOpError("dim ") << dim << " is out of range for rank "
-                                   << rank;
+    return op->emitOpError("dim ")
+           << dim << " is out of range for rank " << rank;
   return success();
 }
 

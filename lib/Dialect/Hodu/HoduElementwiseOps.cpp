@@ -54,8 +54,7 @@ OpFoldResult foldConstants(Operation *op, ArrayRef<Attribute> operands) {
 
 /// `lhs` when `rhs` is the identity, else the evaluated constant.
 template <typename OpT, typename Pred>
-OpFoldResult foldBinary(OpT op, ArrayRef<Attribute> operands,
-                        Pred isIdentity) {
+OpFoldResult foldBinary(OpT op, ArrayRef<Attribute> operands, Pred isIdentity) {
   if (auto r = foldIdentity(op, isIdentity))
     return r;
   return foldConstants(op, operands);

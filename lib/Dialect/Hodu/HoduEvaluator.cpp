@@ -976,8 +976,8 @@ ElementsAttr Evaluator::gather(const ConstantView &x,
   bool ok = true;
   forEachIndex(rt.getShape(), {src, Walk{0, contiguousStrides(rt.getShape())}},
                [&](ArrayRef<int64_t> o) {
-                 std::optional<int64_t> k = ok ? indexAt(indices, o[1], size)
-                                               : std::nullopt;
+                 std::optional<int64_t> k =
+                     ok ? indexAt(indices, o[1], size) : std::nullopt;
                  ok = k.has_value();
                  if (ok)
                    out.copy(o[1], x, o[0] + *k * dimStride);
@@ -1059,9 +1059,9 @@ static SmallVector<ElementsAttr> evaluateSplit(SplitOp op,
   return results;
 }
 
-SmallVector<ElementsAttr> hodu::evaluateResults(Operation *op,
-                                                ArrayRef<ConstantView> operands,
-                                                const EvaluationLimits &limits) {
+SmallVector<ElementsAttr>
+hodu::evaluateResults(Operation *op, ArrayRef<ConstantView> operands,
+                      const EvaluationLimits &limits) {
   if (auto split = dyn_cast<SplitOp>(op))
     return operands.size() == 1 ? evaluateSplit(split, operands[0], limits)
                                 : SmallVector<ElementsAttr>();
@@ -1105,9 +1105,10 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
   }
   // A reduction visits every element of its input, `index_put` its input
   // and its values; everything else visits each result element once.
-  int64_t work = isReduction(op)       ? operands[0].size()
-                 : isa<IndexPutOp>(op) ? rt.getNumElements() + operands[2].size()
-                                       : rt.getNumElements();
+  int64_t work = isReduction(op) ? operands[0].size()
+                 : isa<IndexPutOp>(op)
+                     ? rt.getNumElements() + operands[2].size()
+                     : rt.getNumElements();
   if (rt.getNumElements() > limits.maxElements || work > limits.maxWork)
     return {};
   return Evaluator(limits.resourceBytes).run(op, operands, rt);

@@ -478,7 +478,8 @@ listAttr(const NodeContext &n, StringRef attrName,
   if (a->type() != type && a->type() != onnx::AttributeProto::UNDEFINED)
     return n.error("attribute '" + attrName + "' must be a list of " + what);
   const auto &field = values(*a);
-  return std::optional<SmallVector<T>>(SmallVector<T>(field.begin(), field.end()));
+  return std::optional<SmallVector<T>>(
+      SmallVector<T>(field.begin(), field.end()));
 }
 
 FailureOr<std::optional<SmallVector<int64_t>>>

@@ -158,8 +158,8 @@ mlir::ElementsAttr getConstantValue(mlir::Value v);
 /// `evaluateResults` computes them within `limits`, and erases `op`.
 /// Returns the new constants, one per result, or none when `op` is left as
 /// it is.
-llvm::SmallVector<mlir::Value>
-foldToConstants(mlir::Operation *op, const EvaluationLimits &limits);
+llvm::SmallVector<mlir::Value> foldToConstants(mlir::Operation *op,
+                                               const EvaluationLimits &limits);
 
 } // namespace hodu
 
