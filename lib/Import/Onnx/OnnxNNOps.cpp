@@ -294,24 +294,42 @@ LogicalResult convertPool(NodeContext &n) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
-/// (x - mean) / sqrt(var + eps), with mean and var over `dims` (kept).
-FailureOr<Value> normalize(NodeContext &n, Value x, ArrayRef<int64_t> dims,
-                           double eps, Value *meanOut = nullptr,
-                           Value *invStdOut = nullptr) {
+/// (x - mean) / sqrt(var + eps); `sdOut` receives sqrt(var + eps).
+FailureOr<Value> standardize(NodeContext &n, Value x, Value mean, Value var,
+                             double eps, Value *sdOut = nullptr) {
   Type elt = tensorType(x).getElementType();
-  TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
-  TRY(var, make<ReduceVarOp>(n, x, dims, true));
   TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
   TRY(sd, make<SqrtOp>(n, ve));
   TRY(c, make<SubOp>(n, x, mean));
-  TRY(y, make<DivOp>(n, c, sd));
+  if (sdOut)
+    *sdOut = sd;
+  return make<DivOp>(n, c, sd);
+}
+
+/// (x - mean) / sqrt(var + eps), with mean and var over `dims` (kept).
+FailureOr<Value> normalize(NodeContext &n, Value x, ArrayRef<int64_t> dims,
+                           double eps, Value *meanOut = nullptr,
+                           Value *invStdOut = nullptr,
+                           Value *varOut = nullptr) {
+  TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
+  TRY(var, make<ReduceVarOp>(n, x, dims, true));
+  Value sd;
+  TRY(y, standardize(n, x, mean, var, eps, &sd));
   if (meanOut)
     *meanOut = mean;
+  if (varOut)
+    *varOut = var;
   if (invStdOut) {
     TRY(inv, make<RecipOp>(n, sd));
     *invStdOut = inv;
   }
   return y;
+}
+
+/// y * scale + bias.
+FailureOr<Value> scaleShift(NodeContext &n, Value y, Value scale, Value bias) {
+  TRY(m, make<MulOp>(n, y, scale));
+  return make<AddOp>(n, m, bias);
 }
 
 /// Reshapes a per-channel [C] tensor to broadcast over [N, C, spatial...].
@@ -341,16 +359,11 @@ LogicalResult convertBatchNorm(NodeContext &n) {
     for (int64_t d = 2; d < rank; ++d)
       dims.push_back(d);
     Type elt = tensorType(x).getElementType();
-    TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
-    TRY(var, make<ReduceVarOp>(n, x, dims, true));
-    TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
-    TRY(sd, make<SqrtOp>(n, ve));
-    TRY(c, make<SubOp>(n, x, mean));
-    TRY(d, make<DivOp>(n, c, sd));
+    Value mean, var;
+    TRY(d, normalize(n, x, dims, eps, &mean, nullptr, &var));
     TRY(scale, perChannel(n, 1, rank));
     TRY(bias, perChannel(n, 2, rank));
-    TRY(m, make<MulOp>(n, d, scale));
-    TRY(y, make<AddOp>(n, m, bias));
+    TRY(y, scaleShift(n, d, scale, bias));
     n.setOutput(0, y);
     for (auto [out, cur, input] : {std::tuple(1, mean, 3), std::tuple(2, var, 4)}) {
       if (!n.hasOutput(out))
@@ -372,13 +385,8 @@ LogicalResult convertBatchNorm(NodeContext &n) {
   TRY(bias, perChannel(n, 2, rank));
   TRY(mean, perChannel(n, 3, rank));
   TRY(var, perChannel(n, 4, rank));
-  Type elt = tensorType(x).getElementType();
-  TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
-  TRY(sd, make<SqrtOp>(n, ve));
-  TRY(c, make<SubOp>(n, x, mean));
-  TRY(d, make<DivOp>(n, c, sd));
-  TRY(m, make<MulOp>(n, d, scale));
-  TRY(y, make<AddOp>(n, m, bias));
+  TRY(d, standardize(n, x, mean, var, eps));
+  TRY(y, scaleShift(n, d, scale, bias));
   n.setOutput(0, y);
   return success();
 }
@@ -395,8 +403,7 @@ LogicalResult convertInstanceNorm(NodeContext &n) {
   TRY(y, normalize(n, x, dims, eps));
   TRY(scale, perChannel(n, 1, rank));
   TRY(bias, perChannel(n, 2, rank));
-  TRY(m, make<MulOp>(n, y, scale));
-  TRY(r, make<AddOp>(n, m, bias));
+  TRY(r, scaleShift(n, y, scale, bias));
   n.setOutput(0, r);
   return success();
 }
