@@ -403,28 +403,35 @@ InFlightDiagnostic NodeContext::notKnownError(size_t i, StringRef what) const {
                "--freeze-input)");
 }
 
+/// The elements of input `i` of `n` as `T`s (`get` reads element j), or
+/// the error for an input not known at import time.
+template <typename T, typename Get>
+static FailureOr<SmallVector<T>> constValues(const NodeContext &n, size_t i,
+                                             StringRef what, Get get) {
+  std::optional<ConstantView> k = n.constantInput(i);
+  if (!k)
+    return n.notKnownError(i, what);
+  SmallVector<T> out;
+  for (int64_t j = 0; j < k->size(); ++j)
+    out.push_back(get(*k, j));
+  return out;
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
                                                        StringRef what) {
-  std::optional<ConstantView> k = constantInput(i);
-  if (!k)
-    return notKnownError(i, what);
-  SmallVector<int64_t> out;
-  for (int64_t j = 0; j < k->size(); ++j)
-    out.push_back(k->getKind() == ElementKind::Float
-                      ? static_cast<int64_t>(k->f(j))
-                      : static_cast<int64_t>(k->s(j)));
-  return out;
+  return constValues<int64_t>(
+      *this, i, what, [](const ConstantView &k, int64_t j) {
+        return k.getKind() == ElementKind::Float
+                   ? static_cast<int64_t>(k.f(j))
+                   : static_cast<int64_t>(k.s(j));
+      });
 }
 
 FailureOr<SmallVector<double>> NodeContext::constFloats(size_t i,
                                                         StringRef what) {
-  std::optional<ConstantView> k = constantInput(i);
-  if (!k)
-    return notKnownError(i, what);
-  SmallVector<double> out;
-  for (int64_t j = 0; j < k->size(); ++j)
-    out.push_back(k->f(j));
-  return out;
+  return constValues<double>(
+      *this, i, what,
+      [](const ConstantView &k, int64_t j) { return k.f(j); });
 }
 
 const onnx::AttributeProto *NodeContext::attr(StringRef attrName) const {
