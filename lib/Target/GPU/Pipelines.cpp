@@ -1,6 +1,11 @@
 //===- Pipelines.cpp - the phases GPU targets share -----------------------===//
 #include "hodu/Target/GPU/Pipelines.h"
 
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/bundle.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
 std::string hodu::gpu::linalgExtension(unsigned optLevel) {
   return optLevel >= 1
              ? "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
@@ -12,9 +17,11 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel) {
 /// become out-parameters, as on the CPU). Canonicalisation removes the
 /// self-copies the scf.forall outputs leave before the copies into
 /// workgroup memory are spread over threads. Loops are materialised before
-/// outlining, and index computations sunk into the launches so that they do
-/// not become kernel arguments; symbol-dce drops the host's copies of the
-/// workgroup globals.
+/// outlining, and views and index computations sunk into the launches so
+/// that kernel arguments are whole buffers; symbol-dce drops the host's
+/// copies of the workgroup globals. Last, the host's intermediates are
+/// placed in one device arena by liveness, at offsets a Vulkan descriptor
+/// or a CUDA pointer can take (the launch plan's ARENA buffer).
 std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
   return "hodu-gpu-tile{target=" + target.str() +
          "},canonicalize,cse,"
@@ -24,6 +31,17 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
          "modify-public-functions},canonicalize,cse,canonicalize,"
          "hodu-gpu-map-to-launches,canonicalize,cse,"
          "func.func(convert-linalg-to-loops),"
-         "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
-         "hodu-gpu-merge-kernel-modules";
+         "hodu-gpu-bind-buffers,gpu-launch-sink-index-computations,"
+         "gpu-kernel-outlining,symbol-dce,hodu-gpu-merge-kernel-modules,"
+         "func.func(hodu-plan-memory{alignment=" +
+         std::to_string(HODU_BUNDLE_BUFFER_ALIGNMENT) + " min-buffers=1})";
+}
+
+bool hodu::gpu::canRun(mlir::Operation *op) {
+  if (!mlir::isa<MatmulOp, DotOp>(op))
+    return true;
+  return llvm::all_of(op->getOperandTypes(), [](mlir::Type t) {
+    auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+    return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
+  });
 }

@@ -12,6 +12,10 @@
 
 #include "llvm/ADT/StringRef.h"
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 #include <string>
 
 namespace hodu::gpu {
@@ -25,6 +29,12 @@ std::string linalgExtension(unsigned optLevel);
 /// mapped to `gpu.launch` and outlined into one `gpu.module @kernels`.
 /// `target` is named in errors.
 std::string kernelsPipeline(llvm::StringRef target);
+
+/// Whether the shared GPU kernels can run `op` (a hodu op): every op lowers
+/// to linalg the GPU path maps, except batched matmuls (only 2-D matmuls
+/// are tiled through workgroup memory, and one thread per output element
+/// would be far too slow).
+bool canRun(mlir::Operation *op);
 
 } // namespace hodu::gpu
 
