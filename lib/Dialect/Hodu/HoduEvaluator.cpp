@@ -934,32 +934,39 @@ std::optional<int64_t> indexAt(const ConstantView &indices, int64_t j,
   return k;
 }
 
-/// The element counts of `shape` before and after `dim`.
-std::pair<int64_t, int64_t> outerInner(ArrayRef<int64_t> shape, int64_t dim) {
-  int64_t outer = 1, inner = 1;
+/// The slice copies of `index_select` and `index_put` along `dim` of a
+/// tensor of `shape`: for every j, each element of slice `indices[j]` of
+/// that tensor and the same element of slice j of a tensor with `count`
+/// slices (flat offsets, passed to `copy(indexed, counted)`). False when an
+/// index is outside the dim.
+template <typename Fn>
+bool forEachSlicePair(ArrayRef<int64_t> shape, int64_t dim,
+                      const ConstantView &indices, int64_t count, Fn copy) {
+  int64_t size = shape[dim], outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d)
     outer *= shape[d];
   for (size_t d = dim + 1; d < shape.size(); ++d)
     inner *= shape[d];
-  return {outer, inner};
+  for (int64_t j = 0; j < count; ++j) {
+    std::optional<int64_t> k = indexAt(indices, j, size);
+    if (!k)
+      return false;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        copy((o * size + *k) * inner + i, (o * count + j) * inner + i);
+  }
+  return true;
 }
 
 /// `index_select`: result[o, j..., i] = x[o, indices[j...], i] along `dim`.
 ElementsAttr Evaluator::indexSelect(const ConstantView &x,
                                     const ConstantView &indices, int64_t dim,
                                     RankedTensorType rt) {
-  int64_t size = x.shape()[dim], count = indices.size();
-  auto [outer, inner] = outerInner(x.shape(), dim);
   ConstantWriter out(rt, resourceBytes);
-  for (int64_t j = 0; j < count; ++j) {
-    std::optional<int64_t> k = indexAt(indices, j, size);
-    if (!k)
-      return {};
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i)
-        out.copy((o * count + j) * inner + i, x, (o * size + *k) * inner + i);
-  }
-  return out.finish();
+  bool ok = forEachSlicePair(
+      x.shape(), dim, indices, indices.size(),
+      [&](int64_t indexed, int64_t counted) { out.copy(counted, x, indexed); });
+  return ok ? out.finish() : ElementsAttr();
 }
 
 /// `gather` (ONNX GatherElements): result[p] = x[p with p[dim] replaced by
@@ -991,25 +998,19 @@ ElementsAttr Evaluator::indexPut(const ConstantView &x,
                                  const ConstantView &indices,
                                  const ConstantView &values, int64_t dim,
                                  RankedTensorType rt) {
-  int64_t size = x.shape()[dim], count = indices.size();
+  int64_t count = indices.size();
   if (values.getType().getElementType() != rt.getElementType() ||
       values.getType().getRank() != rt.getRank() ||
       values.shape()[dim] != count)
     return {};
-  auto [outer, inner] = outerInner(x.shape(), dim);
   ConstantWriter out(rt, resourceBytes);
   for (int64_t i = 0, n = x.size(); i < n; ++i)
     out.copy(i, x, i);
-  for (int64_t j = 0; j < count; ++j) {
-    std::optional<int64_t> k = indexAt(indices, j, size);
-    if (!k)
-      return {};
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i)
-        out.copy((o * size + *k) * inner + i, values,
-                 (o * count + j) * inner + i);
-  }
-  return out.finish();
+  bool ok = forEachSlicePair(x.shape(), dim, indices, count,
+                             [&](int64_t indexed, int64_t counted) {
+                               out.copy(indexed, values, counted);
+                             });
+  return ok ? out.finish() : ElementsAttr();
 }
 
 ElementsAttr Evaluator::piece(const ConstantView &x, int64_t dim,
