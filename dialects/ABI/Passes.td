@@ -91,4 +91,21 @@ def LowerEntryPoint : Pass<"hodu-lower-entry-point", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+def LowerHostCalls : Pass<"hodu-lower-host-calls", "mlir::ModuleOp"> {
+  let summary = "Export each CPU partition of a heterogeneous bundle for its HOST_CALL steps";
+  let description = [{
+    Runs at the end of the CPU target's llvm phase when it compiles the CPU
+    partitions of a heterogeneous plan (a library, with no entry point).
+    Every function marked `hodu.host_call` (bare-pointer arguments: its
+    inputs, then its outputs) gets an exported wrapper with the calling
+    convention of a bundle's HOST_CALL step (runtime/include/hodu/bundle.h)
+    and is made internal:
+
+    ```c
+    int32_t hodu_host_<name>(void *const *buffers); // returns 0
+    ```
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
 #endif // HODU_ABI_PASSES_TD

@@ -38,5 +38,6 @@ include "Hodu/HoduShapeOps.td"
 include "Hodu/HoduIndexingOps.td"
 include "Hodu/HoduConvOps.td"
 include "Hodu/HoduAbiOps.td"
+include "Hodu/HoduPartitionOps.td"
 
 #endif // HODU_OPS_TD

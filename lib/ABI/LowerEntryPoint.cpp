@@ -44,9 +44,12 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, inputs) == 32 &&
                   offsetof(hodu_model_desc, outputs) == 40 &&
                   offsetof(hodu_model_desc, entry) == 48 &&
-                  offsetof(hodu_model_desc, workspace_size) == 56,
+                  offsetof(hodu_model_desc, workspace_size) == 56 &&
+                  offsetof(hodu_model_desc, num_meta_slots) == 64 &&
+                  offsetof(hodu_model_desc, meta_slot_init) == 72 &&
+                  sizeof(hodu_model_desc) == 80,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
-              "ptr, i64}");
+              "ptr, i64, i32, ptr}");
 static_assert(sizeof(hodu_run_context::struct_size) == 4 &&
                   sizeof(hodu_run_context::num_threads) == 4 &&
                   sizeof(hodu_run_context::workspace_size) == 8,
@@ -325,8 +328,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
     return op.emitError("cannot define the hodu_tensor_desc type");
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
-      failed(modelT.setBody(
-          {i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT, i64}, false)))
+      failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
+                             i64, i32, ptrT},
+                            false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
   if (failed(buildEntry(impl, workspaceSize)))
@@ -335,6 +339,43 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   auto targetName = cString(target, prefix + "_target");
   auto inputArray = tensorArray(op.getInputs(), "input");
   auto outputArray = tensorArray(op.getOutputs(), "output");
+
+  // Meta slots: the inputs marked `meta` (always the last ones), counted in
+  // num_meta_slots, with their initial values (zeros without `init`).
+  int32_t numMeta = 0;
+  SmallVector<LLVM::GlobalOp> metaInits;
+  for (Attribute attr : op.getInputs()) {
+    auto dict = cast<DictionaryAttr>(attr);
+    if (!dict.get("meta"))
+      continue;
+    LLVM::GlobalOp init;
+    if (Attribute value = dict.get("init")) {
+      std::string bytes;
+      if (!constantBytes(value, bytes))
+        return op.emitError("meta slot '")
+               << dict.getAs<StringAttr>("name").getValue()
+               << "': its initial value cannot be laid out as bytes";
+      init = global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
+                    prefix + "_meta_init" + std::to_string(numMeta),
+                    b.getStringAttr(bytes), /*align=*/8);
+    }
+    metaInits.push_back(init);
+    ++numMeta;
+  }
+  LLVM::GlobalOp metaInitArray;
+  if (llvm::any_of(metaInits, [](LLVM::GlobalOp g) { return bool(g); })) {
+    auto arrT = LLVM::LLVMArrayType::get(ptrT, metaInits.size());
+    metaInitArray = aggregate(
+        arrT, prefix + "_meta_inits", LLVM::Linkage::Internal, [&]() -> Value {
+          Value arr = LLVM::UndefOp::create(b, loc, arrT);
+          for (auto [i, g] : llvm::enumerate(metaInits))
+            arr = insert(arr,
+                         g ? addressOf(g)
+                           : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+                         i);
+          return arr;
+        });
+  }
 
   // Everything defined so far is internal: only descriptors are exported.
   for (auto f : module.getOps<LLVM::LLVMFuncOp>())
@@ -350,11 +391,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         Value d = LLVM::UndefOp::create(b, loc, modelT);
         Value fields[] = {
             constant(i32, HODU_ABI_VERSION),
-            // The fields filled in here end at workspace_size; later
-            // fields of abi.h (the meta slots) are absent, which
-            // struct_size tells the runtime.
-            constant(i32, offsetof(hodu_model_desc, workspace_size) +
-                              sizeof(uint64_t)),
+            constant(i32, sizeof(hodu_model_desc)),
             addressOf(modelName),
             addressOf(targetName),
             constant(i32, nIn),
@@ -362,7 +399,10 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
             addressOf(inputArray),
             addressOf(outputArray),
             LLVM::AddressOfOp::create(b, loc, entry),
-            constant(i64, workspaceSize)};
+            constant(i64, workspaceSize),
+            constant(i32, numMeta),
+            metaInitArray ? addressOf(metaInitArray)
+                          : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

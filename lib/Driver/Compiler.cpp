@@ -7,6 +7,7 @@
 #include "hodu/Conversion/Passes.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Partition/Passes.h"
 #include "hodu/Registry/Registry.h"
 #include "hodu/Support/DType.h"
 #include "hodu/Support/Names.h"
@@ -35,7 +36,11 @@
 using namespace mlir;
 using namespace hodu;
 
-const char *const hodu::kSharedPhases[3] = {"input", "hodu", "linalg"};
+std::vector<std::string> hodu::sharedPhases(const TargetBackend &target) {
+  if (target.partitions())
+    return {"input", "hodu", "partition", "linalg"};
+  return {"input", "hodu", "linalg"};
+}
 
 void hodu::registerCompilerDialects(DialectRegistry &registry) {
   registry.insert<HoduDialect>();
@@ -52,6 +57,7 @@ void hodu::registerAllCompilerPasses() {
     registerHoduPasses();
     registerConversionPasses();
     registerHoduABIPasses();
+    registerPartitionPasses();
     driver::registerSharedPipelines();
     registerAllComponents(); // targets register their passes and pipelines
     return true;
@@ -60,8 +66,7 @@ void hodu::registerAllCompilerPasses() {
 }
 
 std::vector<std::string> hodu::phaseNames(const TargetBackend &target) {
-  std::vector<std::string> names(std::begin(kSharedPhases),
-                                 std::end(kSharedPhases));
+  std::vector<std::string> names = sharedPhases(target);
   for (std::string &p : target.phases())
     names.push_back(std::move(p));
   return names;
@@ -154,12 +159,32 @@ void hodu::printTargets(llvm::raw_ostream &os) {
   }
 }
 
+bool hodu::printOpSupport(const std::string &name, llvm::raw_ostream &os,
+                          std::string &error) {
+  const TargetBackend *target = lookupTarget(name, error);
+  if (!target)
+    return false;
+  std::vector<OpSupport> table = target->opSupport();
+  os << "ops target '" << target->name() << "' runs (" << table.size()
+     << "; the rest fall back to the CPU with --fallback=cpu):\n";
+  size_t width = 0;
+  for (const OpSupport &row : table)
+    width = std::max(width, row.op.size());
+  for (const OpSupport &row : table) {
+    os << "  " << row.op << std::string(width + 2 - row.op.size(), ' ')
+       << dtypeList(row.dtypes);
+    if (!row.condition.empty())
+      os << "; " << row.condition;
+    os << "\n";
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // compile()
 //===----------------------------------------------------------------------===//
 
-/// The entry point's signature, read before the target lowers it.
-static EntrySignature readSignature(ModuleOp module) {
+EntrySignature driver::readSignature(ModuleOp module) {
   EntrySignature sig;
   for (auto ep : module.getOps<EntryPointOp>()) {
     sig.modelName = ep.getModelName().str();
@@ -246,11 +271,15 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
   PipelineRequest request{opts.targetOptions, prefix,
                           opts.emit == "mlir" ? target->defaultArtifactKind()
                                               : opts.emit};
+  request.fallback = opts.fallback;
+  request.forceCpuOps = opts.forceCpuOps;
+  request.placement = opts.placement;
+  request.dumpPlacement = opts.dumpPlacement;
   std::vector<std::string> phases = phaseNames(*target);
   // A phase to stop at: the last one for .mlir output, else as asked.
   bool mlirOut = opts.emit == "mlir";
   std::string stop = opts.compileTo.value_or(mlirOut ? "hodu" : phases.back());
-  size_t shared = std::size(kSharedPhases);
+  size_t shared = sharedPhases(*target).size();
   EntrySignature signature;
   bool planPrinted = false;
   for (size_t i = 0; i < phases.size(); ++i) {
@@ -270,10 +299,26 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
       driver::printKernelStats(module);
       timer.restart();
     }
+    if (phase == "partition" && opts.stats) {
+      driver::printPartitionStats(module);
+      timer.restart();
+    }
     if (opts.stats && !planPrinted)
       planPrinted = driver::printMemoryPlan(module);
     if (i + 1 == shared)
-      signature = readSignature(module);
+      signature = driver::readSignature(module);
+    if (phase == "partition" && phase != stop &&
+        driver::hasHostPartitions(module)) {
+      if (mlirOut) {
+        emitError(loc, "--compile-to=")
+            << stop << ": a model split between '" << target->name()
+            << "' and the CPU shows its partitions up to 'partition'; the "
+            << "later phases run per device";
+        return false;
+      }
+      return driver::compileHeterogeneous(module, opts, *target, request,
+                                          prefix, timer);
+    }
     if (phase == stop)
       break;
   }

@@ -9,7 +9,11 @@
 #ifndef HODU_LIB_DRIVER_DRIVER_H
 #define HODU_LIB_DRIVER_DRIVER_H
 
+#include "hodu/Driver/Compiler.h"
+#include "hodu/Support/Timer.h"
 #include "hodu/Target/Target.h"
+
+#include <string>
 
 
 namespace mlir {
@@ -30,7 +34,24 @@ llvm::LogicalResult buildSharedPhase(llvm::StringRef phase,
 void registerSharedPipelines();
 
 /// Kernel counts without and with fusion groups (on a copy of the module).
+/// The entry point's signature (hodu.entry_point), read before the target
+/// lowers it.
+EntrySignature readSignature(mlir::ModuleOp module);
+
+/// Whether hodu-partition put some of the model on the CPU.
+bool hasHostPartitions(mlir::ModuleOp module);
+
+/// Compiles a model that hodu-partition split between `target` and the CPU
+/// (lib/Driver/Heterogeneous.cpp) into one bundle.
+bool compileHeterogeneous(mlir::ModuleOp module, const CompileOptions &opts,
+                          const TargetBackend &target,
+                          PipelineRequest request, const std::string &prefix,
+                          StatsTimer &timer);
+
 void printKernelStats(mlir::ModuleOp module);
+/// Partitions and transfers after hodu-partition, and under seed 004's
+/// consecutive grouping.
+void printPartitionStats(mlir::ModuleOp module);
 /// What hodu-plan-memory recorded; false when it recorded nothing.
 bool printMemoryPlan(mlir::ModuleOp module);
 

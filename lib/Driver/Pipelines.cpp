@@ -8,6 +8,8 @@
 
 #include "Driver.h"
 
+#include "hodu/Partition/Passes.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
@@ -63,8 +65,24 @@ LogicalResult driver::buildSharedPhase(StringRef phase, OpPassManager &pm,
     return success();
   if (phase == "hodu")
     return buildHoduPhase(pm, request.target.optLevel);
+  if (phase == "partition") {
+    PartitionOptions options;
+    options.target = target.name();
+    options.fallback = request.fallback;
+    options.forceCpuOps.assign(request.forceCpuOps.begin(),
+                               request.forceCpuOps.end());
+    options.placement = request.placement;
+    options.dumpPlacement = request.dumpPlacement;
+    pm.addPass(createPartition(options));
+    return success();
+  }
   if (phase == "linalg") {
     std::string name = target.name();
+    if (request.library)
+      return success(
+          succeeded(addPassPipeline(pm, "convert-hodu-to-linalg,canonicalize")) &&
+          succeeded(target.extendSharedPhase(phase, pm, request)) &&
+          succeeded(buildLinalgTail(pm, name)));
     return success(succeeded(buildLinalgHead(pm, request.prefix, name)) &&
                    succeeded(target.extendSharedPhase(phase, pm, request)) &&
                    succeeded(buildLinalgTail(pm, name)));

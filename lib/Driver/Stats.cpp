@@ -65,3 +65,26 @@ bool hodu::driver::printMemoryPlan(ModuleOp module) {
                << formatBytes(liveBytes) << ")\n";
   return true;
 }
+
+void hodu::driver::printPartitionStats(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  auto stats =
+      main ? main->getAttrOfType<DictionaryAttr>("hodu.partitions") : nullptr;
+  if (!stats) {
+    llvm::errs() << "hoduc: stats: partitions: 1 (the whole model on the "
+                    "target)\n";
+    return;
+  }
+  auto get = [](DictionaryAttr d, StringRef name) -> int64_t {
+    auto v = d ? d.getAs<IntegerAttr>(name) : nullptr;
+    return v ? v.getInt() : 0;
+  };
+  auto seed = stats.getAs<DictionaryAttr>("before_merge");
+  llvm::errs() << "hoduc: stats: partitions: " << get(stats, "partitions")
+               << ", " << get(stats, "transfers") << " transfers of "
+               << formatBytes(get(stats, "transfer_bytes"))
+               << " (consecutive grouping, seed 004: "
+               << get(seed, "partitions") << " partitions, "
+               << get(seed, "transfers") << " transfers of "
+               << formatBytes(get(seed, "transfer_bytes")) << ")\n";
+}

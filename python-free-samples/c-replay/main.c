@@ -11,9 +11,10 @@
  * first element, and prints the first output value after each replay. A
  * model without meta slots is replayed as it is. Exit status 0 on success.
  *
- * What it needs from the compiler: meta slots declared in the model (the
- * runtime tests build such bundles by hand, test/runtime-unit/bundles);
- * until hoduc declares them, compiled models replay without a slot. */
+ * Models declare meta slots with `hoduc --meta-slots=NAMES` (or the
+ * hodu.meta_slot argument attribute), e.g.
+ *   hoduc add.mlir --meta-slots=b --device=vulkan -o add.hodu
+ *   hodu-sample-replay add.hodu          (test/Runtime/meta-slots.test) */
 #include <hodu/runtime.h>
 
 #include <stdio.h>
@@ -112,13 +113,19 @@ int main(int argc, char **argv) {
       status = write_slot(session, model, slot, (double)step);
     if (!status)
       status = hodu_session_replay(session, 1);
-    float first = 0;
+    /* The first value of the first output, for the dtypes printed here. */
+    double first = 0;
     size_t bytes = n_out ? hodu_tensor_bytes(outputs[0]) : 0;
-    if (!status && bytes >= sizeof first &&
-        hodu_tensor_dtype(outputs[0]) == HODU_DTYPE_F32) {
-      float *all = malloc(bytes);
+    if (!status && bytes >= 8) {
+      unsigned char *all = malloc(bytes);
       status = hodu_tensor_read(outputs[0], all, bytes);
-      first = all[0];
+      hodu_dtype dtype = hodu_tensor_dtype(outputs[0]);
+      if (dtype == HODU_DTYPE_F32)
+        first = ((const float *)(const void *)all)[0];
+      else if (dtype == HODU_DTYPE_I32)
+        first = ((const int32_t *)(const void *)all)[0];
+      else if (dtype == HODU_DTYPE_I64)
+        first = (double)((const int64_t *)(const void *)all)[0];
       free(all);
     }
     if (!status)

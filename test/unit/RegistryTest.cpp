@@ -41,7 +41,7 @@ public:
                                  const PipelineRequest &) const override {
     return llvm::failure();
   }
-  bool isLegal(mlir::Operation *) const override { return false; }
+  std::vector<hodu::OpSupport> opSupport() const override { return {}; }
   llvm::LogicalResult serialize(mlir::ModuleOp, const SerializeRequest &,
                                 const TargetOptions &) const override {
     return llvm::failure();

@@ -58,6 +58,11 @@ static cl::list<std::string>
              cl::desc("GPU targets: the architectures to compile for "
                       "(sm_80,sm_90; gfx942)"),
              cl::value_desc("arch,..."), cl::cat(category));
+static cl::opt<bool> printOpSupport(
+    "print-op-support",
+    cl::desc("Print the op support table of --device: the hodu ops it runs, "
+             "with which dtypes and conditions"),
+    cl::cat(category));
 static cl::opt<bool> listTargets("list-targets",
                                  cl::desc("List the targets, their artifact "
                                           "kinds and phases, and whether "
@@ -79,6 +84,26 @@ static cl::list<std::string>
                        "device addresses that the host writes between runs "
                        "and replays (a learning rate, a step count)"),
               cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string>
+    fallback("fallback",
+             cl::desc("Where the ops --device cannot run go: cpu (a "
+                      "heterogeneous bundle); without it they are errors"),
+             cl::value_desc("cpu"), cl::cat(category));
+static cl::list<std::string>
+    forceCpuOps("force-cpu-ops",
+                cl::desc("Op types (ONNX, e.g. Softmax, or hodu) that run on "
+                         "the CPU"),
+                cl::value_desc("op,..."), cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string>
+    placement("placement",
+              cl::desc("JSON file pinning nodes to devices: "
+                       "{\"node\": \"cpu\", ...}"),
+              cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    dumpPlacement("dump-placement",
+                  cl::desc("Write the chosen placement (the --placement "
+                           "format) to this file"),
+                  cl::value_desc("file"), cl::cat(category));
 static cl::opt<bool> stats("print-stats",
                            cl::desc("Print phase times, kernel counts without "
                                     "and with fusion groups, and the artifact "
@@ -117,6 +142,12 @@ int main(int argc, char **argv) {
     hodu::printTargets(outs());
     return 0;
   }
+  if (printOpSupport) {
+    std::string error;
+    if (!hodu::printOpSupport(device, outs(), error))
+      return usageError(error);
+    return 0;
+  }
   if (inputPath.empty())
     return usageError("no input model (see --help)");
 
@@ -133,6 +164,12 @@ int main(int argc, char **argv) {
   opts.name = modelName;
   opts.headerPath = headerPath;
   opts.metaSlots.assign(metaSlots.begin(), metaSlots.end());
+  if (!fallback.empty() && fallback != "cpu")
+    return usageError("--fallback takes 'cpu', not '" + fallback + "'");
+  opts.fallback = fallback;
+  opts.forceCpuOps.assign(forceCpuOps.begin(), forceCpuOps.end());
+  opts.placement = placement;
+  opts.dumpPlacement = dumpPlacement;
   opts.stats = stats;
   if (!opts.name.empty() && !hodu::isCIdentifier(opts.name))
     return usageError("--name '" + opts.name + "' is not a C identifier");

@@ -34,8 +34,10 @@ class ModuleOp;
 
 namespace hodu {
 
-/// The shared phases, in order; a target's own phases follow them.
-extern const char *const kSharedPhases[3]; // input, hodu, linalg
+/// The shared phases of `target`, in order: input, hodu, then partition for
+/// targets that partition (accelerators), and linalg; the target's own
+/// phases follow them.
+std::vector<std::string> sharedPhases(const TargetBackend &target);
 
 struct CompileOptions {
   std::string inputPath;
@@ -54,6 +56,11 @@ struct CompileOptions {
   /// Inputs (by name) that are meta slots: marked `hodu.meta_slot` after
   /// import, whatever the format.
   std::vector<std::string> metaSlots;
+  /// Partitioning (accelerator targets; hodu-partition): --fallback,
+  /// --force-cpu-ops, --placement, --dump-placement.
+  std::string fallback;
+  std::vector<std::string> forceCpuOps;
+  std::string placement, dumpPlacement;
   bool stats = false;
 };
 
@@ -72,6 +79,11 @@ std::vector<std::string> phaseNames(const TargetBackend &target);
 /// hoduc --list-targets: each target, its artifact kinds and phases, and
 /// where its tools were found.
 void printTargets(llvm::raw_ostream &os);
+
+/// hoduc --print-op-support: the op support table of `target`. False with
+/// `error` set for an unknown target.
+bool printOpSupport(const std::string &target, llvm::raw_ostream &os,
+                    std::string &error);
 
 /// Checks the target, the emit kind and --compile-to, and fills in
 /// `emit` and, when empty, `outputPath` (stdout for text kinds, else a name

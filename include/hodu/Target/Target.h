@@ -27,6 +27,8 @@
 #include "llvm/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,12 +68,35 @@ struct ToolRequirement {
   std::string provider;                // "apt-get install lld-22"
 };
 
+/// One row of a target's op support table: a hodu op it runs, the element
+/// types it runs it with, and any further condition. The partitioner
+/// (hodu-partition), the target's legality check and `hoduc
+/// --print-op-support` all read the same table, so they cannot disagree.
+struct OpSupport {
+  std::string op;              // "hodu.matmul"
+  std::vector<int32_t> dtypes; // hodu_dtypes of every operand and result;
+                               // empty: any
+  std::string condition;       // what `check` requires, for people; "" none
+  std::function<bool(mlir::Operation *)> check; // null: no condition
+};
+
 /// What the driver hands to a target's phase pipelines.
 struct PipelineRequest {
   TargetOptions target;
   std::string prefix; // the artifact's symbol prefix
   /// The artifact kind being built, when the pipeline runs to the end.
   std::string artifactKind;
+  /// Partitioning (accelerator targets): where the ops the target cannot run
+  /// go ("cpu" or "": an error), op types forced onto the CPU, a placement
+  /// file to read and one to write (hodu-partition).
+  std::string fallback;
+  std::vector<std::string> forceCpuOps;
+  std::string placement, dumpPlacement;
+  /// The module holds a heterogeneous plan's partitions of this target's
+  /// device, public functions called by the plan, rather than a model with
+  /// an entry point: no entry point is recorded or lowered (the CPU target
+  /// exports each partition for a bundle's HOST_CALL steps instead).
+  bool library = false;
 };
 
 /// One input or output of the model's entry point.
@@ -93,6 +118,30 @@ struct EntrySignature {
   unsigned numMetaSlots = 0;
 };
 
+/// A heterogeneous plan as hodu-partition left the entry function: the
+/// model's inputs and outputs, and in order, calls of partitions (the
+/// target's functions, or CPU partitions compiled into `hostCode`) and
+/// transfers between devices, over values numbered by `values`.
+struct ScheduleValue {
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  uint64_t bytes = 0;
+};
+struct ScheduleStep {
+  bool transfer = false;  // else a partition call
+  std::string callee;     // call: the partition function
+  bool host = false;      // call: a CPU partition (a bundle's HOST_CALL)
+  std::string hostSymbol; // host call: what hostCode exports for it
+  std::string to;         // transfer: "cpu" or the target's name
+  std::vector<unsigned> operands, results; // value numbers
+};
+struct Schedule {
+  std::vector<ScheduleValue> values;
+  std::vector<unsigned> inputs, outputs; // value numbers
+  std::vector<ScheduleStep> steps;
+  std::string hostCode; // the CPU partitions: a shared library (ELF)
+};
+
 /// What the driver hands to serialisation.
 struct SerializeRequest {
   const ArtifactKind *kind = nullptr;
@@ -102,6 +151,9 @@ struct SerializeRequest {
   std::string headerPath; // also write a C header, when not empty
   EntrySignature signature;
   bool stats = false;     // print per-step times to stderr
+  /// A heterogeneous plan: the module holds the target's partitions as
+  /// functions (PipelineRequest::library), and this says how to run them.
+  const Schedule *schedule = nullptr;
 };
 
 class TargetBackend {
@@ -124,6 +176,10 @@ public:
   /// The target's phases after the shared ones, in order.
   virtual std::vector<std::string> phases() const = 0;
 
+  /// Whether the shared phases include `partition` for this target: an
+  /// accelerator, whose models may put some ops on the CPU.
+  virtual bool partitions() const { return true; }
+
   /// Passes the target adds at the end of shared phase `phase` (today only
   /// "linalg" is extended).
   virtual llvm::LogicalResult
@@ -136,15 +192,24 @@ public:
   buildPhase(llvm::StringRef phase, mlir::OpPassManager &pm,
              const PipelineRequest &request) const = 0;
 
+  /// The hodu ops the target runs (its op support table).
+  virtual std::vector<OpSupport> opSupport() const = 0;
+
   /// Whether the target can run `op` (an op of the hodu dialect, with its
-  /// dtypes and attributes).
-  virtual bool isLegal(mlir::Operation *op) const = 0;
+  /// dtypes and attributes), by its op support table; when it cannot and
+  /// `why` is given, says why. Ops of other dialects (models given already
+  /// lowered past hodu) are left to the target's pipeline: legal.
+  bool isLegal(mlir::Operation *op, std::string *why = nullptr) const;
 
   /// Writes the artifact from the module after the last phase.
   virtual llvm::LogicalResult serialize(mlir::ModuleOp module,
                                         const SerializeRequest &request,
                                         const TargetOptions &options) const = 0;
 
+private:
+  mutable std::shared_ptr<std::vector<OpSupport>> supportCache;
+
+public:
   /// Looks up an artifact kind by name or alias.
   std::optional<ArtifactKind> findArtifactKind(llvm::StringRef name) const;
   /// The kind whose extension `path` has, if any.
@@ -157,6 +222,16 @@ public:
 /// stderr.
 llvm::LogicalResult addPassPipeline(mlir::OpPassManager &pm,
                                     llvm::StringRef text);
+
+/// Every op of the hodu dialect except the ABI and partition ops (the ops an
+/// op support table may list), by name.
+std::vector<std::string> hoduComputeOps();
+
+/// "f16 f32 ...", or "any dtype" for an empty list.
+std::string dtypeList(llvm::ArrayRef<int32_t> dtypes);
+
+/// A table listing every hodu compute op with `dtypes` (empty: any).
+std::vector<OpSupport> opSupportForAll(std::vector<int32_t> dtypes = {});
 
 /// Where each of a target's tools was found ("" where it was not).
 std::vector<std::string> locateTools(const TargetBackend &target);

@@ -974,7 +974,11 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     std::string name = node.name().empty()
                            ? node.op_type() + "_" + std::to_string(index)
                            : node.name();
-    Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
+    // The node's name, and its op type as the location's metadata, which
+    // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
+    Location loc = FusedLoc::get(
+        &context, {NameLoc::get(StringAttr::get(&context, name), fileLoc)},
+        StringAttr::get(&context, node.op_type()));
     if (opset < 1) {
       emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
                      << "'): the model imports no opset of the default ONNX "

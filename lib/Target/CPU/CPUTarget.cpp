@@ -65,6 +65,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Export the descriptor as hodu_model_descriptor too "
                      "(shared libraries and executables)"),
       llvm::cl::init(true)};
+  Option<bool> library{
+      *this, "library",
+      llvm::cl::desc("The CPU partitions of a heterogeneous bundle: export "
+                     "each for HOST_CALL instead of an entry point"),
+      llvm::cl::init(false)};
 };
 
 /// What the phase builders need; the named pipelines' options and hoduc's
@@ -74,10 +79,12 @@ struct CPUPipelineConfig {
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
   bool exportAlias = true;
+  bool library = false;
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
-  return {o.optLevel, o.vectorBits, o.vectorRegisters, o.exportAlias};
+  return {o.optLevel, o.vectorBits, o.vectorRegisters, o.exportAlias,
+          o.library};
 }
 
 
@@ -137,9 +144,10 @@ std::string llvmPipeline(const CPUPipelineConfig &o) {
          "convert-ub-to-llvm,"
          "convert-openmp-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
          "convert-index-to-llvm,"
-         "reconcile-unrealized-casts,"
-         "hodu-lower-entry-point{target=cpu export-alias=" +
-         (o.exportAlias ? "true" : "false") + "}";
+         "reconcile-unrealized-casts," +
+         (o.library ? std::string("hodu-lower-host-calls")
+                    : "hodu-lower-entry-point{target=cpu export-alias=" +
+                          std::string(o.exportAlias ? "true" : "false") + "}");
 }
 
 LogicalResult buildCPUPhase(StringRef phase, OpPassManager &pm,
@@ -210,7 +218,12 @@ public:
 
   /// The CPU lowers every hodu op that convert-hodu-to-linalg lowers; the
   /// ones it does not are reported by hodu-check-lowered.
-  bool isLegal(Operation *) const override { return true; }
+  bool partitions() const override { return false; }
+
+  /// Every hodu op, every dtype: the CPU is where the others fall back to.
+  std::vector<OpSupport> opSupport() const override {
+    return opSupportForAll();
+  }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
                           const TargetOptions &options) const override;
@@ -223,6 +236,7 @@ private:
     o.optLevel = request.target.optLevel;
     o.exportAlias =
         request.artifactKind == "so" || request.artifactKind == "exe";
+    o.library = request.library;
     VectorShape shape;
     std::string error;
     if (auto tm = createTargetMachine(request.target, error))

@@ -114,125 +114,317 @@ std::string layOut(std::vector<Section> sections) {
 
 } // namespace
 
+namespace {
+
+/// The records of one bundle, filled in by the writers below, then laid out.
+struct BundleBuilder {
+  StringTable strings;
+  hodu_bundle_model model{};
+  std::vector<hodu_bundle_device> devices;
+  std::vector<int64_t> dims;
+  std::vector<hodu_bundle_tensor> tensors;
+  std::vector<hodu_bundle_code> codes;
+  std::vector<hodu_bundle_kernel> kernels;
+  std::vector<hodu_bundle_step> steps;
+  std::vector<hodu_bundle_arg> args;
+  std::string weights, blobs;
+  llvm::StringMap<uint32_t> kernelIndex;
+
+  void addTensor(const TensorSignature &t, uint32_t device, uint64_t init) {
+    hodu_bundle_tensor r{};
+    r.name = strings.add(t.name);
+    r.dtype = t.dtype;
+    r.rank = t.shape.size();
+    r.first_dim = dims.size();
+    r.device = device;
+    uint64_t bytes = dtypeSize(t.dtype);
+    for (int64_t d : t.shape) {
+      dims.push_back(d);
+      bytes *= static_cast<uint64_t>(d);
+    }
+    r.bytes = bytes;
+    r.init = init;
+    tensors.push_back(r);
+  }
+
+  /// Appends `bytes` to WEIGHTS at the next aligned offset; returns it.
+  uint64_t addWeights(StringRef bytes) {
+    uint64_t offset =
+        llvm::alignTo(weights.size(), HODU_BUNDLE_BUFFER_ALIGNMENT);
+    weights.resize(offset, '\0');
+    weights += bytes;
+    return offset;
+  }
+
+  void addCode(uint32_t device, const CodeObject &c) {
+    uint64_t offset = llvm::alignTo(blobs.size(), HODU_BUNDLE_SECTION_ALIGNMENT);
+    blobs.resize(offset, '\0');
+    blobs += c.bytes;
+    codes.push_back({device, c.format, strings.add(c.arch), 0, offset,
+                     c.bytes.size()});
+  }
+
+  uint32_t kernel(StringRef name, uint32_t device,
+                  std::array<uint32_t, 3> block, uint32_t numArgs) {
+    auto [it, inserted] = kernelIndex.try_emplace(name, kernels.size());
+    if (inserted)
+      kernels.push_back({strings.add(name),
+                         device,
+                         {block[0], block[1], block[2]},
+                         numArgs,
+                         0,
+                         0});
+    return it->second;
+  }
+
+  void step(uint32_t op, uint32_t device, uint32_t kernel,
+            std::array<uint32_t, 3> grid, ArrayRef<hodu_bundle_arg> stepArgs) {
+    steps.push_back({op,
+                     device,
+                     kernel,
+                     {grid[0], grid[1], grid[2]},
+                     static_cast<uint32_t>(args.size()),
+                     static_cast<uint32_t>(stepArgs.size())});
+    args.insert(args.end(), stepArgs.begin(), stepArgs.end());
+  }
+
+  std::string layOutFile() {
+    std::vector<Section> sections = {
+        {HODU_BUNDLE_SECTION_STRINGS, 1, ""},
+        {HODU_BUNDLE_SECTION_MODEL, sizeof(hodu_bundle_model),
+         bytesOf(std::vector<hodu_bundle_model>{model})},
+        {HODU_BUNDLE_SECTION_DEVICES, sizeof(hodu_bundle_device),
+         bytesOf(devices)},
+        {HODU_BUNDLE_SECTION_TENSORS, sizeof(hodu_bundle_tensor),
+         bytesOf(tensors)},
+        {HODU_BUNDLE_SECTION_DIMS, sizeof(int64_t), bytesOf(dims)},
+        {HODU_BUNDLE_SECTION_CODE, sizeof(hodu_bundle_code), bytesOf(codes)},
+        {HODU_BUNDLE_SECTION_KERNELS, sizeof(hodu_bundle_kernel),
+         bytesOf(kernels)},
+        {HODU_BUNDLE_SECTION_STEPS, sizeof(hodu_bundle_step), bytesOf(steps)},
+        {HODU_BUNDLE_SECTION_ARGS, sizeof(hodu_bundle_arg), bytesOf(args)},
+        {HODU_BUNDLE_SECTION_WEIGHTS, 1, weights},
+        {HODU_BUNDLE_SECTION_BLOBS, 1, blobs},
+    };
+    // Every string is in the table only now.
+    sections.front().bytes = strings.data;
+    return layOut(std::move(sections));
+  }
+
+  LogicalResult write(StringRef path, Location loc) {
+    OutputFile out(path.str());
+    return success(succeeded(out.open(loc)) &&
+                   succeeded(out.write(layOutFile(), loc)) &&
+                   succeeded(out.commit(loc)));
+  }
+};
+
+hodu_bundle_arg argOf(const PlanArg &a) {
+  return {a.space, a.index, a.offset, a.size};
+}
+
+/// A model split between the CPU (device 0: inputs, outputs, the schedule's
+/// host calls into its shared library) and the accelerator (device 1: the
+/// partition functions' launch plans, one after the other through one
+/// scratch region of its arena), joined by TRANSFER steps.
+LogicalResult writeHeterogeneous(ModuleOp module,
+                                 const SerializeRequest &request,
+                                 uint32_t deviceKind,
+                                 ArrayRef<CodeObject> code, BundleBuilder &b) {
+  Location loc = module.getLoc();
+  const Schedule &s = *request.schedule;
+  const uint32_t host = 0, accel = 1;
+
+  // Where each value of the schedule lives.
+  struct Place {
+    bool placed = false;
+    uint32_t device = 0;
+    hodu_bundle_arg arg{};
+  };
+  std::vector<Place> where(s.values.size());
+  for (auto [k, v] : llvm::enumerate(s.inputs))
+    where[v] = {true, host, {HODU_SPACE_INPUT, static_cast<uint32_t>(k), 0,
+                             s.values[v].bytes}};
+  // A value returned is produced into its output buffer when it is the
+  // first output it is and not a model input; the rest are copied there.
+  DenseMap<unsigned, uint32_t> outputSlot;
+  for (auto [j, v] : llvm::enumerate(s.outputs))
+    if (!outputSlot.count(v) && !llvm::is_contained(s.inputs, v))
+      outputSlot[v] = j;
+  uint64_t hostArena = 0, accelSchedule = 0;
+  auto place = [&](unsigned v, uint32_t device) {
+    Place &p = where[v];
+    p.placed = true;
+    p.device = device;
+    uint64_t bytes = s.values[v].bytes;
+    auto slot = outputSlot.find(v);
+    if (device == host && slot != outputSlot.end()) {
+      p.arg = {HODU_SPACE_OUTPUT, slot->second, 0, bytes};
+      return;
+    }
+    uint64_t &top = device == host ? hostArena : accelSchedule;
+    uint64_t offset = llvm::alignTo(top, HODU_BUNDLE_BUFFER_ALIGNMENT);
+    top = offset + std::max<uint64_t>(bytes, 1);
+    p.arg = {HODU_SPACE_ARENA, device, offset, bytes};
+  };
+
+  // Each accelerator partition's plan, and the scratch they share.
+  llvm::StringMap<LaunchPlan> plans;
+  llvm::StringMap<uint64_t> weightBase;
+  uint64_t scratch = 0;
+  for (const ScheduleStep &step : s.steps) {
+    if (step.transfer || step.host || plans.count(step.callee))
+      continue;
+    FailureOr<LaunchPlan> plan = buildLaunchPlan(
+        module, step.callee, step.operands.size(), step.results.size());
+    if (failed(plan))
+      return failure();
+    weightBase[step.callee] = b.addWeights(plan->weights);
+    scratch = std::max(scratch, plan->arenaSize);
+    plans[step.callee] = std::move(*plan);
+  }
+  for (const ScheduleStep &step : s.steps)
+    for (unsigned r : step.results)
+      place(r, step.transfer ? (step.to == "cpu" ? host : accel)
+                             : (step.host ? host : accel));
+  uint64_t scratchBase =
+      llvm::alignTo(accelSchedule, HODU_BUNDLE_BUFFER_ALIGNMENT);
+
+  for (const ScheduleStep &step : s.steps) {
+    if (step.transfer) {
+      const Place &from = where[step.operands[0]], &to = where[step.results[0]];
+      b.step(HODU_STEP_TRANSFER, accel, 0, {1, 1, 1}, {from.arg, to.arg});
+      continue;
+    }
+    SmallVector<hodu_bundle_arg> operands;
+    for (unsigned v : llvm::concat<const unsigned>(step.operands, step.results))
+      operands.push_back(where[v].arg);
+    if (step.host) {
+      uint32_t k = b.kernel(step.hostSymbol, host, {1, 1, 1}, operands.size());
+      b.step(HODU_STEP_HOST_CALL, host, k, {1, 1, 1}, operands);
+      continue;
+    }
+    const LaunchPlan &plan = plans[step.callee];
+    uint64_t weights = weightBase[step.callee];
+    for (const PlanStep &ps : plan.steps) {
+      SmallVector<hodu_bundle_arg> remapped;
+      for (const PlanArg &a : ps.args) {
+        hodu_bundle_arg r = argOf(a);
+        switch (a.space) {
+        case HODU_SPACE_INPUT:
+          r = operands[a.index];
+          break;
+        case HODU_SPACE_OUTPUT:
+          r = operands[step.operands.size() + a.index];
+          break;
+        case HODU_SPACE_ARENA:
+          r.index = accel;
+          r.offset += scratchBase;
+          break;
+        case HODU_SPACE_WEIGHTS:
+          r.index = accel;
+          r.offset += weights;
+          break;
+        default:
+          return emitError(loc, "internal error: a partition's plan uses "
+                                "buffer space ")
+                 << a.space;
+        }
+        if (r.size != a.size)
+          return emitError(loc, "internal error: partition @")
+                 << step.callee << " passes " << a.size
+                 << " bytes where the schedule has " << r.size;
+        remapped.push_back(r);
+      }
+      uint32_t k = 0;
+      if (ps.op == HODU_STEP_LAUNCH) {
+        const PlanKernel &kernel = plan.kernels[ps.kernel];
+        k = b.kernel(kernel.name, accel, kernel.block, kernel.numArgs);
+      }
+      b.step(ps.op, accel, k, ps.grid, remapped);
+    }
+  }
+  // Outputs that are model inputs, or returned twice, are copied.
+  for (auto [j, v] : llvm::enumerate(s.outputs)) {
+    auto slot = outputSlot.find(v);
+    if (slot != outputSlot.end() && slot->second == j)
+      continue;
+    hodu_bundle_arg to{HODU_SPACE_OUTPUT, static_cast<uint32_t>(j), 0,
+                       s.values[v].bytes};
+    b.step(HODU_STEP_COPY, host, 0, {1, 1, 1}, {where[v].arg, to});
+  }
+
+  b.devices = {{HODU_DEVICE_CPU, 0, hostArena},
+               {deviceKind, 0, scratchBase + scratch}};
+  b.addCode(host, {HODU_CODE_ELF, "", s.hostCode});
+  for (const CodeObject &c : code)
+    b.addCode(accel, c);
+  return success();
+}
+
+} // namespace
+
 LogicalResult hodu::gpu::writeBundle(ModuleOp module,
                                      const SerializeRequest &request,
                                      uint32_t device,
                                      ArrayRef<CodeObject> code) {
   Location loc = module.getLoc();
+  if (request.outputPath == "-")
+    return emitError(loc, "refusing to write a bundle (binary) to stdout");
   const EntrySignature &sig = request.signature;
+  BundleBuilder b;
+  size_t regular = sig.inputs.size() - sig.numMetaSlots;
+  b.model.name = b.strings.add(sig.modelName);
+  b.model.producer = b.strings.add("hoduc");
+  b.model.num_inputs = regular;
+  b.model.num_outputs = sig.outputs.size();
+  b.model.num_meta_slots = sig.numMetaSlots;
+
+  if (request.schedule) {
+    for (const TensorSignature &t : sig.inputs)
+      b.addTensor(t, 0, HODU_BUNDLE_NONE);
+    for (const TensorSignature &t : sig.outputs)
+      b.addTensor(t, 0, HODU_BUNDLE_NONE);
+    if (failed(writeHeterogeneous(module, request, device, code, b)))
+      return failure();
+    return b.write(request.outputPath, loc);
+  }
+
   FailureOr<LaunchPlan> plan = buildLaunchPlan(module, sig);
   if (failed(plan))
     return failure();
-  if (request.outputPath == "-")
-    return emitError(loc, "refusing to write a bundle (binary) to stdout");
-
-  StringTable strings;
-  hodu_bundle_model model{};
-  model.name = strings.add(sig.modelName);
-  model.producer = strings.add("hoduc");
-  size_t regular = sig.inputs.size() - sig.numMetaSlots;
-  model.num_inputs = regular;
-  model.num_outputs = sig.outputs.size();
-  model.num_meta_slots = sig.numMetaSlots;
-
-  std::vector<hodu_bundle_device> devices = {{device, 0, plan->arenaSize}};
-
+  b.weights = std::move(plan->weights);
   // TENSORS: the inputs, the outputs, then the meta slots, whose initial
   // values go after the weights.
-  std::vector<const TensorSignature *> order;
   for (size_t i = 0; i < regular; ++i)
-    order.push_back(&sig.inputs[i]);
+    b.addTensor(sig.inputs[i], 0, HODU_BUNDLE_NONE);
   for (const TensorSignature &t : sig.outputs)
-    order.push_back(&t);
-  for (size_t i = regular; i < sig.inputs.size(); ++i)
-    order.push_back(&sig.inputs[i]);
-  std::vector<int64_t> dims;
-  std::vector<hodu_bundle_tensor> tensors;
-  for (const TensorSignature *tp : order) {
-      const TensorSignature &t = *tp;
-      hodu_bundle_tensor r{};
-      r.name = strings.add(t.name);
-      r.dtype = t.dtype;
-      r.rank = t.shape.size();
-      r.first_dim = dims.size();
-      r.device = 0;
-      uint64_t bytes = dtypeSize(t.dtype);
-      for (int64_t d : t.shape) {
-        dims.push_back(d);
-        bytes *= static_cast<uint64_t>(d);
-      }
-      r.bytes = bytes;
-      r.init = HODU_BUNDLE_NONE;
-      if (!t.init.empty()) {
-        if (t.init.size() != bytes)
-          return emitError(loc, "internal error: meta slot '")
-                 << t.name << "' has an initial value of the wrong size";
-        r.init = llvm::alignTo(plan->weights.size(),
-                               HODU_BUNDLE_BUFFER_ALIGNMENT);
-        plan->weights.resize(r.init, '\0');
-        plan->weights += t.init;
-      }
-      tensors.push_back(r);
+    b.addTensor(t, 0, HODU_BUNDLE_NONE);
+  for (size_t i = regular; i < sig.inputs.size(); ++i) {
+    const TensorSignature &t = sig.inputs[i];
+    uint64_t init = HODU_BUNDLE_NONE;
+    if (!t.init.empty())
+      init = b.addWeights(t.init);
+    b.addTensor(t, 0, init);
+    if (!t.init.empty() && t.init.size() != b.tensors.back().bytes)
+      return emitError(loc, "internal error: meta slot '")
+             << t.name << "' has an initial value of the wrong size";
   }
-
-  std::string blobs;
-  std::vector<hodu_bundle_code> codes;
-  for (const CodeObject &c : code) {
-    uint64_t offset = llvm::alignTo(blobs.size(), HODU_BUNDLE_SECTION_ALIGNMENT);
-    blobs.resize(offset, '\0');
-    blobs += c.bytes;
-    codes.push_back({0, c.format, strings.add(c.arch), 0, offset,
-                     c.bytes.size()});
-  }
-
-  std::vector<hodu_bundle_kernel> kernels;
+  b.devices = {{device, 0, plan->arenaSize}};
+  for (const CodeObject &c : code)
+    b.addCode(0, c);
   for (const PlanKernel &k : plan->kernels)
-    kernels.push_back({strings.add(k.name),
-                       0,
-                       {k.block[0], k.block[1], k.block[2]},
-                       k.numArgs,
-                       0,
-                       0});
-  std::vector<hodu_bundle_step> steps;
-  std::vector<hodu_bundle_arg> args;
+    b.kernel(k.name, 0, k.block, k.numArgs);
   for (const PlanStep &s : plan->steps) {
-    steps.push_back({s.op,
-                     0,
-                     s.kernel,
-                     {s.grid[0], s.grid[1], s.grid[2]},
-                     static_cast<uint32_t>(args.size()),
-                     static_cast<uint32_t>(s.args.size())});
+    SmallVector<hodu_bundle_arg> stepArgs;
     for (const PlanArg &a : s.args)
-      args.push_back({a.space, a.space == HODU_SPACE_ARENA ||
-                                       a.space == HODU_SPACE_WEIGHTS
-                                   ? 0u
-                                   : a.index,
-                      a.offset, a.size});
+      stepArgs.push_back({a.space,
+                          a.space == HODU_SPACE_ARENA ||
+                                  a.space == HODU_SPACE_WEIGHTS
+                              ? 0u
+                              : a.index,
+                          a.offset, a.size});
+    b.step(s.op, 0, s.kernel, s.grid, stepArgs);
   }
-
-  std::vector<Section> sections = {
-      {HODU_BUNDLE_SECTION_STRINGS, 1, strings.data},
-      {HODU_BUNDLE_SECTION_MODEL, sizeof(hodu_bundle_model),
-       bytesOf(std::vector<hodu_bundle_model>{model})},
-      {HODU_BUNDLE_SECTION_DEVICES, sizeof(hodu_bundle_device),
-       bytesOf(devices)},
-      {HODU_BUNDLE_SECTION_TENSORS, sizeof(hodu_bundle_tensor),
-       bytesOf(tensors)},
-      {HODU_BUNDLE_SECTION_DIMS, sizeof(int64_t), bytesOf(dims)},
-      {HODU_BUNDLE_SECTION_CODE, sizeof(hodu_bundle_code), bytesOf(codes)},
-      {HODU_BUNDLE_SECTION_KERNELS, sizeof(hodu_bundle_kernel),
-       bytesOf(kernels)},
-      {HODU_BUNDLE_SECTION_STEPS, sizeof(hodu_bundle_step), bytesOf(steps)},
-      {HODU_BUNDLE_SECTION_ARGS, sizeof(hodu_bundle_arg), bytesOf(args)},
-      {HODU_BUNDLE_SECTION_WEIGHTS, 1, plan->weights},
-      {HODU_BUNDLE_SECTION_BLOBS, 1, blobs},
-  };
-  // The strings are complete only now: STRINGS goes first in the table but
-  // is copied last.
-  sections.front().bytes = strings.data;
-
-  OutputFile out(request.outputPath);
-  return success(succeeded(out.open(loc)) &&
-                 succeeded(out.write(layOut(std::move(sections)), loc)) &&
-                 succeeded(out.commit(loc)));
+  return b.write(request.outputPath, loc);
 }

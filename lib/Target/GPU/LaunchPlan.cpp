@@ -72,11 +72,10 @@ FailureOr<std::string> globalBytes(memref::GlobalOp global, uint64_t bytes) {
 /// Reads @main into a LaunchPlan.
 class PlanBuilder {
 public:
-  PlanBuilder(ModuleOp module, func::FuncOp main,
-              const hodu::EntrySignature &signature)
-      : symbols(module), main(main), numInputs(signature.inputs.size()),
-        numMeta(signature.numMetaSlots),
-        numOutputs(signature.outputs.size()) {}
+  PlanBuilder(ModuleOp module, func::FuncOp main, unsigned numInputs,
+              unsigned numMeta, unsigned numOutputs)
+      : symbols(module), main(main), numInputs(numInputs), numMeta(numMeta),
+        numOutputs(numOutputs) {}
 
   FailureOr<LaunchPlan> build() {
     if (main.getNumArguments() != numInputs + numOutputs ||
@@ -277,5 +276,18 @@ hodu::gpu::buildLaunchPlan(ModuleOp module, const EntrySignature &signature) {
   auto main = module.lookupSymbol<func::FuncOp>("main");
   if (!main || main.isExternal())
     return module.emitError("internal error: the module has no @main");
-  return PlanBuilder(module, main, signature).build();
+  return PlanBuilder(module, main, signature.inputs.size(),
+                     signature.numMetaSlots, signature.outputs.size())
+      .build();
+}
+
+FailureOr<LaunchPlan> hodu::gpu::buildLaunchPlan(ModuleOp module,
+                                                 StringRef function,
+                                                 unsigned numInputs,
+                                                 unsigned numOutputs) {
+  auto fn = module.lookupSymbol<func::FuncOp>(function);
+  if (!fn || fn.isExternal())
+    return module.emitError("internal error: the module has no @")
+           << function;
+  return PlanBuilder(module, fn, numInputs, 0, numOutputs).build();
 }

@@ -2,6 +2,7 @@
 #include "hodu/Target/GPU/Pipelines.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/abi.h"
 #include "hodu/bundle.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -37,11 +38,24 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
          std::to_string(HODU_BUNDLE_BUFFER_ALIGNMENT) + " min-buffers=1})";
 }
 
-bool hodu::gpu::canRun(mlir::Operation *op) {
-  if (!mlir::isa<MatmulOp, DotOp>(op))
-    return true;
-  return llvm::all_of(op->getOperandTypes(), [](mlir::Type t) {
-    auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
-    return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
-  });
+std::vector<hodu::OpSupport> hodu::gpu::opSupport(GPUElementTypes types) {
+  std::vector<int32_t> dtypes;
+  for (int32_t d = 0; d < HODU_DTYPE_COUNT; ++d)
+    if (d != HODU_DTYPE_F8E4M3 && d != HODU_DTYPE_F8E5M2 &&
+        (types.bf16 || d != HODU_DTYPE_BF16) &&
+        (types.f64 || d != HODU_DTYPE_F64))
+      dtypes.push_back(d);
+  std::vector<OpSupport> table = opSupportForAll(dtypes);
+  for (OpSupport &row : table)
+    if (row.op == MatmulOp::getOperationName() ||
+        row.op == DotOp::getOperationName()) {
+      row.condition = "on operands of rank 2 at most (no batched matmuls)";
+      row.check = [](mlir::Operation *op) {
+        return llvm::all_of(op->getOperandTypes(), [](mlir::Type t) {
+          auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+          return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
+        });
+      };
+    }
+  return table;
 }

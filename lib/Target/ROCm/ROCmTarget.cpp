@@ -152,8 +152,8 @@ public:
     return buildROCmPhase(phase, pm, configOf(request));
   }
 
-  bool isLegal(Operation *op) const override {
-    return hodu::gpu::canRun(op);
+  std::vector<OpSupport> opSupport() const override {
+    return hodu::gpu::opSupport({});
   }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,

@@ -101,7 +101,9 @@ public:
     return buildVulkanPhase(phase, pm, request.target.optLevel);
   }
 
-  bool isLegal(Operation *op) const override { return hodu::gpu::canRun(op); }
+  std::vector<OpSupport> opSupport() const override {
+    return hodu::gpu::opSupport({/*bf16=*/false, /*f64=*/true});
+  }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
                           const TargetOptions &options) const override {

@@ -61,6 +61,13 @@ struct LaunchPlan {
 mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module,
                                             const EntrySignature &signature);
 
+/// The plan of one partition function of a heterogeneous model (its
+/// arguments: `numInputs` inputs, then `numOutputs` outputs).
+mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module,
+                                            llvm::StringRef function,
+                                            unsigned numInputs,
+                                            unsigned numOutputs);
+
 /// One code object of the bundle (hodu_bundle_code).
 struct CodeObject {
   uint32_t format = 0; // hodu_code_format
@@ -69,7 +76,10 @@ struct CodeObject {
 };
 
 /// Writes a bundle for `device` (a hodu_device_kind) to
-/// `request.outputPath` through an exclusive temporary.
+/// `request.outputPath` through an exclusive temporary. With a
+/// `request.schedule` (a heterogeneous model), device 0 is the CPU running
+/// the schedule's host calls from its shared library, device 1 `device`
+/// running the module's partition functions, with the transfers between.
 mlir::LogicalResult writeBundle(mlir::ModuleOp module,
                                 const SerializeRequest &request,
                                 uint32_t device,

@@ -10,6 +10,8 @@
 #ifndef HODU_TARGET_GPU_PIPELINES_H
 #define HODU_TARGET_GPU_PIPELINES_H
 
+#include "hodu/Target/Target.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir {
@@ -30,11 +32,19 @@ std::string linalgExtension(unsigned optLevel);
 /// `target` is named in errors.
 std::string kernelsPipeline(llvm::StringRef target);
 
-/// Whether the shared GPU kernels can run `op` (a hodu op): every op lowers
-/// to linalg the GPU path maps, except batched matmuls (only 2-D matmuls
-/// are tiled through workgroup memory, and one thread per output element
-/// would be far too slow).
-bool canRun(mlir::Operation *op);
+/// What a GPU target's kernels can hold: the element types its code
+/// generation has (SPIR-V has no bf16, Metal no f64; no target here does
+/// f8 arithmetic).
+struct GPUElementTypes {
+  bool bf16 = true, f64 = true;
+};
+
+/// The op support table of the shared GPU kernels for a target with these
+/// element types: every hodu compute op (they all lower to linalg, which the
+/// GPU path maps), with the element types the target has, except batched
+/// matmuls (only 2-D matmuls are tiled through workgroup memory, and one
+/// thread per output element would be far too slow).
+std::vector<hodu::OpSupport> opSupport(GPUElementTypes types);
 
 } // namespace hodu::gpu
 
