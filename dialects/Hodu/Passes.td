@@ -73,11 +73,13 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
     Unary, UnaryScalar, Binary (numpy broadcasting), Cmp, CmpScalar,
     BinaryLogical and UnaryLogical ops, `select`, `cast` (every dtype,
     narrow floats rounded to nearest even), `reshape`, `flatten`, `squeeze`,
-    `unsqueeze`, `broadcast`, `transpose`, `slice`, `flip`, `concat` and
-    `reduce_sum`/`mean`/`max`/`min`/`prod`. Floats are computed in double
-    and rounded to the dtype; integers wrap like the compiled code. Integer
-    division by zero (and `INT_MIN / -1`), negative integer powers and
-    out-of-range float-to-int casts are left to run time.
+    `unsqueeze`, `broadcast`, `transpose`, `slice`, `flip`, `concat`,
+    `split`, `index_select`, `gather`, `index_put` and
+    `reduce_sum`/`mean`/`max`/`min`/`prod` (hodu::evaluate, the evaluator the
+    ONNX importer also uses). Floats are computed in double and rounded to
+    the dtype; integers wrap like the compiled code. Integer division by
+    zero (and `INT_MIN / -1`), negative integer powers, indices outside
+    their dim and out-of-range float-to-int casts are left to run time.
 
     Inputs may be `dense` or `dense_resource` (imported weights): their bytes
     are read in place, and a result larger than `resource-bytes` is written

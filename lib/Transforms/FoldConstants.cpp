@@ -21,7 +21,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Matchers.h"
 
 #include <cstring>
 #include <optional>
@@ -62,13 +61,6 @@ std::optional<SmallVector<double>> perChannel(const ConstantView &k,
   return v;
 }
 
-ElementsAttr constantOf(Value v) {
-  Attribute attr;
-  if (!v.getDefiningOp<hodu::ConstantOp>() || !matchPattern(v, m_Constant(&attr)))
-    return {};
-  return dyn_cast<ElementsAttr>(attr);
-}
-
 /// A run of per-channel affine ops: its result is `x * s + t` per channel.
 struct AffineChain {
   SmallVector<double> s, t;
@@ -104,7 +96,7 @@ AffineChain collectChain(Value cur, Operation *first, RankedTensorType rt,
       name = name.drop_back(strlen("_scalar"));
       k.assign(channels, scalar.getValueAsDouble());
     } else if (user->getNumOperands() == 2) {
-      auto e = ConstantView::get(constantOf(user->getOperand(curIsLhs ? 1 : 0)));
+      auto e = ConstantView::get(getConstantValue(user->getOperand(curIsLhs ? 1 : 0)));
       if (!e)
         break;
       auto v = perChannel(*e, rank, axis, channels);
@@ -169,7 +161,7 @@ bool anyNot(ArrayRef<double> v, double x) {
 /// into `root(x, W * s) + t`. Returns true if it rewrote.
 bool foldAffineTail(Operation *root, const EvaluationLimits &limits) {
   auto rt = dyn_cast<RankedTensorType>(root->getResult(0).getType());
-  auto w = ConstantView::get(constantOf(root->getOperand(1)));
+  auto w = ConstantView::get(getConstantValue(root->getOperand(1)));
   if (!rt || !rt.hasStaticShape() || !w || w->getKind() != ElementKind::Float ||
       w->size() > limits.maxElements || !root->getResult(0).hasOneUse())
     return false;
@@ -219,7 +211,7 @@ Value affineInput(Operation *op) {
     return {};
   Value data;
   for (Value v : op->getOperands()) {
-    if (constantOf(v))
+    if (getConstantValue(v))
       continue;
     if (data)
       return {};
@@ -271,28 +263,7 @@ struct FoldConstantsPass
 
     // Evaluate ops on constants, producers first (functions are one block
     // in program order, so a walk sees a folded producer before its users).
-    auto foldAll = [&] {
-      module.walk([&](Operation *op) {
-        if (!isa<hodu::HoduDialect>(op->getDialect()) ||
-            isa<hodu::ConstantOp>(op) || op->getNumOperands() == 0)
-          return;
-        SmallVector<ConstantView, 3> inputs;
-        for (Value v : op->getOperands()) {
-          auto e = ConstantView::get(constantOf(v));
-          if (!e)
-            return;
-          inputs.push_back(std::move(*e));
-        }
-        ElementsAttr value = evaluate(op, inputs, limits);
-        if (!value)
-          return;
-        OpBuilder b(op);
-        auto c = hodu::ConstantOp::create(b, op->getLoc(), value);
-        op->getResult(0).replaceAllUsesWith(c.getResult());
-        op->erase();
-      });
-    };
-    foldAll();
+    module.walk([&](Operation *op) { foldToConstants(op, limits); });
 
     SmallVector<Operation *> roots;
     module.walk([&](Operation *op) {

@@ -301,3 +301,75 @@ func.func @max_min_signed_zero() -> (tensor<3xf32>, tensor<3xf32>) {
   %1 = hodu.minimum %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   return %0, %1 : tensor<3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// index_select (ONNX Gather): slices along `dim` picked by index, negative
+// indices counting from the end; a 2-D index tensor nests the result.
+// CHECK-LABEL: func.func @index_select
+// CHECK-DAG: %[[ROWS:.*]] = hodu.constant dense<{{\[}}[5, 6, 7], [0, 1, 2]]> : tensor<2x3xi64>
+// CHECK-DAG: %[[COLS:.*]] = hodu.constant dense<{{\[\[\[2, 0\]\], \[\[7, 5\]\]\]}}> : tensor<2x1x2xi64>
+// CHECK-DAG: %[[DIM:.*]] = hodu.constant dense<3> : tensor<i64>
+// CHECK: return %[[ROWS]], %[[COLS]], %[[DIM]]
+func.func @index_select() -> (tensor<2x3xi64>, tensor<2x1x2xi64>, tensor<i64>) {
+  %x = hodu.constant dense<[[0, 1, 2], [5, 6, 7]]> : tensor<2x3xi64>
+  %shape = hodu.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %i = hodu.constant dense<[-1, 0]> : tensor<2xi64>
+  %j = hodu.constant dense<[[2, 0]]> : tensor<1x2xi32>
+  %k = hodu.constant dense<1> : tensor<i64>
+  %0 = hodu.index_select %x, %i {dim = 0 : i64} : (tensor<2x3xi64>, tensor<2xi64>) -> tensor<2x3xi64>
+  %1 = hodu.index_select %x, %j {dim = 1 : i64} : (tensor<2x3xi64>, tensor<1x2xi32>) -> tensor<2x1x2xi64>
+  %2 = hodu.index_select %shape, %k {dim = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  return %0, %1, %2 : tensor<2x3xi64>, tensor<2x1x2xi64>, tensor<i64>
+}
+
+// -----
+
+// gather (ONNX GatherElements) and index_put (ONNX ScatterND on rows, a
+// repeated index keeping the last value).
+// CHECK-LABEL: func.func @gather_index_put
+// CHECK-DAG: %[[G:.*]] = hodu.constant dense<{{\[}}[1.000000e+00, 1.000000e+00], [4.000000e+00, 3.000000e+00]]> : tensor<2x2xf32>
+// CHECK-DAG: %[[P:.*]] = hodu.constant dense<[3, 9, 5]> : tensor<3xi64>
+// CHECK: return %[[G]], %[[P]]
+func.func @gather_index_put() -> (tensor<2x2xf32>, tensor<3xi64>) {
+  %x = hodu.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %i = hodu.constant dense<[[0, 0], [1, 0]]> : tensor<2x2xi64>
+  %0 = hodu.gather %x, %i {dim = 1 : i64} : (tensor<2x2xf32>, tensor<2x2xi64>) -> tensor<2x2xf32>
+  %s = hodu.constant dense<[3, 4, 5]> : tensor<3xi64>
+  %j = hodu.constant dense<[1, -2]> : tensor<2xi64>
+  %v = hodu.constant dense<[8, 9]> : tensor<2xi64>
+  %1 = hodu.index_put %s, %j, %v {dim = 0 : i64} : (tensor<3xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<3xi64>
+  return %0, %1 : tensor<2x2xf32>, tensor<3xi64>
+}
+
+// -----
+
+// An index outside the dim is left for run time (the lowering clamps it).
+// CHECK-LABEL: func.func @index_out_of_range
+// CHECK: hodu.index_select
+// CHECK: hodu.gather
+func.func @index_out_of_range() -> (tensor<1xi64>, tensor<1xi64>) {
+  %x = hodu.constant dense<[1, 2, 3]> : tensor<3xi64>
+  %i = hodu.constant dense<[3]> : tensor<1xi64>
+  %j = hodu.constant dense<[-4]> : tensor<1xi64>
+  %0 = hodu.index_select %x, %i {dim = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %1 = hodu.gather %x, %j {dim = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  return %0, %1 : tensor<1xi64>, tensor<1xi64>
+}
+
+// -----
+
+// split: one constant per piece; a splat input gives splat pieces.
+// CHECK-LABEL: func.func @split
+// CHECK-DAG: %[[A:.*]] = hodu.constant dense<{{\[}}[1], [4]]> : tensor<2x1xi64>
+// CHECK-DAG: %[[B:.*]] = hodu.constant dense<{{\[}}[2, 3], [5, 6]]> : tensor<2x2xi64>
+// CHECK-DAG: %[[C:.*]] = hodu.constant dense<7.000000e+00> : tensor<3xf32>
+// CHECK-DAG: %[[D:.*]] = hodu.constant dense<7.000000e+00> : tensor<1xf32>
+// CHECK: return %[[A]], %[[B]], %[[C]], %[[D]]
+func.func @split() -> (tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1xf32>) {
+  %x = hodu.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi64>
+  %0:2 = hodu.split %x {dim = 1 : i64, sizes = array<i64: 1, 2>} : (tensor<2x3xi64>) -> (tensor<2x1xi64>, tensor<2x2xi64>)
+  %s = hodu.constant dense<7.0> : tensor<4xf32>
+  %1:2 = hodu.split %s {dim = 0 : i64, sizes = array<i64: 3, 1>} : (tensor<4xf32>) -> (tensor<3xf32>, tensor<1xf32>)
+  return %0#0, %0#1, %1#0, %1#1 : tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1xf32>
+}

@@ -134,36 +134,42 @@ Value isNonZero(OpBuilder &b, Location loc, Value v) {
                                constInt(b, loc, t, 0));
 }
 
-Value emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
+/// `FloatOp`, `BoolOp` or `IntOp` on x and y, by their element type.
+template <typename FloatOp, typename BoolOp, typename IntOp>
+static Value emitByType(OpBuilder &b, Location loc, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y);
+    return FloatOp::create(b, loc, x, y);
   if (x.getType().isInteger(1))
-    return arith::OrIOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
+    return BoolOp::create(b, loc, x, y);
+  return IntOp::create(b, loc, x, y);
+}
+
+/// `FloatOp`, `SignedOp` or `UnsignedOp` on x and y, by kind `k`.
+template <typename FloatOp, typename SignedOp, typename UnsignedOp>
+static Value emitByKind(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
+  if (k == Kind::Float)
+    return FloatOp::create(b, loc, x, y);
+  if (k == Kind::Signed)
+    return SignedOp::create(b, loc, x, y);
+  return UnsignedOp::create(b, loc, x, y);
+}
+
+Value emitAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  return emitByType<arith::AddFOp, arith::OrIOp, arith::AddIOp>(b, loc, x, y);
 }
 
 Value emitMul(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::MulFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::AndIOp::create(b, loc, x, y);
-  return arith::MulIOp::create(b, loc, x, y);
+  return emitByType<arith::MulFOp, arith::AndIOp, arith::MulIOp>(b, loc, x, y);
 }
 
 Value emitMax(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
-  if (k == Kind::Float)
-    return arith::MaximumFOp::create(b, loc, x, y);
-  if (k == Kind::Signed)
-    return arith::MaxSIOp::create(b, loc, x, y);
-  return arith::MaxUIOp::create(b, loc, x, y);
+  return emitByKind<arith::MaximumFOp, arith::MaxSIOp, arith::MaxUIOp>(b, loc,
+                                                                       k, x, y);
 }
 
 Value emitMin(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
-  if (k == Kind::Float)
-    return arith::MinimumFOp::create(b, loc, x, y);
-  if (k == Kind::Signed)
-    return arith::MinSIOp::create(b, loc, x, y);
-  return arith::MinUIOp::create(b, loc, x, y);
+  return emitByKind<arith::MinimumFOp, arith::MinSIOp, arith::MinUIOp>(b, loc,
+                                                                       k, x, y);
 }
 
 Value convertScalar(OpBuilder &b, Location loc, Value v, Kind from, Type to,

@@ -163,6 +163,32 @@ mlir::RankedTensorType convertedType(const mlir::TypeConverter &tc,
 llvm::LogicalResult requireStatic(mlir::Operation *op,
                                   mlir::ConversionPatternRewriter &rewriter);
 
+/// The base of the patterns that lower one hodu op: `lower` runs once every
+/// tensor type of the op is static, the lowering's precondition (the
+/// pattern fails to match otherwise).
+template <typename OpTy>
+struct StaticPattern : mlir::OpConversionPattern<OpTy> {
+  using mlir::OpConversionPattern<OpTy>::OpConversionPattern;
+
+  /// Lowers `op`, whose types are all static.
+  virtual llvm::LogicalResult
+  lower(OpTy op, typename OpTy::Adaptor adaptor,
+        mlir::ConversionPatternRewriter &rewriter) const = 0;
+
+  /// The converted type of result `i` of `op`.
+  mlir::RankedTensorType resultType(mlir::Operation *op, unsigned i = 0) const {
+    return convertedType(*this->getTypeConverter(), op->getResultTypes()[i]);
+  }
+
+  llvm::LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  mlir::ConversionPatternRewriter &rewriter) const final {
+    if (mlir::failed(requireStatic(op, rewriter)))
+      return mlir::failure();
+    return lower(op, adaptor, rewriter);
+  }
+};
+
 // Per-family pattern sets.
 void populateElementwisePatterns(mlir::TypeConverter &tc,
                                  mlir::RewritePatternSet &patterns);

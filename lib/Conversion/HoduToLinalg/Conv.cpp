@@ -133,15 +133,12 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   return narrowTensor(b, loc, r, resultType.getElementType());
 }
 
-struct ConvLowering : OpConversionPattern<ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConvOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ConvLowering : StaticPattern<ConvOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(ConvOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     Value x = adaptor.getLhs();
     int64_t s = type.getRank() - 2;
     ArrayRef<int64_t> pads = op.getPads();
@@ -156,16 +153,13 @@ struct ConvLowering : OpConversionPattern<ConvOp> {
   }
 };
 
-struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ConvTransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ConvTransposeLowering : StaticPattern<ConvTransposeOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(ConvTransposeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto &b = rewriter;
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     Value x = adaptor.getLhs(), w = adaptor.getRhs();
     auto xt = cast<RankedTensorType>(x.getType());
     auto wt = cast<RankedTensorType>(w.getType());
@@ -227,17 +221,14 @@ struct ConvTransposeLowering : OpConversionPattern<ConvTransposeOp> {
 
 /// conv_grad_weight and conv_transpose_grad_weight.
 template <typename OpTy, bool Transposed>
-struct GradWeightLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct GradWeightLowering : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto &b = rewriter;
     MLIRContext *ctx = this->getContext();
-    auto type = convertedType(*this->getTypeConverter(), op.getType());
+    auto type = this->resultType(op);
     Value x = adaptor.getLhs(), dy = adaptor.getRhs();
     auto xt = cast<RankedTensorType>(x.getType());
     auto dyt = cast<RankedTensorType>(dy.getType());

@@ -286,14 +286,11 @@ Value unaryNumeric(StringRef what, OpBuilder &b, Location loc,
 // Cast, select, constant
 //===----------------------------------------------------------------------===//
 
-struct CastLowering : OpConversionPattern<CastOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
-    auto resultType = convertedType(*getTypeConverter(), op.getType());
+struct CastLowering : StaticPattern<CastOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(CastOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto resultType = this->resultType(op);
     Kind from = kindOf(op.getInput().getType());
     Kind to = kindOf(op.getType());
     if (adaptor.getInput().getType() == resultType) {
@@ -311,14 +308,11 @@ struct CastLowering : OpConversionPattern<CastOp> {
   }
 };
 
-struct SelectLowering : OpConversionPattern<SelectOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(SelectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
-    auto resultType = convertedType(*getTypeConverter(), op.getType());
+struct SelectLowering : StaticPattern<SelectOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(SelectOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto resultType = this->resultType(op);
     Value r = buildElementwise(
         rewriter, op.getLoc(), resultType, adaptor.getOperands(),
         [&](OpBuilder &b, Location loc, ValueRange args) {

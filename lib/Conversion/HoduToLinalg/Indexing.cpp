@@ -18,15 +18,12 @@ using namespace mlir;
 namespace hodu::lowering {
 namespace {
 
-struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(IndexSelectOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct IndexSelectLowering : StaticPattern<IndexSelectOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(IndexSelectOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = getContext();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     int64_t dim = op.getDim();
@@ -49,14 +46,11 @@ struct IndexSelectLowering : OpConversionPattern<IndexSelectOp> {
   }
 };
 
-struct GatherLowering : OpConversionPattern<GatherOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+struct GatherLowering : StaticPattern<GatherOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(GatherOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto type = resultType(op);
     Value input = adaptor.getInput();
     int64_t dim = op.getDim();
     int64_t size = cast<RankedTensorType>(input.getType()).getDimSize(dim);
@@ -72,15 +66,12 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
   }
 };
 
-struct OneHotLowering : OpConversionPattern<OneHotOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OneHotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct OneHotLowering : StaticPattern<OneHotOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(OneHotOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = getContext();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     int64_t rank = type.getRank();
     int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
     int64_t depth = op.getNumClasses();
@@ -153,13 +144,10 @@ Value sequentialUpdate(OpBuilder &b, Location loc, Value init,
 }
 
 template <typename OpTy, Combine C>
-struct ScatterLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ScatterLowering : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Value indices = adaptor.getIndices(), src = adaptor.getSrc();
     auto idxType = cast<RankedTensorType>(indices.getType());
     int64_t dim = op.getDim();
@@ -182,13 +170,10 @@ struct ScatterLowering : OpConversionPattern<OpTy> {
   }
 };
 
-struct IndexPutLowering : OpConversionPattern<IndexPutOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(IndexPutOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct IndexPutLowering : StaticPattern<IndexPutOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(IndexPutOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Value indices = adaptor.getIndices(), values = adaptor.getValues();
     auto vType = cast<RankedTensorType>(values.getType());
     int64_t dim = op.getDim();

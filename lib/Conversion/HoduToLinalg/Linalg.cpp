@@ -26,17 +26,14 @@ Value finish(OpBuilder &b, Location loc, Value acc, RankedTensorType type) {
                    type.getShape());
 }
 
-struct MatmulLowering : OpConversionPattern<MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(MatmulOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct MatmulLowering : StaticPattern<MatmulOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(MatmulOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     auto &b = rewriter;
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto lt = cast<RankedTensorType>(lhs.getType());
     auto rt = cast<RankedTensorType>(rhs.getType());
@@ -125,14 +122,11 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
   }
 };
 
-struct DotLowering : OpConversionPattern<DotOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(DotOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+struct DotLowering : StaticPattern<DotOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(DotOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto type = resultType(op);
     MLIRContext *ctx = getContext();
     AffineMap in = AffineMap::get(1, 0, getAffineDimExpr(0, ctx));
     Value r = contraction(rewriter, op.getLoc(), adaptor.getOperands(),
@@ -143,14 +137,11 @@ struct DotLowering : OpConversionPattern<DotOp> {
   }
 };
 
-struct TraceLowering : OpConversionPattern<TraceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TraceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+struct TraceLowering : StaticPattern<TraceOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(TraceOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto type = resultType(op);
     MLIRContext *ctx = getContext();
     int64_t nb = type.getRank();
     SmallVector<AffineExpr> inE, outE;
@@ -171,15 +162,12 @@ struct TraceLowering : OpConversionPattern<TraceOp> {
   }
 };
 
-struct EinsumLowering : OpConversionPattern<EinsumOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(EinsumOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct EinsumLowering : StaticPattern<EinsumOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(EinsumOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     MLIRContext *ctx = getContext();
-    auto type = convertedType(*getTypeConverter(), op.getType());
+    auto type = resultType(op);
     StringRef eq = op.getEquation();
     size_t arrow = eq.find("->");
     SmallVector<StringRef> terms;
@@ -273,16 +261,13 @@ Value axpyRow(OpBuilder &b, Location l, Value m, Value r, Value src, Value f,
 }
 
 template <typename OpTy, bool IsInverse>
-struct EliminationLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct EliminationLowering : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto &b = rewriter;
-    auto type = convertedType(*this->getTypeConverter(), op.getType());
+    auto type = this->resultType(op);
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     Type elt = inType.getElementType();

@@ -78,15 +78,12 @@ enum class ReduceKind {
 };
 
 template <typename OpTy, ReduceKind RK>
-struct ReduceLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ReduceLowering : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = convertedType(*this->getTypeConverter(), op.getType());
+    auto resultType = this->resultType(op);
     Value input = adaptor.getInput();
     auto inType = cast<RankedTensorType>(input.getType());
     Kind kind = kindOf(op.getInput().getType());
@@ -233,15 +230,12 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 };
 
 template <typename OpTy, bool IsMax>
-struct ArgLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ArgLowering : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = convertedType(*this->getTypeConverter(), op.getType());
+    auto resultType = this->resultType(op);
     Value input = adaptor.getInput();
     Kind kind = kindOf(op.getInput().getType());
     Type elt = cast<RankedTensorType>(input.getType()).getElementType();
@@ -285,17 +279,14 @@ struct ArgLowering : OpConversionPattern<OpTy> {
   }
 };
 
-struct ReduceWindowLowering : OpConversionPattern<ReduceWindowOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(ReduceWindowOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ReduceWindowLowering : StaticPattern<ReduceWindowOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(ReduceWindowOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     auto &b = rewriter;
-    auto resultType = convertedType(*getTypeConverter(), op.getType());
+    auto resultType = this->resultType(op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     Kind kind = kindOf(op.getInput().getType());
     Type elt = inType.getElementType();
@@ -396,17 +387,14 @@ struct ReduceWindowLowering : OpConversionPattern<ReduceWindowOp> {
   }
 };
 
-struct CumSumLowering : OpConversionPattern<CumSumOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(CumSumOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct CumSumLowering : StaticPattern<CumSumOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(CumSumOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     auto &b = rewriter;
-    auto resultType = convertedType(*getTypeConverter(), op.getType());
+    auto resultType = this->resultType(op);
     Type elt = resultType.getElementType();
     Type acc = computeType(b, elt);
     int64_t rank = resultType.getRank();
@@ -453,13 +441,10 @@ struct CumSumLowering : OpConversionPattern<CumSumOp> {
 /// topk as a selection: for each row and each j < k, the best element that
 /// comes strictly after the (j-1)-th pick in the order (value, then lower
 /// index first). O(k * n) per row, no scratch state.
-struct TopKLowering : OpConversionPattern<TopKOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(TopKOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct TopKLowering : StaticPattern<TopKOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(TopKOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto &b = rewriter;
     Value input = adaptor.getInput();
@@ -558,7 +543,7 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     for (unsigned i = 0; i < 2; ++i) {
       Value v = reshapeTo(b, loc, rowLoop.getResult(i), kShape);
       if (dim != rank - 1) {
-        auto resTy = convertedType(*getTypeConverter(), op->getResultTypes()[i]);
+        auto resTy = resultType(op, i);
         Value init = emptyTensor(b, loc, resTy.getShape(), resTy.getElementType());
         v = linalg::TransposeOp::create(b, loc, v, init, inv).getResult()[0];
       }

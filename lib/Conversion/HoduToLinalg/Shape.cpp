@@ -17,23 +17,12 @@ using namespace mlir;
 namespace hodu::lowering {
 namespace {
 
-template <typename OpTy>
-struct HoduPattern : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-  RankedTensorType resultType(Operation *op, unsigned i = 0) const {
-    return convertedType(*this->getTypeConverter(), op->getResultTypes()[i]);
-  }
-};
-
 /// reshape, flatten, squeeze, unsqueeze: a static reshape to the result.
 template <typename OpTy>
-struct ReshapeLike : HoduPattern<OpTy> {
-  using HoduPattern<OpTy>::HoduPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ReshapeLike : StaticPattern<OpTy> {
+  using StaticPattern<OpTy>::StaticPattern;
+  LogicalResult lower(OpTy op, typename OpTy::Adaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, reshapeTo(rewriter, op.getLoc(), adaptor.getInput(),
                                      this->resultType(op).getShape()));
     return success();
@@ -42,8 +31,8 @@ struct ReshapeLike : HoduPattern<OpTy> {
 
 /// contiguous, dummy: the identity.
 template <typename OpTy>
-struct IdentityLowering : HoduPattern<OpTy> {
-  using HoduPattern<OpTy>::HoduPattern;
+struct IdentityLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -52,13 +41,10 @@ struct IdentityLowering : HoduPattern<OpTy> {
   }
 };
 
-struct BroadcastLowering : HoduPattern<BroadcastOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct BroadcastLowering : StaticPattern<BroadcastOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(BroadcastOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Value r = buildElementwise(rewriter, op.getLoc(), resultType(op),
                                adaptor.getInput(),
                                [](OpBuilder &, Location, ValueRange args) {
@@ -69,13 +55,10 @@ struct BroadcastLowering : HoduPattern<BroadcastOp> {
   }
 };
 
-struct TransposeLowering : HoduPattern<TransposeOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(TransposeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct TransposeLowering : StaticPattern<TransposeOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(TransposeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     auto type = resultType(op);
     Value init = emptyTensor(rewriter, op.getLoc(), type.getShape(),
                              type.getElementType());
@@ -86,13 +69,10 @@ struct TransposeLowering : HoduPattern<TransposeOp> {
   }
 };
 
-struct ConcatLowering : HoduPattern<ConcatOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(ConcatOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct ConcatLowering : StaticPattern<ConcatOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(ConcatOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = resultType(op);
     int64_t dim = op.getDim(), rank = type.getRank();
@@ -114,13 +94,10 @@ struct ConcatLowering : HoduPattern<ConcatOp> {
   }
 };
 
-struct SplitLowering : HoduPattern<SplitOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct SplitLowering : StaticPattern<SplitOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(SplitOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t dim = op.getDim();
     int64_t offset = 0;
@@ -140,13 +117,10 @@ struct SplitLowering : HoduPattern<SplitOp> {
   }
 };
 
-struct SliceLowering : HoduPattern<SliceOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct SliceLowering : StaticPattern<SliceOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(SliceOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = resultType(op);
     auto starts = op.getStarts(), steps = op.getSteps();
@@ -174,13 +148,10 @@ struct SliceLowering : HoduPattern<SliceOp> {
   }
 };
 
-struct FlipLowering : HoduPattern<FlipOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(FlipOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct FlipLowering : StaticPattern<FlipOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(FlipOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     auto type = resultType(op);
     Value input = adaptor.getInput();
     SmallVector<int64_t> dims(op.getDims());
@@ -198,13 +169,10 @@ struct FlipLowering : HoduPattern<FlipOp> {
   }
 };
 
-struct PadLowering : HoduPattern<PadOp> {
-  using HoduPattern::HoduPattern;
-  LogicalResult
-  matchAndRewrite(PadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+struct PadLowering : StaticPattern<PadOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(PadOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = resultType(op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
@@ -264,8 +232,8 @@ struct PadLowering : HoduPattern<PadOp> {
 
 /// ONNX Resize (opset 13+ reference semantics) on every dimension whose size
 /// changes; coordinates and weights are computed in f64.
-struct ResizeLowering : HoduPattern<ResizeOp> {
-  using HoduPattern::HoduPattern;
+struct ResizeLowering : StaticPattern<ResizeOp> {
+  using StaticPattern::StaticPattern;
 
   /// The source coordinate of output index `x` (f64) along one dim.
   static Value sourceCoord(OpBuilder &b, Location l, CoordTransform ct,
@@ -411,11 +379,8 @@ struct ResizeLowering : HoduPattern<ResizeOp> {
     return taps;
   }
 
-  LogicalResult
-  matchAndRewrite(ResizeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (failed(requireStatic(op, rewriter)))
-      return failure();
+  LogicalResult lower(ResizeOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
     auto type = resultType(op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     int64_t rank = type.getRank();

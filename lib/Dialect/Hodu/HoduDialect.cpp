@@ -72,6 +72,23 @@ LogicalResult hodu::detail::checkDims(std::optional<Location> loc,
   return success();
 }
 
+LogicalResult hodu::detail::verifyDim(Operation *op, int64_t dim,
+                                      int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError("dim ")
+           << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult hodu::detail::verifyResultElementType(Operation *op,
+                                                    Type expected) {
+  Type got = cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  if (got != expected)
+    return op->emitOpError("expects the result element type ")
+           << expected << ", got " << got;
+  return success();
+}
+
 int64_t hodu::detail::windowOutSize(int64_t in, int64_t k, int64_t s,
                                     int64_t d, int64_t pb, int64_t pe) {
   if (ShapedType::isDynamic(in))
@@ -180,9 +197,8 @@ LogicalResult hodu::detail::verifyScalarAttr(Operation *op, Type input,
 LogicalResult hodu::detail::verifyScatter(Operation *op, Type input,
                                           Type indices, Type src, int64_t dim) {
   auto in = rankedType(input), idx = rankedType(indices), s = rankedType(src);
-  if (dim < 0 || dim >= in.getRank())
-    return op->emitOpError("dim ") << dim << " is out of range for rank "
-                                   << in.getRank();
+  if (failed(verifyDim(op, dim, in.getRank())))
+    return failure();
   if (idx.getRank() != in.getRank())
     return op->emitOpError("expects indices of the input's rank ")
            << in.getRank() << ", got " << idx.getRank();

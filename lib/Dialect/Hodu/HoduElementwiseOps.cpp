@@ -52,38 +52,39 @@ OpFoldResult foldConstants(Operation *op, ArrayRef<Attribute> operands) {
                   EvaluationLimits(INT64_MAX, INT64_MAX, INT64_MAX));
 }
 
+/// `lhs` when `rhs` is the identity, else the evaluated constant.
+template <typename OpT, typename Pred>
+OpFoldResult foldBinary(OpT op, ArrayRef<Attribute> operands, Pred isIdentity) {
+  if (auto r = foldIdentity(op, isIdentity))
+    return r;
+  return foldConstants(op, operands);
+}
+
 bool isIntZero(Value v) { return matchPattern(v, m_Zero()); }
-bool isIntOne(Value v) { return matchPattern(v, m_One()); }
+/// Integer or float one.
+bool isOne(Value v) {
+  return matchPattern(v, m_One()) || matchPattern(v, m_OneFloat());
+}
 } // namespace
 
 OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(*this, [](Value v) {
-        return isIntZero(v) || matchPattern(v, m_NegZeroFloat());
-      }))
-    return r;
-  return foldConstants(*this, adaptor.getOperands());
+  return foldBinary(*this, adaptor.getOperands(), [](Value v) {
+    return isIntZero(v) || matchPattern(v, m_NegZeroFloat());
+  });
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(*this, [](Value v) {
-        return isIntZero(v) || matchPattern(v, m_PosZeroFloat());
-      }))
-    return r;
-  return foldConstants(*this, adaptor.getOperands());
+  return foldBinary(*this, adaptor.getOperands(), [](Value v) {
+    return isIntZero(v) || matchPattern(v, m_PosZeroFloat());
+  });
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(*this, [](Value v) {
-        return isIntOne(v) || matchPattern(v, m_OneFloat());
-      }))
-    return r;
-  return foldConstants(*this, adaptor.getOperands());
+  return foldBinary(*this, adaptor.getOperands(), isOne);
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
-  if (auto r = foldIdentity(*this, [](Value v) {
-        return isIntOne(v) || matchPattern(v, m_OneFloat());
-      }))
+  if (auto r = foldIdentity(*this, isOne))
     return r;
   // Integer division stays for hodu-fold-constants, as before these folders
   // used the evaluator: canonicalization folding it would change the code
@@ -97,9 +98,7 @@ OpFoldResult RemOp::fold(FoldAdaptor) { return {}; }
 
 OpFoldResult PowOp::fold(FoldAdaptor) {
   // x ** 1 == x.
-  return foldIdentity(*this, [](Value v) {
-    return isIntOne(v) || matchPattern(v, m_OneFloat());
-  });
+  return foldIdentity(*this, isOne);
 }
 
 OpFoldResult MaximumOp::fold(FoldAdaptor adaptor) {

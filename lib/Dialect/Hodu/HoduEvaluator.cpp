@@ -4,9 +4,11 @@
 // families (Unary, UnaryScalar, Binary with numpy broadcasting, Cmp,
 // CmpScalar, BinaryLogical, UnaryLogical), `select`, `cast`, the shape ops
 // that only move elements (`reshape`, `flatten`, `squeeze`, `unsqueeze`,
-// `contiguous`, `broadcast`, `transpose`, `slice`, `flip`, `concat`) and
-// `reduce_sum`/`mean`/`max`/`min`/`prod`. Ops are told apart by class
-// (TypeSwitch), never by name.
+// `contiguous`, `broadcast`, `transpose`, `slice`, `flip`, `concat`), the
+// indexing ops (`index_select`, `gather`, `index_put`) and
+// `reduce_sum`/`mean`/`max`/`min`/`prod`; and `evaluateRange` (ONNX Range,
+// which has no hodu op). Ops are told apart by class (TypeSwitch), never by
+// name.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "hodu/Dialect/Hodu/HoduOps.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/APFloat.h"
@@ -575,6 +578,9 @@ public:
 
   ElementsAttr run(Operation *op, ArrayRef<ConstantView> in,
                    RankedTensorType rt);
+  /// The piece of `x` of type `rt` that starts at `offset` along `dim`.
+  ElementsAttr piece(const ConstantView &x, int64_t dim, int64_t offset,
+                     RankedTensorType rt);
 
 private:
   ElementsAttr convert(const ConstantView &x, RankedTensorType rt);
@@ -587,6 +593,13 @@ private:
                         RankedTensorType rt);
   ElementsAttr reduce(ReduceKind kind, ArrayRef<int64_t> dims,
                       const ConstantView &in, RankedTensorType rt);
+  ElementsAttr indexSelect(const ConstantView &x, const ConstantView &indices,
+                           int64_t dim, RankedTensorType rt);
+  ElementsAttr gather(const ConstantView &x, const ConstantView &indices,
+                      int64_t dim, RankedTensorType rt);
+  ElementsAttr indexPut(const ConstantView &x, const ConstantView &indices,
+                        const ConstantView &values, int64_t dim,
+                        RankedTensorType rt);
 
   int64_t resourceBytes;
 };
@@ -622,6 +635,14 @@ ElementsAttr Evaluator::run(Operation *op, ArrayRef<ConstantView> in,
           })
       .Case<TransposeOp, BroadcastOp, SliceOp, ConcatOp, FlipOp>(
           [&](auto) { return movement(op, in, rt); })
+      .Case<IndexSelectOp>([&](IndexSelectOp s) {
+        return indexSelect(in[0], in[1], s.getDim(), rt);
+      })
+      .Case<GatherOp>(
+          [&](GatherOp g) { return gather(in[0], in[1], g.getDim(), rt); })
+      .Case<IndexPutOp>([&](IndexPutOp p) {
+        return indexPut(in[0], in[1], in[2], p.getDim(), rt);
+      })
       .Default([&](Operation *) -> ElementsAttr {
         if (in.size() == 1 && !op->hasAttr("scalar"))
           return unary(op, in[0], rt);
@@ -900,12 +921,155 @@ ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
   return out.finish();
 }
 
+/// The index `indices[j]` into a dimension of `size`, negative values
+/// counting from the end; nullopt when it is outside (left to run time,
+/// where the lowering clamps it).
+std::optional<int64_t> indexAt(const ConstantView &indices, int64_t j,
+                               int64_t size) {
+  auto k = static_cast<int64_t>(indices.s(j));
+  if (k < 0)
+    k += size;
+  if (k < 0 || k >= size)
+    return std::nullopt;
+  return k;
+}
+
+/// The slice copies of `index_select` and `index_put` along `dim` of a
+/// tensor of `shape`: for every j, each element of slice `indices[j]` of
+/// that tensor and the same element of slice j of a tensor with `count`
+/// slices (flat offsets, passed to `copy(indexed, counted)`). False when an
+/// index is outside the dim.
+template <typename Fn>
+bool forEachSlicePair(ArrayRef<int64_t> shape, int64_t dim,
+                      const ConstantView &indices, int64_t count, Fn copy) {
+  int64_t size = shape[dim], outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (size_t d = dim + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  for (int64_t j = 0; j < count; ++j) {
+    std::optional<int64_t> k = indexAt(indices, j, size);
+    if (!k)
+      return false;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        copy((o * size + *k) * inner + i, (o * count + j) * inner + i);
+  }
+  return true;
+}
+
+/// `index_select`: result[o, j..., i] = x[o, indices[j...], i] along `dim`.
+ElementsAttr Evaluator::indexSelect(const ConstantView &x,
+                                    const ConstantView &indices, int64_t dim,
+                                    RankedTensorType rt) {
+  ConstantWriter out(rt, resourceBytes);
+  bool ok = forEachSlicePair(
+      x.shape(), dim, indices, indices.size(),
+      [&](int64_t indexed, int64_t counted) { out.copy(counted, x, indexed); });
+  return ok ? out.finish() : ElementsAttr();
+}
+
+/// `gather` (ONNX GatherElements): result[p] = x[p with p[dim] replaced by
+/// indices[p]].
+ElementsAttr Evaluator::gather(const ConstantView &x,
+                               const ConstantView &indices, int64_t dim,
+                               RankedTensorType rt) {
+  SmallVector<int64_t> inStrides = contiguousStrides(x.shape());
+  int64_t size = x.shape()[dim], dimStride = inStrides[dim];
+  // Every index but `dim` reads the input where it writes the result.
+  Walk src{0, inStrides};
+  src.strides[dim] = 0;
+  ConstantWriter out(rt, resourceBytes);
+  bool ok = true;
+  forEachIndex(rt.getShape(), {src, Walk{0, contiguousStrides(rt.getShape())}},
+               [&](ArrayRef<int64_t> o) {
+                 std::optional<int64_t> k =
+                     ok ? indexAt(indices, o[1], size) : std::nullopt;
+                 ok = k.has_value();
+                 if (ok)
+                   out.copy(o[1], x, o[0] + *k * dimStride);
+               });
+  return ok ? out.finish() : ElementsAttr();
+}
+
+/// `index_put`: a copy of `x` where slice `indices[j]` along `dim` is slice
+/// `j` of `values`, in order (a repeated index keeps the last).
+ElementsAttr Evaluator::indexPut(const ConstantView &x,
+                                 const ConstantView &indices,
+                                 const ConstantView &values, int64_t dim,
+                                 RankedTensorType rt) {
+  int64_t count = indices.size();
+  if (values.getType().getElementType() != rt.getElementType() ||
+      values.getType().getRank() != rt.getRank() ||
+      values.shape()[dim] != count)
+    return {};
+  ConstantWriter out(rt, resourceBytes);
+  for (int64_t i = 0, n = x.size(); i < n; ++i)
+    out.copy(i, x, i);
+  bool ok = forEachSlicePair(x.shape(), dim, indices, count,
+                             [&](int64_t indexed, int64_t counted) {
+                               out.copy(indexed, values, counted);
+                             });
+  return ok ? out.finish() : ElementsAttr();
+}
+
+ElementsAttr Evaluator::piece(const ConstantView &x, int64_t dim,
+                              int64_t offset, RankedTensorType rt) {
+  SmallVector<int64_t> inStrides = contiguousStrides(x.shape());
+  ConstantWriter out(rt, resourceBytes);
+  forEachIndex(rt.getShape(),
+               {Walk{offset * inStrides[dim], inStrides},
+                Walk{0, contiguousStrides(rt.getShape())}},
+               [&](ArrayRef<int64_t> o) { out.copy(o[1], x, o[0]); });
+  return out.finish();
+}
+
 bool isReduction(Operation *op) {
   return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
       op);
 }
 
 } // namespace
+
+/// `split`: one piece per result, each after the ones before it.
+static SmallVector<ElementsAttr> evaluateSplit(SplitOp op,
+                                               const ConstantView &x,
+                                               const EvaluationLimits &limits) {
+  // The pieces together visit (and hold) every input element once.
+  if (!x.isSplat() &&
+      (x.size() > limits.maxElements || x.size() > limits.maxWork))
+    return {};
+  SmallVector<ElementsAttr> results;
+  int64_t offset = 0, dim = op.getDim();
+  for (Value r : op.getResults()) {
+    auto rt = dyn_cast<RankedTensorType>(r.getType());
+    if (!rt || !rt.hasStaticShape() ||
+        rt.getElementType() != x.getType().getElementType())
+      return {};
+    if (x.isSplat()) {
+      ConstantWriter one(RankedTensorType::get({}, rt.getElementType()),
+                         INT64_MAX);
+      one.copy(0, x, 0);
+      results.push_back(cast<DenseElementsAttr>(one.finish()).resizeSplat(rt));
+    } else {
+      results.push_back(
+          Evaluator(limits.resourceBytes).piece(x, dim, offset, rt));
+    }
+    offset += rt.getDimSize(dim);
+  }
+  return results;
+}
+
+SmallVector<ElementsAttr>
+hodu::evaluateResults(Operation *op, ArrayRef<ConstantView> operands,
+                      const EvaluationLimits &limits) {
+  if (auto split = dyn_cast<SplitOp>(op))
+    return operands.size() == 1 ? evaluateSplit(split, operands[0], limits)
+                                : SmallVector<ElementsAttr>();
+  if (ElementsAttr value = evaluate(op, operands, limits))
+    return {value};
+  return {};
+}
 
 ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
                             const EvaluationLimits &limits) {
@@ -916,11 +1080,13 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
   if (!rt || !rt.hasStaticShape() || !getElementKind(rt.getElementType()))
     return {};
 
-  // All-splat inputs give a splat result (except concat and reductions),
-  // which costs one element whatever its size: evaluate one element.
+  // All-splat inputs give a splat result (except concat, reductions and the
+  // indexing ops, whose indices must be checked), which costs one element
+  // whatever its size: evaluate one element.
   if (llvm::all_of(operands,
                    [](const ConstantView &e) { return e.isSplat(); }) &&
-      !isa<ConcatOp>(op) && !isReduction(op)) {
+      !isa<ConcatOp, IndexSelectOp, GatherOp, IndexPutOp>(op) &&
+      !isReduction(op)) {
     SmallVector<ConstantView, 3> scalars;
     for (const ConstantView &e : operands)
       scalars.push_back(e.asScalar());
@@ -938,10 +1104,93 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
       return dense.resizeSplat(rt);
     return {};
   }
-  // A reduction visits every element of its input; everything else visits
-  // each result element once.
-  int64_t work = isReduction(op) ? operands[0].size() : rt.getNumElements();
+  // A reduction visits every element of its input, `index_put` its input
+  // and its values; everything else visits each result element once.
+  int64_t work = isReduction(op) ? operands[0].size()
+                 : isa<IndexPutOp>(op)
+                     ? rt.getNumElements() + operands[2].size()
+                     : rt.getNumElements();
   if (rt.getNumElements() > limits.maxElements || work > limits.maxWork)
     return {};
   return Evaluator(limits.resourceBytes).run(op, operands, rt);
+}
+
+ElementsAttr hodu::evaluateRange(const ConstantView &start,
+                                 const ConstantView &limit,
+                                 const ConstantView &delta,
+                                 const EvaluationLimits &limits) {
+  Type elt = start.getType().getElementType();
+  if (start.size() != 1 || limit.size() != 1 || delta.size() != 1 ||
+      limit.getType().getElementType() != elt ||
+      delta.getType().getElementType() != elt ||
+      start.getKind() == ElementKind::Bool)
+    return {};
+  bool isFloat = start.getKind() == ElementKind::Float;
+  int64_t count;
+  if (isFloat) {
+    double s = start.f(0), l = limit.f(0), d = delta.f(0);
+    double n = std::ceil((l - s) / d);
+    // Also refuses NaN and infinite counts (delta 0, non-finite bounds).
+    if (!(n < static_cast<double>(limits.maxElements) + 1))
+      return {};
+    count = std::max<int64_t>(static_cast<int64_t>(n), 0);
+  } else {
+    // Exact in 64-bit unsigned arithmetic: limit - start may overflow the
+    // signed type, never the span between them as an unsigned number.
+    bool isUnsigned = start.getKind() == ElementKind::Unsigned;
+    uint64_t s = start.s(0), l = limit.s(0), d = delta.s(0);
+    auto less = [&](uint64_t a, uint64_t b) {
+      return isUnsigned ? a < b
+                        : static_cast<int64_t>(a) < static_cast<int64_t>(b);
+    };
+    if (d == 0)
+      return {};
+    bool up = isUnsigned || static_cast<int64_t>(d) > 0;
+    uint64_t span = up ? (less(s, l) ? l - s : 0) : (less(l, s) ? s - l : 0);
+    uint64_t step = up ? d : 0 - d;
+    uint64_t n = span / step + (span % step != 0);
+    if (n > static_cast<uint64_t>(limits.maxElements))
+      return {};
+    count = static_cast<int64_t>(n);
+  }
+  if (count > limits.maxElements || count > limits.maxWork)
+    return {};
+  ConstantWriter out(RankedTensorType::get({count}, elt), limits.resourceBytes);
+  for (int64_t i = 0; i < count; ++i) {
+    if (isFloat)
+      out.setF(i, start.f(0) + static_cast<double>(i) * delta.f(0));
+    else
+      out.setRaw(i, start.s(0) + static_cast<uint64_t>(i) * delta.s(0));
+  }
+  return out.finish();
+}
+
+ElementsAttr hodu::getConstantValue(Value v) {
+  auto c = v.getDefiningOp<ConstantOp>();
+  return c ? c.getValue() : ElementsAttr();
+}
+
+SmallVector<Value> hodu::foldToConstants(Operation *op,
+                                         const EvaluationLimits &limits) {
+  if (!isa<HoduDialect>(op->getDialect()) || isa<ConstantOp>(op) ||
+      op->getNumOperands() == 0)
+    return {};
+  SmallVector<ConstantView, 3> operands;
+  for (Value v : op->getOperands()) {
+    auto view = ConstantView::get(getConstantValue(v));
+    if (!view)
+      return {};
+    operands.push_back(std::move(*view));
+  }
+  SmallVector<ElementsAttr> values = evaluateResults(op, operands, limits);
+  if (values.empty())
+    return {};
+  OpBuilder b(op);
+  SmallVector<Value> constants;
+  for (auto [result, value] : llvm::zip_equal(op->getResults(), values)) {
+    constants.push_back(ConstantOp::create(b, op->getLoc(), value));
+    result.replaceAllUsesWith(constants.back());
+  }
+  op->erase();
+  return constants;
 }

@@ -24,9 +24,8 @@ LogicalResult IndexSelectOp::inferReturnTypes(MLIRContext *,
   auto t = rankedType(adaptor.getInput().getType());
   auto idx = rankedType(adaptor.getIndices().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             t.getRank());
+  if (failed(checkDim(loc, dim, t.getRank())))
+    return failure();
   SmallVector<int64_t> shape(t.getShape().take_front(dim));
   llvm::append_range(shape, idx.getShape());
   llvm::append_range(shape, t.getShape().drop_front(dim + 1));
@@ -46,9 +45,8 @@ LogicalResult IndexPutOp::verify() {
   auto idx = rankedType(getIndices().getType());
   auto v = rankedType(getValues().getType());
   int64_t dim = getDim();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOpError("dim ") << dim << " is out of range for rank "
-                               << t.getRank();
+  if (failed(verifyDim(getOperation(), dim, t.getRank())))
+    return failure();
   if (idx.getRank() != 1)
     return emitOpError("expects 1-D indices, got rank ") << idx.getRank();
   SmallVector<int64_t> expected(t.getShape());
@@ -68,9 +66,8 @@ LogicalResult GatherOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
   auto t = rankedType(adaptor.getInput().getType());
   auto idx = rankedType(adaptor.getIndices().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             t.getRank());
+  if (failed(checkDim(loc, dim, t.getRank())))
+    return failure();
   if (idx.getRank() != t.getRank())
     return emitOptionalError(loc, "expects indices of the input's rank ",
                              t.getRank(), ", got ", idx.getRank());

@@ -171,8 +171,7 @@ LogicalResult EinsumOp::verify() {
       return emitOpError("result dim ") << d << " should be " << it->second
                                         << " (label '" << c << "'), got " << got;
   }
-  if (getType().getElementType() != elt)
-    return emitOpError("expects the result element type ")
-           << elt << ", got " << getType().getElementType();
+  if (failed(verifyResultElementType(*this, elt)))
+    return failure();
   return success();
 }

@@ -26,6 +26,20 @@ llvm::LogicalResult checkDims(std::optional<mlir::Location> loc,
                               llvm::ArrayRef<int64_t> dims, int64_t rank,
                               llvm::StringRef what);
 
+/// Checks that `dim` is in [0, rank) (shape inference: "dim D is out of
+/// range for rank R" at `loc`).
+inline llvm::LogicalResult checkDim(std::optional<mlir::Location> loc,
+                                    int64_t dim, int64_t rank) {
+  return checkDims(loc, dim, rank, "dim");
+}
+
+/// The same check in a verifier, reported on `op`.
+llvm::LogicalResult verifyDim(mlir::Operation *op, int64_t dim, int64_t rank);
+
+/// Checks that the element type of `op`'s (single) result is `expected`.
+llvm::LogicalResult verifyResultElementType(mlir::Operation *op,
+                                            mlir::Type expected);
+
 /// Output size of a window of `k` taps with dilation `d` and stride `s` over
 /// `in` padded by `pb`/`pe` (pooling and convolution).
 int64_t windowOutSize(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb,

@@ -61,9 +61,8 @@ LogicalResult CumSumOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                                          SmallVectorImpl<Type> &types) {
   auto t = rankedType(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             t.getRank());
+  if (failed(checkDim(loc, dim, t.getRank())))
+    return failure();
   types.push_back(t);
   return success();
 }
@@ -73,9 +72,8 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx, std::optional<Location>
                                        SmallVectorImpl<Type> &types) {
   auto t = rankedType(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim(), k = adaptor.getK();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             t.getRank());
+  if (failed(checkDim(loc, dim, t.getRank())))
+    return failure();
   if (k < 0 || (!t.isDynamicDim(dim) && k > t.getDimSize(dim)))
     return emitOptionalError(loc, "k = ", k, " is out of range for dim ", dim,
                              " of size ", t.getDimSize(dim));

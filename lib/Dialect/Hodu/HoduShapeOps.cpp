@@ -27,9 +27,8 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
     return emitOptionalError(loc, "expects at least one input");
   auto first = rankedType(inputs[0].getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= first.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             first.getRank());
+  if (failed(checkDim(loc, dim, first.getRank())))
+    return failure();
   SmallVector<int64_t> shape(first.getShape());
   for (auto [i, v] : llvm::enumerate(inputs.drop_front())) {
     auto t = rankedType(v.getType());
@@ -69,9 +68,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
                                         SmallVectorImpl<Type> &types) {
   auto t = rankedType(adaptor.getInput().getType());
   int64_t dim = adaptor.getDim();
-  if (dim < 0 || dim >= t.getRank())
-    return emitOptionalError(loc, "dim ", dim, " is out of range for rank ",
-                             t.getRank());
+  if (failed(checkDim(loc, dim, t.getRank())))
+    return failure();
   int64_t total = 0;
   for (int64_t s : adaptor.getSizes()) {
     if (s < 0)
@@ -95,9 +93,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 
 LogicalResult ReshapeOp::verify() {
   auto in = rankedType(getInput().getType());
-  if (in.getElementType() != getType().getElementType())
-    return emitOpError("expects the result element type ")
-           << in.getElementType() << ", got " << getType().getElementType();
+  if (failed(verifyResultElementType(*this, in.getElementType())))
+    return failure();
   if (in.hasStaticShape() && getType().hasStaticShape() &&
       in.getNumElements() != getType().getNumElements())
     return emitOpError("cannot reshape ")
@@ -204,9 +201,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
 LogicalResult BroadcastOp::verify() {
   auto in = rankedType(getInput().getType());
   auto out = getType();
-  if (in.getElementType() != out.getElementType())
-    return emitOpError("expects the result element type ")
-           << in.getElementType() << ", got " << out.getElementType();
+  if (failed(verifyResultElementType(*this, in.getElementType())))
+    return failure();
   if (in.getRank() > out.getRank())
     return emitOpError("cannot broadcast rank ")
            << in.getRank() << " to the smaller rank " << out.getRank();
@@ -375,9 +371,8 @@ LogicalResult ResizeOp::verify() {
   if (in.getRank() != getType().getRank())
     return emitOpError("expects the result rank to equal the input rank ")
            << in.getRank() << ", got " << getType().getRank();
-  if (in.getElementType() != getType().getElementType())
-    return emitOpError("expects the result element type ")
-           << in.getElementType() << ", got " << getType().getElementType();
+  if (failed(verifyResultElementType(*this, in.getElementType())))
+    return failure();
   return success();
 }
 

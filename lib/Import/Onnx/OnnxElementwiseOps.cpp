@@ -31,8 +31,8 @@ LogicalResult convertPow(NodeContext &n) {
   TRY(a, n.in(0));
   TRY(b, n.in(1));
   Type elt = tensorType(a).getElementType();
-  if (const Known *k = n.known(1); k && k->numElements() == 1) {
-    TRY(r, make<PowScalarOp>(n, a, n.scalarAttr(elt, k->asDouble(0))));
+  if (auto k = n.constantInput(1); k && k->size() == 1) {
+    TRY(r, make<PowScalarOp>(n, a, n.scalarAttr(elt, k->f(0))));
     n.setOutput(0, r);
     return success();
   }
@@ -92,9 +92,9 @@ LogicalResult convertClip(NodeContext &n) {
     }
     if (!n.hasInput(input))
       return success();
-    if (const Known *k = n.known(input); k && k->numElements() == 1) {
-      TRY(y, isMin ? make<MaximumScalarOp>(n, r, n.scalarAttr(elt, k->asDouble(0)))
-                   : make<MinimumScalarOp>(n, r, n.scalarAttr(elt, k->asDouble(0))));
+    if (auto k = n.constantInput(input); k && k->size() == 1) {
+      TRY(y, isMin ? make<MaximumScalarOp>(n, r, n.scalarAttr(elt, k->f(0)))
+                   : make<MinimumScalarOp>(n, r, n.scalarAttr(elt, k->f(0))));
       r = y;
       return success();
     }
@@ -210,9 +210,9 @@ LogicalResult convertScalarActivation(NodeContext &n) {
     TRY(r, make<SelectOp>(n, lo, xp, s1));
     n.setOutput(0, r);
   } else if (op == "PRelu") {
-    const Known *k = n.known(1);
-    if (k && k->numElements() == 1 && isFloatTensor(x)) {
-      TRY(r, make<PreluOp>(n, x, attr(k->asDouble(0))));
+    auto k = n.constantInput(1);
+    if (k && k->size() == 1 && isFloatTensor(x)) {
+      TRY(r, make<PreluOp>(n, x, attr(k->f(0))));
       n.setOutput(0, r);
       return success();
     }

@@ -2,9 +2,13 @@
 //
 // Reads a ModelProto, turns initializers into constants, the graph inputs into
 // the arguments of `func.func @main` and every node, in order, into hodu ops
-// (OnnxOps.cpp). Values known at import time (shape computations) are kept
-// as `Known` tensors and only become `hodu.constant` when a real op reads
-// them, so exporter-generated Shape/Gather/Concat chains vanish.
+// (Onnx*Ops.cpp). Every op a conversion creates whose operands are all
+// constants is evaluated right away (hodu::evaluate, the evaluator that
+// hodu-fold-constants and the folders use, within importEvaluationLimits),
+// so shape computations of any form become constants that later
+// conversions read as attributes (Reshape's shape, Slice's starts, ...).
+// Constants stay unmaterialized until an op reads them, so exporter-made
+// Shape/Gather/Concat chains vanish.
 //
 // Bad input never crashes: every size, index and attribute is checked, and
 // problems are MLIR errors located at the ONNX node (NameLoc of its name).
@@ -23,6 +27,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,54 +46,6 @@
 using namespace mlir;
 using namespace hodu;
 using namespace hodu::onnx_import;
-
-//===----------------------------------------------------------------------===//
-// Known
-//===----------------------------------------------------------------------===//
-
-void Known::push(double v) {
-  if (isFloat())
-    floats.push_back(v);
-  else if (elemType.isInteger(1))
-    ints.push_back(v != 0);
-  else
-    ints.push_back((int64_t)v);
-}
-
-void Known::pushInt(int64_t v) {
-  if (isFloat())
-    floats.push_back((double)v);
-  else if (elemType.isInteger(1))
-    ints.push_back(v != 0);
-  else
-    ints.push_back(v);
-}
-
-DenseElementsAttr Known::toAttr() const {
-  RankedTensorType t = type();
-  if (auto ft = dyn_cast<FloatType>(elemType)) {
-    SmallVector<APFloat> vals;
-    for (double d : floats) {
-      APFloat f(d);
-      bool lost;
-      f.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-      vals.push_back(f);
-    }
-    return DenseElementsAttr::get(t, vals);
-  }
-  if (elemType.isInteger(1)) {
-    SmallVector<bool> vals;
-    for (int64_t v : ints)
-      vals.push_back(v != 0);
-    return DenseElementsAttr::get(t, vals);
-  }
-  unsigned width = elemType.getIntOrFloatBitWidth();
-  SmallVector<APInt> vals;
-  for (int64_t v : ints)
-    vals.push_back(APInt(width, (uint64_t)v, /*isSigned=*/true,
-                         /*implicitTrunc=*/true));
-  return DenseElementsAttr::get(t, vals);
-}
 
 Type hodu::onnx_import::onnxElementType(MLIRContext &ctx, int dataType) {
   using TP = onnx::TensorProto;
@@ -131,39 +88,6 @@ static int64_t elementBytes(Type elt) {
   return elt.isInteger(1) ? 1 : (int64_t)(elt.getIntOrFloatBitWidth() / 8);
 }
 
-/// Reads element `i` of little-endian `data` as a double or an integer.
-static void appendElement(Known &k, const char *data, int64_t i) {
-  Type elt = k.elemType;
-  int64_t w = elementBytes(elt);
-  const char *p = data + i * w;
-  if (auto ft = dyn_cast<FloatType>(elt)) {
-    if (ft.isF32()) {
-      float f;
-      std::memcpy(&f, p, 4);
-      k.floats.push_back(f);
-    } else if (ft.isF64()) {
-      double d;
-      std::memcpy(&d, p, 8);
-      k.floats.push_back(d);
-    } else {
-      uint16_t bits;
-      std::memcpy(&bits, p, 2);
-      APFloat f(ft.getFloatSemantics(), APInt(16, bits));
-      k.floats.push_back(f.convertToDouble());
-    }
-    return;
-  }
-  uint64_t raw = 0;
-  std::memcpy(&raw, p, w);
-  if (elt.isUnsignedInteger() || elt.isInteger(1)) {
-    k.ints.push_back((int64_t)raw);
-    return;
-  }
-  // Sign-extend the signless (signed) integer.
-  int64_t v = (int64_t)(raw << (64 - 8 * w)) >> (64 - 8 * w);
-  k.ints.push_back(v);
-}
-
 //===----------------------------------------------------------------------===//
 // GraphImporter
 //===----------------------------------------------------------------------===//
@@ -176,14 +100,8 @@ Value GraphImporter::materialize(StringRef name, Location loc) {
   if (it == values.end())
     return {};
   ValueEntry &e = it->second;
-  if (e.value)
-    return e.value;
-  ElementsAttr attr = e.lazy;
-  if (!attr && e.known)
-    attr = e.known->toAttr();
-  if (!attr)
-    return {};
-  e.value = ConstantOp::create(builder, loc, attr).getResult();
+  if (!e.value && e.constant)
+    e.value = ConstantOp::create(builder, loc, e.constant).getResult();
   return e.value;
 }
 
@@ -194,11 +112,30 @@ RankedTensorType GraphImporter::typeOf(StringRef name) const {
   const ValueEntry &e = it->second;
   if (e.value)
     return dyn_cast<RankedTensorType>(e.value.getType());
-  if (e.lazy)
-    return dyn_cast<RankedTensorType>(e.lazy.getType());
-  if (e.known)
-    return e.known->type();
+  if (e.constant)
+    return dyn_cast<RankedTensorType>(e.constant.getType());
   return {};
+}
+
+ElementsAttr GraphImporter::constantOf(StringRef name) const {
+  auto it = values.find(name);
+  if (it == values.end())
+    return {};
+  const ValueEntry &e = it->second;
+  return e.constant ? e.constant : getConstantValue(e.value);
+}
+
+void GraphImporter::release(StringRef name) {
+  auto it = values.find(name);
+  if (it == values.end() || !it->second.value)
+    return;
+  ValueEntry &e = it->second;
+  auto c = e.value.getDefiningOp<ConstantOp>();
+  if (!c || !c->use_empty())
+    return;
+  e.constant = c.getValue();
+  e.value = {};
+  c->erase();
 }
 
 /// A resource key MLIR prints without quoting: [A-Za-z0-9_.].
@@ -231,9 +168,8 @@ static void packField(const Field &field, int64_t eltBytes, std::string &out,
   }
 }
 
-FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
-                                                  Location loc,
-                                                  bool keepKnown) {
+FailureOr<ElementsAttr> GraphImporter::decodeTensor(const onnx::TensorProto &t,
+                                                    Location loc) {
   using TP = onnx::TensorProto;
   auto fail = [&]() {
     return emitError(loc) << "tensor '" << t.name() << "': ";
@@ -380,16 +316,16 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
     bytes.size = bytes.owned.size();
   }
 
-  ValueEntry entry;
   if (small) {
-    auto k = std::make_shared<Known>();
-    k->shape = shape;
-    k->elemType = elt;
-    for (int64_t i = 0; i < numel; ++i)
-      appendElement(*k, bytes.data, i);
-    entry.known = std::move(k);
-    (void)keepKnown;
-    return entry;
+    // Dense i1 storage is bit-packed: bools go through a vector.
+    if (elt.isInteger(1)) {
+      SmallVector<bool> bools;
+      for (int64_t i = 0; i < numel; ++i)
+        bools.push_back(bytes.data[i] != 0);
+      return ElementsAttr(DenseElementsAttr::get(type, bools));
+    }
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(bytes.data, bytes.size)));
   }
 
   // A resource blob. Bytes released from the proto are handed over as they
@@ -412,9 +348,8 @@ FailureOr<ValueEntry> GraphImporter::decodeTensor(const onnx::TensorProto &t,
     blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
         ArrayRef<char>(bytes.data, bytes.size), align);
   }
-  entry.lazy = DenseResourceElementsAttr::get(type, resourceKey(t.name()),
-                                              std::move(blob));
-  return entry;
+  return ElementsAttr(DenseResourceElementsAttr::get(
+      type, resourceKey(t.name()), std::move(blob)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -446,11 +381,10 @@ FailureOr<Value> NodeContext::in(size_t i) {
   return v;
 }
 
-const Known *NodeContext::known(size_t i) const {
+std::optional<ConstantView> NodeContext::constantInput(size_t i) const {
   if (!hasInput(i))
-    return nullptr;
-  auto it = graph.values.find(node.input((int)i));
-  return it == graph.values.end() ? nullptr : it->second.known.get();
+    return std::nullopt;
+  return ConstantView::get(graph.constantOf(node.input((int)i)));
 }
 
 RankedTensorType NodeContext::type(size_t i) const {
@@ -469,26 +403,35 @@ InFlightDiagnostic NodeContext::notKnownError(size_t i, StringRef what) const {
                "--freeze-input)");
 }
 
+/// The elements of input `i` of `n` as `T`s (`get` reads element j), or
+/// the error for an input not known at import time.
+template <typename T, typename Get>
+static FailureOr<SmallVector<T>> constValues(const NodeContext &n, size_t i,
+                                             StringRef what, Get get) {
+  std::optional<ConstantView> k = n.constantInput(i);
+  if (!k)
+    return n.notKnownError(i, what);
+  SmallVector<T> out;
+  for (int64_t j = 0; j < k->size(); ++j)
+    out.push_back(get(*k, j));
+  return out;
+}
+
 FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
                                                        StringRef what) {
-  const Known *k = known(i);
-  if (!k)
-    return notKnownError(i, what);
-  SmallVector<int64_t> out;
-  for (int64_t j = 0; j < k->numElements(); ++j)
-    out.push_back(k->asInt(j));
-  return out;
+  return constValues<int64_t>(
+      *this, i, what, [](const ConstantView &k, int64_t j) {
+        return k.getKind() == ElementKind::Float
+                   ? static_cast<int64_t>(k.f(j))
+                   : static_cast<int64_t>(k.s(j));
+      });
 }
 
 FailureOr<SmallVector<double>> NodeContext::constFloats(size_t i,
                                                         StringRef what) {
-  const Known *k = known(i);
-  if (!k)
-    return notKnownError(i, what);
-  SmallVector<double> out;
-  for (int64_t j = 0; j < k->numElements(); ++j)
-    out.push_back(k->asDouble(j));
-  return out;
+  return constValues<double>(
+      *this, i, what,
+      [](const ConstantView &k, int64_t j) { return k.f(j); });
 }
 
 const onnx::AttributeProto *NodeContext::attr(StringRef attrName) const {
@@ -529,28 +472,35 @@ FailureOr<std::string> NodeContext::attrString(StringRef attrName,
   return a->s();
 }
 
+/// A list attribute of `n` (absent: nullopt) whose type must be `type`;
+/// `values` reads its repeated field, `what` names the element type.
+template <typename T, typename Values>
+static FailureOr<std::optional<SmallVector<T>>>
+listAttr(const NodeContext &n, StringRef attrName,
+         onnx::AttributeProto::AttributeType type, StringRef what,
+         Values values) {
+  const auto *a = n.attr(attrName);
+  if (!a)
+    return std::optional<SmallVector<T>>();
+  if (a->type() != type && a->type() != onnx::AttributeProto::UNDEFINED)
+    return n.error("attribute '" + attrName + "' must be a list of " + what);
+  const auto &field = values(*a);
+  return std::optional<SmallVector<T>>(
+      SmallVector<T>(field.begin(), field.end()));
+}
+
 FailureOr<std::optional<SmallVector<int64_t>>>
 NodeContext::attrInts(StringRef attrName) const {
-  const auto *a = attr(attrName);
-  if (!a)
-    return std::optional<SmallVector<int64_t>>();
-  if (a->type() != onnx::AttributeProto::INTS &&
-      a->type() != onnx::AttributeProto::UNDEFINED)
-    return error("attribute '" + attrName + "' must be a list of ints");
-  return std::optional<SmallVector<int64_t>>(
-      SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+  return listAttr<int64_t>(
+      *this, attrName, onnx::AttributeProto::INTS, "ints",
+      [](const onnx::AttributeProto &a) -> const auto & { return a.ints(); });
 }
 
 FailureOr<std::optional<SmallVector<float>>>
 NodeContext::attrFloats(StringRef attrName) const {
-  const auto *a = attr(attrName);
-  if (!a)
-    return std::optional<SmallVector<float>>();
-  if (a->type() != onnx::AttributeProto::FLOATS &&
-      a->type() != onnx::AttributeProto::UNDEFINED)
-    return error("attribute '" + attrName + "' must be a list of floats");
-  return std::optional<SmallVector<float>>(
-      SmallVector<float>(a->floats().begin(), a->floats().end()));
+  return listAttr<float>(
+      *this, attrName, onnx::AttributeProto::FLOATS, "floats",
+      [](const onnx::AttributeProto &a) -> const auto & { return a.floats(); });
 }
 
 const onnx::TensorProto *NodeContext::attrTensor(StringRef attrName) const {
@@ -567,16 +517,20 @@ bool NodeContext::hasOutput(size_t i) const {
 void NodeContext::setOutput(size_t i, Value v) {
   if (!hasOutput(i))
     return;
+  // A constant is kept as its value, so that an entry holds a
+  // `hodu.constant` only as the materialization of its own name.
+  if (ElementsAttr value = getConstantValue(v))
+    return setConstant(i, value);
   ValueEntry e;
   e.value = v;
   graph.values[node.output((int)i)] = e;
 }
 
-void NodeContext::setKnown(size_t i, Known k) {
+void NodeContext::setConstant(size_t i, ElementsAttr value) {
   if (!hasOutput(i))
     return;
   ValueEntry e;
-  e.known = std::make_shared<Known>(std::move(k));
+  e.constant = value;
   graph.values[node.output((int)i)] = e;
 }
 
@@ -601,8 +555,13 @@ Value NodeContext::constant(Type elt, double v, ArrayRef<int64_t> shape) {
       .getResult();
 }
 
-Value NodeContext::constant(const Known &k) {
-  return ConstantOp::create(b, loc, k.toAttr()).getResult();
+Value NodeContext::constant(ElementsAttr value) {
+  return ConstantOp::create(b, loc, value).getResult();
+}
+
+Value NodeContext::constant(ArrayRef<int64_t> values) {
+  auto t = RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
+  return constant(DenseElementsAttr::get(t, values));
 }
 
 Value NodeContext::cast(Value v, Type elt) {
@@ -734,6 +693,55 @@ inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
     return failure();
   }
   return suggestion;
+}
+
+/// Import-time evaluation: every op that the conversion of `n` created (from
+/// `first` on) whose operands are all constants becomes a constant
+/// (hodu::foldToConstants), in order, so a chain of them folds whole. The
+/// node's outputs that became constants are kept as values, and the
+/// constants that nothing reads any more are erased.
+static void evaluateNewOps(NodeContext &n, Operation *first) {
+  GraphImporter &g = n.graph;
+  EvaluationLimits limits = importEvaluationLimits();
+  SmallVector<Operation *> created, constants;
+  for (Operation *op = first; op; op = op->getNextNode())
+    created.push_back(op);
+  for (Operation *op : created) {
+    if (isa<ConstantOp>(op)) {
+      constants.push_back(op);
+      continue;
+    }
+    // The outputs that name a result of `op`: they name its constant after.
+    SmallVector<std::pair<size_t, unsigned>> outputs;
+    for (auto [i, out] : llvm::enumerate(n.node.output())) {
+      auto it = g.values.find(out);
+      if (it != g.values.end() && it->second.value &&
+          it->second.value.getDefiningOp() == op)
+        outputs.push_back(
+            {i, cast<OpResult>(it->second.value).getResultNumber()});
+    }
+    SmallVector<Value> folded = foldToConstants(op, limits);
+    if (folded.empty())
+      continue;
+    for (Value c : folded)
+      constants.push_back(c.getDefiningOp());
+    for (auto [i, result] : outputs)
+      n.setOutput(i, folded[result]);
+  }
+  // Names materialized for ops that were evaluated are unmaterialized
+  // again (only a name's own entry holds its `hodu.constant`); other
+  // constants nothing reads go.
+  llvm::SmallPtrSet<Operation *, 8> named;
+  for (const auto *names : {&n.node.input(), &n.node.output()})
+    for (const std::string &name : *names) {
+      auto it = g.values.find(name);
+      if (it != g.values.end() && it->second.value)
+        named.insert(it->second.value.getDefiningOp());
+      g.release(name);
+    }
+  for (Operation *c : constants)
+    if (!named.contains(c) && c->use_empty())
+      c->erase();
 }
 
 /// Cross-checks the types the importer gave node `n`'s outputs against ONNX
@@ -883,10 +891,10 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   llvm::StringSet<> initNames;
   for (auto &init : *graph.mutable_initializer()) {
     Location loc = NameLoc::get(StringAttr::get(&context, init.name()), fileLoc);
-    auto entry = g.decodeTensor(init, loc);
-    if (failed(entry))
+    auto value = g.decodeTensor(init, loc);
+    if (failed(value))
       return nullptr;
-    g.values[init.name()] = *entry;
+    g.values[init.name()].constant = *value;
     initNames.insert(init.name());
   }
 
@@ -903,10 +911,10 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       emitError(loc) << "frozen input '" << f.name << "' is not a graph input";
       return nullptr;
     }
-    auto entry = g.decodeTensor(**tensor, loc);
-    if (failed(entry))
+    auto value = g.decodeTensor(**tensor, loc);
+    if (failed(value))
       return nullptr;
-    g.values[f.name] = *entry;
+    g.values[f.name].constant = *value;
     initNames.insert(f.name);
   }
 
@@ -987,8 +995,11 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
       }
     }
     NodeContext n(g, node, name, opset, loc);
-    if (!tryFoldNode(n) && failed(convertNode(n)))
+    Operation *last = body->empty() ? nullptr : &body->back();
+    if (failed(convertNode(n)))
       return nullptr;
+    evaluateNewOps(n, last ? last->getNextNode()
+                           : (body->empty() ? nullptr : &body->front()));
     if (failed(checkOutputTypes(n, g, inferred, inferredTypes)))
       return nullptr;
   }

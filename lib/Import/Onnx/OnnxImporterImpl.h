@@ -1,12 +1,13 @@
 //===- OnnxImporterImpl.h - ONNX importer internals -------------*- C++ -*-===//
 //
 // Shared between the graph walker (OnnxImporter.cpp) and the op conversions
-// (OnnxOps.cpp). Private to lib/Import/Onnx.
+// (Onnx*Ops.cpp). Private to lib/Import/Onnx.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H
 #define HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H
 
+#include "hodu/Dialect/Hodu/Evaluator.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -28,41 +29,22 @@ class TensorProto;
 
 namespace hodu::onnx_import {
 
-/// A tensor whose value is known at import time. Only small tensors (shape
-/// computations, axes, pads, scalars) are kept this way; they are evaluated
-/// by the importer and become `hodu.constant` only if a real op reads them.
-struct Known {
-  llvm::SmallVector<int64_t> shape;
-  mlir::Type elemType;
-  llvm::SmallVector<int64_t> ints;   // integer and i1 element types
-  llvm::SmallVector<double> floats;  // floating-point element types
-
-  bool isFloat() const { return llvm::isa<mlir::FloatType>(elemType); }
-  int64_t numElements() const {
-    return isFloat() ? (int64_t)floats.size() : (int64_t)ints.size();
-  }
-  double asDouble(int64_t i) const { return isFloat() ? floats[i] : (double)ints[i]; }
-  int64_t asInt(int64_t i) const { return isFloat() ? (int64_t)floats[i] : ints[i]; }
-  /// Appends element `v` converted to this tensor's element type.
-  void push(double v);
-  void pushInt(int64_t v);
-  mlir::RankedTensorType type() const {
-    return mlir::RankedTensorType::get(shape, elemType);
-  }
-  mlir::DenseElementsAttr toAttr() const;
-};
-
-/// Tensors up to this many bytes are decoded into `Known` and printed as
-/// `dense<...>`; larger ones become `dense_resource` blobs.
+/// Tensors up to this many bytes are decoded (and import-time results
+/// written) as `dense<...>`; larger ones become `dense_resource` blobs.
 constexpr int64_t kSmallTensorBytes = 1024;
-/// Import-time evaluation gives up on results larger than this.
-constexpr int64_t kMaxFoldElements = 1 << 16;
+
+/// The bounds of import-time evaluation: a result of more elements, or an
+/// evaluation that visits more, is left as an op (hodu-fold-constants has
+/// its own, larger limits).
+inline hodu::EvaluationLimits importEvaluationLimits() {
+  return hodu::EvaluationLimits(/*maxElements=*/1 << 16, /*maxWork=*/1 << 20,
+                                kSmallTensorBytes);
+}
 
 /// What an ONNX value name stands for during import.
 struct ValueEntry {
-  mlir::Value value;                        // null until materialized
-  std::shared_ptr<const Known> known;       // import-time value, if any
-  mlir::ElementsAttr lazy;                  // large constant, not yet emitted
+  mlir::Value value;           // null until materialized
+  mlir::ElementsAttr constant; // the value, when known and not materialized
 };
 
 class GraphImporter;
@@ -88,8 +70,9 @@ public:
   bool hasInput(size_t i) const;
   /// The input materialized as an SSA value; emits an error if absent.
   mlir::FailureOr<mlir::Value> in(size_t i);
-  /// The input's import-time value, or null.
-  const Known *known(size_t i) const;
+  /// The input's value when it is known at import time (a constant, or
+  /// computed from constants by import-time evaluation), else nullopt.
+  std::optional<ConstantView> constantInput(size_t i) const;
   /// The input's type (works for constants too); null if absent.
   mlir::RankedTensorType type(size_t i) const;
   /// The input's value as integers; errors if it is not known at import
@@ -118,13 +101,17 @@ public:
   size_t numOutputs() const;
   bool hasOutput(size_t i) const;
   void setOutput(size_t i, mlir::Value v);
-  void setKnown(size_t i, Known k);
+  /// Output `i` is the constant `value` (a `hodu.constant` only once an op
+  /// reads it).
+  void setConstant(size_t i, mlir::ElementsAttr value);
 
   // Builders for common pieces.
   /// A 0-d (or `shape`) constant of element type `elt` holding `v`.
   mlir::Value constant(mlir::Type elt, double v,
                        llvm::ArrayRef<int64_t> shape = {});
-  mlir::Value constant(const Known &k);
+  mlir::Value constant(mlir::ElementsAttr value);
+  /// A 1-D i64 constant.
+  mlir::Value constant(llvm::ArrayRef<int64_t> values);
   /// A scalar attribute of element type `elt`.
   mlir::TypedAttr scalarAttr(mlir::Type elt, double v) const;
   mlir::Value cast(mlir::Value v, mlir::Type elt);
@@ -135,9 +122,6 @@ public:
 bool isSupportedOp(llvm::StringRef opType);
 /// Converts one node; defined in OnnxOps.cpp.
 mlir::LogicalResult convertNode(NodeContext &n);
-/// Evaluates a node at import time when its inputs are known. Returns true
-/// when it did (outputs set), false when the node must be converted.
-bool tryFoldNode(NodeContext &n);
 
 /// The state of one graph import; defined in OnnxImporter.cpp.
 class GraphImporter {
@@ -151,11 +135,16 @@ public:
 
   mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
   mlir::RankedTensorType typeOf(llvm::StringRef name) const;
-  /// Decodes a TensorProto (initializer, Constant value, attribute) into an
-  /// entry: small tensors as Known, large ones as a resource blob.
-  mlir::FailureOr<ValueEntry> decodeTensor(const onnx::TensorProto &t,
-                                           mlir::Location loc,
-                                           bool keepKnown = true);
+  /// The value of `name` when it is known at import time, else null.
+  mlir::ElementsAttr constantOf(llvm::StringRef name) const;
+  /// Turns `name` back into an unmaterialized constant when its
+  /// `hodu.constant` has no user left (import-time evaluation consumed it),
+  /// so that it is created again only where an op reads it.
+  void release(llvm::StringRef name);
+  /// Decodes a TensorProto (initializer, Constant value, attribute): small
+  /// tensors as `dense`, large ones as a `dense_resource` blob.
+  mlir::FailureOr<mlir::ElementsAttr> decodeTensor(const onnx::TensorProto &t,
+                                                   mlir::Location loc);
 };
 
 /// Maps an ONNX TensorProto data type to an MLIR element type; null if the

@@ -22,16 +22,6 @@ FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size) {
   Type elt = t.getElementType();
   if (!elt.isInteger(32) && !elt.isInteger(64))
     return n.error("indices must be int32 or int64");
-  if (const Known *k = n.known(input)) {
-    Known norm = *k;
-    bool changed = false;
-    for (int64_t &v : norm.ints)
-      if (v < 0) {
-        v += size;
-        changed = true;
-      }
-    return changed ? n.constant(norm) : idx;
-  }
   TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(elt, 0)));
   TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(elt, (double)size)));
   return make<SelectOp>(n, neg, plus, idx);
@@ -110,8 +100,8 @@ LogicalResult convertOneHot(NodeContext &n) {
                               depth, axis)
                  .getResult();
   // values = [off, on]: off + onehot * (on - off).
-  if (const Known *k = n.known(2)) {
-    double off = k->asDouble(0), on = k->asDouble(1);
+  if (auto k = n.constantInput(2)) {
+    double off = k->f(0), on = k->f(1);
     Value y = oh;
     if (on - off != 1) {
       TRY(m, make<MulScalarOp>(n, y, n.scalarAttr(elt, on - off)));
@@ -163,14 +153,14 @@ LogicalResult convertTrilu(NodeContext &n) {
   }
   TRY(upper, n.attrInt("upper", 1));
   int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
-  Known mask;
-  mask.shape = {rows, cols};
-  mask.elemType = n.b.getI1Type();
+  SmallVector<bool> mask;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
-      mask.ints.push_back(upper ? j - i >= k : j - i <= k);
+      mask.push_back(upper ? j - i >= k : j - i <= k);
   Value zero = n.constant(t.getElementType(), 0);
-  TRY(r, make<SelectOp>(n, n.constant(mask), x, zero));
+  Value maskV = n.constant(DenseElementsAttr::get(
+      RankedTensorType::get({rows, cols}, n.b.getI1Type()), mask));
+  TRY(r, make<SelectOp>(n, maskV, x, zero));
   n.setOutput(0, r);
   return success();
 }
@@ -187,13 +177,11 @@ LogicalResult convertEyeLike(NodeContext &n) {
     if (!elt)
       return n.error("unsupported dtype " + Twine(dt));
   }
-  Known eye;
-  eye.shape.assign(t.getShape().begin(), t.getShape().end());
-  eye.elemType = elt;
-  for (int64_t i = 0; i < t.getDimSize(0); ++i)
-    for (int64_t j = 0; j < t.getDimSize(1); ++j)
-      eye.pushInt(j - i == k);
-  n.setKnown(0, eye);
+  ConstantWriter eye(t.clone(elt), kSmallTensorBytes);
+  for (int64_t i = 0, cols = t.getDimSize(1); i < t.getDimSize(0); ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      eye.setF(i * cols + j, j - i == k);
+  n.setConstant(0, eye.finish());
   return success();
 }
 
@@ -209,25 +197,39 @@ FailureOr<Value> linearIndices(NodeContext &n, ArrayRef<int64_t> dataShape,
   if (k < 1 || k > (int64_t)dataShape.size())
     return n.error("index tuples of length " + Twine(k) +
                    " do not fit the data's rank");
-  Known dims, strides;
-  dims.elemType = strides.elemType = n.b.getI64Type();
-  dims.shape = strides.shape = {k};
   int64_t stride = 1;
-  SmallVector<int64_t> st(k);
+  SmallVector<int64_t> strides(k);
   for (int64_t i = k - 1; i >= 0; --i) {
-    st[i] = stride;
+    strides[i] = stride;
     stride *= dataShape[i];
   }
-  for (int64_t i = 0; i < k; ++i) {
-    dims.ints.push_back(dataShape[i]);
-    strides.ints.push_back(st[i]);
-  }
   TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(n.b.getI64Type(), 0)));
-  TRY(plus, make<AddOp>(n, idx, n.constant(dims)));
+  TRY(plus, make<AddOp>(n, idx, n.constant(dataShape.take_front(k))));
   TRY(norm, make<SelectOp>(n, neg, plus, idx));
-  TRY(scaled, make<MulOp>(n, norm, n.constant(strides)));
+  TRY(scaled, make<MulOp>(n, norm, n.constant(ArrayRef<int64_t>(strides))));
   return make<ReduceSumOp>(n, scaled, ArrayRef<int64_t>{it.getRank() - 1},
                            false);
+}
+
+/// GatherND and ScatterND see the data as rows, [prod(shape[:k]),
+/// shape[k:]...] for index tuples of length k (the last dim of input 1),
+/// and each tuple as its row number.
+struct IndexRows {
+  Value rowNumbers;          // i64, the indices' shape without the last dim
+  SmallVector<int64_t> rows; // the data's shape as rows
+  RankedTensorType indicesType;
+  int64_t k;
+};
+
+FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
+  RankedTensorType it = n.type(1);
+  if (!it || it.getRank() < 1)
+    return n.error("expects indices of rank >= 1");
+  int64_t k = it.getDimSize(it.getRank() - 1);
+  TRY(lin, linearIndices(n, dataShape, 1));
+  SmallVector<int64_t> rows = {product(dataShape.take_front(k))};
+  llvm::append_range(rows, dataShape.drop_front(k));
+  return IndexRows{lin, rows, it, k};
 }
 
 LogicalResult convertGatherND(NodeContext &n) {
@@ -235,17 +237,8 @@ LogicalResult convertGatherND(NodeContext &n) {
   TRY(batch, n.attrInt("batch_dims", 0));
   if (batch != 0)
     return n.error("batch_dims != 0 is not supported");
-  auto xt = tensorType(x);
-  RankedTensorType it = n.type(1);
-  if (!it || it.getRank() < 1)
-    return n.error("expects indices of rank >= 1");
-  int64_t k = it.getDimSize(it.getRank() - 1);
-  TRY(lin, linearIndices(n, xt.getShape(), 1));
-  if (k > xt.getRank())
-    return n.error("index tuples are longer than the data's rank");
-  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
-  llvm::append_range(rows, xt.getShape().drop_front(k));
-  TRY(r, make<IndexSelectOp>(n, n.reshape(x, rows), lin, 0));
+  TRY(ir, indexRows(n, tensorType(x).getShape()));
+  TRY(r, make<IndexSelectOp>(n, n.reshape(x, ir.rows), ir.rowNumbers, 0));
   n.setOutput(0, r);
   return success();
 }
@@ -257,20 +250,15 @@ LogicalResult convertScatterND(NodeContext &n) {
   if (reduction != "none")
     return n.error("reduction '" + reduction + "' is not supported");
   auto xt = tensorType(x);
-  RankedTensorType it = n.type(1);
-  if (!it || it.getRank() < 1)
-    return n.error("expects indices of rank >= 1");
-  int64_t k = it.getDimSize(it.getRank() - 1);
-  TRY(lin, linearIndices(n, xt.getShape(), 1));
-  SmallVector<int64_t> rows = {product(xt.getShape().take_front(k))};
-  llvm::append_range(rows, xt.getShape().drop_front(k));
-  int64_t m = product(it.getShape().drop_back());
+  TRY(ir, indexRows(n, xt.getShape()));
+  int64_t m = product(ir.indicesType.getShape().drop_back());
   SmallVector<int64_t> updRows = {m};
-  llvm::append_range(updRows, xt.getShape().drop_front(k));
+  llvm::append_range(updRows, xt.getShape().drop_front(ir.k));
   if (product(updRows) != tensorType(upd).getNumElements())
     return n.error("updates do not match indices and data");
-  TRY(r, make<IndexPutOp>(n, n.reshape(x, rows), n.reshape(lin, {m}),
-                          n.reshape(upd, updRows), 0));
+  TRY(r,
+      make<IndexPutOp>(n, n.reshape(x, ir.rows), n.reshape(ir.rowNumbers, {m}),
+                       n.reshape(upd, updRows), 0));
   n.setOutput(0, n.reshape(r, xt.getShape()));
   return success();
 }

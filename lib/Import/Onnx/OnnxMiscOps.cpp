@@ -1,6 +1,6 @@
 //===- OnnxMiscOps.cpp - constants and quantization -----------------------===//
 //
-// Constants, the ops only evaluated at import time, and quantization.
+// Constants, Shape/Size/Range (constants at import time), quantization.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,59 +16,103 @@ namespace {
 
 LogicalResult convertConstant(NodeContext &n) {
   if (const onnx::TensorProto *t = n.attrTensor("value")) {
-    auto e = n.graph.decodeTensor(*t, n.loc);
-    if (failed(e))
+    auto value = n.graph.decodeTensor(*t, n.loc);
+    if (failed(value))
       return n.error("bad value tensor");
-    n.graph.values[n.node.output(0)] = *e;
+    n.setConstant(0, *value);
     return success();
   }
-  Known k;
+  ElementsAttr value;
+  auto vector = [&](Type elt, int64_t size) {
+    return RankedTensorType::get({size}, elt);
+  };
   if (const auto *a = n.attr("value_float")) {
-    k.elemType = n.b.getF32Type();
-    k.floats.push_back(a->f());
+    value = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getF32Type()),
+                                   a->f());
   } else if (const auto *a = n.attr("value_int")) {
-    k.elemType = n.b.getI64Type();
-    k.ints.push_back(a->i());
+    value = DenseElementsAttr::get(RankedTensorType::get({}, n.b.getI64Type()),
+                                   (int64_t)a->i());
   } else if (const auto *a = n.attr("value_floats")) {
-    k.elemType = n.b.getF32Type();
-    k.floats.assign(a->floats().begin(), a->floats().end());
-    k.shape = {(int64_t)k.floats.size()};
+    SmallVector<float> v(a->floats().begin(), a->floats().end());
+    value = DenseElementsAttr::get(vector(n.b.getF32Type(), v.size()),
+                                   ArrayRef<float>(v));
   } else if (const auto *a = n.attr("value_ints")) {
-    k.elemType = n.b.getI64Type();
-    k.ints.assign(a->ints().begin(), a->ints().end());
-    k.shape = {(int64_t)k.ints.size()};
+    SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
+    value = DenseElementsAttr::get(vector(n.b.getI64Type(), v.size()),
+                                   ArrayRef<int64_t>(v));
   } else {
     return n.error("only tensor, float and int values are supported");
   }
-  n.setKnown(0, k);
+  n.setConstant(0, value);
   return success();
 }
 
+/// A splat of the `value` attribute (one element, f32 0 by default).
 LogicalResult convertConstantOfShape(NodeContext &n) {
   TRY(shape, n.constInts(0, "shape"));
   for (int64_t d : shape)
     if (d < 0)
       return n.error("negative dim in shape");
-  Type elt = n.b.getF32Type();
-  double v = 0;
+  DenseElementsAttr value =
+      DenseElementsAttr::get(RankedTensorType::get({}, n.b.getF32Type()), 0.0f);
   if (const onnx::TensorProto *t = n.attrTensor("value")) {
-    auto e = n.graph.decodeTensor(*t, n.loc);
-    if (failed(e) || !e->known || e->known->numElements() != 1)
+    auto decoded = n.graph.decodeTensor(*t, n.loc);
+    auto dense = succeeded(decoded) ? dyn_cast<DenseElementsAttr>(*decoded)
+                                    : DenseElementsAttr();
+    if (!dense || dense.getNumElements() != 1)
       return n.error("value must be a one-element tensor");
-    elt = e->known->elemType;
-    v = e->known->asDouble(0);
+    value = dense;
   }
-  n.setOutput(0, n.constant(elt, v, shape));
+  n.setConstant(0, value.resizeSplat(RankedTensorType::get(
+                       shape, value.getType().getElementType())));
   return success();
 }
 
-/// Ops that are only evaluated at import time (OnnxFold.cpp): reaching
-/// here means an input is computed at run time.
-LogicalResult unsupportedRuntime(NodeContext &n) {
-  for (size_t i = 0; i < n.numInputs(); ++i)
-    if (n.hasInput(i) && !n.known(i))
-      return n.notKnownError(i, "an input of an op evaluated at import time");
-  return n.error("cannot be evaluated at import time");
+/// Shape and Size: what the input's static type says.
+LogicalResult convertShapeOrSize(NodeContext &n) {
+  RankedTensorType t = n.type(0);
+  if (!t)
+    return n.error("input #0 is required");
+  if (!t.hasStaticShape())
+    return n.error("the input's shape is only known at run time");
+  Type i64 = n.b.getI64Type();
+  if (n.node.op_type() == "Size") {
+    n.setConstant(0, DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                                            t.getNumElements()));
+    return success();
+  }
+  int64_t r = t.getRank();
+  TRY(start, n.attrInt("start", 0));
+  TRY(end, n.attrInt("end", r));
+  int64_t s = std::clamp<int64_t>(start < 0 ? start + r : start, 0, r);
+  int64_t e = std::clamp<int64_t>(end < 0 ? end + r : end, s, r);
+  ArrayRef<int64_t> dims = t.getShape().slice(s, e - s);
+  n.setConstant(
+      0, DenseElementsAttr::get(RankedTensorType::get({e - s}, i64), dims));
+  return success();
+}
+
+/// Range has no hodu op (its size is its inputs' value): the evaluator
+/// computes it from constant inputs.
+LogicalResult convertRange(NodeContext &n) {
+  static const char *const names[] = {"start", "limit", "delta"};
+  SmallVector<ConstantView, 3> bounds;
+  for (auto [i, what] : llvm::enumerate(names)) {
+    std::optional<ConstantView> v = n.constantInput(i);
+    if (!v)
+      return n.notKnownError(i, what);
+    if (v->size() != 1)
+      return n.error(Twine(what) + " must hold one value");
+    bounds.push_back(*v);
+  }
+  ElementsAttr r =
+      evaluateRange(bounds[0], bounds[1], bounds[2], importEvaluationLimits());
+  if (!r)
+    return n.error("cannot evaluate: a delta of 0, inputs of different "
+                   "types, or more than " +
+                   Twine(importEvaluationLimits().maxElements) + " elements");
+  n.setConstant(0, r);
+  return success();
 }
 
 LogicalResult convertQuantize(NodeContext &n) {
@@ -164,9 +208,9 @@ void hodu::onnx_import::registerMiscOps(ConverterTable &table) {
   table.insert({
       {"Constant", convertConstant},
       {"ConstantOfShape", convertConstantOfShape},
-      {"Range", unsupportedRuntime},
-      {"Shape", unsupportedRuntime},
-      {"Size", unsupportedRuntime},
+      {"Range", convertRange},
+      {"Shape", convertShapeOrSize},
+      {"Size", convertShapeOrSize},
       {"QuantizeLinear", convertQuantize},
       {"DynamicQuantizeLinear", convertDynamicQuantize},
       {"DequantizeLinear", convertQuantize},

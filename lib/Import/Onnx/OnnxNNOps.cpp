@@ -93,21 +93,34 @@ int64_t convOut(int64_t in, int64_t k, int64_t s, int64_t d, int64_t pb,
   return padded < span ? 0 : (padded - span) / s + 1;
 }
 
-LogicalResult addBias(NodeContext &n, Value &y, size_t biasInput) {
-  if (!n.hasInput(biasInput))
-    return success();
-  TRY(bias, n.in(biasInput));
-  auto t = tensorType(y);
-  if (tensorType(bias).getRank() != 1)
-    return n.error("expects a 1-D bias");
-  SmallVector<int64_t> shape(t.getRank() - 1, 1);
-  shape[0] = tensorType(bias).getDimSize(0);
-  TRY(r, make<AddOp>(n, y, n.reshape(bias, shape)));
-  y = r;
+/// Sets output 0 to the convolution `y` plus the optional 1-D bias (input 2)
+/// broadcast over [C, 1, ...].
+LogicalResult setConvOutput(NodeContext &n, Value y) {
+  if (n.hasInput(2)) {
+    TRY(bias, n.in(2));
+    auto t = tensorType(y);
+    if (tensorType(bias).getRank() != 1)
+      return n.error("expects a 1-D bias");
+    SmallVector<int64_t> shape(t.getRank() - 1, 1);
+    shape[0] = tensorType(bias).getDimSize(0);
+    TRY(r, make<AddOp>(n, y, n.reshape(bias, shape)));
+    y = r;
+  }
+  n.setOutput(0, y);
   return success();
 }
 
-LogicalResult convertConv(NodeContext &n) {
+/// The operands of Conv and ConvTranspose: input and weights of one rank,
+/// 3 to 5, and a positive group count.
+struct ConvOperands {
+  Value x, w;
+  RankedTensorType xt, wt;
+  int64_t group;
+  /// The number of spatial dims.
+  int64_t spatialRank() const { return xt.getRank() - 2; }
+};
+
+FailureOr<ConvOperands> convOperands(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(w, n.in(1));
   auto xt = tensorType(x), wt = tensorType(w);
@@ -116,7 +129,13 @@ LogicalResult convertConv(NodeContext &n) {
   TRY(group, n.attrInt("group", 1));
   if (group <= 0)
     return n.error("group must be positive");
-  int64_t r = xt.getRank() - 2;
+  return ConvOperands{x, w, xt, wt, group};
+}
+
+LogicalResult convertConv(NodeContext &n) {
+  TRY(c, convOperands(n));
+  auto [x, w, xt, wt, group] = c;
+  int64_t r = c.spatialRank();
   TRY(p, windowParams(n, xt.getShape().drop_front(2),
                       wt.getShape().drop_front(2), false));
   if (ArrayRef<int64_t>(p.kernel) != wt.getShape().drop_front(2))
@@ -129,22 +148,13 @@ LogicalResult convertConv(NodeContext &n) {
                            RankedTensorType::get(shape, xt.getElementType()), x,
                            w, p.strides, p.pads, p.dilations, group)
                 .getResult();
-  if (failed(addBias(n, y, 2)))
-    return failure();
-  n.setOutput(0, y);
-  return success();
+  return setConvOutput(n, y);
 }
 
 LogicalResult convertConvTranspose(NodeContext &n) {
-  TRY(x, n.in(0));
-  TRY(w, n.in(1));
-  auto xt = tensorType(x), wt = tensorType(w);
-  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
-    return n.error("expects input and weights of rank 3, 4 or 5");
-  TRY(group, n.attrInt("group", 1));
-  if (group <= 0)
-    return n.error("group must be positive");
-  int64_t r = xt.getRank() - 2;
+  TRY(c, convOperands(n));
+  auto [x, w, xt, wt, group] = c;
+  int64_t r = c.spatialRank();
   TRY(outPadAttr, n.attrInts("output_padding"));
   TRY(outShapeAttr, n.attrInts("output_shape"));
   TRY(autoPad, n.attrString("auto_pad", "NOTSET"));
@@ -205,10 +215,7 @@ LogicalResult convertConvTranspose(NodeContext &n) {
                 n.b, n.loc, RankedTensorType::get(shape, xt.getElementType()),
                 x, w, p.strides, p.pads, p.dilations, group, outPad)
                 .getResult();
-  if (failed(addBias(n, y, 2)))
-    return failure();
-  n.setOutput(0, y);
-  return success();
+  return setConvOutput(n, y);
 }
 
 LogicalResult convertPool(NodeContext &n) {
@@ -287,24 +294,42 @@ LogicalResult convertPool(NodeContext &n) {
 // Normalization
 //===----------------------------------------------------------------------===//
 
-/// (x - mean) / sqrt(var + eps), with mean and var over `dims` (kept).
-FailureOr<Value> normalize(NodeContext &n, Value x, ArrayRef<int64_t> dims,
-                           double eps, Value *meanOut = nullptr,
-                           Value *invStdOut = nullptr) {
+/// (x - mean) / sqrt(var + eps); `sdOut` receives sqrt(var + eps).
+FailureOr<Value> standardize(NodeContext &n, Value x, Value mean, Value var,
+                             double eps, Value *sdOut = nullptr) {
   Type elt = tensorType(x).getElementType();
-  TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
-  TRY(var, make<ReduceVarOp>(n, x, dims, true));
   TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
   TRY(sd, make<SqrtOp>(n, ve));
   TRY(c, make<SubOp>(n, x, mean));
-  TRY(y, make<DivOp>(n, c, sd));
+  if (sdOut)
+    *sdOut = sd;
+  return make<DivOp>(n, c, sd);
+}
+
+/// (x - mean) / sqrt(var + eps), with mean and var over `dims` (kept).
+FailureOr<Value> normalize(NodeContext &n, Value x, ArrayRef<int64_t> dims,
+                           double eps, Value *meanOut = nullptr,
+                           Value *invStdOut = nullptr,
+                           Value *varOut = nullptr) {
+  TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
+  TRY(var, make<ReduceVarOp>(n, x, dims, true));
+  Value sd;
+  TRY(y, standardize(n, x, mean, var, eps, &sd));
   if (meanOut)
     *meanOut = mean;
+  if (varOut)
+    *varOut = var;
   if (invStdOut) {
     TRY(inv, make<RecipOp>(n, sd));
     *invStdOut = inv;
   }
   return y;
+}
+
+/// y * scale + bias.
+FailureOr<Value> scaleShift(NodeContext &n, Value y, Value scale, Value bias) {
+  TRY(m, make<MulOp>(n, y, scale));
+  return make<AddOp>(n, m, bias);
 }
 
 /// Reshapes a per-channel [C] tensor to broadcast over [N, C, spatial...].
@@ -334,16 +359,11 @@ LogicalResult convertBatchNorm(NodeContext &n) {
     for (int64_t d = 2; d < rank; ++d)
       dims.push_back(d);
     Type elt = tensorType(x).getElementType();
-    TRY(mean, make<ReduceMeanOp>(n, x, dims, true));
-    TRY(var, make<ReduceVarOp>(n, x, dims, true));
-    TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
-    TRY(sd, make<SqrtOp>(n, ve));
-    TRY(c, make<SubOp>(n, x, mean));
-    TRY(d, make<DivOp>(n, c, sd));
+    Value mean, var;
+    TRY(d, normalize(n, x, dims, eps, &mean, nullptr, &var));
     TRY(scale, perChannel(n, 1, rank));
     TRY(bias, perChannel(n, 2, rank));
-    TRY(m, make<MulOp>(n, d, scale));
-    TRY(y, make<AddOp>(n, m, bias));
+    TRY(y, scaleShift(n, d, scale, bias));
     n.setOutput(0, y);
     for (auto [out, cur, input] : {std::tuple(1, mean, 3), std::tuple(2, var, 4)}) {
       if (!n.hasOutput(out))
@@ -365,13 +385,8 @@ LogicalResult convertBatchNorm(NodeContext &n) {
   TRY(bias, perChannel(n, 2, rank));
   TRY(mean, perChannel(n, 3, rank));
   TRY(var, perChannel(n, 4, rank));
-  Type elt = tensorType(x).getElementType();
-  TRY(ve, make<AddScalarOp>(n, var, n.scalarAttr(elt, eps)));
-  TRY(sd, make<SqrtOp>(n, ve));
-  TRY(c, make<SubOp>(n, x, mean));
-  TRY(d, make<DivOp>(n, c, sd));
-  TRY(m, make<MulOp>(n, d, scale));
-  TRY(y, make<AddOp>(n, m, bias));
+  TRY(d, standardize(n, x, mean, var, eps));
+  TRY(y, scaleShift(n, d, scale, bias));
   n.setOutput(0, y);
   return success();
 }
@@ -388,8 +403,7 @@ LogicalResult convertInstanceNorm(NodeContext &n) {
   TRY(y, normalize(n, x, dims, eps));
   TRY(scale, perChannel(n, 1, rank));
   TRY(bias, perChannel(n, 2, rank));
-  TRY(m, make<MulOp>(n, y, scale));
-  TRY(r, make<AddOp>(n, m, bias));
+  TRY(r, scaleShift(n, y, scale, bias));
   n.setOutput(0, r);
   return success();
 }

@@ -4,7 +4,8 @@
 // dialect has no direct equivalent. The conversions live in one file per op
 // family (Onnx<Family>Ops.cpp), each registering its own ops into the table
 // built here. Conversions read attribute-like inputs (shapes, axes, pads,
-// sizes) as import-time constants (see OnnxFold.cpp).
+// sizes) as import-time constants (NodeContext::constInts): whatever
+// import-time evaluation (OnnxImporter.cpp) computed from constants.
 //
 // Ops are built through `make<OpT>`, which runs the op's type inference
 // before creating it: the generated builders abort on inference failure,

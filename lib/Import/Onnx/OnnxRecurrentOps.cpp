@@ -203,8 +203,11 @@ LogicalResult convertRecurrent(NodeContext &n) {
       rt.getDimSize(2) != H || wt.getDimSize(2) != xt.getDimSize(2))
     return n.error("W, R and hidden_size do not fit together");
   if (n.hasInput(4)) {
-    const Known *lens = n.known(4);
-    if (!lens || llvm::any_of(lens->ints, [&](int64_t l) { return l != seq; }))
+    auto lens = n.constantInput(4);
+    auto isFull = [&](int64_t i) {
+      return static_cast<int64_t>(lens->s(i)) == seq;
+    };
+    if (!lens || !llvm::all_of(llvm::seq<int64_t>(0, lens->size()), isFull))
       return n.error("sequence_lens other than the full length are not "
                      "supported");
   }
@@ -229,21 +232,18 @@ LogicalResult convertRecurrent(NodeContext &n) {
       rb = parts->getResult(1);
     }
     Cell cell{n, {}, clip, elt, H, lbr != 0, rT, rb};
-    if (n.hasInput(5)) {
-      TRY(h0, n.in(5));
-      TRY(hd, takeAt(n, h0, 0, d));
-      cell.h = hd;
-    } else {
-      cell.h = n.constant(elt, 0, {batch, H});
-    }
+    // The initial state of direction d: input `i`, or zeros.
+    auto initialState = [&](size_t i) -> FailureOr<Value> {
+      if (!n.hasInput(i))
+        return n.constant(elt, 0, {batch, H});
+      TRY(s0, n.in(i));
+      return takeAt(n, s0, 0, d);
+    };
+    TRY(h0, initialState(5));
+    cell.h = h0;
     if (op == "LSTM") {
-      if (n.hasInput(6)) {
-        TRY(c0, n.in(6));
-        TRY(cd, takeAt(n, c0, 0, d));
-        cell.c = cd;
-      } else {
-        cell.c = n.constant(elt, 0, {batch, H});
-      }
+      TRY(c0, initialState(6));
+      cell.c = c0;
     }
     if (op == "LSTM" && n.hasInput(7)) {
       TRY(p, n.in(7));

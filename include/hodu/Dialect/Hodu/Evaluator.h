@@ -1,8 +1,9 @@
 //===- Evaluator.h - hodu op semantics on constants -------------*- C++ -*-===//
 //
-// The one evaluator of hodu ops on constant operands. hodu-fold-constants
-// and the dialect's folders call it, so an op means the same thing at
-// compile time wherever it is evaluated. Ops are recognised by class.
+// The one evaluator of hodu ops on constant operands. The ONNX importer
+// (import-time evaluation), hodu-fold-constants and the dialect's folders
+// call it, so an op means the same thing at compile time wherever it is
+// evaluated. Ops are recognised by class.
 //
 // Constants are read in place through `ConstantView` (a `dense` attribute's
 // raw storage or a `dense_resource` blob's bytes, never copied) and each
@@ -16,6 +17,7 @@
 
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <memory>
 #include <optional>
@@ -24,6 +26,7 @@
 namespace mlir {
 class AsmResourceBlob;
 class Operation;
+class Value;
 } // namespace mlir
 
 namespace hodu {
@@ -129,6 +132,34 @@ struct EvaluationLimits {
 mlir::ElementsAttr evaluate(mlir::Operation *op,
                             llvm::ArrayRef<ConstantView> operands,
                             const EvaluationLimits &limits);
+
+/// Evaluates hodu `op` with any number of results (`split` has one per
+/// piece): one attribute per result, or none when `evaluate` would give
+/// null.
+llvm::SmallVector<mlir::ElementsAttr>
+evaluateResults(mlir::Operation *op, llvm::ArrayRef<ConstantView> operands,
+                const EvaluationLimits &limits);
+
+/// ONNX Range (numpy `arange`), which has no hodu op because its result's
+/// size is its operands' value: `start + i * delta` for i in [0, n) with
+/// n = max(ceil((limit - start) / delta), 0), in the dtype of the three
+/// one-element operands. Null when they differ in dtype, when delta is 0 or
+/// when n is beyond `limits`.
+mlir::ElementsAttr evaluateRange(const ConstantView &start,
+                                 const ConstantView &limit,
+                                 const ConstantView &delta,
+                                 const EvaluationLimits &limits);
+
+/// The value of `v` when a `hodu.constant` defines it, else null.
+mlir::ElementsAttr getConstantValue(mlir::Value v);
+
+/// Replaces the hodu `op` by `hodu.constant`s of its results' values
+/// (created just before it) when every operand is a `hodu.constant` and
+/// `evaluateResults` computes them within `limits`, and erases `op`.
+/// Returns the new constants, one per result, or none when `op` is left as
+/// it is.
+llvm::SmallVector<mlir::Value> foldToConstants(mlir::Operation *op,
+                                               const EvaluationLimits &limits);
 
 } // namespace hodu
 
