@@ -8,6 +8,8 @@
 
 #include "TransformScript.h"
 
+#include "hodu/Target/TransformScript.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -23,7 +25,7 @@ namespace hodu::gpu {
 } // namespace hodu::gpu
 
 using namespace mlir;
-using hodu::gpu::listOf;
+using hodu::TransformScript;
 
 namespace {
 bool inWorkgroupMemory(MemRefType type) {
@@ -73,27 +75,21 @@ struct GpuMapToLaunches
           blocks.push_back(forall);
     });
 
-    hodu::gpu::TransformScript script(module);
-    SmallVector<std::string> launches;
+    TransformScript script(module);
     for (scf::ForallOp block : blocks) {
       SmallVector<int64_t> dims = blockDimsOf(block);
       if (failed(toWorkgroupGlobals(block, symbols)))
         return signalPassFailure();
       // Copies into workgroup memory, spread over the block's threads.
       SmallVector<linalg::CopyOp> toTile = copiesIntoWorkgroup(block);
-      std::string blockLoop = script.match(block);
-      SmallVector<std::string> copyHandles;
+      Value blockLoop = script.match(block);
+      SmallVector<Value> copyHandles;
       for (linalg::CopyOp copy : toTile)
         copyHandles.push_back(script.match(copy));
       for (auto [copy, h] : llvm::zip(toTile, copyHandles))
         tileCopy(script, copy, h, dims);
-      std::string l = script.handle();
-      script << l + " = transform.gpu.map_forall_to_blocks " + blockLoop +
-                    " generate_gpu_launch : (!transform.any_op) -> "
-                    "!transform.any_op";
-      script << "transform.gpu.map_nested_forall_to_threads " + l +
-                    " block_dims = " + listOf(dims) +
-                    " : (!transform.any_op) -> !transform.any_op";
+      script.mapNestedForallToThreads(script.mapForallToBlocks(blockLoop),
+                                      dims);
     }
     if (!script.empty() && failed(script.apply(getArgument())))
       return signalPassFailure();
@@ -168,23 +164,22 @@ struct GpuMapToLaunches
   }
 
   /// The last two dimensions of `copy` over the block's y and x threads.
-  void tileCopy(hodu::gpu::TransformScript &s, linalg::CopyOp copy,
-                const std::string &h, ArrayRef<int64_t> dims) {
+  void tileCopy(TransformScript &s, linalg::CopyOp copy, Value h,
+                ArrayRef<int64_t> dims) {
     ArrayRef<int64_t> shape =
         cast<MemRefType>(copy.getOutputs()[0].getType()).getShape();
     SmallVector<int64_t> sizes(shape.size(), 0);
-    std::string mapping = "#gpu.thread<x>";
+    MLIRContext *ctx = copy->getContext();
+    SmallVector<Attribute> mapping = {
+        gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)};
     sizes.back() = llvm::divideCeil(shape.back(), dims[0]);
     if (shape.size() >= 2) {
       sizes[shape.size() - 2] =
           llvm::divideCeil(shape[shape.size() - 2], dims[1]);
-      mapping = "#gpu.thread<y>, " + mapping;
+      mapping.insert(mapping.begin(), gpu::GPUThreadMappingAttr::get(
+                                          ctx, gpu::MappingId::DimY));
     }
-    std::string t = s.handle(), f = s.handle();
-    s << t + ", " + f + " = transform.structured.tile_using_forall " + h +
-             " tile_sizes " + listOf(sizes) + " (mapping = [" + mapping +
-             "]) : (!transform.any_op) -> (!transform.any_op, "
-             "!transform.any_op)";
+    s.tileUsingForall(h, sizes, mapping);
   }
 };
 } // namespace

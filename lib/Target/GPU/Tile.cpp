@@ -8,6 +8,8 @@
 
 #include "TransformScript.h"
 
+#include "hodu/Target/TransformScript.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -24,28 +26,22 @@ namespace hodu::gpu {
 } // namespace hodu::gpu
 
 using namespace mlir;
+using hodu::TransformScript;
 using hodu::gpu::largestDivisor;
-using hodu::gpu::listOf;
 
 namespace {
-constexpr llvm::StringLiteral kAnyOp = "!transform.any_op";
 constexpr int64_t kMaxGridYZ = 65535;
-
-/// `(!transform.any_op) -> (!transform.any_op, !transform.any_op)`.
-std::string tileType() {
-  return "(" + kAnyOp.str() + ") -> (" + kAnyOp.str() + ", " + kAnyOp.str() +
-         ")";
-}
 
 /// `#gpu.block<x>` style mapping attributes, one per non-zero size, in loop
 /// order.
-std::string mappingOf(ArrayRef<int64_t> sizes, ArrayRef<char> dims,
-                      StringRef kind) {
-  std::string m;
+SmallVector<Attribute> mappingOf(MLIRContext *ctx, ArrayRef<int64_t> sizes,
+                                 ArrayRef<gpu::MappingId> dims, bool blocks) {
+  SmallVector<Attribute> m;
   for (auto [size, dim] : llvm::zip(sizes, dims))
     if (size != 0)
-      m += (m.empty() ? "" : ", ") + ("#gpu." + kind + "<").str() + dim + ">";
-  return "(mapping = [" + m + "])";
+      m.push_back(blocks ? Attribute(gpu::GPUBlockMappingAttr::get(ctx, dim))
+                         : Attribute(gpu::GPUThreadMappingAttr::get(ctx, dim)));
+  return m;
 }
 
 /// A 2-D linalg.matmul with its default maps (C += A B).
@@ -89,17 +85,17 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     if (!ok)
       return signalPassFailure();
 
-    hodu::gpu::TransformScript script(module);
+    TransformScript script(module);
     // All matches first: tiled clones keep the tags of their originals.
     struct Kernel {
       linalg::LinalgOp op;
-      std::string handle, fillHandle;
+      Value handle, fillHandle;
     };
     SmallVector<Kernel> kernels;
     for (linalg::LinalgOp op : ops) {
       if (fused.contains(op))
         continue;
-      Kernel k{op, script.match(op), ""};
+      Kernel k{op, script.match(op), Value()};
       if (isPlainMatmul(op))
         if (linalg::FillOp fill = fusedFill(op))
           k.fillHandle = script.match(fill);
@@ -141,64 +137,48 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
   /// Blocks of tile-m x tile-n (at most), K steps through workgroup memory,
   /// threads-m x threads-n threads per block; `fill` (a handle, or empty)
   /// initialises the output and is fused into the blocks.
-  void tileMatmul(hodu::gpu::TransformScript &s, linalg::LinalgOp op,
-                  const std::string &mm, const std::string &fill) {
+  void tileMatmul(TransformScript &s, linalg::LinalgOp op, Value mm,
+                  Value fill) {
+    MLIRContext *ctx = op->getContext();
     SmallVector<int64_t> r = op.getStaticLoopRanges(); // M, N, K
     int64_t bm = largestDivisor(r[0], tileM), bn = largestDivisor(r[1], tileN);
     int64_t bk = largestDivisor(r[2], tileK);
     int64_t ty = largestDivisor(bm, threadsM), tx = largestDivisor(bn, threadsN);
-    std::string t = tileType();
-    std::string mmB = s.handle(), fB = s.handle();
-    s << mmB + ", " + fB + " = transform.structured.tile_using_forall " + mm +
-             " tile_sizes " + listOf({bm, bn}) +
-             " (mapping = [#gpu.block<y>, #gpu.block<x>]) : " + t;
-    std::string fillB;
-    if (!fill.empty()) {
-      std::string f2 = s.handle();
-      fillB = s.handle();
-      s << fillB + ", " + f2 +
-               " = transform.structured.fuse_into_containing_op " + fill +
-               " into " + fB + " : (" + kAnyOp.str() + ", " + kAnyOp.str() +
-               ") -> (" + kAnyOp.str() + ", " + kAnyOp.str() + ")";
-    }
-    std::string mmK = s.handle(), loopK = s.handle();
-    s << mmK + ", " + loopK + " = transform.structured.tile_using_for " + mmB +
-             " tile_sizes [0, 0, " + std::to_string(bk) + "] : " + t;
-    for (int operand : {0, 1}) {
-      std::string v = s.handle(), p = s.handle();
-      s << v + " = transform.get_operand " + mmK + "[" +
-               std::to_string(operand) +
-               "] : (!transform.any_op) -> !transform.any_value";
-      s << p + " = transform.structured.promote_tensor to "
-               "#gpu.address_space<workgroup> " +
-               v + " : !transform.any_value";
-    }
-    auto threads = [&](const std::string &target) {
-      std::string a = s.handle(), b = s.handle();
-      s << a + ", " + b + " = transform.structured.tile_using_forall " +
-               target + " tile_sizes " + listOf({bm / ty, bn / tx}) +
-               " (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : " + t;
-    };
-    threads(mmK);
-    if (!fillB.empty())
-      threads(fillB);
+    using gpu::MappingId;
+    SmallVector<Attribute> blocks = {
+        gpu::GPUBlockMappingAttr::get(ctx, MappingId::DimY),
+        gpu::GPUBlockMappingAttr::get(ctx, MappingId::DimX)};
+    SmallVector<Attribute> threads = {
+        gpu::GPUThreadMappingAttr::get(ctx, MappingId::DimY),
+        gpu::GPUThreadMappingAttr::get(ctx, MappingId::DimX)};
+    TransformScript::Tiled b = s.tileUsingForall(mm, {bm, bn}, blocks);
+    Value fillB;
+    if (fill)
+      fillB = s.fuseIntoContainingOp(fill, b.loops[0]).first;
+    Value mmK = s.tileUsingFor(b.op, {0, 0, bk}).op;
+    Attribute workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    s.promoteOperand(mmK, 0, workgroup);
+    s.promoteOperand(mmK, 1, workgroup);
+    s.tileUsingForall(mmK, {bm / ty, bn / tx}, threads);
+    if (fillB)
+      s.tileUsingForall(fillB, {bm / ty, bn / tx}, threads);
   }
 
   /// The innermost parallel loop split into blocks of at most block-threads
   /// threads (grid x), up to two parallel loops around it one block each
   /// (grid y, z); reduction loops and outer parallel loops stay in the
   /// thread.
-  void tileParallel(hodu::gpu::TransformScript &s, linalg::LinalgOp op,
-                    const std::string &h) {
+  void tileParallel(TransformScript &s, linalg::LinalgOp op, Value h) {
     SmallVector<int64_t> r = op.getStaticLoopRanges();
     SmallVector<unsigned> parallel;
     op.getParallelDims(parallel);
     SmallVector<int64_t> blocks(r.size(), 0), threads(r.size(), 0);
-    SmallVector<char> blockDims(r.size(), 'x');
+    SmallVector<gpu::MappingId> blockDims(r.size(), gpu::MappingId::DimX);
     unsigned inner = parallel.back();
     blocks[inner] = largestDivisor(r[inner], blockThreads);
     threads[inner] = 1;
-    const char yz[] = {'y', 'z'};
+    const gpu::MappingId yz[] = {gpu::MappingId::DimY, gpu::MappingId::DimZ};
     unsigned used = 0;
     for (unsigned d : llvm::reverse(ArrayRef(parallel).drop_back())) {
       if (used == 2 || r[d] > kMaxGridYZ)
@@ -206,15 +186,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       blocks[d] = 1;
       blockDims[d] = yz[used++];
     }
-    std::string t = tileType();
-    std::string b = s.handle(), bf = s.handle();
-    s << b + ", " + bf + " = transform.structured.tile_using_forall " + h +
-             " tile_sizes " + listOf(blocks) + " " +
-             mappingOf(blocks, blockDims, "block") + " : " + t;
-    std::string th = s.handle(), tf = s.handle();
-    s << th + ", " + tf + " = transform.structured.tile_using_forall " + b +
-             " tile_sizes " + listOf(threads) + " " +
-             mappingOf(threads, blockDims, "thread") + " : " + t;
+    MLIRContext *ctx = op->getContext();
+    TransformScript::Tiled b =
+        s.tileUsingForall(h, blocks, mappingOf(ctx, blocks, blockDims, true));
+    s.tileUsingForall(b.op, threads, mappingOf(ctx, threads, blockDims, false));
   }
 };
 } // namespace
