@@ -6,9 +6,7 @@
 
 #include "hodu/Target/GPU/Passes.h"
 
-#include "TransformScript.h"
-
-#include "hodu/Target/TransformScript.h"
+#include "Strategies.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -17,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace hodu::gpu {
@@ -25,6 +24,7 @@ namespace hodu::gpu {
 } // namespace hodu::gpu
 
 using namespace mlir;
+using namespace hodu::gpu;
 using hodu::TransformScript;
 
 namespace {
@@ -33,7 +33,7 @@ bool inWorkgroupMemory(MemRefType type) {
   return space && space.getValue() == gpu::AddressSpace::Workgroup;
 }
 
-/// Whether `forall` is mapped to blocks (`kind` "block") or threads.
+/// Whether `forall` is mapped to blocks (`blocks`) or threads.
 bool mappedTo(scf::ForallOp forall, bool blocks) {
   std::optional<ArrayAttr> mapping = forall.getMapping();
   if (!mapping || mapping->empty())
@@ -43,7 +43,7 @@ bool mappedTo(scf::ForallOp forall, bool blocks) {
 }
 
 /// The block size [x, y, z]: per dimension, the most iterations any thread
-/// loop in `block` maps to it.
+/// loop in `block` maps to it (linear mappings spread over what is there).
 SmallVector<int64_t> blockDimsOf(scf::ForallOp block) {
   SmallVector<int64_t> dims = {1, 1, 1};
   block.walk([&](scf::ForallOp forall) {
@@ -52,13 +52,84 @@ SmallVector<int64_t> blockDimsOf(scf::ForallOp block) {
     // Tiling makes normalised loops: the upper bound is the trip count.
     ArrayRef<int64_t> trips = forall.getStaticUpperBound();
     for (auto [attr, trip] : llvm::zip(*forall.getMapping(), trips)) {
-      auto dim = static_cast<int64_t>(
-          cast<gpu::GPUThreadMappingAttr>(attr).getMappingId());
+      auto mapping = cast<gpu::GPUThreadMappingAttr>(attr);
+      if (mapping.isLinearMapping())
+        continue;
+      auto dim = static_cast<int64_t>(mapping.getMappingId());
       if (dim < 3)
         dims[dim] = std::max(dims[dim], trip);
     }
   });
   return dims;
+}
+
+/// The kernel's ops ids for mapping: MappingId of a block mapping.
+int64_t idOf(Attribute attr) {
+  return static_cast<int64_t>(
+      cast<gpu::GPUBlockMappingAttr>(attr).getMappingId());
+}
+
+/// A block loop with dims mapped past x and y (upstream's linear block
+/// mapping keeps only three dims) gets them folded into one z dim: the
+/// loop is rebuilt over (x, y, z) and the folded indices recovered with
+/// affine.delinearize_index.
+void foldIntoZ(scf::ForallOp forall) {
+  SmallVector<int64_t> trips(forall.getStaticUpperBound());
+  ArrayAttr mapping = *forall.getMapping();
+  SmallVector<unsigned> folded;
+  bool linear = false;
+  for (auto [i, attr] : llvm::enumerate(mapping)) {
+    if (idOf(attr) >= 2)
+      folded.push_back(i);
+    linear |= idOf(attr) > 2;
+  }
+  if (!linear)
+    return;
+  // Outermost folded dim first: z = ((d0 * n1) + d1) * n2 + ...
+  llvm::sort(folded, [&](unsigned a, unsigned b) {
+    return idOf(mapping[a]) > idOf(mapping[b]);
+  });
+  MLIRContext *ctx = forall.getContext();
+  SmallVector<OpFoldResult> ubs;
+  SmallVector<Attribute> newMapping;
+  SmallVector<int64_t> foldedTrips;
+  int64_t z = 1;
+  for (auto [i, attr] : llvm::enumerate(mapping))
+    if (!llvm::is_contained(folded, i)) {
+      ubs.push_back(OpBuilder(ctx).getIndexAttr(trips[i]));
+      newMapping.push_back(attr);
+    }
+  for (unsigned i : folded) {
+    foldedTrips.push_back(trips[i]);
+    z *= trips[i];
+  }
+  ubs.push_back(OpBuilder(ctx).getIndexAttr(z));
+  newMapping.push_back(gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimZ));
+  OpBuilder b(forall);
+  Location loc = forall.getLoc();
+  auto rebuilt = scf::ForallOp::create(b, loc, ubs, ValueRange{},
+                                       b.getArrayAttr(newMapping));
+  Block *body = rebuilt.getBody();
+  b.setInsertionPointToStart(body);
+  SmallVector<Value> ivs(trips.size());
+  unsigned next = 0;
+  for (unsigned i = 0; i < trips.size(); ++i)
+    if (!llvm::is_contained(folded, i))
+      ivs[i] = body->getArgument(next++);
+  auto split = affine::AffineDelinearizeIndexOp::create(
+      b, loc, body->getArgument(next), foldedTrips, /*hasOuterBound=*/true);
+  for (auto [k, i] : llvm::enumerate(folded))
+    ivs[i] = split.getResult(k);
+  // Move the old body (without its terminator) in.
+  Block *old = forall.getBody();
+  old->getTerminator()->erase();
+  b.setInsertionPointToEnd(body);
+  Operation *terminator = body->getTerminator();
+  for (auto [arg, iv] : llvm::zip(old->getArguments(), ivs))
+    arg.replaceAllUsesWith(iv);
+  body->getOperations().splice(terminator->getIterator(),
+                               old->getOperations());
+  forall.erase();
 }
 
 struct GpuMapToLaunches
@@ -67,9 +138,16 @@ struct GpuMapToLaunches
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(kernelsForHostOps(module)) ||
+        failed(lowerWorkgroupReductions(module)))
+      return signalPassFailure();
+
     SymbolTable symbols(module);
     SmallVector<scf::ForallOp> blocks;
     module.walk([&](func::FuncOp func) {
+      for (auto forall : llvm::to_vector(func.getBody().getOps<scf::ForallOp>()))
+        if (mappedTo(forall, /*blocks=*/true))
+          foldIntoZ(forall);
       for (auto forall : func.getBody().getOps<scf::ForallOp>())
         if (mappedTo(forall, /*blocks=*/true))
           blocks.push_back(forall);
@@ -87,31 +165,72 @@ struct GpuMapToLaunches
       for (linalg::CopyOp copy : toTile)
         copyHandles.push_back(script.match(copy));
       for (auto [copy, h] : llvm::zip(toTile, copyHandles))
-        tileCopy(script, copy, h, dims);
+        tileCopy(script, copy, h, dims[0] * dims[1] * dims[2]);
       script.mapNestedForallToThreads(script.mapForallToBlocks(blockLoop),
                                       dims);
     }
     if (!script.empty() && failed(script.apply(getArgument())))
       return signalPassFailure();
-    if (failed(checkNothingOnHost(module)))
-      signalPassFailure();
   }
 
-  /// Computation that bufferisation made outside the tiled ops (the fills
-  /// and copies of tensor.pad, insert_slice, concatenation) would run on
-  /// the host, on device buffers: reported rather than built.
-  LogicalResult checkNothingOnHost(ModuleOp module) {
-    WalkResult result = module.walk([&](Operation *op) {
-      if (!isa<linalg::LinalgOp, memref::CopyOp>(op) ||
-          op->getParentOfType<gpu::LaunchOp>())
-        return WalkResult::advance();
-      op->emitError("'") << op->getName()
-                         << "' (from tensor padding, slicing or "
-                            "concatenation) cannot be mapped to a GPU kernel "
-                            "yet";
-      return WalkResult::interrupt();
+  /// Computation that bufferisation left outside the kernels (the fills and
+  /// copies of tensor.pad, insert_slice and concatenation, ops without
+  /// parallel loops, reductions to one value) would run on the host, on
+  /// device buffers: each becomes a kernel. Ops with parallel loops get a
+  /// thread per element; the others one thread, or a workgroup when marked
+  /// for a workgroup reduction.
+  LogicalResult kernelsForHostOps(ModuleOp module) {
+    SmallVector<linalg::LinalgOp> perElement, single;
+    module.walk([&](func::FuncOp func) {
+      for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps())) {
+        if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          OpBuilder b(copy);
+          perElement.push_back(linalg::CopyOp::create(
+              b, copy.getLoc(), copy.getSource(), copy.getTarget()));
+          copy.erase();
+          continue;
+        }
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+          continue;
+        if (linalgOp.getNumParallelLoops() > 0 &&
+            !linalgOp->hasAttr(kWorkgroupReduce))
+          perElement.push_back(linalgOp);
+        else
+          single.push_back(linalgOp);
+      }
     });
-    return failure(result.wasInterrupted());
+    MLIRContext *ctx = module.getContext();
+    for (linalg::LinalgOp op : single) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      auto inLoop = [&](ArrayAttr mapping) {
+        auto forall = scf::ForallOp::create(
+            b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(1)}, ValueRange{},
+            mapping, [&](OpBuilder &nested, Location l, ValueRange) {
+              scf::InParallelOp::create(nested, l);
+            });
+        op->moveBefore(forall.getBody()->getTerminator());
+        b.setInsertionPoint(op);
+      };
+      inLoop(b.getArrayAttr(
+          gpu::GPUBlockMappingAttr::get(ctx, gpu::MappingId::DimX)));
+      // A workgroup reduction builds its own thread loops.
+      if (!op->hasAttr(kWorkgroupReduce))
+        inLoop(b.getArrayAttr(
+            gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)));
+    }
+    if (perElement.empty())
+      return success();
+    TileOptions o;
+    o.maxThreads = blockThreads;
+    TransformScript script(module);
+    SmallVector<Value> handles;
+    for (linalg::LinalgOp op : perElement)
+      handles.push_back(script.match(op));
+    for (auto [op, h] : llvm::zip(perElement, handles))
+      tilePerElement(script, op, h, nullptr, Value(), o);
+    return script.apply(getArgument());
   }
 
   /// Workgroup buffers (static `memref.alloc`s in workgroup memory, which
@@ -163,23 +282,39 @@ struct GpuMapToLaunches
     return result;
   }
 
-  /// The last two dimensions of `copy` over the block's y and x threads.
+  /// A copy into workgroup memory over all `threads` threads of the block
+  /// (linear thread ids): up to `vector-width` consecutive elements of the
+  /// last dim per thread, then rows of the dim before; vectorised, so that
+  /// the loads are vectors where the target allows.
   void tileCopy(TransformScript &s, linalg::CopyOp copy, Value h,
-                ArrayRef<int64_t> dims) {
+                int64_t threads) {
     ArrayRef<int64_t> shape =
         cast<MemRefType>(copy.getOutputs()[0].getType()).getShape();
-    SmallVector<int64_t> sizes(shape.size(), 0);
     MLIRContext *ctx = copy->getContext();
-    SmallVector<Attribute> mapping = {
-        gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::DimX)};
-    sizes.back() = llvm::divideCeil(shape.back(), dims[0]);
-    if (shape.size() >= 2) {
-      sizes[shape.size() - 2] =
-          llvm::divideCeil(shape[shape.size() - 2], dims[1]);
-      mapping.insert(mapping.begin(), gpu::GPUThreadMappingAttr::get(
-                                          ctx, gpu::MappingId::DimY));
+    int64_t rank = shape.size();
+    SmallVector<int64_t> sizes(rank, 0);
+    SmallVector<Attribute> mapping;
+    int64_t width = largestDivisor(shape.back(), vectorWidth);
+    int64_t lastTrips = largestDivisor(shape.back() / width, threads);
+    sizes.back() = shape.back() / lastTrips;
+    int64_t left = threads / lastTrips;
+    // Rows: the innermost other dim with more than one (a tile's leading
+    // dims are mostly 1: batch, heads).
+    int64_t rowDim = -1;
+    for (int64_t d = rank - 2; d >= 0; --d)
+      if (shape[d] > 1) {
+        rowDim = d;
+        break;
+      }
+    if (rowDim >= 0 && left > 1) {
+      int64_t rowTrips = largestDivisor(shape[rowDim], left);
+      sizes[rowDim] = shape[rowDim] / rowTrips;
+      mapping.push_back(
+          gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::LinearDim1));
     }
-    s.tileUsingForall(h, sizes, mapping);
+    mapping.push_back(
+        gpu::GPUThreadMappingAttr::get(ctx, gpu::MappingId::LinearDim0));
+    s.vectorize(s.tileUsingForall(h, sizes, mapping).op);
   }
 };
 } // namespace

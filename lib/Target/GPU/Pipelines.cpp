@@ -3,26 +3,34 @@
 
 std::string hodu::gpu::linalgExtension(unsigned optLevel) {
   return optLevel >= 1
-             ? "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
+             ? "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
              : "";
 }
 
 /// The tiles are made on tensors, where promote_tensor puts the A and B
-/// tiles of a matmul in workgroup memory; bufferisation follows (results
-/// become out-parameters, as on the CPU). Canonicalisation removes the
-/// self-copies the scf.forall outputs leave before the copies into
+/// tiles of a contraction in workgroup memory; bufferisation follows
+/// (results become out-parameters, as on the CPU). Canonicalisation removes
+/// the self-copies the scf.forall outputs leave before the copies into
 /// workgroup memory are spread over threads. Loops are materialised before
 /// outlining, and index computations sunk into the launches so that they do
 /// not become kernel arguments; symbol-dce drops the host's copies of the
 /// workgroup globals.
-std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
-  return "hodu-gpu-tile{target=" + target.str() +
+std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
+                                       const KernelOptions &o) {
+  std::string threads = std::to_string(o.maxThreads);
+  return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
+         " workgroup-memory=" + std::to_string(o.workgroupMemory) +
          "},canonicalize,cse,"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},canonicalize,cse,canonicalize,"
-         "hodu-gpu-map-to-launches,canonicalize,cse,"
+         "hodu-gpu-map-to-launches{block-threads=" +
+         threads +
+         "},canonicalize,cse,"
+         "hodu-gpu-lower-vectors{vector-memory=" +
+         (o.vectorMemory ? "true" : "false") +
+         "},"
          "func.func(convert-linalg-to-loops),"
          "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
          "hodu-gpu-merge-kernel-modules";

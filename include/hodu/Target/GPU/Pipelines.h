@@ -12,19 +12,35 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 
 namespace hodu::gpu {
 
-/// What a GPU target adds to the shared linalg phase: elementwise fusion, so
-/// that each fused op becomes one kernel.
+/// What a target tells the shared kernel passes about its GPUs.
+struct KernelOptions {
+  /// Whether 1-D vectors may be loaded and stored whole (NVVM, ROCDL); not
+  /// in SPIR-V's logical addressing, where vectors stay in registers.
+  bool vectorMemory = false;
+  /// Bytes of workgroup memory a block may use (Vulkan guarantees 16 KiB,
+  /// lavapipe and most GPUs have 32 KiB; CUDA's static limit is 48 KiB).
+  int64_t workgroupMemory = 32768;
+  /// Most threads of a block (Vulkan guarantees 128 per workgroup, 256 is
+  /// what desktop and software Vulkan, CUDA and ROCm all take).
+  int64_t maxThreads = 256;
+};
+
+/// What a GPU target adds to the shared linalg phase: elementwise fusion
+/// (not into contractions), so that each fused op becomes one kernel.
 std::string linalgExtension(unsigned optLevel);
 
-/// The `gpu` phase as pipeline text: every top-level linalg op tiled into
-/// blocks and threads (matmuls through workgroup memory), bufferised,
-/// mapped to `gpu.launch` and outlined into one `gpu.module @kernels`.
-/// `target` is named in errors.
-std::string kernelsPipeline(llvm::StringRef target);
+/// The `gpu` phase as pipeline text: linalg ops grouped into kernels and
+/// tiled into blocks and threads (contractions through workgroup memory,
+/// workgroup reductions), bufferised, mapped to `gpu.launch`, register
+/// tiles kept in registers and vectors lowered, outlined into one
+/// `gpu.module @kernels`. `target` is named in errors.
+std::string kernelsPipeline(llvm::StringRef target,
+                            const KernelOptions &options = {});
 
 } // namespace hodu::gpu
 
