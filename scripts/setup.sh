@@ -17,8 +17,9 @@ with_tests=0
 # What the build needs, then what the tests need.
 packages=(cmake ninja-build ccache git python3
           clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev)
-test_packages=(libgtest-dev libonnx-testdata)
+          libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
+          libspirv-cross-c-shared-dev pkg-config)
+test_packages=(libgtest-dev libonnx-testdata spirv-tools spirv-cross rocm-device-libs)
 ((with_tests)) && packages+=("${test_packages[@]}")
 
 missing=()

@@ -25,6 +25,20 @@ for tool in ["hodu-opt", "hoduc", "hodu-run"]:
     if os.path.exists(os.path.join(config.hodu_tools_dir, tool)):
         config.available_features.add(tool)
 
+# The vulkan target's SPIR-V is checked by spirv-tools (spirv-val, spirv-dis).
+if shutil.which("spirv-val") and shutil.which("spirv-dis"):
+    config.available_features.add("spirv-val")
+
+# The metal target's MSL is compared with the spirv-cross tool's.
+if shutil.which("spirv-cross"):
+    config.available_features.add("spirv-cross")
+
+# The rocm target links the ROCm device libraries (rocm-device-libs) into
+# kernels that call them.
+if any(os.path.exists("/usr/lib/%s/amdgcn/bitcode/ocml.bc" % m)
+       for m in ("x86_64-linux-gnu", "aarch64-linux-gnu")):
+    config.available_features.add("rocm-device-libs")
+
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

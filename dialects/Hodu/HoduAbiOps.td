@@ -31,6 +31,27 @@ def Hodu_EntryPointOp : Hodu_Op<"entry_point",
         inputs = [{name = "x", type = tensor<1x784xf32>} ],
         outputs = [{name = "probs", type = tensor<1x10xf32>} ]}
     ```
+
+    **Meta slots** are inputs marked `meta` (and optionally `init`, their
+    initial value; zeros without it), always the last inputs: small
+    tensors at fixed device addresses that the host writes between runs
+    and replays (a learning rate, a step count), which libhodurt keeps in
+    each session instead of taking them from the caller. A model declares
+    them with the argument attribute `hodu.meta_slot` on its entry function
+    (a unit attribute, or the initial value), which `hoduc --meta-slots=NAMES`
+    sets on the named inputs of any model format;
+    `hodu-record-entry-point` moves those arguments after the others.
+
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {hodu.name = "x"},
+                    %lr: tensor<1xf32> {hodu.name = "lr",
+                                        hodu.meta_slot = dense<0.01> : tensor<1xf32>})
+    hodu.entry_point @main {prefix = "m", model_name = "m",
+        inputs = [{name = "x", type = tensor<4xf32>},
+                  {name = "lr", type = tensor<1xf32>, meta,
+                   init = dense<0.01> : tensor<1xf32>} ],
+        outputs = [...]}
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$function, StrAttr:$prefix,
                        StrAttr:$model_name, DictArrayAttr:$inputs,

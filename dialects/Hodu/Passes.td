@@ -144,10 +144,11 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
     in that block and nowhere else; and every use, through views (`subview`,
     `reinterpret_cast`, `collapse_shape`, `expand_shape`, `cast`, `view`,
     `transpose`), only reads or writes it (`memref` load/store/copy/dim,
-    `vector` transfers and loads/stores, `linalg` ops), at any nesting
-    depth. A buffer that is returned, passed to a call, stored, yielded or
-    used by anything else is left alone, and so are dynamically shaped
-    buffers and allocs inside loops.
+    `vector` transfers and loads/stores, `linalg` ops, and the kernel
+    operands of `gpu.launch_func`), at any nesting depth. A buffer that is
+    returned, passed to a call, stored, yielded or used by anything else is
+    left alone, and so are dynamically shaped buffers and allocs inside
+    loops.
 
     A buffer lives from its alloc to the last op that reads or writes it
     or a view of it; a use inside a loop or other region counts at the
@@ -156,7 +157,7 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
     at the end of the function, which would leave nothing to share. Offsets
     are assigned greedily, largest buffer first, at the lowest multiple of
     the alignment that overlaps no placed buffer live at the same time.
-    Nothing changes when fewer than two buffers qualify.
+    Nothing changes when fewer than `min-buffers` (default two) qualify.
 
     The function gets the discardable attribute `hodu.memory_plan =
     {arena_bytes, buffer_bytes, buffers, live_bytes}`, where `live_bytes`
@@ -191,6 +192,9 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
            "Byte alignment of the arena and of every buffer in it (a power of two)">,
+    Option<"minBuffers", "min-buffers", "int64_t", "2",
+           "Plan only when at least this many buffers qualify (GPU targets "
+           "want every intermediate in the arena: 1)">,
   ];
   let statistics = [
     Statistic<"numBuffers", "buffers", "Buffers placed in an arena">,

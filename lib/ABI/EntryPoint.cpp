@@ -44,6 +44,42 @@ func::FuncOp findEntry(ModuleOp module) {
   return only;
 }
 
+/// Moves the arguments marked `hodu.meta_slot` after the others, keeping
+/// both groups in order: the ABI lists meta slots as the last inputs. A
+/// meta slot's initial value, when the attribute carries one, must fit it.
+LogicalResult metaSlotsLast(func::FuncOp entry, StringAttr metaKey) {
+  SmallVector<unsigned> meta;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    Attribute attr = entry.getArgAttr(i, metaKey);
+    if (!attr)
+      continue;
+    auto init = dyn_cast<ElementsAttr>(attr);
+    if (!isa<UnitAttr>(attr) &&
+        (!init || init.getType() != entry.getArgumentTypes()[i]))
+      return entry.emitError("argument #")
+             << i << ": hodu.meta_slot must be a unit attribute or an "
+             << "initial value of the argument's type "
+             << entry.getArgumentTypes()[i] << ", got " << attr;
+    meta.push_back(i);
+  }
+  unsigned n = entry.getNumArguments();
+  // Increasing indices that start at n - k are the last k already.
+  if (meta.empty() || meta.front() == n - meta.size())
+    return success();
+  llvm::BitVector moved(n);
+  for (unsigned i : meta) {
+    unsigned at = entry.getNumArguments();
+    if (failed(entry.insertArgument(at, entry.getArgumentTypes()[i],
+                                    entry.getArgAttrDict(i),
+                                    entry.getArgument(i).getLoc())))
+      return failure();
+    entry.getArgument(i).replaceAllUsesWith(entry.getArgument(at));
+    moved.set(i);
+  }
+  moved.resize(entry.getNumArguments());
+  return entry.eraseArguments(moved);
+}
+
 struct RecordEntryPointPass
     : hodu::impl::RecordEntryPointBase<RecordEntryPointPass> {
   using Base::Base;
@@ -61,6 +97,9 @@ struct RecordEntryPointPass
     MLIRContext *ctx = module.getContext();
     Builder b(ctx);
     auto nameKey = b.getStringAttr("hodu.name");
+    auto metaKey = b.getStringAttr("hodu.meta_slot");
+    if (failed(metaSlotsLast(entry, metaKey)))
+      return signalPassFailure();
     std::string backend = StringRef(target).upper();
 
     // {name, type} per input and output, with names from hodu.name.
@@ -79,9 +118,15 @@ struct RecordEntryPointPass
         return entry.emitError("entry point ")
                << name << " has unsupported element type "
                << tt.getElementType();
-      out.push_back(b.getDictionaryAttr(
-          {b.getNamedAttr("name", b.getStringAttr(name)),
-           b.getNamedAttr("type", TypeAttr::get(tt))}));
+      SmallVector<NamedAttribute> fields = {
+          b.getNamedAttr("name", b.getStringAttr(name)),
+          b.getNamedAttr("type", TypeAttr::get(tt))};
+      if (Attribute meta = attrs ? attrs.get(metaKey) : Attribute()) {
+        fields.push_back(b.getNamedAttr("meta", b.getUnitAttr()));
+        if (auto init = dyn_cast<ElementsAttr>(meta))
+          fields.push_back(b.getNamedAttr("init", init));
+      }
+      out.push_back(b.getDictionaryAttr(fields));
       return success();
     };
     SmallVector<Attribute> inputs, outputs;
@@ -95,8 +140,10 @@ struct RecordEntryPointPass
         return signalPassFailure();
 
     // The names now live in the entry point; lowering has no use for them.
-    for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       entry.removeArgAttr(i, nameKey);
+      entry.removeArgAttr(i, metaKey);
+    }
     for (unsigned i = 0; i < entry.getNumResults(); ++i)
       entry.removeResultAttr(i, nameKey);
     if (entry.getSymName() != "main")

@@ -540,6 +540,8 @@ void Script::compile(const CompileOptions &options) const {
   opts.targetOptions.optLevel = options.optLevel;
   opts.name = options.name.empty() ? id : options.name;
   opts.headerPath = options.headerPath;
+  opts.target = options.device;
+  opts.metaSlots = options.metaSlots;
   std::string error;
   if (!hodu::resolveOutput(opts, error))
     throw Error("Script::compile: " + error);

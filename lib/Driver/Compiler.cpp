@@ -14,6 +14,7 @@
 #include "hodu/Support/Timer.h"
 #include "hodu/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -162,21 +163,63 @@ static EntrySignature readSignature(ModuleOp module) {
   EntrySignature sig;
   for (auto ep : module.getOps<EntryPointOp>()) {
     sig.modelName = ep.getModelName().str();
-    auto read = [](ArrayAttr list, std::vector<TensorSignature> &out) {
+    auto read = [&](ArrayAttr list, std::vector<TensorSignature> &out) {
       for (Attribute a : list) {
         auto dict = cast<DictionaryAttr>(a);
         auto type =
             cast<RankedTensorType>(dict.getAs<TypeAttr>("type").getValue());
-        out.push_back({dict.getAs<StringAttr>("name").str(),
-                       *dtypeOf(type.getElementType()),
-                       std::vector<int64_t>(type.getShape().begin(),
-                                            type.getShape().end())});
+        TensorSignature t{dict.getAs<StringAttr>("name").str(),
+                          *dtypeOf(type.getElementType()),
+                          std::vector<int64_t>(type.getShape().begin(),
+                                               type.getShape().end()),
+                          {}};
+        if (dict.get("meta")) {
+          ++sig.numMetaSlots;
+          if (Attribute init = dict.get("init"))
+            constantBytes(init, t.init);
+        }
+        out.push_back(std::move(t));
       }
     };
     read(ep.getInputs(), sig.inputs);
     read(ep.getOutputs(), sig.outputs);
   }
   return sig;
+}
+
+/// Marks the entry function's inputs named in `names` as meta slots
+/// (`hodu.meta_slot`), the same way for every model format.
+static LogicalResult markMetaSlots(ModuleOp module,
+                                   ArrayRef<std::string> names, Location loc) {
+  if (names.empty())
+    return success();
+  func::FuncOp entry = module.lookupSymbol<func::FuncOp>("main");
+  if (!entry)
+    for (auto f : module.getOps<func::FuncOp>())
+      if (f.isPublic() && !f.isExternal())
+        entry = f;
+  if (!entry)
+    return emitError(loc, "--meta-slots: the model has no entry function");
+  Builder b(module.getContext());
+  std::vector<std::string> known;
+  for (const std::string &name : names) {
+    bool found = false;
+    known.clear();
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+      auto n = entry.getArgAttrOfType<StringAttr>(i, "hodu.name");
+      std::string argName = n ? n.str() : "input_" + std::to_string(i);
+      known.push_back(argName);
+      if (argName == name) {
+        if (!entry.getArgAttr(i, "hodu.meta_slot"))
+          entry.setArgAttr(i, "hodu.meta_slot", b.getUnitAttr());
+        found = true;
+      }
+    }
+    if (!found)
+      return emitError(loc, "--meta-slots: the model has no input '")
+             << name << "' (inputs: " << joined(known) << ")";
+  }
+  return success();
 }
 
 static bool compileModule(ModuleOp module, const CompileOptions &opts,
@@ -189,7 +232,9 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
     emitError(loc, error);
     return false;
   }
-  if (failed(target->validate(opts.targetOptions, loc)) || failed(verify(module)))
+  if (failed(target->validate(opts.targetOptions, loc)) ||
+      failed(verify(module)) ||
+      failed(markMetaSlots(module, opts.metaSlots, loc)))
     return false;
 
   std::string prefix =

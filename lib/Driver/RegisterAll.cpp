@@ -4,6 +4,9 @@
 #include "hodu/Registry/Registry.h"
 #include "hodu/Target/CPU/CPUTarget.h"
 #include "hodu/Target/CUDA/CUDATarget.h"
+#include "hodu/Target/Metal/MetalTarget.h"
+#include "hodu/Target/ROCm/ROCmTarget.h"
+#include "hodu/Target/Vulkan/VulkanTarget.h"
 
 #ifdef HODU_HAVE_ONNX_IMPORTER
 #include "hodu/Import/Onnx.h"
@@ -18,6 +21,9 @@ void hodu::registerAllComponents() {
 #endif
     registerCPUTarget();
     registerCUDATarget();
+    registerROCmTarget();
+    registerVulkanTarget();
+    registerMetalTarget();
     return true;
   }();
   (void)done;

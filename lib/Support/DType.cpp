@@ -1,7 +1,9 @@
 //===- DType.cpp - element types as the artifact ABI numbers them ---------===//
 #include "hodu/Support/DType.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -62,9 +64,11 @@ namespace {
 struct DTypeFacts {
   const char *name;
   const char *cType;
+  unsigned size;
 };
 // abi.h's one table, indexed by hodu_dtype.
-#define HODU_DTYPE_FACTS_(id, value, name, size, storage) {name, #storage},
+#define HODU_DTYPE_FACTS_(id, value, name, size, storage)                     \
+  {name, #storage, size},
 constexpr DTypeFacts kFacts[] = {HODU_DTYPE_LIST(HODU_DTYPE_FACTS_)};
 #undef HODU_DTYPE_FACTS_
 static_assert(sizeof(kFacts) / sizeof(kFacts[0]) == HODU_DTYPE_COUNT,
@@ -77,4 +81,36 @@ const char *hodu::dtypeName(int32_t dtype) {
 
 const char *hodu::dtypeCType(int32_t dtype) {
   return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].cType : "void";
+}
+
+unsigned hodu::dtypeSize(int32_t dtype) {
+  return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].size : 0;
+}
+
+bool hodu::constantBytes(Attribute value, std::string &bytes) {
+  bytes.clear();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return false;
+    ArrayRef<char> raw = blob->getData();
+    bytes.assign(raw.begin(), raw.end());
+    return true;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense)
+    return false;
+  if (dense.getElementType().isInteger(1)) {
+    for (bool b : dense.getValues<bool>())
+      bytes.push_back(b ? 1 : 0);
+    return true;
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (dense.isSplat()) {
+    for (int64_t i = 0, e = dense.getNumElements(); i < e; ++i)
+      bytes.append(raw.begin(), raw.end());
+    return true;
+  }
+  bytes.assign(raw.begin(), raw.end());
+  return true;
 }

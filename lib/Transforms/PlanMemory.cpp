@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -81,6 +82,11 @@ bool isAccess(OpOperand &use) {
   Operation *op = use.getOwner();
   if (auto store = dyn_cast<memref::StoreOp>(op))
     return &use == &store.getMemrefMutable();
+  // A kernel launch reads and writes its buffer arguments while it runs;
+  // the kernel cannot keep a reference past its end.
+  if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+    return use.getOperandNumber() >=
+           launch.getKernelOperands().getBeginOperandIndex();
   // In these ops a memref operand can only be the memory accessed (the other
   // operands are values, vectors, masks and indices).
   return isa<memref::LoadOp, memref::CopyOp, memref::DimOp, memref::PrefetchOp,
@@ -216,7 +222,7 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
       if (succeeded(analyzeUses(buffer, body, position)))
         buffers.push_back(std::move(buffer));
     }
-    if (buffers.size() < 2)
+    if (buffers.empty() || static_cast<int64_t>(buffers.size()) < minBuffers)
       return;
 
     int64_t arenaSize = assignOffsets(buffers);

@@ -48,3 +48,31 @@ module {
     return
   }
 }
+
+// -----
+
+// Meta slots (hodu.meta_slot) move after the other inputs, in order, and
+// are recorded with `meta` (and `init`, their initial value, when given).
+// CHECK-LABEL: module attributes {hodu.model_name = "meta"}
+// CHECK: func.func @main(%[[X:.*]]: tensor<4xf32>, %[[LR:.*]]: tensor<1xf32>, %[[STEP:.*]]: tensor<1xi64>) -> tensor<4xf32>
+// CHECK-NOT: hodu.meta_slot
+// CHECK: hodu.mul %[[X]], %[[LR]]
+// CHECK: hodu.entry_point @main {inputs = [{name = "x", type = tensor<4xf32>}, {meta, name = "lr", type = tensor<1xf32>}, {init = dense<7> : tensor<1xi64>, meta, name = "step", type = tensor<1xi64>}]
+module attributes {hodu.model_name = "meta"} {
+  func.func @main(%lr: tensor<1xf32> {hodu.name = "lr", hodu.meta_slot},
+                  %step: tensor<1xi64> {hodu.name = "step", hodu.meta_slot = dense<7> : tensor<1xi64>},
+                  %x: tensor<4xf32> {hodu.name = "x"}) -> tensor<4xf32> {
+    %y = "hodu.mul"(%x, %lr) : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xf32>
+    return %y : tensor<4xf32>
+  }
+}
+
+// -----
+
+// An initial value must have the slot's type.
+module {
+  // expected-error @+1 {{argument #0: hodu.meta_slot must be a unit attribute or an initial value of the argument's type 'tensor<1xf32>', got dense<1> : tensor<1xi32>}}
+  func.func @main(%lr: tensor<1xf32> {hodu.meta_slot = dense<1> : tensor<1xi32>}) -> tensor<1xf32> {
+    return %lr : tensor<1xf32>
+  }
+}

@@ -2,8 +2,16 @@
 """ONNX backend conformance for Hodu.
 
 For every test in the ONNX test data (node, pytorch-converted,
-pytorch-operator, simple): compile model.onnx with hoduc, then run each
-test_data_set_N with `hodu-run --test-data`. Each step has a time limit.
+pytorch-operator, simple; the GPU targets take the node tests): compile
+model.onnx with hoduc for --target, then, where this machine can run that
+target (cpu; vulkan, on any Vulkan device such as Mesa's lavapipe), run each
+test_data_set_N with `hodu-run --test-data`. Where it cannot (cuda, rocm,
+metal), a test passes when hoduc compiles it and the target's own tool
+accepts what it wrote: ptxas built every cubin of a bundle for sm_80 and
+sm_90, ld.lld linked the HSA code objects for gfx90a and gfx942 and
+llvm-readelf reads the gfx942 one's notes, SPIRV-Cross translated the
+SPIR-V to a .metal file naming a kernel; vulkan's SPIR-V also goes through
+spirv-val. Each step has a time limit.
 
 Expected failures live in one list per target (test/conformance/xfail-<target>.txt,
 `test_name  # reason`). A listed test that passes is reported (XPASS) and
@@ -27,6 +35,20 @@ import time
 
 DATA_ROOT = "/usr/share/libonnx-testdata/data"
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+
+# Per target: the artifact hoduc writes, its flags, whether this machine
+# runs it, and the check of what was written ("" for none).
+TARGETS = {
+    "cpu": {"ext": ".so", "flags": [], "runs": True, "check": ""},
+    "vulkan": {"ext": ".hodu", "flags": ["--device=vulkan"], "runs": True,
+               "check": "spirv-val"},
+    "cuda": {"ext": ".hodu", "flags": ["--device=cuda", "--gpu-arch=sm_80,sm_90"],
+             "runs": False, "check": ""},
+    "rocm": {"ext": ".hodu", "flags": ["--device=rocm", "--gpu-arch=gfx90a,gfx942"],
+             "runs": False, "check": "llvm-readelf"},
+    "metal": {"ext": ".metal", "flags": ["--device=metal"], "runs": False,
+              "check": "msl"},
+}
 
 
 def read_varint(buf, pos):
@@ -115,23 +137,67 @@ def run(cmd, timeout):
         return None, "timed out after %ds" % timeout
 
 
+def check_artifact(model, name, hoduc, workdir, args):
+    """The target's own tool on what hoduc wrote; (ok, detail)."""
+    target = TARGETS[args.target]
+    if target["check"] == "spirv-val":
+        if not shutil.which("spirv-val"):
+            return True, ""
+        spv = os.path.join(workdir, name + ".spv")
+        try:
+            rc, out = run([hoduc, model, "--device=vulkan", "--emit=spv", "-o", spv],
+                          args.compile_timeout)
+            if rc != 0:
+                return False, "compile spv: " + first_error_line(out or "")
+            rc, out = run(["spirv-val", "--target-env", "vulkan1.1", spv], 60)
+            return rc == 0, "spirv-val: " + first_error_line(out or "")
+        finally:
+            if os.path.exists(spv):
+                os.remove(spv)
+    if target["check"] == "llvm-readelf":
+        hsaco = os.path.join(workdir, name + ".hsaco")
+        try:
+            rc, out = run([hoduc, model, "--device=rocm", "--gpu-arch=gfx942",
+                           "-o", hsaco], args.compile_timeout)
+            if rc != 0:
+                return False, "compile hsaco: " + first_error_line(out or "")
+            rc, out = run([args.llvm_readelf, "--notes", hsaco], 60)
+            ok = rc == 0 and "amdgcn-amd-amdhsa--gfx942" in (out or "")
+            return ok, "llvm-readelf: " + first_error_line(out or "")
+        finally:
+            if os.path.exists(hsaco):
+                os.remove(hsaco)
+    return True, ""
+
+
 def run_test(test_dir, hoduc, hodu_run, workdir, args):
     """Returns (status, detail): status in pass, fail, crash, timeout."""
     name = os.path.basename(test_dir)
     model = os.path.join(test_dir, "model.onnx")
-    lib = os.path.join(workdir, name + ".so")
-    rc, out = run([hoduc, model, "-o", lib], args.compile_timeout)
+    target = TARGETS[args.target]
+    lib = os.path.join(workdir, name + target["ext"])
+    rc, out = run([hoduc, model, "-o", lib] + target["flags"], args.compile_timeout)
     if rc is None:
         return "timeout", "hoduc " + out
     if rc < 0:
         return "crash", "hoduc killed by signal %d: %s" % (-rc, first_error_line(out))
     if rc != 0:
         return "fail", "compile: " + first_error_line(out)
-    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
     try:
+        if target["check"] == "msl":
+            with open(lib, errors="replace") as f:
+                if "kernel void " not in f.read():
+                    return "fail", "the .metal file names no kernel"
+        ok, detail = check_artifact(model, name, hoduc, workdir, args)
+        if not ok:
+            return "fail", detail
+        if not target["runs"]:
+            return "pass", ""
+        device = [] if args.target == "cpu" else ["--device=" + args.target]
+        sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
         for s in sets:
             rc, out = run([hodu_run, lib, "--test-data", os.path.join(test_dir, s),
-                           "--rtol", str(args.rtol), "--atol", str(args.atol)],
+                           "--rtol", str(args.rtol), "--atol", str(args.atol)] + device,
                           args.run_timeout)
             if rc is None:
                 return "timeout", "hodu-run " + out
@@ -149,13 +215,83 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
     return "pass", ""
 
 
+def write_report(path, target, args, per_suite, per_op):
+    """Rewrites target's section of the report, keeping the others."""
+    begin, end = "<!-- target %s -->" % target, "<!-- /target %s -->" % target
+    lines = ["## Target `%s`\n\n" % target]
+    if TARGETS[target]["runs"]:
+        lines.append("A test passes when hoduc compiles it for `%s` and every data set "
+                     "matches the reference within rtol %g, atol %g%s.\n\n"
+                     % (target, args.rtol, args.atol,
+                        "" if target == "cpu" else
+                        " (run by libhodurt on the first Vulkan device: Mesa's lavapipe "
+                        "here; the SPIR-V also passes spirv-val for Vulkan 1.1)"))
+    else:
+        lines.append("No `%s` device here: a test passes when hoduc compiles it and %s.\n\n"
+                     % (target, {
+                         "cuda": "ptxas builds the bundle's cubins for sm_80 and sm_90",
+                         "rocm": "ld.lld links its HSA code objects for gfx90a and gfx942 "
+                                 "and llvm-readelf reads the gfx942 object's notes",
+                         "metal": "SPIRV-Cross translates its SPIR-V to a .metal file "
+                                  "naming its kernels",
+                     }[target]))
+    lines.append("| suite | passed | failed |\n|---|---|---|\n")
+    for suite in SUITES:
+        if suite in per_suite:
+            p, fl = per_suite[suite]
+            lines.append("| %s | %d | %d |\n" % (suite, p, fl))
+    lines.append("\n### Node tests by op type (`%s`)\n\n| op | passed | failed |\n"
+                 "|---|---|---|\n" % target)
+    for op in sorted(per_op):
+        p, fl = per_op[op]
+        lines.append("| %s | %d | %d |\n" % (op, p, fl))
+    lines.append("\nThe reasons for each expected failure are in "
+                 "`test/conformance/xfail-%s.txt`.\n" % target)
+    section = begin + "\n" + "".join(lines) + end + "\n"
+
+    head = ("# ONNX conformance\n\n"
+            "Generated by `test/conformance/conformance.py` (one section per target, "
+            "each rewritten by its own run) from the ONNX backend test data in "
+            "Debian's `libonnx-testdata` (ONNX 1.12).\n\n")
+    text = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            text = f.read()
+    if begin in text and end in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end) + 1:]
+    else:
+        if "<!-- target " not in text:
+            # A report of the one-target format: its body becomes that
+            # target's section.
+            m = re.match(r"# ONNX conformance \(target `(\w+)`\)\n\n(.*)", text, re.S)
+            text = head
+            if m and m.group(1) != target:
+                body = m.group(2).replace("## Node tests by op type",
+                                          "### Node tests by op type (`%s`)" % m.group(1))
+                text += ("<!-- target %s -->\n## Target `%s`\n\n%s"
+                         "<!-- /target %s -->\n" % (m.group(1), m.group(1),
+                                                     body.rstrip("\n") + "\n",
+                                                     m.group(1)))
+        sections = re.findall(r"<!-- target (\w+) -->", text)
+        order = list(TARGETS)
+        later = [t for t in sections if order.index(t) > order.index(target)]
+        if later:
+            at = text.index("<!-- target %s -->" % later[0])
+            text = text[:at] + section + "\n" + text[at:]
+        else:
+            text = text.rstrip("\n") + "\n\n" + section
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", required=True, help="directory with hoduc and hodu-run")
-    ap.add_argument("--target", default="cpu")
+    ap.add_argument("--target", default="cpu", choices=sorted(TARGETS))
     ap.add_argument("--xfail", help="expected-failure list (default: xfail-<target>.txt here)")
-    ap.add_argument("--suites", default=",".join(SUITES))
+    ap.add_argument("--suites", help="default: every suite on cpu, node elsewhere")
+    ap.add_argument("--llvm-readelf", default="llvm-readelf-22")
     ap.add_argument("--filter", default="", help="regex on test names")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--compile-timeout", type=int, default=120)
@@ -180,6 +316,8 @@ def main():
         print("conformance: error: %s not found (apt-get install libonnx-testdata)" % DATA_ROOT)
         return 2
 
+    if not args.suites:
+        args.suites = ",".join(SUITES) if args.target == "cpu" else "node"
     tests = []
     for suite in args.suites.split(","):
         d = os.path.join(DATA_ROOT, suite)
@@ -251,23 +389,7 @@ def main():
         print("wrote %s" % xfail_path)
 
     if args.report:
-        with open(args.report, "w") as f:
-            f.write("# ONNX conformance (target `%s`)\n\n" % args.target)
-            f.write("Generated by `test/conformance/conformance.py` from the ONNX backend "
-                    "test data in Debian's `libonnx-testdata` (ONNX 1.12). A test passes "
-                    "when hoduc compiles it and every data set matches the reference "
-                    "within rtol %g, atol %g.\n\n" % (args.rtol, args.atol))
-            f.write("| suite | passed | failed |\n|---|---|---|\n")
-            for suite in SUITES:
-                if suite in per_suite:
-                    p, fl = per_suite[suite]
-                    f.write("| %s | %d | %d |\n" % (suite, p, fl))
-            f.write("\n## Node tests by op type\n\n| op | passed | failed |\n|---|---|---|\n")
-            for op in sorted(per_op):
-                p, fl = per_op[op]
-                f.write("| %s | %d | %d |\n" % (op, p, fl))
-            f.write("\nThe reasons for each expected failure are in "
-                    "`test/conformance/xfail-%s.txt`.\n" % args.target)
+        write_report(args.report, args.target, args, per_suite, per_op)
 
     print("%d passed, %d failed" % (passed, failed))
     bad = unexpected or hard or xpass

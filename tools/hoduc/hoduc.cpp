@@ -73,6 +73,12 @@ static cl::list<std::string>
                 cl::desc("Pin an input's dims: NAME:1x3x224x224 (repeatable; "
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
+static cl::list<std::string>
+    metaSlots("meta-slots",
+              cl::desc("Inputs that are meta slots: small tensors at fixed "
+                       "device addresses that the host writes between runs "
+                       "and replays (a learning rate, a step count)"),
+              cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> stats("print-stats",
                            cl::desc("Print phase times, kernel counts without "
                                     "and with fusion groups, and the artifact "
@@ -126,6 +132,7 @@ int main(int argc, char **argv) {
   opts.target = device;
   opts.name = modelName;
   opts.headerPath = headerPath;
+  opts.metaSlots.assign(metaSlots.begin(), metaSlots.end());
   opts.stats = stats;
   if (!opts.name.empty() && !hodu::isCIdentifier(opts.name))
     return usageError("--name '" + opts.name + "' is not a C identifier");

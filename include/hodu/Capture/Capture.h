@@ -65,10 +65,14 @@ private:
 
 /// Options of Script::compile (a subset of hoduc's).
 struct CompileOptions {
-  std::string outputPath;   // .so, .o, .a, .ll, .mlir, ... (by extension)
+  std::string outputPath;   // .so, .o, .a, .ll, .mlir, .hodu ... (by extension)
   std::string headerPath;   // optional C header (hoduc --header)
   unsigned optLevel = 2;
   std::string name;         // symbol prefix; empty: the script's name
+  std::string device = "cpu"; // hoduc --device: cpu, vulkan, cuda, rocm, metal
+  /// Inputs that are meta slots (hoduc --meta-slots): small tensors the
+  /// host writes between runs and replays through a session, e.g. {"lr"}.
+  std::vector<std::string> metaSlots;
 };
 
 /// A captured model: an upstream Snapshot plus its name.

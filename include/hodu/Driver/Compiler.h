@@ -51,6 +51,9 @@ struct CompileOptions {
   ImportOptions import;
   /// Also write a C header with a typed entry point `<prefix>_run(...)`.
   std::string headerPath;
+  /// Inputs (by name) that are meta slots: marked `hodu.meta_slot` after
+  /// import, whatever the format.
+  std::vector<std::string> metaSlots;
   bool stats = false;
 };
 

@@ -13,7 +13,10 @@
 
 #include <optional>
 
+#include <string>
+
 namespace mlir {
+class Attribute;
 class MLIRContext;
 class Type;
 } // namespace mlir
@@ -31,6 +34,14 @@ mlir::Type elementTypeOf(mlir::MLIRContext *context, int32_t dtype);
 
 /// "f32", "i64", ...; "?" for numbers outside the table.
 const char *dtypeName(int32_t dtype);
+
+/// The elements of a constant (`dense` or `dense_resource`) as the ABI
+/// stores them: row-major, little-endian, splats expanded, i1 one byte per
+/// element. False for other attributes and missing resource blobs.
+bool constantBytes(mlir::Attribute value, std::string &bytes);
+
+/// Bytes per element (bool: one); 0 outside the table.
+unsigned dtypeSize(int32_t dtype);
 
 /// The C type that stores one element ("float", "uint16_t" for bf16/f16,
 /// "uint8_t" for bool and the f8 types); "void" outside the table.

@@ -79,13 +79,18 @@ struct TensorSignature {
   std::string name;
   int32_t dtype = 0; // a hodu_dtype (abi.h)
   std::vector<int64_t> shape;
+  /// Meta slots: the initial value's bytes (empty: zeros).
+  std::string init;
 };
 
 /// The model's entry point as `hodu.entry_point` recorded it (the driver
 /// reads it at the end of the shared phases, before lowering erases it).
 struct EntrySignature {
   std::string modelName;
+  /// The last `numMetaSlots` inputs are meta slots (hodu.entry_point lists
+  /// them last, and the entry function takes them there).
   std::vector<TensorSignature> inputs, outputs;
+  unsigned numMetaSlots = 0;
 };
 
 /// What the driver hands to serialisation.

@@ -10,16 +10,33 @@ using namespace mlir;
 using namespace hodu;
 
 /// Each entry of `inputs`/`outputs` is {name = "...", type = tensor<...>}
-/// with a static shape and an element type the ABI can describe.
+/// with a static shape and an element type the ABI can describe. Inputs
+/// may be meta slots (`meta`, optionally with an `init` value of their
+/// type), all of them after the other inputs.
 static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
                                    StringRef kind) {
+  bool sawMeta = false;
   for (auto [i, attr] : llvm::enumerate(list)) {
     auto dict = cast<DictionaryAttr>(attr);
     auto name = dict.getAs<StringAttr>("name");
     auto type = dict.getAs<TypeAttr>("type");
-    if (!name || !type || dict.size() != 2)
-      return op.emitOpError() << kind << " #" << i
-                              << " must be {name = \"...\", type = ...}";
+    bool meta = kind == "input" && dict.get("meta");
+    auto init = dict.getAs<ElementsAttr>("init");
+    if (!name || !type ||
+        dict.size() != 2 + (meta ? 1 : 0) + (meta && init ? 1 : 0))
+      return op.emitOpError()
+             << kind << " #" << i
+             << " must be {name = \"...\", type = ...} (inputs may add "
+                "meta and init)";
+    if (init && init.getType() != type.getValue())
+      return op.emitOpError() << "meta slot '" << name.getValue()
+                              << "' has an initial value of type "
+                              << init.getType() << ", not " << type.getValue();
+    if (sawMeta && !meta)
+      return op.emitOpError() << "input '" << name.getValue()
+                              << "' follows a meta slot; meta slots are the "
+                                 "last inputs";
+    sawMeta |= meta;
     auto tensor = dyn_cast<RankedTensorType>(type.getValue());
     if (!tensor || !tensor.hasStaticShape())
       return op.emitOpError() << kind << " '" << name.getValue() << "' has type "

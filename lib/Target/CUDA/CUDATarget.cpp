@@ -25,9 +25,11 @@
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
 #include "hodu/Support/Output.h"
+#include "hodu/Target/GPU/Bundle.h"
 #include "hodu/Target/GPU/Passes.h"
 #include "hodu/Target/GPU/Pipelines.h"
 #include "hodu/Target/Target.h"
+#include "hodu/bundle.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -40,6 +42,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
@@ -164,6 +167,7 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
   }
   return p +
          "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "arith-expand,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
          "cse,reconcile-unrealized-casts),"
          "hodu-cuda-kernels-to-ptx{toolkit=" +
@@ -197,11 +201,12 @@ class CUDATarget final : public TargetBackend {
 public:
   std::string name() const override { return "cuda"; }
   std::string description() const override {
-    return "NVIDIA GPUs through NVVM and PTX (kernels only: no host runtime "
-           "yet)";
+    return "NVIDIA GPUs through NVVM and PTX (libhodurt runs its bundles "
+           "through the CUDA driver)";
   }
   std::vector<ArtifactKind> artifactKinds() const override {
     return {
+        hodu::gpu::bundleArtifactKind(),
         {"ptx", {}, ".ptx", "", true, "PTX assembly (one --gpu-arch)"},
         {"cubin", {}, ".cubin", "", false,
          "CUDA binary from ptxas (one --gpu-arch)"},
@@ -210,9 +215,9 @@ public:
          "the newest"},
     };
   }
-  std::string defaultArtifactKind() const override { return "fatbin"; }
+  std::string defaultArtifactKind() const override { return "bundle"; }
   std::vector<ToolRequirement> tools() const override {
-    return {toolkitTool("ptxas", "cubin, fatbin"),
+    return {toolkitTool("ptxas", "cubin, fatbin, bundle"),
             toolkitTool("fatbinary", "fatbin")};
   }
 
@@ -246,16 +251,8 @@ public:
     return buildCUDAPhase(phase, pm, configOf(request));
   }
 
-  /// Every hodu op lowers to linalg the GPU path maps, except batched
-  /// matmuls: only 2-D matmuls are tiled through workgroup memory, and one
-  /// thread per output element would be far too slow.
   bool isLegal(Operation *op) const override {
-    if (!isa<MatmulOp, DotOp>(op))
-      return true;
-    return llvm::all_of(op->getOperandTypes(), [](Type t) {
-      auto shaped = dyn_cast<ShapedType>(t);
-      return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
-    });
+    return hodu::gpu::canRun(op);
   }
 
   LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
@@ -315,13 +312,42 @@ LogicalResult runPtxas(StringRef ptxas, const PTXObject &obj, StringRef out,
 }
 } // namespace
 
+/// A bundle: a cubin per architecture (ptxas) and the PTX of the newest,
+/// which the driver JIT-compiles on GPUs newer than every cubin.
+static LogicalResult writeCUDABundle(ModuleOp module,
+                                     const SerializeRequest &request,
+                                     ArrayRef<PTXObject> objects,
+                                     const ToolRequirement &ptxasTool,
+                                     unsigned optLevel) {
+  Location loc = module.getLoc();
+  std::vector<hodu::gpu::CodeObject> code;
+  if (!objects.empty()) {
+    FailureOr<std::string> ptxas = locate(ptxasTool, "bundle", loc);
+    if (failed(ptxas))
+      return failure();
+    for (const PTXObject &obj : objects) {
+      TempFile cubin;
+      if (failed(cubin.create("hoduc-" + obj.arch, "cubin", "", loc)) ||
+          failed(runPtxas(*ptxas, obj, cubin.path, optLevel, loc)))
+        return failure();
+      auto bytes = llvm::MemoryBuffer::getFile(cubin.path);
+      if (!bytes)
+        return emitError(loc, "cannot read the cubin ptxas wrote");
+      code.push_back({HODU_CODE_CUBIN, obj.arch, (*bytes)->getBuffer().str()});
+    }
+    const PTXObject &newest = objects.back();
+    code.push_back({HODU_CODE_PTX, newest.arch, newest.ptx.str() + '\0'});
+  }
+  return hodu::gpu::writeBundle(module, request, HODU_DEVICE_CUDA, code);
+}
+
 LogicalResult CUDATarget::serialize(ModuleOp module,
                                     const SerializeRequest &request,
                                     const TargetOptions &options) const {
   Location loc = module.getLoc();
   if (!request.headerPath.empty())
-    return emitError(loc, "--header is not supported by the 'cuda' target "
-                          "yet (there is no host runtime)");
+    return emitError(loc, "--header is for native artifacts; a bundle is "
+                          "run through libhodurt (docs/runtime.md)");
   SmallVector<PTXObject> objects;
   for (auto binary : module.getOps<mlir::gpu::BinaryOp>())
     for (Attribute a : binary.getObjects()) {
@@ -332,10 +358,13 @@ LogicalResult CUDATarget::serialize(ModuleOp module,
                               "nvvm phase");
       objects.push_back({target.getChip().str(), object.getObject()});
     }
+  StringRef kind = request.kind->name;
+  if (kind == "bundle")
+    return writeCUDABundle(module, request, objects, tools()[0],
+                           options.optLevel);
   if (objects.empty())
     return emitError(loc, "the model has no kernels to compile for 'cuda'");
 
-  StringRef kind = request.kind->name;
   if (kind != "fatbin" && objects.size() != 1)
     return emitError(loc, "--emit=")
            << kind << " holds one architecture, not " << objects.size()

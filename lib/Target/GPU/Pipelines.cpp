@@ -1,6 +1,8 @@
 //===- Pipelines.cpp - the phases GPU targets share -----------------------===//
 #include "hodu/Target/GPU/Pipelines.h"
 
+#include "hodu/bundle.h"
+
 std::string hodu::gpu::linalgExtension(unsigned optLevel) {
   return optLevel >= 1
              ? "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
@@ -11,10 +13,14 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel) {
 /// tiles of a contraction in workgroup memory; bufferisation follows
 /// (results become out-parameters, as on the CPU). Canonicalisation removes
 /// the self-copies the scf.forall outputs leave before the copies into
-/// workgroup memory are spread over threads. Loops are materialised before
-/// outlining, and index computations sunk into the launches so that they do
-/// not become kernel arguments; symbol-dce drops the host's copies of the
-/// workgroup globals.
+/// workgroup memory are spread over threads; register tiles are kept in
+/// registers and vectors lowered to what every target takes. Loops are
+/// materialised before outlining, and views and index computations sunk
+/// into the launches so that kernel arguments are whole buffers; symbol-dce
+/// drops the host's copies of the workgroup globals. Last, the host's
+/// intermediates are placed in one device arena by liveness, at offsets a
+/// Vulkan descriptor or a CUDA pointer can take (the launch plan's ARENA
+/// buffer).
 std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                        const KernelOptions &o) {
   std::string threads = std::to_string(o.maxThreads);
@@ -32,6 +38,10 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
          (o.vectorMemory ? "true" : "false") +
          "},"
          "func.func(convert-linalg-to-loops),"
-         "gpu-launch-sink-index-computations,gpu-kernel-outlining,symbol-dce,"
-         "hodu-gpu-merge-kernel-modules";
+         "hodu-gpu-bind-buffers,gpu-launch-sink-index-computations,"
+         "gpu-kernel-outlining,symbol-dce,hodu-gpu-merge-kernel-modules,"
+         "func.func(hodu-plan-memory{alignment=" +
+         std::to_string(HODU_BUNDLE_BUFFER_ALIGNMENT) + " min-buffers=1})";
 }
+
+bool hodu::gpu::canRun(mlir::Operation *) { return true; }

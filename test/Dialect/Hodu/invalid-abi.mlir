@@ -41,3 +41,31 @@ func.func @main() {
 }
 // expected-error @+1 {{'hodu.entry_point' op needs a non-empty symbol prefix}}
 hodu.entry_point @main {prefix = "", model_name = "m", inputs = [], outputs = []}
+
+// -----
+
+func.func @main(%lr: tensor<1xf32>, %x: tensor<4xf32>) {
+  return
+}
+// expected-error @+1 {{'hodu.entry_point' op input 'x' follows a meta slot; meta slots are the last inputs}}
+hodu.entry_point @main {prefix = "m", model_name = "m",
+    inputs = [{name = "lr", type = tensor<1xf32>, meta}, {name = "x", type = tensor<4xf32>}], outputs = []}
+
+// -----
+
+func.func @main(%lr: tensor<1xf32>) {
+  return
+}
+// expected-error @+1 {{'hodu.entry_point' op meta slot 'lr' has an initial value of type 'tensor<2xf32>', not 'tensor<1xf32>'}}
+hodu.entry_point @main {prefix = "m", model_name = "m",
+    inputs = [{name = "lr", type = tensor<1xf32>, meta, init = dense<1.0> : tensor<2xf32>}], outputs = []}
+
+// -----
+
+func.func @main(%lr: tensor<1xf32>) {
+  return
+}
+// An initial value belongs to a meta slot only.
+// expected-error @+1 {{'hodu.entry_point' op input #0 must be {name = "...", type = ...} (inputs may add meta and init)}}
+hodu.entry_point @main {prefix = "m", model_name = "m",
+    inputs = [{name = "lr", type = tensor<1xf32>, init = dense<1.0> : tensor<1xf32>}], outputs = []}

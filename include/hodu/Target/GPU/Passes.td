@@ -236,4 +236,43 @@ def GpuMergeKernelModules
   let dependentDialects = ["mlir::gpu::GPUDialect"];
 }
 
+def GpuBindBuffers : Pass<"hodu-gpu-bind-buffers", "mlir::ModuleOp"> {
+  let summary = "Make every kernel argument a whole buffer, and intermediates plannable";
+  let description = [{
+    Runs on the host functions after `hodu-gpu-map-to-launches`, before
+    outlining. A launch plan passes each kernel argument as a buffer and a
+    byte offset (a Vulkan descriptor, a CUDA pointer), so what a kernel
+    receives must be a buffer itself, not a view with its own layout:
+
+    - chains of views of a buffer that a `gpu.launch` uses (`subview`,
+      `expand_shape`, `collapse_shape`, `cast`, `reinterpret_cast`,
+      `transpose`), with the constants and index computations they need,
+      are cloned into the launch, so that the kernel's argument is the
+      buffer the chain starts from (a function argument, a global, an
+      allocation or a `memref.view` into an arena);
+    - every statically shaped top-level `memref.alloc` of the host function
+      that nothing frees gets a `memref.dealloc` before the return (the
+      host function is straight-line code, so its intermediates die there
+      at the latest), so that `hodu-plan-memory` can place it in the
+      device arena by its real live range.
+
+    Before:
+    ```mlir
+    %e = memref.expand_shape %a [[0, 1]] output_shape [1, 4]
+        : memref<4xf32> into memref<1x4xf32>
+    gpu.launch blocks(...) threads(...) { ... memref.load %e[%i, %j] ... }
+    ```
+    After:
+    ```mlir
+    gpu.launch blocks(...) threads(...) {
+      %e = memref.expand_shape %a [[0, 1]] output_shape [1, 4]
+          : memref<4xf32> into memref<1x4xf32>
+      ... memref.load %e[%i, %j] ...
+    }
+    memref.dealloc %a : memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect"];
+}
+
 #endif // HODU_TARGET_GPU_PASSES_TD

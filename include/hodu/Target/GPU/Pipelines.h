@@ -15,6 +15,10 @@
 #include <cstdint>
 #include <string>
 
+namespace mlir {
+class Operation;
+} // namespace mlir
+
 namespace hodu::gpu {
 
 /// What a target tells the shared kernel passes about its GPUs.
@@ -41,6 +45,12 @@ std::string linalgExtension(unsigned optLevel);
 /// `gpu.module @kernels`. `target` is named in errors.
 std::string kernelsPipeline(llvm::StringRef target,
                             const KernelOptions &options = {});
+
+/// Whether the shared GPU kernels can run `op` (a hodu op): every op lowers
+/// to linalg the GPU path maps (contractions of any rank through workgroup
+/// memory, convolutions through im2col, reductions by workgroups, the rest
+/// a thread per element); only dynamic shapes are refused, by hodu-gpu-tile.
+bool canRun(mlir::Operation *op);
 
 } // namespace hodu::gpu
 
