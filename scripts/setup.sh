@@ -18,8 +18,13 @@ with_tests=0
 packages=(cmake ninja-build ccache git python3
           clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools libomp-22-dev
           libonnx-dev libprotobuf-dev protobuf-compiler nlohmann-json3-dev
-          libspirv-cross-c-shared-dev pkg-config)
-test_packages=(libgtest-dev libonnx-testdata spirv-tools spirv-cross rocm-device-libs)
+          libspirv-cross-c-shared-dev pkg-config libvulkan-dev)
+# The runtime tests: Vulkan runs on Mesa's lavapipe (a CPU Vulkan device),
+# spirv-tools assembles the test kernels, libamdhip64 exercises the HIP
+# "runtime present, no GPU" path, libclang-rt-22-dev has the sanitizer and
+# libFuzzer runtimes for the bundle reader's hostile-input tests.
+test_packages=(libgtest-dev libonnx-testdata spirv-tools spirv-cross rocm-device-libs
+               libvulkan1 mesa-vulkan-drivers libamdhip64-5 libclang-rt-22-dev)
 ((with_tests)) && packages+=("${test_packages[@]}")
 
 missing=()

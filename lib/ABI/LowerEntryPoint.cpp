@@ -350,7 +350,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         Value d = LLVM::UndefOp::create(b, loc, modelT);
         Value fields[] = {
             constant(i32, HODU_ABI_VERSION),
-            constant(i32, sizeof(hodu_model_desc)),
+            // The fields filled in here end at workspace_size; later
+            // fields of abi.h (the meta slots) are absent, which
+            // struct_size tells the runtime.
+            constant(i32, offsetof(hodu_model_desc, workspace_size) +
+                              sizeof(uint64_t)),
             addressOf(modelName),
             addressOf(targetName),
             constant(i32, nIn),

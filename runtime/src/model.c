@@ -1,13 +1,19 @@
 /*===- model.c - loading, querying and running compiled models ---------------===*
  *
- * A hodu_model is immutable after creation apart from its workspace cache,
- * so runs need no locks: every run builds its own argument arrays and
- * context on its stack (or heap for very wide models), and takes a
- * workspace from a small lock-free cache of them (atomic slots), so that
- * repeated runs reuse warm scratch memory instead of fresh pages.
+ * A model is a plan: read from a bundle (bundle.c), or made here from a CPU
+ * descriptor (one CPU device, one ENTRY step). Loading opens each device
+ * the plan uses, loads its code and uploads the weights once; everything
+ * per run lives in sessions (session.c).
+ *
+ * A hodu_model is immutable after creation apart from its run caches, so
+ * runs need no locks. Shared-library models keep today's direct path:
+ * every run builds its own argument arrays and context on its stack (or
+ * heap for very wide models) and takes a workspace from a small lock-free
+ * cache (atomic slots), so repeated runs reuse warm scratch memory. Bundle
+ * runs take a whole session from a similar cache.
  *
  *===----------------------------------------------------------------------===*/
-#include "internal.h"
+#include "session.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,18 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Workspaces kept for reuse; runs beyond this many at once allocate a
- * workspace of their own and free it afterwards. */
-#define HODU_WORKSPACE_SLOTS 8
-
-struct hodu_model {
-  const hodu_model_desc *desc; /* borrowed from the library or the caller */
-  void *library;               /* dlopen handle, NULL for linked models */
-  uint64_t workspace_size;     /* desc->workspace_size, 0 for older artifacts */
-  /* Idle workspaces of workspace_size bytes; NULL = empty slot. */
-  _Atomic(void *) workspaces[HODU_WORKSPACE_SLOTS];
-};
 
 /*===--------------------------------------------------------------------===*
  * Descriptor validation
@@ -69,9 +63,23 @@ static hodu_status validate_tensors(const char *origin, const char *kind,
                                 "%s: malformed descriptor: %s '%s' has a "
                                 "dynamic or negative extent in dimension %d",
                                 origin, kind, tensor->name, (int)d);
+    int64_t elements;
+    size_t bytes;
+    if (!hodu_shape_size(tensor->rank, tensor->shape,
+                         hodu_dtype_size((hodu_dtype)tensor->dtype),
+                         &elements, &bytes))
+      return hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: malformed descriptor: %s '%s' is too "
+                              "large",
+                              origin, kind, tensor->name);
   }
   return NULL;
 }
+
+/* The fields of hodu_model_desc present in a descriptor of `struct_size`. */
+#define DESC_HAS(desc, field)                                                  \
+  ((desc)->struct_size >=                                                      \
+   offsetof(hodu_model_desc, field) + sizeof((desc)->field))
 
 /* `origin` names the artifact in messages ("'model.so'" or "descriptor"). */
 static hodu_status validate_descriptor(const char *origin,
@@ -98,29 +106,298 @@ static hodu_status validate_descriptor(const char *origin,
   if (!status)
     status =
         validate_tensors(origin, "output", desc->num_outputs, desc->outputs);
+  if (!status && DESC_HAS(desc, num_meta_slots) &&
+      (desc->num_meta_slots < 0 || desc->num_meta_slots > desc->num_inputs))
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: malformed descriptor: %d meta slots, but "
+                              "%d inputs (the slots are the last inputs)",
+                              origin, (int)desc->num_meta_slots,
+                              (int)desc->num_inputs);
   return status;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Plans
+ *===--------------------------------------------------------------------===*/
+
+/* A plan for a descriptor: one CPU device whose arena is the workspace,
+ * and one ENTRY step taking the inputs, the meta slots, the outputs and
+ * the arena. Tensor names and shapes are borrowed from the descriptor. */
+static hodu_status plan_from_descriptor(const hodu_model_desc *desc,
+                                        int32_t num_meta, uint64_t workspace,
+                                        hodu_plan **out) {
+  *out = NULL;
+  hodu_plan *plan = calloc(1, sizeof *plan);
+  if (!plan)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  plan->desc = desc;
+  plan->name = desc->model_name ? desc->model_name : "";
+  plan->producer = "";
+  plan->num_inputs = (uint32_t)(desc->num_inputs - num_meta);
+  plan->num_outputs = (uint32_t)desc->num_outputs;
+  plan->num_meta = (uint32_t)num_meta;
+  uint32_t count = plan->num_inputs + plan->num_outputs + plan->num_meta;
+  uint32_t num_args = count + (workspace ? 1 : 0);
+  plan->tensors = calloc(count ? count : 1, sizeof *plan->tensors);
+  plan->devices = calloc(1, sizeof *plan->devices);
+  plan->steps = calloc(1, sizeof *plan->steps);
+  plan->args = calloc(num_args ? num_args : 1, sizeof *plan->args);
+  if (!plan->tensors || !plan->devices || !plan->steps || !plan->args) {
+    hodu_plan_free(plan);
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  }
+  plan->num_devices = 1;
+  plan->devices[0].kind = HODU_DEVICE_CPU;
+  plan->devices[0].arena_size = workspace;
+  plan->num_steps = 1;
+  plan->steps[0].op = HODU_STEP_ENTRY_;
+  plan->steps[0].num_args = num_args;
+  plan->num_args = num_args;
+  uint32_t arg = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    hodu_plan_tensor *t = &plan->tensors[i];
+    uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+    /* Tensor order: inputs, outputs, meta (as in bundles); the descriptor
+     * has the meta slots at the end of its inputs. */
+    t->desc = i < plan->num_inputs ? desc->inputs[i]
+              : i < meta_begin
+                  ? desc->outputs[i - plan->num_inputs]
+                  : desc->inputs[plan->num_inputs + (i - meta_begin)];
+    int64_t elements;
+    size_t bytes;
+    hodu_shape_size(t->desc.rank, t->desc.shape,
+                    hodu_dtype_size((hodu_dtype)t->desc.dtype), &elements,
+                    &bytes);
+    t->bytes = bytes;
+  }
+  /* ENTRY args: INPUT..., META..., OUTPUT..., ARENA. */
+  for (uint32_t i = 0; i < plan->num_inputs; ++i, ++arg)
+    plan->args[arg] = (hodu_bundle_arg){HODU_SPACE_INPUT, i, 0,
+                                        plan->tensors[i].bytes};
+  for (uint32_t i = 0; i < plan->num_meta; ++i, ++arg)
+    plan->args[arg] = (hodu_bundle_arg){
+        HODU_SPACE_META, i, 0,
+        plan->tensors[plan->num_inputs + plan->num_outputs + i].bytes};
+  for (uint32_t i = 0; i < plan->num_outputs; ++i, ++arg)
+    plan->args[arg] = (hodu_bundle_arg){
+        HODU_SPACE_OUTPUT, i, 0, plan->tensors[plan->num_inputs + i].bytes};
+  if (workspace)
+    plan->args[arg] = (hodu_bundle_arg){HODU_SPACE_ARENA, 0, 0, workspace};
+  *out = plan;
+  return NULL;
 }
 
 /*===--------------------------------------------------------------------===*
  * Creation
  *===--------------------------------------------------------------------===*/
 
-static hodu_status new_model(const hodu_model_desc *desc, void *library,
-                             hodu_model **out) {
-  hodu_model *model = malloc(sizeof(*model));
+void hodu_model_free(hodu_model *model) {
   if (!model)
+    return;
+  for (int i = 0; i < HODU_RUN_CACHE_SLOTS; ++i) {
+    free(atomic_load(&model->workspaces[i]));
+    hodu_session_free(atomic_load(&model->sessions[i]));
+  }
+  if (model->plan && model->devices) {
+    for (uint32_t d = 0; d < model->plan->num_devices; ++d) {
+      hodu_device *device = model->devices[d];
+      if (!device)
+        continue;
+      if (model->weights && model->weights[d])
+        device->ops->buffer_free(device, model->weights[d]);
+      if (model->codes && model->codes[d])
+        device->ops->code_free(device, model->codes[d]);
+      hodu_device_release(device);
+    }
+  }
+  free(model->devices);
+  free(model->codes);
+  free(model->weights);
+  free(model->meta_init);
+  free(model->meta_zeros);
+  hodu_plan_free(model->plan);
+  if (model->library)
+    dlclose(model->library);
+  free(model->origin);
+  free(model->target);
+  free(model);
+}
+
+static char *quoted(const char *text) {
+  size_t size = strlen(text) + 3;
+  char *copy = malloc(size);
+  if (copy)
+    snprintf(copy, size, "'%s'", text);
+  return copy;
+}
+
+static char *duplicate(const char *text) {
+  size_t size = strlen(text) + 1;
+  char *copy = malloc(size);
+  if (copy)
+    memcpy(copy, text, size);
+  return copy;
+}
+
+/* Opens every plan device (the main one as `options` say), loads each
+ * device's code and uploads WEIGHTS to each non-CPU device that reads it. */
+static hodu_status open_devices(hodu_model *model,
+                                const hodu_load_options *options) {
+  const hodu_plan *plan = model->plan;
+  uint32_t n = plan->num_devices;
+  model->devices = calloc(n, sizeof *model->devices);
+  model->codes = calloc(n, sizeof *model->codes);
+  model->weights = calloc(n, sizeof *model->weights);
+  if (!model->devices || !model->codes || !model->weights)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_device_kind main_kind =
+      (hodu_device_kind)plan->devices[plan->main_device].kind;
+  if (options && options->device_kind >= 0 &&
+      (hodu_device_kind)options->device_kind != main_kind) {
+    const char *wanted = hodu_device_kind_name(
+        (hodu_device_kind)options->device_kind);
+    char kinds[128] = "";
+    size_t used = 0;
+    for (uint32_t d = 0; d < n && used < sizeof kinds; ++d) {
+      const char *name =
+          hodu_device_kind_name((hodu_device_kind)plan->devices[d].kind);
+      if (strstr(kinds, name))
+        continue;
+      int written = snprintf(kinds + used, sizeof kinds - used, "%s%s",
+                             used ? ", " : "", name);
+      if (written > 0)
+        used += (size_t)written;
+    }
+    if (!wanted)
+      return hodu_make_status(HODU_INVALID_ARGUMENT,
+                              "invalid device kind %d",
+                              (int)options->device_kind);
+    return hodu_make_status(HODU_INCOMPATIBLE,
+                            "%s cannot run on %s: it was compiled for %s",
+                            model->origin, wanted, kinds);
+  }
+  int32_t ordinal = options ? options->device_ordinal : 0;
+  for (uint32_t d = 0; d < n; ++d) {
+    hodu_device_kind kind = (hodu_device_kind)plan->devices[d].kind;
+    hodu_status status = hodu_device_acquire(
+        kind, kind == main_kind && kind != HODU_DEVICE_CPU ? ordinal : 0,
+        &model->devices[d]);
+    if (status)
+      return status;
+    hodu_device *device = model->devices[d];
+    status =
+        device->ops->code_load(device, plan, d, model->origin,
+                               &model->codes[d]);
+    if (status)
+      return status;
+    int reads_weights = 0;
+    for (uint32_t a = 0; a < plan->num_args && !reads_weights; ++a)
+      reads_weights = plan->args[a].space == HODU_SPACE_WEIGHTS &&
+                      plan->args[a].index == d;
+    if (reads_weights && kind != HODU_DEVICE_CPU) {
+      status = device->ops->buffer_create(device, plan->weights_size,
+                                          &model->weights[d]);
+      if (!status)
+        status = device->ops->write(device, model->weights[d], 0,
+                                    plan->weights, plan->weights_size);
+      if (status)
+        return status;
+    }
+  }
+  return NULL;
+}
+
+static hodu_status new_model(hodu_plan *plan, const hodu_model_desc *desc,
+                             void *library, const char *origin,
+                             const hodu_load_options *options,
+                             hodu_model **out) {
+  hodu_model *model = calloc(1, sizeof(*model));
+  if (!model) {
+    hodu_plan_free(plan);
+    if (library)
+      dlclose(library);
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  }
+  model->plan = plan;
   model->desc = desc;
   model->library = library;
-  model->workspace_size =
-      desc->struct_size >= offsetof(hodu_model_desc, workspace_size) +
-                               sizeof(desc->workspace_size)
-          ? desc->workspace_size
-          : 0;
-  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i)
+  for (int i = 0; i < HODU_RUN_CACHE_SLOTS; ++i) {
     atomic_init(&model->workspaces[i], NULL);
+    atomic_init(&model->sessions[i], NULL);
+  }
+  model->origin = quoted(origin);
+  model->target = duplicate(
+      desc ? (desc->target ? desc->target : "")
+           : hodu_device_kind_name(
+                 (hodu_device_kind)plan->devices[plan->main_device].kind));
+  hodu_status status =
+      model->origin && model->target
+          ? NULL
+          : hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  if (!status && desc) {
+    model->workspace_size = plan->devices[0].arena_size;
+    uint32_t n = plan->num_meta;
+    uint64_t largest = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      uint64_t bytes =
+          plan->tensors[plan->num_inputs + plan->num_outputs + i].bytes;
+      largest = bytes > largest ? bytes : largest;
+    }
+    model->meta_init = calloc(n ? n : 1, sizeof *model->meta_init);
+    model->meta_zeros = calloc(1, largest ? (size_t)largest : 1);
+    if (!model->meta_init || !model->meta_zeros)
+      status = hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+    for (uint32_t i = 0; i < n && !status; ++i) {
+      const void *init = DESC_HAS(desc, meta_slot_init) && desc->meta_slot_init
+                             ? desc->meta_slot_init[i]
+                             : NULL;
+      model->meta_init[i] = init ? init : model->meta_zeros;
+      plan->tensors[plan->num_inputs + plan->num_outputs + i].init = init;
+    }
+  }
+  if (!status)
+    status = open_devices(model, options);
+  if (status) {
+    hodu_model_free(model);
+    return status;
+  }
   *out = model;
   return NULL;
+}
+
+/* A plan for a validated descriptor, then the model. */
+static hodu_status model_from_descriptor(const hodu_model_desc *desc,
+                                         void *library, const char *origin,
+                                         const hodu_load_options *options,
+                                         hodu_model **out) {
+  int32_t num_meta =
+      DESC_HAS(desc, num_meta_slots) ? desc->num_meta_slots : 0;
+  uint64_t workspace = DESC_HAS(desc, workspace_size) ? desc->workspace_size
+                                                      : 0;
+  if (options && options->device_kind >= 0 &&
+      options->device_kind != HODU_DEVICE_CPU) {
+    const char *wanted =
+        hodu_device_kind_name((hodu_device_kind)options->device_kind);
+    if (library)
+      dlclose(library);
+    return wanted ? hodu_make_status(HODU_INCOMPATIBLE,
+                                     "'%s' cannot run on %s: it is a CPU "
+                                     "artifact (compile with hoduc "
+                                     "--device=%s for a bundle)",
+                                     origin, wanted, wanted)
+                  : hodu_make_status(HODU_INVALID_ARGUMENT,
+                                     "invalid device kind %d",
+                                     (int)options->device_kind);
+  }
+  hodu_plan *plan;
+  hodu_status status =
+      plan_from_descriptor(desc, num_meta, workspace, &plan);
+  if (status) {
+    if (library)
+      dlclose(library);
+    return status;
+  }
+  return new_model(plan, desc, library, origin, options, out);
 }
 
 hodu_status hodu_model_from_descriptor(const hodu_model_desc *descriptor,
@@ -133,7 +410,7 @@ hodu_status hodu_model_from_descriptor(const hodu_model_desc *descriptor,
   hodu_status status = validate_descriptor("descriptor", descriptor);
   if (status)
     return status;
-  return new_model(descriptor, NULL, out);
+  return model_from_descriptor(descriptor, NULL, "descriptor", NULL, out);
 }
 
 static const char *errno_text(int error) {
@@ -154,23 +431,18 @@ static const char *errno_text(int error) {
   }
 }
 
-hodu_status hodu_model_load(const char *path, hodu_model **out) {
-  if (!out)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
-  *out = NULL;
-  if (!path || !*path)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "model path is empty");
+void hodu_load_options_init(hodu_load_options *options) {
+  if (!options)
+    return;
+  memset(options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
+  options->device_kind = -1;
+  options->device_ordinal = 0;
+}
 
-  /* dlopen's own messages for a missing file are vague; check first. */
-  struct stat info;
-  if (stat(path, &info) != 0)
-    return hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
-                            path, errno_text(errno));
-  if (S_ISDIR(info.st_mode))
-    return hodu_make_status(HODU_NOT_FOUND,
-                            "cannot open model '%s': it is a directory",
-                            path);
-
+static hodu_status load_library(const char *path,
+                                const hodu_load_options *options,
+                                hodu_model **out) {
   /* dlopen searches the library path for names without a slash; a user
    * naming "model.so" means the file in the current directory. */
   const char *open_path = path;
@@ -217,30 +489,66 @@ hodu_status hodu_model_load(const char *path, hodu_model **out) {
     return symbol_status;
   }
 
-  size_t origin_size = strlen(path) + 3;
-  char *origin = malloc(origin_size);
+  char *origin = quoted(path);
   if (!origin) {
     dlclose(library);
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   }
-  snprintf(origin, origin_size, "'%s'", path);
   hodu_status status = validate_descriptor(origin, desc);
   free(origin);
-  if (!status)
-    status = new_model(desc, library, out);
-  if (status)
+  if (status) {
     dlclose(library);
-  return status;
+    return status;
+  }
+  return model_from_descriptor(desc, library, path, options, out);
 }
 
-void hodu_model_free(hodu_model *model) {
-  if (!model)
-    return;
-  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i)
-    free(atomic_load(&model->workspaces[i]));
-  if (model->library)
-    dlclose(model->library);
-  free(model);
+hodu_status hodu_model_load_with_options(const char *path,
+                                         const hodu_load_options *options,
+                                         hodu_model **out) {
+  if (!out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
+  *out = NULL;
+  if (!path || !*path)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "model path is empty");
+  if (options && options->struct_size < offsetof(hodu_load_options,
+                                                 device_ordinal) +
+                                            sizeof(int32_t))
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "load options: struct_size %u is too small (use "
+                            "hodu_load_options_init)",
+                            (unsigned)options->struct_size);
+  if (options && options->device_ordinal < 0)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "load options: device ordinal %d is negative",
+                            (int)options->device_ordinal);
+
+  /* dlopen's own messages for a missing file are vague; check first. */
+  struct stat info;
+  if (stat(path, &info) != 0)
+    return hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
+                            path, errno_text(errno));
+  if (S_ISDIR(info.st_mode))
+    return hodu_make_status(HODU_NOT_FOUND,
+                            "cannot open model '%s': it is a directory",
+                            path);
+  /* A FIFO or a device would block or never end: models are files. */
+  if (!S_ISREG(info.st_mode))
+    return hodu_make_status(HODU_INVALID_ARTIFACT,
+                            "cannot read model '%s': it is not a regular "
+                            "file",
+                            path);
+  if (!hodu_is_bundle_file(path))
+    return load_library(path, options, out);
+  hodu_plan *plan;
+  hodu_status status = hodu_bundle_read_file(path, &plan);
+  if (status)
+    return status;
+  return new_model(plan, NULL, NULL, path, options, out);
+}
+
+hodu_status hodu_model_load(const char *path, hodu_model **out) {
+  return hodu_model_load_with_options(path, NULL, out);
 }
 
 uint64_t hodu_model_workspace_size(const hodu_model *model) {
@@ -249,7 +557,7 @@ uint64_t hodu_model_workspace_size(const hodu_model *model) {
 
 /* An idle cached workspace, or a new one (NULL when out of memory). */
 static void *acquire_workspace(hodu_model *model) {
-  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i) {
+  for (int i = 0; i < HODU_RUN_CACHE_SLOTS; ++i) {
     void *w = atomic_exchange(&model->workspaces[i], NULL);
     if (w)
       return w;
@@ -261,7 +569,7 @@ static void *acquire_workspace(hodu_model *model) {
 
 /* Puts `w` back into an empty slot, or frees it if all are taken. */
 static void release_workspace(hodu_model *model, void *w) {
-  for (int i = 0; i < HODU_WORKSPACE_SLOTS; ++i) {
+  for (int i = 0; i < HODU_RUN_CACHE_SLOTS; ++i) {
     void *expected = NULL;
     if (atomic_compare_exchange_strong(&model->workspaces[i], &expected, w))
       return;
@@ -274,11 +582,11 @@ static void release_workspace(hodu_model *model, void *w) {
  *===--------------------------------------------------------------------===*/
 
 const char *hodu_model_name(const hodu_model *model) {
-  return model && model->desc->model_name ? model->desc->model_name : "";
+  return model ? model->plan->name : "";
 }
 
 const char *hodu_model_target(const hodu_model *model) {
-  return model && model->desc->target ? model->desc->target : "";
+  return model ? model->target : "";
 }
 
 const hodu_model_desc *hodu_model_descriptor(const hodu_model *model) {
@@ -286,70 +594,77 @@ const hodu_model_desc *hodu_model_descriptor(const hodu_model *model) {
 }
 
 int32_t hodu_model_num_inputs(const hodu_model *model) {
-  return model ? model->desc->num_inputs : 0;
+  return model ? (int32_t)model->plan->num_inputs : 0;
 }
 
 int32_t hodu_model_num_outputs(const hodu_model *model) {
-  return model ? model->desc->num_outputs : 0;
+  return model ? (int32_t)model->plan->num_outputs : 0;
 }
 
-static const hodu_tensor_desc *input_desc(const hodu_model *model,
-                                          int32_t index) {
-  if (!model || index < 0 || index >= model->desc->num_inputs)
-    return NULL;
-  return &model->desc->inputs[index];
+int32_t hodu_model_num_meta_slots(const hodu_model *model) {
+  return model ? (int32_t)model->plan->num_meta : 0;
 }
 
-static const hodu_tensor_desc *output_desc(const hodu_model *model,
+enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_META };
+
+static uint32_t role_count(const hodu_plan *plan, int role) {
+  return role == ROLE_INPUT    ? plan->num_inputs
+         : role == ROLE_OUTPUT ? plan->num_outputs
+                               : plan->num_meta;
+}
+
+static const hodu_plan_tensor *role_tensor(const hodu_model *model, int role,
                                            int32_t index) {
-  if (!model || index < 0 || index >= model->desc->num_outputs)
+  if (!model || index < 0 || (uint32_t)index >= role_count(model->plan, role))
     return NULL;
-  return &model->desc->outputs[index];
+  const hodu_plan *plan = model->plan;
+  uint32_t first = role == ROLE_INPUT    ? 0
+                   : role == ROLE_OUTPUT ? plan->num_inputs
+                                         : plan->num_inputs + plan->num_outputs;
+  return &plan->tensors[first + (uint32_t)index];
 }
 
-const char *hodu_model_input_name(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = input_desc(model, index);
-  return desc ? desc->name : NULL;
-}
-hodu_dtype hodu_model_input_dtype(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = input_desc(model, index);
-  return desc ? (hodu_dtype)desc->dtype : (hodu_dtype)-1;
-}
-int32_t hodu_model_input_rank(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = input_desc(model, index);
-  return desc ? desc->rank : -1;
-}
-const int64_t *hodu_model_input_shape(const hodu_model *model,
-                                      int32_t index) {
-  const hodu_tensor_desc *desc = input_desc(model, index);
-  return desc ? desc->shape : NULL;
-}
-const char *hodu_model_output_name(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = output_desc(model, index);
-  return desc ? desc->name : NULL;
-}
-hodu_dtype hodu_model_output_dtype(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = output_desc(model, index);
-  return desc ? (hodu_dtype)desc->dtype : (hodu_dtype)-1;
-}
-int32_t hodu_model_output_rank(const hodu_model *model, int32_t index) {
-  const hodu_tensor_desc *desc = output_desc(model, index);
-  return desc ? desc->rank : -1;
-}
-const int64_t *hodu_model_output_shape(const hodu_model *model,
-                                       int32_t index) {
-  const hodu_tensor_desc *desc = output_desc(model, index);
-  return desc ? desc->shape : NULL;
+#define TENSOR_QUERIES(prefix, role)                                           \
+  const char *hodu_model_##prefix##_name(const hodu_model *model,              \
+                                         int32_t index) {                      \
+    const hodu_plan_tensor *t = role_tensor(model, role, index);               \
+    return t ? t->desc.name : NULL;                                            \
+  }                                                                            \
+  hodu_dtype hodu_model_##prefix##_dtype(const hodu_model *model,              \
+                                         int32_t index) {                      \
+    const hodu_plan_tensor *t = role_tensor(model, role, index);               \
+    return t ? (hodu_dtype)t->desc.dtype : (hodu_dtype)-1;                     \
+  }                                                                            \
+  int32_t hodu_model_##prefix##_rank(const hodu_model *model,                  \
+                                     int32_t index) {                          \
+    const hodu_plan_tensor *t = role_tensor(model, role, index);               \
+    return t ? t->desc.rank : -1;                                              \
+  }                                                                            \
+  const int64_t *hodu_model_##prefix##_shape(const hodu_model *model,          \
+                                             int32_t index) {                  \
+    const hodu_plan_tensor *t = role_tensor(model, role, index);               \
+    return t ? t->desc.shape : NULL;                                           \
+  }
+TENSOR_QUERIES(input, ROLE_INPUT)
+TENSOR_QUERIES(output, ROLE_OUTPUT)
+TENSOR_QUERIES(meta_slot, ROLE_META)
+#undef TENSOR_QUERIES
+
+size_t hodu_model_meta_slot_bytes(const hodu_model *model, int32_t index) {
+  const hodu_plan_tensor *t = role_tensor(model, ROLE_META, index);
+  return t ? (size_t)t->bytes : 0;
 }
 
-static hodu_status find_index(const hodu_model *model, const char *kind,
-                              int32_t count, const hodu_tensor_desc *tensors,
+static hodu_status find_index(const hodu_model *model, int role,
                               const char *name, int32_t *index) {
+  static const char *const kinds[] = {"input", "output", "meta slot"};
+  const char *kind = kinds[role];
   if (!model || !name || !index)
     return hodu_make_status(HODU_INVALID_ARGUMENT,
                             "model, name and index must not be NULL");
+  int32_t count = (int32_t)role_count(model->plan, role);
   for (int32_t i = 0; i < count; ++i) {
-    if (strcmp(tensors[i].name, name) == 0) {
+    if (strcmp(role_tensor(model, role, i)->desc.name, name) == 0) {
       *index = i;
       return NULL;
     }
@@ -359,7 +674,7 @@ static hodu_status find_index(const hodu_model *model, const char *kind,
   size_t used = 0;
   for (int32_t i = 0; i < count && used < sizeof(names); ++i) {
     int written = snprintf(names + used, sizeof(names) - used, "%s'%s'",
-                           i ? ", " : "", tensors[i].name);
+                           i ? ", " : "", role_tensor(model, role, i)->desc.name);
     if (written < 0)
       break;
     used += (size_t)written;
@@ -372,128 +687,167 @@ static hodu_status find_index(const hodu_model *model, const char *kind,
 
 hodu_status hodu_model_input_index(const hodu_model *model, const char *name,
                                    int32_t *index) {
-  return find_index(model, "input", model ? model->desc->num_inputs : 0,
-                    model ? model->desc->inputs : NULL, name, index);
+  return find_index(model, ROLE_INPUT, name, index);
 }
 
 hodu_status hodu_model_output_index(const hodu_model *model, const char *name,
                                     int32_t *index) {
-  return find_index(model, "output", model ? model->desc->num_outputs : 0,
-                    model ? model->desc->outputs : NULL, name, index);
+  return find_index(model, ROLE_OUTPUT, name, index);
 }
 
-static hodu_status create_like(const hodu_tensor_desc *desc, const char *kind,
-                               int32_t index, hodu_tensor **out) {
+hodu_status hodu_model_meta_slot_index(const hodu_model *model,
+                                       const char *name, int32_t *index) {
+  return find_index(model, ROLE_META, name, index);
+}
+
+static hodu_status create_like(const hodu_model *model, int role,
+                               int32_t index, int on_device,
+                               hodu_tensor **out) {
+  static const char *const kinds[] = {"input", "output", "meta slot"};
   if (!out)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
   *out = NULL;
-  if (!desc)
+  const hodu_plan_tensor *t = role_tensor(model, role, index);
+  if (!t)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "no %s %d in the model",
-                            kind, (int)index);
-  return hodu_tensor_create((hodu_dtype)desc->dtype, desc->rank, desc->shape,
-                            out);
+                            kinds[role], (int)index);
+  hodu_device *device = model->devices[t->device];
+  if (on_device && device->kind != HODU_DEVICE_CPU)
+    return hodu_tensor_create_on(device, (hodu_dtype)t->desc.dtype,
+                                 t->desc.rank, t->desc.shape, out);
+  return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank,
+                            t->desc.shape, out);
 }
 
 hodu_status hodu_model_create_input(const hodu_model *model, int32_t index,
                                     hodu_tensor **out) {
-  return create_like(input_desc(model, index), "input", index, out);
+  return create_like(model, ROLE_INPUT, index, 0, out);
 }
 
 hodu_status hodu_model_create_output(const hodu_model *model, int32_t index,
                                      hodu_tensor **out) {
-  return create_like(output_desc(model, index), "output", index, out);
+  return create_like(model, ROLE_OUTPUT, index, 0, out);
+}
+
+hodu_status hodu_model_create_device_input(const hodu_model *model,
+                                           int32_t index, hodu_tensor **out) {
+  return create_like(model, ROLE_INPUT, index, 1, out);
+}
+
+hodu_status hodu_model_create_device_output(const hodu_model *model,
+                                            int32_t index, hodu_tensor **out) {
+  return create_like(model, ROLE_OUTPUT, index, 1, out);
+}
+
+hodu_status hodu_model_create_device_tensor(const hodu_model *model,
+                                            hodu_dtype dtype, int32_t rank,
+                                            const int64_t *shape,
+                                            hodu_tensor **out) {
+  if (!out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
+  *out = NULL;
+  if (!model)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  hodu_device *device = hodu_model_main_device(model);
+  if (device->kind == HODU_DEVICE_CPU)
+    return hodu_tensor_create(dtype, rank, shape, out);
+  return hodu_tensor_create_on(device, dtype, rank, shape, out);
+}
+
+/*===--------------------------------------------------------------------===*
+ * Devices and plans
+ *===--------------------------------------------------------------------===*/
+
+hodu_device_kind hodu_model_device_kind(const hodu_model *model) {
+  return model ? hodu_model_main_device(model)->kind : HODU_DEVICE_CPU;
+}
+
+int32_t hodu_model_device_ordinal(const hodu_model *model) {
+  return model ? hodu_model_main_device(model)->ordinal : 0;
+}
+
+const char *hodu_model_device_name(const hodu_model *model) {
+  return model ? hodu_model_main_device(model)->name : "";
+}
+
+int hodu_model_is_bundle(const hodu_model *model) {
+  return model && model->plan->file != NULL;
+}
+
+uint64_t hodu_model_plan_count(const hodu_model *model,
+                               hodu_bundle_section_kind section) {
+  if (!hodu_model_is_bundle(model))
+    return 0;
+  const hodu_plan *plan = model->plan;
+  switch (section) {
+  case HODU_BUNDLE_SECTION_STRINGS:
+    return plan->strings_size;
+  case HODU_BUNDLE_SECTION_MODEL:
+    return 1;
+  case HODU_BUNDLE_SECTION_DEVICES:
+    return plan->num_devices;
+  case HODU_BUNDLE_SECTION_TENSORS:
+    return (uint64_t)plan->num_inputs + plan->num_outputs + plan->num_meta;
+  case HODU_BUNDLE_SECTION_DIMS:
+    return plan->num_dims;
+  case HODU_BUNDLE_SECTION_CODE:
+    return plan->num_codes;
+  case HODU_BUNDLE_SECTION_KERNELS:
+    return plan->num_kernels;
+  case HODU_BUNDLE_SECTION_STEPS:
+    return plan->num_steps;
+  case HODU_BUNDLE_SECTION_ARGS:
+    return plan->num_args;
+  case HODU_BUNDLE_SECTION_WEIGHTS:
+    return plan->weights_size;
+  case HODU_BUNDLE_SECTION_BLOBS:
+    return plan->blobs_size;
+  }
+  return 0;
+}
+
+const void *hodu_model_plan_table(const hodu_model *model,
+                                  hodu_bundle_section_kind section) {
+  if (!hodu_model_is_bundle(model) || !hodu_model_plan_count(model, section))
+    return NULL;
+  const hodu_plan *plan = model->plan;
+  switch (section) {
+  case HODU_BUNDLE_SECTION_STRINGS:
+    return plan->strings;
+  case HODU_BUNDLE_SECTION_DEVICES:
+    return plan->devices;
+  case HODU_BUNDLE_SECTION_DIMS:
+    return plan->dims;
+  case HODU_BUNDLE_SECTION_CODE:
+    return plan->codes;
+  case HODU_BUNDLE_SECTION_KERNELS:
+    return plan->kernels;
+  case HODU_BUNDLE_SECTION_STEPS:
+    return plan->steps;
+  case HODU_BUNDLE_SECTION_ARGS:
+    return plan->args;
+  case HODU_BUNDLE_SECTION_WEIGHTS:
+    return plan->weights;
+  case HODU_BUNDLE_SECTION_BLOBS:
+    return plan->blobs;
+  default: /* MODEL and TENSORS have their own queries */
+    return NULL;
+  }
+}
+
+const char *hodu_model_plan_string(const hodu_model *model,
+                                   hodu_bundle_string string) {
+  if (!hodu_model_is_bundle(model) || string >= model->plan->strings_size)
+    return "";
+  /* Any offset into a validated STRINGS section ends at a NUL within it
+   * only if a NUL follows; check. */
+  const char *text = model->plan->strings + string;
+  return memchr(text, '\0', model->plan->strings_size - string) ? text : "";
 }
 
 /*===--------------------------------------------------------------------===*
  * Running
  *===--------------------------------------------------------------------===*/
-
-static hodu_status check_tensor(const char *kind, int32_t index,
-                                const hodu_tensor_desc *desc,
-                                const hodu_tensor *tensor) {
-  if (!tensor)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL",
-                            kind, (int)index, desc->name);
-  hodu_dtype dtype = hodu_tensor_dtype(tensor);
-  if ((int32_t)dtype != desc->dtype)
-    return hodu_make_status(HODU_MISMATCH,
-                            "%s '%s': expected dtype %s, got %s", kind,
-                            desc->name,
-                            hodu_dtype_name((hodu_dtype)desc->dtype),
-                            hodu_dtype_name(dtype));
-  int32_t rank = hodu_tensor_rank(tensor);
-  const int64_t *shape = hodu_tensor_shape(tensor);
-  int same = rank == desc->rank;
-  for (int32_t d = 0; same && d < rank; ++d)
-    same = shape[d] == desc->shape[d];
-  if (!same) {
-    char expected[256], got[256];
-    hodu_format_shape(expected, sizeof(expected), desc->rank, desc->shape);
-    hodu_format_shape(got, sizeof(got), rank, shape);
-    return hodu_make_status(HODU_MISMATCH,
-                            "%s '%s': expected shape %s, got %s", kind,
-                            desc->name, expected, got);
-  }
-  return NULL;
-}
-
-static int overlaps(const hodu_tensor *a, const hodu_tensor *b) {
-  size_t a_bytes = hodu_tensor_bytes(a), b_bytes = hodu_tensor_bytes(b);
-  if (a_bytes == 0 || b_bytes == 0)
-    return 0;
-  uintptr_t a_begin = (uintptr_t)hodu_tensor_data(a);
-  uintptr_t b_begin = (uintptr_t)hodu_tensor_data(b);
-  return a_begin < b_begin + b_bytes && b_begin < a_begin + a_bytes;
-}
-
-static hodu_status check_arguments(const hodu_model *model,
-                                   const hodu_tensor *const *inputs,
-                                   size_t num_inputs,
-                                   hodu_tensor *const *outputs,
-                                   size_t num_outputs) {
-  const hodu_model_desc *desc = model->desc;
-  if (num_inputs != (size_t)desc->num_inputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' expects %d input%s, got %zu",
-                            hodu_model_name(model), (int)desc->num_inputs,
-                            desc->num_inputs == 1 ? "" : "s", num_inputs);
-  if (num_outputs != (size_t)desc->num_outputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' has %d output%s, got %zu", 
-                            hodu_model_name(model), (int)desc->num_outputs,
-                            desc->num_outputs == 1 ? "" : "s", num_outputs);
-  if ((num_inputs && !inputs) || (num_outputs && !outputs))
-    return hodu_make_status(HODU_INVALID_ARGUMENT,
-                            "the %s array is NULL",
-                            num_inputs && !inputs ? "input" : "output");
-  for (size_t i = 0; i < num_inputs; ++i) {
-    hodu_status status =
-        check_tensor("input", (int32_t)i, &desc->inputs[i], inputs[i]);
-    if (status)
-      return status;
-  }
-  for (size_t i = 0; i < num_outputs; ++i) {
-    hodu_status status =
-        check_tensor("output", (int32_t)i, &desc->outputs[i], outputs[i]);
-    if (status)
-      return status;
-  }
-  /* The compiled code reads inputs while it writes outputs; overlapping
-   * buffers would give unspecified results, so refuse them up front. */
-  for (size_t o = 0; o < num_outputs; ++o) {
-    for (size_t i = 0; i < num_inputs; ++i)
-      if (overlaps(outputs[o], inputs[i]))
-        return hodu_make_status(HODU_INVALID_ARGUMENT,
-                                "output '%s' overlaps input '%s'",
-                                desc->outputs[o].name, desc->inputs[i].name);
-    for (size_t p = 0; p < o; ++p)
-      if (overlaps(outputs[o], outputs[p]))
-        return hodu_make_status(HODU_INVALID_ARGUMENT,
-                                "output '%s' overlaps output '%s'",
-                                desc->outputs[o].name, desc->outputs[p].name);
-  }
-  return NULL;
-}
 
 /* Argument arrays up to this size live on the stack. */
 #define HODU_STACK_ARGS 16
@@ -504,12 +858,15 @@ hodu_status hodu_model_run(const hodu_model *model,
                            size_t num_outputs) {
   if (!model)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  if (!model->desc)
+    return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
   hodu_status status =
-      check_arguments(model, inputs, num_inputs, outputs, num_outputs);
+      hodu_check_run_tensors(model, inputs, num_inputs, outputs, num_outputs);
   if (status)
     return status;
 
-  size_t total = num_inputs + num_outputs;
+  size_t num_meta = model->plan->num_meta;
+  size_t total = num_inputs + num_meta + num_outputs;
   void *stack_args[HODU_STACK_ARGS];
   void **args = stack_args;
   if (total > HODU_STACK_ARGS) {
@@ -519,8 +876,13 @@ hodu_status hodu_model_run(const hodu_model *model,
   }
   for (size_t i = 0; i < num_inputs; ++i)
     args[i] = hodu_tensor_data(inputs[i]);
+  /* Meta slots are read-only inputs at the end of the inputs: outside a
+   * session they hold their initial values. */
+  for (size_t i = 0; i < num_meta; ++i)
+    args[num_inputs + i] = (void *)model->meta_init[i];
+  size_t first_output = num_inputs + num_meta;
   for (size_t i = 0; i < num_outputs; ++i)
-    args[num_inputs + i] = hodu_tensor_data(outputs[i]);
+    args[first_output + i] = hodu_tensor_data(outputs[i]);
 
   hodu_run_context context = {sizeof(hodu_run_context),
                               hodu_effective_num_threads(), NULL, 0};
@@ -541,7 +903,7 @@ hodu_status hodu_model_run(const hodu_model *model,
     context.workspace_size = model->workspace_size;
   }
   int32_t result = model->desc->entry((void *const *)args,
-                                      (void *const *)(args + num_inputs),
+                                      (void *const *)(args + first_output),
                                       &context);
   if (context.workspace)
     release_workspace(mutable_model, context.workspace);
@@ -564,12 +926,12 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the output array is NULL");
   for (size_t i = 0; i < num_outputs; ++i)
     outputs[i] = NULL;
-  if (num_outputs != (size_t)model->desc->num_outputs)
+  if (num_outputs != (size_t)model->plan->num_outputs)
     return hodu_make_status(HODU_MISMATCH,
                             "model '%s' has %d output%s, got %zu slots",
                             hodu_model_name(model),
-                            (int)model->desc->num_outputs,
-                            model->desc->num_outputs == 1 ? "" : "s",
+                            (int)model->plan->num_outputs,
+                            model->plan->num_outputs == 1 ? "" : "s",
                             num_outputs);
   hodu_status status = NULL;
   for (size_t i = 0; i < num_outputs && !status; ++i)

@@ -68,6 +68,12 @@ const char *hodu_status_code_name(hodu_status_code code) {
     return "RUN_FAILED";
   case HODU_OUT_OF_MEMORY:
     return "OUT_OF_MEMORY";
+  case HODU_INVALID_STATE:
+    return "INVALID_STATE";
+  case HODU_NO_DEVICE:
+    return "NO_DEVICE";
+  case HODU_DEVICE_ERROR:
+    return "DEVICE_ERROR";
   }
   return "UNKNOWN";
 }

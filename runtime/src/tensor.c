@@ -1,5 +1,5 @@
 /*===- tensor.c - dense tensors, runtime-owned or wrapping caller memory -----===*/
-#include "internal.h"
+#include "session.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +14,10 @@ struct hodu_tensor {
   int64_t *shape; /* rank entries, owned; NULL for rank 0 */
   int64_t num_elements;
   size_t bytes;
-  void *data;
+  void *data;        /* NULL for device tensors */
   int owns_data;
+  hodu_device *device; /* device tensors: their device (a reference) */
+  hodu_buffer *buffer; /* and their memory */
 };
 
 /* Validates dtype/rank/shape and allocates the tensor object with its own
@@ -142,6 +144,10 @@ hodu_status hodu_tensor_wrap(hodu_dtype dtype, int32_t rank,
 void hodu_tensor_free(hodu_tensor *tensor) {
   if (!tensor)
     return;
+  if (tensor->device) {
+    tensor->device->ops->buffer_free(tensor->device, tensor->buffer);
+    hodu_device_release(tensor->device);
+  }
   if (tensor->owns_data)
     free(tensor->data);
   free(tensor->shape);
@@ -168,4 +174,115 @@ int64_t hodu_tensor_num_elements(const hodu_tensor *tensor) {
 }
 int hodu_tensor_owns_data(const hodu_tensor *tensor) {
   return tensor ? tensor->owns_data : 0;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Device tensors
+ *===--------------------------------------------------------------------===*/
+
+hodu_status hodu_tensor_create_on(hodu_device *device, hodu_dtype dtype,
+                                  int32_t rank, const int64_t *shape,
+                                  hodu_tensor **out) {
+  *out = NULL;
+  hodu_tensor *tensor;
+  hodu_status status = new_tensor(dtype, rank, shape, &tensor);
+  if (status)
+    return status;
+  status = device->ops->buffer_create(device, tensor->bytes, &tensor->buffer);
+  if (status) {
+    hodu_tensor_free(tensor);
+    return status;
+  }
+  tensor->device = hodu_device_retain(device);
+  tensor->owns_data = 1;
+  *out = tensor;
+  return NULL;
+}
+
+hodu_device *hodu_tensor_device(const hodu_tensor *tensor) {
+  return tensor ? tensor->device : NULL;
+}
+
+hodu_buffer *hodu_tensor_buffer(const hodu_tensor *tensor) {
+  return tensor ? tensor->buffer : NULL;
+}
+
+hodu_device_kind hodu_tensor_device_kind(const hodu_tensor *tensor) {
+  return tensor && tensor->device ? tensor->device->kind : HODU_DEVICE_CPU;
+}
+
+static hodu_status check_host_bytes(const hodu_tensor *tensor,
+                                    const void *data, size_t bytes,
+                                    const char *what) {
+  if (!tensor)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "tensor is NULL");
+  if (bytes != tensor->bytes)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "%s %zu bytes, but the tensor has %zu", what,
+                            bytes, tensor->bytes);
+  if (bytes && !data)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
+  return NULL;
+}
+
+hodu_status hodu_tensor_write(hodu_tensor *tensor, const void *data,
+                              size_t bytes) {
+  hodu_status status = check_host_bytes(tensor, data, bytes, "cannot write");
+  if (status || !bytes)
+    return status;
+  if (tensor->device)
+    return tensor->device->ops->write(tensor->device, tensor->buffer, 0, data,
+                                      bytes);
+  memmove(tensor->data, data, bytes);
+  return NULL;
+}
+
+hodu_status hodu_tensor_read(const hodu_tensor *tensor, void *data,
+                             size_t bytes) {
+  hodu_status status = check_host_bytes(tensor, data, bytes, "cannot read");
+  if (status || !bytes)
+    return status;
+  if (tensor->device)
+    return tensor->device->ops->read(tensor->device, tensor->buffer, 0, data,
+                                     bytes);
+  memmove(data, tensor->data, bytes);
+  return NULL;
+}
+
+hodu_status hodu_tensor_copy(const hodu_tensor *source, hodu_tensor *target) {
+  if (!source || !target)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "tensor is NULL");
+  int same = source->dtype == target->dtype && source->rank == target->rank;
+  for (int32_t d = 0; same && d < source->rank; ++d)
+    same = source->shape[d] == target->shape[d];
+  if (!same) {
+    char from[128], to[128];
+    hodu_format_shape(from, sizeof from, source->rank, source->shape);
+    hodu_format_shape(to, sizeof to, target->rank, target->shape);
+    return hodu_make_status(HODU_MISMATCH,
+                            "cannot copy a %s%s tensor into a %s%s tensor",
+                            hodu_dtype_name(source->dtype), from,
+                            hodu_dtype_name(target->dtype), to);
+  }
+  if (source == target || source->bytes == 0)
+    return NULL;
+  if (!source->device)
+    return hodu_tensor_write(target, source->data, source->bytes);
+  if (!target->device)
+    return hodu_tensor_read(source, target->data, target->bytes);
+  if (source->device == target->device) {
+    hodu_binding from = {source->buffer, NULL, 0, source->bytes};
+    hodu_binding to = {target->buffer, NULL, 0, target->bytes};
+    return source->device->ops->copy(source->device, &from, &to,
+                                     source->bytes);
+  }
+  /* Between two devices: through host memory. */
+  void *bounce = malloc(source->bytes);
+  if (!bounce)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_status status = hodu_tensor_read(source, bounce, source->bytes);
+  if (!status)
+    status = hodu_tensor_write(target, bounce, target->bytes);
+  free(bounce);
+  return status;
 }

@@ -2,7 +2,8 @@
 """ONNX backend conformance for Hodu.
 
 For every test in the ONNX test data (node, pytorch-converted,
-pytorch-operator, simple; the GPU targets take the node tests): compile
+pytorch-operator, simple; targets this machine cannot run take the node
+tests): compile
 model.onnx with hoduc for --target, then, where this machine can run that
 target (cpu; vulkan, on any Vulkan device such as Mesa's lavapipe), run each
 test_data_set_N with `hodu-run --test-data`. Where it cannot (cuda, rocm,
@@ -290,7 +291,8 @@ def main():
     ap.add_argument("--bin", required=True, help="directory with hoduc and hodu-run")
     ap.add_argument("--target", default="cpu", choices=sorted(TARGETS))
     ap.add_argument("--xfail", help="expected-failure list (default: xfail-<target>.txt here)")
-    ap.add_argument("--suites", help="default: every suite on cpu, node elsewhere")
+    ap.add_argument("--suites", help="default: every suite where the target runs "
+                                     "here (cpu, vulkan), the node tests elsewhere")
     ap.add_argument("--llvm-readelf", default="llvm-readelf-22")
     ap.add_argument("--filter", default="", help="regex on test names")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
@@ -317,7 +319,7 @@ def main():
         return 2
 
     if not args.suites:
-        args.suites = ",".join(SUITES) if args.target == "cpu" else "node"
+        args.suites = ",".join(SUITES) if TARGETS[args.target]["runs"] else "node"
     tests = []
     for suite in args.suites.split(","):
         d = os.path.join(DATA_ROOT, suite)

@@ -1,8 +1,10 @@
 //===- hodu-run.cpp - run a compiled Hodu model from the command line -----===//
 //
-// hodu-run loads an artifact made by hoduc through libhodurt, feeds it tensor
-// files and prints, saves, checks or times the outputs. It uses only the
-// runtime's public C API (no LLVM), like any embedding application would.
+// hodu-run loads an artifact made by hoduc through libhodurt -- a shared
+// library for the CPU or a bundle for a GPU (Vulkan, CUDA, HIP) -- feeds it
+// tensor files and prints, saves, checks or times the outputs, or captures
+// the model once and times its replays. It uses only the runtime's public C
+// API (no LLVM), like any embedding application would.
 //
 // Exit status: 0 success, 1 outputs differ from --test-data references,
 // 2 any error (with a message on stderr).
@@ -21,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -36,7 +39,8 @@ constexpr int ExitError = 2;
 
 const char *const usageText = R"(usage: hodu-run ARTIFACT [options]
 
-Runs a model compiled by hoduc (a shared library) on the CPU.
+Runs a model compiled by hoduc: a shared library on the CPU, or a bundle
+(hoduc --device=vulkan|cuda|rocm) on its GPU.
 
 Inputs and outputs:
   -i, --input [NAME=]FILE   an input tensor; NAME may be left out, then files
@@ -62,9 +66,17 @@ Performance:
                             p90 latency in microseconds
   --warmup N                warm-up runs before timing (default 3)
   --threads N               threads a run may use (default: all CPUs)
+  --replay N                capture the model once (after the warm-up runs)
+                            and replay it N times: host microseconds and
+                            device submissions per run, eager and replayed
+
+Devices:
+  --device KIND[:N]         cpu, vulkan, cuda or hip (rocm), and which device
+                            of that kind (default: the artifact's own, 0)
 
 Other:
-  --info                    print the model's inputs and outputs and exit
+  --info                    print the model's inputs, outputs and meta slots
+                            (and a bundle's launch plan) and exit
   -h, --help                print this help
   --version                 print versions
 
@@ -80,7 +92,10 @@ struct Options {
   double rtol = 1e-3;
   double atol = 1e-5;
   long benchmark = 0;
+  long replay = 0;
   long warmup = 3;
+  int32_t deviceKind = -1;
+  long deviceOrdinal = 0;
   long threads = -1;
   long printLimit = 8;
   bool quiet = false;
@@ -160,7 +175,7 @@ int parseOptions(int argc, char **argv, Options &options) {
           "-i",       "--input",  "-o",           "--output-dir",
           "-f",       "--output-format", "-n",    "--print-limit",
           "--test-data", "--rtol", "--atol",      "--benchmark",
-          "--warmup", "--threads"};
+          "--warmup", "--threads", "--replay", "--device"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;
@@ -197,6 +212,23 @@ int parseOptions(int argc, char **argv, Options &options) {
       } else if (name == "--warmup") {
         if (!parseLong(value, 0, options.warmup))
           return usageError("--warmup needs a count >= 0, got '" + value +
+                            "'");
+      } else if (name == "--replay") {
+        if (!parseLong(value, 1, options.replay))
+          return usageError("--replay needs a run count >= 1, got '" +
+                            value + "'");
+      } else if (name == "--device") {
+        std::string kind = value.substr(0, value.find(':'));
+        hodu_device_kind parsed;
+        if (!hodu_device_kind_from_name(kind.c_str(), &parsed))
+          return usageError("unknown device '" + kind +
+                            "' (expected cpu, vulkan, cuda or hip)");
+        options.deviceKind = int32_t(parsed);
+        if (kind.size() < value.size() &&
+            !parseLong(value.substr(kind.size() + 1), 0,
+                       options.deviceOrdinal))
+          return usageError("--device " + kind +
+                            ":N needs a device number >= 0, got '" + value +
                             "'");
       } else if (name == "--threads") {
         if (!parseLong(value, 1, options.threads))
@@ -237,19 +269,118 @@ std::string outputSignature(const hodu_model *model, int32_t index) {
                      hodu_model_output_shape(model, index));
 }
 
+std::string metaSignature(const hodu_model *model, int32_t index) {
+  return std::string(hodu_model_meta_slot_name(model, index)) + ": " +
+         hodu_dtype_name(hodu_model_meta_slot_dtype(model, index)) +
+         formatShape(hodu_model_meta_slot_rank(model, index),
+                     hodu_model_meta_slot_shape(model, index));
+}
+
+/// A bundle's launch plan: devices, code objects, kernels and steps.
+void printPlan(const hodu_model *model) {
+  auto table = [&](hodu_bundle_section_kind kind) {
+    return hodu_model_plan_table(model, kind);
+  };
+  auto count = [&](hodu_bundle_section_kind kind) {
+    return hodu_model_plan_count(model, kind);
+  };
+  auto text = [&](hodu_bundle_string ref) {
+    return hodu_model_plan_string(model, ref);
+  };
+  static const char *const spaces[] = {"?", "INPUT", "OUTPUT", "ARENA",
+                                       "WEIGHTS", "META"};
+  static const char *const formats[] = {"?", "spirv", "ptx", "cubin",
+                                        "fatbin", "hsaco", "msl", "elf"};
+  static const char *const ops[] = {"?", "LAUNCH", "COPY", "TRANSFER",
+                                    "HOST_CALL"};
+  auto devices = static_cast<const hodu_bundle_device *>(
+      table(HODU_BUNDLE_SECTION_DEVICES));
+  std::printf("devices:\n");
+  for (uint64_t d = 0; d < count(HODU_BUNDLE_SECTION_DEVICES); ++d)
+    std::printf("  %llu: %s, arena %llu bytes\n", (unsigned long long)d,
+                hodu_device_kind_name(hodu_device_kind(devices[d].kind)),
+                (unsigned long long)devices[d].arena_size);
+  std::printf("weights: %llu bytes\n",
+              (unsigned long long)count(HODU_BUNDLE_SECTION_WEIGHTS));
+  auto codes =
+      static_cast<const hodu_bundle_code *>(table(HODU_BUNDLE_SECTION_CODE));
+  std::printf("code objects:\n");
+  for (uint64_t c = 0; c < count(HODU_BUNDLE_SECTION_CODE); ++c)
+    std::printf("  %llu: device %u, %s%s%s, %llu bytes\n",
+                (unsigned long long)c, unsigned(codes[c].device),
+                codes[c].format < 8 ? formats[codes[c].format] : "?",
+                *text(codes[c].arch) ? " " : "", text(codes[c].arch),
+                (unsigned long long)codes[c].size);
+  auto kernels = static_cast<const hodu_bundle_kernel *>(
+      table(HODU_BUNDLE_SECTION_KERNELS));
+  std::printf("kernels:\n");
+  for (uint64_t k = 0; k < count(HODU_BUNDLE_SECTION_KERNELS); ++k)
+    std::printf("  %llu: %s on device %u, block %ux%ux%u, %u argument(s)%s\n",
+                (unsigned long long)k, text(kernels[k].name),
+                unsigned(kernels[k].device), unsigned(kernels[k].block[0]),
+                unsigned(kernels[k].block[1]), unsigned(kernels[k].block[2]),
+                unsigned(kernels[k].num_args),
+                kernels[k].shared_bytes
+                    ? (", " + std::to_string(kernels[k].shared_bytes) +
+                       " bytes of dynamic shared memory")
+                          .c_str()
+                    : "");
+  auto steps =
+      static_cast<const hodu_bundle_step *>(table(HODU_BUNDLE_SECTION_STEPS));
+  auto args =
+      static_cast<const hodu_bundle_arg *>(table(HODU_BUNDLE_SECTION_ARGS));
+  std::printf("steps:\n");
+  for (uint64_t i = 0; i < count(HODU_BUNDLE_SECTION_STEPS); ++i) {
+    const hodu_bundle_step &step = steps[i];
+    std::string line = "  " + std::to_string(i) + ": " +
+                       (step.op < 5 ? ops[step.op] : "?");
+    if (step.op == HODU_STEP_LAUNCH || step.op == HODU_STEP_HOST_CALL)
+      line += std::string(" ") + text(kernels[step.kernel].name);
+    if (step.op == HODU_STEP_LAUNCH)
+      line += " grid " + std::to_string(step.grid[0]) + "x" +
+              std::to_string(step.grid[1]) + "x" +
+              std::to_string(step.grid[2]);
+    line += " on device " + std::to_string(step.device) + " (";
+    for (uint32_t a = 0; a < step.num_args; ++a) {
+      const hodu_bundle_arg &arg = args[step.first_arg + a];
+      line += std::string(a ? ", " : "") +
+              (arg.space < 6 ? spaces[arg.space] : "?") + " " +
+              std::to_string(arg.index);
+      if (arg.space == HODU_SPACE_ARENA || arg.space == HODU_SPACE_WEIGHTS)
+        line += " [" + std::to_string(arg.offset) + ", +" +
+                std::to_string(arg.size) + ")";
+    }
+    std::printf("%s)\n", line.c_str());
+  }
+}
+
 void printInfo(const hodu_model *model) {
-  std::printf("model '%s' (target %s, ABI %u)\n", hodu_model_name(model),
-              hodu_model_target(model),
-              hodu_model_descriptor(model)->abi_version);
+  if (hodu_model_is_bundle(model))
+    std::printf("model '%s' (bundle for %s, running on %s %d: %s)\n",
+                hodu_model_name(model), hodu_model_target(model),
+                hodu_device_kind_name(hodu_model_device_kind(model)),
+                int(hodu_model_device_ordinal(model)),
+                hodu_model_device_name(model));
+  else
+    std::printf("model '%s' (target %s, ABI %u)\n", hodu_model_name(model),
+                hodu_model_target(model),
+                hodu_model_descriptor(model)->abi_version);
   std::printf("inputs:\n");
   for (int32_t i = 0; i < hodu_model_num_inputs(model); ++i)
     std::printf("  %s\n", inputSignature(model, i).c_str());
   std::printf("outputs:\n");
   for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
     std::printf("  %s\n", outputSignature(model, i).c_str());
+  if (hodu_model_num_meta_slots(model)) {
+    std::printf("meta slots:\n");
+    for (int32_t i = 0; i < hodu_model_num_meta_slots(model); ++i)
+      std::printf("  %s\n", metaSignature(model, i).c_str());
+  }
   if (uint64_t bytes = hodu_model_workspace_size(model))
     std::printf("workspace: %llu bytes per concurrent run\n",
                 (unsigned long long)bytes);
+  if (hodu_model_is_bundle(model))
+    printPlan(model);
 }
 
 /// Checks a tensor read from `file` against input `index`; "" when it fits.
@@ -373,6 +504,101 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
               "min %.1f us, p90 %.1f us, mean %.1f us\n",
               count, options.warmup, threads.c_str(), median, micros.front(),
               micros[p90Index], mean);
+  return ExitOk;
+}
+
+/// CPU time of the calling thread, in microseconds: the host's own work,
+/// without the time it sleeps while the device runs.
+double threadMicros() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return double(now.tv_sec) * 1e6 + double(now.tv_nsec) / 1e3;
+}
+
+/// --replay N: eager session runs against one capture replayed, in wall
+/// and host-CPU microseconds per run and device submissions per run.
+int replayModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+                std::vector<HostTensor> &outputs, const Options &options) {
+  WrappedTensors in, out;
+  std::string message;
+  if (!in.wrap(inputs, message) || !out.wrap(outputs, message))
+    return error(message);
+  hodu_session *session = nullptr;
+  hodu_status status = hodu_session_create(model, &session);
+  if (status)
+    return error(consume(status));
+  struct SessionGuard {
+    hodu_session *session;
+    ~SessionGuard() { hodu_session_free(session); }
+  } guard{session};
+  if ((status = hodu_session_bind(session, in.inputs(), in.size(),
+                                  out.outputs(), out.size())))
+    return error(consume(status));
+  using Clock = std::chrono::steady_clock;
+  long warmup = std::max(options.warmup, 1L), runs = options.replay;
+  for (long i = 0; i < warmup; ++i)
+    if ((status = hodu_session_run(session)))
+      return error(consume(status));
+  hodu_session_stats before{}, after{};
+  before.struct_size = after.struct_size = sizeof(hodu_session_stats);
+  hodu_session_get_stats(session, &before);
+  Clock::time_point start = Clock::now();
+  double cpu = threadMicros();
+  for (long i = 0; i < runs; ++i)
+    if ((status = hodu_session_run(session)))
+      return error(consume(status));
+  double eagerCpu = (threadMicros() - cpu) / double(runs);
+  double eagerWall =
+      std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+      double(runs);
+  hodu_session_get_stats(session, &after);
+  double eagerSubmissions =
+      double(after.run_submissions - before.run_submissions) / double(runs);
+  double eagerCommands =
+      double(after.run_commands - before.run_commands) / double(runs);
+
+  if ((status = hodu_session_capture(session)))
+    return error(consume(status));
+  hodu_session_get_stats(session, &before);
+  start = Clock::now();
+  cpu = threadMicros();
+  if ((status = hodu_session_replay(session, runs)))
+    return error(consume(status));
+  double replayCpu = (threadMicros() - cpu) / double(runs);
+  double replayWall =
+      std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+      double(runs);
+  hodu_session_get_stats(session, &after);
+  double replaySubmissions =
+      double(after.replay_submissions - before.replay_submissions) /
+      double(runs);
+  // One replay per call, as a loop that changes meta slots between
+  // replays would make them.
+  start = Clock::now();
+  cpu = threadMicros();
+  long single = std::min(runs, 1000L);
+  for (long i = 0; i < single; ++i)
+    if ((status = hodu_session_replay(session, 1)))
+      return error(consume(status));
+  double singleCpu = (threadMicros() - cpu) / double(single);
+  double singleWall =
+      std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+      double(single);
+  if ((status = hodu_session_reset(session)))
+    return error(consume(status));
+  std::printf("replay on %s (%s), %ld runs after %ld warm-up:\n",
+              hodu_device_kind_name(hodu_model_device_kind(model)),
+              hodu_model_device_name(model), runs, warmup);
+  std::printf("  eager:              %10.1f us/run wall, %8.2f us/run host "
+              "CPU, %6.3f submissions/run, %5.1f commands/run\n",
+              eagerWall, eagerCpu, eagerSubmissions, eagerCommands);
+  std::printf("  replay(%ld):%*s%10.1f us/run wall, %8.2f us/run host CPU, "
+              "%6.3f submissions/run, %5.1f commands/run\n",
+              runs, int(std::max<size_t>(1, 9 - std::to_string(runs).size())),
+              "", replayWall, replayCpu, replaySubmissions, 0.0);
+  std::printf("  replay(1) x %-5ld   %10.1f us/run wall, %8.2f us/run host "
+              "CPU\n",
+              single, singleWall, singleCpu);
   return ExitOk;
 }
 
@@ -684,7 +910,12 @@ int main(int argc, char **argv) {
   }
 
   hodu_model *model = nullptr;
-  hodu_status status = hodu_model_load(options.artifact.c_str(), &model);
+  hodu_load_options loadOptions;
+  hodu_load_options_init(&loadOptions);
+  loadOptions.device_kind = options.deviceKind;
+  loadOptions.device_ordinal = int32_t(options.deviceOrdinal);
+  hodu_status status = hodu_model_load_with_options(options.artifact.c_str(),
+                                                    &loadOptions, &model);
   if (status)
     return error(consume(status));
   struct ModelGuard {
@@ -708,6 +939,9 @@ int main(int argc, char **argv) {
     return error(message);
   if (options.benchmark > 0)
     if (int result = benchmarkModel(model, inputs, outputs, options))
+      return result;
+  if (options.replay > 0)
+    if (int result = replayModel(model, inputs, outputs, options))
       return result;
   if (!options.outputDir.empty())
     return writeOutputs(outputs, options);

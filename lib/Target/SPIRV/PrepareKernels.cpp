@@ -27,6 +27,8 @@
 
 #include "llvm/ADT/StringSet.h"
 
+#include <limits>
+
 namespace hodu::spirv {
 #define GEN_PASS_DEF_SPIRVPREPAREKERNELS
 #include "hodu/Target/SPIRV/Passes.h.inc"
@@ -91,6 +93,52 @@ struct NarrowF64Math : RewritePattern {
   }
 
   static bool isF64(Type t) { return getElementTypeOrSelf(t).isF64(); }
+};
+
+/// GLSL's Pow is undefined for a negative base; ONNX's (C's) pow is not:
+/// an integral exponent gives |x|^y with the sign of x when y is odd, any
+/// other exponent NaN.
+struct SignedPow : OpRewritePattern<math::PowFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::PowFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->hasAttr("hodu.signed_pow"))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = op.getLhs(), y = op.getRhs();
+    Type type = x.getType();
+    auto constant = [&](double v) -> Value {
+      Type elem = getElementTypeOrSelf(type);
+      TypedAttr attr = rewriter.getFloatAttr(elem, v);
+      if (auto vec = dyn_cast<VectorType>(type))
+        attr = SplatElementsAttr::get(vec, attr);
+      return arith::ConstantOp::create(rewriter, loc, attr);
+    };
+    Value zero = constant(0.0), two = constant(2.0);
+    Value magnitude = math::PowFOp::create(
+        rewriter, loc, math::AbsFOp::create(rewriter, loc, x), y);
+    magnitude.getDefiningOp()->setAttr("hodu.signed_pow",
+                                       rewriter.getUnitAttr());
+    Value negative = arith::CmpFOp::create(rewriter, loc,
+                                           arith::CmpFPredicate::OLT, x, zero);
+    Value integral = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::OEQ,
+        math::FloorOp::create(rewriter, loc, y), y);
+    Value half = arith::DivFOp::create(rewriter, loc, y, two);
+    Value odd = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::ONE,
+        math::FloorOp::create(rewriter, loc, half), half);
+    Value signedValue = arith::SelectOp::create(
+        rewriter, loc, odd, arith::NegFOp::create(rewriter, loc, magnitude),
+        magnitude);
+    Value nan = constant(std::numeric_limits<double>::quiet_NaN());
+    Value ofNegative =
+        arith::SelectOp::create(rewriter, loc, integral, signedValue, nan);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, negative, ofNegative,
+                                                 magnitude);
+    return success();
+  }
 };
 
 bool inWorkgroupMemory(Type type) {
@@ -165,6 +213,7 @@ struct SpirvPrepareKernels
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateErfcPattern(patterns);
     math::populateExpansionPatterns(patterns, {"cbrt", "fpowi", "ipowi"});
+    patterns.add<SignedPow>(ctx);
     return applyPatternsGreedily(kernels, std::move(patterns));
   }
 

@@ -111,6 +111,17 @@ typedef struct hodu_model_desc {
   /* Bytes of scratch one run needs (hodu_run_context.workspace); 0 = none.
    * Appended in Hodu 0.2: absent (and so 0) when struct_size ends before it. */
   uint64_t workspace_size;
+  /* Meta slots (appended in Hodu 0.3; absent, and so 0, when struct_size
+   * ends before them): the LAST num_meta_slots entries of `inputs` are not
+   * inputs the caller passes but meta slots -- named small tensors (a
+   * learning rate, a step count) that the runtime keeps in each session's
+   * slot storage, that the host writes between runs and replays, and that
+   * it passes to the entry in those positions. Like inputs, the entry only
+   * reads them. 0 <= num_meta_slots <= num_inputs. */
+  int32_t num_meta_slots;
+  /* Their initial values: NULL (all zero), or num_meta_slots pointers, each
+   * NULL (zeros) or to the slot's bytes (its dtype and shape). */
+  const void *const *meta_slot_init;
 } hodu_model_desc;
 
 /* Alignment the entry point expects of hodu_run_context.workspace. */

@@ -25,6 +25,12 @@
  * lies inside its buffer. Unknown section kinds are skipped (a minor version
  * may add some); an unknown major version is refused.
  *
+ * Versioning, as libhodurt reads it (docs/bundle.md): a minor version may
+ * add section kinds and append fields to table records (a larger
+ * entry_size; readers take the prefix they know). Every `flags` field must
+ * be 0 and every enum a known value: a reader refuses anything else, so a
+ * new meaning for an existing field needs a new major version.
+ *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_BUNDLE_H
 #define HODU_BUNDLE_H

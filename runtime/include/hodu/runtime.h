@@ -1,11 +1,14 @@
 /*===- hodu/runtime.h - the Hodu C runtime (libhodurt) ---------------------===*
  *
- * libhodurt loads models compiled by `hoduc` and runs them. Plain C11; link
- * with -lhodurt (shared) or libhodurt.a plus -ldl (static).
+ * libhodurt loads models compiled by `hoduc` and runs them: shared libraries
+ * on the CPU, bundles (hoduc --device=vulkan|cuda|rocm) on GPUs. Plain C11;
+ * link with -lhodurt (shared) or libhodurt.a plus -ldl -lpthread (static).
+ * GPU drivers are opened at run time; a missing one is a status.
  *
  * A complete program (test/runtime-unit builds and runs this very text, so
- * it stays true). It loads a model with one f32 input, fills the input with
- * 1.0, runs the model and prints the first value of every output:
+ * it stays true). It loads a model (a .so or a bundle), fills its f32
+ * inputs with 1.0, runs it and prints the first value of every output, then
+ * captures it once and replays it:
  *
  * HODU_EXAMPLE_BEGIN
 #include <hodu/runtime.h>
@@ -59,6 +62,28 @@ int main(int argc, char **argv) {
     printf("\n");
   }
 
+  // Capture once, replay: a session binds the tensors, runs once to warm
+  // up, records the whole plan, and replay(3) equals three runs with no
+  // per-kernel host work (a CUDA Graph, a Vulkan command buffer ...).
+  hodu_session *session = NULL;
+  if (!status)
+    status = hodu_session_create(model, &session);
+  if (!status)
+    status = hodu_session_bind(session, (const hodu_tensor *const *)inputs,
+                               (size_t)num_inputs, outputs,
+                               (size_t)num_outputs);
+  if (!status)
+    status = hodu_session_run(session);
+  if (!status)
+    status = hodu_session_capture(session);
+  if (!status)
+    status = hodu_session_replay(session, 3);
+  if (!status)
+    printf("replayed 3 times on %s, session %s\n",
+           hodu_device_kind_name(hodu_model_device_kind(model)),
+           hodu_session_state_name(hodu_session_get_state(session)));
+  hodu_session_free(session);
+
   for (int i = 0; i < 8; ++i) {
     hodu_tensor_free(inputs[i]);
     hodu_tensor_free(outputs[i]);
@@ -76,10 +101,11 @@ int main(int argc, char **argv) {
  *    where they are pointers, so a failed call leaves nothing to free).
  *  - "Borrowed" results live as long as the object they came from; never
  *    free them. Every `*_free` function accepts NULL.
- *  - A hodu_model is immutable once created (apart from an internal,
- *    lock-free cache of run workspaces): any number of threads may run
- *    and query one model at once. A hodu_tensor is not synchronized; do not
- *    write it from one thread while another reads it.
+ *  - A hodu_model is immutable once created (apart from internal, lock-free
+ *    caches of run workspaces and sessions): any number of threads may run
+ *    and query one model at once. A hodu_session belongs to one thread at a
+ *    time. A hodu_tensor is not synchronized; do not write it from one
+ *    thread while another reads it.
  *
  * The full reference is docs/runtime.md.
  *
@@ -91,6 +117,7 @@ int main(int argc, char **argv) {
 #include <stdint.h>
 
 #include "hodu/abi.h"
+#include "hodu/bundle.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -129,7 +156,11 @@ typedef enum hodu_status_code {
   HODU_INCOMPATIBLE = 4,     /* an artifact built for another ABI version */
   HODU_MISMATCH = 5,         /* tensors that do not fit the model */
   HODU_RUN_FAILED = 6,       /* the compiled code reported a failure */
-  HODU_OUT_OF_MEMORY = 7
+  HODU_OUT_OF_MEMORY = 7,
+  HODU_INVALID_STATE = 8, /* a session call out of order (replay before
+                             capture ...) */
+  HODU_NO_DEVICE = 9,     /* the driver or the device is missing */
+  HODU_DEVICE_ERROR = 10  /* a device API call failed (the message names it) */
 } hodu_status_code;
 
 /* An error: NULL means OK. Owned by whoever received it. */
@@ -222,13 +253,17 @@ HODU_API int hodu_tensor_owns_data(const hodu_tensor *tensor);
 /* A loaded model: its descriptor and, for loaded files, the library. */
 typedef struct hodu_model hodu_model;
 
-/* Loads a compiled model from a shared library (dlopen, then dlsym of
+/* Loads a compiled model: a bundle (a file starting with HODU_BUNDLE_MAGIC;
+ * validated field by field, then run on the device it was compiled for,
+ * see "Devices" below) or a shared library (dlopen, then dlsym of
  * HODU_DESCRIPTOR_SYMBOL). A path without '/' is taken relative to the
  * current directory, not searched on LD_LIBRARY_PATH. Errors: NOT_FOUND
- * (no such file), INVALID_ARTIFACT (not a loadable library, no descriptor
- * symbol, or a malformed descriptor), INCOMPATIBLE (ABI version: the message
- * says which version was expected and which found). On success `*out` is
- * yours: release it with hodu_model_free(). */
+ * (no such file), INVALID_ARTIFACT (not a regular file, not a loadable
+ * library, no descriptor symbol, a malformed descriptor or bundle: the
+ * message names the section, entry and field), INCOMPATIBLE (ABI or bundle
+ * version: the message says which was expected and which found; a device
+ * that lacks what the code needs), NO_DEVICE (driver or device missing).
+ * On success `*out` is yours: release it with hodu_model_free(). */
 HODU_API hodu_status hodu_model_load(const char *path, hodu_model **out);
 
 /* Wraps a descriptor linked into the program (`<prefix>_hodu_descriptor`
@@ -244,13 +279,15 @@ hodu_model_from_descriptor(const hodu_model_desc *descriptor,
  * free a model while another thread runs it. */
 HODU_API void hodu_model_free(hodu_model *model);
 
-/* The model's name and target (e.g. "cpu"). Borrowed; never NULL. */
+/* The model's name and target (e.g. "cpu"; a bundle's device kind,
+ * "vulkan"). Borrowed; never NULL. */
 HODU_API const char *hodu_model_name(const hodu_model *model);
 HODU_API const char *hodu_model_target(const hodu_model *model);
 
-/* The descriptor the model runs (borrowed). */
+/* The descriptor the model runs (borrowed); NULL for bundles. */
 HODU_API const hodu_model_desc *hodu_model_descriptor(const hodu_model *model);
 
+/* Inputs the caller passes (a descriptor's meta slots are not counted). */
 HODU_API int32_t hodu_model_num_inputs(const hodu_model *model);
 HODU_API int32_t hodu_model_num_outputs(const hodu_model *model);
 
@@ -321,6 +358,259 @@ HODU_API hodu_status hodu_model_run_alloc(const hodu_model *model,
                                           size_t num_inputs,
                                           hodu_tensor **outputs,
                                           size_t num_outputs);
+
+/*===--------------------------------------------------------------------===*
+ * Devices
+ *
+ * A model runs on one device: the host (HODU_DEVICE_CPU) for shared
+ * libraries, the device a bundle was compiled for (HODU_DEVICE_VULKAN,
+ * _CUDA, _HIP; hodu_device_kind is defined in hodu/bundle.h). Drivers are
+ * looked up at run time (dlopen of libvulkan.so.1, libcuda.so.1,
+ * libamdhip64.so), so libhodurt loads everywhere; a missing driver or
+ * device is a NO_DEVICE status such as "no CUDA driver: libcuda.so.1 not
+ * found".
+ *===--------------------------------------------------------------------===*/
+
+/* "cpu", "vulkan", "cuda", "hip", "metal"; NULL for an invalid kind. */
+HODU_API const char *hodu_device_kind_name(hodu_device_kind kind);
+
+/* Parses a kind name (the names above; "rocm" means "hip"). Returns 1 on
+ * success, 0 for an unknown name (then `*kind` is untouched). */
+HODU_API int hodu_device_kind_from_name(const char *name,
+                                        hodu_device_kind *kind);
+
+/* How many devices of `kind` this machine has (the CPU: 1). NO_DEVICE when
+ * the kind's driver is missing; a driver with no device gives 0. */
+HODU_API hodu_status hodu_device_count(hodu_device_kind kind, int32_t *count);
+
+/* Options of hodu_model_load_with_options. Initialise with
+ * hodu_load_options_init(); fields are only appended (struct_size). */
+typedef struct hodu_load_options {
+  uint32_t struct_size;
+  /* The device kind to run on: -1 (default) for the artifact's own. A
+   * bundle runs only on the kind it was compiled for; naming another is
+   * refused with INCOMPATIBLE, naming the kinds it has. */
+  int32_t device_kind;
+  /* Which device of that kind, 0 (default) for the first. */
+  int32_t device_ordinal;
+} hodu_load_options;
+
+/* Sets `options` to the defaults (the artifact's device, ordinal 0). */
+HODU_API void hodu_load_options_init(hodu_load_options *options);
+
+/* hodu_model_load() with options (NULL = defaults). For a bundle it opens
+ * the device, loads the code object that fits it (by architecture), and
+ * uploads the weights once for the model. */
+HODU_API hodu_status hodu_model_load_with_options(
+    const char *path, const hodu_load_options *options, hodu_model **out);
+
+/* The kind, ordinal and name (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)",
+ * "host CPU"; borrowed) of the device the model runs on. */
+HODU_API hodu_device_kind hodu_model_device_kind(const hodu_model *model);
+HODU_API int32_t hodu_model_device_ordinal(const hodu_model *model);
+HODU_API const char *hodu_model_device_name(const hodu_model *model);
+
+/* 1 when the model was loaded from a bundle, 0 for a shared library or a
+ * linked descriptor. */
+HODU_API int hodu_model_is_bundle(const hodu_model *model);
+
+/* A bundle's validated launch plan, as the records of hodu/bundle.h (for
+ * tools such as `hodu-run --info`): the number of entries of a table
+ * section (DEVICES, TENSORS, DIMS, CODE, KERNELS, STEPS, ARGS; the byte
+ * size for WEIGHTS and BLOBS) and a borrowed pointer to them (one record of
+ * sizeof(hodu_bundle_<record>) bytes per entry, NULL when empty), and the
+ * string a hodu_bundle_string names. 0, NULL and "" for other models. */
+HODU_API uint64_t hodu_model_plan_count(const hodu_model *model,
+                                        hodu_bundle_section_kind section);
+HODU_API const void *hodu_model_plan_table(const hodu_model *model,
+                                           hodu_bundle_section_kind section);
+HODU_API const char *hodu_model_plan_string(const hodu_model *model,
+                                            hodu_bundle_string string);
+
+/*===--------------------------------------------------------------------===*
+ * Device tensors
+ *
+ * A tensor lives in host memory (hodu_tensor_create, _wrap) or in a
+ * device's memory (below). Host tensors passed to a GPU model are copied to
+ * the device before a run and the outputs back after it; device tensors
+ * are bound as they are, with no copy. On the CPU the two are the same
+ * thing. hodu_tensor_data() is NULL for a tensor the host cannot address:
+ * use hodu_tensor_write, _read and _copy. A device tensor keeps its device
+ * open and may outlive the model that made it; it can be bound to any model
+ * on the same device.
+ *===--------------------------------------------------------------------===*/
+
+/* A zero-filled tensor in the memory of the device `model` runs on. Release
+ * `*out` with hodu_tensor_free(). */
+HODU_API hodu_status hodu_model_create_device_tensor(const hodu_model *model,
+                                                     hodu_dtype dtype,
+                                                     int32_t rank,
+                                                     const int64_t *shape,
+                                                     hodu_tensor **out);
+
+/* A zero-filled device tensor shaped like input (output) `index`, on the
+ * device the model reads (writes) it. Release with hodu_tensor_free(). */
+HODU_API hodu_status hodu_model_create_device_input(const hodu_model *model,
+                                                    int32_t index,
+                                                    hodu_tensor **out);
+HODU_API hodu_status hodu_model_create_device_output(const hodu_model *model,
+                                                     int32_t index,
+                                                     hodu_tensor **out);
+
+/* Where a tensor's data lives: HODU_DEVICE_CPU for host tensors. */
+HODU_API hodu_device_kind hodu_tensor_device_kind(const hodu_tensor *tensor);
+
+/* Copies `bytes` (exactly hodu_tensor_bytes()) from host memory into any
+ * tensor, or out of any tensor into host memory. */
+HODU_API hodu_status hodu_tensor_write(hodu_tensor *tensor, const void *data,
+                                       size_t bytes);
+HODU_API hodu_status hodu_tensor_read(const hodu_tensor *tensor, void *data,
+                                      size_t bytes);
+
+/* Copies `source` into `target` (same dtype and shape), between any two
+ * tensors: host or device, same device or not. */
+HODU_API hodu_status hodu_tensor_copy(const hodu_tensor *source,
+                                      hodu_tensor *target);
+
+/*===--------------------------------------------------------------------===*
+ * Meta slots
+ *
+ * Named small tensors a model declares (a learning rate, a step count) that
+ * live at fixed device addresses in each session, start at the model's
+ * initial value, and that the host writes and reads between runs and
+ * replays. Captured kernels read them where they are, so a changed slot
+ * changes what the next replay computes without capturing again.
+ *===--------------------------------------------------------------------===*/
+
+HODU_API int32_t hodu_model_num_meta_slots(const hodu_model *model);
+/* Per-slot queries, as for inputs: NULL or -1 for an index out of range. */
+HODU_API const char *hodu_model_meta_slot_name(const hodu_model *model,
+                                               int32_t index);
+HODU_API hodu_dtype hodu_model_meta_slot_dtype(const hodu_model *model,
+                                               int32_t index);
+HODU_API int32_t hodu_model_meta_slot_rank(const hodu_model *model,
+                                           int32_t index);
+HODU_API const int64_t *hodu_model_meta_slot_shape(const hodu_model *model,
+                                                   int32_t index);
+/* The slot's size in bytes (0 for an index out of range). */
+HODU_API size_t hodu_model_meta_slot_bytes(const hodu_model *model,
+                                           int32_t index);
+/* Finds a slot by name; NOT_FOUND lists the model's slots. */
+HODU_API hodu_status hodu_model_meta_slot_index(const hodu_model *model,
+                                                const char *name,
+                                                int32_t *index);
+
+/*===--------------------------------------------------------------------===*
+ * Sessions: bound tensors, eager runs, capture and replay
+ *
+ * A session is one run context of a model: its own arena (the model's
+ * intermediates), its own meta slots, and the input and output tensors
+ * bound to it. It moves through the states
+ *
+ *   CREATED --run--> WARMED --capture--> CAPTURED --reset--> RESET
+ *                                          |  ^                |
+ *                                    replay(n) |      capture  |
+ *                                          +--+  <-------------+
+ *
+ * hodu_session_run runs the plan eagerly (every kernel issued by the host)
+ * and is allowed in any state. hodu_session_capture records the whole plan
+ * once -- CUDA: a CUDA Graph from stream capture; HIP: a hipGraph; Vulkan:
+ * one command buffer; CPU: the plan with every address resolved -- and
+ * hodu_session_replay(n) runs that recording n times with no per-kernel
+ * host work. hodu_session_reset frees only what capture made. Out-of-order
+ * calls fail with INVALID_STATE: capture before a warm-up run (unwarmed
+ * buffers), capture twice, replay before capture, replay after reset, and
+ * binding other tensors while captured.
+ *
+ * Host tensors bound to a GPU session are copied in before a run or a
+ * replay(n) and the outputs back after it (once per call, not per replayed
+ * run); bind device tensors to avoid those copies. A model is shared by
+ * any number of sessions; a session belongs to one thread at a time.
+ *===--------------------------------------------------------------------===*/
+
+typedef struct hodu_session hodu_session;
+
+typedef enum hodu_session_state {
+  HODU_SESSION_CREATED = 0,
+  HODU_SESSION_WARMED = 1,
+  HODU_SESSION_CAPTURED = 2,
+  HODU_SESSION_RESET = 3
+} hodu_session_state;
+
+/* "created", "warmed", "captured", "reset"; NULL for another value. */
+HODU_API const char *hodu_session_state_name(hodu_session_state state);
+
+/* A new session of `model` (borrowed: it must outlive the session), with
+ * its arena and meta slots allocated on the model's device and the slots
+ * set to their initial values. Release with hodu_session_free(). */
+HODU_API hodu_status hodu_session_create(const hodu_model *model,
+                                         hodu_session **out);
+
+/* Releases the session and everything it allocated (not the bound
+ * tensors). NULL is ok. */
+HODU_API void hodu_session_free(hodu_session *session);
+
+HODU_API hodu_session_state hodu_session_get_state(const hodu_session *session);
+
+/* Binds one tensor per input and output (model order; borrowed: keep them
+ * alive while bound), checked as hodu_model_run() checks them; a device
+ * tensor must be on the model's device. Binding other tensors while
+ * CAPTURED is INVALID_STATE (the recording holds the old addresses; host
+ * tensors of GPU models may be rebound, since they are copied). */
+HODU_API hodu_status hodu_session_bind(hodu_session *session,
+                                       const hodu_tensor *const *inputs,
+                                       size_t num_inputs,
+                                       hodu_tensor *const *outputs,
+                                       size_t num_outputs);
+
+/* One eager run of the bound tensors. CREATED becomes WARMED. */
+HODU_API hodu_status hodu_session_run(hodu_session *session);
+
+/* Records the plan once (see above). WARMED or RESET becomes CAPTURED. */
+HODU_API hodu_status hodu_session_capture(hodu_session *session);
+
+/* Runs the recording `count` >= 1 times; the results equal `count` eager
+ * runs. CAPTURED only. */
+HODU_API hodu_status hodu_session_replay(hodu_session *session,
+                                         int64_t count);
+
+/* Frees the recording (nothing else: arena, slots and bindings stay).
+ * CAPTURED becomes RESET. */
+HODU_API hodu_status hodu_session_reset(hodu_session *session);
+
+/* Writes (reads) meta slot `index`: exactly hodu_model_meta_slot_bytes()
+ * bytes, in any state; the next run or replay reads the new value. */
+HODU_API hodu_status hodu_session_write_meta_slot(hodu_session *session,
+                                                  int32_t index,
+                                                  const void *data,
+                                                  size_t bytes);
+HODU_API hodu_status hodu_session_read_meta_slot(const hodu_session *session,
+                                                 int32_t index, void *data,
+                                                 size_t bytes);
+/* The same by name. */
+HODU_API hodu_status hodu_session_write_meta_slot_named(hodu_session *session,
+                                                        const char *name,
+                                                        const void *data,
+                                                        size_t bytes);
+HODU_API hodu_status hodu_session_read_meta_slot_named(
+    const hodu_session *session, const char *name, void *data, size_t bytes);
+
+/* What a session's calls cost the host so far. */
+typedef struct hodu_session_stats {
+  uint32_t struct_size; /* set by the caller: sizeof(hodu_session_stats) */
+  uint32_t reserved;
+  uint64_t runs;             /* eager runs */
+  uint64_t run_submissions;  /* submissions to the device by those runs
+                                (vkQueueSubmit calls, kernel launches ...) */
+  uint64_t run_commands;     /* commands the host issued or recorded */
+  uint64_t replays;          /* replayed runs */
+  uint64_t replay_submissions;
+  uint64_t captures;
+} hodu_session_stats;
+
+/* Fills `stats` (up to its struct_size). */
+HODU_API hodu_status hodu_session_get_stats(const hodu_session *session,
+                                            hodu_session_stats *stats);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,10 @@ def SpirvPrepareKernels
       `erfc`, and the ones `math-expand-ops` rewrites) as polynomials or
       expansions; and on f64, where GLSL's transcendental instructions
       (`exp`, `log`, `pow`, the trigonometric and hyperbolic functions)
-      take only 16- and 32-bit floats, those functions computed in f32.
+      take only 16- and 32-bit floats, those functions computed in f32;
+      `math.powf` of a negative base as C's `pow` (GLSL's Pow is undefined
+      there): the sign of the base for odd integral exponents, NaN for
+      non-integral ones.
 
     Before:
     ```mlir

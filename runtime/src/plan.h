@@ -1,0 +1,99 @@
+/*===- plan.h - a model's launch plan in memory ----------------------------===*
+ *
+ * What the runtime executes: tensors, devices, code objects, kernels, steps
+ * and their arguments. A bundle (hodu/bundle.h) is read into a plan by
+ * bundle.c, which validates every field first, so the rest of the runtime
+ * indexes these tables without checks. A CPU shared library becomes a plan
+ * too (model.c): one CPU device and one internal ENTRY step that calls the
+ * descriptor's entry function. Never installed.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_RUNTIME_PLAN_H
+#define HODU_RUNTIME_PLAN_H
+
+#include "hodu/abi.h"
+#include "hodu/bundle.h"
+#include "hodu/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Internal step op of plans made from a CPU descriptor: calls
+ * desc->entry(inputs + meta slots, outputs, ctx) with the step's args, in
+ * the order INPUT..., META..., OUTPUT..., and an optional ARENA last (the
+ * workspace). Never appears in a bundle (the reader refuses it). */
+#define HODU_STEP_ENTRY_ 0x100u
+
+/* A bundle's largest accepted size (the whole file is read into memory). */
+#define HODU_BUNDLE_MAX_FILE_SIZE (UINT64_C(1) << 36) /* 64 GiB */
+/* Bounds on table sizes beyond what the file size implies. */
+#define HODU_BUNDLE_MAX_SECTIONS 256u
+#define HODU_BUNDLE_MAX_RANK 16u
+
+/* An input, output or meta slot. */
+typedef struct hodu_plan_tensor {
+  hodu_tensor_desc desc; /* name, dtype, rank, shape (into plan->dims) */
+  uint32_t device;       /* index into plan->devices */
+  uint64_t bytes;
+  const uint8_t *init; /* meta slots: `bytes` initial bytes; NULL = zeros */
+} hodu_plan_tensor;
+
+typedef struct hodu_plan {
+  uint8_t *file; /* the bundle's bytes (owned; 64-byte aligned); NULL
+                    for plans made from a descriptor */
+  uint64_t file_size;
+  uint16_t version_major, version_minor;
+  const char *name;
+  const char *producer;
+  uint32_t num_inputs, num_outputs, num_meta;
+  hodu_plan_tensor *tensors; /* inputs, then outputs, then meta slots */
+  int64_t *dims;
+  uint32_t num_dims;
+  hodu_bundle_device *devices;
+  uint32_t num_devices;
+  hodu_bundle_code *codes;
+  uint32_t num_codes;
+  hodu_bundle_kernel *kernels;
+  uint32_t num_kernels;
+  hodu_bundle_step *steps;
+  uint32_t num_steps;
+  hodu_bundle_arg *args;
+  uint32_t num_args;
+  const char *strings; /* STRINGS (every reference was checked) */
+  uint64_t strings_size;
+  const uint8_t *weights;
+  uint64_t weights_size;
+  const uint8_t *blobs;
+  uint64_t blobs_size;
+  /* The device the model is said to run on: the first non-CPU device, else
+   * device 0. */
+  uint32_t main_device;
+  /* Plans from a descriptor: the descriptor (borrowed). */
+  const hodu_model_desc *desc;
+} hodu_plan;
+
+/* Reads and validates the bundle at `path` (a regular file of at most
+ * HODU_BUNDLE_MAX_FILE_SIZE bytes). Messages start with 'path'. */
+hodu_status hodu_bundle_read_file(const char *path, hodu_plan **out);
+
+/* Validates `size` bytes at `data` as a bundle and takes ownership of
+ * `data` (which must come from aligned_alloc(64, ...) or malloc; it is
+ * freed with the plan, or on failure). `origin` names it in messages. */
+hodu_status hodu_bundle_parse(uint8_t *data, uint64_t size, const char *origin,
+                              hodu_plan **out);
+
+/* 1 when the first bytes of the file at `path` are HODU_BUNDLE_MAGIC. */
+int hodu_is_bundle_file(const char *path);
+
+void hodu_plan_free(hodu_plan *plan);
+
+/* The buffer an argument points into lives on this plan device. */
+uint32_t hodu_plan_arg_device(const hodu_plan *plan,
+                              const hodu_bundle_arg *arg);
+
+/* Names for messages and --info: "vulkan", "LAUNCH", "ARENA", "spirv". */
+const char *hodu_step_op_name(uint32_t op);
+const char *hodu_buffer_space_name(uint32_t space);
+const char *hodu_code_format_name(uint32_t format);
+
+#endif /* HODU_RUNTIME_PLAN_H */

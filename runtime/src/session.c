@@ -1,0 +1,835 @@
+/*===- session.c - run contexts: binding, eager runs, capture and replay
+ *----===*
+ *
+ * The plan executor. A session owns what one run needs -- an arena per
+ * plan device, the meta slots, device mirrors of bound host tensors -- and
+ * the programs: the plan's steps cut into segments of consecutive steps on
+ * one device (TRANSFER steps between devices are run by the executor
+ * itself, through host memory). A program is made once per set of bound
+ * addresses and reused by every run; capture records each program once and
+ * replay resubmits the recordings.
+ *
+ * The state machine (created -> warmed -> captured -> reset, seed 002's
+ * AICF) is checked here; internal sessions, which hodu_model_run keeps in
+ * the model's cache, skip it.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct segment {
+  uint32_t device; /* plan device */
+  uint32_t first;  /* steps [first, first + count) */
+  uint32_t count;
+  int transfer; /* one TRANSFER step, run by the executor */
+  hodu_program *program;
+} segment;
+
+struct hodu_session {
+  const hodu_model *model;
+  const hodu_plan *plan;
+  hodu_session_state state;
+  int internal;
+  hodu_buffer **arenas;       /* per plan device; NULL without an arena */
+  hodu_buffer **meta;         /* per meta slot, on its device */
+  const hodu_tensor **inputs; /* bound; all NULL until bound */
+  hodu_tensor **outputs;
+  hodu_buffer **input_mirrors;  /* host inputs of GPU devices */
+  hodu_buffer **output_mirrors; /* host outputs of GPU devices */
+  int bound;
+  hodu_binding *bindings; /* per plan arg */
+  segment *segments;
+  uint32_t num_segments;
+  int programs_ready;
+  hodu_session_stats stats;
+};
+
+static hodu_device *tensor_device(const hodu_session *s, uint32_t tensor) {
+  return s->model->devices[s->plan->tensors[tensor].device];
+}
+
+/*===--------------------------------------------------------------------===*
+ * Checks
+ *===--------------------------------------------------------------------===*/
+
+static hodu_status check_tensor(const char *kind, int32_t index,
+                                const hodu_plan_tensor *expected,
+                                hodu_device *device,
+                                const hodu_tensor *tensor) {
+  const hodu_tensor_desc *desc = &expected->desc;
+  if (!tensor)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL", kind,
+                            (int)index, desc->name);
+  hodu_dtype dtype = hodu_tensor_dtype(tensor);
+  if ((int32_t)dtype != desc->dtype)
+    return hodu_make_status(
+        HODU_MISMATCH, "%s '%s': expected dtype %s, got %s", kind, desc->name,
+        hodu_dtype_name((hodu_dtype)desc->dtype), hodu_dtype_name(dtype));
+  int32_t rank = hodu_tensor_rank(tensor);
+  const int64_t *shape = hodu_tensor_shape(tensor);
+  int same = rank == desc->rank;
+  for (int32_t d = 0; same && d < rank; ++d)
+    same = shape[d] == desc->shape[d];
+  if (!same) {
+    char want[256], got[256];
+    hodu_format_shape(want, sizeof(want), desc->rank, desc->shape);
+    hodu_format_shape(got, sizeof(got), rank, shape);
+    return hodu_make_status(HODU_MISMATCH, "%s '%s': expected shape %s, got %s",
+                            kind, desc->name, want, got);
+  }
+  hodu_device *holder = hodu_tensor_device(tensor);
+  if (holder && holder != device)
+    return hodu_make_status(
+        HODU_MISMATCH,
+        "%s '%s' is in the memory of %s device %d (%s), "
+        "but the model uses it on %s device %d (%s)",
+        kind, desc->name, hodu_device_kind_name(holder->kind),
+        (int)holder->ordinal, holder->name, hodu_device_kind_name(device->kind),
+        (int)device->ordinal, device->name);
+  return NULL;
+}
+
+static int overlaps(const hodu_tensor *a, const hodu_tensor *b) {
+  if (hodu_tensor_device(a) || hodu_tensor_device(b))
+    return hodu_tensor_buffer(a) &&
+           hodu_tensor_buffer(a) == hodu_tensor_buffer(b);
+  size_t a_bytes = hodu_tensor_bytes(a), b_bytes = hodu_tensor_bytes(b);
+  if (a_bytes == 0 || b_bytes == 0)
+    return 0;
+  uintptr_t a_begin = (uintptr_t)hodu_tensor_data(a);
+  uintptr_t b_begin = (uintptr_t)hodu_tensor_data(b);
+  return a_begin < b_begin + b_bytes && b_begin < a_begin + a_bytes;
+}
+
+hodu_status hodu_check_run_tensors(const hodu_model *model,
+                                   const hodu_tensor *const *inputs,
+                                   size_t num_inputs,
+                                   hodu_tensor *const *outputs,
+                                   size_t num_outputs) {
+  const hodu_plan *plan = model->plan;
+  if (num_inputs != plan->num_inputs)
+    return hodu_make_status(HODU_MISMATCH,
+                            "model '%s' expects %u input%s, got %zu",
+                            plan->name, (unsigned)plan->num_inputs,
+                            plan->num_inputs == 1 ? "" : "s", num_inputs);
+  if (num_outputs != plan->num_outputs)
+    return hodu_make_status(HODU_MISMATCH,
+                            "model '%s' has %u output%s, got %zu", plan->name,
+                            (unsigned)plan->num_outputs,
+                            plan->num_outputs == 1 ? "" : "s", num_outputs);
+  if ((num_inputs && !inputs) || (num_outputs && !outputs))
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "the %s array is NULL",
+                            num_inputs && !inputs ? "input" : "output");
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[i];
+    hodu_status status = check_tensor("input", (int32_t)i, t,
+                                      model->devices[t->device], inputs[i]);
+    if (status)
+      return status;
+  }
+  for (size_t i = 0; i < num_outputs; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + i];
+    hodu_status status = check_tensor("output", (int32_t)i, t,
+                                      model->devices[t->device], outputs[i]);
+    if (status)
+      return status;
+  }
+  /* The compiled code reads inputs while it writes outputs; overlapping
+   * buffers would give unspecified results, so refuse them up front. */
+  for (size_t o = 0; o < num_outputs; ++o) {
+    const char *name = plan->tensors[plan->num_inputs + o].desc.name;
+    for (size_t i = 0; i < num_inputs; ++i)
+      if (overlaps(outputs[o], inputs[i]))
+        return hodu_make_status(HODU_INVALID_ARGUMENT,
+                                "output '%s' overlaps input '%s'", name,
+                                plan->tensors[i].desc.name);
+    for (size_t p = 0; p < o; ++p)
+      if (overlaps(outputs[o], outputs[p]))
+        return hodu_make_status(HODU_INVALID_ARGUMENT,
+                                "output '%s' overlaps output '%s'", name,
+                                plan->tensors[plan->num_inputs + p].desc.name);
+  }
+  return NULL;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Creation
+ *===--------------------------------------------------------------------===*/
+
+static void free_programs(hodu_session *s) {
+  for (uint32_t i = 0; i < s->num_segments; ++i) {
+    segment *seg = &s->segments[i];
+    if (seg->program) {
+      hodu_device *device = s->model->devices[seg->device];
+      device->ops->program_free(device, seg->program);
+      seg->program = NULL;
+    }
+  }
+  s->programs_ready = 0;
+}
+
+void hodu_session_free(hodu_session *s) {
+  if (!s)
+    return;
+  const hodu_plan *plan = s->plan;
+  if (s->segments)
+    free_programs(s);
+  free(s->segments);
+  for (uint32_t d = 0; s->arenas && d < plan->num_devices; ++d)
+    if (s->arenas[d])
+      s->model->devices[d]->ops->buffer_free(s->model->devices[d],
+                                             s->arenas[d]);
+  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t k = 0; s->meta && k < plan->num_meta; ++k)
+    if (s->meta[k]) {
+      hodu_device *device = tensor_device(s, meta_begin + k);
+      device->ops->buffer_free(device, s->meta[k]);
+    }
+  for (uint32_t i = 0; s->input_mirrors && i < plan->num_inputs; ++i)
+    if (s->input_mirrors[i]) {
+      hodu_device *device = tensor_device(s, i);
+      device->ops->buffer_free(device, s->input_mirrors[i]);
+    }
+  for (uint32_t o = 0; s->output_mirrors && o < plan->num_outputs; ++o)
+    if (s->output_mirrors[o]) {
+      hodu_device *device = tensor_device(s, plan->num_inputs + o);
+      device->ops->buffer_free(device, s->output_mirrors[o]);
+    }
+  free(s->arenas);
+  free(s->meta);
+  free(s->inputs);
+  free(s->outputs);
+  free(s->input_mirrors);
+  free(s->output_mirrors);
+  free(s->bindings);
+  free(s);
+}
+
+/* Sets every meta slot to its initial value. */
+static hodu_status reset_meta(hodu_session *s) {
+  const hodu_plan *plan = s->plan;
+  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t k = 0; k < plan->num_meta; ++k) {
+    const hodu_plan_tensor *t = &plan->tensors[meta_begin + k];
+    if (!t->bytes)
+      continue;
+    /* Slots without an initial value start (and restart) at zero. */
+    void *zeros = t->init ? NULL : calloc(1, (size_t)t->bytes);
+    if (!t->init && !zeros)
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+    hodu_device *device = tensor_device(s, meta_begin + k);
+    hodu_status status =
+        device->ops->write(device, s->meta[k], 0,
+                           t->init ? (const void *)t->init : zeros, t->bytes);
+    free(zeros);
+    if (status)
+      return status;
+  }
+  return NULL;
+}
+
+/* Cuts the steps into segments: runs of steps on one device, and each
+ * TRANSFER on its own. */
+static hodu_status make_segments(hodu_session *s) {
+  const hodu_plan *plan = s->plan;
+  s->segments =
+      calloc(plan->num_steps ? plan->num_steps : 1, sizeof *s->segments);
+  if (!s->segments)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t i = 0; i < plan->num_steps; ++i) {
+    const hodu_bundle_step *step = &plan->steps[i];
+    int transfer = step->op == HODU_STEP_TRANSFER;
+    segment *last = s->num_segments ? &s->segments[s->num_segments - 1] : NULL;
+    if (last && !transfer && !last->transfer && last->device == step->device) {
+      ++last->count;
+      continue;
+    }
+    segment *seg = &s->segments[s->num_segments++];
+    seg->device = step->device;
+    seg->first = i;
+    seg->count = 1;
+    seg->transfer = transfer;
+  }
+  return NULL;
+}
+
+static hodu_status session_create(const hodu_model *model, int internal,
+                                  hodu_session **out) {
+  *out = NULL;
+  const hodu_plan *plan = model->plan;
+  hodu_session *s = calloc(1, sizeof *s);
+  if (!s)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  s->model = model;
+  s->plan = plan;
+  s->internal = internal;
+  s->state = HODU_SESSION_CREATED;
+  s->stats.struct_size = sizeof s->stats;
+  size_t n_in = plan->num_inputs ? plan->num_inputs : 1;
+  size_t n_out = plan->num_outputs ? plan->num_outputs : 1;
+  s->arenas = calloc(plan->num_devices, sizeof *s->arenas);
+  s->meta = calloc(plan->num_meta ? plan->num_meta : 1, sizeof *s->meta);
+  s->inputs = calloc(n_in, sizeof *s->inputs);
+  s->outputs = calloc(n_out, sizeof *s->outputs);
+  s->input_mirrors = calloc(n_in, sizeof *s->input_mirrors);
+  s->output_mirrors = calloc(n_out, sizeof *s->output_mirrors);
+  s->bindings =
+      calloc(plan->num_args ? plan->num_args : 1, sizeof *s->bindings);
+  hodu_status status =
+      s->arenas && s->meta && s->inputs && s->outputs && s->input_mirrors &&
+              s->output_mirrors && s->bindings
+          ? make_segments(s)
+          : hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t d = 0; d < plan->num_devices && !status; ++d) {
+    if (!plan->devices[d].arena_size)
+      continue;
+    hodu_device *device = model->devices[d];
+    status = device->ops->buffer_create(device, plan->devices[d].arena_size,
+                                        &s->arenas[d]);
+  }
+  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t k = 0; k < plan->num_meta && !status; ++k) {
+    hodu_device *device = tensor_device(s, meta_begin + k);
+    status = device->ops->buffer_create(
+        device, plan->tensors[meta_begin + k].bytes, &s->meta[k]);
+  }
+  if (!status)
+    status = reset_meta(s);
+  if (status) {
+    hodu_session_free(s);
+    return status;
+  }
+  *out = s;
+  return NULL;
+}
+
+hodu_status hodu_session_create(const hodu_model *model, hodu_session **out) {
+  if (!out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
+  *out = NULL;
+  if (!model)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  return session_create(model, 0, out);
+}
+
+const char *hodu_session_state_name(hodu_session_state state) {
+  switch (state) {
+  case HODU_SESSION_CREATED:
+    return "created";
+  case HODU_SESSION_WARMED:
+    return "warmed";
+  case HODU_SESSION_CAPTURED:
+    return "captured";
+  case HODU_SESSION_RESET:
+    return "reset";
+  }
+  return NULL;
+}
+
+hodu_session_state hodu_session_get_state(const hodu_session *s) {
+  return s ? s->state : HODU_SESSION_CREATED;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Binding
+ *===--------------------------------------------------------------------===*/
+
+/* The binding of a tensor (input, output or meta slot) for its device. */
+static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
+                                  hodu_binding *out) {
+  const hodu_plan *plan = s->plan;
+  hodu_device *device = tensor_device(s, tensor);
+  int cpu = device->kind == HODU_DEVICE_CPU;
+  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+  memset(out, 0, sizeof *out);
+  out->size = plan->tensors[tensor].bytes;
+  if (tensor >= meta_begin) {
+    hodu_buffer *buffer = s->meta[tensor - meta_begin];
+    if (cpu)
+      out->host = device->ops->buffer_host(buffer);
+    else
+      out->buffer = buffer;
+    return NULL;
+  }
+  int input = tensor < plan->num_inputs;
+  const hodu_tensor *bound =
+      input ? s->inputs[tensor] : s->outputs[tensor - plan->num_inputs];
+  if (hodu_tensor_device(bound)) {
+    out->buffer = hodu_tensor_buffer(bound);
+    return NULL;
+  }
+  if (cpu) {
+    out->host = hodu_tensor_data(bound);
+    return NULL;
+  }
+  /* A host tensor on a GPU: through a mirror kept by the session. */
+  hodu_buffer **mirror = input ? &s->input_mirrors[tensor]
+                               : &s->output_mirrors[tensor - plan->num_inputs];
+  if (!*mirror) {
+    hodu_status status =
+        device->ops->buffer_create(device, plan->tensors[tensor].bytes, mirror);
+    if (status)
+      return status;
+  }
+  out->buffer = *mirror;
+  return NULL;
+}
+
+/* Resolves every plan argument into `bindings`. */
+static hodu_status resolve(hodu_session *s, hodu_binding *bindings) {
+  const hodu_plan *plan = s->plan;
+  for (uint32_t a = 0; a < plan->num_args; ++a) {
+    const hodu_bundle_arg *arg = &plan->args[a];
+    hodu_binding *b = &bindings[a];
+    memset(b, 0, sizeof *b);
+    uint32_t tensor = 0;
+    switch (arg->space) {
+    case HODU_SPACE_INPUT:
+      tensor = arg->index;
+      break;
+    case HODU_SPACE_OUTPUT:
+      tensor = plan->num_inputs + arg->index;
+      break;
+    case HODU_SPACE_META:
+      tensor = plan->num_inputs + plan->num_outputs + arg->index;
+      break;
+    case HODU_SPACE_ARENA: {
+      hodu_device *device = s->model->devices[arg->index];
+      if (device->kind == HODU_DEVICE_CPU)
+        b->host = device->ops->buffer_host(s->arenas[arg->index]);
+      else
+        b->buffer = s->arenas[arg->index];
+      b->offset = arg->offset;
+      b->size = arg->size;
+      continue;
+    }
+    case HODU_SPACE_WEIGHTS:
+      if (s->model->devices[arg->index]->kind == HODU_DEVICE_CPU)
+        b->host = (void *)plan->weights;
+      else
+        b->buffer = s->model->weights[arg->index];
+      b->offset = arg->offset;
+      b->size = arg->size;
+      continue;
+    }
+    hodu_status status = tensor_binding(s, tensor, b);
+    if (status)
+      return status;
+    b->offset = arg->offset;
+    b->size = arg->size;
+  }
+  return NULL;
+}
+
+static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
+                        size_t num_inputs, hodu_tensor *const *outputs,
+                        size_t num_outputs) {
+  hodu_status status = hodu_check_run_tensors(s->model, inputs, num_inputs,
+                                              outputs, num_outputs);
+  if (status)
+    return status;
+  const hodu_plan *plan = s->plan;
+  /* Resolve into a scratch copy first: a captured session may only take
+   * tensors that resolve to the same addresses. */
+  const hodu_tensor **old_inputs = NULL;
+  hodu_tensor **old_outputs = NULL;
+  size_t in_bytes =
+      sizeof *s->inputs * (plan->num_inputs ? plan->num_inputs : 1);
+  size_t out_bytes =
+      sizeof *s->outputs * (plan->num_outputs ? plan->num_outputs : 1);
+  size_t bind_bytes =
+      sizeof *s->bindings * (plan->num_args ? plan->num_args : 1);
+  hodu_binding *fresh = malloc(bind_bytes);
+  old_inputs = malloc(in_bytes);
+  old_outputs = malloc(out_bytes);
+  if (!fresh || !old_inputs || !old_outputs) {
+    free(fresh);
+    free(old_inputs);
+    free(old_outputs);
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  }
+  memcpy(old_inputs, s->inputs, in_bytes);
+  memcpy(old_outputs, s->outputs, out_bytes);
+  for (size_t i = 0; i < num_inputs; ++i)
+    s->inputs[i] = inputs[i];
+  for (size_t o = 0; o < num_outputs; ++o)
+    s->outputs[o] = outputs[o];
+  status = resolve(s, fresh);
+  /* Programs stay valid while the addresses stay the same. */
+  int changed = memcmp(fresh, s->bindings, bind_bytes) != 0;
+  if (!status && changed && s->state == HODU_SESSION_CAPTURED)
+    status = hodu_make_status(HODU_INVALID_STATE,
+                              "session of model '%s' is captured: its "
+                              "recording holds the bound addresses; reset it "
+                              "before binding other tensors",
+                              plan->name);
+  if (status) {
+    memcpy(s->inputs, old_inputs, in_bytes);
+    memcpy(s->outputs, old_outputs, out_bytes);
+  } else if (changed) {
+    free_programs(s);
+    memcpy(s->bindings, fresh, bind_bytes);
+  }
+  if (!status)
+    s->bound = 1;
+  free(fresh);
+  free(old_inputs);
+  free(old_outputs);
+  return status;
+}
+
+hodu_status hodu_session_bind(hodu_session *s, const hodu_tensor *const *inputs,
+                              size_t num_inputs, hodu_tensor *const *outputs,
+                              size_t num_outputs) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  return bind(s, inputs, num_inputs, outputs, num_outputs);
+}
+
+/*===--------------------------------------------------------------------===*
+ * Running
+ *===--------------------------------------------------------------------===*/
+
+static hodu_status ensure_programs(hodu_session *s) {
+  if (s->programs_ready)
+    return NULL;
+  for (uint32_t i = 0; i < s->num_segments; ++i) {
+    segment *seg = &s->segments[i];
+    if (seg->transfer)
+      continue;
+    hodu_device *device = s->model->devices[seg->device];
+    hodu_status status = device->ops->program_create(
+        device, s->model->codes[seg->device], s->plan, seg->first, seg->count,
+        s->bindings, &seg->program);
+    if (status) {
+      free_programs(s);
+      return status;
+    }
+  }
+  s->programs_ready = 1;
+  return NULL;
+}
+
+/* Host tensors bound to GPU inputs go to their mirrors, and back out of
+ * the output mirrors. */
+static hodu_status stage_in(hodu_session *s) {
+  for (uint32_t i = 0; i < s->plan->num_inputs; ++i) {
+    if (!s->input_mirrors[i] || hodu_tensor_device(s->inputs[i]))
+      continue;
+    size_t bytes = hodu_tensor_bytes(s->inputs[i]);
+    if (!bytes)
+      continue;
+    hodu_device *device = tensor_device(s, i);
+    hodu_status status = device->ops->write(
+        device, s->input_mirrors[i], 0, hodu_tensor_data(s->inputs[i]), bytes);
+    if (status)
+      return status;
+  }
+  return NULL;
+}
+
+static hodu_status stage_out(hodu_session *s) {
+  const hodu_plan *plan = s->plan;
+  for (uint32_t o = 0; o < plan->num_outputs; ++o) {
+    if (!s->output_mirrors[o] || hodu_tensor_device(s->outputs[o]))
+      continue;
+    size_t bytes = hodu_tensor_bytes(s->outputs[o]);
+    if (!bytes)
+      continue;
+    hodu_device *device = tensor_device(s, plan->num_inputs + o);
+    hodu_status status =
+        device->ops->read(device, s->output_mirrors[o], 0,
+                          hodu_tensor_data(s->outputs[o]), bytes);
+    if (status)
+      return status;
+  }
+  return NULL;
+}
+
+/* A TRANSFER step: from one device's buffer to another's, via the host. */
+static hodu_status run_transfer(hodu_session *s, uint32_t step_index) {
+  const hodu_bundle_step *step = &s->plan->steps[step_index];
+  const hodu_bundle_arg *args = &s->plan->args[step->first_arg];
+  const hodu_binding *from = &s->bindings[step->first_arg];
+  const hodu_binding *to = &s->bindings[step->first_arg + 1];
+  hodu_device *source =
+      s->model->devices[hodu_plan_arg_device(s->plan, &args[0])];
+  hodu_device *target =
+      s->model->devices[hodu_plan_arg_device(s->plan, &args[1])];
+  uint64_t size = from->size;
+  if (source->kind == HODU_DEVICE_CPU)
+    return target->ops->write(target, to->buffer, to->offset,
+                              hodu_binding_host(source, from), size);
+  if (target->kind == HODU_DEVICE_CPU)
+    return source->ops->read(source, from->buffer, from->offset,
+                             hodu_binding_host(target, to), size);
+  void *bounce = malloc(size ? (size_t)size : 1);
+  if (!bounce)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_status status =
+      source->ops->read(source, from->buffer, from->offset, bounce, size);
+  if (!status)
+    status = target->ops->write(target, to->buffer, to->offset, bounce, size);
+  free(bounce);
+  return status;
+}
+
+static hodu_status run_once(hodu_session *s, int replay) {
+  hodu_exec_stats stats = {0, 0};
+  hodu_status status = NULL;
+  for (uint32_t i = 0; i < s->num_segments && !status; ++i) {
+    segment *seg = &s->segments[i];
+    if (seg->transfer) {
+      status = run_transfer(s, seg->first);
+      stats.submissions += 1;
+      continue;
+    }
+    hodu_device *device = s->model->devices[seg->device];
+    status = replay
+                 ? device->ops->program_replay(device, seg->program, 1, &stats)
+                 : device->ops->program_run(device, seg->program, &stats);
+  }
+  if (replay) {
+    s->stats.replay_submissions += stats.submissions;
+  } else {
+    s->stats.run_submissions += stats.submissions;
+    s->stats.run_commands += stats.commands;
+  }
+  return status;
+}
+
+static hodu_status not_bound(const hodu_session *s) {
+  return hodu_make_status(HODU_INVALID_STATE,
+                          "session of model '%s' has no tensors bound: call "
+                          "hodu_session_bind first",
+                          s->plan->name);
+}
+
+hodu_status hodu_session_run(hodu_session *s) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  if (!s->bound)
+    return not_bound(s);
+  hodu_status status = ensure_programs(s);
+  if (!status)
+    status = stage_in(s);
+  if (!status)
+    status = run_once(s, 0);
+  if (!status)
+    status = stage_out(s);
+  if (status)
+    return status;
+  ++s->stats.runs;
+  if (s->state == HODU_SESSION_CREATED)
+    s->state = HODU_SESSION_WARMED;
+  return NULL;
+}
+
+static hodu_status state_error(const hodu_session *s, const char *call,
+                               const char *why) {
+  return hodu_make_status(
+      HODU_INVALID_STATE, "%s of model '%s' in state %s: %s", call,
+      s->plan->name, hodu_session_state_name(s->state), why);
+}
+
+hodu_status hodu_session_capture(hodu_session *s) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  if (s->state == HODU_SESSION_CREATED)
+    return state_error(s, "capture",
+                       "run the session at least once first "
+                       "(a warm-up run), then capture");
+  if (s->state == HODU_SESSION_CAPTURED)
+    return state_error(s, "capture",
+                       "it is already captured; reset it "
+                       "before capturing again");
+  hodu_status status = ensure_programs(s);
+  uint32_t done = 0;
+  for (; done < s->num_segments && !status; ++done) {
+    segment *seg = &s->segments[done];
+    if (seg->transfer)
+      continue;
+    hodu_device *device = s->model->devices[seg->device];
+    status = device->ops->program_capture(device, seg->program);
+  }
+  if (status) {
+    /* Undo the recordings made before the failure. */
+    for (uint32_t i = 0; i + 1 < done; ++i) {
+      segment *seg = &s->segments[i];
+      if (!seg->transfer)
+        s->model->devices[seg->device]->ops->program_release_capture(
+            s->model->devices[seg->device], seg->program);
+    }
+    return status;
+  }
+  ++s->stats.captures;
+  s->state = HODU_SESSION_CAPTURED;
+  return NULL;
+}
+
+hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  if (count < 1)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "replay count must be >= 1, got %lld",
+                            (long long)count);
+  if (s->state == HODU_SESSION_RESET)
+    return state_error(s, "replay",
+                       "its recording was freed by reset; "
+                       "capture again first");
+  if (s->state != HODU_SESSION_CAPTURED)
+    return state_error(s, "replay", "nothing is captured; capture first");
+  hodu_status status = stage_in(s);
+  if (!status && s->num_segments == 1 && !s->segments[0].transfer) {
+    /* One program: the device replays all `count` runs at once. */
+    hodu_exec_stats stats = {0, 0};
+    hodu_device *device = s->model->devices[s->segments[0].device];
+    status = device->ops->program_replay(device, s->segments[0].program, count,
+                                         &stats);
+    s->stats.replay_submissions += stats.submissions;
+  } else {
+    for (int64_t i = 0; i < count && !status; ++i)
+      status = run_once(s, 1);
+  }
+  if (!status)
+    status = stage_out(s);
+  if (!status)
+    s->stats.replays += (uint64_t)count;
+  return status;
+}
+
+hodu_status hodu_session_reset(hodu_session *s) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  if (s->state != HODU_SESSION_CAPTURED)
+    return state_error(s, "reset", "nothing is captured");
+  for (uint32_t i = 0; i < s->num_segments; ++i) {
+    segment *seg = &s->segments[i];
+    if (!seg->transfer)
+      s->model->devices[seg->device]->ops->program_release_capture(
+          s->model->devices[seg->device], seg->program);
+  }
+  s->state = HODU_SESSION_RESET;
+  return NULL;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Meta slots and stats
+ *===--------------------------------------------------------------------===*/
+
+static hodu_status meta_access(const hodu_session *s, int32_t index,
+                               const void *data, size_t bytes,
+                               hodu_device **device) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  const hodu_plan *plan = s->plan;
+  if (index < 0 || (uint32_t)index >= plan->num_meta)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "model '%s' has no meta slot %d (it has %u)",
+                            plan->name, (int)index, (unsigned)plan->num_meta);
+  const hodu_plan_tensor *t =
+      &plan->tensors[plan->num_inputs + plan->num_outputs + (uint32_t)index];
+  if (bytes != t->bytes)
+    return hodu_make_status(HODU_MISMATCH,
+                            "meta slot '%s' holds %llu bytes, got %zu",
+                            t->desc.name, (unsigned long long)t->bytes, bytes);
+  if (bytes && !data)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
+  *device =
+      tensor_device(s, plan->num_inputs + plan->num_outputs + (uint32_t)index);
+  return NULL;
+}
+
+hodu_status hodu_session_write_meta_slot(hodu_session *s, int32_t index,
+                                         const void *data, size_t bytes) {
+  hodu_device *device;
+  hodu_status status = meta_access(s, index, data, bytes, &device);
+  if (status || !bytes)
+    return status;
+  return device->ops->write(device, s->meta[index], 0, data, bytes);
+}
+
+hodu_status hodu_session_read_meta_slot(const hodu_session *s, int32_t index,
+                                        void *data, size_t bytes) {
+  hodu_device *device;
+  hodu_status status = meta_access(s, index, data, bytes, &device);
+  if (status || !bytes)
+    return status;
+  return device->ops->read(device, s->meta[index], 0, data, bytes);
+}
+
+hodu_status hodu_session_write_meta_slot_named(hodu_session *s,
+                                               const char *name,
+                                               const void *data, size_t bytes) {
+  int32_t index;
+  hodu_status status =
+      hodu_model_meta_slot_index(s ? s->model : NULL, name, &index);
+  return status ? status : hodu_session_write_meta_slot(s, index, data, bytes);
+}
+
+hodu_status hodu_session_read_meta_slot_named(const hodu_session *s,
+                                              const char *name, void *data,
+                                              size_t bytes) {
+  int32_t index;
+  hodu_status status =
+      hodu_model_meta_slot_index(s ? s->model : NULL, name, &index);
+  return status ? status : hodu_session_read_meta_slot(s, index, data, bytes);
+}
+
+hodu_status hodu_session_get_stats(const hodu_session *s,
+                                   hodu_session_stats *stats) {
+  if (!s || !stats)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "session and stats must not be NULL");
+  uint32_t size = stats->struct_size;
+  if (size < sizeof(uint32_t))
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "stats: set struct_size to "
+                            "sizeof(hodu_session_stats)");
+  if (size > sizeof *stats)
+    size = sizeof *stats;
+  memcpy(stats, &s->stats, size);
+  stats->struct_size = size;
+  return NULL;
+}
+
+/*===--------------------------------------------------------------------===*
+ * hodu_model_run for bundles
+ *===--------------------------------------------------------------------===*/
+
+hodu_status hodu_bundle_run(const hodu_model *model,
+                            const hodu_tensor *const *inputs, size_t num_inputs,
+                            hodu_tensor *const *outputs, size_t num_outputs) {
+  /* The cache is the model's only mutable state (slots taken and returned
+   * atomically), as for the CPU path's workspaces. */
+  hodu_model *shared = (hodu_model *)model;
+  hodu_session *s = NULL;
+  for (int i = 0; i < HODU_RUN_CACHE_SLOTS && !s; ++i)
+    s = atomic_exchange(&shared->sessions[i], NULL);
+  hodu_status status = s ? reset_meta(s) : session_create(model, 1, &s);
+  if (!status)
+    status = bind(s, inputs, num_inputs, outputs, num_outputs);
+  if (!status)
+    status = hodu_session_run(s);
+  if (s) {
+    /* Drop the borrowed tensors before parking the session. */
+    for (uint32_t i = 0; i < model->plan->num_inputs; ++i)
+      s->inputs[i] = NULL;
+    for (uint32_t o = 0; o < model->plan->num_outputs; ++o)
+      s->outputs[o] = NULL;
+    /* The bindings and programs stay: the next run's binding compares
+     * against them, and host tensors of GPU models (through the session's
+     * mirrors) give the same addresses every time. */
+    s->bound = 0;
+  }
+  for (int i = 0; s && i < HODU_RUN_CACHE_SLOTS; ++i) {
+    hodu_session *expected = NULL;
+    if (atomic_compare_exchange_strong(&shared->sessions[i], &expected, s))
+      s = NULL;
+  }
+  hodu_session_free(s);
+  return status;
+}

@@ -1,0 +1,65 @@
+/*===- session.h - models and sessions, between model.c and session.c ------===*
+ *
+ * A model is a plan (read from a bundle, or made from a CPU descriptor)
+ * plus what loading it opened: a device per plan device, the code loaded on
+ * each, and the weights uploaded once per device. Sessions (session.c) hold
+ * everything per run: arenas, meta slots, bound tensors and programs.
+ * Never installed.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_RUNTIME_SESSION_H
+#define HODU_RUNTIME_SESSION_H
+
+#include "device.h"
+#include "internal.h"
+
+/* Sessions hodu_model_run keeps for reuse, and CPU workspaces likewise. */
+#define HODU_RUN_CACHE_SLOTS 8
+
+struct hodu_model {
+  hodu_plan *plan; /* owned */
+  /* Shared-library and linked models: the descriptor (borrowed from the
+   * library or the caller) and the dlopen handle (NULL when linked). */
+  const hodu_model_desc *desc;
+  void *library;
+  uint64_t workspace_size;
+  const void **meta_init; /* descriptor models: per slot, never NULL */
+  void *meta_zeros;       /* zeros for slots without an initial value */
+  /* Per plan device: the opened device, its code, its copy of WEIGHTS. */
+  hodu_device **devices;
+  hodu_code **codes;
+  hodu_buffer **weights;
+  char *origin; /* "'path'" for messages */
+  char *target; /* the bundle's main device kind name, or the descriptor's */
+  _Atomic(void *) workspaces[HODU_RUN_CACHE_SLOTS];
+  _Atomic(hodu_session *) sessions[HODU_RUN_CACHE_SLOTS];
+};
+
+/* The model's main device (where device tensors are made). */
+static inline hodu_device *hodu_model_main_device(const hodu_model *model) {
+  return model->devices[model->plan->main_device];
+}
+
+/* Checks run arguments against the model: counts, NULL, dtypes, shapes,
+ * overlaps and (for device tensors) the device. */
+hodu_status hodu_check_run_tensors(const hodu_model *model,
+                                   const hodu_tensor *const *inputs,
+                                   size_t num_inputs,
+                                   hodu_tensor *const *outputs,
+                                   size_t num_outputs);
+
+/* hodu_model_run for bundles: through a cached internal session whose meta
+ * slots are reset to their initial values first. */
+hodu_status hodu_bundle_run(const hodu_model *model,
+                            const hodu_tensor *const *inputs, size_t num_inputs,
+                            hodu_tensor *const *outputs, size_t num_outputs);
+
+/* tensor.c: a device tensor's device and buffer (NULL for host tensors),
+ * and the creation of one. */
+hodu_device *hodu_tensor_device(const hodu_tensor *tensor);
+hodu_buffer *hodu_tensor_buffer(const hodu_tensor *tensor);
+hodu_status hodu_tensor_create_on(hodu_device *device, hodu_dtype dtype,
+                                  int32_t rank, const int64_t *shape,
+                                  hodu_tensor **out);
+
+#endif /* HODU_RUNTIME_SESSION_H */
