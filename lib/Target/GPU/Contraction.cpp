@@ -70,7 +70,12 @@ bool isContraction(linalg::LinalgOp op) {
   if (!llvm::all_of(op.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isProjectedPermutation(); }))
     return false;
-  return succeeded(linalg::inferContractionDims(op));
+  // A dot product (no M, no N) or a matrix-vector product (no N) is a
+  // reduction over rows, not a contraction to tile in two dims.
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  return succeeded(dims) && !dims->m.empty() && !dims->n.empty() &&
+         !dims->k.empty();
 }
 
 //===----------------------------------------------------------------------===//

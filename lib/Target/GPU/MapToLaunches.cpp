@@ -156,7 +156,8 @@ struct GpuMapToLaunches
     TransformScript script(module);
     for (scf::ForallOp block : blocks) {
       SmallVector<int64_t> dims = blockDimsOf(block);
-      if (failed(toWorkgroupGlobals(block, symbols)))
+      if (failed(placeTemporaries(block)) ||
+          failed(toWorkgroupGlobals(block, symbols)))
         return signalPassFailure();
       // Copies into workgroup memory, spread over the block's threads.
       SmallVector<linalg::CopyOp> toTile = copiesIntoWorkgroup(block);
@@ -183,14 +184,14 @@ struct GpuMapToLaunches
     SmallVector<linalg::LinalgOp> perElement, single;
     module.walk([&](func::FuncOp func) {
       for (Operation &op : llvm::make_early_inc_range(func.getBody().getOps())) {
+        Operation *current = &op;
         if (auto copy = dyn_cast<memref::CopyOp>(op)) {
           OpBuilder b(copy);
-          perElement.push_back(linalg::CopyOp::create(
-              b, copy.getLoc(), copy.getSource(), copy.getTarget()));
+          current = linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                                           copy.getTarget());
           copy.erase();
-          continue;
         }
-        auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(current);
         if (!linalgOp || !linalgOp.hasPureBufferSemantics())
           continue;
         if (linalgOp.getNumParallelLoops() > 0 &&
@@ -231,6 +232,77 @@ struct GpuMapToLaunches
     for (auto [op, h] : llvm::zip(perElement, handles))
       tilePerElement(script, op, h, nullptr, Value(), o);
     return script.apply(getArgument());
+  }
+
+  /// Temporaries bufferisation allocated inside a kernel (the unused output
+  /// of an argmax's tile, a tile computed out of place), which a kernel
+  /// cannot allocate: in a thread loop they are the thread's own (private
+  /// memory: registers or the stack), in the block its threads' shared
+  /// buffer (workgroup memory). Copies between them become linalg.copy,
+  /// which is lowered to loops like the kernel's other linalg ops.
+  LogicalResult placeTemporaries(scf::ForallOp block) {
+    SmallVector<memref::AllocOp> allocs;
+    block.walk([&](memref::AllocOp alloc) {
+      if (!alloc.getType().getMemorySpace())
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs) {
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape())
+        return alloc.emitError("a kernel's temporary buffers need static "
+                               "shapes");
+      bool perThread = false;
+      for (auto forall = alloc->getParentOfType<scf::ForallOp>();
+           forall && forall != block;
+           forall = forall->getParentOfType<scf::ForallOp>())
+        perThread |= mappedTo(forall, /*blocks=*/false);
+      Attribute space = gpu::AddressSpaceAttr::get(
+          alloc.getContext(), perThread ? gpu::AddressSpace::Private
+                                        : gpu::AddressSpace::Workgroup);
+      // Private memory is per thread wherever it is allocated: at the
+      // kernel's start, where SPIR-V wants its function variables.
+      OpBuilder b(alloc);
+      if (perThread)
+        b.setInsertionPointToStart(block.getBody());
+      auto newType = MemRefType::Builder(type).setMemorySpace(space);
+      Value replacement =
+          perThread
+              ? memref::AllocaOp::create(b, alloc.getLoc(), newType).getResult()
+              : memref::AllocOp::create(b, alloc.getLoc(), newType).getResult();
+      alloc.replaceAllUsesWith(replacement);
+      alloc.erase();
+      // Views of it live in the same memory space.
+      SmallVector<Value> worklist = {replacement};
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
+          if (isa<memref::DeallocOp>(user)) {
+            user->erase();
+            continue;
+          }
+          if (!isa<ViewLikeOpInterface>(user))
+            continue;
+          for (Value result : user->getResults())
+            if (auto t = dyn_cast<MemRefType>(result.getType())) {
+              result.setType(MemRefType::Builder(t).setMemorySpace(space));
+              worklist.push_back(result);
+            }
+        }
+      }
+    }
+    SmallVector<memref::CopyOp> copies;
+    block.walk([&](memref::CopyOp copy) {
+      if (!inWorkgroupMemory(cast<MemRefType>(copy.getTarget().getType())) ||
+          copy->getParentOfType<scf::ForallOp>() != block)
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder b(copy);
+      linalg::CopyOp::create(b, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
+    return success();
   }
 
   /// Workgroup buffers (static `memref.alloc`s in workgroup memory, which
