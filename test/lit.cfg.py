@@ -39,6 +39,13 @@ if any(os.path.exists("/usr/lib/%s/amdgcn/bitcode/ocml.bc" % m)
        for m in ("x86_64-linux-gnu", "aarch64-linux-gnu")):
     config.available_features.add("rocm-device-libs")
 
+# The ONNX backend test data (Debian's libonnx-testdata), whose node tests
+# some GPU tests run.
+onnx_node = "/usr/share/libonnx-testdata/data/node"
+if os.path.isdir(onnx_node):
+    config.available_features.add("onnx-testdata")
+    config.substitutions.append(("%onnx_node", onnx_node))
+
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

@@ -174,12 +174,18 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
          toolkitRoot() + "}";
 }
 
+/// NVIDIA GPUs load 16-byte vectors and have 48 KiB of static shared
+/// memory per block.
+const hodu::gpu::KernelOptions kKernelOptions = {/*vectorMemory=*/true,
+                                                 /*workgroupMemory=*/49152,
+                                                 /*maxThreads=*/256};
+
 LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
                              const CUDAPipelineConfig &c) {
   if (phase == "linalg")
     return addPassPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
   if (phase == "gpu")
-    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda"));
+    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda", kKernelOptions));
   if (phase == "nvvm")
     return addPassPipeline(pm, nvvmPipeline(c));
   llvm::errs() << "hoduc: internal error: the CUDA target has no phase '"

@@ -5,32 +5,40 @@
 #include "hodu/abi.h"
 #include "hodu/bundle.h"
 
-#include "mlir/IR/BuiltinTypes.h"
-
 std::string hodu::gpu::linalgExtension(unsigned optLevel) {
   return optLevel >= 1
-             ? "func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
+             ? "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
              : "";
 }
 
 /// The tiles are made on tensors, where promote_tensor puts the A and B
-/// tiles of a matmul in workgroup memory; bufferisation follows (results
-/// become out-parameters, as on the CPU). Canonicalisation removes the
-/// self-copies the scf.forall outputs leave before the copies into
-/// workgroup memory are spread over threads. Loops are materialised before
-/// outlining, and views and index computations sunk into the launches so
-/// that kernel arguments are whole buffers; symbol-dce drops the host's
-/// copies of the workgroup globals. Last, the host's intermediates are
-/// placed in one device arena by liveness, at offsets a Vulkan descriptor
-/// or a CUDA pointer can take (the launch plan's ARENA buffer).
-std::string hodu::gpu::kernelsPipeline(llvm::StringRef target) {
-  return "hodu-gpu-tile{target=" + target.str() +
+/// tiles of a contraction in workgroup memory; bufferisation follows
+/// (results become out-parameters, as on the CPU). Canonicalisation removes
+/// the self-copies the scf.forall outputs leave before the copies into
+/// workgroup memory are spread over threads; register tiles are kept in
+/// registers and vectors lowered to what every target takes. Loops are
+/// materialised before outlining, and views and index computations sunk
+/// into the launches so that kernel arguments are whole buffers; symbol-dce
+/// drops the host's copies of the workgroup globals. Last, the host's
+/// intermediates are placed in one device arena by liveness, at offsets a
+/// Vulkan descriptor or a CUDA pointer can take (the launch plan's ARENA
+/// buffer).
+std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
+                                       const KernelOptions &o) {
+  std::string threads = std::to_string(o.maxThreads);
+  return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
+         " workgroup-memory=" + std::to_string(o.workgroupMemory) +
          "},canonicalize,cse,"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},canonicalize,cse,canonicalize,"
-         "hodu-gpu-map-to-launches,canonicalize,cse,"
+         "hodu-gpu-map-to-launches{block-threads=" +
+         threads +
+         "},canonicalize,cse,"
+         "hodu-gpu-lower-vectors{vector-memory=" +
+         (o.vectorMemory ? "true" : "false") +
+         "},"
          "func.func(convert-linalg-to-loops),"
          "hodu-gpu-bind-buffers,gpu-launch-sink-index-computations,"
          "gpu-kernel-outlining,symbol-dce,hodu-gpu-merge-kernel-modules,"
@@ -46,16 +54,16 @@ std::vector<hodu::OpSupport> hodu::gpu::opSupport(GPUElementTypes types) {
         (types.f64 || d != HODU_DTYPE_F64))
       dtypes.push_back(d);
   std::vector<OpSupport> table = opSupportForAll(dtypes);
-  for (OpSupport &row : table)
-    if (row.op == MatmulOp::getOperationName() ||
-        row.op == DotOp::getOperationName()) {
-      row.condition = "on operands of rank 2 at most (no batched matmuls)";
-      row.check = [](mlir::Operation *op) {
-        return llvm::all_of(op->getOperandTypes(), [](mlir::Type t) {
-          auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
-          return !shaped || !shaped.hasRank() || shaped.getRank() <= 2;
-        });
+  for (OpSupport &row : table) {
+    row.condition = "on static shapes";
+    row.check = [](mlir::Operation *op) {
+      auto isStatic = [](mlir::Type t) {
+        auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+        return !shaped || shaped.hasStaticShape();
       };
-    }
+      return llvm::all_of(op->getOperandTypes(), isStatic) &&
+             llvm::all_of(op->getResultTypes(), isStatic);
+    };
+  }
   return table;
 }

@@ -1,22 +1,26 @@
-//===- Tile.cpp - linalg ops tiled into blocks and threads ----------------===//
+//===- Tile.cpp - linalg ops grouped into kernels and tiled ---------------===//
 //
-// See hodu-gpu-tile in include/hodu/Target/GPU/Passes.td.
+// See hodu-gpu-tile in include/hodu/Target/GPU/Passes.td. The strategies
+// are in Strategies.h; this file groups the ops of each function into
+// kernels and runs one transform script per kernel, falling back to a
+// thread per element should a strategy's script fail.
 //
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Target/GPU/Passes.h"
 
-#include "TransformScript.h"
+#include "Strategies.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Diagnostics.h"
 
 namespace hodu::gpu {
 #define GEN_PASS_DEF_GPUTILE
@@ -24,197 +28,224 @@ namespace hodu::gpu {
 } // namespace hodu::gpu
 
 using namespace mlir;
-using hodu::gpu::largestDivisor;
-using hodu::gpu::listOf;
+using namespace hodu::gpu;
+using hodu::TransformScript;
 
 namespace {
-constexpr llvm::StringLiteral kAnyOp = "!transform.any_op";
-constexpr int64_t kMaxGridYZ = 65535;
+/// Discardable attributes that carry the grouping from planning to tiling.
+constexpr llvm::StringLiteral kKernel = "hodu.gpu.kernel";
+constexpr llvm::StringLiteral kRole = "hodu.gpu.role";
 
-/// `(!transform.any_op) -> (!transform.any_op, !transform.any_op)`.
-std::string tileType() {
-  return "(" + kAnyOp.str() + ") -> (" + kAnyOp.str() + ", " + kAnyOp.str() +
-         ")";
-}
+enum class Strategy { Contraction, Reduction, PerElement };
 
-/// `#gpu.block<x>` style mapping attributes, one per non-zero size, in loop
-/// order.
-std::string mappingOf(ArrayRef<int64_t> sizes, ArrayRef<char> dims,
-                      StringRef kind) {
-  std::string m;
-  for (auto [size, dim] : llvm::zip(sizes, dims))
-    if (size != 0)
-      m += (m.empty() ? "" : ", ") + ("#gpu." + kind + "<").str() + dim + ">";
-  return "(mapping = [" + m + "])";
-}
-
-/// A 2-D linalg.matmul with its default maps (C += A B).
-bool isPlainMatmul(linalg::LinalgOp op) {
-  auto mm = dyn_cast<linalg::MatmulOp>(op.getOperation());
-  return mm && !mm.hasUserDefinedMaps();
-}
-
-/// The linalg.fill that only initialises `op`'s output, if any: it is
-/// fused into `op`'s blocks instead of becoming a kernel of its own.
-linalg::FillOp fusedFill(linalg::LinalgOp op) {
-  auto fill = op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
-  if (fill && fill->hasOneUse() && fill->getBlock() == op->getBlock())
-    return fill;
-  return nullptr;
-}
+/// The ops of one kernel, found again by their tags.
+struct Kernel {
+  Strategy strategy = Strategy::PerElement;
+  linalg::LinalgOp root, contraction, init;
+};
 
 struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> ops;
-    DenseSet<Operation *> fused;
+    TileOptions o;
+    o.maxThreads = blockThreads;
+    o.minBlocks = minBlocks;
+    o.workgroupBytes = workgroupMemory;
+    o.tileK = tileK;
+    o.reduceThreads = std::min<int64_t>(reduceThreads, blockThreads);
+    o.minWorkgroupReduction = minWorkgroupReduction;
+    IRRewriter rewriter(&getContext());
     bool ok = true;
-    module.walk([&](func::FuncOp func) {
-      for (Operation &op : func.getBody().getOps()) {
-        auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-        if (!linalgOp || !linalgOp.hasPureTensorSemantics())
-          continue;
-        if (failed(check(linalgOp))) {
-          ok = false;
-          continue;
-        }
-        ops.push_back(linalgOp);
-        if (isPlainMatmul(linalgOp))
-          if (linalg::FillOp fill = fusedFill(linalgOp))
-            fused.insert(fill);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal())
+        continue;
+      if (failed(check(func))) {
+        ok = false;
+        continue;
       }
+      prepareContractions(rewriter, func.getBody().front());
+      int64_t kernels = plan(rewriter, func, o);
+      for (int64_t k = 0; k < kernels && ok; ++k)
+        ok = succeeded(tileKernel(module, func, k, o));
+    }
+    module.walk([](Operation *op) {
+      op->removeAttr(kKernel);
+      op->removeAttr(kRole);
     });
     if (!ok)
-      return signalPassFailure();
-
-    hodu::gpu::TransformScript script(module);
-    // All matches first: tiled clones keep the tags of their originals.
-    struct Kernel {
-      linalg::LinalgOp op;
-      std::string handle, fillHandle;
-    };
-    SmallVector<Kernel> kernels;
-    for (linalg::LinalgOp op : ops) {
-      if (fused.contains(op))
-        continue;
-      Kernel k{op, script.match(op), ""};
-      if (isPlainMatmul(op))
-        if (linalg::FillOp fill = fusedFill(op))
-          k.fillHandle = script.match(fill);
-      kernels.push_back(k);
-    }
-    for (const Kernel &k : kernels) {
-      if (isPlainMatmul(k.op))
-        tileMatmul(script, k.op, k.handle, k.fillHandle);
-      else
-        tileParallel(script, k.op, k.handle);
-    }
-    if (!script.empty() && failed(script.apply(getArgument())))
       signalPassFailure();
   }
 
   /// What the GPU path cannot map, reported by name.
-  LogicalResult check(linalg::LinalgOp op) {
-    auto fail = [&](StringRef why) {
-      return op->emitError("'")
-             << op->getName() << "' cannot be mapped to the " << target
-             << " target: " << why;
+  LogicalResult check(func::FuncOp func) {
+    WalkResult result = func.walk([&](linalg::LinalgOp op) {
+      if (!op.hasDynamicShape())
+        return WalkResult::advance();
+      op->emitError("'") << op->getName() << "' cannot be mapped to the "
+                         << target
+                         << " target: dynamic shapes are not supported on "
+                            "GPUs yet";
+      return WalkResult::interrupt();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  /// Groups the top-level linalg ops of `func` into kernels, from the last
+  /// op up so that an epilogue claims its contraction, and tags them;
+  /// returns the number of kernels.
+  int64_t plan(RewriterBase &rewriter, func::FuncOp func,
+               const TileOptions &o) {
+    SmallVector<linalg::LinalgOp> ops;
+    for (auto op : func.getBody().front().getOps<linalg::LinalgOp>())
+      if (op.hasPureTensorSemantics())
+        ops.push_back(op);
+    int64_t next = 0;
+    auto tag = [&](linalg::LinalgOp op, StringRef role, int64_t id) {
+      op->setAttr(kKernel, rewriter.getI64IntegerAttr(id));
+      op->setAttr(kRole, rewriter.getStringAttr(role));
     };
-    if (op.hasDynamicShape())
-      return fail("dynamic shapes are not supported on GPUs yet");
-    if (op.getNumLoops() == 0)
-      return fail("it has no loops");
-    if (isPlainMatmul(op))
+    for (linalg::LinalgOp op : llvm::reverse(ops)) {
+      if (op->hasAttr(kKernel))
+        continue;
+      // Ops without parallel loops that no workgroup reduces (scalar
+      // arithmetic) are left whole: hodu-gpu-map-to-launches gives them a
+      // one-thread kernel after bufferisation.
+      bool workgroup = isWorkgroupReduction(op, o);
+      if (op.getNumParallelLoops() == 0 && !workgroup)
+        continue;
+      int64_t id = next++;
+      Strategy strategy = Strategy::PerElement;
+      linalg::LinalgOp init;
+      if (op.getNumReductionLoops() == 0) {
+        // An elementwise op may be the epilogue of the contraction it reads.
+        if (linalg::LinalgOp contraction = fuseableEpilogue(rewriter, op)) {
+          strategy = Strategy::Contraction;
+          tag(contraction, "contraction", id);
+          init = fuseableInit(contraction);
+        }
+      } else if (isContraction(op)) {
+        strategy = Strategy::Contraction;
+        init = fuseableInit(op);
+      } else {
+        if (workgroup)
+          strategy = Strategy::Reduction;
+        init = fuseableInit(op);
+        // A workgroup reduction folds only a fill into its last step.
+        if (workgroup && init && !isa<linalg::FillOp>(init))
+          init = nullptr;
+      }
+      tag(op, "root", id);
+      op->setAttr("hodu.gpu.strategy",
+                  rewriter.getI64IntegerAttr(static_cast<int64_t>(strategy)));
+      if (init)
+        tag(init, "init", id);
+    }
+    return next;
+  }
+
+  /// The tagged ops of kernel `id`.
+  static Kernel find(func::FuncOp func, int64_t id) {
+    Kernel k;
+    for (auto op : func.getBody().front().getOps<linalg::LinalgOp>()) {
+      auto tagged = op->getAttrOfType<IntegerAttr>(kKernel);
+      if (!tagged || tagged.getInt() != id)
+        continue;
+      StringRef role = op->getAttrOfType<StringAttr>(kRole).getValue();
+      if (role == "init")
+        k.init = op;
+      else if (role == "contraction")
+        k.contraction = op;
+      else
+        k.root = op;
+      if (auto s = op->getAttrOfType<IntegerAttr>("hodu.gpu.strategy")) {
+        k.strategy = static_cast<Strategy>(s.getInt());
+        op->removeAttr("hodu.gpu.strategy");
+      }
+    }
+    // A contraction without an epilogue is its own root.
+    if (!k.root && k.contraction) {
+      k.root = k.contraction;
+      k.contraction = nullptr;
+    }
+    return k;
+  }
+
+  /// Runs the script of kernel `id`; should it fail (a shape a strategy
+  /// did not foresee), the function is restored and each op of the kernel
+  /// gets a thread per element.
+  LogicalResult tileKernel(ModuleOp module, func::FuncOp func, int64_t id,
+                           const TileOptions &o) {
+    Kernel k = find(func, id);
+    if (!k.root)
       return success();
-    if (linalg::isaContractionOpInterface(op))
-      return fail("only 2-D linalg.matmul contractions are tiled for "
-                  "workgroup memory; batched and generic contractions are "
-                  "not mapped yet");
-    if (op.getNumParallelLoops() == 0)
-      return fail("reductions to a single value need a workgroup "
-                  "reduction, which is not implemented yet");
+    auto saved = cast<func::FuncOp>(func->clone());
+    std::string why;
+    if (succeeded(runQuietly(module, why, [&](TransformScript &s) {
+          build(s, k, o);
+        }))) {
+      saved.erase();
+      return success();
+    }
+    func.getBody().takeBody(saved.getBody());
+    saved.erase();
+    k = find(func, id);
+    if (reportFallbacks)
+      k.root->emitRemark("hodu-gpu-tile: the kernel's strategy failed, a "
+                         "thread per element instead: ")
+          << why;
+    for (linalg::LinalgOp op : {k.init, k.contraction, k.root}) {
+      if (!op)
+        continue;
+      op->removeAttr(kWorkgroupReduce);
+      if (op.getNumParallelLoops() == 0)
+        continue; // a one-thread kernel after bufferisation
+      std::string fallbackWhy;
+      if (failed(runQuietly(module, fallbackWhy, [&](TransformScript &s) {
+            tilePerElement(s, op, s.match(op), nullptr, Value(), o);
+          })))
+        return op->emitError("'")
+               << op->getName() << "' cannot be mapped to the " << target
+               << " target: " << fallbackWhy;
+    }
     return success();
   }
 
-  /// Blocks of tile-m x tile-n (at most), K steps through workgroup memory,
-  /// threads-m x threads-n threads per block; `fill` (a handle, or empty)
-  /// initialises the output and is fused into the blocks.
-  void tileMatmul(hodu::gpu::TransformScript &s, linalg::LinalgOp op,
-                  const std::string &mm, const std::string &fill) {
-    SmallVector<int64_t> r = op.getStaticLoopRanges(); // M, N, K
-    int64_t bm = largestDivisor(r[0], tileM), bn = largestDivisor(r[1], tileN);
-    int64_t bk = largestDivisor(r[2], tileK);
-    int64_t ty = largestDivisor(bm, threadsM), tx = largestDivisor(bn, threadsN);
-    std::string t = tileType();
-    std::string mmB = s.handle(), fB = s.handle();
-    s << mmB + ", " + fB + " = transform.structured.tile_using_forall " + mm +
-             " tile_sizes " + listOf({bm, bn}) +
-             " (mapping = [#gpu.block<y>, #gpu.block<x>]) : " + t;
-    std::string fillB;
-    if (!fill.empty()) {
-      std::string f2 = s.handle();
-      fillB = s.handle();
-      s << fillB + ", " + f2 +
-               " = transform.structured.fuse_into_containing_op " + fill +
-               " into " + fB + " : (" + kAnyOp.str() + ", " + kAnyOp.str() +
-               ") -> (" + kAnyOp.str() + ", " + kAnyOp.str() + ")";
-    }
-    std::string mmK = s.handle(), loopK = s.handle();
-    s << mmK + ", " + loopK + " = transform.structured.tile_using_for " + mmB +
-             " tile_sizes [0, 0, " + std::to_string(bk) + "] : " + t;
-    for (int operand : {0, 1}) {
-      std::string v = s.handle(), p = s.handle();
-      s << v + " = transform.get_operand " + mmK + "[" +
-               std::to_string(operand) +
-               "] : (!transform.any_op) -> !transform.any_value";
-      s << p + " = transform.structured.promote_tensor to "
-               "#gpu.address_space<workgroup> " +
-               v + " : !transform.any_value";
-    }
-    auto threads = [&](const std::string &target) {
-      std::string a = s.handle(), b = s.handle();
-      s << a + ", " + b + " = transform.structured.tile_using_forall " +
-               target + " tile_sizes " + listOf({bm / ty, bn / tx}) +
-               " (mapping = [#gpu.thread<y>, #gpu.thread<x>]) : " + t;
-    };
-    threads(mmK);
-    if (!fillB.empty())
-      threads(fillB);
+  /// Builds and applies one script, keeping its diagnostics in `why`.
+  LogicalResult runQuietly(ModuleOp module, std::string &why,
+                           function_ref<void(TransformScript &)> build) {
+    TransformScript s(module);
+    build(s);
+    llvm::raw_string_ostream os(why);
+    ScopedDiagnosticHandler handler(&getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        os << d.str() << "; ";
+      return success();
+    });
+    return s.apply(getArgument());
   }
 
-  /// The innermost parallel loop split into blocks of at most block-threads
-  /// threads (grid x), up to two parallel loops around it one block each
-  /// (grid y, z); reduction loops and outer parallel loops stay in the
-  /// thread.
-  void tileParallel(hodu::gpu::TransformScript &s, linalg::LinalgOp op,
-                    const std::string &h) {
-    SmallVector<int64_t> r = op.getStaticLoopRanges();
-    SmallVector<unsigned> parallel;
-    op.getParallelDims(parallel);
-    SmallVector<int64_t> blocks(r.size(), 0), threads(r.size(), 0);
-    SmallVector<char> blockDims(r.size(), 'x');
-    unsigned inner = parallel.back();
-    blocks[inner] = largestDivisor(r[inner], blockThreads);
-    threads[inner] = 1;
-    const char yz[] = {'y', 'z'};
-    unsigned used = 0;
-    for (unsigned d : llvm::reverse(ArrayRef(parallel).drop_back())) {
-      if (used == 2 || r[d] > kMaxGridYZ)
-        break;
-      blocks[d] = 1;
-      blockDims[d] = yz[used++];
+  void build(TransformScript &s, const Kernel &k, const TileOptions &o) {
+    // All matches first: tiled clones keep the tags of their originals.
+    Value root = s.match(k.root);
+    Value contraction = k.contraction ? s.match(k.contraction) : Value();
+    Value init = k.init ? s.match(k.init) : Value();
+    switch (k.strategy) {
+    case Strategy::Contraction:
+      if (k.contraction)
+        tileContraction(s, k.contraction, contraction, k.root, root, k.init,
+                        init, o);
+      else
+        tileContraction(s, k.root, root, nullptr, Value(), k.init, init, o);
+      return;
+    case Strategy::Reduction:
+      tileWorkgroupReduction(s, k.root, root, k.init, init, o);
+      return;
+    case Strategy::PerElement:
+      tilePerElement(s, k.root, root, k.init, init, o);
+      return;
     }
-    std::string t = tileType();
-    std::string b = s.handle(), bf = s.handle();
-    s << b + ", " + bf + " = transform.structured.tile_using_forall " + h +
-             " tile_sizes " + listOf(blocks) + " " +
-             mappingOf(blocks, blockDims, "block") + " : " + t;
-    std::string th = s.handle(), tf = s.handle();
-    s << th + ", " + tf + " = transform.structured.tile_using_forall " + b +
-             " tile_sizes " + listOf(threads) + " " +
-             mappingOf(threads, blockDims, "thread") + " : " + t;
   }
 };
 } // namespace

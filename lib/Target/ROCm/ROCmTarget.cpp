@@ -93,12 +93,17 @@ std::string rocdlPipeline(const ROCmPipelineConfig &c) {
          "hodu-rocm-kernels-to-hsaco";
 }
 
+/// AMD GPUs load 16-byte vectors and give a workgroup 64 KiB of LDS.
+const hodu::gpu::KernelOptions kKernelOptions = {/*vectorMemory=*/true,
+                                                 /*workgroupMemory=*/65536,
+                                                 /*maxThreads=*/256};
+
 LogicalResult buildROCmPhase(StringRef phase, OpPassManager &pm,
                              const ROCmPipelineConfig &c) {
   if (phase == "linalg")
     return addPassPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
   if (phase == "gpu")
-    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("rocm"));
+    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("rocm", kKernelOptions));
   if (phase == "rocdl")
     return addPassPipeline(pm, rocdlPipeline(c));
   llvm::errs() << "hoduc: internal error: the ROCm target has no phase '"

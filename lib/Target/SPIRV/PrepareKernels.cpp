@@ -189,14 +189,18 @@ struct SpirvPrepareKernels
           global.symbolKnownUseEmpty(kernels))
         global.erase();
 
-    // #gpu.address_space<workgroup> -> #spirv.storage_class<Workgroup>.
+    // #gpu.address_space<workgroup> -> #spirv.storage_class<Workgroup>,
+    // <private> (a thread's temporaries) -> <Function>.
     AttrTypeReplacer replacer;
     replacer.addReplacement(
         [&](gpu::AddressSpaceAttr space) -> std::optional<Attribute> {
-          if (space.getValue() != gpu::AddressSpace::Workgroup)
-            return std::nullopt;
-          return mlir::spirv::StorageClassAttr::get(
-              ctx, mlir::spirv::StorageClass::Workgroup);
+          if (space.getValue() == gpu::AddressSpace::Workgroup)
+            return mlir::spirv::StorageClassAttr::get(
+                ctx, mlir::spirv::StorageClass::Workgroup);
+          if (space.getValue() == gpu::AddressSpace::Private)
+            return mlir::spirv::StorageClassAttr::get(
+                ctx, mlir::spirv::StorageClass::Function);
+          return std::nullopt;
         });
     replacer.recursivelyReplaceElementsIn(kernels, /*replaceAttrs=*/true,
                                           /*replaceLocs=*/false,

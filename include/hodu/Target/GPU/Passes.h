@@ -1,7 +1,8 @@
 //===- Passes.h - shared GPU code-generation passes -------------*- C++ -*-===//
 //
 // The passes declared in include/hodu/Target/GPU/Passes.td:
-// hodu::gpu::createGpuTile(), createGpuMapToLaunches(),
+// hodu::gpu::createGpuFuseElementwise(), createGpuTile(),
+// createGpuMapToLaunches(), createGpuLowerVectors(),
 // createGpuMergeKernelModules() and hodu::gpu::registerGPUPasses().
 //
 //===----------------------------------------------------------------------===//
@@ -9,6 +10,7 @@
 #ifndef HODU_TARGET_GPU_PASSES_H
 #define HODU_TARGET_GPU_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace hodu::gpu {

@@ -13,75 +13,208 @@
 
 include "mlir/Pass/PassBase.td"
 
-def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
-  let summary = "Tile every top-level linalg op into blocks and threads (GPU)";
+def GpuFuseElementwise
+    : Pass<"hodu-gpu-fuse-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise ops into their consumers, except into contractions";
   let description = [{
-    Runs on linalg on tensors, after elementwise fusion. Every linalg op at
-    the top level of a function becomes one kernel: an `scf.forall` mapped
-    to GPU blocks around one (or, for a matmul, several) `scf.forall`
-    mapped to threads. The tiling itself is done by upstream transform ops
-    (`transform.structured.tile_using_forall`, `fuse_into_containing_op`,
-    `promote_tensor`, `bufferize_to_allocation`); this pass picks the sizes
-    from the static shapes and builds the script.
+    Upstream `linalg-fuse-elementwise-ops` with one rule more for GPUs: an
+    elementwise producer is not fused into a contraction (a product of two
+    operands over a reduction loop, such as a matmul or attention's second
+    product). Fused there, it would be recomputed for every multiply of the
+    K loop (GELU's erf once per output column) and would keep the
+    contraction from being tiled through workgroup memory; left alone it is
+    a kernel of its own, or the epilogue of the contraction before it.
+    Elementwise chains, and prologues of reductions (softmax's `exp(x - m)`
+    into its sum, a bias and ReLU into a max pool), are fused as upstream
+    fuses them: producers with one use, reshapes propagated.
 
-    - `linalg.matmul`: tiles of at most `tile-m` x `tile-n` per block,
-      divisors of M and N so that the workgroup tiles have static shapes; a
-      `linalg.fill` that only initialises it is fused into the block. The K
-      loop steps by a divisor of K of at most `tile-k`; each step copies the
-      A and B tiles into workgroup memory (`#gpu.address_space<workgroup>`)
-      and the block's `threads-m` x `threads-n` threads each compute a
-      sub-tile of C from them.
-    - Any other op without reduction loops (elementwise, broadcast,
-      transpose, fill): the innermost loop is split into blocks of at most
-      `block-threads` threads, one element per thread; up to two loops
-      around it become the grid's y and z; outer ones stay loops in each
-      thread.
-    - Ops with reduction loops (reductions, convolutions, pooling): the
-      parallel loops are mapped as above and every thread reduces its own
-      output element serially. Workgroup (tree) reductions are not done yet.
+    ```mlir
+    %g = linalg.generic {... parallel ...} ins(%h, %b) { erf(...) }
+    %o = linalg.generic {... reduction ...} ins(%g, %w) { %out + %g * %w }
+    // stays two ops; upstream would fuse %g into %o's body
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
 
-    Contractions other than a 2-D `linalg.matmul` (batched matmuls, matmuls
-    that fusion turned into generics) are rejected with an error naming the
-    op, as are reductions without a parallel loop and dynamic shapes: one
-    thread per output element of a matmul would be far too slow.
+def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
+  let summary = "Group linalg ops into kernels and tile them into blocks and threads (GPU)";
+  let description = [{
+    Runs on linalg on tensors, after hodu-gpu-fuse-elementwise. The
+    top-level linalg ops of each function are grouped into kernels, from the
+    last up, and each kernel gets one of three strategies; the sizes are
+    picked in C++ from the static shapes and the tiling is done by upstream
+    transform ops (`tile_using_forall`, `tile_using_for`,
+    `fuse_into_containing_op`, `promote_tensor`, `vectorize`), one script
+    per kernel. Every kernel is an `scf.forall` mapped to blocks around
+    `scf.forall`s mapped to threads.
+
+    - **Contractions** (any `linalg::inferContractionDims` batch/M/N/K op:
+      matmuls, batched matmuls, attention's products, the Gemm after a
+      flatten): named ops are generalised and consecutive K loops collapsed.
+      A convolution (a multiply-add whose input is indexed by sums of loops:
+      NCHW, grouped, depthwise, 1-D to 3-D, strided, dilated) first becomes
+      a contraction over an im2col tensor, which an elementwise kernel
+      gathers. A block computes a BM x BN tile of the innermost M and N
+      dims (batch and outer dims one per block): 128x128 with 8x8 per thread
+      when the output is large, down to 16x16 with one element per thread,
+      taking the largest candidate that divides M and N and leaves at least
+      `min-blocks` blocks. A K loop steps by a divisor of K of at most
+      `tile-k` whose A and B tiles fit `workgroup-memory`; each step copies
+      them into workgroup memory and 16x16 threads compute their TM x TN
+      register tile from it, vectorised so that hodu-gpu-lower-vectors keeps
+      the accumulator in registers across K. The fill that zeroes the
+      output and an elementwise epilogue (bias, activation, residual add,
+      scale) that reads only the contraction's tile are fused: the epilogue
+      is rewritten to update the contraction's result in place, tiled like
+      it and computed by the same threads after the K loop.
+    - **Workgroup reductions** (one output, a sum, product, min, max or
+      bitwise combiner, rows of at least `min-workgroup-reduction`
+      elements, or no rows at all): a block per row, or per few rows when
+      rows are short, `reduce-threads` threads (a power of two) per row; the
+      op is marked and hodu-gpu-map-to-launches builds the strided partials
+      and the tree after bufferisation.
+    - **Everything else** (elementwise chains, broadcasts, transposes,
+      gathers, the im2col, pooling windows, short rows): a thread per
+      output element, blocks of at most `block-threads` along the innermost
+      parallel loop (and a second one when it is short), the other parallel
+      loops over the grid; reduction loops run in the thread, its output
+      element initialised by the fused fill first.
+
+    Should a strategy's script fail on a shape it did not foresee, the
+    function is restored and the kernel's ops get a thread per element
+    (`report-fallbacks` says why). Ops without parallel loops that no
+    workgroup reduces are left to hodu-gpu-map-to-launches; dynamic shapes
+    are an error naming the op.
+
+    ```mlir
+    %c = linalg.matmul ins(%a, %b) outs(%zero)
+    %r = linalg.generic ins(%c, %bias) outs(%e) { relu(%c + %bias) }
+    // becomes (sketch)
+    scf.forall (%i, %j) in (M/BM, N/BN) shared_outs(%o = %c0) {
+      linalg.fill (per thread)
+      scf.for %k = 0 to K step BK {
+        %as = promoted A tile (workgroup)   %bs = promoted B tile (workgroup)
+        scf.forall (%ti, %tj) in (BM/TM, BN/TN) { vector.contract ... }
+      }
+      scf.forall (%ti, %tj) in (BM/TM, BN/TN) { relu(%o + %bias) in place }
+    } {mapping = [#gpu.block<y>, #gpu.block<x>]}
+    ```
   }];
   let options = [
-    Option<"tileM", "tile-m", "int64_t", "64", "Most rows of a matmul's block tile">,
-    Option<"tileN", "tile-n", "int64_t", "64", "Most columns of a matmul's block tile">,
-    Option<"tileK", "tile-k", "int64_t", "16", "Most k of a matmul's workgroup-memory tiles">,
-    Option<"threadsM", "threads-m", "int64_t", "16", "Rows of threads of a matmul block">,
-    Option<"threadsN", "threads-n", "int64_t", "16", "Columns of threads of a matmul block">,
     Option<"blockThreads", "block-threads", "int64_t", "256",
-           "Most threads of a block for the other ops">,
+           "Most threads of a block">,
+    Option<"minBlocks", "min-blocks", "int64_t", "64",
+           "Blocks a contraction's tiles should leave to fill the GPU">,
+    Option<"workgroupMemory", "workgroup-memory", "int64_t", "32768",
+           "Bytes of workgroup memory a block may use">,
+    Option<"tileK", "tile-k", "int64_t", "16",
+           "Most K of a contraction's workgroup-memory tiles">,
+    Option<"reduceThreads", "reduce-threads", "int64_t", "256",
+           "Most threads reducing one row (a power of two)">,
+    Option<"minWorkgroupReduction", "min-workgroup-reduction", "int64_t",
+           "32", "Shortest row reduced by a workgroup rather than a thread">,
+    Option<"reportFallbacks", "report-fallbacks", "bool", "false",
+           "Remark on kernels whose strategy failed and why">,
     Option<"target", "target", "std::string", "\"gpu\"", "The target, named in errors">,
   ];
   let dependentDialects = [
-    "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect",
-    "mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect",
-    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
-    "mlir::transform::TransformDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::bufferization::BufferizationDialect", "mlir::gpu::GPUDialect",
+    "mlir::linalg::LinalgDialect", "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect", "mlir::transform::TransformDialect",
+    "mlir::vector::VectorDialect",
   ];
 }
 
 def GpuMapToLaunches : Pass<"hodu-gpu-map-to-launches", "mlir::ModuleOp"> {
   let summary = "Turn the block and thread loops of hodu-gpu-tile into gpu.launch ops";
   let description = [{
-    Runs after bufferization. Workgroup-memory buffers become
-    `memref.global`s in workgroup memory, the copies into them are spread
-    over the block's threads, and every `scf.forall` mapped to blocks
-    becomes a `gpu.launch` (upstream `transform.gpu.map_forall_to_blocks`
-    and `map_nested_forall_to_threads`, which put a `gpu.barrier` after each
-    thread loop). The grid comes from the block loop's trip counts, the
-    block size from the largest thread loop inside it.
+    Runs after bufferisation.
 
-    Copies and fills that bufferisation leaves outside the tiled ops (from
-    `tensor.pad`, `tensor.insert_slice`, concatenation) would run on the
-    host; they are reported as errors naming the op.
+    - **Nothing on the host**: linalg ops and `memref.copy`s outside any
+      block loop (the fills and copies of `tensor.pad`, `insert_slice` and
+      concatenation, scalar arithmetic) become kernels of their own, a
+      thread per element (one thread for ops without parallel loops).
+    - **Workgroup reductions**: each op hodu-gpu-tile marked becomes thread
+      loops in its block: every thread strides over its row (lane, lane +
+      T, ...) into a partial in workgroup memory, then log2(T) levels each
+      combine pairs of partials with half the threads of the level before,
+      a barrier after each, and one thread per row writes the result
+      (folding the fill that initialised it).
+    - **Workgroup memory**: buffers in workgroup memory become
+      `memref.global`s, and the copies into them are spread over all the
+      block's threads, four consecutive elements per thread where the rows
+      allow (`vector-width`), so that hodu-gpu-lower-vectors can load them
+      as vectors.
+    - **Launches**: block loops with more than three mapped dims have the
+      outer ones folded into z; every block loop becomes a `gpu.launch`
+      (upstream `transform.gpu.map_forall_to_blocks` and
+      `map_nested_forall_to_threads`, which put a `gpu.barrier` after each
+      thread loop). The grid comes from the block loop's trip counts, the
+      block size from the largest thread loop inside it.
   }];
+  let options = [
+    Option<"blockThreads", "block-threads", "int64_t", "256",
+           "Most threads of the kernels made here">,
+    Option<"vectorWidth", "vector-width", "int64_t", "4",
+           "Consecutive elements per thread of a copy into workgroup memory">,
+  ];
   let dependentDialects = [
-    "mlir::affine::AffineDialect", "mlir::gpu::GPUDialect",
-    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
-    "mlir::scf::SCFDialect", "mlir::transform::TransformDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::transform::TransformDialect", "mlir::vector::VectorDialect",
+  ];
+}
+
+def GpuLowerVectors : Pass<"hodu-gpu-lower-vectors", "mlir::ModuleOp"> {
+  let summary = "Keep register tiles in registers and lower vectors to what every GPU target takes";
+  let description = [{
+    Runs on the `gpu.launch` bodies of hodu-gpu-map-to-launches.
+
+    - **Register accumulators**: view ops are folded into the vector
+      transfers, and a transfer read of a thread's output tile before a K
+      loop with the matching write after it is hoisted
+      (`linalg::hoistRedundantVectorTransfers`): the tile becomes the
+      loop's `iter_args`, in registers, instead of being read and written
+      in global memory every K step.
+    - **Vectors of at most `vector-width` elements**: contractions become
+      outer products of `vector.fma`, transfers are unrolled to 1-D
+      vectors of at most `vector-width` elements (SPIR-V takes 2, 3 and 4),
+      and the rest (broadcasts, transposes, reductions, shape casts) is
+      lowered to 1-D ops. No subgroup size is assumed.
+    - **Memory accesses**: with `vector-memory` the 1-D transfers become
+      `vector.load`/`vector.store` (NVVM and ROCDL load 16 bytes at once);
+      without it (Vulkan's logical addressing cannot load a vector from an
+      array of scalars) they become scalar loads and stores, and vectors
+      stay in registers only.
+
+    ```mlir
+    scf.for %k ... {
+      %c = vector.transfer_read %C[%i, %j] : memref<..>, vector<4x4xf32>
+      %r = vector.contract ... %c
+      vector.transfer_write %r, %C[%i, %j]
+    }
+    // becomes
+    %c0 = vector.load ... (4 rows of vector<4xf32>)
+    %r = scf.for %k ... iter_args(%acc = %c0) { vector.fma ... }
+    vector.store %r ...
+    ```
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", "4",
+           "Most elements of a vector">,
+    Option<"vectorMemory", "vector-memory", "bool", "false",
+           "Load and store whole vectors (not for SPIR-V's logical addressing)">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect",
   ];
 }
 

@@ -14,23 +14,40 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace mlir {
 class Operation;
 } // namespace mlir
 
-#include <string>
-
 namespace hodu::gpu {
 
-/// What a GPU target adds to the shared linalg phase: elementwise fusion, so
-/// that each fused op becomes one kernel.
+/// What a target tells the shared kernel passes about its GPUs.
+struct KernelOptions {
+  /// Whether 1-D vectors may be loaded and stored whole (NVVM, ROCDL); not
+  /// in SPIR-V's logical addressing, where vectors stay in registers.
+  bool vectorMemory = false;
+  /// Bytes of workgroup memory a block may use (Vulkan guarantees 16 KiB,
+  /// lavapipe and most GPUs have 32 KiB; CUDA's static limit is 48 KiB).
+  int64_t workgroupMemory = 32768;
+  /// Most threads of a block (Vulkan guarantees 128 per workgroup, 256 is
+  /// what desktop and software Vulkan, CUDA and ROCm all take).
+  int64_t maxThreads = 256;
+};
+
+/// What a GPU target adds to the shared linalg phase: elementwise fusion
+/// (not into contractions), so that each fused op becomes one kernel.
 std::string linalgExtension(unsigned optLevel);
 
-/// The `gpu` phase as pipeline text: every top-level linalg op tiled into
-/// blocks and threads (matmuls through workgroup memory), bufferised,
-/// mapped to `gpu.launch` and outlined into one `gpu.module @kernels`.
-/// `target` is named in errors.
-std::string kernelsPipeline(llvm::StringRef target);
+/// The `gpu` phase as pipeline text: linalg ops grouped into kernels and
+/// tiled into blocks and threads (contractions through workgroup memory,
+/// workgroup reductions), bufferised, mapped to `gpu.launch`, register
+/// tiles kept in registers and vectors lowered, outlined into one
+/// `gpu.module @kernels`. `target` is named in errors.
+std::string kernelsPipeline(llvm::StringRef target,
+                            const KernelOptions &options = {});
 
 /// What a GPU target's kernels can hold: the element types its code
 /// generation has (SPIR-V has no bf16, Metal no f64; no target here does
@@ -40,10 +57,11 @@ struct GPUElementTypes {
 };
 
 /// The op support table of the shared GPU kernels for a target with these
-/// element types: every hodu compute op (they all lower to linalg, which the
-/// GPU path maps), with the element types the target has, except batched
-/// matmuls (only 2-D matmuls are tiled through workgroup memory, and one
-/// thread per output element would be far too slow).
+/// element types: every hodu compute op with the element types the target
+/// has, on static shapes. Every op lowers to linalg, which the GPU path maps:
+/// contractions of any rank through workgroup memory, convolutions through
+/// im2col, reductions by workgroups, the rest a thread per element;
+/// hodu-gpu-tile refuses dynamic shapes.
 std::vector<hodu::OpSupport> opSupport(GPUElementTypes types);
 
 } // namespace hodu::gpu

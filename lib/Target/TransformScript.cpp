@@ -1,12 +1,13 @@
-//===- TransformScript.cpp - transform scripts of the CPU passes ----------===//
+//===- TransformScript.cpp - transform scripts built in C++ ---------------===//
 //
 // Builds the scripts op by op with the transform ops' C++ builders (no text
 // to parse back) and runs them with the transform interpreter.
 //
 //===----------------------------------------------------------------------===//
 
-#include "TransformScript.h"
+#include "hodu/Target/TransformScript.h"
 
+#include "mlir/Dialect/GPU/TransformOps/GPUTransformOps.h"
 #include "mlir/Dialect/Linalg/TransformOps/LinalgTransformOps.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
@@ -16,7 +17,9 @@
 #include "mlir/IR/Verifier.h"
 
 using namespace mlir;
-using hodu::cpu::TransformScript;
+using hodu::TransformScript;
+
+static constexpr llvm::StringLiteral kDefaultTag = "hodu.payload";
 
 TransformScript::TransformScript(ModuleOp payload)
     : payload(payload), builder(payload.getContext()) {
@@ -53,6 +56,10 @@ Value TransformScript::matchTagged(Operation *op, StringRef tag, int64_t id) {
       /*filter_result_type=*/TypeAttr(), /*filter_operand_types=*/ArrayAttr());
 }
 
+Value TransformScript::match(Operation *op) {
+  return matchTagged(op, kDefaultTag, nextId++);
+}
+
 TransformScript::Tiled TransformScript::tileUsingFor(Value target,
                                                      ArrayRef<int64_t> sizes) {
   auto tile =
@@ -61,10 +68,30 @@ TransformScript::Tiled TransformScript::tileUsingFor(Value target,
 }
 
 TransformScript::Tiled
-TransformScript::tileUsingForall(Value target, ArrayRef<int64_t> sizes) {
+TransformScript::tileUsingForall(Value target, ArrayRef<int64_t> sizes,
+                                 ArrayRef<Attribute> mapping) {
+  ArrayAttr mappingAttr =
+      mapping.empty() ? ArrayAttr() : builder.getArrayAttr(mapping);
   auto tile = transform::TileUsingForallOp::create(
-      builder, payload.getLoc(), target, sizes, transform::TileSizesSpec());
+      builder, payload.getLoc(), target, sizes, transform::TileSizesSpec(),
+      mappingAttr);
   return {tile.getTiledOp(), tile->getResults().drop_front()};
+}
+
+std::pair<Value, Value>
+TransformScript::fuseIntoContainingOp(Value producer, Value containing) {
+  auto fuse = transform::FuseIntoContainingOp::create(
+      builder, payload.getLoc(), producer, containing);
+  return {fuse.getFusedOp(), fuse.getNewContainingOp()};
+}
+
+void TransformScript::promoteOperand(Value op, int64_t index,
+                                     Attribute memorySpace) {
+  Location loc = payload.getLoc();
+  Value operand = transform::GetOperandOp::create(
+      builder, loc, transform::AnyValueType::get(builder.getContext()), op,
+      ArrayRef<int64_t>{index});
+  transform::PromoteTensorOp::create(builder, loc, operand, memorySpace);
 }
 
 void TransformScript::vectorize(Value target) {
@@ -80,12 +107,38 @@ void TransformScript::hoistLoopInvariantSubsets(Value loop) {
   transform::HoistLoopInvariantSubsetsOp::create(builder, payload.getLoc(), loop);
 }
 
+Value TransformScript::mapForallToBlocks(Value forall) {
+  return transform::MapForallToBlocks::create(
+      builder, payload.getLoc(), transform::AnyOpType::get(builder.getContext()),
+      forall, /*grid_dims=*/ArrayRef<int64_t>{}, /*generate_gpu_launch=*/true);
+}
+
+void TransformScript::mapNestedForallToThreads(Value launch,
+                                               ArrayRef<int64_t> blockDims,
+                                               bool syncAfterDistribute) {
+  transform::MapNestedForallToThreads::create(
+      builder, payload.getLoc(), transform::AnyOpType::get(builder.getContext()),
+      launch, blockDims, syncAfterDistribute);
+}
+
 void TransformScript::applyPatternsToFuncs(
     function_ref<void(OpBuilder &, Location)> patterns) {
   Location loc = payload.getLoc();
   Value funcs = transform::MatchOp::create(builder, loc, root,
                                            ArrayRef<StringRef>{"func.func"});
   transform::ApplyPatternsOp::create(builder, loc, funcs, patterns);
+}
+
+void TransformScript::cleanupFuncs() {
+  Location loc = payload.getLoc();
+  Value funcs = transform::MatchOp::create(builder, loc, root,
+                                           ArrayRef<StringRef>{"func.func"});
+  transform::ApplyPatternsOp::create(
+      builder, loc, funcs, [](OpBuilder &b, Location l) {
+        transform::ApplyCanonicalizationPatternsOp::create(b, l);
+        transform::ApplyTilingCanonicalizationPatternsOp::create(b, l);
+      });
+  transform::ApplyCommonSubexpressionEliminationOp::create(builder, loc, funcs);
 }
 
 LogicalResult TransformScript::apply(StringRef pass) {

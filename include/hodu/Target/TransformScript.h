@@ -1,0 +1,92 @@
+//===- TransformScript.h - transform scripts built in C++ -------*- C++ -*-===//
+//
+// The code-generation passes of the targets choose tile sizes in C++, where
+// the static shapes are known, and leave the tiling, fusion, promotion,
+// vectorisation and mapping to upstream transform ops. Each builds a
+// transform script with the transform dialect's C++ builders (no text to
+// parse back), the payload ops it handles tagged so that the script can
+// find them, and runs it through the transform interpreter.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_TARGET_TRANSFORMSCRIPT_H
+#define HODU_TARGET_TRANSFORMSCRIPT_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace hodu {
+
+/// A transform script for one payload module: the named sequence
+/// `@__transform_main(%root)`, %root bound to the payload, to which the
+/// methods append transform ops in order.
+class TransformScript {
+public:
+  explicit TransformScript(mlir::ModuleOp payload);
+
+  /// Handles of a tiling: the tiled op and the loops around it (outermost
+  /// first; one per tiled dimension for scf.for, one scf.forall).
+  struct Tiled {
+    mlir::Value op;
+    mlir::ValueRange loops;
+  };
+
+  /// `transform.structured.match attributes {tag = id}`: tags `op` with
+  /// `tag = id` (an id unique per tag in this script) and returns the handle.
+  mlir::Value matchTagged(mlir::Operation *op, llvm::StringRef tag, int64_t id);
+  /// matchTagged with the script's own tag and the next free id.
+  mlir::Value match(mlir::Operation *op);
+  /// `transform.structured.tile_using_for`; a size of 0 leaves that
+  /// dimension untiled (no loop).
+  Tiled tileUsingFor(mlir::Value target, llvm::ArrayRef<int64_t> sizes);
+  /// `transform.structured.tile_using_forall` with tile sizes (0: untiled)
+  /// and, if given, the forall's mapping (one attribute per tiled dim).
+  Tiled tileUsingForall(mlir::Value target, llvm::ArrayRef<int64_t> sizes,
+                        llvm::ArrayRef<mlir::Attribute> mapping = {});
+  /// `transform.structured.fuse_into_containing_op`: returns the fused op
+  /// and the new containing op.
+  std::pair<mlir::Value, mlir::Value> fuseIntoContainingOp(mlir::Value producer,
+                                                           mlir::Value containing);
+  /// `transform.get_operand` + `transform.structured.promote_tensor`: the
+  /// operand `index` of `op` copied into a new tensor in `memorySpace`.
+  void promoteOperand(mlir::Value op, int64_t index, mlir::Attribute memorySpace);
+  /// `transform.structured.vectorize`, sizes inferred from the op.
+  void vectorize(mlir::Value target);
+  /// `transform.loop.hoist_loop_invariant_subsets`.
+  void hoistLoopInvariantSubsets(mlir::Value loop);
+  /// `transform.gpu.map_forall_to_blocks ... generate_gpu_launch`: returns
+  /// the launch.
+  mlir::Value mapForallToBlocks(mlir::Value forall);
+  /// `transform.gpu.map_nested_forall_to_threads` with `blockDims` (x, y, z);
+  /// with `syncAfterDistribute` a barrier follows every thread loop.
+  void mapNestedForallToThreads(mlir::Value launch,
+                                llvm::ArrayRef<int64_t> blockDims,
+                                bool syncAfterDistribute = true);
+  /// `transform.apply_patterns` to every func.func of the payload, with the
+  /// pattern descriptor ops that `patterns` builds.
+  void applyPatternsToFuncs(
+      llvm::function_ref<void(mlir::OpBuilder &, mlir::Location)> patterns);
+  /// Canonicalisation and the tiling canonicalisation patterns, then CSE,
+  /// on every func.func.
+  void cleanupFuncs();
+
+  /// Whether no op has been matched (then there is nothing to run).
+  bool empty() const { return tags.empty(); }
+  /// Runs the script on the payload and removes the tags; `pass` names the
+  /// caller should the built script not verify.
+  mlir::LogicalResult apply(llvm::StringRef pass);
+
+private:
+  mlir::ModuleOp payload;
+  mlir::OwningOpRef<mlir::ModuleOp> script;
+  mlir::OpBuilder builder;
+  mlir::Operation *entry;
+  mlir::Value root;
+  llvm::SmallVector<mlir::StringAttr> tags;
+  int64_t nextId = 0;
+};
+
+} // namespace hodu
+
+#endif // HODU_TARGET_TRANSFORMSCRIPT_H

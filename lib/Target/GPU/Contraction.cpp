@@ -1,0 +1,469 @@
+//===- Contraction.cpp - matmuls, batched matmuls and convolutions --------===//
+//
+// Every contraction (linalg::inferContractionDims: batch, M, N, K) becomes
+// one kernel: a block per BM x BN tile of the output (batch and outer M/N
+// dims one per block), a K loop whose steps copy the A and B tiles into
+// workgroup memory, and a TM x TN register tile per thread, vectorised so
+// that hodu-gpu-lower-vectors keeps it in registers across K. The
+// elementwise consumer (bias, activation, residual) is computed by the same
+// threads on their register tiles, and the fill that zeroes the output is
+// fused too. Convolutions become contractions first: their input is
+// gathered into an im2col tensor by an elementwise kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategies.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace hodu::gpu {
+
+//===----------------------------------------------------------------------===//
+// Recognising contractions
+//===----------------------------------------------------------------------===//
+
+/// `v`, seen through widening casts.
+static Value throughCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::ExtSIOp, arith::ExtUIOp, arith::SIToFPOp,
+             arith::UIToFPOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+bool hasMultiplyAddBody(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumRegions() != 1 || op->getRegion(0).empty())
+    return false;
+  Block &body = op->getRegion(0).front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 || body.getOperations().size() > 8)
+    return false;
+  Operation *add = yield.getOperand(0).getDefiningOp();
+  if (!isa_and_nonnull<arith::AddFOp, arith::AddIOp>(add))
+    return false;
+  Value acc = body.getArgument(2);
+  Value product;
+  if (add->getOperand(0) == acc)
+    product = add->getOperand(1);
+  else if (add->getOperand(1) == acc)
+    product = add->getOperand(0);
+  else
+    return false;
+  Operation *mul = throughCasts(product).getDefiningOp();
+  if (!isa_and_nonnull<arith::MulFOp, arith::MulIOp>(mul))
+    return false;
+  Value a = throughCasts(mul->getOperand(0)), b = throughCasts(mul->getOperand(1));
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (a == x && b == y) || (a == y && b == x);
+}
+
+bool isContraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      !hasMultiplyAddBody(op))
+    return false;
+  if (!llvm::all_of(op.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isProjectedPermutation(); }))
+    return false;
+  // A dot product (no M, no N) or a matrix-vector product (no N) is a
+  // reduction over rows, not a contraction to tile in two dims.
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  return succeeded(dims) && !dims->m.empty() && !dims->n.empty() &&
+         !dims->k.empty();
+}
+
+//===----------------------------------------------------------------------===//
+// Preparation: generalise, im2col, collapse K
+//===----------------------------------------------------------------------===//
+
+/// The convolution `op` (a multiply-add whose input `x` is indexed by sums
+/// of loops) as a contraction over an im2col tensor: the input gathered
+/// into a tensor indexed by the loops it depends on, in loop order, which
+/// an elementwise kernel fills.
+static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
+                               unsigned x) {
+  MLIRContext *ctx = op.getContext();
+  Location loc = op.getLoc();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap map = maps[x];
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  // The gathered tensor holds the reduction loops first (collapsed into
+  // K afterwards), then the parallel ones: [K..., M...], so that the
+  // gather's innermost loop and the contraction's M are the output's
+  // spatial dims, long and contiguous.
+  SmallVector<unsigned> used;
+  for (bool reduction : {true, false})
+    for (unsigned d = 0; d < op.getNumLoops(); ++d)
+      if (map.isFunctionOfDim(d) &&
+          (op.getIteratorTypesArray()[d] == utils::IteratorType::reduction) ==
+              reduction)
+        used.push_back(d);
+  SmallVector<AffineExpr> toOld(op.getNumLoops(), getAffineConstantExpr(0, ctx));
+  SmallVector<int64_t> shape;
+  for (auto [i, d] : llvm::enumerate(used)) {
+    toOld[d] = getAffineDimExpr(i, ctx);
+    shape.push_back(r[d]);
+  }
+  // gather[i...] = input[map(loops of i...)].
+  AffineMap gatherIn = map.compose(AffineMap::get(used.size(), 0, toOld, ctx));
+  Value input = op.getDpsInputOperand(x)->get();
+  Type element = getElementTypeOrSelf(input.getType());
+  rewriter.setInsertionPoint(op);
+  Value empty = tensor::EmptyOp::create(rewriter, loc, shape, element);
+  SmallVector<utils::IteratorType> parallel(used.size(),
+                                            utils::IteratorType::parallel);
+  auto gather = linalg::GenericOp::create(
+      rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
+      ArrayRef<AffineMap>{gatherIn,
+                          AffineMap::getMultiDimIdentityMap(used.size(), ctx)},
+      parallel, [](OpBuilder &b, Location l, ValueRange args) {
+        linalg::YieldOp::create(b, l, args[0]);
+      });
+  SmallVector<AffineExpr> projection;
+  for (unsigned d : used)
+    projection.push_back(getAffineDimExpr(d, ctx));
+  maps[x] = AffineMap::get(op.getNumLoops(), 0, projection, ctx);
+  SmallVector<Value> inputs = op.getDpsInputs();
+  inputs[x] = gather.getResult(0);
+  auto contraction = linalg::GenericOp::create(
+      rewriter, loc, op.getResultTypes(), inputs, op.getDpsInits(), maps,
+      op.getIteratorTypesArray());
+  rewriter.inlineRegionBefore(op.getRegion(), contraction.getRegion(),
+                              contraction.getRegion().end());
+  rewriter.replaceOp(op, contraction.getResults());
+  return contraction;
+}
+
+/// Consecutive K loops (c, kh, kw of a convolution; heads x head dim of an
+/// attention output projection) collapsed into one, so that the K steps are
+/// long.
+static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() < 2 || !isa<linalg::GenericOp>(op))
+    return op;
+  ReassociationIndices k(dims->k.begin(), dims->k.end());
+  for (size_t i = 1; i < k.size(); ++i)
+    if (k[i] != k[i - 1] + 1)
+      return op;
+  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {k}))
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, {k}, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
+void prepareContractions(RewriterBase &rewriter, Block &body) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (auto op : body.getOps<linalg::LinalgOp>())
+    if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
+      ops.push_back(op);
+  for (linalg::LinalgOp op : ops) {
+    // A fill used by several ops (one zero tensor for Q, K and V) is
+    // duplicated, so that each can be fused into its user's kernel.
+    if (auto fill = dyn_cast<linalg::FillOp>(op.getOperation())) {
+      SmallVector<OpOperand *> uses = llvm::map_to_vector(
+          fill->getUses(), [](OpOperand &u) { return &u; });
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        rewriter.setInsertionPoint(use->getOwner());
+        use->set(rewriter.clone(*fill)->getResult(0));
+      }
+      continue;
+    }
+    linalg::LinalgOp current = op;
+    if (!isa<linalg::GenericOp>(op) &&
+        (linalg::isaContractionOpInterface(op) ||
+         linalg::isaConvolutionOpInterface(op))) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (failed(generic))
+        continue;
+      current = *generic;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(current.getOperation());
+    if (!generic || !hasMultiplyAddBody(current) ||
+        current.getNumReductionLoops() == 0)
+      continue;
+    // A convolution: one input indexed by sums of loops, the filter and the
+    // output by projected permutations.
+    SmallVector<AffineMap> maps = current.getIndexingMapsArray();
+    auto projected = [](AffineMap m) { return m.isProjectedPermutation(); };
+    if (!projected(maps[2]))
+      continue;
+    if (!projected(maps[0]) && projected(maps[1]))
+      current = im2col(rewriter, generic, 0);
+    else if (projected(maps[0]) && !projected(maps[1]))
+      current = im2col(rewriter, generic, 1);
+    if (isContraction(current))
+      collapseK(rewriter, current);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Epilogue and initialiser
+//===----------------------------------------------------------------------===//
+
+linalg::LinalgOp fuseableInit(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return nullptr;
+  auto init = op.getDpsInitOperand(0)->get().getDefiningOp<linalg::LinalgOp>();
+  if (!init || !init->hasOneUse() || init->getBlock() != op->getBlock() ||
+      init.getNumDpsInits() != 1 || !init.hasPureTensorSemantics() ||
+      init.getNumReductionLoops() != 0 ||
+      !init.getIndexingMapMatchingResult(cast<OpResult>(init->getResult(0)))
+           .isPermutation())
+    return nullptr;
+  return init;
+}
+
+linalg::LinalgOp fuseableEpilogue(RewriterBase &rewriter,
+                                  linalg::LinalgOp &consumer) {
+  if (consumer.getNumDpsInits() != 1 || consumer.getNumReductionLoops() != 0 ||
+      !consumer.hasPureTensorSemantics() || consumer.hasDynamicShape())
+    return nullptr;
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  AffineMap outMap = consumer.getMatchingIndexingMap(init);
+  if (!outMap.isPermutation() || consumer.payloadUsesValueFromOperand(init))
+    return nullptr;
+  for (OpOperand *in : consumer.getDpsInputOperands()) {
+    auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !producer->hasOneUse() ||
+        producer->getBlock() != consumer->getBlock() || !isContraction(producer) ||
+        in->get().getType() != consumer->getResult(0).getType() ||
+        consumer.getMatchingIndexingMap(in) != outMap)
+      continue;
+    // The epilogue reads the contraction's tile through its own output, so
+    // that both are computed in place in the same buffer.
+    rewriter.setInsertionPoint(consumer);
+    linalg::LinalgOp current = consumer;
+    if (!isa<linalg::GenericOp>(consumer)) {
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, consumer);
+      if (failed(generic))
+        return nullptr;
+      current = *generic;
+    }
+    unsigned index = in->getOperandNumber();
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *other : current.getDpsInputOperands())
+      if (other->getOperandNumber() != index) {
+        inputs.push_back(other->get());
+        maps.push_back(current.getMatchingIndexingMap(other));
+      }
+    maps.push_back(outMap);
+    auto fused = linalg::GenericOp::create(
+        rewriter, current.getLoc(), current->getResultTypes(), inputs,
+        ValueRange{producer->getResult(0)}, maps,
+        current.getIteratorTypesArray());
+    rewriter.inlineRegionBefore(current->getRegion(0), fused.getRegion(),
+                                fused.getRegion().end());
+    Block &body = fused.getRegion().front();
+    body.getArgument(index).replaceAllUsesWith(body.getArguments().back());
+    body.eraseArgument(index);
+    rewriter.replaceOp(current, fused->getResults());
+    consumer = fused;
+    return producer;
+  }
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Tile sizes
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct MatmulTiles {
+  int64_t bm, bn, tm, tn;
+};
+
+/// Block tiles, largest first: a thread's TM x TN register tile does TM*TN
+/// FMAs per TM + TN values it reads from workgroup memory, so 8x8 tiles
+/// (4 FMAs per value) are the goal; 16x16 threads keep a block at 256. A
+/// candidate is taken when it divides the output and leaves at least
+/// `minBlocks` blocks to fill the GPU; else the one with the most blocks.
+MatmulTiles chooseTiles(int64_t m, int64_t n, int64_t outer,
+                        const TileOptions &o) {
+  static constexpr MatmulTiles kCandidates[] = {
+      {128, 128, 8, 8}, {128, 64, 8, 4}, {64, 128, 4, 8}, {64, 64, 4, 4},
+      {64, 32, 4, 2},   {32, 64, 2, 4},  {32, 32, 2, 2},  {32, 16, 2, 1},
+      {16, 32, 1, 2},   {16, 16, 1, 1},
+  };
+  std::optional<MatmulTiles> best;
+  int64_t bestBlocks = 0;
+  for (const MatmulTiles &t : kCandidates) {
+    if (m % t.bm || n % t.bn || (t.bm / t.tm) * (t.bn / t.tn) > o.maxThreads)
+      continue;
+    int64_t blocks = outer * (m / t.bm) * (n / t.bn);
+    if (blocks >= o.minBlocks)
+      return t;
+    if (blocks > bestBlocks) {
+      best = t;
+      bestBlocks = blocks;
+    }
+  }
+  if (best)
+    return *best;
+  // Shapes the candidates do not divide (a 3-class classifier, odd
+  // spatial sizes): one output element per thread, the block as large as
+  // divisors allow.
+  int64_t tx = largestDivisor(n, 32);
+  int64_t ty = largestDivisor(m, std::max<int64_t>(o.maxThreads / tx, 1));
+  return {ty, tx, 1, 1};
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The strategy
+//===----------------------------------------------------------------------===//
+
+/// `sizes` over the contraction's loops as sizes over the loops of `op`,
+/// whose output has the contraction's output shape through a permutation.
+static SmallVector<int64_t> onOutput(linalg::LinalgOp contraction,
+                                     linalg::LinalgOp op,
+                                     ArrayRef<int64_t> sizes) {
+  AffineMap from = contraction.getIndexingMapMatchingResult(
+      cast<OpResult>(contraction->getResult(0)));
+  AffineMap to =
+      op.getIndexingMapMatchingResult(cast<OpResult>(op->getResult(0)));
+  SmallVector<int64_t> result(op.getNumLoops(), 0);
+  for (unsigned p = 0; p < from.getNumResults(); ++p)
+    result[to.getDimPosition(p)] = sizes[from.getDimPosition(p)];
+  return result;
+}
+
+void tileContraction(TransformScript &s, linalg::LinalgOp contraction,
+                     Value contractionHandle, linalg::LinalgOp epilogue,
+                     Value epilogueHandle, linalg::LinalgOp init,
+                     Value initHandle, const TileOptions &o) {
+  MLIRContext *ctx = contraction->getContext();
+  linalg::ContractionDimensions dims =
+      *linalg::inferContractionDims(contraction);
+  SmallVector<int64_t> r = contraction.getStaticLoopRanges();
+  AffineMap out = contraction.getIndexingMapMatchingResult(
+      cast<OpResult>(contraction->getResult(0)));
+  // The innermost M and N dims of the output are tiled; threads along x
+  // follow the output's fastest of the two, so that their writes coalesce.
+  auto innermost = [&](ArrayRef<unsigned> candidates) {
+    unsigned best = candidates.front();
+    for (unsigned d : candidates)
+      if (*out.getResultPosition(getAffineDimExpr(d, ctx)) >
+          *out.getResultPosition(getAffineDimExpr(best, ctx)))
+        best = d;
+    return best;
+  };
+  unsigned mDim = innermost(dims.m), nDim = innermost(dims.n);
+  unsigned kDim = dims.k.back();
+  int64_t outer = 1;
+  for (unsigned d = 0; d < r.size(); ++d)
+    if (d != mDim && d != nDim && !llvm::is_contained(dims.k, d))
+      outer *= r[d];
+  MatmulTiles t = chooseTiles(r[mDim], r[nDim], outer, o);
+  // K steps: the A and B tiles of a step fit in workgroup memory.
+  int64_t elementBytes = std::max<int64_t>(
+      1, getElementTypeOrSelf(contraction.getDpsInputs()[0].getType())
+                 .getIntOrFloatBitWidth() /
+             8);
+  int64_t kMost = std::max<int64_t>(
+      1, std::min(o.tileK, o.workgroupBytes / ((t.bm + t.bn) * elementBytes)));
+  int64_t bk = largestDivisor(r[kDim], kMost);
+
+  SmallVector<int64_t> blocks(r.size(), 0), threads(r.size(), 0),
+      steps(r.size(), 0), threadIds(r.size(), 0);
+  bool nFastest = *out.getResultPosition(getAffineDimExpr(nDim, ctx)) >
+                  *out.getResultPosition(getAffineDimExpr(mDim, ctx));
+  unsigned xDim = nFastest ? nDim : mDim, yDim = nFastest ? mDim : nDim;
+  SmallVector<unsigned> order = {xDim, yDim};
+  for (unsigned d = r.size(); d-- > 0;) {
+    if (llvm::is_contained(dims.k, d)) {
+      steps[d] = d == kDim ? bk : 1;
+      continue;
+    }
+    blocks[d] = 1;
+    if (d != mDim && d != nDim)
+      order.push_back(d);
+  }
+  blocks[mDim] = t.bm;
+  blocks[nDim] = t.bn;
+  threads[mDim] = t.tm;
+  threads[nDim] = t.tn;
+  threadIds[xDim] = 0;
+  threadIds[yDim] = 1;
+  SmallVector<int64_t> ids = blockIds(r, blocks, order);
+  // A dim that blockIds left untiled (one element) is untiled per thread
+  // too; x and y are always tiled (their blocks hold the whole tile).
+  for (unsigned d = 0; d < r.size(); ++d)
+    if (blocks[d] == 0)
+      threads[d] = 0;
+
+  // Blocks over the output (the epilogue's, when there is one, with the
+  // contraction and its initialiser fused into them).
+  Value forall, inBlock, epilogueInBlock, initInBlock;
+  if (epilogue) {
+    TransformScript::Tiled b = s.tileUsingForall(
+        epilogueHandle, onOutput(contraction, epilogue, blocks),
+        mappingOf(ctx, onOutput(contraction, epilogue, blocks),
+                  onOutput(contraction, epilogue, ids), true));
+    epilogueInBlock = b.op;
+    std::tie(inBlock, forall) =
+        s.fuseIntoContainingOp(contractionHandle, b.loops[0]);
+  } else {
+    TransformScript::Tiled b = s.tileUsingForall(
+        contractionHandle, blocks, mappingOf(ctx, blocks, ids, true));
+    inBlock = b.op;
+    forall = b.loops[0];
+  }
+  if (init)
+    initInBlock = s.fuseIntoContainingOp(initHandle, forall).first;
+
+  // K steps through workgroup memory.
+  Value step = s.tileUsingFor(inBlock, steps).op;
+  Attribute workgroup =
+      mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
+  s.promoteOperand(step, 0, workgroup);
+  s.promoteOperand(step, 1, workgroup);
+
+  // The register tiles: the same TM x TN elements of the output for the
+  // initialiser, every K step and the epilogue.
+  SmallVector<Value> perThread;
+  perThread.push_back(
+      s.tileUsingForall(step, threads, mappingOf(ctx, threads, threadIds, false))
+          .op);
+  auto perThreadOnOutput = [&](linalg::LinalgOp op, Value handle) {
+    SmallVector<int64_t> sizes = onOutput(contraction, op, threads);
+    perThread.push_back(
+        s.tileUsingForall(handle, sizes,
+                          mappingOf(ctx, sizes,
+                                    onOutput(contraction, op, threadIds), false))
+            .op);
+  };
+  bool vectorizeInit =
+      init && succeeded(linalg::vectorizeOpPrecondition(init));
+  bool vectorizeEpilogue =
+      epilogue && succeeded(linalg::vectorizeOpPrecondition(epilogue));
+  if (init)
+    perThreadOnOutput(init, initInBlock);
+  if (epilogue)
+    perThreadOnOutput(epilogue, epilogueInBlock);
+  s.cleanupFuncs();
+  // Vectors make the register tile: hodu-gpu-lower-vectors hoists the
+  // accumulator out of the K loop and unrolls it into 4-wide vectors.
+  s.vectorize(perThread[0]);
+  if (vectorizeInit)
+    s.vectorize(perThread[1]);
+  if (vectorizeEpilogue)
+    s.vectorize(perThread.back());
+}
+
+} // namespace hodu::gpu

@@ -1,0 +1,106 @@
+//===- Elementwise.cpp - a thread per output element ----------------------===//
+//
+// The strategy of every op that is neither a contraction nor a reduction a
+// workgroup shares (elementwise chains, broadcasts, transposes, gathers,
+// pooling windows, short rows): one thread per output element, reduction
+// loops serial in the thread. See Strategies.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategies.h"
+
+using namespace mlir;
+
+namespace hodu::gpu {
+
+SmallVector<Attribute> mappingOf(MLIRContext *ctx, ArrayRef<int64_t> sizes,
+                                 ArrayRef<int64_t> ids, bool blocks) {
+  SmallVector<Attribute> m;
+  for (auto [size, id] : llvm::zip(sizes, ids)) {
+    if (size == 0)
+      continue;
+    // x, y, z are MappingId 0-2; linear dims follow (LinearDim0 = 3).
+    auto mappingId = static_cast<mlir::gpu::MappingId>(id);
+    m.push_back(blocks ? Attribute(mlir::gpu::GPUBlockMappingAttr::get(ctx, mappingId))
+                       : Attribute(mlir::gpu::GPUThreadMappingAttr::get(ctx, mappingId)));
+  }
+  return m;
+}
+
+SmallVector<int64_t> blockIds(ArrayRef<int64_t> ranges,
+                              SmallVectorImpl<int64_t> &sizes,
+                              ArrayRef<unsigned> order) {
+  SmallVector<int64_t> ids(ranges.size(), 0);
+  int64_t next = 0;
+  for (unsigned d : order) {
+    if (sizes[d] == 0)
+      continue;
+    // A dim of one element needs no block index (unless nothing else is
+    // tiled: a forall needs one dim).
+    if (ranges[d] == 1 && next > 0) {
+      sizes[d] = 0;
+      continue;
+    }
+    // Ids past z are linear dims (LinearDim0 is 3 after x, y, z): the forall
+    // is linearised into z before mapping.
+    ids[d] = next < 3 ? next : next + 3;
+    ++next;
+  }
+  return ids;
+}
+
+void tilePerElement(TransformScript &s, linalg::LinalgOp op, Value handle,
+                    linalg::LinalgOp init, Value initHandle,
+                    const TileOptions &o) {
+  MLIRContext *ctx = op->getContext();
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  SmallVector<int64_t> blocks(r.size(), 0), threads(r.size(), 0),
+      threadIds(r.size(), 0);
+  // The block: up to three parallel loops from the innermost out (x, y,
+  // z), whole while they fit, so that short rows still fill it.
+  SmallVector<unsigned> order;
+  int64_t inBlock = 1;
+  for (unsigned d : llvm::reverse(parallel)) {
+    if (order.size() == 3 || inBlock >= o.maxThreads)
+      break;
+    if (r[d] == 1 && !order.empty())
+      continue;
+    int64_t t = largestDivisor(r[d], o.maxThreads / inBlock);
+    blocks[d] = t;
+    threads[d] = 1;
+    threadIds[d] = order.size();
+    order.push_back(d);
+    inBlock *= t;
+    if (t < r[d])
+      break;
+  }
+  // The grid: the remaining parallel loops, as long as the folded z dim
+  // stays within 65535 blocks; loops outside it run in each thread.
+  constexpr int64_t kMaxGridDim = 65535;
+  int64_t folded = 1;
+  for (unsigned d : llvm::reverse(parallel)) {
+    if (blocks[d] != 0 || r[d] == 1)
+      continue;
+    if (order.size() >= 2 && folded * r[d] > kMaxGridDim)
+      break;
+    if (order.size() >= 2)
+      folded *= r[d];
+    blocks[d] = 1;
+    order.push_back(d);
+  }
+  SmallVector<int64_t> ids = blockIds(r, blocks, order);
+  TransformScript::Tiled b =
+      s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
+  Value initInBlock;
+  if (init)
+    initInBlock = s.fuseIntoContainingOp(initHandle, b.loops[0]).first;
+  TransformScript::Tiled t = s.tileUsingForall(
+      b.op, threads, mappingOf(ctx, threads, threadIds, false));
+  // Each thread initialises the elements it then reduces into.
+  if (init)
+    s.fuseIntoContainingOp(initInBlock, t.loops[0]);
+}
+
+} // namespace hodu::gpu

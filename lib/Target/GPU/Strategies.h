@@ -1,0 +1,125 @@
+//===- Strategies.h - how hodu-gpu-tile maps kernels ------------*- C++ -*-===//
+//
+// Internal to lib/Target/GPU. hodu-gpu-tile (Tile.cpp) groups the linalg ops
+// of a function into kernels and hands each kernel to one strategy, which
+// picks the sizes from the static shapes and appends the tiling to a
+// transform script:
+//  - contraction (Contraction.cpp): block tiles, K steps through workgroup
+//    memory, a register tile per thread, the elementwise epilogue fused;
+//  - workgroup reduction (Reduction.cpp): a block per row (or a few rows),
+//    finished after bufferisation by hodu-gpu-map-to-launches;
+//  - per element (Elementwise.cpp): a thread per output element, reduction
+//    loops (pooling windows, short rows) serial in the thread.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_LIB_TARGET_GPU_STRATEGIES_H
+#define HODU_LIB_TARGET_GPU_STRATEGIES_H
+
+#include "hodu/Target/TransformScript.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace hodu::gpu {
+
+/// The largest divisor of `n` that is at most `most` (at least 1).
+inline int64_t largestDivisor(int64_t n, int64_t most) {
+  for (int64_t d = std::min(n, most); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+/// The largest power of two that is at most `n` (at least 1).
+inline int64_t powerOfTwoBelow(int64_t n) {
+  int64_t p = 1;
+  while (p * 2 <= n)
+    p *= 2;
+  return p;
+}
+
+/// What the strategies read from hodu-gpu-tile's options.
+struct TileOptions {
+  int64_t maxThreads = 256;       // threads of a block
+  int64_t minBlocks = 64;         // blocks a contraction should spread over
+  int64_t workgroupBytes = 32768; // workgroup memory of a block
+  int64_t tileK = 16;             // most K of a contraction's shared tiles
+  int64_t reduceThreads = 256;    // most threads reducing one row
+  int64_t minWorkgroupReduction = 32; // shortest row for a workgroup
+};
+
+/// The discardable attribute on a reduction that hodu-gpu-map-to-launches
+/// turns into a workgroup reduction after bufferisation:
+/// [row dim (-1: none), rows per block, threads per row].
+constexpr llvm::StringLiteral kWorkgroupReduce = "hodu.gpu.workgroup_reduce";
+
+/// Block or thread mapping attributes for the dims of `sizes` that are
+/// tiled (non-zero), in loop order; `ids` gives each dim its mapping id
+/// (x, y, z, then linear dims, which hodu-gpu-map-to-launches folds into z).
+llvm::SmallVector<mlir::Attribute> mappingOf(mlir::MLIRContext *ctx,
+                                             llvm::ArrayRef<int64_t> sizes,
+                                             llvm::ArrayRef<int64_t> ids,
+                                             bool blocks);
+
+/// Block mapping ids for the tiled dims of `sizes`: `order` lists loops
+/// from the one mapped to x outwards; dims of size 1 are left untiled.
+llvm::SmallVector<int64_t> blockIds(llvm::ArrayRef<int64_t> ranges,
+                                    llvm::SmallVectorImpl<int64_t> &sizes,
+                                    llvm::ArrayRef<unsigned> order);
+
+/// A contraction: two inputs, one output, a multiply-add body (possibly
+/// widening), projected-permutation maps.
+bool isContraction(mlir::linalg::LinalgOp op);
+/// Whether the body of `op` is `out + a * b` over its two inputs (with
+/// widening casts allowed).
+bool hasMultiplyAddBody(mlir::linalg::LinalgOp op);
+
+/// Rewrites done before tiling, on the ops of one function: named
+/// contractions and convolutions generalised, a convolution's input
+/// gathered into an im2col tensor so that what remains is a contraction,
+/// consecutive K dims collapsed into one.
+void prepareContractions(mlir::RewriterBase &rewriter, mlir::Block &body);
+
+/// If `consumer` can be the epilogue of its producer contraction (one use,
+/// same tile, no type change), rewrites it to read the contraction's result
+/// through its own output (in place; `consumer` is updated to the new op)
+/// and returns the contraction.
+mlir::linalg::LinalgOp fuseableEpilogue(mlir::RewriterBase &rewriter,
+                                        mlir::linalg::LinalgOp &consumer);
+
+/// The linalg op initialising `op`'s output (a fill or a parallel generic
+/// with one use in the same block), which is fused into `op`'s kernel.
+mlir::linalg::LinalgOp fuseableInit(mlir::linalg::LinalgOp op);
+
+/// Whether `op` is a reduction a workgroup reduces: one output, a known
+/// combiner, rows long enough.
+bool isWorkgroupReduction(mlir::linalg::LinalgOp op, const TileOptions &o);
+
+/// The strategies: each appends the tiling of one kernel to `s`. `root` is
+/// the handle of the op whose result leaves the kernel, `init` (may be
+/// null) of the fused initialiser.
+void tileContraction(TransformScript &s, mlir::linalg::LinalgOp contraction,
+                     mlir::Value contractionHandle,
+                     mlir::linalg::LinalgOp epilogue, mlir::Value epilogueHandle,
+                     mlir::linalg::LinalgOp init, mlir::Value initHandle,
+                     const TileOptions &o);
+void tileWorkgroupReduction(TransformScript &s, mlir::linalg::LinalgOp op,
+                            mlir::Value handle, mlir::linalg::LinalgOp init,
+                            mlir::Value initHandle, const TileOptions &o);
+void tilePerElement(TransformScript &s, mlir::linalg::LinalgOp op,
+                    mlir::Value handle, mlir::linalg::LinalgOp init,
+                    mlir::Value initHandle, const TileOptions &o);
+
+/// After bufferisation: every op hodu-gpu-tile marked for a workgroup
+/// reduction under `root` becomes thread loops (partials, the tree levels,
+/// the write of each row) in its block loop.
+mlir::LogicalResult lowerWorkgroupReductions(mlir::Operation *root);
+
+} // namespace hodu::gpu
+
+#endif // HODU_LIB_TARGET_GPU_STRATEGIES_H
