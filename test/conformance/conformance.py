@@ -43,6 +43,10 @@ TARGETS = {
     "cpu": {"ext": ".so", "flags": [], "runs": True, "check": ""},
     "vulkan": {"ext": ".hodu", "flags": ["--device=vulkan"], "runs": True,
                "check": "spirv-val"},
+    # Vulkan with the CPU taking what Vulkan cannot run: heterogeneous
+    # bundles (issue 13's goal: at least every test the CPU passes).
+    "vulkan-fallback": {"ext": ".hodu", "flags": ["--device=vulkan", "--fallback=cpu"],
+                        "runs": True, "check": "", "device": "vulkan"},
     "cuda": {"ext": ".hodu", "flags": ["--device=cuda", "--gpu-arch=sm_80,sm_90"],
              "runs": False, "check": ""},
     "rocm": {"ext": ".hodu", "flags": ["--device=rocm", "--gpu-arch=gfx90a,gfx942"],
@@ -194,7 +198,8 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
             return "fail", detail
         if not target["runs"]:
             return "pass", ""
-        device = [] if args.target == "cpu" else ["--device=" + args.target]
+        device = ([] if args.target == "cpu"
+                  else ["--device=" + target.get("device", args.target)])
         sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
         for s in sets:
             rc, out = run([hodu_run, lib, "--test-data", os.path.join(test_dir, s),
@@ -224,9 +229,13 @@ def write_report(path, target, args, per_suite, per_op):
         lines.append("A test passes when hoduc compiles it for `%s` and every data set "
                      "matches the reference within rtol %g, atol %g%s.\n\n"
                      % (target, args.rtol, args.atol,
-                        "" if target == "cpu" else
-                        " (run by libhodurt on the first Vulkan device: Mesa's lavapipe "
-                        "here; the SPIR-V also passes spirv-val for Vulkan 1.1)"))
+                        {"cpu": "",
+                         "vulkan": " (run by libhodurt on the first Vulkan device: Mesa's "
+                                   "lavapipe here; the SPIR-V also passes spirv-val for "
+                                   "Vulkan 1.1)",
+                         "vulkan-fallback": " (compiled with `--device=vulkan --fallback=cpu`: "
+                                            "what Vulkan cannot run runs on the CPU in the same "
+                                            "bundle; run by libhodurt on lavapipe)"}[target]))
     else:
         lines.append("No `%s` device here: a test passes when hoduc compiles it and %s.\n\n"
                      % (target, {
@@ -264,7 +273,7 @@ def write_report(path, target, args, per_suite, per_op):
         if "<!-- target " not in text:
             # A report of the one-target format: its body becomes that
             # target's section.
-            m = re.match(r"# ONNX conformance \(target `(\w+)`\)\n\n(.*)", text, re.S)
+            m = re.match(r"# ONNX conformance \(target `([\w-]+)`\)\n\n(.*)", text, re.S)
             text = head
             if m and m.group(1) != target:
                 body = m.group(2).replace("## Node tests by op type",
@@ -273,7 +282,7 @@ def write_report(path, target, args, per_suite, per_op):
                          "<!-- /target %s -->\n" % (m.group(1), m.group(1),
                                                      body.rstrip("\n") + "\n",
                                                      m.group(1)))
-        sections = re.findall(r"<!-- target (\w+) -->", text)
+        sections = re.findall(r"<!-- target ([\w-]+) -->", text)
         order = list(TARGETS)
         later = [t for t in sections if order.index(t) > order.index(target)]
         if later:
