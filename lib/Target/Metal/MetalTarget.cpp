@@ -117,7 +117,7 @@ FailureOr<std::string> translateToMSL(StringRef spv, Location loc) {
                SPVC_SUCCESS &&
            spvc_compiler_options_set_uint(options,
                                           SPVC_COMPILER_OPTION_MSL_VERSION,
-                                          SPVC_MAKE_MSL_VERSION(2, 1, 0)) ==
+                                          SPVC_MAKE_MSL_VERSION(2, 3, 0)) ==
                SPVC_SUCCESS &&
            spvc_compiler_install_compiler_options(*compiler, options) ==
                SPVC_SUCCESS;

@@ -83,7 +83,11 @@ std::string rocdlPipeline(const ROCmPipelineConfig &c) {
   for (const std::string &arch : c.archs)
     p += "rocdl-attach-target{chip=" + arch + " abi=500 O=" +
          std::to_string(std::min(c.optLevel, 3u)) + "},";
-  return p +
+  // The maths LLVM's AMDGPU back end has no instruction for (tanh, sinh,
+  // atan, ...) become OCML calls first; convert-gpu-to-rocdl would leave
+  // them as LLVM intrinsics the back end cannot select. (A module pass: the
+  // host function holds no maths by now.)
+  return p + "convert-math-to-rocdl{chipset=" + c.archs.front() + "}," +
          "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
          "arith-expand,"
          "convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=1 runtime=HIP "
