@@ -247,6 +247,55 @@ static LogicalResult markMetaSlots(ModuleOp module,
   return success();
 }
 
+/// Refuses a model with a tensor of more than `limit` elements (or whose
+/// element count overflows), at the op or argument that has it.
+static LogicalResult checkTensorSizes(ModuleOp module, int64_t limit) {
+  auto tooLarge = [&](Type type) -> std::optional<std::string> {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank())
+      return std::nullopt;
+    int64_t count = 1;
+    for (int64_t d : shaped.getShape()) {
+      if (ShapedType::isDynamic(d))
+        return std::nullopt;
+      if (__builtin_mul_overflow(count, d, &count))
+        return std::string("more than 2^63");
+    }
+    if (count > limit)
+      return std::to_string(count);
+    return std::nullopt;
+  };
+  auto fail = [&](Location loc, Type type, const std::string &count) {
+    std::string node;
+    loc->walk([&](Location l) {
+      if (auto n = dyn_cast<NameLoc>(l)) {
+        node = "node '" + n.getName().str() + "': ";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return emitError(loc) << node << "a tensor of type " << type << " has "
+                          << count
+                          << " elements; the limit is " << limit
+                          << " (--max-tensor-elements)";
+  };
+  WalkResult result = module.walk([&](Operation *op) {
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      for (Type t : func.getArgumentTypes())
+        if (auto count = tooLarge(t)) {
+          (void)fail(op->getLoc(), t, *count);
+          return WalkResult::interrupt();
+        }
+    for (Type t : op->getResultTypes())
+      if (auto count = tooLarge(t)) {
+        (void)fail(op->getLoc(), t, *count);
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 /// Runs phases [first, last) of `target` on `module`, then (when the last
 /// phase ran) writes the artifact.
 static bool runPhases(ModuleOp module, const CompileOptions &opts,
@@ -360,6 +409,7 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
   }
   if (failed(target->validate(opts.targetOptions, loc)) ||
       failed(verify(module)) ||
+      failed(checkTensorSizes(module, opts.maxTensorElements)) ||
       failed(markMetaSlots(module, opts.metaSlots, loc)))
     return false;
 

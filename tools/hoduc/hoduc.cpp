@@ -84,6 +84,11 @@ static cl::list<std::string>
                        "device addresses that the host writes between runs "
                        "and replays (a learning rate, a step count)"),
               cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category));
+static cl::opt<int64_t> maxTensorElements(
+    "max-tensor-elements",
+    cl::desc("Refuse a model with a tensor of more elements than this "
+             "(default 2^40)"),
+    cl::init(int64_t(1) << 40), cl::value_desc("n"), cl::cat(category));
 static cl::opt<std::string>
     fallback("fallback",
              cl::desc("Where the ops --device cannot run go: cpu (a "
@@ -164,6 +169,9 @@ int main(int argc, char **argv) {
   opts.name = modelName;
   opts.headerPath = headerPath;
   opts.metaSlots.assign(metaSlots.begin(), metaSlots.end());
+  if (maxTensorElements < 1)
+    return usageError("--max-tensor-elements must be at least 1");
+  opts.maxTensorElements = maxTensorElements;
   if (!fallback.empty() && fallback != "cpu")
     return usageError("--fallback takes 'cpu', not '" + fallback + "'");
   opts.fallback = fallback;

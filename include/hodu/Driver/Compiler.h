@@ -56,6 +56,10 @@ struct CompileOptions {
   /// Inputs (by name) that are meta slots: marked `hodu.meta_slot` after
   /// import, whatever the format.
   std::vector<std::string> metaSlots;
+  /// The most elements any tensor of the model may have (--max-tensor-
+  /// elements): a model that asks for more is refused after import, naming
+  /// the op, before later phases spend hours on it or overflow sizes.
+  int64_t maxTensorElements = int64_t(1) << 40;
   /// Partitioning (accelerator targets; hodu-partition): --fallback,
   /// --force-cpu-ops, --placement, --dump-placement.
   std::string fallback;

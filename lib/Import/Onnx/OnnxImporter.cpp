@@ -856,6 +856,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     }
   }
 
+  if (failed(checkModelStructure(model.graph(), opset, fileLoc)))
+    return nullptr;
+
   // Shape inference annotates intermediate values; the importer computes its
   // own types and uses these only to cross-check them. ONNX reports problems
   // by throwing; a model it cannot infer is still imported.

@@ -23,6 +23,7 @@
 
 namespace onnx {
 class NodeProto;
+class GraphProto;
 class AttributeProto;
 class TensorProto;
 } // namespace onnx
@@ -40,6 +41,13 @@ inline hodu::EvaluationLimits importEvaluationLimits() {
   return hodu::EvaluationLimits(/*maxElements=*/1 << 16, /*maxWork=*/1 << 20,
                                 kSmallTensorBytes);
 }
+
+/// The checks that run before libonnx's shape inference (whose inference
+/// functions crash on some malformed models): names defined once, a graph
+/// with outputs, window attributes (strides, dilations, kernel_shape, pads)
+/// in range. Errors name the node.
+mlir::LogicalResult checkModelStructure(const onnx::GraphProto &graph,
+                                        int64_t opset, mlir::Location fileLoc);
 
 /// What an ONNX value name stands for during import.
 struct ValueEntry {
