@@ -158,6 +158,22 @@ TEST(TensorProto, Errors) {
   EXPECT_NE(error.find("external data"), std::string::npos);
 }
 
+// Found by hodu-fuzz-tensor: a shape of 2^40 elements with one typed value
+// was allocated (4 TiB) before the value count was checked.
+TEST(TensorProto, HugeShapeWithFewTypedValuesAllocatesNothing) {
+  HostTensor tensor;
+  std::string error;
+  std::string oneFloat("\0\0\x80\x3f", 4);
+  EXPECT_FALSE(decodePb(header({int64_t(1) << 40}, 1) +
+                            lengthDelimited(4, oneFloat),
+                        tensor, error));
+  EXPECT_NE(error.find("float_data holds 1 values, but shape [1099511627776] "
+                       "needs 1099511627776"),
+            std::string::npos)
+      << error;
+  EXPECT_TRUE(tensor.data.empty());
+}
+
 TEST(TensorProto, RoundTrip) {
   HostTensor tensor{"t", HODU_DTYPE_BF16, {2, 1}, {0x80, 0x3f, 0xc0, 0x7f}};
   HostTensor back;

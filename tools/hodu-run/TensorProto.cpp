@@ -254,8 +254,12 @@ bool copyTypedData(const TensorProtoFields &fields, HostTensor &tensor,
             std::to_string(count);
     return false;
   }
-  char *out = reinterpret_cast<char *>(tensor.data.data());
+  // Allocated only now that the file holds as many values as the shape
+  // needs: a shape of 2^56 elements in a 20-byte file is an error above,
+  // not an allocation.
   size_t width = hodu_dtype_size(tensor.dtype);
+  tensor.data.assign(size_t(count) * width, 0);
+  char *out = reinterpret_cast<char *>(tensor.data.data());
   for (int64_t i = 0; i < count; ++i) {
     switch (tensor.dtype) {
     case HODU_DTYPE_F32:
@@ -323,7 +327,6 @@ bool decodeTensorProto(const uint8_t *bytes, size_t size, HostTensor &tensor,
     tensor.data.assign(fields.raw, fields.raw + fields.rawSize);
     return true;
   }
-  tensor.data.assign(bytesNeeded, 0);
   return copyTypedData(fields, tensor, error);
 }
 

@@ -1,6 +1,6 @@
 //===- Onnx.h - the ONNX importer -------------------------------*- C++ -*-===//
 //
-// Imports an ONNX model (opsets 7-17, the default `ai.onnx` domain) into a
+// Imports an ONNX model (opsets 1-18, the default `ai.onnx` domain) into a
 // module of the hodu dialect with the module convention every backend
 // consumes: a public `func.func @main` whose arguments and results are the
 // graph inputs and outputs, each named by a `hodu.name` attribute, and
@@ -14,6 +14,7 @@
 
 #include "hodu/Registry/Registry.h"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(const std::string &path,
                                                   mlir::MLIRContext &context,
                                                   const ImportOptions &options,
                                                   const std::vector<OnnxFrozenInput> &frozen = {});
+
+/// Imports a model held in memory (`size` bytes at `data`), as if read from
+/// `path`: the path names the model in diagnostics and its directory is
+/// where external data is looked up (and confined to). The fuzzing harness
+/// and callers that already hold the bytes use this.
+mlir::OwningOpRef<mlir::ModuleOp>
+importOnnxModelFromMemory(const void *data, size_t size, const std::string &path,
+                          mlir::MLIRContext &context, const ImportOptions &options,
+                          const std::vector<OnnxFrozenInput> &frozen = {});
 
 /// Adds the "onnx" importer (extension ".onnx") to the ComponentRegistry.
 /// Idempotent.

@@ -26,6 +26,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -584,7 +585,7 @@ Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
 // Model import
 //===----------------------------------------------------------------------===//
 
-static std::string dimsString(ArrayRef<int64_t> dims) {
+std::string hodu::onnx_import::dimsString(ArrayRef<int64_t> dims) {
   std::string s;
   for (auto [i, d] : llvm::enumerate(dims))
     s += (i ? "x" : "") + std::to_string(d);
@@ -744,6 +745,79 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
       c->erase();
 }
 
+/// Verifies the ops node `n` was converted to, from `first` on, before
+/// anything evaluates or folds them: a conversion checks what it needs, and
+/// the ops' verifiers catch the rest (operands whose shapes contradict each
+/// other in a model from a stranger). The verifier's message is reported as
+/// the node's error.
+static LogicalResult verifyNewOps(NodeContext &n, Operation *first) {
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    std::string message;
+    LogicalResult verified = success();
+    {
+      ScopedDiagnosticHandler capture(op->getContext(), [&](Diagnostic &d) {
+        if (message.empty())
+          message = d.str();
+        return success();
+      });
+      verified = verify(op, /*verifyRecursively=*/true);
+    }
+    if (failed(verified)) {
+      n.error(message); // "'hodu.einsum' op label 'j' has sizes ..."
+      return failure();
+    }
+  }
+  return success();
+}
+
+namespace {
+/// The element types and static shapes a model declares for its values.
+struct DeclaredTypes {
+  std::map<std::string, int> types;
+  std::map<std::string, SmallVector<int64_t>> shapes;
+};
+} // namespace
+
+/// Checks node `n`'s outputs against what the model declares for them: a
+/// different element type is an error (ONNX Runtime refuses such a model);
+/// a different static shape is a warning, and the computed shape is used
+/// (ONNX Runtime's lenient merge does the same).
+static LogicalResult checkDeclaredTypes(NodeContext &n, const GraphImporter &g,
+                                        const DeclaredTypes &declared) {
+  for (const auto &out : n.node.output()) {
+    RankedTensorType t = out.empty() ? RankedTensorType() : g.typeOf(out);
+    if (!t)
+      continue;
+    if (auto it = declared.types.find(out); it != declared.types.end()) {
+      Type want = onnxElementType(g.ctx, it->second);
+      if (!want) {
+        n.error("the model declares output '" + out + "' with data type " +
+                Twine(it->second) + ", which is not an ONNX tensor type");
+        return failure();
+      }
+      if (want != t.getElementType()) {
+        std::string got, decl;
+        llvm::raw_string_ostream(got) << t.getElementType();
+        llvm::raw_string_ostream(decl) << want;
+        n.error("output '" + out + "' has element type " + got +
+                " but the model declares it as " + decl +
+                " (value_info or graph output)");
+        return failure();
+      }
+    }
+    if (auto it = declared.shapes.find(out);
+        it != declared.shapes.end() && t.hasStaticShape() &&
+        t.getShape() != ArrayRef<int64_t>(it->second))
+      emitWarning(n.loc) << "ONNX op '" << n.node.op_type() << "' (opset "
+                         << n.opset << ") node '" << n.name << "': output '"
+                         << out << "' has shape " << dimsString(t.getShape())
+                         << " but the model declares "
+                         << dimsString(it->second)
+                         << "; the computed shape is used";
+  }
+  return success();
+}
+
 /// Cross-checks the types the importer gave node `n`'s outputs against ONNX
 /// shape inference (`inferred` shapes, `inferredTypes` element types): a
 /// mismatch is an importer bug.
@@ -798,6 +872,17 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     return nullptr;
   }
   StringRef data = (*bufOr)->getBuffer();
+  return importOnnxModelFromMemory(data.data(), data.size(), path, context,
+                                   options, frozen);
+}
+
+OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
+    const void *bytes, size_t size, const std::string &path,
+    MLIRContext &context, const ImportOptions &options,
+    const std::vector<OnnxFrozenInput> &frozen) {
+  context.loadDialect<HoduDialect, func::FuncDialect>();
+  Location fileLoc = FileLineColLoc::get(&context, path, 0, 0);
+  StringRef data(static_cast<const char *>(bytes), size);
   onnx::ModelProto model;
   {
     google::protobuf::io::CodedInputStream stream(
@@ -819,19 +904,23 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   }
 
   int64_t opset = -1;
+  bool declaresOpset = false;
   for (const auto &o : model.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx")
+    if (o.domain().empty() || o.domain() == "ai.onnx") {
       opset = o.version();
+      declaresOpset = true;
+    }
   if (opset < 0 && model.ir_version() < 3)
     opset = 1; // before opset_import, the default domain was implied
-  // Opsets 7-18 are the supported range; older models import too as long
-  // as their ops mean the same (the conversions check opset-specific rules).
-  // A model without the default domain (training ops only) is rejected at
-  // its first node, which names the domain.
-  if (opset == 0 || opset > 18) {
+  // Opsets 1-18 of the default domain are imported: up to 17 each node is
+  // checked against libonnx's schema for the model's opset (checkModelStructure),
+  // and the conversions apply the opset-specific rules they know. A model
+  // without the default domain (training ops only) is rejected at its first
+  // node, which names the domain.
+  if ((declaresOpset && opset < 1) || opset > 18) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
-                          "up to 18";
+                          "1 to 18";
     return nullptr;
   }
 
@@ -856,7 +945,8 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     }
   }
 
-  if (failed(checkModelStructure(model.graph(), opset, fileLoc)))
+  if (failed(checkModelStructure(model.graph(), opset, model.ir_version(),
+                                 fileLoc)))
     return nullptr;
 
   // Shape inference annotates intermediate values; the importer computes its
@@ -864,6 +954,19 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
   // by throwing; a model it cannot infer is still imported.
   std::map<std::string, SmallVector<int64_t>> inferred;
   std::map<std::string, int> inferredTypes;
+  // What the model itself declares (value_info and graph outputs), before
+  // shape inference merges it: a node whose output contradicts its declared
+  // element type is an error in the model, as in ONNX Runtime.
+  DeclaredTypes declared;
+  for (const auto *list : {&model.graph().value_info(), &model.graph().output()})
+    for (const auto &vi : *list) {
+      if (!vi.type().has_tensor_type())
+        continue;
+      if (int et = vi.type().tensor_type().elem_type())
+        declared.types[vi.name()] = et;
+      if (auto shape = staticShapeOf(vi))
+        declared.shapes[vi.name()] = *shape;
+    }
   try {
     onnx::shape_inference::InferShapes(model);
     for (const auto &vi : model.graph().value_info())
@@ -879,6 +982,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
           inferredTypes[vi.name()] = vi.type().tensor_type().elem_type();
   } catch (const std::exception &) {
   }
+  // Declared types are checked against the model by checkDeclaredTypes;
+  // only what inference alone found is an importer cross-check.
+  for (const auto &[name, type] : declared.types)
+    inferredTypes.erase(name);
+  for (const auto &[name, shape] : declared.shapes)
+    inferred.erase(name);
 
   onnx::GraphProto &graph = *model.mutable_graph();
   GraphImporter g(context, path);
@@ -1001,9 +1110,13 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
     Operation *last = body->empty() ? nullptr : &body->back();
     if (failed(convertNode(n)))
       return nullptr;
-    evaluateNewOps(n, last ? last->getNextNode()
-                           : (body->empty() ? nullptr : &body->front()));
-    if (failed(checkOutputTypes(n, g, inferred, inferredTypes)))
+    Operation *first =
+        last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
+    if (failed(verifyNewOps(n, first)))
+      return nullptr;
+    evaluateNewOps(n, first);
+    if (failed(checkDeclaredTypes(n, g, declared)) ||
+        failed(checkOutputTypes(n, g, inferred, inferredTypes)))
       return nullptr;
   }
 
@@ -1030,7 +1143,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
 void hodu::registerOnnxImporter() {
   static bool done = [] {
     ComponentRegistry::get().addImporter(
-        {"onnx", "ONNX models (opsets 7-18, default domain)", {".onnx"},
+        {"onnx", "ONNX models (opsets 1-18, default domain)", {".onnx"},
          [](const std::string &path, MLIRContext &ctx,
             const ImportOptions &options) {
            return importOnnxModel(path, ctx, options, {});

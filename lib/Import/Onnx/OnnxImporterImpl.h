@@ -42,12 +42,18 @@ inline hodu::EvaluationLimits importEvaluationLimits() {
                                 kSmallTensorBytes);
 }
 
+/// Dims as "2x3x4", as messages print shapes.
+std::string dimsString(llvm::ArrayRef<int64_t> dims);
+
 /// The checks that run before libonnx's shape inference (whose inference
 /// functions crash on some malformed models): names defined once, a graph
-/// with outputs, window attributes (strides, dilations, kernel_shape, pads)
-/// in range. Errors name the node.
+/// with outputs, each node against its ONNX schema (input and output counts,
+/// attribute names and types) where libonnx knows the opset, window
+/// attributes (strides, dilations, kernel_shape, pads) in range. Errors name
+/// the node.
 mlir::LogicalResult checkModelStructure(const onnx::GraphProto &graph,
-                                        int64_t opset, mlir::Location fileLoc);
+                                        int64_t opset, int64_t irVersion,
+                                        mlir::Location fileLoc);
 
 /// What an ONNX value name stands for during import.
 struct ValueEntry {

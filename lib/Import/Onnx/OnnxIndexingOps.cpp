@@ -14,9 +14,30 @@ using namespace hodu::onnx_import;
 
 namespace {
 
+/// A constant index outside [-size, size) is an error here rather than a
+/// value the lowering clamps at run time (ONNX Runtime refuses it too).
+/// Indices computed at run time are clamped (docs/security.md).
+LogicalResult checkConstIndices(NodeContext &n, size_t input, int64_t size,
+                                int64_t axis) {
+  std::optional<ConstantView> c = n.constantInput(input);
+  if (!c || ShapedType::isDynamic(size))
+    return success();
+  for (int64_t j = 0, e = c->isSplat() ? 1 : c->size(); j < e; ++j) {
+    auto k = static_cast<int64_t>(c->s(j));
+    if (k < -size || k >= size)
+      return n.error("index " + Twine(k) + " (element " + Twine(j) +
+                     " of the indices) is out of range for axis " +
+                     Twine(axis) + " of size " + Twine(size));
+  }
+  return success();
+}
+
 /// Makes indices non-negative along `dim` of size `size` (ONNX allows
 /// counting from the end) and i64.
-FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size) {
+FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size,
+                             int64_t axis) {
+  if (failed(checkConstIndices(n, input, size, axis)))
+    return failure();
   TRY(idx, n.in(input));
   auto t = tensorType(idx);
   Type elt = t.getElementType();
@@ -35,6 +56,8 @@ LogicalResult convertGather(NodeContext &n) {
   Type elt = tensorType(idx).getElementType();
   if (!elt.isInteger(32) && !elt.isInteger(64))
     return n.error("indices must be int32 or int64");
+  if (failed(checkConstIndices(n, 1, tensorType(x).getDimSize(axis), axis)))
+    return failure();
   TRY(r, make<IndexSelectOp>(n, x, idx, axis));
   n.setOutput(0, r);
   return success();
@@ -44,7 +67,7 @@ LogicalResult convertGatherElements(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(axisAttr, n.attrInt("axis", 0));
   TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
-  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis)));
+  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis), axis));
   TRY(r, make<GatherOp>(n, x, idx, axis));
   n.setOutput(0, r);
   return success();
@@ -55,7 +78,7 @@ LogicalResult convertScatter(NodeContext &n) {
   TRY(src, n.in(2));
   TRY(axisAttr, n.attrInt("axis", 0));
   TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
-  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis)));
+  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis), axis));
   TRY(reduction, n.attrString("reduction", "none"));
   FailureOr<Value> r = failure();
   if (reduction == "none")
@@ -226,6 +249,18 @@ FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
   if (!it || it.getRank() < 1)
     return n.error("expects indices of rank >= 1");
   int64_t k = it.getDimSize(it.getRank() - 1);
+  // Constant tuples are checked here; run-time ones are clamped
+  // (linearIndices refuses a k that does not fit the data).
+  std::optional<ConstantView> c = n.constantInput(1);
+  if (c && k >= 1 && k <= (int64_t)dataShape.size())
+    for (int64_t j = 0, e = c->isSplat() ? k : c->size(); j < e; ++j) {
+      int64_t size = dataShape[j % k];
+      auto v = static_cast<int64_t>(c->s(j));
+      if (!ShapedType::isDynamic(size) && (v < -size || v >= size))
+        return n.error("index " + Twine(v) + " (element " + Twine(j) +
+                       " of the indices) is out of range for axis " +
+                       Twine(j % k) + " of size " + Twine(size));
+    }
   TRY(lin, linearIndices(n, dataShape, 1));
   SmallVector<int64_t> rows = {product(dataShape.take_front(k))};
   llvm::append_range(rows, dataShape.drop_front(k));

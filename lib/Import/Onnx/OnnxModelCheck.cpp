@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "OnnxImporterImpl.h"
 
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -32,11 +34,55 @@ bool hasWindowAttributes(llvm::StringRef op) {
       op);
 }
 
+/// The most dims a shape operand may give a result.
+constexpr int64_t kMaxRank = 64;
+
+/// The input of `op` that holds the result's shape (libonnx's inference
+/// makes a result with one dim per element), or -1.
+int shapeOperand(llvm::StringRef op) {
+  if (op == "ConstantOfShape")
+    return 0;
+  if (op == "Reshape" || op == "Expand" || op == "Tile")
+    return 1;
+  return -1;
+}
+
+/// The newest opset of the default domain whose schemas libonnx has.
+int64_t newestKnownOpset() {
+  const auto &map = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  auto it = map.find("");
+  return it == map.end() ? 0 : it->second.second;
+}
+
+/// Checks `node` against its ONNX schema as ONNX Runtime does when it
+/// resolves a graph (input and output counts, required, unknown and
+/// mistyped attributes); the message on failure, empty when it holds.
+std::string checkAgainstSchema(const onnx::NodeProto &node, int64_t opset,
+                               int64_t irVersion) {
+  onnx::checker::CheckerContext ctx;
+  ctx.set_ir_version(static_cast<int>(irVersion));
+  ctx.set_opset_imports({{"", static_cast<int>(opset)},
+                         {"ai.onnx", static_cast<int>(opset)}});
+  onnx::checker::LexicalScopeContext scope;
+  try {
+    onnx::checker::check_node(node, ctx, scope);
+  } catch (const std::exception &e) {
+    // ValidationError appends "==> Context: ..." (the node again).
+    std::string msg = e.what();
+    if (size_t cut = msg.find("\n\n==> Context"); cut != std::string::npos)
+      msg.resize(cut);
+    return msg.empty() ? "the node does not match its ONNX schema" : msg;
+  }
+  return {};
+}
+
 } // namespace
 
 LogicalResult hodu::onnx_import::checkModelStructure(
-    const onnx::GraphProto &graph, int64_t opset, Location fileLoc) {
+    const onnx::GraphProto &graph, int64_t opset, int64_t irVersion,
+    Location fileLoc) {
   MLIRContext *ctx = fileLoc.getContext();
+  bool schemaKnown = opset >= 1 && opset <= newestKnownOpset();
   // Graph-level names: each defined once.
   llvm::StringSet<> inputs, initializers, outputs, defined;
   for (const auto &in : graph.input())
@@ -54,7 +100,48 @@ LogicalResult hodu::onnx_import::checkModelStructure(
       return emitError(fileLoc) << "graph output '" << out.name()
                                 << "' is listed twice";
 
-  for (auto [index, node] : llvm::enumerate(graph.node())) {
+  // Declared dims: libonnx's inference functions index and size with them
+  // (a negative dim crashed GatherND's). A dim_value is never negative.
+  auto checkDims = [&](const onnx::ValueInfoProto &vi,
+                       const char *what) -> LogicalResult {
+    if (!vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape())
+      return success();
+    for (auto [i, dim] :
+         llvm::enumerate(vi.type().tensor_type().shape().dim()))
+      if (dim.has_dim_value() && dim.dim_value() < 0)
+        return emitError(fileLoc)
+               << what << " '" << vi.name() << "' has dim " << dim.dim_value()
+               << " at position " << i << "; dims are never negative";
+    return success();
+  };
+  for (const auto &vi : graph.input())
+    if (failed(checkDims(vi, "graph input")))
+      return failure();
+  for (const auto &vi : graph.output())
+    if (failed(checkDims(vi, "graph output")))
+      return failure();
+  for (const auto &vi : graph.value_info())
+    if (failed(checkDims(vi, "value_info")))
+      return failure();
+  for (const auto &init : graph.initializer())
+    for (int64_t d : init.dims())
+      if (d < 0)
+        return emitError(fileLoc) << "initializer '" << init.name()
+                                  << "' has dim " << d
+                                  << "; dims are never negative";
+
+  // Lengths of declared 1-D values, for the shape operands below.
+  llvm::StringMap<int64_t> declaredLength;
+  for (const auto *list : {&graph.input(), &graph.value_info()})
+    for (const auto &vi : *list)
+      if (vi.type().tensor_type().shape().dim_size() == 1 &&
+          vi.type().tensor_type().shape().dim(0).has_dim_value())
+        declaredLength[vi.name()] =
+            vi.type().tensor_type().shape().dim(0).dim_value();
+
+  for (int index = 0, e = graph.node_size(); index < e; ++index) {
+    const onnx::NodeProto &node = graph.node(index);
     std::string name = node.name().empty()
                            ? node.op_type() + "_" + std::to_string(index)
                            : node.name();
@@ -72,6 +159,21 @@ LogicalResult hodu::onnx_import::checkModelStructure(
       if (initializers.contains(out) || inputs.contains(out))
         return fail() << "output '" << out
                       << "' is already a graph input or initializer";
+    }
+    // A shape operand known only at run time: libonnx's inference builds a
+    // result of that many dims (2^31 took minutes and gigabytes).
+    if (int input = shapeOperand(node.op_type());
+        input >= 0 && input < node.input_size()) {
+      auto it = declaredLength.find(node.input(input));
+      if (it != declaredLength.end() && it->second > kMaxRank)
+        return fail() << "input '" << node.input(input)
+                      << "' is a shape of " << it->second
+                      << " dims; tensors have at most " << kMaxRank;
+    }
+    if (schemaKnown) {
+      std::string problem = checkAgainstSchema(node, opset, irVersion);
+      if (!problem.empty())
+        return fail() << problem;
     }
     if (!hasWindowAttributes(node.op_type()))
       continue;

@@ -37,8 +37,9 @@ LogicalResult convertReshape(NodeContext &n) {
       infer = i;
     } else if (d < 0) {
       return n.error("shape entry " + Twine(d) + " is invalid");
-    } else {
-      known *= d;
+    } else if (__builtin_mul_overflow(known, d, &known)) {
+      return n.error("the new shape " + dimsString(shapeV) +
+                     " has more than 2^63 elements");
     }
     shape.push_back(d);
   }
@@ -49,7 +50,8 @@ LogicalResult convertReshape(NodeContext &n) {
   }
   if (product(shape) != t.getNumElements())
     return n.error("cannot reshape " + Twine(t.getNumElements()) +
-                   " elements to " + Twine(product(shape)));
+                   " elements to shape " + dimsString(shape) + " (" +
+                   Twine(product(shape)) + " elements)");
   n.setOutput(0, n.reshape(x, shape));
   return success();
 }
