@@ -967,8 +967,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       if (auto shape = staticShapeOf(vi))
         declared.shapes[vi.name()] = *shape;
     }
+  // Before opset 7 libonnx's inference functions trust ranks they were never
+  // given (Gemm-6 on 1-D inputs crashed inside it): those models are
+  // imported without the cross-check.
   try {
-    onnx::shape_inference::InferShapes(model);
+    if (opset >= 7)
+      onnx::shape_inference::InferShapes(model);
     for (const auto &vi : model.graph().value_info())
       if (auto s = staticShapeOf(vi))
         inferred[vi.name()] = *s;
