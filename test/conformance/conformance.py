@@ -181,7 +181,10 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
     model = os.path.join(test_dir, "model.onnx")
     target = TARGETS[args.target]
     lib = os.path.join(workdir, name + target["ext"])
-    rc, out = run([hoduc, model, "-o", lib] + target["flags"], args.compile_timeout)
+    # --onnx-shape-check: libonnx's shape inference cross-checks the
+    # importer's types on these well-formed models.
+    rc, out = run([hoduc, model, "--onnx-shape-check", "-o", lib] + target["flags"],
+                  args.compile_timeout)
     if rc is None:
         return "timeout", "hoduc " + out
     if rc < 0:

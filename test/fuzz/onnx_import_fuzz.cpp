@@ -1,7 +1,9 @@
 //===- onnx_import_fuzz.cpp - libFuzzer target for the ONNX importer ------===//
 //
-// Model bytes -> hodu module, verified. Every input must end in a module
-// that verifies or in a diagnostic: never a crash, a hang, an exception
+// Model bytes -> hodu module, verified, as hoduc imports by default
+// (without libonnx's shape inference, which --onnx-shape-check adds). Every
+// input must end in a module that verifies or in a diagnostic: never a
+// crash, a hang, an exception
 // escaping libonnx or protobuf, a sanitizer report, or a file touched
 // outside the model's directory.
 //

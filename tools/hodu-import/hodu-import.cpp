@@ -42,6 +42,13 @@ static cl::list<std::string> freezeInputs(
              "NAME=DIR to pick DIR/input_*.pb by name (repeatable)"),
     cl::value_desc("NAME=FILE"));
 
+// On by default here, the importer's test driver: libonnx's shape inference
+// cross-checks the importer's types (hoduc has it off by default).
+static cl::opt<bool> onnxShapeCheck(
+    "onnx-shape-check",
+    cl::desc("Check the importer's types against libonnx's shape inference"),
+    cl::init(true));
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // --mlir-print-debuginfo and friends (locations are the ONNX node names).
@@ -50,6 +57,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "Hodu model importer (test driver)\n");
 
   hodu::ImportOptions options;
+  options.onnxShapeCheck = onnxShapeCheck;
   for (const std::string &spec : inputShapes) {
     hodu::InputShape pin;
     std::string error;

@@ -84,6 +84,12 @@ static cl::list<std::string>
                        "device addresses that the host writes between runs "
                        "and replays (a learning rate, a step count)"),
               cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(category));
+static cl::opt<bool> onnxShapeCheck(
+    "onnx-shape-check",
+    cl::desc("ONNX: also run libonnx's shape inference and check the "
+             "importer's types against it (for testing the importer; off by "
+             "default, since libonnx crashes on some malformed models)"),
+    cl::cat(category));
 static cl::opt<int64_t> maxTensorElements(
     "max-tensor-elements",
     cl::desc("Refuse a model with a tensor of more elements than this "
@@ -182,6 +188,7 @@ int main(int argc, char **argv) {
   if (!opts.name.empty() && !hodu::isCIdentifier(opts.name))
     return usageError("--name '" + opts.name + "' is not a C identifier");
 
+  opts.import.onnxShapeCheck = onnxShapeCheck;
   for (const std::string &spec : inputShapes) {
     hodu::InputShape pin;
     std::string error;

@@ -29,6 +29,11 @@ namespace hodu {
 struct ImportOptions {
   /// `NAME -> dims` pins for dynamic input dims (hoduc --input-shape).
   std::vector<std::pair<std::string, std::vector<int64_t>>> inputShapes;
+  /// ONNX: also run libonnx's shape inference and check the importer's
+  /// types against it (a mismatch is an importer bug). Off by default:
+  /// libonnx's inference functions crash on some malformed models
+  /// (docs/security.md); the conformance sweeps turn it on.
+  bool onnxShapeCheck = false;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

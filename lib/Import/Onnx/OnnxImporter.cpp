@@ -967,11 +967,13 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       if (auto shape = staticShapeOf(vi))
         declared.shapes[vi.name()] = *shape;
     }
-  // Before opset 7 libonnx's inference functions trust ranks they were never
-  // given (Gemm-6 on 1-D inputs crashed inside it): those models are
-  // imported without the cross-check.
+  // libonnx's shape inference runs only when asked for (hoduc
+  // --onnx-shape-check): its inference functions trust what a malformed
+  // model says (negative dims, ranks, shape operands of 2^31 elements) and
+  // crash or run for minutes, and the importer computes its own types. Before
+  // opset 7 its functions check even less (Gemm-6 on 1-D inputs crashed).
   try {
-    if (opset >= 7)
+    if (options.onnxShapeCheck && opset >= 7)
       onnx::shape_inference::InferShapes(model);
     for (const auto &vi : model.graph().value_info())
       if (auto s = staticShapeOf(vi))
