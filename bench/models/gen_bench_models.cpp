@@ -422,9 +422,15 @@ bool writeTransformer(const std::string &dir, std::string &manifest) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: hodu-gen-bench-models OUT_DIR\n");
-    return 2;
+  // An option is not a directory name: "--help" used to create "--help/".
+  if (argc != 2 || argv[1][0] == '-') {
+    std::fprintf(stderr, "usage: hodu-gen-bench-models OUT_DIR\n"
+                         "Writes the benchmark models and manifest.json into "
+                         "OUT_DIR.\n");
+    return argc == 2 && (std::string(argv[1]) == "--help" ||
+                         std::string(argv[1]) == "-h")
+               ? 0
+               : 2;
   }
   std::string dir = argv[1];
   mkdir(dir.c_str(), 0755);
