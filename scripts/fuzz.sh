@@ -22,7 +22,7 @@ targets=("$@")
 build=${HODU_FUZZ_BUILD_DIR:-$root/build-fuzz}
 
 if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DHODU_FUZZ_INSTRUMENT=ON -DHODU_SANITIZE=address,undefined
 fi
@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
       "$build/test/runtime-unit/kernels.spv" "$dir/corpus" >/dev/null
     exe=$build/bin/hodurt-bundle-fuzz
   else
-    cp -n "$root/test/fuzz/corpus/$t"/* "$dir/corpus/"
+    cp -n "$root/test/fuzz/corpus/$t"/* "$dir/corpus/" 2>/dev/null || true
     exe=$build/bin/hodu-fuzz-$t
   fi
   (cd "$dir" && "$exe" -max_total_time="$seconds" -timeout=10 \

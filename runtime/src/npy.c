@@ -213,7 +213,9 @@ static void swap_bytes(unsigned char *data, size_t bytes, size_t width) {
 static int transpose_fortran(const hodu_npy_info *info, unsigned char *data,
                              char *error, size_t error_size) {
   size_t width = dtype_sizes[info->dtype];
-  unsigned char *stored = malloc(info->bytes ? info->bytes : 1);
+  if (info->bytes == 0) /* no elements; `data` may be NULL */
+    return 1;
+  unsigned char *stored = malloc(info->bytes);
   if (!stored)
     return fail(error, error_size, "out of memory");
   memcpy(stored, data, info->bytes);
