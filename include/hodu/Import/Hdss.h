@@ -44,7 +44,19 @@ struct Scalar {
   static Scalar ofI64(int64_t v) { Scalar s; s.dtype = DType::I64; s.i = v; return s; }
   bool isFloat() const;
   double asDouble() const { return isFloat() ? f : double(i); }
-  int64_t asInt() const { return isFloat() ? int64_t(f) : i; }
+  /// Float kinds truncate toward zero, saturating at the int64 range (NaN
+  /// gives 0): an attribute from a file must not be undefined behaviour.
+  int64_t asInt() const {
+    if (!isFloat())
+      return i;
+    if (!(f == f))
+      return 0;
+    if (f >= 9223372036854775808.0)
+      return INT64_MAX;
+    if (f <= -9223372036854775808.0)
+      return INT64_MIN;
+    return int64_t(f);
+  }
   bool operator==(const Scalar &o) const {
     return dtype == o.dtype && f == o.f && i == o.i;
   }

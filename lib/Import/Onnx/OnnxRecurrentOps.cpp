@@ -197,7 +197,9 @@ LogicalResult convertRecurrent(NodeContext &n) {
   int64_t H = hidden;
   Type elt = xt.getElementType();
   auto wt = tensorType(w), rt = tensorType(r);
-  if (H <= 0 || wt.getRank() != 3 || rt.getRank() != 3 ||
+  // H is an attribute: bound it before gates * H can overflow.
+  if (H <= 0 || H > (int64_t(1) << 31) || wt.getRank() != 3 ||
+      rt.getRank() != 3 ||
       wt.getDimSize(0) != dirs || wt.getDimSize(1) != gates * H ||
       rt.getDimSize(0) != dirs || rt.getDimSize(1) != gates * H ||
       rt.getDimSize(2) != H || wt.getDimSize(2) != xt.getDimSize(2))
