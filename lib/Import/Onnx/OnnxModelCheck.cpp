@@ -34,6 +34,10 @@ bool hasWindowAttributes(llvm::StringRef op) {
       op);
 }
 
+/// The largest declared dim (the default --max-tensor-elements): past it,
+/// size arithmetic on dims overflows int64.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
 /// The most dims a shape operand may give a result.
 constexpr int64_t kMaxRank = 64;
 
@@ -109,10 +113,12 @@ LogicalResult hodu::onnx_import::checkModelStructure(
       return success();
     for (auto [i, dim] :
          llvm::enumerate(vi.type().tensor_type().shape().dim()))
-      if (dim.has_dim_value() && dim.dim_value() < 0)
+      if (dim.has_dim_value() &&
+          (dim.dim_value() < 0 || dim.dim_value() > kMaxDim))
         return emitError(fileLoc)
                << what << " '" << vi.name() << "' has dim " << dim.dim_value()
-               << " at position " << i << "; dims are never negative";
+               << " at position " << i
+               << "; dims are between 0 and 2^40";
     return success();
   };
   for (const auto &vi : graph.input())
@@ -126,10 +132,10 @@ LogicalResult hodu::onnx_import::checkModelStructure(
       return failure();
   for (const auto &init : graph.initializer())
     for (int64_t d : init.dims())
-      if (d < 0)
+      if (d < 0 || d > kMaxDim)
         return emitError(fileLoc) << "initializer '" << init.name()
                                   << "' has dim " << d
-                                  << "; dims are never negative";
+                                  << "; dims are between 0 and 2^40";
 
   // Lengths of declared 1-D values, for the shape operands below.
   llvm::StringMap<int64_t> declaredLength;

@@ -211,10 +211,12 @@ LogicalResult convertSplit(NodeContext &n) {
   if (sizes.empty()) {
     int64_t parts = n.numOutputs();
     TRY(numOut, n.attrInt("num_outputs", parts));
-    parts = numOut;
+    if (numOut != parts)
+      return n.error("num_outputs is " + Twine(numOut) + " but the node has " +
+                     Twine(parts) + " outputs");
     if (parts <= 0)
       return n.error("needs at least one output");
-    int64_t chunk = (dim + parts - 1) / parts;
+    int64_t chunk = dim / parts + (dim % parts != 0);
     for (int64_t i = 0; i < parts; ++i)
       sizes.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
   }
@@ -225,6 +227,9 @@ LogicalResult convertSplit(NodeContext &n) {
   for (int64_t s : sizes) {
     if (s < 0)
       return n.error("negative split size");
+    if (s > dim)
+      return n.error("split size " + Twine(s) + " is larger than the dim, " +
+                     Twine(dim));
     sum += s;
   }
   if (sum != dim)
