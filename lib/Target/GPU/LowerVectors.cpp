@@ -69,6 +69,18 @@ std::optional<SmallVector<int64_t>> nativeShape(Operation *op, int64_t width) {
   return shape;
 }
 
+/// `indices` with `i` added to the one at position `dim`: the address of
+/// element i of a 1-D vector read or written along that dim.
+static SmallVector<Value> offsetIndices(PatternRewriter &rewriter, Location loc,
+                                        ValueRange indices, unsigned dim,
+                                        int64_t i) {
+  SmallVector<Value> at(indices);
+  at[dim] = affine::AffineApplyOp::create(
+      rewriter, loc, AffineMap::get(1, 0, rewriter.getAffineDimExpr(0) + i),
+      at[dim]);
+  return at;
+}
+
 /// A 1-D transfer as scalar loads or stores (SPIR-V's logical addressing
 /// cannot load a vector from an array of scalars).
 struct ScalarizeTransferRead : OpRewritePattern<vector::TransferReadOp> {
@@ -93,10 +105,8 @@ struct ScalarizeTransferRead : OpRewritePattern<vector::TransferReadOp> {
     }
     unsigned dim = cast<AffineDimExpr>(e).getPosition();
     for (int64_t i = 0; i < type.getShape()[0]; ++i) {
-      SmallVector<Value> at(read.getIndices());
-      at[dim] = affine::AffineApplyOp::create(
-          rewriter, loc,
-          AffineMap::get(1, 0, rewriter.getAffineDimExpr(0) + i), at[dim]);
+      SmallVector<Value> at =
+          offsetIndices(rewriter, loc, read.getIndices(), dim, i);
       elements.push_back(memref::LoadOp::create(rewriter, loc, read.getBase(), at));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(read, type, elements);
@@ -119,10 +129,8 @@ struct ScalarizeTransferWrite : OpRewritePattern<vector::TransferWriteOp> {
         cast<AffineDimExpr>(write.getPermutationMap().getResult(0)).getPosition();
     Location loc = write.getLoc();
     for (int64_t i = 0; i < type.getShape()[0]; ++i) {
-      SmallVector<Value> at(write.getIndices());
-      at[dim] = affine::AffineApplyOp::create(
-          rewriter, loc,
-          AffineMap::get(1, 0, rewriter.getAffineDimExpr(0) + i), at[dim]);
+      SmallVector<Value> at =
+          offsetIndices(rewriter, loc, write.getIndices(), dim, i);
       Value v = vector::ExtractOp::create(rewriter, loc, write.getVector(),
                                           ArrayRef<int64_t>{i});
       memref::StoreOp::create(rewriter, loc, v, write.getBase(), at);
@@ -144,10 +152,9 @@ struct ScalarizeLoad : OpRewritePattern<vector::LoadOp> {
     Location loc = load.getLoc();
     SmallVector<Value> elements;
     for (int64_t i = 0; i < type.getShape()[0]; ++i) {
-      SmallVector<Value> at(load.getIndices());
-      at.back() = affine::AffineApplyOp::create(
-          rewriter, loc,
-          AffineMap::get(1, 0, rewriter.getAffineDimExpr(0) + i), at.back());
+      SmallVector<Value> at = offsetIndices(
+          rewriter, loc, load.getIndices(),
+          load.getIndices().size() - 1, i);
       elements.push_back(memref::LoadOp::create(rewriter, loc, load.getBase(), at));
     }
     rewriter.replaceOpWithNewOp<vector::FromElementsOp>(load, type, elements);
@@ -164,10 +171,9 @@ struct ScalarizeStore : OpRewritePattern<vector::StoreOp> {
       return failure();
     Location loc = store.getLoc();
     for (int64_t i = 0; i < type.getShape()[0]; ++i) {
-      SmallVector<Value> at(store.getIndices());
-      at.back() = affine::AffineApplyOp::create(
-          rewriter, loc,
-          AffineMap::get(1, 0, rewriter.getAffineDimExpr(0) + i), at.back());
+      SmallVector<Value> at = offsetIndices(
+          rewriter, loc, store.getIndices(),
+          store.getIndices().size() - 1, i);
       Value v = vector::ExtractOp::create(rewriter, loc, store.getValueToStore(),
                                           ArrayRef<int64_t>{i});
       memref::StoreOp::create(rewriter, loc, v, store.getBase(), at);
