@@ -60,21 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                 hodu_dtype_size(tensor.dtype))
     fail("data does not match shape and dtype", std::to_string(elements));
   std::string written;
-  switch (format) {
-  case TensorFormat::Pb:
-    written = encodeTensorProto(tensor);
-    break;
-  case TensorFormat::Npy:
-    if (!encodeNpy(tensor, written, error))
-      return 0; // a dtype .npy cannot hold (bf16, f8) read from the header
-    break;
-  case TensorFormat::Json:
-    written = encodeJsonTensor(tensor);
-    break;
-  case TensorFormat::Hdt:
-    written = encodeHdt(tensor);
-    break;
-  }
+  if (!encodeTensor(format, tensor, written, error))
+    return 0; // a dtype .npy cannot hold (bf16, f8) read from the header
   HostTensor again;
   if (!decode(format, reinterpret_cast<const uint8_t *>(written.data()),
               written.size(), again, error))

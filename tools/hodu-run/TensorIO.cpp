@@ -179,25 +179,30 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
   return ok;
 }
 
+bool encodeTensor(TensorFormat format, const HostTensor &tensor,
+                  std::string &out, std::string &error) {
+  switch (format) {
+  case TensorFormat::Pb:
+    out = encodeTensorProto(tensor);
+    return true;
+  case TensorFormat::Npy:
+    return encodeNpy(tensor, out, error);
+  case TensorFormat::Json:
+    out = encodeJsonTensor(tensor);
+    return true;
+  case TensorFormat::Hdt:
+    out = encodeHdt(tensor);
+    return true;
+  }
+  return false;
+}
+
 bool writeTensorFile(const std::string &path, TensorFormat format,
                      const HostTensor &tensor, std::string &error) {
   std::string contents;
-  switch (format) {
-  case TensorFormat::Pb:
-    contents = encodeTensorProto(tensor);
-    break;
-  case TensorFormat::Npy:
-    if (!encodeNpy(tensor, contents, error)) {
-      error = "'" + path + "': " + error;
-      return false;
-    }
-    break;
-  case TensorFormat::Json:
-    contents = encodeJsonTensor(tensor);
-    break;
-  case TensorFormat::Hdt:
-    contents = encodeHdt(tensor);
-    break;
+  if (!encodeTensor(format, tensor, contents, error)) {
+    error = "'" + path + "': " + error;
+    return false;
   }
   FILE *file = std::fopen(path.c_str(), "wb");
   if (!file) {

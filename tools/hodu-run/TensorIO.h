@@ -63,6 +63,11 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
 bool writeTensorFile(const std::string &path, TensorFormat format,
                      const HostTensor &tensor, std::string &error);
 
+// The file's bytes of `tensor` in `format`; false (with `error`) where the
+// format cannot hold its dtype (.npy: bf16, f8).
+bool encodeTensor(TensorFormat format, const HostTensor &tensor,
+                  std::string &out, std::string &error);
+
 // In-memory codecs, exposed for testing.
 bool decodeTensorProto(const uint8_t *bytes, size_t size, HostTensor &tensor,
                        std::string &error);
