@@ -39,5 +39,6 @@ include "Hodu/HoduIndexingOps.td"
 include "Hodu/HoduConvOps.td"
 include "Hodu/HoduAbiOps.td"
 include "Hodu/HoduPartitionOps.td"
+include "Hodu/HoduControlFlowOps.td"
 
 #endif // HODU_OPS_TD

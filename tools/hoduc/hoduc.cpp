@@ -2,7 +2,8 @@
 //
 //   hoduc MODEL -o OUT [--emit=KIND] [-O0..-O3] [--device=TARGET]
 //         [--target=TRIPLE] [-mcpu=CPU] [--gpu-arch=ARCH,...] [--name=PREFIX]
-//         [--input-shape=NAME:DIMS]... [--compile-to=PHASE]
+//         [--input-shape=NAME:DIMS]... [--freeze-input=NAME=FILE]...
+//         [--compile-to=PHASE]
 //   hoduc --list-targets
 //
 // See docs/hoduc.md.
@@ -78,6 +79,13 @@ static cl::list<std::string>
                 cl::desc("Pin an input's dims: NAME:1x3x224x224 (repeatable; "
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
+static cl::list<std::string> freezeInputs(
+    "freeze-input",
+    cl::desc("ONNX: import a graph input as a constant read from FILE (a "
+             "TensorProto .pb, or a test_data_set directory holding "
+             "input_N.pb of that name); an If on it compiles only the branch "
+             "taken (repeatable)"),
+    cl::value_desc("name=file"), cl::cat(category));
 static cl::list<std::string>
     metaSlots("meta-slots",
               cl::desc("Inputs that are meta slots: small tensors at fixed "
@@ -195,6 +203,13 @@ int main(int argc, char **argv) {
     if (!hodu::parseInputShape(spec, pin, error))
       return usageError(error);
     opts.import.inputShapes.push_back(std::move(pin));
+  }
+  for (const std::string &spec : freezeInputs) {
+    size_t eq = spec.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      return usageError("bad --freeze-input '" + spec +
+                        "', expected NAME=FILE");
+    opts.import.frozenInputs.push_back({spec.substr(0, eq), spec.substr(eq + 1)});
   }
   if (!compileTo.empty())
     opts.compileTo = compileTo;

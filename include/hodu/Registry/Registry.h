@@ -34,6 +34,10 @@ struct ImportOptions {
   /// libonnx's inference functions crash on some malformed models
   /// (docs/security.md); the conformance sweeps turn it on.
   bool onnxShapeCheck = false;
+  /// ONNX: graph inputs imported as constants, `NAME -> FILE` (a
+  /// TensorProto .pb, or a test_data_set directory): hoduc --freeze-input.
+  /// An If on such an input compiles only the branch taken.
+  std::vector<std::pair<std::string, std::string>> frozenInputs;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

@@ -202,6 +202,8 @@ void populateIndexingPatterns(mlir::TypeConverter &tc,
                               mlir::RewritePatternSet &patterns);
 void populateConvPatterns(mlir::TypeConverter &tc,
                           mlir::RewritePatternSet &patterns);
+void populateControlFlowPatterns(mlir::TypeConverter &tc,
+                                 mlir::RewritePatternSet &patterns);
 
 } // namespace hodu::lowering
 

@@ -41,6 +41,7 @@ void hodu::populateHoduToLinalgConversionPatterns(TypeConverter &converter,
   lowering::populateShapePatterns(converter, patterns);
   lowering::populateIndexingPatterns(converter, patterns);
   lowering::populateConvPatterns(converter, patterns);
+  lowering::populateControlFlowPatterns(converter, patterns);
 }
 
 namespace {

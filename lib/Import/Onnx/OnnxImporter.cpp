@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporterImpl.h"
+#include "OnnxOpsCommon.h"
 #include "hodu/Support/Names.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
@@ -42,6 +43,7 @@
 #include <google/protobuf/io/coded_stream.h>
 
 #include <cstring>
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -857,6 +859,209 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
   return success();
 }
 
+namespace {
+/// Imports a graph's nodes, in order, into a block: the model's graph into
+/// @main, an If branch into the block it is inlined in or into a region of
+/// `hodu.if`. Holds what every node's checks read.
+struct NodeLoop {
+  GraphImporter &g;
+  int64_t opset;
+  const DeclaredTypes &declared;
+  const std::map<std::string, SmallVector<int64_t>> &inferred;
+  const std::map<std::string, int> &inferredTypes;
+
+  LogicalResult importNodes(const onnx::GraphProto &graph, Block *body,
+                            unsigned depth);
+
+private:
+  LogicalResult importIf(NodeContext &n, unsigned depth);
+  /// Imports `branch` (attribute `attrName` of If node `n`) at the builder's
+  /// insertion point; its output names, checked to be defined.
+  FailureOr<SmallVector<std::string>>
+  importBranch(NodeContext &n, StringRef attrName,
+               const onnx::GraphProto &branch, unsigned depth);
+};
+} // namespace
+
+LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
+                                    unsigned depth) {
+  MLIRContext &context = g.ctx;
+  Location fileLoc = FileLineColLoc::get(&context, g.modelPath, 0, 0);
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    std::string name = node.name().empty()
+                           ? node.op_type() + "_" + std::to_string(index)
+                           : node.name();
+    // The node's name, and its op type as the location's metadata, which
+    // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
+    Location loc = FusedLoc::get(
+        &context, {NameLoc::get(StringAttr::get(&context, name), fileLoc)},
+        StringAttr::get(&context, node.op_type()));
+    if (opset < 1) {
+      emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
+                     << "'): the model imports no opset of the default ONNX "
+                        "domain";
+      return failure();
+    }
+    for (const auto &input : node.input()) {
+      if (!input.empty() && !g.values.count(input)) {
+        emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
+                       << ") node '" << name << "': input '" << input
+                       << "' is not defined by an earlier node, an "
+                          "initializer or a graph input";
+        return failure();
+      }
+    }
+    NodeContext n(g, node, name, opset, loc);
+    Operation *last = body->empty() ? nullptr : &body->back();
+    if (failed(node.op_type() == "If" ? importIf(n, depth) : convertNode(n)))
+      return failure();
+    Operation *first =
+        last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
+    if (failed(verifyNewOps(n, first)))
+      return failure();
+    evaluateNewOps(n, first);
+    if (failed(checkDeclaredTypes(n, g, declared)) ||
+        failed(checkOutputTypes(n, g, inferred, inferredTypes)))
+      return failure();
+  }
+  return success();
+}
+
+FailureOr<SmallVector<std::string>>
+NodeLoop::importBranch(NodeContext &n, StringRef attrName,
+                       const onnx::GraphProto &branch, unsigned depth) {
+  if (branch.input_size() != 0)
+    return n.error("'" + attrName + "' has " + Twine(branch.input_size()) +
+                   " inputs; an If branch has none");
+  if (branch.output_size() != (int)n.numOutputs())
+    return n.error("'" + attrName + "' has " + Twine(branch.output_size()) +
+                   " outputs but the node has " + Twine(n.numOutputs()));
+  for (const auto &init : branch.initializer()) {
+    Location loc = NameLoc::get(StringAttr::get(&g.ctx, init.name()), n.loc);
+    auto value = g.decodeTensor(init, loc);
+    if (failed(value))
+      return failure();
+    ValueEntry e;
+    e.constant = *value;
+    g.values[init.name()] = e;
+  }
+  if (failed(importNodes(branch, g.builder.getInsertionBlock(), depth)))
+    return failure();
+  SmallVector<std::string> outputs;
+  for (const auto &out : branch.output()) {
+    if (!g.values.count(out.name()))
+      return n.error("output '" + out.name() + "' of '" + attrName +
+                     "' is not produced by any node of the branch or "
+                     "defined outside it");
+    outputs.push_back(out.name());
+  }
+  return outputs;
+}
+
+/// ONNX If. A condition known at import time (constants, or shapes once
+/// the inputs are pinned) inlines the branch taken, whose nodes are then
+/// imported like any others (an If inside it is decided the same way). A
+/// condition known only at run time becomes `hodu.if`, each branch imported
+/// into its region; the branches must give the same types.
+LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
+  if (depth >= kMaxSubgraphDepth)
+    return n.error("subgraphs nest more than " + Twine(kMaxSubgraphDepth) +
+                   " levels deep");
+  const onnx::AttributeProto *thenAttr = n.attr("then_branch");
+  const onnx::AttributeProto *elseAttr = n.attr("else_branch");
+  if (!thenAttr || !thenAttr->has_g() || !elseAttr || !elseAttr->has_g())
+    return n.error("needs the graph attributes 'then_branch' and "
+                   "'else_branch'");
+  RankedTensorType condType = n.type(0);
+  if (!condType || !condType.getElementType().isInteger(1) ||
+      !condType.hasStaticShape() || condType.getNumElements() != 1)
+    return n.error("the condition must be a bool tensor of one element");
+
+  if (std::optional<ConstantView> cond = n.constantInput(0)) {
+    bool taken = cond->truth(0);
+    StringRef attrName = taken ? "then_branch" : "else_branch";
+    TRY(outputs, importBranch(n, attrName, (taken ? thenAttr : elseAttr)->g(),
+                              depth + 1));
+    for (auto [i, name] : llvm::enumerate(outputs)) {
+      const ValueEntry &e = g.values[name];
+      if (e.value)
+        n.setOutput(i, e.value);
+      else
+        n.setConstant(i, e.constant);
+    }
+    return success();
+  }
+
+  TRY(cond, n.in(0));
+  OpBuilder &b = g.builder;
+  // The result types are known once both branches are imported: the
+  // regions are built under a placeholder, then moved.
+  auto placeholder = IfOp::create(b, n.loc, TypeRange{}, cond);
+  SmallVector<Type> types[2];
+  for (int k = 0; k < 2; ++k) {
+    StringRef attrName = k == 0 ? "then_branch" : "else_branch";
+    Region &region = k == 0 ? placeholder.getThenRegion()
+                            : placeholder.getElseRegion();
+    Block *block = new Block();
+    region.push_back(block);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    llvm::StringSet<> outer;
+    for (const auto &entry : g.values)
+      outer.insert(entry.getKey());
+    auto outputs = importBranch(n, attrName, (k == 0 ? thenAttr : elseAttr)->g(),
+                                depth + 1);
+    if (failed(outputs)) {
+      placeholder->erase();
+      return n.error("the condition is known only at run time, so both "
+                     "branches are compiled, and '" + attrName +
+                     "' cannot be for these input shapes; freeze the inputs "
+                     "the condition depends on (hoduc --freeze-input=NAME=FILE) "
+                     "to compile only the branch taken");
+    }
+    SmallVector<Value> yielded;
+    for (const std::string &name : *outputs)
+      yielded.push_back(g.materialize(name, n.loc));
+    YieldOp::create(b, n.loc, yielded);
+    for (Value v : yielded)
+      types[k].push_back(v.getType());
+    // The branch's own names end with it; outer names materialized inside
+    // the region are unmaterialized again, so that code after the If
+    // creates its own constant.
+    SmallVector<std::string> local;
+    for (auto &entry : g.values) {
+      if (!outer.contains(entry.getKey())) {
+        local.push_back(entry.getKey().str());
+        continue;
+      }
+      Value v = entry.getValue().value;
+      if (v && entry.getValue().constant && region.isAncestor(v.getParentRegion()))
+        entry.getValue().value = {};
+    }
+    for (const std::string &name : local)
+      g.values.erase(name);
+  }
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(types[0], types[1]))) {
+    auto [thenType, elseType] = pair;
+    if (thenType == elseType)
+      continue;
+    std::string t, e;
+    llvm::raw_string_ostream(t) << thenType;
+    llvm::raw_string_ostream(e) << elseType;
+    placeholder->erase();
+    return n.error("output " + Twine(i) + " is " + t + " in 'then_branch' but " +
+                   e + " in 'else_branch'; a condition known only at run "
+                   "time needs branches of the same type");
+  }
+  auto ifOp = IfOp::create(b, n.loc, types[0], cond);
+  ifOp.getThenRegion().takeBody(placeholder.getThenRegion());
+  ifOp.getElseRegion().takeBody(placeholder.getElseRegion());
+  placeholder->erase();
+  for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
+    n.setOutput(i, result);
+  return success();
+}
+
 OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
                                             MLIRContext &context,
                                             const ImportOptions &options,
@@ -924,26 +1129,47 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     return nullptr;
   }
 
-  // Reject unsupported ops before ONNX shape inference sees them: its
-  // inference functions for control flow (Scan, Loop, If) crash on
-  // malformed subgraphs, and those ops cannot be imported anyway.
-  for (auto [index, node] : llvm::enumerate(model.graph().node())) {
-    std::string name = node.name().empty()
-                           ? node.op_type() + "_" + std::to_string(index)
-                           : node.name();
-    Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
-    if (!node.domain().empty() && node.domain() != "ai.onnx") {
-      emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
-                     << node.domain() << "' (node '" << name
-                     << "') is not supported";
-      return nullptr;
-    }
-    if (!isSupportedOp(node.op_type())) {
-      emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
-                     << ") node '" << name << "': unsupported op";
-      return nullptr;
-    }
-  }
+  // Reject unsupported ops, in the graph and in its subgraphs (If
+  // branches), before ONNX shape inference sees them: its inference
+  // functions for control flow (Scan, Loop) crash on malformed subgraphs,
+  // and those ops cannot be imported anyway.
+  std::function<bool(const onnx::GraphProto &, unsigned)> supported =
+      [&](const onnx::GraphProto &graph, unsigned depth) {
+        for (auto [index, node] : llvm::enumerate(graph.node())) {
+          std::string name =
+              node.name().empty() ? node.op_type() + "_" + std::to_string(index)
+                                  : node.name();
+          Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
+          if (!node.domain().empty() && node.domain() != "ai.onnx") {
+            emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
+                           << node.domain() << "' (node '" << name
+                           << "') is not supported";
+            return false;
+          }
+          if (!isSupportedOp(node.op_type())) {
+            emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
+                           << opset << ") node '" << name
+                           << "': unsupported op";
+            return false;
+          }
+          for (const auto &attr : node.attribute()) {
+            if (!attr.has_g())
+              continue;
+            if (depth + 1 >= kMaxSubgraphDepth) {
+              emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
+                             << opset << ") node '" << name
+                             << "': subgraphs nest more than "
+                             << kMaxSubgraphDepth << " levels deep";
+              return false;
+            }
+            if (!supported(attr.g(), depth + 1))
+              return false;
+          }
+        }
+        return true;
+      };
+  if (!supported(model.graph(), 0))
+    return nullptr;
 
   if (failed(checkModelStructure(model.graph(), opset, model.ir_version(),
                                  fileLoc)))
@@ -1088,43 +1314,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   }
   b.setInsertionPointToEnd(body);
 
-  for (auto [index, node] : llvm::enumerate(*graph.mutable_node())) {
-    std::string name = node.name().empty()
-                           ? node.op_type() + "_" + std::to_string(index)
-                           : node.name();
-    // The node's name, and its op type as the location's metadata, which
-    // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
-    Location loc = FusedLoc::get(
-        &context, {NameLoc::get(StringAttr::get(&context, name), fileLoc)},
-        StringAttr::get(&context, node.op_type()));
-    if (opset < 1) {
-      emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
-                     << "'): the model imports no opset of the default ONNX "
-                        "domain";
-      return nullptr;
-    }
-    for (const auto &input : node.input()) {
-      if (!input.empty() && !g.values.count(input)) {
-        emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
-                       << ") node '" << name << "': input '" << input
-                       << "' is not defined by an earlier node, an "
-                          "initializer or a graph input";
-        return nullptr;
-      }
-    }
-    NodeContext n(g, node, name, opset, loc);
-    Operation *last = body->empty() ? nullptr : &body->back();
-    if (failed(convertNode(n)))
-      return nullptr;
-    Operation *first =
-        last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
-    if (failed(verifyNewOps(n, first)))
-      return nullptr;
-    evaluateNewOps(n, first);
-    if (failed(checkDeclaredTypes(n, g, declared)) ||
-        failed(checkOutputTypes(n, g, inferred, inferredTypes)))
-      return nullptr;
-  }
+  NodeLoop loop{g, opset, declared, inferred, inferredTypes};
+  if (failed(loop.importNodes(graph, body, /*depth=*/0)))
+    return nullptr;
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
@@ -1152,7 +1344,10 @@ void hodu::registerOnnxImporter() {
         {"onnx", "ONNX models (opsets 1-18, default domain)", {".onnx"},
          [](const std::string &path, MLIRContext &ctx,
             const ImportOptions &options) {
-           return importOnnxModel(path, ctx, options, {});
+           std::vector<OnnxFrozenInput> frozen;
+           for (const auto &[name, file] : options.frozenInputs)
+             frozen.push_back({name, file});
+           return importOnnxModel(path, ctx, options, frozen);
          }});
     return true;
   }();

@@ -34,6 +34,10 @@ namespace hodu::onnx_import {
 /// written) as `dense<...>`; larger ones become `dense_resource` blobs.
 constexpr int64_t kSmallTensorBytes = 1024;
 
+/// Subgraphs (If branches) nest at most this deep: protobuf's own parser
+/// stops at 100 nested messages, and each level costs the importer stack.
+constexpr unsigned kMaxSubgraphDepth = 32;
+
 /// The bounds of import-time evaluation: a result of more elements, or an
 /// evaluation that visits more, is left as an op (hodu-fold-constants has
 /// its own, larger limits).

@@ -62,12 +62,12 @@ int64_t newestKnownOpset() {
 /// resolves a graph (input and output counts, required, unknown and
 /// mistyped attributes); the message on failure, empty when it holds.
 std::string checkAgainstSchema(const onnx::NodeProto &node, int64_t opset,
-                               int64_t irVersion) {
+                               int64_t irVersion,
+                               const onnx::checker::LexicalScopeContext &scope) {
   onnx::checker::CheckerContext ctx;
   ctx.set_ir_version(static_cast<int>(irVersion));
   ctx.set_opset_imports({{"", static_cast<int>(opset)},
                          {"ai.onnx", static_cast<int>(opset)}});
-  onnx::checker::LexicalScopeContext scope;
   try {
     onnx::checker::check_node(node, ctx, scope);
   } catch (const std::exception &e) {
@@ -82,11 +82,15 @@ std::string checkAgainstSchema(const onnx::NodeProto &node, int64_t opset,
 
 } // namespace
 
-LogicalResult hodu::onnx_import::checkModelStructure(
-    const onnx::GraphProto &graph, int64_t opset, int64_t irVersion,
-    Location fileLoc) {
+/// The checks of one graph; `scope` holds the names the graph may read
+/// from enclosing graphs (a subgraph's), and gains the graph's own. Schemas
+/// are checked at the top level only: libonnx's check of an If node checks
+/// its branches' nodes itself.
+static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
+                                int64_t irVersion, Location fileLoc,
+                                onnx::checker::LexicalScopeContext &scope,
+                                bool checkSchemas, unsigned depth) {
   MLIRContext *ctx = fileLoc.getContext();
-  bool schemaKnown = opset >= 1 && opset <= newestKnownOpset();
   // Graph-level names: each defined once.
   llvm::StringSet<> inputs, initializers, outputs, defined;
   for (const auto &in : graph.input())
@@ -98,7 +102,11 @@ LogicalResult hodu::onnx_import::checkModelStructure(
       return emitError(fileLoc) << "initializer '" << init.name()
                                 << "' is defined twice";
   if (graph.output_size() == 0)
-    return emitError(fileLoc) << "the graph has no outputs";
+    return emitError(fileLoc) << (depth ? "a subgraph" : "the graph")
+                              << " has no outputs";
+  for (const auto *names : {&inputs, &initializers})
+    for (const auto &name : *names)
+      scope.add(name.getKey().str());
   for (const auto &out : graph.output())
     if (!outputs.insert(out.name()).second)
       return emitError(fileLoc) << "graph output '" << out.name()
@@ -176,11 +184,25 @@ LogicalResult hodu::onnx_import::checkModelStructure(
                       << "' is a shape of " << it->second
                       << " dims; tensors have at most " << kMaxRank;
     }
-    if (schemaKnown) {
-      std::string problem = checkAgainstSchema(node, opset, irVersion);
+    if (checkSchemas) {
+      std::string problem = checkAgainstSchema(node, opset, irVersion, scope);
       if (!problem.empty())
         return fail() << problem;
     }
+    for (const onnx::AttributeProto &attr : node.attribute()) {
+      if (!attr.has_g())
+        continue;
+      if (depth + 1 >= hodu::onnx_import::kMaxSubgraphDepth)
+        return fail() << "subgraphs nest more than " << hodu::onnx_import::kMaxSubgraphDepth
+                      << " levels deep";
+      onnx::checker::LexicalScopeContext inner(scope);
+      if (failed(checkGraph(attr.g(), opset, irVersion, loc, inner,
+                            /*checkSchemas=*/false, depth + 1)))
+        return failure();
+    }
+    for (const std::string &out : node.output())
+      if (!out.empty())
+        scope.add(out);
     if (!hasWindowAttributes(node.op_type()))
       continue;
     for (const onnx::AttributeProto &attr : node.attribute()) {
@@ -208,4 +230,13 @@ LogicalResult hodu::onnx_import::checkModelStructure(
     }
   }
   return success();
+}
+
+LogicalResult hodu::onnx_import::checkModelStructure(
+    const onnx::GraphProto &graph, int64_t opset, int64_t irVersion,
+    Location fileLoc) {
+  onnx::checker::LexicalScopeContext scope;
+  bool schemaKnown = opset >= 1 && opset <= newestKnownOpset();
+  return checkGraph(graph, opset, irVersion, fileLoc, scope, schemaKnown,
+                    /*depth=*/0);
 }

@@ -77,7 +77,9 @@ const ConverterTable &converters() {
 } // namespace
 
 bool hodu::onnx_import::isSupportedOp(StringRef opType) {
-  return converters().count(opType);
+  // If is imported by the node loop itself (OnnxImporter.cpp), which
+  // imports its branches.
+  return opType == "If" || converters().count(opType);
 }
 
 LogicalResult hodu::onnx_import::convertNode(NodeContext &n) {
