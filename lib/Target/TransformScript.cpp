@@ -154,3 +154,28 @@ LogicalResult TransformScript::apply(StringRef pass) {
   });
   return result;
 }
+
+LogicalResult TransformScript::applyOrKeep(StringRef pass) {
+  OwningOpRef<ModuleOp> backup(cast<ModuleOp>(payload->clone()));
+  std::string reason;
+  LogicalResult result = failure();
+  {
+    ScopedDiagnosticHandler capture(payload.getContext(), [&](Diagnostic &d) {
+      if (reason.empty() && d.getSeverity() == DiagnosticSeverity::Error)
+        reason = d.str();
+      return success();
+    });
+    result = apply(pass);
+  }
+  if (succeeded(result))
+    return success();
+  payload.getBodyRegion().takeBody(backup->getBodyRegion());
+  payload.walk([&](Operation *op) {
+    for (StringAttr tag : tags)
+      op->removeAttr(tag);
+  });
+  emitRemark(payload.getLoc())
+      << pass << ": a fast path did not apply (" << reason
+      << "); its ops take the generic lowering";
+  return success();
+}

@@ -76,6 +76,11 @@ public:
   /// Runs the script on the payload and removes the tags; `pass` names the
   /// caller should the built script not verify.
   mlir::LogicalResult apply(llvm::StringRef pass);
+  /// apply() for a fast path that has a slower, correct one: when the
+  /// script fails (a transform that does not fit the payload), the payload
+  /// is put back as it was, a remark names the pass and the reason, and the
+  /// result is success: the ops keep the generic lowering.
+  mlir::LogicalResult applyOrKeep(llvm::StringRef pass);
 
 private:
   mlir::ModuleOp payload;

@@ -64,7 +64,7 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
         }
       script.tileUsingForall(script.matchTagged(op, kTag, id++), sizes);
     });
-    if (!script.empty() && failed(script.apply(getArgument())))
+    if (!script.empty() && failed(script.applyOrKeep(getArgument())))
       return signalPassFailure();
   }
 };

@@ -603,7 +603,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     });
     for (Value loop : kLoops)
       script.hoistLoopInvariantSubsets(loop);
-    if (failed(script.apply(getArgument())))
+    if (failed(script.applyOrKeep(getArgument())))
       return signalPassFailure();
   }
 

@@ -346,7 +346,7 @@ struct CpuVectorizeGenerics
         transform::ApplyCastAwayVectorLeadingOneDimPatternsOp::create(b, loc);
         transform::ApplyCanonicalizationPatternsOp::create(b, loc);
       });
-      if (failed(script.apply(getArgument())))
+      if (failed(script.applyOrKeep(getArgument())))
         return signalPassFailure();
     }
 
