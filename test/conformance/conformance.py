@@ -124,8 +124,10 @@ def load_xfail(path):
 def first_error_line(text):
     for line in text.splitlines():
         if "error" in line.lower():
-            # Drop the "<path>:<line>:<col>: " and "hodu-run: " prefixes.
+            # Drop the "<path>:<line>:<col>: ", "<model>.onnx: " and
+            # "hodu-run: " prefixes.
             line = re.sub(r"^\S+:\d+:\d+: ", "", line.strip())
+            line = re.sub(r"^\S+\.onnx: ", "", line)
             line = re.sub(r"^hodu-run: ", "", line)
             line = re.sub(r"'/usr/share/libonnx-testdata/data/[^']*/", "'", line)
             return re.sub(r"\s+", " ", line)[:160]

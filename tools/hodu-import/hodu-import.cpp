@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Import/Onnx.h"
+#include "hodu/Support/Diagnostics.h"
 #include "hodu/Support/Names.h"
 
 #include "mlir/IR/AsmState.h"
@@ -80,6 +81,7 @@ int main(int argc, char **argv) {
   }
 
   mlir::MLIRContext context;
+  hodu::ModelDiagnosticHandler modelHandler(&context, llvm::errs());
   // The normal path goes through the component registry, as hoduc does;
   // frozen inputs are an ONNX-only option.
   hodu::registerOnnxImporter();

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Driver/Compiler.h"
+#include "hodu/Support/Diagnostics.h"
 #include "hodu/Support/Names.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -229,5 +230,7 @@ int main(int argc, char **argv) {
 
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  // Registered last, so asked first: "model.onnx: node 'n' (Relu): error:".
+  hodu::ModelDiagnosticHandler modelHandler(&context, llvm::errs());
   return hodu::compile(context, opts) ? 0 : 1;
 }

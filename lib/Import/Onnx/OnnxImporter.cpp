@@ -365,8 +365,13 @@ NodeContext::NodeContext(GraphImporter &graph, const onnx::NodeProto &node,
       graph(graph) {}
 
 InFlightDiagnostic NodeContext::error(const Twine &msg) const {
-  return emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
-                        << opset << ") node '" << name << "': " << msg;
+  return emitError(loc) << msg;
+}
+
+Location hodu::onnx_import::nodeLocation(MLIRContext &ctx, StringRef name,
+                                         StringRef opType, Location fileLoc) {
+  return FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx, name), fileLoc)},
+                       StringAttr::get(&ctx, opType));
 }
 
 size_t NodeContext::numInputs() const { return node.input_size(); }
@@ -810,9 +815,7 @@ static LogicalResult checkDeclaredTypes(NodeContext &n, const GraphImporter &g,
     if (auto it = declared.shapes.find(out);
         it != declared.shapes.end() && t.hasStaticShape() &&
         t.getShape() != ArrayRef<int64_t>(it->second))
-      emitWarning(n.loc) << "ONNX op '" << n.node.op_type() << "' (opset "
-                         << n.opset << ") node '" << n.name << "': output '"
-                         << out << "' has shape " << dimsString(t.getShape())
+      emitWarning(n.loc) << "output '" << out << "' has shape " << dimsString(t.getShape())
                          << " but the model declares "
                          << dimsString(it->second)
                          << "; the computed shape is used";
@@ -893,19 +896,15 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
                            : node.name();
     // The node's name, and its op type as the location's metadata, which
     // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
-    Location loc = FusedLoc::get(
-        &context, {NameLoc::get(StringAttr::get(&context, name), fileLoc)},
-        StringAttr::get(&context, node.op_type()));
+    Location loc = nodeLocation(context, name, node.op_type(), fileLoc);
     if (opset < 1) {
-      emitError(loc) << "ONNX op '" << node.op_type() << "' (node '" << name
-                     << "'): the model imports no opset of the default ONNX "
+      emitError(loc) << "the model imports no opset of the default ONNX "
                         "domain";
       return failure();
     }
     for (const auto &input : node.input()) {
       if (!input.empty() && !g.values.count(input)) {
-        emitError(loc) << "ONNX op '" << node.op_type() << "' (opset " << opset
-                       << ") node '" << name << "': input '" << input
+        emitError(loc) << "input '" << input
                        << "' is not defined by an earlier node, an "
                           "initializer or a graph input";
         return failure();
@@ -1139,26 +1138,22 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
           std::string name =
               node.name().empty() ? node.op_type() + "_" + std::to_string(index)
                                   : node.name();
-          Location loc = NameLoc::get(StringAttr::get(&context, name), fileLoc);
+          Location loc = nodeLocation(context, name, node.op_type(), fileLoc);
           if (!node.domain().empty() && node.domain() != "ai.onnx") {
-            emitError(loc) << "ONNX op '" << node.op_type() << "' of domain '"
-                           << node.domain() << "' (node '" << name
-                           << "') is not supported";
+            emitError(loc) << "op '" << node.op_type() << "' of domain '"
+                           << node.domain() << "' is not supported";
             return false;
           }
           if (!isSupportedOp(node.op_type())) {
-            emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
-                           << opset << ") node '" << name
-                           << "': unsupported op";
+            emitError(loc) << "unsupported op '" << node.op_type()
+                           << "' (opset " << opset << ")";
             return false;
           }
           for (const auto &attr : node.attribute()) {
             if (!attr.has_g())
               continue;
             if (depth + 1 >= kMaxSubgraphDepth) {
-              emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
-                             << opset << ") node '" << name
-                             << "': subgraphs nest more than "
+              emitError(loc) << "subgraphs nest more than "
                              << kMaxSubgraphDepth << " levels deep";
               return false;
             }

@@ -46,6 +46,12 @@ inline hodu::EvaluationLimits importEvaluationLimits() {
                                 kSmallTensorBytes);
 }
 
+/// Where a node is, for diagnostics (hodu/Support/Diagnostics.h prints it
+/// as "model.onnx: node 'name' (OpType)") and for partitioning, which reads
+/// the op type (--force-cpu-ops): the node's name, its op type as metadata.
+mlir::Location nodeLocation(mlir::MLIRContext &ctx, llvm::StringRef name,
+                            llvm::StringRef opType, mlir::Location fileLoc);
+
 /// Dims as "2x3x4", as messages print shapes.
 std::string dimsString(llvm::ArrayRef<int64_t> dims);
 
@@ -80,7 +86,7 @@ public:
   mlir::OpBuilder &b;
   GraphImporter &graph;
 
-  /// Reports `msg` as an error naming the op, opset and node.
+  /// Reports `msg` as an error located at the node (its name and op type).
   mlir::InFlightDiagnostic error(const llvm::Twine &msg) const;
 
   // Inputs. Optional inputs may be absent (empty name or beyond the list).

@@ -159,11 +159,9 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
     std::string name = node.name().empty()
                            ? node.op_type() + "_" + std::to_string(index)
                            : node.name();
-    Location loc = NameLoc::get(StringAttr::get(ctx, name), fileLoc);
-    auto fail = [&]() {
-      return emitError(loc) << "ONNX op '" << node.op_type() << "' (opset "
-                            << opset << ") node '" << name << "': ";
-    };
+    Location loc =
+        hodu::onnx_import::nodeLocation(*ctx, name, node.op_type(), fileLoc);
+    auto fail = [&]() { return emitError(loc); };
     for (const std::string &out : node.output()) {
       if (out.empty())
         continue;
