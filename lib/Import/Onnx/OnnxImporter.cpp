@@ -878,6 +878,19 @@ struct NodeLoop {
 
 private:
   LogicalResult importIf(NodeContext &n, unsigned depth);
+  LogicalResult importScan(NodeContext &n, unsigned depth);
+  LogicalResult importLoop(NodeContext &n, unsigned depth);
+  /// Imports one iteration of a Loop or Scan body at the builder's
+  /// insertion point, its inputs bound to `inputs`; the entries of its
+  /// outputs. The body's own names end with the iteration.
+  FailureOr<SmallVector<ValueEntry>> importBody(NodeContext &n,
+                                                const onnx::GraphProto &body,
+                                                ArrayRef<ValueEntry> inputs,
+                                                unsigned depth);
+  /// Node output `i` stacks `values` (one per iteration) along `axis`.
+  LogicalResult stackOutput(NodeContext &n, size_t i,
+                            ArrayRef<ValueEntry> values, int64_t axis,
+                            bool reverse);
   /// Imports `branch` (attribute `attrName` of If node `n`) at the builder's
   /// insertion point; its output names, checked to be defined.
   FailureOr<SmallVector<std::string>>
@@ -912,7 +925,11 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     }
     NodeContext n(g, node, name, opset, loc);
     Operation *last = body->empty() ? nullptr : &body->back();
-    if (failed(node.op_type() == "If" ? importIf(n, depth) : convertNode(n)))
+    LogicalResult converted = node.op_type() == "If"     ? importIf(n, depth)
+                              : node.op_type() == "Scan" ? importScan(n, depth)
+                              : node.op_type() == "Loop" ? importLoop(n, depth)
+                                                         : convertNode(n);
+    if (failed(converted))
       return failure();
     Operation *first =
         last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
@@ -955,6 +972,262 @@ NodeLoop::importBranch(NodeContext &n, StringRef attrName,
     outputs.push_back(out.name());
   }
   return outputs;
+}
+
+
+/// Loop and Scan are unrolled at import, as the recurrent ops are: every
+/// iteration's body is imported in turn, so import-time evaluation sees
+/// each one's values. At most this many iterations.
+constexpr int64_t kMaxUnrolledIterations = 4096;
+
+FailureOr<SmallVector<ValueEntry>>
+NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
+                     ArrayRef<ValueEntry> inputs, unsigned depth) {
+  if (depth >= kMaxSubgraphDepth)
+    return n.error("subgraphs nest more than " + Twine(kMaxSubgraphDepth) +
+                   " levels deep");
+  if (body.input_size() != (int)inputs.size())
+    return n.error("'body' has " + Twine(body.input_size()) +
+                   " inputs; it needs " + Twine(inputs.size()));
+  llvm::StringSet<> outer;
+  for (const auto &entry : g.values)
+    outer.insert(entry.getKey());
+  // A body input that shadows an outer name gets the outer entry back.
+  std::vector<std::pair<std::string, ValueEntry>> shadowed;
+  for (auto [in, entry] : llvm::zip(body.input(), inputs)) {
+    if (auto it = g.values.find(in.name()); it != g.values.end())
+      shadowed.push_back({in.name(), it->second});
+    g.values[in.name()] = entry;
+  }
+  for (const auto &init : body.initializer()) {
+    Location loc = NameLoc::get(StringAttr::get(&g.ctx, init.name()), n.loc);
+    auto value = g.decodeTensor(init, loc);
+    if (failed(value))
+      return failure();
+    ValueEntry e;
+    e.constant = *value;
+    g.values[init.name()] = e;
+  }
+  if (failed(importNodes(body, g.builder.getInsertionBlock(), depth + 1)))
+    return failure();
+  SmallVector<ValueEntry> outputs;
+  for (const auto &out : body.output()) {
+    auto it = g.values.find(out.name());
+    if (it == g.values.end())
+      return n.error("output '" + out.name() +
+                     "' of 'body' is not produced by any node of the body "
+                     "or defined outside it");
+    outputs.push_back(it->second);
+  }
+  SmallVector<std::string> local;
+  for (const auto &entry : g.values)
+    if (!outer.contains(entry.getKey()))
+      local.push_back(entry.getKey().str());
+  for (const std::string &name : local)
+    g.values.erase(name);
+  for (auto &[name, entry] : shadowed)
+    g.values[name] = entry;
+  return outputs;
+}
+
+LogicalResult NodeLoop::stackOutput(NodeContext &n, size_t i,
+                                    ArrayRef<ValueEntry> values, int64_t axis,
+                                    bool reverse) {
+  if (values.empty())
+    return n.error("output " + Twine(i) +
+                   " stacks the values of zero iterations, an empty tensor, "
+                   "which is not supported");
+  SmallVector<Value> parts;
+  for (const ValueEntry &e : values) {
+    Value v = e.value ? e.value : n.constant(e.constant);
+    int64_t rank = tensorType(v).getRank();
+    TRY(a, normAxis(n, axis, rank + 1, "scan output axis"));
+    TRY(u, make<UnsqueezeOp>(n, v, ArrayRef<int64_t>{a}));
+    parts.push_back(u);
+  }
+  if (reverse)
+    std::reverse(parts.begin(), parts.end());
+  int64_t rank = tensorType(parts.front()).getRank();
+  TRY(a, normAxis(n, axis, rank, "scan output axis"));
+  if (parts.size() == 1) {
+    n.setOutput(i, parts.front());
+    return success();
+  }
+  TRY(joined, make<ConcatOp>(n, ValueRange(parts), a));
+  n.setOutput(i, joined);
+  return success();
+}
+
+/// ONNX Scan (opset 9 on): the scan inputs are sliced along their axes,
+/// the body runs once per slice with the state carried, and the scan
+/// outputs are stacked. The number of iterations is the scan inputs' dim,
+/// known once the shapes are pinned.
+LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
+  if (n.opset < 9)
+    return n.error("Scan before opset 9 (with sequence_lens and a batch "
+                   "axis) is not supported");
+  const onnx::AttributeProto *bodyAttr = n.attr("body");
+  if (!bodyAttr || !bodyAttr->has_g())
+    return n.error("needs the graph attribute 'body'");
+  const onnx::GraphProto &body = bodyAttr->g();
+  TRY(m, n.attrInt("num_scan_inputs", -1));
+  int64_t numInputs = n.numInputs();
+  if (m < 1 || m > numInputs)
+    return n.error("num_scan_inputs is " + Twine(m) + " but the node has " +
+                   Twine(numInputs) + " inputs");
+  int64_t numState = numInputs - m;
+  int64_t numScanOut = body.output_size() - numState;
+  if (numScanOut < 0 || (int64_t)n.numOutputs() > body.output_size())
+    return n.error("'body' has " + Twine(body.output_size()) +
+                   " outputs for " + Twine(numState) + " state values and " +
+                   Twine(n.numOutputs()) + " node outputs");
+  TRY(inAxes, n.attrInts("scan_input_axes"));
+  TRY(inDirs, n.attrInts("scan_input_directions"));
+  TRY(outAxes, n.attrInts("scan_output_axes"));
+  TRY(outDirs, n.attrInts("scan_output_directions"));
+  auto listOf = [&](const std::optional<SmallVector<int64_t>> &list,
+                    int64_t count, StringRef what) -> FailureOr<SmallVector<int64_t>> {
+    if (!list)
+      return SmallVector<int64_t>(count, 0);
+    if ((int64_t)list->size() != count)
+      return n.error("'" + what + "' has " + Twine(list->size()) +
+                     " entries; it needs " + Twine(count));
+    return *list;
+  };
+  TRY(axes, listOf(inAxes, m, "scan_input_axes"));
+  TRY(dirs, listOf(inDirs, m, "scan_input_directions"));
+  TRY(oAxes, listOf(outAxes, numScanOut, "scan_output_axes"));
+  TRY(oDirs, listOf(outDirs, numScanOut, "scan_output_directions"));
+
+  SmallVector<Value> scanned;
+  int64_t trips = -1;
+  for (int64_t j = 0; j < m; ++j) {
+    TRY(v, n.in(numState + j));
+    int64_t rank = tensorType(v).getRank();
+    TRY(a, normAxis(n, axes[j], rank, "scan input axis"));
+    axes[j] = a;
+    int64_t len = tensorType(v).getDimSize(a);
+    if (trips >= 0 && len != trips)
+      return n.error("scan inputs have " + Twine(trips) + " and " + Twine(len) +
+                     " elements along their axes");
+    trips = len;
+    scanned.push_back(v);
+  }
+  if (trips > kMaxUnrolledIterations)
+    return n.error("scans " + Twine(trips) + " iterations; Hodu unrolls at "
+                   "most " + Twine(kMaxUnrolledIterations));
+  SmallVector<ValueEntry> state;
+  for (int64_t i = 0; i < numState; ++i) {
+    if (!n.hasInput(i))
+      return n.error("state input " + Twine(i) + " is missing");
+    state.push_back(g.values[n.node.input((int)i)]);
+  }
+  std::vector<SmallVector<ValueEntry>> perIteration(numScanOut);
+  for (int64_t t = 0; t < trips; ++t) {
+    SmallVector<ValueEntry> inputs(state);
+    for (int64_t j = 0; j < m; ++j) {
+      TRY(slice, takeAt(n, scanned[j], axes[j], dirs[j] ? trips - 1 - t : t));
+      ValueEntry e;
+      e.value = slice;
+      inputs.push_back(e);
+    }
+    TRY(outs, importBody(n, body, inputs, depth));
+    state.assign(outs.begin(), outs.begin() + numState);
+    for (int64_t k = 0; k < numScanOut; ++k)
+      perIteration[k].push_back(outs[numState + k]);
+  }
+  for (int64_t i = 0; i < numState; ++i) {
+    if (state[i].value)
+      n.setOutput(i, state[i].value);
+    else
+      n.setConstant(i, state[i].constant);
+  }
+  for (int64_t k = 0; k < numScanOut; ++k)
+    if (n.hasOutput(numState + k) &&
+        failed(stackOutput(n, numState + k, perIteration[k], oAxes[k],
+                           oDirs[k] != 0)))
+      return failure();
+  return success();
+}
+
+/// ONNX Loop whose iterations are known at import time: the trip count (if
+/// given) and the condition after every iteration must be import-time
+/// constants. The body runs with the iteration number and the carried
+/// values; the scan outputs are stacked along a new first axis.
+LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
+  const onnx::AttributeProto *bodyAttr = n.attr("body");
+  if (!bodyAttr || !bodyAttr->has_g())
+    return n.error("needs the graph attribute 'body'");
+  const onnx::GraphProto &body = bodyAttr->g();
+  int64_t numCarried = (int64_t)n.numInputs() - 2;
+  if (numCarried < 0)
+    return n.error("needs the inputs M and cond (either may be empty)");
+  int64_t numScanOut = body.output_size() - 1 - numCarried;
+  if (numScanOut < 0)
+    return n.error("'body' has " + Twine(body.output_size()) +
+                   " outputs; it needs the condition and " +
+                   Twine(numCarried) + " carried values");
+  int64_t trips = kMaxUnrolledIterations + 1;
+  if (n.hasInput(0)) {
+    if (!n.constantInput(0))
+      return n.error("the trip count is computed at run time; Hodu unrolls "
+                     "loops whose iterations are known at import time");
+    TRY(m, n.constInts(0, "trip count"));
+    if (m.size() != 1)
+      return n.error("the trip count must have one element");
+    trips = std::max<int64_t>(m[0], 0);
+  }
+  bool cond = true;
+  if (n.hasInput(1)) {
+    std::optional<ConstantView> c = n.constantInput(1);
+    if (!c || c->size() != 1)
+      return n.error("the loop condition is computed at run time; Hodu "
+                     "unrolls loops whose iterations are known at import "
+                     "time");
+    cond = c->truth(0);
+  }
+  SmallVector<ValueEntry> carried;
+  for (int64_t i = 0; i < numCarried; ++i) {
+    if (!n.hasInput(2 + i))
+      return n.error("carried input " + Twine(i) + " is missing");
+    carried.push_back(g.values[n.node.input((int)(2 + i))]);
+  }
+  MLIRContext *ctx = &g.ctx;
+  auto i64Scalar = RankedTensorType::get({}, IntegerType::get(ctx, 64));
+  auto boolScalar = RankedTensorType::get({}, IntegerType::get(ctx, 1));
+  std::vector<SmallVector<ValueEntry>> perIteration(numScanOut);
+  for (int64_t i = 0; i < trips && cond; ++i) {
+    if (i >= kMaxUnrolledIterations)
+      return n.error("runs more than " + Twine(kMaxUnrolledIterations) +
+                     " iterations; Hodu unrolls at most that many");
+    SmallVector<ValueEntry> inputs(2);
+    inputs[0].constant = DenseElementsAttr::get(i64Scalar, APInt(64, i));
+    inputs[1].constant = DenseElementsAttr::get(boolScalar, true);
+    inputs.append(carried.begin(), carried.end());
+    TRY(outs, importBody(n, body, inputs, depth));
+    ElementsAttr next = outs[0].constant ? outs[0].constant
+                                         : getConstantValue(outs[0].value);
+    std::optional<ConstantView> view = ConstantView::get(next);
+    if (!view || view->size() != 1)
+      return n.error("the loop condition is computed at run time; Hodu "
+                     "unrolls loops whose iterations are known at import "
+                     "time");
+    cond = view->truth(0);
+    carried.assign(outs.begin() + 1, outs.begin() + 1 + numCarried);
+    for (int64_t k = 0; k < numScanOut; ++k)
+      perIteration[k].push_back(outs[1 + numCarried + k]);
+  }
+  for (int64_t i = 0; i < numCarried; ++i) {
+    if (carried[i].value)
+      n.setOutput(i, carried[i].value);
+    else
+      n.setConstant(i, carried[i].constant);
+  }
+  for (int64_t k = 0; k < numScanOut; ++k)
+    if (n.hasOutput(numCarried + k) &&
+        failed(stackOutput(n, numCarried + k, perIteration[k], 0, false)))
+      return failure();
+  return success();
 }
 
 /// ONNX If. A condition known at import time (constants, or shapes once

@@ -54,6 +54,22 @@ hodu::onnx_import::normAxes(NodeContext &n, ArrayRef<int64_t> axes,
   return out;
 }
 
+FailureOr<Value> hodu::onnx_import::takeAt(NodeContext &n, Value v,
+                                           int64_t dim, int64_t i) {
+  auto t = tensorType(v);
+  if (t.getDimSize(dim) == 1) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape.erase(shape.begin() + dim);
+    return n.reshape(v, shape);
+  }
+  SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
+      steps(t.getRank(), 1);
+  starts[dim] = i;
+  ends[dim] = i + 1;
+  TRY(sl, make<SliceOp>(n, v, starts, ends, steps));
+  return make<SqueezeOp>(n, sl, ArrayRef<int64_t>{dim});
+}
+
 bool hodu::onnx_import::isFloatTensor(Value v) {
   return isa<FloatType>(tensorType(v).getElementType());
 }
@@ -77,9 +93,10 @@ const ConverterTable &converters() {
 } // namespace
 
 bool hodu::onnx_import::isSupportedOp(StringRef opType) {
-  // If is imported by the node loop itself (OnnxImporter.cpp), which
-  // imports its branches.
-  return opType == "If" || converters().count(opType);
+  // If, Loop and Scan are imported by the node loop itself
+  // (OnnxImporter.cpp), which imports their subgraphs.
+  return opType == "If" || opType == "Loop" || opType == "Scan" ||
+         converters().count(opType);
 }
 
 LogicalResult hodu::onnx_import::convertNode(NodeContext &n) {

@@ -79,6 +79,10 @@ mlir::FailureOr<int64_t> normAxis(NodeContext &n, int64_t axis, int64_t rank,
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 normAxes(NodeContext &n, llvm::ArrayRef<int64_t> axes, int64_t rank);
 bool isFloatTensor(mlir::Value v);
+/// Element `i` of dim `dim` of `v`, with that dim dropped (a slice and a
+/// squeeze; a reshape when the dim is 1).
+mlir::FailureOr<mlir::Value> takeAt(NodeContext &n, mlir::Value v, int64_t dim,
+                                    int64_t i);
 
 template <typename OpT> mlir::LogicalResult unary(NodeContext &n) {
   TRY(x, n.in(0));

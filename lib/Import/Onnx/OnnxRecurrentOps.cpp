@@ -14,22 +14,6 @@ using namespace hodu::onnx_import;
 
 namespace {
 
-/// Element `i` of dim `dim`, with that dim dropped.
-FailureOr<Value> takeAt(NodeContext &n, Value v, int64_t dim, int64_t i) {
-  auto t = tensorType(v);
-  if (t.getDimSize(dim) == 1) {
-    SmallVector<int64_t> shape(t.getShape());
-    shape.erase(shape.begin() + dim);
-    return n.reshape(v, shape);
-  }
-  SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
-      steps(t.getRank(), 1);
-  starts[dim] = i;
-  ends[dim] = i + 1;
-  TRY(sl, make<SliceOp>(n, v, starts, ends, steps));
-  return make<SqueezeOp>(n, sl, ArrayRef<int64_t>{dim});
-}
-
 FailureOr<Value> activation(NodeContext &n, StringRef name, Value v) {
   if (name == "Sigmoid")
     return make<SigmoidOp>(n, v);
