@@ -118,7 +118,7 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "buffer-results-to-out-params{hoist-static-allocs "
              "modify-public-functions},"
              "canonicalize,buffer-deallocation-pipeline,canonicalize,"
-             "convert-bufferization-to-memref,") +
+             "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
          "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies";

@@ -232,6 +232,20 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
   ];
 }
 
+def CpuInlineDeallocHelpers
+    : Pass<"hodu-cpu-inline-dealloc-helpers", "mlir::ModuleOp"> {
+  let summary = "Inline the helper functions buffer deallocation creates (CPU)";
+  let description = [{
+    `bufferization-lower-deallocations` lowers a `bufferization.dealloc` of
+    several buffers whose ownership is known only at run time (the results
+    of an `scf.if`, at `-O0` where no arena plans the buffers) to a call of
+    a private helper function, `@dealloc_helper`, over memrefs of dynamic
+    size. The CPU target's bare-pointer calling convention cannot pass
+    those, so this pass inlines every call of such a helper and erases the
+    helper. Functions of other names are left alone.
+  }];
+}
+
 def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
   let summary = "Stride-2 vector reads as one contiguous load and a deinterleave (CPU)";
   let description = [{
