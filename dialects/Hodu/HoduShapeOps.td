@@ -207,8 +207,12 @@ def Hodu_ResizeOp : Hodu_Op<"resize", [Pure]> {
     Resamples the input to the result's shape with the ONNX Resize rules:
     `mode` (nearest, linear, cubic), `coord_transform` (half_pixel,
     asymmetric, align_corners, pytorch_half_pixel, ...), `nearest_mode` for
-    nearest, `cubic_coeff_a` for cubic and `exclude_outside`. Ranks and
-    element types of input and result match. Family **Resize**.
+    nearest, `cubic_coeff_a` for cubic and `exclude_outside`. `scales`,
+    when present (one positive entry per dim), is what the coordinate
+    transforms divide by, as ONNX means a Resize given by scales (the output
+    size is then floor(input * scale), so the ratio of the sizes differs);
+    without it each dim's scale is output / input. Ranks and element types of
+    input and result match. Family **Resize**.
 
     ```mlir
     %r = hodu.resize %x {mode = #hodu<resize_mode nearest>,
@@ -222,7 +226,8 @@ def Hodu_ResizeOp : Hodu_Op<"resize", [Pure]> {
                        DefaultValuedAttr<Hodu_NearestModeAttr,
                            "::hodu::NearestMode::round_prefer_floor">:$nearest_mode,
                        DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
-                       UnitAttr:$exclude_outside);
+                       UnitAttr:$exclude_outside,
+                       OptionalAttr<DenseF64ArrayAttr>:$scales);
   let results = (outs Hodu_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;

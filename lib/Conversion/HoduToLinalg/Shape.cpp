@@ -384,12 +384,11 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     auto type = resultType(op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     int64_t rank = type.getRank();
-    // Scales: an optional `scales` attribute (f64 array, from importers that
-    // know the ONNX scales), else output / input.
+    // Scales: the op's `scales` (ONNX scales, verified: one per dim), else
+    // output / input.
     SmallVector<double> scales;
-    if (auto s = op->getAttrOfType<DenseF64ArrayAttr>("scales");
-        s && (int64_t)s.size() == rank)
-      scales.assign(s.asArrayRef().begin(), s.asArrayRef().end());
+    if (std::optional<ArrayRef<double>> s = op.getScales())
+      scales.assign(s->begin(), s->end());
     else
       for (int64_t d = 0; d < rank; ++d)
         scales.push_back(double(type.getDimSize(d)) /

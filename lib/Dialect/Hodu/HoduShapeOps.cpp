@@ -9,6 +9,8 @@
 
 #include "HoduOpsCommon.h"
 
+#include <cmath>
+
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
@@ -373,6 +375,14 @@ LogicalResult ResizeOp::verify() {
            << in.getRank() << ", got " << getType().getRank();
   if (failed(verifyResultElementType(*this, in.getElementType())))
     return failure();
+  if (std::optional<ArrayRef<double>> scales = getScales()) {
+    if ((int64_t)scales->size() != in.getRank())
+      return emitOpError("has ") << scales->size() << " scales for rank "
+                                 << in.getRank();
+    for (double scale : *scales)
+      if (!(scale > 0) || !std::isfinite(scale))
+        return emitOpError("needs positive finite scales, got ") << scale;
+  }
   return success();
 }
 

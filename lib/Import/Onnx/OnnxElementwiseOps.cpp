@@ -143,6 +143,34 @@ LogicalResult convertDropout(NodeContext &n) {
   return success();
 }
 
+/// Gelu (opset 20): x * Phi(x), exact (hodu.gelu) or, with approximate =
+/// "tanh", 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+LogicalResult convertGelu(NodeContext &n) {
+  TRY(x, n.in(0));
+  if (!isFloatTensor(x))
+    return n.error("expects a float input");
+  TRY(approximate, n.attrString("approximate", "none"));
+  if (approximate == "none") {
+    TRY(r, make<GeluOp>(n, x));
+    n.setOutput(0, r);
+    return success();
+  }
+  if (approximate != "tanh")
+    return n.error("unknown approximate '" + approximate + "'");
+  Type elt = tensorType(x).getElementType();
+  auto attr = [&](double v) { return n.scalarAttr(elt, v); };
+  TRY(cube, make<PowScalarOp>(n, x, attr(3.0)));
+  TRY(scaled, make<MulScalarOp>(n, cube, attr(0.044715)));
+  TRY(inner, make<AddOp>(n, x, scaled));
+  TRY(arg, make<MulScalarOp>(n, inner, attr(std::sqrt(2.0 / M_PI))));
+  TRY(t, make<TanhOp>(n, arg));
+  TRY(onePlus, make<AddScalarOp>(n, t, attr(1.0)));
+  TRY(half, make<MulScalarOp>(n, x, attr(0.5)));
+  TRY(r, make<MulOp>(n, half, onePlus));
+  n.setOutput(0, r);
+  return success();
+}
+
 LogicalResult convertScalarActivation(NodeContext &n) {
   StringRef op = n.node.op_type();
   TRY(x, n.in(0));
@@ -342,6 +370,7 @@ void hodu::onnx_import::registerElementwiseOps(ConverterTable &table) {
       {"IsNaN", unary<IsNanOp>},
       {"IsInf", convertIsInf},
       {"Mish", unary<MishOp>},
+      {"Gelu", convertGelu},
       {"LeakyRelu", convertScalarActivation},
       {"Elu", convertScalarActivation},
       {"Selu", convertScalarActivation},

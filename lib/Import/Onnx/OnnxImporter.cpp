@@ -1389,15 +1389,19 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     }
   if (opset < 0 && model.ir_version() < 3)
     opset = 1; // before opset_import, the default domain was implied
-  // Opsets 1-18 of the default domain are imported: up to 17 each node is
+  // Opsets 1-21 of the default domain are imported: up to 17 each node is
   // checked against libonnx's schema for the model's opset (checkModelStructure),
-  // and the conversions apply the opset-specific rules they know. A model
+  // and the conversions apply the opset-specific rules they know (18-21,
+  // which libonnx 1.12 does not know, by the ONNX definitions: Reduce*'s
+  // axes input, Split's num_outputs, Resize's axes, antialias and
+  // keep_aspect_ratio_policy, Pad's axes and wrap, AveragePool's dilations,
+  // Gelu, QuantizeLinear's output_dtype and block_size). A model
   // without the default domain (training ops only) is rejected at its first
   // node, which names the domain.
-  if ((declaresOpset && opset < 1) || opset > 18) {
+  if ((declaresOpset && opset < 1) || opset > 21) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
-                          "1 to 18";
+                          "1 to 21";
     return nullptr;
   }
 
@@ -1609,7 +1613,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
 void hodu::registerOnnxImporter() {
   static bool done = [] {
     ComponentRegistry::get().addImporter(
-        {"onnx", "ONNX models (opsets 1-18, default domain)", {".onnx"},
+        {"onnx", "ONNX models (opsets 1-21, default domain)", {".onnx"},
          [](const std::string &path, MLIRContext &ctx,
             const ImportOptions &options) {
            std::vector<OnnxFrozenInput> frozen;

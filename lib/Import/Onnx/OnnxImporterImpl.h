@@ -38,6 +38,10 @@ constexpr int64_t kSmallTensorBytes = 1024;
 /// stops at 100 nested messages, and each level costs the importer stack.
 constexpr unsigned kMaxSubgraphDepth = 32;
 
+/// The largest dim a model may declare or compute (2^40): libonnx's
+/// inference and the importer's arithmetic stay far from int64 overflow.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
 /// The bounds of import-time evaluation: a result of more elements, or an
 /// evaluation that visits more, is left as an op (hodu-fold-constants has
 /// its own, larger limits).

@@ -134,10 +134,22 @@ LogicalResult convertQuantize(NodeContext &n) {
       return n.reshape(v, {});
     return n.reshape(v, shape);
   };
+  // Opset 21: blocked quantization and an explicit output type.
+  TRY(blockSize, n.attrInt("block_size", 0));
+  if (blockSize != 0)
+    return n.error("blocked quantization (block_size " + Twine(blockSize) +
+                   ") is not supported");
   TRY(s, perAxis(scale));
   Type fe = tensorType(s).getElementType();
   Value zp;
   Type qe = IntegerType::get(n.b.getContext(), 8, IntegerType::Unsigned);
+  TRY(outputDtype, n.attrInt("output_dtype", 0));
+  if (op == "QuantizeLinear" && outputDtype != 0) {
+    qe = onnxElementType(*n.b.getContext(), (int)outputDtype);
+    if (!qe)
+      return n.error("output_dtype " + Twine(outputDtype) +
+                     " is not a tensor type Hodu has");
+  }
   if (n.hasInput(2)) {
     TRY(z, n.in(2));
     TRY(zz, perAxis(z));
@@ -161,6 +173,8 @@ LogicalResult convertQuantize(NodeContext &n) {
     TRY(a, make<AddOp>(n, y, n.cast(zp, fe)));
     y = a;
   }
+  if (!qe.isInteger())
+    return n.error("quantizing to a float type is not supported");
   unsigned w = qe.getIntOrFloatBitWidth();
   double lo = qe.isUnsignedInteger() ? 0 : -std::ldexp(1.0, w - 1);
   double hi = qe.isUnsignedInteger() ? std::ldexp(1.0, w) - 1

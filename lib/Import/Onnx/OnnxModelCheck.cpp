@@ -36,7 +36,7 @@ bool hasWindowAttributes(llvm::StringRef op) {
 
 /// The largest declared dim (the default --max-tensor-elements): past it,
 /// size arithmetic on dims overflows int64.
-constexpr int64_t kMaxDim = int64_t(1) << 40;
+using hodu::onnx_import::kMaxDim;
 
 /// The most dims a shape operand may give a result.
 constexpr int64_t kMaxRank = 64;

@@ -416,26 +416,77 @@ LogicalResult convertResize(NodeContext &n) {
     TRY(nm, n.attrString("nearest_mode", "round_prefer_floor"));
     coordStr = c;
     nearestStr = nm;
-    if (n.attr("axes") || n.attr("antialias") ||
-        n.attr("keep_aspect_ratio_policy"))
-      return n.error("axes, antialias and keep_aspect_ratio_policy are not "
-                     "supported");
+    TRY(antialias, n.attrInt("antialias", 0));
+    if (antialias)
+      return n.error("antialias is not supported");
+    TRY(policy, n.attrString("keep_aspect_ratio_policy", "stretch"));
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+      return n.error("unknown keep_aspect_ratio_policy '" + policy + "'");
+    // Opset 18's `axes`: scales or sizes for these dims only.
+    TRY(axesAttr, n.attrInts("axes"));
+    SmallVector<int64_t> axes;
+    if (axesAttr) {
+      for (int64_t a : *axesAttr) {
+        TRY(ax, normAxis(n, a, r, "axis"));
+        if (llvm::is_contained(axes, ax))
+          return n.error("axis " + Twine(a) + " appears more than once");
+        axes.push_back(ax);
+      }
+    } else {
+      for (int64_t i = 0; i < r; ++i)
+        axes.push_back(i);
+    }
+    SmallVector<int64_t> given;
+    SmallVector<double> givenScales;
     if (n.hasInput(3)) {
       TRY(s, n.constInts(3, "sizes"));
-      sizes = s;
+      given = s;
     } else if (n.hasInput(2)) {
       TRY(s, n.constFloats(2, "scales"));
-      scales = s;
+      givenScales = s;
     }
-    if (sizes.empty() && scales.empty())
+    if (given.empty() && givenScales.empty())
       return n.error("needs scales or sizes");
+    size_t count = given.empty() ? givenScales.size() : given.size();
+    if (count != axes.size())
+      return n.error(Twine(given.empty() ? "scales" : "sizes") + " has " +
+                     Twine(count) + " entries for " + Twine(axes.size()) +
+                     " axes");
+    scales.assign(r, 1.0);
+    if (!given.empty()) {
+      for (int64_t v : given)
+        if (v < 1 || v > kMaxDim)
+          return n.error("sizes must be between 1 and 2^40, got " + Twine(v));
+      sizes.assign(t.getShape().begin(), t.getShape().end());
+      if (policy == "stretch") {
+        for (auto [k, ax] : llvm::enumerate(axes))
+          sizes[ax] = given[k];
+        scales.clear(); // output / input
+      } else {
+        // One scale for all the axes, the largest (not_larger: smallest)
+        // that keeps the image within (around) the sizes asked for.
+        double scale = policy == "not_larger" ? INFINITY : 0.0;
+        for (auto [k, ax] : llvm::enumerate(axes)) {
+          double s = double(given[k]) / double(t.getDimSize(ax));
+          scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
+        }
+        for (int64_t ax : axes) {
+          sizes[ax] = (int64_t)std::floor(double(t.getDimSize(ax)) * scale + 0.5);
+          scales[ax] = scale;
+        }
+      }
+    } else {
+      for (auto [k, ax] : llvm::enumerate(axes))
+        scales[ax] = givenScales[k];
+    }
   }
   if (sizes.empty()) {
     if ((int64_t)scales.size() != r)
       return n.error("scales must have one entry per dim");
     for (int64_t i = 0; i < r; ++i) {
-      if (!(scales[i] > 0))
-        return n.error("scales must be positive");
+      if (!(scales[i] > 0) || !std::isfinite(scales[i]) ||
+          double(t.getDimSize(i)) * scales[i] > double(kMaxDim))
+        return n.error("scales must be positive and keep dims under 2^40");
       sizes.push_back((int64_t)std::floor(t.getDimSize(i) * scales[i]));
     }
   }
@@ -463,12 +514,18 @@ LogicalResult convertResize(NodeContext &n) {
     n.setOutput(0, x);
     return success();
   }
+  // The scales the coordinate transforms divide by: the ones the model
+  // gives (they differ from output / input when input * scale is not whole).
+  DenseF64ArrayAttr scalesAttr;
+  if (!scales.empty())
+    scalesAttr = n.b.getDenseF64ArrayAttr(scales);
   n.setOutput(0, ResizeOp::create(n.b, n.loc, RankedTensorType::get(sizes, t.getElementType()),
                                   x, ResizeModeAttr::get(ctx, *mode),
                                   CoordTransformAttr::get(ctx, *coord),
                                   NearestModeAttr::get(ctx, *nearest),
                                   n.b.getF32FloatAttr(cubicA),
-                                  exclude ? n.b.getUnitAttr() : UnitAttr())
+                                  exclude ? n.b.getUnitAttr() : UnitAttr(),
+                                  scalesAttr)
                      .getResult());
   return success();
 }
