@@ -104,13 +104,14 @@ LogicalResult convertEinsum(NodeContext &n) {
   return success();
 }
 
-LogicalResult convertMatMulInteger(NodeContext &n) {
-  TRY(a, n.in(0));
-  TRY(b, n.in(1));
+/// (a - a_zero) @ (b - b_zero) in int32, exact. A 1-D zero point of A
+/// runs along its rows, one of B along its columns.
+FailureOr<Value> integerMatmul(NodeContext &n, Value a, size_t aZero, Value b,
+                               size_t bZero) {
   Type i32 = n.b.getI32Type();
   Value a32 = n.cast(a, i32), b32 = n.cast(b, i32);
-  if (n.hasInput(2)) {
-    TRY(za, n.in(2));
+  if (n.hasInput(aZero)) {
+    TRY(za, n.in(aZero));
     // A 1-D zero point of A runs along the rows (dim -2).
     Value z = n.cast(za, i32);
     if (tensorType(z).getRank() == 1 && tensorType(z).getDimSize(0) != 1)
@@ -118,13 +119,50 @@ LogicalResult convertMatMulInteger(NodeContext &n) {
     TRY(s, make<SubOp>(n, a32, z));
     a32 = s;
   }
-  if (n.hasInput(3)) {
-    TRY(zb, n.in(3));
+  if (n.hasInput(bZero)) {
+    TRY(zb, n.in(bZero));
     TRY(s, make<SubOp>(n, b32, n.cast(zb, i32)));
     b32 = s;
   }
-  TRY(r, make<MatmulOp>(n, a32, b32));
+  return make<MatmulOp>(n, a32, b32);
+}
+
+LogicalResult convertMatMulInteger(NodeContext &n) {
+  TRY(a, n.in(0));
+  TRY(b, n.in(1));
+  TRY(r, integerMatmul(n, a, 2, b, 3));
   n.setOutput(0, r);
+  return success();
+}
+
+/// QLinearMatMul: the int32 product, scaled by a_scale * b_scale / y_scale,
+/// rounded half to even, shifted by y_zero_point, saturated to y's type.
+LogicalResult convertQLinearMatMul(NodeContext &n) {
+  TRY(a, n.in(0));
+  TRY(aScale, n.in(1));
+  TRY(b, n.in(3));
+  TRY(bScale, n.in(4));
+  TRY(yScale, n.in(6));
+  TRY(acc, integerMatmul(n, a, 2, b, 5));
+  Type ft = tensorType(aScale).getElementType();
+  auto asScale = [&](Value s, bool rows) -> Value {
+    auto st = tensorType(s);
+    if (st.getNumElements() == 1)
+      return n.reshape(s, {});
+    if (st.getRank() == 1 && rows)
+      return n.reshape(s, {st.getDimSize(0), 1});
+    return s;
+  };
+  TRY(m0, make<MulOp>(n, asScale(aScale, true), asScale(bScale, false)));
+  TRY(multiplier, make<DivOp>(n, m0, asScale(yScale, false)));
+  std::optional<Value> yZero;
+  if (n.hasInput(7)) {
+    TRY(z, n.in(7));
+    yZero = z;
+  }
+  TRY(y, requantize(n, n.cast(acc, ft), multiplier, yZero,
+                    tensorType(a).getElementType()));
+  n.setOutput(0, y);
   return success();
 }
 
@@ -137,5 +175,6 @@ void hodu::onnx_import::registerLinalgOps(ConverterTable &table) {
       {"Det", convertDet},
       {"Einsum", convertEinsum},
       {"MatMulInteger", convertMatMulInteger},
+      {"QLinearMatMul", convertQLinearMatMul},
   });
 }

@@ -132,10 +132,11 @@ FailureOr<ConvOperands> convOperands(NodeContext &n) {
   return ConvOperands{x, w, xt, wt, group};
 }
 
-LogicalResult convertConv(NodeContext &n) {
-  TRY(c, convOperands(n));
-  auto [x, w, xt, wt, group] = c;
-  int64_t r = c.spatialRank();
+/// hodu.conv of `x` and `w` (float, same type) with the node's window
+/// attributes (kernel_shape, strides, pads, dilations, auto_pad, group).
+FailureOr<Value> buildConv(NodeContext &n, Value x, Value w, int64_t group) {
+  auto xt = tensorType(x), wt = tensorType(w);
+  int64_t r = xt.getRank() - 2;
   TRY(p, windowParams(n, xt.getShape().drop_front(2),
                       wt.getShape().drop_front(2), false));
   if (ArrayRef<int64_t>(p.kernel) != wt.getShape().drop_front(2))
@@ -144,11 +145,126 @@ LogicalResult convertConv(NodeContext &n) {
   for (int64_t i = 0; i < r; ++i)
     shape.push_back(convOut(xt.getDimSize(2 + i), p.kernel[i], p.strides[i],
                             p.dilations[i], p.pads[i], p.pads[r + i]));
-  Value y = ConvOp::create(n.b, n.loc,
-                           RankedTensorType::get(shape, xt.getElementType()), x,
-                           w, p.strides, p.pads, p.dilations, group)
-                .getResult();
+  return ConvOp::create(n.b, n.loc,
+                        RankedTensorType::get(shape, xt.getElementType()), x,
+                        w, p.strides, p.pads, p.dilations, group)
+      .getResult();
+}
+
+LogicalResult convertConv(NodeContext &n) {
+  TRY(c, convOperands(n));
+  TRY(y, buildConv(n, c.x, c.w, c.group));
   return setConvOutput(n, y);
+}
+
+/// `v - zeroPoint` in float type `ft`. A zero point is a scalar (or one
+/// element), or, with `channelDim` >= 0, one entry per index of that dim.
+FailureOr<Value> centered(NodeContext &n, Value v, std::optional<Value> zero,
+                          Type ft, int64_t channelDim) {
+  Value f = n.cast(v, ft);
+  if (!zero)
+    return f;
+  Value z = n.cast(*zero, ft);
+  auto zt = tensorType(z);
+  if (zt.getNumElements() == 1) {
+    z = n.reshape(z, {});
+  } else if (zt.getRank() == 1 && channelDim >= 0 &&
+             zt.getDimSize(0) == tensorType(v).getDimSize(channelDim)) {
+    SmallVector<int64_t> shape(tensorType(v).getRank(), 1);
+    shape[channelDim] = zt.getDimSize(0);
+    z = n.reshape(z, shape);
+  } else {
+    return n.error("a zero point must be a scalar or have one entry per "
+                   "channel");
+  }
+  return make<SubOp>(n, f, z);
+}
+
+/// The integer convolution of ConvInteger and QLinearConv: (x - x_zp) *
+/// (w - w_zp), computed in f32 when every partial sum is an integer f32
+/// holds exactly (|x - x_zp|, |w - w_zp| <= 255 over the taps of one
+/// output), else in f64: the sums are exact either way.
+FailureOr<Value> integerConv(NodeContext &n, Value x, std::optional<Value> xZero,
+                             Value w, std::optional<Value> wZero, int64_t group) {
+  auto xt = tensorType(x), wt = tensorType(w);
+  if (!isa<IntegerType>(xt.getElementType()) ||
+      !isa<IntegerType>(wt.getElementType()))
+    return n.error("expects integer input and weights");
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
+    return n.error("expects input and weights of rank 3, 4 or 5");
+  double taps = 1;
+  for (int64_t d : wt.getShape().drop_front(1))
+    taps *= double(d);
+  Type ft = taps * 255.0 * 255.0 < double(1 << 24) ? (Type)n.b.getF32Type()
+                                                   : (Type)n.b.getF64Type();
+  TRY(xf, centered(n, x, xZero, ft, -1));
+  TRY(wf, centered(n, w, wZero, ft, 0));
+  return buildConv(n, xf, wf, group);
+}
+
+std::optional<Value> optionalInput(NodeContext &n, size_t i) {
+  if (!n.hasInput(i))
+    return std::nullopt;
+  FailureOr<Value> v = n.in(i);
+  return succeeded(v) ? std::optional<Value>(*v) : std::nullopt;
+}
+
+LogicalResult convertConvInteger(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(w, n.in(1));
+  TRY(group, n.attrInt("group", 1));
+  if (group <= 0)
+    return n.error("group must be positive");
+  TRY(acc, integerConv(n, x, optionalInput(n, 2), w, optionalInput(n, 3),
+                       group));
+  n.setOutput(0, n.cast(acc, n.b.getI32Type()));
+  return success();
+}
+
+/// QLinearConv: the integer convolution (+ the int32 bias), scaled by
+/// x_scale * w_scale / y_scale (w_scale per output channel or one),
+/// rounded half to even, shifted by y_zero_point and saturated to y's type.
+LogicalResult convertQLinearConv(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(xScale, n.in(1));
+  TRY(w, n.in(3));
+  TRY(wScale, n.in(4));
+  TRY(yScale, n.in(6));
+  TRY(group, n.attrInt("group", 1));
+  if (group <= 0)
+    return n.error("group must be positive");
+  TRY(acc, integerConv(n, x, optionalInput(n, 2), w, optionalInput(n, 5),
+                       group));
+  Type ft = tensorType(xScale).getElementType();
+  Value accF = n.cast(acc, ft);
+  int64_t channels = tensorType(acc).getDimSize(1);
+  SmallVector<int64_t> perChannel(tensorType(acc).getRank(), 1);
+  perChannel[1] = channels;
+  if (n.hasInput(8)) {
+    TRY(bias, n.in(8));
+    if (tensorType(bias).getRank() != 1 ||
+        tensorType(bias).getDimSize(0) != channels)
+      return n.error("expects a bias of one entry per output channel");
+    TRY(withBias, make<AddOp>(n, accF, n.reshape(n.cast(bias, ft), perChannel)));
+    accF = withBias;
+  }
+  auto scalarOrChannels = [&](Value s) -> FailureOr<Value> {
+    auto st = tensorType(s);
+    if (st.getNumElements() == 1)
+      return n.reshape(s, {});
+    if (st.getRank() == 1 && st.getDimSize(0) == channels)
+      return n.reshape(s, perChannel);
+    return n.error("a scale must be a scalar or have one entry per channel");
+  };
+  TRY(xs, scalarOrChannels(xScale));
+  TRY(ws, scalarOrChannels(wScale));
+  TRY(ys, scalarOrChannels(yScale));
+  TRY(m0, make<MulOp>(n, xs, ws));
+  TRY(multiplier, make<DivOp>(n, m0, ys));
+  TRY(y, requantize(n, accF, multiplier, optionalInput(n, 7),
+                    tensorType(x).getElementType()));
+  n.setOutput(0, y);
+  return success();
 }
 
 LogicalResult convertConvTranspose(NodeContext &n) {
@@ -600,6 +716,8 @@ LogicalResult convertSCELoss(NodeContext &n) {
 
 void hodu::onnx_import::registerNNOps(ConverterTable &table) {
   table.insert({
+      {"ConvInteger", convertConvInteger},
+      {"QLinearConv", convertQLinearConv},
       {"Conv", convertConv},
       {"ConvTranspose", convertConvTranspose},
       {"MaxPool", convertPool},

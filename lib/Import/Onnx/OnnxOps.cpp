@@ -17,6 +17,8 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace hodu;
 using namespace hodu::onnx_import;
@@ -52,6 +54,33 @@ hodu::onnx_import::normAxes(NodeContext &n, ArrayRef<int64_t> axes,
   }
   llvm::sort(out);
   return out;
+}
+
+FailureOr<Value> hodu::onnx_import::requantize(NodeContext &n, Value acc,
+                                               Value multiplier,
+                                               std::optional<Value> zeroPoint,
+                                               Type quantType) {
+  Type ft = tensorType(acc).getElementType();
+  TRY(scaled, make<MulOp>(n, acc, multiplier));
+  TRY(y, make<RoundOp>(n, scaled));
+  Type qe = quantType;
+  if (zeroPoint) {
+    qe = tensorType(*zeroPoint).getElementType();
+    Value z = n.cast(*zeroPoint, ft);
+    if (tensorType(z).getNumElements() == 1)
+      z = n.reshape(z, {});
+    TRY(shifted, make<AddOp>(n, y, z));
+    y = shifted;
+  }
+  if (!qe.isInteger() || qe.getIntOrFloatBitWidth() > 32)
+    return n.error("the quantized type must be an integer of up to 32 bits");
+  unsigned w = qe.getIntOrFloatBitWidth();
+  double lo = qe.isUnsignedInteger() ? 0 : -std::ldexp(1.0, w - 1);
+  double hi = qe.isUnsignedInteger() ? std::ldexp(1.0, w) - 1
+                                     : std::ldexp(1.0, w - 1) - 1;
+  TRY(c1, make<MaximumScalarOp>(n, y, n.scalarAttr(ft, lo)));
+  TRY(c2, make<MinimumScalarOp>(n, c1, n.scalarAttr(ft, hi)));
+  return n.cast(c2, qe);
 }
 
 FailureOr<Value> hodu::onnx_import::takeAt(NodeContext &n, Value v,

@@ -79,6 +79,14 @@ mlir::FailureOr<int64_t> normAxis(NodeContext &n, int64_t axis, int64_t rank,
 mlir::FailureOr<llvm::SmallVector<int64_t>>
 normAxes(NodeContext &n, llvm::ArrayRef<int64_t> axes, int64_t rank);
 bool isFloatTensor(mlir::Value v);
+/// The requantization of QLinearConv and QLinearMatMul: round(acc *
+/// multiplier) (half to even) + zero point, saturated to the range of
+/// `quantType` (an integer type; y's type is the zero point's, or
+/// `quantType` without one) and cast to it.
+mlir::FailureOr<mlir::Value> requantize(NodeContext &n, mlir::Value acc,
+                                        mlir::Value multiplier,
+                                        std::optional<mlir::Value> zeroPoint,
+                                        mlir::Type quantType);
 /// Element `i` of dim `dim` of `v`, with that dim dropped (a slice and a
 /// squeeze; a reshape when the dim is 1).
 mlir::FailureOr<mlir::Value> takeAt(NodeContext &n, mlir::Value v, int64_t dim,
