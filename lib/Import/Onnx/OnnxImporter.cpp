@@ -862,6 +862,14 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
   return success();
 }
 
+/// Loop and Scan are unrolled at import, as the recurrent ops are: every
+/// iteration's body is imported in turn, so import-time evaluation sees
+/// each one's values. At most this many iterations.
+constexpr int64_t kMaxUnrolledIterations = 4096;
+/// And at most this many nodes are imported in all, unrolled bodies
+/// included (the graph's own nodes count too).
+constexpr int64_t kMaxImportedNodes = int64_t(1) << 18;
+
 namespace {
 /// Imports a graph's nodes, in order, into a block: the model's graph into
 /// @main, an If branch into the block it is inlined in or into a region of
@@ -872,6 +880,8 @@ struct NodeLoop {
   const DeclaredTypes &declared;
   const std::map<std::string, SmallVector<int64_t>> &inferred;
   const std::map<std::string, int> &inferredTypes;
+  /// Nodes imported so far, unrolled iterations included.
+  int64_t imported = 0;
 
   LogicalResult importNodes(const onnx::GraphProto &graph, Block *body,
                             unsigned depth);
@@ -924,6 +934,11 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
       }
     }
     NodeContext n(g, node, name, opset, loc);
+    // Unrolled loops (nested ones multiply) are bounded as a whole, so a
+    // model from a stranger cannot make the import run for hours.
+    if (++imported > kMaxImportedNodes)
+      return n.error("the model unrolls to more than " +
+                     Twine(kMaxImportedNodes) + " nodes");
     Operation *last = body->empty() ? nullptr : &body->back();
     LogicalResult converted = node.op_type() == "If"     ? importIf(n, depth)
                               : node.op_type() == "Scan" ? importScan(n, depth)
@@ -975,10 +990,6 @@ NodeLoop::importBranch(NodeContext &n, StringRef attrName,
 }
 
 
-/// Loop and Scan are unrolled at import, as the recurrent ops are: every
-/// iteration's body is imported in turn, so import-time evaluation sees
-/// each one's values. At most this many iterations.
-constexpr int64_t kMaxUnrolledIterations = 4096;
 
 FailureOr<SmallVector<ValueEntry>>
 NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
