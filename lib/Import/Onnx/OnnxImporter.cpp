@@ -887,6 +887,9 @@ struct NodeLoop {
                             unsigned depth);
 
 private:
+  /// A subgraph's initializers and nodes, at the builder's insertion point.
+  LogicalResult importSubgraph(NodeContext &n, const onnx::GraphProto &graph,
+                               unsigned depth);
   LogicalResult importIf(NodeContext &n, unsigned depth);
   LogicalResult importScan(NodeContext &n, unsigned depth);
   LogicalResult importLoop(NodeContext &n, unsigned depth);
@@ -958,6 +961,21 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
   return success();
 }
 
+LogicalResult NodeLoop::importSubgraph(NodeContext &n,
+                                       const onnx::GraphProto &graph,
+                                       unsigned depth) {
+  for (const auto &init : graph.initializer()) {
+    Location loc = NameLoc::get(StringAttr::get(&g.ctx, init.name()), n.loc);
+    auto value = g.decodeTensor(init, loc);
+    if (failed(value))
+      return failure();
+    ValueEntry e;
+    e.constant = *value;
+    g.values[init.name()] = e;
+  }
+  return importNodes(graph, g.builder.getInsertionBlock(), depth);
+}
+
 FailureOr<SmallVector<std::string>>
 NodeLoop::importBranch(NodeContext &n, StringRef attrName,
                        const onnx::GraphProto &branch, unsigned depth) {
@@ -967,16 +985,7 @@ NodeLoop::importBranch(NodeContext &n, StringRef attrName,
   if (branch.output_size() != (int)n.numOutputs())
     return n.error("'" + attrName + "' has " + Twine(branch.output_size()) +
                    " outputs but the node has " + Twine(n.numOutputs()));
-  for (const auto &init : branch.initializer()) {
-    Location loc = NameLoc::get(StringAttr::get(&g.ctx, init.name()), n.loc);
-    auto value = g.decodeTensor(init, loc);
-    if (failed(value))
-      return failure();
-    ValueEntry e;
-    e.constant = *value;
-    g.values[init.name()] = e;
-  }
-  if (failed(importNodes(branch, g.builder.getInsertionBlock(), depth)))
+  if (failed(importSubgraph(n, branch, depth)))
     return failure();
   SmallVector<std::string> outputs;
   for (const auto &out : branch.output()) {
@@ -1010,16 +1019,7 @@ NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
       shadowed.push_back({in.name(), it->second});
     g.values[in.name()] = entry;
   }
-  for (const auto &init : body.initializer()) {
-    Location loc = NameLoc::get(StringAttr::get(&g.ctx, init.name()), n.loc);
-    auto value = g.decodeTensor(init, loc);
-    if (failed(value))
-      return failure();
-    ValueEntry e;
-    e.constant = *value;
-    g.values[init.name()] = e;
-  }
-  if (failed(importNodes(body, g.builder.getInsertionBlock(), depth + 1)))
+  if (failed(importSubgraph(n, body, depth + 1)))
     return failure();
   SmallVector<ValueEntry> outputs;
   for (const auto &out : body.output()) {

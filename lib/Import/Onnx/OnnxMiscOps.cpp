@@ -175,13 +175,8 @@ LogicalResult convertQuantize(NodeContext &n) {
   }
   if (!qe.isInteger())
     return n.error("quantizing to a float type is not supported");
-  unsigned w = qe.getIntOrFloatBitWidth();
-  double lo = qe.isUnsignedInteger() ? 0 : -std::ldexp(1.0, w - 1);
-  double hi = qe.isUnsignedInteger() ? std::ldexp(1.0, w) - 1
-                                     : std::ldexp(1.0, w - 1) - 1;
-  TRY(c1, make<MaximumScalarOp>(n, y, n.scalarAttr(fe, lo)));
-  TRY(c2, make<MinimumScalarOp>(n, c1, n.scalarAttr(fe, hi)));
-  n.setOutput(0, n.cast(c2, qe));
+  TRY(q, saturateToInteger(n, y, qe));
+  n.setOutput(0, q);
   return success();
 }
 

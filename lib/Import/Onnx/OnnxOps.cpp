@@ -72,8 +72,14 @@ FailureOr<Value> hodu::onnx_import::requantize(NodeContext &n, Value acc,
     TRY(shifted, make<AddOp>(n, y, z));
     y = shifted;
   }
+  return saturateToInteger(n, y, qe);
+}
+
+FailureOr<Value> hodu::onnx_import::saturateToInteger(NodeContext &n, Value y,
+                                                      Type qe) {
   if (!qe.isInteger() || qe.getIntOrFloatBitWidth() > 32)
     return n.error("the quantized type must be an integer of up to 32 bits");
+  Type ft = tensorType(y).getElementType();
   unsigned w = qe.getIntOrFloatBitWidth();
   double lo = qe.isUnsignedInteger() ? 0 : -std::ldexp(1.0, w - 1);
   double hi = qe.isUnsignedInteger() ? std::ldexp(1.0, w) - 1

@@ -87,6 +87,10 @@ mlir::FailureOr<mlir::Value> requantize(NodeContext &n, mlir::Value acc,
                                         mlir::Value multiplier,
                                         std::optional<mlir::Value> zeroPoint,
                                         mlir::Type quantType);
+/// Float `y` (whole numbers) clamped to the range of integer type `qe` (at
+/// most 32 bits) and cast to it: QuantizeLinear's saturation.
+mlir::FailureOr<mlir::Value> saturateToInteger(NodeContext &n, mlir::Value y,
+                                               mlir::Type qe);
 /// Element `i` of dim `dim` of `v`, with that dim dropped (a slice and a
 /// squeeze; a reshape when the dim is 1).
 mlir::FailureOr<mlir::Value> takeAt(NodeContext &n, mlir::Value v, int64_t dim,
