@@ -900,10 +900,23 @@ private:
                                                 const onnx::GraphProto &body,
                                                 ArrayRef<ValueEntry> inputs,
                                                 unsigned depth);
-  /// Node output `i` stacks `values` (one per iteration) along `axis`.
+  /// `values` (one per iteration) stacked along a new `axis`, in reverse
+  /// order if asked; node output `i` set to that.
+  FailureOr<Value> stackValues(NodeContext &n, ArrayRef<ValueEntry> values,
+                               int64_t axis, bool reverse);
   LogicalResult stackOutput(NodeContext &n, size_t i,
                             ArrayRef<ValueEntry> values, int64_t axis,
                             bool reverse);
+  /// Runs `trips` iterations of a Scan body: `state` carried (the final
+  /// state left in it), `scanned[j]` sliced along `axes[j]` (backwards
+  /// where `dirs[j]`); each scan output's values, one per iteration.
+  FailureOr<std::vector<SmallVector<ValueEntry>>>
+  runScan(NodeContext &n, const onnx::GraphProto &body,
+          SmallVector<ValueEntry> &state, ArrayRef<Value> scanned,
+          ArrayRef<int64_t> axes, ArrayRef<int64_t> dirs, int64_t trips,
+          int64_t numScanOut, unsigned depth);
+  LogicalResult importScan8(NodeContext &n, const onnx::GraphProto &body,
+                            int64_t m, unsigned depth);
   /// Imports `branch` (attribute `attrName` of If node `n`) at the builder's
   /// insertion point; its output names, checked to be defined.
   FailureOr<SmallVector<std::string>>
@@ -1041,13 +1054,12 @@ NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
   return outputs;
 }
 
-LogicalResult NodeLoop::stackOutput(NodeContext &n, size_t i,
-                                    ArrayRef<ValueEntry> values, int64_t axis,
-                                    bool reverse) {
+FailureOr<Value> NodeLoop::stackValues(NodeContext &n,
+                                       ArrayRef<ValueEntry> values,
+                                       int64_t axis, bool reverse) {
   if (values.empty())
-    return n.error("output " + Twine(i) +
-                   " stacks the values of zero iterations, an empty tensor, "
-                   "which is not supported");
+    return n.error("an output stacks the values of zero iterations, an empty "
+                   "tensor, which is not supported");
   SmallVector<Value> parts;
   for (const ValueEntry &e : values) {
     Value v = e.value ? e.value : n.constant(e.constant);
@@ -1060,12 +1072,122 @@ LogicalResult NodeLoop::stackOutput(NodeContext &n, size_t i,
     std::reverse(parts.begin(), parts.end());
   int64_t rank = tensorType(parts.front()).getRank();
   TRY(a, normAxis(n, axis, rank, "scan output axis"));
-  if (parts.size() == 1) {
-    n.setOutput(i, parts.front());
-    return success();
+  if (parts.size() == 1)
+    return parts.front();
+  return make<ConcatOp>(n, ValueRange(parts), a);
+}
+
+LogicalResult NodeLoop::stackOutput(NodeContext &n, size_t i,
+                                    ArrayRef<ValueEntry> values, int64_t axis,
+                                    bool reverse) {
+  TRY(v, stackValues(n, values, axis, reverse));
+  n.setOutput(i, v);
+  return success();
+}
+
+FailureOr<std::vector<SmallVector<ValueEntry>>>
+NodeLoop::runScan(NodeContext &n, const onnx::GraphProto &body,
+                  SmallVector<ValueEntry> &state, ArrayRef<Value> scanned,
+                  ArrayRef<int64_t> axes, ArrayRef<int64_t> dirs, int64_t trips,
+                  int64_t numScanOut, unsigned depth) {
+  size_t numState = state.size();
+  std::vector<SmallVector<ValueEntry>> perIteration(numScanOut);
+  for (int64_t t = 0; t < trips; ++t) {
+    SmallVector<ValueEntry> inputs(state);
+    for (auto [j, v] : llvm::enumerate(scanned)) {
+      TRY(slice, takeAt(n, v, axes[j], dirs[j] ? trips - 1 - t : t));
+      ValueEntry e;
+      e.value = slice;
+      inputs.push_back(e);
+    }
+    TRY(outs, importBody(n, body, inputs, depth));
+    state.assign(outs.begin(), outs.begin() + numState);
+    for (int64_t k = 0; k < numScanOut; ++k)
+      perIteration[k].push_back(outs[numState + k]);
   }
-  TRY(joined, make<ConcatOp>(n, ValueRange(parts), a));
-  n.setOutput(i, joined);
+  return perIteration;
+}
+
+/// Scan-8: a batch axis first on every state and scan input (time the
+/// second), a sequence_lens input, `directions`. Each batch element is
+/// scanned on its own, and the results stacked along the batch axis.
+LogicalResult NodeLoop::importScan8(NodeContext &n,
+                                    const onnx::GraphProto &body, int64_t m,
+                                    unsigned depth) {
+  int64_t numState = (int64_t)n.numInputs() - 1 - m;
+  int64_t numScanOut = body.output_size() - numState;
+  if (numState < 0 || numScanOut < 0)
+    return n.error("num_scan_inputs is " + Twine(m) + " but the node has " +
+                   Twine(n.numInputs()) + " inputs and 'body' " +
+                   Twine(body.output_size()) + " outputs");
+  TRY(dirAttr, n.attrInts("directions"));
+  SmallVector<int64_t> dirs = dirAttr ? *dirAttr : SmallVector<int64_t>(m, 0);
+  if ((int64_t)dirs.size() != m)
+    return n.error("'directions' has " + Twine(dirs.size()) +
+                   " entries; it needs " + Twine(m));
+  SmallVector<Value> scanned, initial;
+  int64_t batch = -1, trips = -1;
+  for (int64_t j = 0; j < m; ++j) {
+    TRY(v, n.in(1 + numState + j));
+    auto t = tensorType(v);
+    if (t.getRank() < 2)
+      return n.error("a Scan-8 input needs a batch and a sequence axis");
+    if ((batch >= 0 && t.getDimSize(0) != batch) ||
+        (trips >= 0 && t.getDimSize(1) != trips))
+      return n.error("scan inputs differ in batch or sequence length");
+    batch = t.getDimSize(0);
+    trips = t.getDimSize(1);
+    scanned.push_back(v);
+  }
+  if (n.hasInput(0)) {
+    TRY(lens, n.constInts(0, "sequence_lens"));
+    for (int64_t len : lens)
+      if (len != trips)
+        return n.error("sequence_lens other than the full length " +
+                       Twine(trips) + " are not supported");
+  }
+  if (batch * trips > kMaxUnrolledIterations)
+    return n.error("scans " + Twine(batch * trips) + " iterations; Hodu "
+                   "unrolls at most " + Twine(kMaxUnrolledIterations));
+  for (int64_t i = 0; i < numState; ++i) {
+    TRY(v, n.in(1 + i));
+    if (tensorType(v).getRank() < 1 || tensorType(v).getDimSize(0) != batch)
+      return n.error("state input " + Twine(i) + " needs the batch axis");
+    initial.push_back(v);
+  }
+  std::vector<SmallVector<ValueEntry>> finals(numState), outputs(numScanOut);
+  SmallVector<int64_t> axes(m, 0);
+  for (int64_t b = 0; b < batch; ++b) {
+    SmallVector<ValueEntry> state;
+    for (Value v : initial) {
+      TRY(sb, takeAt(n, v, 0, b));
+      ValueEntry e;
+      e.value = sb;
+      state.push_back(e);
+    }
+    SmallVector<Value> slices;
+    for (Value v : scanned) {
+      TRY(sb, takeAt(n, v, 0, b));
+      slices.push_back(sb);
+    }
+    TRY(perIteration, runScan(n, body, state, slices, axes, dirs, trips,
+                              numScanOut, depth));
+    for (int64_t i = 0; i < numState; ++i)
+      finals[i].push_back(state[i]);
+    for (int64_t k = 0; k < numScanOut; ++k) {
+      TRY(stacked, stackValues(n, perIteration[k], 0, false));
+      ValueEntry e;
+      e.value = stacked;
+      outputs[k].push_back(e);
+    }
+  }
+  for (int64_t i = 0; i < numState; ++i)
+    if (n.hasOutput(i) && failed(stackOutput(n, i, finals[i], 0, false)))
+      return failure();
+  for (int64_t k = 0; k < numScanOut; ++k)
+    if (n.hasOutput(numState + k) &&
+        failed(stackOutput(n, numState + k, outputs[k], 0, false)))
+      return failure();
   return success();
 }
 
@@ -1074,14 +1196,16 @@ LogicalResult NodeLoop::stackOutput(NodeContext &n, size_t i,
 /// outputs are stacked. The number of iterations is the scan inputs' dim,
 /// known once the shapes are pinned.
 LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
-  if (n.opset < 9)
-    return n.error("Scan before opset 9 (with sequence_lens and a batch "
-                   "axis) is not supported");
   const onnx::AttributeProto *bodyAttr = n.attr("body");
   if (!bodyAttr || !bodyAttr->has_g())
     return n.error("needs the graph attribute 'body'");
   const onnx::GraphProto &body = bodyAttr->g();
   TRY(m, n.attrInt("num_scan_inputs", -1));
+  if (n.opset < 9) {
+    if (m < 1)
+      return n.error("num_scan_inputs must be positive");
+    return importScan8(n, body, m, depth);
+  }
   int64_t numInputs = n.numInputs();
   if (m < 1 || m > numInputs)
     return n.error("num_scan_inputs is " + Twine(m) + " but the node has " +
@@ -1133,20 +1257,8 @@ LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
       return n.error("state input " + Twine(i) + " is missing");
     state.push_back(g.values[n.node.input((int)i)]);
   }
-  std::vector<SmallVector<ValueEntry>> perIteration(numScanOut);
-  for (int64_t t = 0; t < trips; ++t) {
-    SmallVector<ValueEntry> inputs(state);
-    for (int64_t j = 0; j < m; ++j) {
-      TRY(slice, takeAt(n, scanned[j], axes[j], dirs[j] ? trips - 1 - t : t));
-      ValueEntry e;
-      e.value = slice;
-      inputs.push_back(e);
-    }
-    TRY(outs, importBody(n, body, inputs, depth));
-    state.assign(outs.begin(), outs.begin() + numState);
-    for (int64_t k = 0; k < numScanOut; ++k)
-      perIteration[k].push_back(outs[numState + k]);
-  }
+  TRY(perIteration, runScan(n, body, state, scanned, axes, dirs, trips,
+                            numScanOut, depth));
   for (int64_t i = 0; i < numState; ++i) {
     if (state[i].value)
       n.setOutput(i, state[i].value);
