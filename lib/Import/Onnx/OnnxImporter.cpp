@@ -534,6 +534,13 @@ void NodeContext::setOutput(size_t i, Value v) {
   graph.values[node.output((int)i)] = e;
 }
 
+void NodeContext::setOutput(size_t i, const ValueEntry &entry) {
+  if (entry.value)
+    setOutput(i, entry.value);
+  else
+    setConstant(i, entry.constant);
+}
+
 void NodeContext::setConstant(size_t i, ElementsAttr value) {
   if (!hasOutput(i))
     return;
@@ -887,6 +894,13 @@ struct NodeLoop {
                             unsigned depth);
 
 private:
+  /// The names defined now; after a subgraph, dropNamesOutside(them) ends
+  /// the names the subgraph defined (its scope).
+  llvm::StringSet<> definedNames() const;
+  void dropNamesOutside(const llvm::StringSet<> &outer);
+  /// The graph attribute `name` of node `n` (Loop's and Scan's body).
+  FailureOr<const onnx::GraphProto *> graphAttr(NodeContext &n,
+                                                StringRef name) const;
   /// A subgraph's initializers and nodes, at the builder's insertion point.
   LogicalResult importSubgraph(NodeContext &n, const onnx::GraphProto &graph,
                                unsigned depth);
@@ -974,6 +988,30 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
   return success();
 }
 
+llvm::StringSet<> NodeLoop::definedNames() const {
+  llvm::StringSet<> names;
+  for (const auto &entry : g.values)
+    names.insert(entry.getKey());
+  return names;
+}
+
+void NodeLoop::dropNamesOutside(const llvm::StringSet<> &outer) {
+  SmallVector<std::string> local;
+  for (const auto &entry : g.values)
+    if (!outer.contains(entry.getKey()))
+      local.push_back(entry.getKey().str());
+  for (const std::string &name : local)
+    g.values.erase(name);
+}
+
+FailureOr<const onnx::GraphProto *>
+NodeLoop::graphAttr(NodeContext &n, StringRef name) const {
+  const onnx::AttributeProto *attr = n.attr(name);
+  if (!attr || !attr->has_g())
+    return n.error("needs the graph attribute '" + name + "'");
+  return &attr->g();
+}
+
 LogicalResult NodeLoop::importSubgraph(NodeContext &n,
                                        const onnx::GraphProto &graph,
                                        unsigned depth) {
@@ -1011,8 +1049,6 @@ NodeLoop::importBranch(NodeContext &n, StringRef attrName,
   return outputs;
 }
 
-
-
 FailureOr<SmallVector<ValueEntry>>
 NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
                      ArrayRef<ValueEntry> inputs, unsigned depth) {
@@ -1022,9 +1058,7 @@ NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
   if (body.input_size() != (int)inputs.size())
     return n.error("'body' has " + Twine(body.input_size()) +
                    " inputs; it needs " + Twine(inputs.size()));
-  llvm::StringSet<> outer;
-  for (const auto &entry : g.values)
-    outer.insert(entry.getKey());
+  llvm::StringSet<> outer = definedNames();
   // A body input that shadows an outer name gets the outer entry back.
   std::vector<std::pair<std::string, ValueEntry>> shadowed;
   for (auto [in, entry] : llvm::zip(body.input(), inputs)) {
@@ -1043,12 +1077,7 @@ NodeLoop::importBody(NodeContext &n, const onnx::GraphProto &body,
                      "or defined outside it");
     outputs.push_back(it->second);
   }
-  SmallVector<std::string> local;
-  for (const auto &entry : g.values)
-    if (!outer.contains(entry.getKey()))
-      local.push_back(entry.getKey().str());
-  for (const std::string &name : local)
-    g.values.erase(name);
+  dropNamesOutside(outer);
   for (auto &[name, entry] : shadowed)
     g.values[name] = entry;
   return outputs;
@@ -1196,10 +1225,8 @@ LogicalResult NodeLoop::importScan8(NodeContext &n,
 /// outputs are stacked. The number of iterations is the scan inputs' dim,
 /// known once the shapes are pinned.
 LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
-  const onnx::AttributeProto *bodyAttr = n.attr("body");
-  if (!bodyAttr || !bodyAttr->has_g())
-    return n.error("needs the graph attribute 'body'");
-  const onnx::GraphProto &body = bodyAttr->g();
+  TRY(bodyGraph, graphAttr(n, "body"));
+  const onnx::GraphProto &body = *bodyGraph;
   TRY(m, n.attrInt("num_scan_inputs", -1));
   if (n.opset < 9) {
     if (m < 1)
@@ -1260,10 +1287,7 @@ LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
   TRY(perIteration, runScan(n, body, state, scanned, axes, dirs, trips,
                             numScanOut, depth));
   for (int64_t i = 0; i < numState; ++i) {
-    if (state[i].value)
-      n.setOutput(i, state[i].value);
-    else
-      n.setConstant(i, state[i].constant);
+    n.setOutput(i, state[i]);
   }
   for (int64_t k = 0; k < numScanOut; ++k)
     if (n.hasOutput(numState + k) &&
@@ -1278,10 +1302,8 @@ LogicalResult NodeLoop::importScan(NodeContext &n, unsigned depth) {
 /// constants. The body runs with the iteration number and the carried
 /// values; the scan outputs are stacked along a new first axis.
 LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
-  const onnx::AttributeProto *bodyAttr = n.attr("body");
-  if (!bodyAttr || !bodyAttr->has_g())
-    return n.error("needs the graph attribute 'body'");
-  const onnx::GraphProto &body = bodyAttr->g();
+  TRY(bodyGraph, graphAttr(n, "body"));
+  const onnx::GraphProto &body = *bodyGraph;
   int64_t numCarried = (int64_t)n.numInputs() - 2;
   if (numCarried < 0)
     return n.error("needs the inputs M and cond (either may be empty)");
@@ -1341,10 +1363,7 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
       perIteration[k].push_back(outs[1 + numCarried + k]);
   }
   for (int64_t i = 0; i < numCarried; ++i) {
-    if (carried[i].value)
-      n.setOutput(i, carried[i].value);
-    else
-      n.setConstant(i, carried[i].constant);
+    n.setOutput(i, carried[i]);
   }
   for (int64_t k = 0; k < numScanOut; ++k)
     if (n.hasOutput(numCarried + k) &&
@@ -1378,11 +1397,7 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
     TRY(outputs, importBranch(n, attrName, (taken ? thenAttr : elseAttr)->g(),
                               depth + 1));
     for (auto [i, name] : llvm::enumerate(outputs)) {
-      const ValueEntry &e = g.values[name];
-      if (e.value)
-        n.setOutput(i, e.value);
-      else
-        n.setConstant(i, e.constant);
+      n.setOutput(i, g.values[name]);
     }
     return success();
   }
@@ -1401,9 +1416,7 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
     region.push_back(block);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(block);
-    llvm::StringSet<> outer;
-    for (const auto &entry : g.values)
-      outer.insert(entry.getKey());
+    llvm::StringSet<> outer = definedNames();
     auto outputs = importBranch(n, attrName, (k == 0 ? thenAttr : elseAttr)->g(),
                                 depth + 1);
     if (failed(outputs)) {
@@ -1423,18 +1436,12 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
     // The branch's own names end with it; outer names materialized inside
     // the region are unmaterialized again, so that code after the If
     // creates its own constant.
-    SmallVector<std::string> local;
+    dropNamesOutside(outer);
     for (auto &entry : g.values) {
-      if (!outer.contains(entry.getKey())) {
-        local.push_back(entry.getKey().str());
-        continue;
-      }
       Value v = entry.getValue().value;
       if (v && entry.getValue().constant && region.isAncestor(v.getParentRegion()))
         entry.getValue().value = {};
     }
-    for (const std::string &name : local)
-      g.values.erase(name);
   }
   for (auto [i, pair] : llvm::enumerate(llvm::zip(types[0], types[1]))) {
     auto [thenType, elseType] = pair;

@@ -129,6 +129,8 @@ public:
   size_t numOutputs() const;
   bool hasOutput(size_t i) const;
   void setOutput(size_t i, mlir::Value v);
+  /// Output `i` is what `entry` holds: its value, or its constant.
+  void setOutput(size_t i, const ValueEntry &entry);
   /// Output `i` is the constant `value` (a `hodu.constant` only once an op
   /// reads it).
   void setConstant(size_t i, mlir::ElementsAttr value);
