@@ -36,6 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import fetch  # noqa: E402  (test/models/fetch.py)
+# The protobuf wire-format reader the conformance sweep uses.
+sys.path.insert(0, os.path.join(HERE, os.pardir, "conformance"))
+from conformance import fields as _fields, read_varint as _varint  # noqa: E402
 
 SKIP = fetch.SKIP
 COMPILE_TIMEOUT = 600
@@ -50,36 +53,6 @@ DTYPE_TO_ONNX = {v[0]: k for k, v in ONNX_TYPES.items()}
 
 
 # --- TensorProto reading and writing ------------------------------------------
-
-def _varint(buf, pos):
-    result = shift = 0
-    while True:
-        b = buf[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-
-
-def _fields(buf):
-    pos = 0
-    while pos < len(buf):
-        key, pos = _varint(buf, pos)
-        num, wt = key >> 3, key & 7
-        if wt == 0:
-            val, pos = _varint(buf, pos)
-        elif wt == 1:
-            val, pos = buf[pos:pos + 8], pos + 8
-        elif wt == 5:
-            val, pos = buf[pos:pos + 4], pos + 4
-        elif wt == 2:
-            n, pos = _varint(buf, pos)
-            val, pos = buf[pos:pos + n], pos + n
-        else:
-            raise ValueError("unsupported protobuf wire type %d" % wt)
-        yield num, wt, val
-
 
 def read_tensor(path):
     """A TensorProto file -> (name, dtype name, dims, list of values)."""
