@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <unistd.h>
@@ -216,11 +217,32 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size,
   return LLVMFuzzerMutate(data, size, maxSize);
 }
 
+namespace {
+
+/// The context inputs are imported into. Creating one (and loading its
+/// dialects) cost more than importing a small model, so one is kept for
+/// kInputsPerContext inputs and then replaced: attributes and types uniqued
+/// by one model do not pile up across millions of them. Single-threaded, as
+/// libFuzzer runs one input at a time. An input that crashes reproduces
+/// alone (libFuzzer reruns it in a fresh process): the importer keeps no
+/// state in the context between models.
+mlir::MLIRContext &fuzzContext() {
+  constexpr unsigned kInputsPerContext = 1000;
+  static std::unique_ptr<mlir::MLIRContext> context;
+  static unsigned inputs = 0;
+  if (!context || ++inputs % kInputsPerContext == 0) {
+    context.reset();
+    context = std::make_unique<mlir::MLIRContext>(
+        mlir::MLIRContext::Threading::DISABLED);
+    context->printOpOnDiagnostic(false);
+  }
+  return *context;
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  // A context per input: attributes and types uniqued by one model do not
-  // pile up across millions of them.
-  mlir::MLIRContext context;
-  context.printOpOnDiagnostic(false);
+  mlir::MLIRContext &context = fuzzContext();
   mlir::ScopedDiagnosticHandler quiet(&context, [](mlir::Diagnostic &) {
     return mlir::success();
   });
