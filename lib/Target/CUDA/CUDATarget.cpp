@@ -166,7 +166,8 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
          " O=" + std::to_string(std::min(c.optLevel, 3u)) + "},";
   }
   return p +
-         "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "gpu.module(convert-scf-to-cf{allow-pattern-rollback=false},"
+         "expand-strided-metadata,lower-affine,"
          "arith-expand,"
          "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
          "cse,reconcile-unrealized-casts),"

@@ -88,7 +88,8 @@ std::string rocdlPipeline(const ROCmPipelineConfig &c) {
   // them as LLVM intrinsics the back end cannot select. (A module pass: the
   // host function holds no maths by now.)
   return p + "convert-math-to-rocdl{chipset=" + c.archs.front() + "}," +
-         "gpu.module(convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+         "gpu.module(convert-scf-to-cf{allow-pattern-rollback=false},"
+         "expand-strided-metadata,lower-affine,"
          "arith-expand,"
          "convert-gpu-to-rocdl{use-bare-ptr-memref-call-conv=1 runtime=HIP "
          "chipset=" +
