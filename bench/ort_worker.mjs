@@ -2,6 +2,10 @@
 //
 //   node ort_worker.mjs MODEL.onnx THREADS NAME=FILE.npy...
 //
+// Every graph input needs a NAME=FILE.npy (inputs that hoduc compiles in
+// with --freeze-input too: ORT sees the whole graph); the .npy dtype
+// (float32, float64, int64, int32, int8, uint8, bool, ...; see npy.mjs) is
+// the tensor's.
 // Creates one onnxruntime-node InferenceSession (CPU execution provider,
 // graphOptimizationLevel "all", intraOpNumThreads THREADS, interOpNumThreads
 // 1, sequential execution) and then answers the same line protocol on stdin
@@ -23,8 +27,8 @@ const baseRssKb = process.resourceUsage().maxRSS;
 const feeds = {};
 for (const arg of inputArgs) {
   const eq = arg.indexOf('=');
-  const { shape, data } = readNpy(arg.slice(eq + 1));
-  feeds[arg.slice(0, eq)] = new ort.Tensor('float32', data, shape);
+  const { shape, dtype, data } = readNpy(arg.slice(eq + 1));
+  feeds[arg.slice(0, eq)] = new ort.Tensor(dtype, data, shape);
 }
 
 const session = await ort.InferenceSession.create(modelPath, {
@@ -54,10 +58,13 @@ for await (const line of rl) {
       console.log('times ' + times.join(' '));
     } else if (cmd === 'save') {
       if (!lastOutputs) lastOutputs = await session.run(feeds);
+      // DIR/<i>.npy in the session's output order, each with its own
+      // dtype, and DIR/names.txt: the output names, one a line.
       session.outputNames.forEach((name, i) => {
         const t = lastOutputs[name];
-        writeNpy(path.join(arg, `${i}.npy`), t.dims, t.data);
+        writeNpy(path.join(arg, `${i}.npy`), t.dims, t.data, t.type);
       });
+      fs.writeFileSync(path.join(arg, 'names.txt'), session.outputNames.map((n) => n + '\n').join(''));
       console.log('ok');
     } else if (cmd === 'rss') {
       console.log(`rss ${process.resourceUsage().maxRSS} ${baseRssKb}`);

@@ -3,7 +3,14 @@
 // Normally started by bench/run.sh, which builds the native parts and the
 // models first. Options:
 //   --hodu-build DIR   Hodu build directory (bin/hoduc)            [build]
-//   --models a,b       subset of add,matmul,mlp,cnn,transformer    [all]
+//   --models a,b       models by name: the synthetic add,matmul,mlp,cnn,
+//                      transformer and the real ones of
+//                      test/models/manifest.json  [all of --suite, less the
+//                      real models marked slow or xfail]
+//   --suite S          synthetic, real or all                       [all]
+//   --models-cache DIR the real models' .onnx files, as test/models/fetch.py
+//                      --cache DIR writes them (missing ones are fetched)
+//                                                [build/test/models-cache]
 //   --threads 1,2      thread counts                               [1,2]
 //   --reps R           interleaved ORT/Hodu rounds per setting     [15]
 //   --budget S         seconds of timed runs per engine and setting [10]
@@ -11,7 +18,8 @@
 //                      reported as "timeout"                        [60]
 //   --doc FILE         write the report there ("" = don't)  [docs/performance.md]
 //
-// For every model: compile with hoduc (timed), then for each thread count
+// For every model: compile with hoduc (timed; a real model with its
+// manifest's --input-shape and --freeze-input flags), then for each thread count
 // start both engines as persistent servers (bench/harness/hodu_bench.c
 // --serve and bench/ort_worker.mjs), warm both up, and alternate
 // "run K" requests ORT, Hodu, ORT, Hodu, ... so that drifting machine load
@@ -23,7 +31,8 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-import { readNpy } from './npy.mjs';
+import { readNpy, toNumbers } from './npy.mjs';
+import { loadRealModels, ensureModel, prepareInputs } from './real_models.mjs';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoDir = path.dirname(benchDir);
@@ -44,7 +53,8 @@ const NOMINAL_PEAK_PER_CORE = 262;
 
 // ----------------------------------------------------------------------------
 function parseArgs(argv) {
-  const o = { hoduBuild: path.join(repoDir, 'build'), models: null,
+  const o = { hoduBuild: path.join(repoDir, 'build'), models: null, suite: 'all',
+    modelsCache: path.join(repoDir, 'build', 'test', 'models-cache'),
     threads: [1, 2], reps: 15, budget: 10, cap: 60,
     doc: path.join(repoDir, 'docs', 'performance.md') };
   for (let i = 0; i < argv.length; ++i) {
@@ -53,6 +63,10 @@ function parseArgs(argv) {
     if (v === undefined) throw new Error(`${k} needs a value`);
     if (k === '--hodu-build') o.hoduBuild = path.resolve(v);
     else if (k === '--models') o.models = v.split(',').filter(Boolean);
+    else if (k === '--suite') {
+      if (!['synthetic', 'real', 'all'].includes(v)) throw new Error(`--suite wants synthetic, real or all, not '${v}'`);
+      o.suite = v;
+    } else if (k === '--models-cache') o.modelsCache = path.resolve(v);
     else if (k === '--threads') o.threads = v.split(',').map(Number);
     else if (k === '--reps') o.reps = Number(v);
     else if (k === '--budget') o.budget = Number(v);
@@ -126,25 +140,47 @@ class Server {
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
 
-function compareOutputs(dirA, dirB, count) {
-  // A = ORT (reference), B = Hodu.
-  let maxAbs = 0, maxRef = 0, bad = 0, total = 0, shapeMismatch = false;
-  for (let i = 0; i < count; ++i) {
-    const a = readNpy(path.join(dirA, `${i}.npy`));
-    const b = readNpy(path.join(dirB, `${i}.npy`));
-    if (a.data.length !== b.data.length) { shapeMismatch = true; continue; }
-    for (let j = 0; j < a.data.length; ++j) {
-      const d = Math.abs(a.data[j] - b.data[j]);
-      const r = Math.abs(a.data[j]);
+/// Compares the outputs two servers saved (DIR/<i>.npy and DIR/names.txt),
+/// A = ORT (the reference), B = Hodu, as Numbers whatever their dtype.
+/// Outputs are paired by name when both sides name the same set, else by
+/// index. A missing output or a different shape or dtype is a mismatch.
+function compareOutputs(dirA, dirB, rtol, atol) {
+  const outputs = (dir) => {
+    const files = fs.readdirSync(dir).filter((f) => /^\d+\.npy$/.test(f))
+      .sort((x, y) => parseInt(x) - parseInt(y));
+    let names = null;
+    try { names = fs.readFileSync(path.join(dir, 'names.txt'), 'utf8').split('\n').slice(0, files.length); }
+    catch { /* no names: pair by index */ }
+    return { files, names };
+  };
+  const A = outputs(dirA), B = outputs(dirB);
+  const byName = A.names && B.names && A.names.length === B.names.length &&
+    A.names.every((n) => B.names.includes(n)) && new Set(A.names).size === A.names.length;
+  let maxAbs = 0, maxRef = 0, bad = 0, total = 0;
+  const notes = [];
+  if (A.files.length !== B.files.length) notes.push(`${B.files.length} outputs, ORT ${A.files.length}`);
+  for (let i = 0; i < Math.min(A.files.length, B.files.length); ++i) {
+    const j = byName ? B.names.indexOf(A.names[i]) : i;
+    const a = readNpy(path.join(dirA, A.files[i]));
+    const b = readNpy(path.join(dirB, B.files[j]));
+    const label = A.names?.[i] ?? i;
+    if (a.shape.join() !== b.shape.join()) { notes.push(`${label}: shape [${b.shape}], ORT [${a.shape}]`); continue; }
+    if (a.dtype !== b.dtype) notes.push(`${label}: ${b.dtype}, ORT ${a.dtype}`);
+    const x = toNumbers(a), y = toNumbers(b);
+    for (let k = 0; k < x.length; ++k) {
+      // Equal values (NaN with NaN, inf with inf) are no error.
+      const d = x[k] === y[k] || (Number.isNaN(x[k]) && Number.isNaN(y[k])) ? 0 : Math.abs(x[k] - y[k]);
+      const r = Math.abs(x[k]);
       if (!(d <= maxAbs)) maxAbs = Number.isNaN(d) ? Infinity : Math.max(maxAbs, d);
       if (r > maxRef) maxRef = r;
-      // Same tolerance as hodu-run --test-data: atol 1e-4 + rtol 1e-3.
-      if (!(d <= 1e-4 + 1e-3 * r)) ++bad;
+      // As hodu-run --test-data: atol + rtol |ORT| (1e-4 + 1e-3 |ORT| unless
+      // the real model's manifest says otherwise).
+      if (!(d <= atol + rtol * r)) ++bad;
       ++total;
     }
   }
   return { maxAbs, maxRel: maxRef > 0 ? maxAbs / maxRef : maxAbs, bad, total,
-    ok: !shapeMismatch && bad === 0 };
+    note: notes.join('; '), ok: notes.length === 0 && bad === 0 };
 }
 
 function sh(cmd, args) {
@@ -179,7 +215,7 @@ function machineInfo() {
 async function compile(hoduc, model, out, capS) {
   const t0 = process.hrtime.bigint();
   return await new Promise((resolve) => {
-    const p = spawn(hoduc, [path.join(modelsDir, model.model), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(hoduc, [model.model, '-o', out, ...model.flags], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => { err += d; });
     let timedOut = false;
@@ -197,9 +233,12 @@ async function compile(hoduc, model, out, capS) {
 }
 
 async function measure(opts, model, lib, threads) {
-  const inputs = model.inputs.map((i) => `${i.name}=${path.join(modelsDir, i.file)}`);
-  const ort = new Server('node', [path.join(benchDir, 'ort_worker.mjs'), path.join(modelsDir, model.model), String(threads), ...inputs], 'ORT');
-  const hodu = new Server(path.join(nativeDir, 'hodu_bench'), [lib, '--serve', '--threads', String(threads), ...inputs.flatMap((i) => ['--input', i])], 'Hodu');
+  // ORT sees the whole graph, so it gets every input; Hodu's artifact has
+  // the frozen ones compiled in.
+  const feed = (i) => `${i.name}=${i.file}`;
+  const ort = new Server('node', [path.join(benchDir, 'ort_worker.mjs'), model.model, String(threads), ...model.inputs.map(feed)], 'ORT');
+  const hodu = new Server(path.join(nativeDir, 'hodu_bench'), [lib, '--serve', '--threads', String(threads),
+    ...model.inputs.filter((i) => !i.freeze).flatMap((i) => ['--input', feed(i)])], 'Hodu');
   const res = { threads, ort: null, hodu: null, error: null };
   const outDir = path.join(resultsDir, 'outputs', `${model.name}-t${threads}`);
   try {
@@ -240,7 +279,7 @@ async function measure(opts, model, lib, threads) {
     fs.mkdirSync(path.join(outDir, 'hodu'), { recursive: true });
     await ort.ask(`save ${path.join(outDir, 'ort')}`, 60);
     await hodu.ask(`save ${path.join(outDir, 'hodu')}`, 60);
-    res.check = compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'hodu'), model.outputs.length);
+    res.check = compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'hodu'), model.rtol, model.atol);
     const [, ortRss, ortBase] = (await ort.ask('rss', 10)).split(' ').map(Number);
     const [, hoduRss] = (await hodu.ask('rss', 10)).split(' ').map(Number);
     res.clockNs = Number((await hodu.ask('clock', 10)).split(' ')[1]);
@@ -259,8 +298,10 @@ async function measure(opts, model, lib, threads) {
 const fmtTime = (ns) => ns == null ? '-' : ns < 1e4 ? `${(ns / 1e3).toFixed(2)} µs`
   : ns < 1e6 ? `${(ns / 1e3).toFixed(0)} µs` : ns < 1e9 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e9).toFixed(2)} s`;
 const fmtBytes = (b) => b == null ? '-' : b < 2 ** 20 ? `${(b / 1024).toFixed(0)} KiB` : `${(b / 2 ** 20).toFixed(1)} MiB`;
-const gflops = (flops, ns) => (flops / ns).toFixed(1);
-const fmtErr = (c) => !c ? '-' : `${c.maxAbs.toExponential(1)} / ${c.maxRel.toExponential(1)}${c.ok ? '' : ` **WRONG** (${c.bad}/${c.total})`}`;
+// Real models have no FLOP count.
+const gflops = (flops, ns) => flops == null ? '-' : (flops / ns).toFixed(1);
+const fmtErr = (c) => !c ? '-' : `${c.maxAbs.toExponential(1)} / ${c.maxRel.toExponential(1)}` +
+  (c.ok ? '' : ` **WRONG** (${c.bad}/${c.total}${c.note ? `; ${c.note}` : ''})`);
 
 // For runs under 0.1 ms the protocol's own work (formatting thousands of
 // timings) dominates the CPU time, so the ratio would say nothing.
@@ -273,10 +314,15 @@ function table(rows) {
   return [line(rows[0]), '|' + w.map((n) => '-'.repeat(n + 2)).join('|') + '|', ...rows.slice(1).map(line)].join('\n');
 }
 
-function report(opts, machine, peaks, results, date) {
+function report(opts, machine, peaks, results, skipped, date) {
   const latency = [['model', 'threads', 'ORT median', 'Hodu median', 'Hodu/ORT', 'ORT GFLOP/s', 'Hodu GFLOP/s', 'ORT min / p90', 'Hodu min / p90', 'min Hodu/ORT', 'CPU/wall ORT / Hodu', 'runs ORT/Hodu', 'max abs / rel err']];
   const res = [['model', 'hoduc time', 'artifact', 'Hodu peak RSS', 'ORT peak RSS (node baseline)', 'Hodu first run', 'ORT first run']];
   for (const r of results) {
+    if (r.missing) {
+      latency.push([r.model.name, '-', '-', `not installed: ${r.missing}`, ...Array(9).fill('-')]);
+      res.push([r.model.name, 'not installed', '-', '-', '-', '-', '-']);
+      continue;
+    }
     if (!r.compile.ok) {
       latency.push([r.model.name, '-', '-', `compile failed: ${r.compile.error}`, ...Array(9).fill('-')]);
       res.push([r.model.name, `${r.compile.secs.toFixed(2)} s (failed)`, '-', '-', '-', '-', '-']);
@@ -309,6 +355,10 @@ function report(opts, machine, peaks, results, date) {
     if (r.model.name === 'add') continue;
     for (const t of opts.threads) {
       const m = runOf(r.model.name, t);
+      if (r.missing) {
+        goals.push([`${r.model.name}, ${t} thread${t > 1 ? 's' : ''}: Hodu ≤ ${GOAL_RATIO}× ORT latency`, 'not installed', 'not run']);
+        continue;
+      }
       const v = !r.compile.ok ? 'compile failed' : !m || m.error ? (m?.error || 'not run')
         : `${(m.hodu.median / m.ort.median).toFixed(2)}×${m.check.ok ? '' : ' (output WRONG)'}`;
       const met = m && !m.error && m.check.ok && m.hodu.median / m.ort.median <= GOAL_RATIO;
@@ -339,13 +389,20 @@ function report(opts, machine, peaks, results, date) {
   const ovRows = [['threads', 'Hodu (C harness → libhodurt)', 'ORT (onnxruntime-node, incl. JS/N-API)']];
   for (const m of overhead?.runs || [])
     if (!m.error) ovRows.push([m.threads, `${m.hodu.median.toFixed(0)} ns (timer: ${m.clockNs} ns)`, `${(m.ort.median / 1e3).toFixed(1)} µs`]);
+  if (ovRows.length === 1) ovRows.push(['-', '`add` not measured in this run', '-']);
 
   const peakRows = [['threads', 'measured FMA loop', 'nominal']];
   for (const t of opts.threads)
     peakRows.push([t, peaks[t] ? `${peaks[t].gflops.toFixed(1)} GFLOP/s (${peaks[t].isa})` : '-', `${NOMINAL_PEAK_PER_CORE * t} GFLOP/s`]);
 
-  const modelRows = [['model', 'what', 'GFLOP per run']];
-  for (const r of results) modelRows.push([r.model.name, r.model.what, (r.model.flops / 1e9).toFixed(3)]);
+  const modelRows = [['model', 'suite', 'what', 'source', 'inputs (pinned shape)', 'GFLOP per run']];
+  const fmtInputs = (m) => m.inputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join('×')}]${i.freeze ? ' (frozen)' : ''}`).join(', ');
+  for (const r of results)
+    modelRows.push([r.model.name, r.model.suite, r.model.what, r.model.source, fmtInputs(r.model),
+      r.model.flops == null ? '-' : (r.model.flops / 1e9).toFixed(3)]);
+  const skippedText = skipped.length === 0 ? '' : '\nLeft out of this run (named with `--models` they run too): ' +
+    skipped.map((m) => `\`${m.name}\` (${m.skip.replace(/\s+/g, ' ')})`).join('; ') + '.\n';
+  const notRun = goals.filter((g) => g[2] === 'not run').length;
 
   return `# Performance: Hodu vs ONNX Runtime
 
@@ -356,14 +413,15 @@ The issue "Constant folding, fusion and fast CPU code: beat ONNX Runtime"
 sets these goals for fp32 CPU inference:
 
 - per model, Hodu's median latency ≤ ${GOAL_RATIO}× ONNX Runtime's, at 1 and at 2 threads,
-  with outputs that match ORT's;
+  with outputs that match ORT's (here for the synthetic models and for the real
+  models of the real-model test suite, \`test/models/manifest.json\`);
 - the 1024×1024×1024 matmul at ≥ ${GOAL_MATMUL_PEAK * 100}% of the core's fp32 FMA peak;
 - per-call overhead of a one-op model through the C runtime ≤ ${GOAL_OVERHEAD_NS / 1000} µs;
 - the CNN compiles in < ${GOAL_CNN_COMPILE_S} s.
 
 ## Where each goal stands
 
-${goals.filter((g) => g[2] === 'met').length} of ${goals.length} goals met in this run.
+${goals.filter((g) => g[2] === 'met').length} of ${goals.length} goals met in this run${notRun ? ` (${notRun} not run: model not installed)` : ''}.
 
 ${table([['goal', 'measured', 'status'], ...goals])}
 
@@ -372,14 +430,18 @@ ${table([['goal', 'measured', 'status'], ...goals])}
 ${table(latency)}
 
 "Hodu/ORT" below 1 means Hodu is faster. GFLOP/s counts only the
-convolutions and matrix products (2 FLOPs per multiply-add). "min Hodu/ORT" compares the fastest runs,
+convolutions and matrix products (2 FLOPs per multiply-add) of the synthetic
+models; the real models have no FLOP count ('-'). "min Hodu/ORT" compares the fastest runs,
 which are less exposed to other load on the machine than the medians.
 "CPU/wall" is the process's CPU time during the timed runs divided by their
 summed latency (not shown for runs under 0.1 ms): about 1.0 means one busy core, about 2.0 means both cores
 (ORT's idle pool threads spin between ops, which also counts). The error column
 is Hodu's output against ORT's on the same input: max |Hodu − ORT| and that
-divided by max |ORT|; **WRONG** means some element is outside
-atol 1e-4 + rtol 1e-3 (the same check as \`hodu-run --test-data\`).
+divided by max |ORT|, over all outputs, whatever their dtype (compared as
+numbers); **WRONG** means some element is outside atol + rtol × |ORT| (the
+same check as \`hodu-run --test-data\`: atol 1e-4, rtol 1e-3, or a real
+model's own tolerances from its manifest entry), or an output's shape or
+dtype differs (named in parentheses).
 
 ## Compile time, size and memory
 
@@ -389,7 +451,8 @@ Peak RSS is the whole process: for Hodu the small C harness
 (\`bench/harness/hodu_bench.c\`, libc + libhodurt + the model), for ORT the
 Node.js worker, whose baseline before the session exists is in parentheses.
 "First run" is the first inference after loading (cold caches, lazy
-initialisation). The hoduc time is wall clock for \`hoduc model.onnx -o model.so\`.
+initialisation). The hoduc time is wall clock for \`hoduc model.onnx -o model.so\`
+(for a real model with its \`--input-shape\` and \`--freeze-input\` flags).
 
 ## Per-call overhead (one-op model \`add\`: x[16] + y[16])
 
@@ -416,10 +479,16 @@ chains of 512-bit \`vfmadd\` reach (best of three) on this machine right now; bo
 
 ${table(modelRows)}
 
-All fp32, weights from a fixed-seed generator
-(\`bench/models/gen_bench_models.cpp\`, ONNX protobuf classes, no Python);
-both engines read the same fixed-seed \`.npy\` inputs.
-
+The synthetic models are all fp32, weights from a fixed-seed generator
+(\`bench/models/gen_bench_models.cpp\`, ONNX protobuf classes, no Python).
+The real models are those of the real-model tests
+(\`test/models/manifest.json\`: public ONNX models from npm packages, taken
+from the tests' cache \`${path.relative(repoDir, opts.modelsCache) || '.'}\`), at the
+shapes the tests pin, with inputs made as the tests make them (xorshift32 with
+the manifest's seed, or one fill value); a frozen input is compiled into the
+Hodu artifact (\`hoduc --freeze-input\`) and fed to ORT, which runs the whole
+graph. Both engines read the same \`.npy\` inputs.
+${skippedText}
 ## Method
 
 - For each model and thread count, ORT and Hodu each run as a persistent
@@ -431,7 +500,8 @@ both engines read the same fixed-seed \`.npy\` inputs.
 - ORT ${machine.ort} (onnxruntime-node, its bundled CPU library): CPU execution
   provider, \`graphOptimizationLevel: 'all'\`, \`intraOpNumThreads\` = threads,
   \`interOpNumThreads: 1\`, sequential execution, default spinning.
-- Hodu: \`hoduc model.onnx -o model.so\` (default \`-O2\`, host CPU), run
+- Hodu: \`hoduc model.onnx -o model.so\` (default \`-O2\`, host CPU; real
+  models with their pinned \`--input-shape\` and \`--freeze-input\` flags), run
   through \`libhodurt\` with \`hodu_runtime_set_num_threads(threads)\`.
   Whether the compiled code uses the thread count is up to the code
   generator; the 1- and 2-thread rows show whether it does.
@@ -464,10 +534,22 @@ both engines read the same fixed-seed \`.npy\` inputs.
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const hoduc = path.join(opts.hoduBuild, 'bin', 'hoduc');
-  const manifest = JSON.parse(fs.readFileSync(path.join(modelsDir, 'manifest.json'), 'utf8'));
-  const known = manifest.map((m) => m.name);
-  for (const n of opts.models || []) if (!known.includes(n)) throw new Error(`unknown model '${n}' (known: ${known.join(', ')})`);
-  const models = manifest.filter((m) => !opts.models || opts.models.includes(m.name));
+  // Synthetic models (bench/run.sh generated them) and real ones (the
+  // real-model tests' manifest), one list; --suite and --models select.
+  const synthetic = JSON.parse(fs.readFileSync(path.join(modelsDir, 'manifest.json'), 'utf8')).map((m) => ({
+    ...m, suite: 'synthetic', model: path.join(modelsDir, m.model), source: 'bench/models/gen_bench_models.cpp',
+    rtol: 1e-3, atol: 1e-4, flags: [], skip: null,
+    inputs: m.inputs.map((i) => ({ ...i, dtype: 'float32', file: path.join(modelsDir, i.file) })) }));
+  const all = [...synthetic, ...loadRealModels(repoDir)];
+  const inSuite = all.filter((m) => opts.suite === 'all' || m.suite === opts.suite);
+  for (const n of opts.models || [])
+    if (!inSuite.some((m) => m.name === n))
+      throw new Error(`unknown model '${n}'${all.some((m) => m.name === n) ? ` (not in --suite ${opts.suite})` : ''} ` +
+        `(known: ${inSuite.map((m) => m.name).join(', ')})`);
+  // Real models marked slow or xfail run only when named.
+  const models = inSuite.filter((m) => opts.models ? opts.models.includes(m.name) : !m.skip);
+  const skipped = opts.models ? [] : inSuite.filter((m) => m.skip);
+  for (const m of skipped) console.log(`${m.name}: left out (${m.skip.split(/[:;(]/)[0]}); name it with --models to run it`);
   const machine = machineInfo();
   machine.hoduc = sh(hoduc, ['--version']).split('\n')[0];
   // Which compiler sources the binary was built from: the last commit
@@ -490,6 +572,15 @@ async function main() {
   for (const model of models) {
     const lib = path.join(libDir, `${model.name}.so`);
     fs.rmSync(lib, { force: true });
+    if (model.suite === 'real') {
+      const missing = ensureModel(repoDir, opts.modelsCache, model);
+      if (missing) {
+        console.log(`${model.name}: not installed: ${missing}`);
+        results.push({ model, missing, compile: { ok: false, secs: 0 }, runs: [] });
+        continue;
+      }
+      model.flags = prepareInputs(model, modelsDir);
+    }
     const c = await compile(hoduc, model, lib, opts.cap * 5);
     console.log(`${model.name}: hoduc ${c.secs.toFixed(2)} s${c.ok ? `, ${fmtBytes(c.bytes)}` : ` FAILED: ${c.error}`}`);
     const r = { model, compile: c, runs: [] };
@@ -502,7 +593,7 @@ async function main() {
         : `  ${t} thread(s): ORT ${fmtTime(m.ort.median)}  Hodu ${fmtTime(m.hodu.median)}  ratio ${(m.hodu.median / m.ort.median).toFixed(2)}  err ${fmtErr(m.check)}`);
     }
   }
-  const text = report(opts, machine, peaks, results, date);
+  const text = report(opts, machine, peaks, results, skipped, date);
   console.log('\n' + text);
   // A broken Hodu build should not replace a real report with a page of
   // failures: write the document only if something was measured.

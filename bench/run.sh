@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # bench/run.sh - Hodu vs ONNX Runtime, the whole benchmark in one command.
 #
-#   HODU_BUILD_DIR=build bench/run.sh [--models mlp,matmul] [--threads 1,2]
+#   HODU_BUILD_DIR=build bench/run.sh [--models mlp,oww-alexa] [--suite synthetic|real|all]
+#                                     [--models-cache DIR] [--threads 1,2]
 #                                     [--reps R] [--budget S] [--cap S] [--doc FILE]
 #
 # Needs an existing Hodu build (HODU_BUILD_DIR, default build/) with the
 # targets hoduc and hodurt_static built. Builds the benchmark's native parts
 # (bench/CMakeLists.txt) into bench/results/build, installs onnxruntime-node
-# into bench/node_modules if it is missing, generates the models, runs
-# bench/run.mjs and writes docs/performance.md. See bench/README.md.
+# into bench/node_modules if it is missing, generates the synthetic models,
+# runs bench/run.mjs (which takes the real models of test/models/manifest.json
+# from the tests' cache, --models-cache, default build/test/models-cache) and
+# writes docs/performance.md. See bench/README.md.
 set -euo pipefail
 
 bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

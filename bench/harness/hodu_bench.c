@@ -3,8 +3,10 @@
  *   hodu_bench MODEL.so [--threads N] [--input NAME=FILE.npy]...
  *              [--benchmark N] [--warmup W] [--serve]
  *
- * Loads MODEL.so with hodu_model_load, fills its inputs from float32 .npy
- * files, and then either
+ * Loads MODEL.so with hodu_model_load, fills its inputs from .npy files
+ * (float32, float64, float16, int64/32/16/8, uint64/32/16/8 or bool; the
+ * file's dtype and shape must be the model input's, or it stops with a
+ * message saying which differs), and then either
  *
  *  - (--benchmark N) runs W warm-up and N timed runs and prints one JSON line
  *    with the median, minimum, p90 and mean latency in nanoseconds and the
@@ -13,7 +15,9 @@
  *    interleave it with another engine while both keep their models loaded:
  *      warmup K    run K times untimed              -> "ok"
  *      run K       run K times, time each run       -> "times T1 T2 ... (ns)"
- *      save DIR    write every output to DIR/<output index>.npy -> "ok"
+ *      save DIR    write every output to DIR/<output index>.npy, each
+ *                  with its own dtype, and the output names, one a
+ *                  line, to DIR/names.txt           -> "ok"
  *      rss         peak resident set size           -> "rss KB"
  *      cpu         user + system CPU time so far    -> "cpu MICROSECONDS"
  *      clock       median cost of the timing itself -> "clock NS"
@@ -71,31 +75,126 @@ static int failed(hodu_status s, const char *what) {
   return 1;
 }
 
-/* Reads a little-endian float32 C-order .npy file into `t`, whose shape
- * must have the same element count (the runtime checks the shape itself at
- * run time, and the generator writes exactly the model's shapes). */
-static int readNpy(const char *path, hodu_tensor *t) {
+/* The .npy descr of each dtype the harness reads and writes (little-endian;
+ * one-byte types have no byte order, '|'). bool is one byte, 0 or 1, as in
+ * Hodu and NumPy; f16 is its bits either way. */
+static const struct {
+  hodu_dtype dtype;
+  const char *descr;
+} kNpyTypes[] = {
+    {HODU_DTYPE_F32, "<f4"}, {HODU_DTYPE_F64, "<f8"}, {HODU_DTYPE_F16, "<f2"},
+    {HODU_DTYPE_I64, "<i8"}, {HODU_DTYPE_I32, "<i4"}, {HODU_DTYPE_I16, "<i2"},
+    {HODU_DTYPE_I8, "|i1"},  {HODU_DTYPE_U64, "<u8"}, {HODU_DTYPE_U32, "<u4"},
+    {HODU_DTYPE_U16, "<u2"}, {HODU_DTYPE_U8, "|u1"},  {HODU_DTYPE_BOOL, "|b1"},
+};
+enum { kNumNpyTypes = sizeof kNpyTypes / sizeof kNpyTypes[0] };
+
+static const char *npyDescr(hodu_dtype dtype) {
+  for (int i = 0; i < kNumNpyTypes; ++i)
+    if (kNpyTypes[i].dtype == dtype)
+      return kNpyTypes[i].descr;
+  return NULL;
+}
+
+/* "[1, 3, 224]" into buf, for messages. */
+static const char *fmtShape(char *buf, size_t size, int32_t rank,
+                            const int64_t *shape) {
+  size_t n = (size_t)snprintf(buf, size, "[");
+  for (int32_t i = 0; i < rank && n < size; ++i)
+    n += (size_t)snprintf(buf + n, size - n, "%s%lld", i ? ", " : "",
+                          (long long)shape[i]);
+  if (n < size)
+    snprintf(buf + n, size - n, "]");
+  return buf;
+}
+
+/* Reads a little-endian C-order .npy file (version 1 to 3) into `t`, input
+ * `name` of the model: its dtype and shape must be the tensor's (that is,
+ * the model input's), or the harness says which differs. */
+static int readNpy(const char *path, hodu_tensor *t, const char *name) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "hodu_bench: cannot open '%s'\n", path);
     return 0;
   }
-  unsigned char pre[10];
+  unsigned char pre[12];
   int ok = 0;
   char *header = NULL;
   if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6) != 0 ||
-      pre[6] != 1) {
-    fprintf(stderr, "hodu_bench: '%s' is not a version 1 .npy file\n", path);
+      pre[6] < 1 || pre[6] > 3 || (pre[6] > 1 && fread(pre + 10, 1, 2, f) != 2)) {
+    fprintf(stderr, "hodu_bench: '%s' is not a .npy file\n", path);
     goto done;
   }
   size_t hlen = (size_t)pre[8] | ((size_t)pre[9] << 8);
+  if (pre[6] > 1)
+    hlen |= ((size_t)pre[10] << 16) | ((size_t)pre[11] << 24);
   header = malloc(hlen + 1);
-  if (!header || fread(header, 1, hlen, f) != hlen)
+  if (!header || fread(header, 1, hlen, f) != hlen) {
+    fprintf(stderr, "hodu_bench: '%s': truncated .npy header\n", path);
     goto done;
+  }
   header[hlen] = 0;
-  if (!strstr(header, "'<f4'") || strstr(header, "True")) {
-    fprintf(stderr, "hodu_bench: '%s' must be little-endian f4 in C order\n",
-            path);
+
+  char descr[16] = "";
+  const char *d = strstr(header, "'descr':");
+  if (d)
+    sscanf(d + 8, " '%15[^']'", descr);
+  hodu_dtype want = hodu_tensor_dtype(t);
+  const char *wantDescr = npyDescr(want);
+  if (!wantDescr) {
+    fprintf(stderr, "hodu_bench: input '%s' is %s, which .npy cannot hold\n",
+            name, hodu_dtype_name(want));
+    goto done;
+  }
+  if (strcmp(descr, wantDescr) != 0) {
+    const char *got = "an unsupported dtype";
+    for (int i = 0; i < kNumNpyTypes; ++i)
+      if (strcmp(descr, kNpyTypes[i].descr) == 0)
+        got = hodu_dtype_name(kNpyTypes[i].dtype);
+    fprintf(stderr,
+            "hodu_bench: dtype mismatch: '%s' holds '%s' (%s), but the "
+            "model's input '%s' is %s ('%s')\n",
+            path, descr, got, name, hodu_dtype_name(want), wantDescr);
+    goto done;
+  }
+  const char *fo = strstr(header, "'fortran_order':");
+  if (!fo || strncmp(fo + 16 + strspn(fo + 16, " "), "False", 5) != 0) {
+    fprintf(stderr, "hodu_bench: '%s' must be in C order\n", path);
+    goto done;
+  }
+
+  int64_t shape[32];
+  int32_t rank = 0;
+  const char *p = strstr(header, "'shape':");
+  p = p ? strchr(p, '(') : NULL;
+  if (!p) {
+    fprintf(stderr, "hodu_bench: '%s' has no shape\n", path);
+    goto done;
+  }
+  for (++p;;) {
+    while (*p == ' ' || *p == ',')
+      ++p;
+    if (*p == ')')
+      break;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || rank == 32) {
+      fprintf(stderr, "hodu_bench: '%s': bad shape in the header\n", path);
+      goto done;
+    }
+    shape[rank++] = v;
+    p = end;
+  }
+  int sameShape = rank == hodu_tensor_rank(t);
+  for (int32_t i = 0; sameShape && i < rank; ++i)
+    sameShape = shape[i] == hodu_tensor_shape(t)[i];
+  if (!sameShape) {
+    char a[256], b[256];
+    fprintf(stderr,
+            "hodu_bench: shape mismatch: '%s' holds %s, but the model's input "
+            "'%s' is %s\n",
+            path, fmtShape(a, sizeof a, rank, shape), name,
+            fmtShape(b, sizeof b, hodu_tensor_rank(t), hodu_tensor_shape(t)));
     goto done;
   }
   size_t bytes = hodu_tensor_bytes(t);
@@ -111,7 +210,14 @@ done:
   return ok;
 }
 
+/* Writes `t` as a version 1 .npy of its own dtype. */
 static int writeNpy(const char *path, const hodu_tensor *t) {
+  const char *descr = npyDescr(hodu_tensor_dtype(t));
+  if (!descr) {
+    fprintf(stderr, "hodu_bench: cannot write a %s tensor as .npy\n",
+            hodu_dtype_name(hodu_tensor_dtype(t)));
+    return 0;
+  }
   char shape[512] = "(";
   size_t n = 1;
   for (int32_t i = 0; i < hodu_tensor_rank(t); ++i)
@@ -121,8 +227,8 @@ static int writeNpy(const char *path, const hodu_tensor *t) {
            hodu_tensor_rank(t) == 1 ? "," : "");
   char header[640];
   int len = snprintf(header, sizeof header,
-                     "{'descr': '<f4', 'fortran_order': False, 'shape': %s, }",
-                     shape);
+                     "{'descr': '%s', 'fortran_order': False, 'shape': %s, }",
+                     descr, shape);
   int total = 10 + len + 1;
   int pad = (64 - total % 64) % 64;
   FILE *f = fopen(path, "wb");
@@ -212,6 +318,13 @@ static void serve(void) {
         snprintf(path, sizeof path, "%s/%d.npy", dir, i);
         ok = writeNpy(path, gOutputs[i]);
       }
+      /* The output names, one a line, as ort_worker.mjs writes them. */
+      char path[4096 + 32];
+      snprintf(path, sizeof path, "%s/names.txt", dir);
+      FILE *names = ok ? fopen(path, "w") : NULL;
+      for (int32_t i = 0; names && i < gNumOutputs; ++i)
+        fprintf(names, "%s\n", hodu_model_output_name(gModel, i));
+      ok = names && fclose(names) == 0;
       puts(ok ? "ok" : "error cannot write outputs");
     } else if (strcmp(line, "rss") == 0) {
       printf("rss %ld\n", peakRssKb());
@@ -304,7 +417,7 @@ int main(int argc, char **argv) {
     snprintf(name, sizeof name, "%.*s", (int)(eq - inputs[k]), inputs[k]);
     int32_t idx;
     if (failed(hodu_model_input_index(gModel, name, &idx), "--input") ||
-        !readNpy(eq + 1, gInputs[idx]))
+        !readNpy(eq + 1, gInputs[idx], name))
       return 2;
   }
 
