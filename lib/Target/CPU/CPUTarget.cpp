@@ -338,6 +338,7 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
                              llvm::CodeGenFileType::ObjectFile, obj.path(),
                              loc)))
     return failure();
+  timer.lap("codegen");
   bool host = options.triple.empty();
   bool openmp = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
   LogicalResult linked =
@@ -348,6 +349,7 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
                     : emitError(loc, "executables can only be linked for the "
                                      "host; use --emit=o or --emit=a with "
                                      "--target");
+  timer.lap("link");
   return success(succeeded(linked) && succeeded(out.commit(loc)));
 }
 
