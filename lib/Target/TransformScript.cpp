@@ -155,7 +155,9 @@ LogicalResult TransformScript::apply(StringRef pass) {
   return result;
 }
 
-LogicalResult TransformScript::applyOrKeep(StringRef pass) {
+LogicalResult TransformScript::applyOrKeep(StringRef pass, bool *applied,
+                                           std::optional<Location> where,
+                                           bool quiet) {
   OwningOpRef<ModuleOp> backup(cast<ModuleOp>(payload->clone()));
   std::string reason;
   LogicalResult result = failure();
@@ -167,6 +169,8 @@ LogicalResult TransformScript::applyOrKeep(StringRef pass) {
     });
     result = apply(pass);
   }
+  if (applied)
+    *applied = succeeded(result);
   if (succeeded(result))
     return success();
   payload.getBodyRegion().takeBody(backup->getBodyRegion());
@@ -174,8 +178,9 @@ LogicalResult TransformScript::applyOrKeep(StringRef pass) {
     for (StringAttr tag : tags)
       op->removeAttr(tag);
   });
-  emitRemark(payload.getLoc())
-      << pass << ": a fast path did not apply (" << reason
-      << "); its ops take the generic lowering";
+  if (!quiet)
+    emitRemark(where.value_or(payload.getLoc()))
+        << pass << ": a fast path did not apply (" << reason
+        << "); its ops take the generic lowering";
   return success();
 }

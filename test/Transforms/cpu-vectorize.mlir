@@ -93,29 +93,29 @@ func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf
 // slice copy per filter tap (9 for 3x3) and a vectorised matmul of the
 // flattened filter with the columns.
 // CHECK-LABEL: func.func @conv
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 8, 8] [1, 1, 1, 1] : tensor<1x4x10x10xf32> to tensor<4x8x8xf32>
-// CHECK-COUNT-9: linalg.copy ins(%{{.*}} : tensor<4x8x8xf32>)
-// CHECK: tensor.collapse_shape {{.*}} tensor<4x3x3x8x8xf32> into tensor<36x64xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<1x4x10x18xf32> to tensor<4x8x16xf32>
+// CHECK-COUNT-9: linalg.copy ins(%{{.*}} : tensor<4x8x16xf32>)
+// CHECK: tensor.collapse_shape {{.*}} tensor<4x3x3x8x16xf32> into tensor<36x128xf32>
 // CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>
 // CHECK: -> (vector<8x32xf32>)
-// CHECK: tensor.expand_shape {{.*}} into tensor<1x8x8x8xf32>
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x8x8x16xf32>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-// With packing, each tap writes its columns straight into 8-wide panels
-// [OH, OW/8, C, kh, kw, 8] (a transposing copy), the filter is the packed
+// With packing, each tap writes its columns straight into one-vector panels
+// [OH, OW/16, C, kh, kw, 16] (a transposing copy), the filter is the packed
 // A operand, and the matmul runs over the 8 panels.
 // PACK-LABEL: func.func @conv
-// PACK: tensor.empty() : tensor<8x1x4x3x3x8xf32>
-// PACK-COUNT-9: ins(%{{.*}} : tensor<4x8x1x8xf32>) outs(%{{.*}} : tensor<8x1x4x8xf32>)
-// PACK: tensor.collapse_shape {{.*}} tensor<8x1x4x3x3x8xf32> into tensor<8x36x8xf32>
+// PACK: tensor.empty() : tensor<8x1x4x3x3x16xf32>
+// PACK-COUNT-9: ins(%{{.*}} : tensor<4x8x1x16xf32>) outs(%{{.*}} : tensor<8x1x4x16xf32>)
+// PACK: tensor.collapse_shape {{.*}} tensor<8x1x4x3x3x16xf32> into tensor<8x36x16xf32>
 // PACK: ins(%{{.*}} : tensor<1x8x36xf32>) outs(%{{.*}} : tensor<1x36x8xf32>)
 // PACK: scf.forall (%{{.*}}) in (8)
-// PACK: -> (vector<8x8xf32>)
+// PACK: -> (vector<8x16xf32>)
 // PACK-NOT: linalg.conv_2d_nchw_fchw
 // PACK: return
-func.func @conv(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+func.func @conv(%x: tensor<1x4x10x18xf32>, %w: tensor<8x4x3x3xf32>, %init: tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-         ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
-  return %0 : tensor<1x8x8x8xf32>
+         ins(%x, %w : tensor<1x4x10x18xf32>, tensor<8x4x3x3xf32>) outs(%init : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  return %0 : tensor<1x8x8x16xf32>
 }
 
 // -----

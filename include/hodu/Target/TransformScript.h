@@ -16,6 +16,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <optional>
+
 namespace hodu {
 
 /// A transform script for one payload module: the named sequence
@@ -78,9 +80,12 @@ public:
   mlir::LogicalResult apply(llvm::StringRef pass);
   /// apply() for a fast path that has a slower, correct one: when the
   /// script fails (a transform that does not fit the payload), the payload
-  /// is put back as it was, a remark names the pass and the reason, and the
-  /// result is success: the ops keep the generic lowering.
-  mlir::LogicalResult applyOrKeep(llvm::StringRef pass);
+  /// is put back as it was, a remark (at `where`, else the module) names
+  /// the pass and the reason unless `quiet`, and the result is success: the
+  /// ops keep the generic lowering. `applied` (if given) says which it was.
+  mlir::LogicalResult applyOrKeep(llvm::StringRef pass, bool *applied = nullptr,
+                                  std::optional<mlir::Location> where = {},
+                                  bool quiet = false);
 
 private:
   mlir::ModuleOp payload;

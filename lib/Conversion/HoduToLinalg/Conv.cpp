@@ -104,6 +104,22 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   int64_t s = xt.getRank() - 2;
   Type elt = resultType.getElementType();
   Type acc = computeType(b, elt);
+  if (s == 1 && groups == 1 && acc == elt) {
+    // A 1-D convolution is a 2-D one of height 1: the same named op, and
+    // so the same fast paths (audio front ends: STFTs as strided convs,
+    // 1-D encoders).
+    auto withHeight = [](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> r(shape);
+      r.insert(r.begin() + 2, 1);
+      return r;
+    };
+    Value x2 = reshapeTo(b, loc, x, withHeight(xt.getShape()));
+    Value w2 = reshapeTo(b, loc, w, withHeight(wt.getShape()));
+    auto type2 = RankedTensorType::get(withHeight(resultType.getShape()), elt);
+    Value r = forwardConv(b, loc, x2, w2, {1, strides[0]}, {1, dil[0]}, 1,
+                          type2);
+    return reshapeTo(b, loc, r, resultType.getShape());
+  }
   if (s == 2 && groups == 1 && acc == elt) {
     Value init = filledTensor(b, loc, resultType.getShape(),
                               constNumber(b, loc, acc, 0.0));

@@ -104,8 +104,26 @@ Value binaryArith(StringRef what, OpBuilder &b, Location loc,
                              : Value(arith::RemUIOp::create(b, loc, x, y));
   }
   if (what == "pow") {
-    if (f)
+    if (f) {
+      // Constant exponents whose power is one correctly rounded operation
+      // (as powf's result is): x^2 = x*x, x^1 = x, x^-1 = 1/x, x^0 = 1.
+      // Squares are common (magnitudes, variances) and powf costs an exp
+      // and a log per element.
+      FloatAttr e;
+      if (matchPattern(y, m_Constant(&e))) {
+        double v = e.getValueAsDouble();
+        if (v == 2.0)
+          return arith::MulFOp::create(b, loc, x, x);
+        if (v == 1.0)
+          return x;
+        if (v == -1.0)
+          return arith::DivFOp::create(
+              b, loc, arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0)), x);
+        if (v == 0.0)
+          return arith::ConstantOp::create(b, loc, b.getFloatAttr(x.getType(), 1.0));
+      }
       return math::PowFOp::create(b, loc, x, y);
+    }
     // Integer power through f64: exact while the result fits 53 bits, and
     // lowers on every target without a helper function or a loop.
     Type f64 = b.getF64Type();

@@ -115,3 +115,20 @@ func.func @scatter(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>, %s: tensor<2x3xf32>
   %0 = hodu.scatter_max %x, %i, %s {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+// Powers by a constant exponent that one correctly rounded operation gives
+// (as powf's result is) are that operation; others stay powf.
+// CHECK-LABEL: func.func @pow_constants
+// CHECK: ^bb0(%[[X2:.*]]: f32, %{{.*}}: f32):
+// CHECK: arith.mulf %[[X2]], %[[X2]] : f32
+// CHECK: arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: arith.divf
+// CHECK: math.powf
+func.func @pow_constants(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = hodu.pow_scalar %x, 2.0 : f32 : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = hodu.pow_scalar %x, -1.0 : f32 : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = hodu.pow_scalar %x, 3.0 : f32 : (tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1, %2 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -38,6 +38,8 @@ constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
 constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
 /// Marks the matmul of an im2col convolution, whose B is not packed.
 constexpr llvm::StringLiteral kIm2col = "hodu.im2col";
+/// The ops hodu-cpu-vectorize's script takes, numbered.
+constexpr llvm::StringLiteral kCandidate = "hodu.vectorize_candidate";
 
 /// The largest divisor of `dim` that is at most `limit` and a multiple of
 /// `step` (which divides `dim`); `step` itself if none is larger.
@@ -66,22 +68,62 @@ struct RegisterTile {
 };
 
 /// Filter tap (i, j) of a batch-1 NCHW conv input, `width` output columns
-/// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width].
+/// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width],
+/// given the tap's offsets `y` = i*dh and `x` = j*dw.
 Value convTap(OpBuilder &b, Location loc, Value input, int64_t oh, int64_t width,
-              int64_t i, int64_t j, ArrayRef<int64_t> strides,
-              ArrayRef<int64_t> dilations) {
+              OpFoldResult y, OpFoldResult x, ArrayRef<int64_t> strides) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t c = type.getDimSize(1);
   return tensor::ExtractSliceOp::create(
       b, loc, RankedTensorType::get({c, oh, width}, type.getElementType()), input,
-      SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                                b.getIndexAttr(i * dilations[0]),
-                                b.getIndexAttr(j * dilations[1])},
+      SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), y, x},
       SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
                                 b.getIndexAttr(oh), b.getIndexAttr(width)},
       SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
                                 b.getIndexAttr(strides[0]),
                                 b.getIndexAttr(strides[1])});
+}
+
+/// A filter tap's coordinates: (i, j) and its input offsets (i*dh, j*dw).
+struct Tap {
+  OpFoldResult i, j, y, x;
+};
+
+/// Up to this many filter taps, a conv's columns are written by one slice
+/// copy per tap, unrolled (each a contiguous vector copy when the stride is
+/// 1); past it, by the same copy in a loop over the taps: a 1-D conv with a
+/// 512-tap kernel (an STFT) unrolled into 512 copies whose chain of
+/// tensor.insert_slice ops took eliminate-empty-tensors minutes.
+constexpr int64_t kMaxUnrolledTaps = 64;
+
+/// Threads `col` through `body` once per tap of a kh x kw filter.
+Value forEachTap(OpBuilder &b, Location loc, int64_t kh, int64_t kw,
+                 ArrayRef<int64_t> dilations, Value col,
+                 function_ref<Value(OpBuilder &, Location, Tap, Value)> body) {
+  if (kh * kw <= kMaxUnrolledTaps) {
+    for (int64_t i = 0; i < kh; ++i)
+      for (int64_t j = 0; j < kw; ++j)
+        col = body(b, loc,
+                   {b.getIndexAttr(i), b.getIndexAttr(j),
+                    b.getIndexAttr(i * dilations[0]),
+                    b.getIndexAttr(j * dilations[1])},
+                   col);
+    return col;
+  }
+  auto index = [&](OpBuilder &nb, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(nb, loc, v);
+  };
+  return scf::ForOp::create(
+             b, loc, index(b, 0), index(b, kh * kw), index(b, 1),
+             ValueRange{col},
+             [&](OpBuilder &nb, Location l, Value t, ValueRange iter) {
+               Value i = arith::DivUIOp::create(nb, l, t, index(nb, kw));
+               Value j = arith::RemUIOp::create(nb, l, t, index(nb, kw));
+               Value y = arith::MulIOp::create(nb, l, i, index(nb, dilations[0]));
+               Value x = arith::MulIOp::create(nb, l, j, index(nb, dilations[1]));
+               scf::YieldOp::create(nb, l, body(nb, l, {i, j, y, x}, iter[0]));
+             })
+      .getResult(0);
 }
 
 /// conv_2d_nchw_fchw with batch 1 and static shapes -> an im2col copy and a
@@ -110,24 +152,24 @@ void convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   Value col = tensor::EmptyOp::create(b, loc, {c, kh, kw, oh, ow}, elt);
   Value input = conv.getInputs()[0];
   auto sliceType = RankedTensorType::get({c, oh, ow}, elt);
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      Value tap = convTap(b, loc, input, oh, ow, i, j, strides, dilations);
-      SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), b.getIndexAttr(i),
-                                           b.getIndexAttr(j), b.getIndexAttr(0),
-                                           b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> colSizes{b.getIndexAttr(c), b.getIndexAttr(1),
-                                         b.getIndexAttr(1), b.getIndexAttr(oh),
-                                         b.getIndexAttr(ow)};
-      SmallVector<OpFoldResult> ones(5, b.getIndexAttr(1));
-      Value dest = tensor::ExtractSliceOp::create(b, loc, sliceType, col,
-                                                  colOffsets, colSizes, ones);
-      Value copied =
-          linalg::CopyOp::create(b, loc, ValueRange{tap}, ValueRange{dest})
-              .getResult(0);
-      col = tensor::InsertSliceOp::create(b, loc, copied, col, colOffsets,
-                                          colSizes, ones);
-    }
+  col = forEachTap(
+      b, loc, kh, kw, dilations, col,
+      [&](OpBuilder &b, Location loc, Tap tap, Value col) -> Value {
+        Value src = convTap(b, loc, input, oh, ow, tap.y, tap.x, strides);
+        SmallVector<OpFoldResult> colOffsets{b.getIndexAttr(0), tap.i, tap.j,
+                                             b.getIndexAttr(0), b.getIndexAttr(0)};
+        SmallVector<OpFoldResult> colSizes{b.getIndexAttr(c), b.getIndexAttr(1),
+                                           b.getIndexAttr(1), b.getIndexAttr(oh),
+                                           b.getIndexAttr(ow)};
+        SmallVector<OpFoldResult> ones(5, b.getIndexAttr(1));
+        Value dest = tensor::ExtractSliceOp::create(b, loc, sliceType, col,
+                                                    colOffsets, colSizes, ones);
+        Value copied =
+            linalg::CopyOp::create(b, loc, ValueRange{src}, ValueRange{dest})
+                .getResult(0);
+        return tensor::InsertSliceOp::create(b, loc, copied, col, colOffsets,
+                                             colSizes, ones);
+      });
   Value col2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({c * kh * kw, oh * ow}, elt), col,
       ArrayRef<ReassociationIndices>{{0, 1, 2}, {3, 4}});
@@ -171,11 +213,14 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
 /// A constant is packed here, into a new resource blob (the weight is copied
 /// once; the unpacked constant dies with its last use); anything else by a
 /// copy, a linalg.generic that is parallelised and vectorised later.
-Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
+/// A-style panels may cover `paddedRows` (> R) rows, the extra ones zero.
+Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows,
+                 int64_t paddedRows = 0) {
   auto type = cast<RankedTensorType>(src.getType());
   Type elt = type.getElementType();
   int64_t r = type.getDimSize(0), c = type.getDimSize(1);
-  int64_t outer = rows ? r / w : c / w, inner = rows ? c : r;
+  int64_t rp = rows ? std::max(paddedRows, r) : r;
+  int64_t outer = rows ? rp / w : c / w, inner = rows ? c : r;
   auto packed = RankedTensorType::get({outer, inner, w}, elt);
   // Reshapes of a constant (a conv filter flattened to 2-D) keep its
   // row-major data.
@@ -195,9 +240,10 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
     }
     size_t bytes = elt.getIntOrFloatBitWidth() / 8;
     if (data.size() >= static_cast<size_t>(r * c) * bytes) {
-      AsmResourceBlob blob =
-          HeapAsmResourceBlob::allocate(data.size(), alignof(uint64_t));
+      AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+          static_cast<size_t>(rp * c) * bytes, alignof(uint64_t));
       char *out = blob.getMutableData().data();
+      std::memset(out, 0, blob.getData().size());
       const char *in = data.data();
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i) {
@@ -206,7 +252,7 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
             std::memcpy(dst, in + (i * c + o * w) * bytes, w * bytes);
             continue;
           }
-          for (int64_t l = 0; l < w; ++l)
+          for (int64_t l = 0; l < w && o * w + l < r; ++l)
             std::memcpy(dst + l * bytes, in + ((o * w + l) * c + i) * bytes,
                         bytes);
         }
@@ -214,6 +260,13 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows) {
           b, loc,
           DenseResourceElementsAttr::get(packed, "hodu_packed", std::move(blob)));
     }
+  }
+  if (rp != r) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+    src = tensor::PadOp::create(
+        b, loc, RankedTensorType::get({rp, c}, elt), src,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(rp - r), b.getIndexAttr(0)}, zero);
   }
   // rows: src as [R/w, w, C], P[d0, d1, d2] = src3[d0, d2, d1];
   // else: src as [R, C/w, w], P[d0, d1, d2] = src3[d1, d0, d2].
@@ -421,13 +474,31 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);
   int64_t mr = registerSize(f, tile.rows, 4);
-  // Prefer the widest panel, from the register tile's width down to half a
-  // vector (and 4 columns), that wastes at most an eighth of each row.
-  int64_t narrowest = std::max<int64_t>(tile.lanes / 2, 4);
+  // Prefer the widest panel, from the register tile's width down to one
+  // vector (and 4 columns), that wastes at most an eighth of each row; a
+  // narrow row takes one vector and wastes the rest. Half-vector panels
+  // compiled to scalar multiplies and blends and ran 2-4x slower than
+  // full ones with the padding (PaddleOCR, openWakeWord; docs/performance.md).
+  int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
   int64_t nr = tile.cols;
   while (nr > narrowest &&
          (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
     nr /= 2;
+  // Filters whose count no register tile divides (257 FFT bins, 3 x 85
+  // detection outputs, 21 classes) get zero filters up to one that does;
+  // their output rows are dropped.
+  int64_t fp = f;
+  if (mr < 4 && f >= 4) {
+    fp = llvm::alignTo(f, 4);
+    mr = registerSize(fp, tile.rows, 4);
+    for (int64_t m = llvm::bit_floor(uint64_t(std::max<int64_t>(tile.rows, 4)));
+         m > mr; m /= 2)
+      if ((llvm::alignTo(f, m) - f) * 8 <= llvm::alignTo(f, m)) {
+        fp = llvm::alignTo(f, m); // a wider tile for at most an eighth more
+        mr = m;
+        break;
+      }
+  }
   if (mr < 4 || nr < narrowest)
     return false;
   int64_t owp = llvm::alignTo(ow, nr);
@@ -437,7 +508,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (fill && !fill.hasPureTensorSemantics())
     fill = nullptr;
-  if (owp != ow && !fill)
+  if ((owp != ow || fp != f) && !fill)
     return false; // the padded output needs a known start value
   OpBuilder b(conv);
   Location loc = conv.getLoc();
@@ -460,24 +531,26 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
   Value col = tensor::EmptyOp::create(b, loc, {oh, q, c, kh, kw, nr}, elt);
   auto destType = RankedTensorType::get({oh, q, c, nr}, elt);
-  for (int64_t i = 0; i < kh; ++i)
-    for (int64_t j = 0; j < kw; ++j) {
-      Value tap = convTap(b, loc, input, oh, owp, i, j, st, dl);
-      Value tap4 = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get({c, oh, q, nr}, elt), tap,
-          ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-      SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
-                                        b.getIndexAttr(0), b.getIndexAttr(i),
-                                        b.getIndexAttr(j), b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes{b.getIndexAttr(oh), b.getIndexAttr(q),
-                                      b.getIndexAttr(c), b.getIndexAttr(1),
-                                      b.getIndexAttr(1), b.getIndexAttr(nr)};
-      SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
-      Value dest = tensor::ExtractSliceOp::create(b, loc, destType, col, offsets,
-                                                  sizes, ones);
-      Value copied = permutedCopy(b, loc, tap4, dest, tapMap);
-      col = tensor::InsertSliceOp::create(b, loc, copied, col, offsets, sizes, ones);
-    }
+  col = forEachTap(
+      b, loc, kh, kw, dl, col,
+      [&](OpBuilder &b, Location loc, Tap tap, Value col) -> Value {
+        Value src = convTap(b, loc, input, oh, owp, tap.y, tap.x, st);
+        Value tap4 = tensor::ExpandShapeOp::create(
+            b, loc, RankedTensorType::get({c, oh, q, nr}, elt), src,
+            ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+        SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                          b.getIndexAttr(0), tap.i, tap.j,
+                                          b.getIndexAttr(0)};
+        SmallVector<OpFoldResult> sizes{b.getIndexAttr(oh), b.getIndexAttr(q),
+                                        b.getIndexAttr(c), b.getIndexAttr(1),
+                                        b.getIndexAttr(1), b.getIndexAttr(nr)};
+        SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
+        Value dest = tensor::ExtractSliceOp::create(b, loc, destType, col,
+                                                    offsets, sizes, ones);
+        Value copied = permutedCopy(b, loc, tap4, dest, tapMap);
+        return tensor::InsertSliceOp::create(b, loc, copied, col, offsets,
+                                             sizes, ones);
+      });
   int64_t k = c * kh * kw, n = oh * owp;
   Value bp = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({oh * q, k, nr}, elt), col,
@@ -485,26 +558,26 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   Value flt2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({f, k}, elt), conv.getInputs()[1],
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-  Value ap = packPanels(b, loc, flt2d, mr, /*rows=*/true);
+  Value ap = packPanels(b, loc, flt2d, mr, /*rows=*/true, fp);
   int64_t kc = tileSize(k, maxKc, 1);
   Value init2d, fillValue;
   if (fill && k / kc == 1) {
     fillValue = fill.getInputs()[0];
-    init2d = tensor::EmptyOp::create(b, loc, {f, n}, elt);
-  } else if (owp != ow) {
-    init2d = tensor::EmptyOp::create(b, loc, {f, n}, elt);
+    init2d = tensor::EmptyOp::create(b, loc, {fp, n}, elt);
+  } else if (owp != ow || fp != f) {
+    init2d = tensor::EmptyOp::create(b, loc, {fp, n}, elt);
     init2d = linalg::FillOp::create(b, loc, fill.getInputs()[0], init2d).getResult(0);
   } else {
     init2d = tensor::CollapseShapeOp::create(
         b, loc, RankedTensorType::get({f, n}, elt), init,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   }
-  Value res = panelMatmul(b, loc, ap, bp, init2d, fillValue, f, n, k, mr, nr,
+  Value res = panelMatmul(b, loc, ap, bp, init2d, fillValue, fp, n, k, mr, nr,
                           kc, parallel);
   res = tensor::ExpandShapeOp::create(
-      b, loc, RankedTensorType::get({f, oh, owp}, elt), res,
+      b, loc, RankedTensorType::get({fp, oh, owp}, elt), res,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}});
-  if (owp != ow)
+  if (owp != ow || fp != f)
     res = tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({f, oh, ow}, elt), res,
         SmallVector<OpFoldResult>(3, b.getIndexAttr(0)),
@@ -568,32 +641,85 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         packMatmul(mm, mr, nr, tileSize(k, packCacheK, 1), packMinM, parallel);
       }
     }
+    // The ops the script tiles and vectorises, numbered (kCandidate) so
+    // that they can be found again in a restored module.
+    SmallVector<Operation *> candidates;
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(kPanel) || tileableMatmul(op))
+        candidates.push_back(op);
+    });
+    if (candidates.empty())
+      return;
+    OpBuilder attrs(module.getContext());
+    for (auto [i, op] : llvm::enumerate(candidates))
+      op->setAttr(kCandidate, attrs.getI64IntegerAttr(i));
+    // All of them in one script; should it fail (a transform that does not
+    // fit one of them), the module is put back and each is tried alone, so
+    // that one misfit keeps only itself on the generic lowering.
+    bool applied = false;
+    if (failed(applyScript(module, candidates, tile, /*quiet=*/true, applied)))
+      return signalPassFailure();
+    if (!applied) {
+      for (int64_t i = 0, e = candidates.size(); i < e; ++i) {
+        Operation *op = nullptr;
+        module.walk([&](Operation *o) {
+          auto id = o->getAttrOfType<IntegerAttr>(kCandidate);
+          if (id && id.getInt() == i)
+            op = o;
+          return op ? WalkResult::interrupt() : WalkResult::advance();
+        });
+        if (op && failed(applyScript(module, op, tile, /*quiet=*/false, applied)))
+          return signalPassFailure();
+      }
+    }
+    module.walk([](Operation *op) {
+      op->removeAttr(kCandidate);
+      op->removeAttr(kPanel);
+    });
+  }
+
+  /// A static float (batch) matmul that tileMatmul takes.
+  static bool tileableMatmul(linalg::LinalgOp op) {
+    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
+        !op.hasPureTensorSemantics())
+      return false;
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resultType || !isa<Float32Type, Float64Type>(resultType.getElementType()))
+      return false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, ShapedType::isDynamic))
+      return false;
+    int64_t n = ranges[ranges.size() == 4 ? 2 : 1];
+    return n % 4 == 0; // else no useful vector width: the scalar path
+  }
+
+  /// Builds and applies the script for `ops` (packed register tiles and
+  /// tileable matmuls); a failing script leaves the module as it was, with a
+  /// remark at the op unless `quiet`.
+  LogicalResult applyScript(ModuleOp module, ArrayRef<Operation *> ops,
+                            RegisterTile tile, bool quiet, bool &applied) {
     hodu::cpu::TransformScript script(module);
     // The k loops of the register tiles, which carry the accumulators: their
     // transfers are hoisted once the vector patterns have run.
     SmallVector<Value> kLoops;
     int64_t id = 0;
-    module.walk([&](linalg::LinalgOp op) {
+    for (Operation *o : ops) {
+      auto op = cast<linalg::LinalgOp>(o);
       if (op->hasAttr(kPanel)) {
         // A packed register tile: only the k loop is left to make (or, for
         // the fill of its accumulator, nothing).
-        op->removeAttr(kPanel);
         Value tile = script.matchTagged(op, kTag, id++);
         if (isa<linalg::FillOp>(op.getOperation())) {
           script.vectorize(tile);
-          return;
+          continue;
         }
         hodu::cpu::TransformScript::Tiled k = script.tileUsingFor(tile, {0, 0, 1});
         script.vectorize(k.op);
         kLoops.push_back(k.loops[0]);
-        return;
+        continue;
       }
-      if (std::optional<Value> kLoop = tileMatmul(script, op, tile, id))
-        kLoops.push_back(*kLoop);
-    });
-    if (script.empty())
-      return;
-
+      kLoops.push_back(tileMatmul(script, op, tile, id));
+    }
     script.applyPatternsToFuncs([](OpBuilder &b, Location loc) {
       transform::ApplyLowerContractionPatternsOp::create(
           b, loc, vector::VectorContractLowering::OuterProduct);
@@ -603,34 +729,30 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     });
     for (Value loop : kLoops)
       script.hoistLoopInvariantSubsets(loop);
-    if (failed(script.applyOrKeep(getArgument())))
-      return signalPassFailure();
+    std::optional<Location> where;
+    if (ops.size() == 1)
+      where = ops.front()->getLoc();
+    return script.applyOrKeep(getArgument(), &applied, where, quiet);
   }
 
-  /// Adds the cache and register tiling of a static float (batch) matmul
-  /// `op` to `script`, tagged `id` (then incremented), and returns the k
-  /// loop of its register tile; nothing for any other op.
-  std::optional<Value> tileMatmul(hodu::cpu::TransformScript &script,
-                                  linalg::LinalgOp op, RegisterTile tile,
-                                  int64_t &id) {
-    if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()) ||
-        !op.hasPureTensorSemantics())
-      return std::nullopt;
-    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!resultType || !isa<Float32Type, Float64Type>(resultType.getElementType()))
-      return std::nullopt;
+  /// Adds the cache and register tiling of `op`, a tileableMatmul, to
+  /// `script`, tagged `id` (then incremented), and returns the k loop of its
+  /// register tile.
+  Value tileMatmul(hodu::cpu::TransformScript &script, linalg::LinalgOp op,
+                   RegisterTile tile, int64_t &id) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return std::nullopt;
     bool batched = ranges.size() == 4;
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
     // Register tile: up to tile.rows rows of tile.cols columns.
     int64_t nr = registerSize(n, tile.cols, 4);
     int64_t mr = registerSize(m, tile.rows, 1);
-    if (n % 4 != 0)
-      return std::nullopt; // no useful vector width: leave it to the scalar path
     int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
             kc = tileSize(k, cacheK, 1);
+    // A k with no divisor up to cache-k (a prime such as 257 FFT bins) is
+    // not cache-tiled: tiles of one would leave the register tiling's k
+    // loop nothing to tile.
+    if (kc == 1)
+      kc = k;
     // The cache tiles of one dimension are spread over threads (an
     // scf.forall, lowered to OpenMP later): the batch if there is one,
     // else whichever of M and N has more tiles.
