@@ -285,6 +285,74 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows,
   return permutedCopy(b, loc, src3, empty, in);
 }
 
+/// The raw data of a constant `v` (looked for through reshapes), or none.
+std::optional<ArrayRef<char>> constantData(Value v) {
+  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    return dense.isSplat() ? std::nullopt
+                           : std::optional<ArrayRef<char>>(dense.getRawData());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
+/// A matmul whose constant B ([K, N]) has a column count no vector width
+/// divides (6625 characters of an OCR head, 21 classes) gets B with zero
+/// columns up to a multiple of the vector (a new constant) and a padded
+/// accumulator; the extra result columns are dropped. Returns the new
+/// matmul, or null if `mm` does not qualify.
+linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
+  auto bt = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
+  auto ct = dyn_cast<RankedTensorType>(mm.getOutputs()[0].getType());
+  if (!bt || !ct || !bt.hasStaticShape() || !ct.hasStaticShape() ||
+      !mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps() ||
+      !isa<Float32Type, Float64Type>(bt.getElementType()) ||
+      bt.getElementType() != ct.getElementType())
+    return nullptr;
+  int64_t k = bt.getDimSize(0), n = bt.getDimSize(1), m = ct.getDimSize(0);
+  if (n % 4 == 0 || n < 2 * lanes)
+    return nullptr;
+  std::optional<ArrayRef<char>> data = constantData(mm.getInputs()[1]);
+  Type elt = bt.getElementType();
+  size_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  if (!data || data->size() < static_cast<size_t>(k * n) * bytes)
+    return nullptr;
+  int64_t np = llvm::alignTo(n, lanes);
+  AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+      static_cast<size_t>(k * np) * bytes, alignof(uint64_t));
+  char *out = blob.getMutableData().data();
+  std::memset(out, 0, blob.getData().size());
+  for (int64_t r = 0; r < k; ++r)
+    std::memcpy(out + r * np * bytes, data->data() + r * n * bytes, n * bytes);
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  auto padded = RankedTensorType::get({k, np}, elt);
+  Value wide = arith::ConstantOp::create(
+      b, loc, DenseResourceElementsAttr::get(padded, "hodu_padded", std::move(blob)));
+  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+  Value init = tensor::PadOp::create(
+      b, loc, RankedTensorType::get({m, np}, elt), mm.getOutputs()[0],
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(np - n)}, zero);
+  auto wideMm = linalg::MatmulOp::create(
+      b, loc, TypeRange{init.getType()},
+      ValueRange{mm.getInputs()[0], wide}, ValueRange{init});
+  Value res = tensor::ExtractSliceOp::create(
+      b, loc, ct, wideMm.getResult(0),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(m), b.getIndexAttr(n)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  mm.getResult(0).replaceAllUsesWith(res);
+  mm.erase();
+  return wideMm;
+}
+
 /// Loop over [0, count) carrying one tensor: an scf.forall when `parallel`
 /// (the body's result is inserted at `offsets`/`sizes` by the terminator),
 /// else an scf.for. `body(builder, iv, carried)` returns the tile and where
@@ -619,6 +687,10 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     {
       SmallVector<linalg::MatmulOp> matmuls;
       module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
+      for (linalg::MatmulOp &mm : matmuls)
+        if (!mm->hasAttr(kIm2col))
+          if (linalg::MatmulOp wide = padMatmulColumns(mm, tile.lanes))
+            mm = wide;
       for (linalg::MatmulOp mm : matmuls) {
         bool im2col = mm->hasAttr(kIm2col);
         mm->removeAttr(kIm2col);
