@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { writeNpy } from './npy.mjs';
+import { DTYPES, inputData, tensorProto } from '../test/models/tensors.mjs';
 
 export function loadRealModels(repoDir) {
   const file = path.join(repoDir, 'test', 'models', 'manifest.json');
@@ -57,81 +58,6 @@ export function ensureModel(repoDir, cache, model) {
   return `${why} in ${cache}; fetch.py: ${last.replace(/^skipped: model not installed \((.*)\)$/, '$1')}`.slice(0, 200);
 }
 
-// --- Inputs: the generator of test/models/make_refs.mjs --------------------
-
-/** xorshift32 values of uniform [lo, hi), rounded as the dtype stores them. */
-function* uniform(seed, lo, hi) {
-  let x = seed >>> 0;
-  if (x === 0) throw new Error('seed must be a non-zero 32-bit integer');
-  for (;;) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    yield lo + (hi - lo) * (x / 4294967296);
-  }
-}
-
-const DTYPES = {
-  // manifest dtype: [ONNX TensorProto.DataType, typed array]
-  float32: [1, Float32Array],
-  uint8: [2, Uint8Array],
-  int8: [3, Int8Array],
-  int32: [6, Int32Array],
-  int64: [7, BigInt64Array],
-  bool: [9, Uint8Array],
-  float64: [11, Float64Array],
-};
-
-function makeInput(spec) {
-  const entry = DTYPES[spec.dtype];
-  if (!entry) throw new Error(`input ${spec.name}: dtype ${spec.dtype} is not supported here`);
-  const [, Typed] = entry;
-  const count = spec.shape.reduce((a, b) => a * b, 1);
-  const data = new Typed(count);
-  const convert = Typed === BigInt64Array ? (v) => BigInt(Math.round(v)) : (v) => v;
-  if ('fill' in spec) {
-    data.fill(convert(spec.fill));
-  } else if ('uniform' in spec) {
-    if (Typed !== Float32Array && Typed !== Float64Array)
-      throw new Error(`input ${spec.name}: uniform needs a float dtype`);
-    const gen = uniform(spec.seed, spec.uniform[0], spec.uniform[1]);
-    for (let i = 0; i < count; ++i) data[i] = gen.next().value; // Float32Array rounds to nearest
-  } else {
-    throw new Error(`input ${spec.name}: give fill or uniform`);
-  }
-  return data;
-}
-
-// --- TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9 ----------
-
-function varint(n) {
-  const out = [];
-  let v = BigInt(n);
-  if (v < 0n) v += 1n << 64n;
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) byte |= 0x80;
-    out.push(byte);
-  } while (v);
-  return Buffer.from(out);
-}
-
-function field(number, wireType, payload) {
-  const key = varint((number << 3) | wireType);
-  if (wireType === 0) return Buffer.concat([key, varint(payload)]);
-  return Buffer.concat([key, varint(payload.length), payload]); // length-delimited
-}
-
-function tensorProto(name, onnxType, dims, bytes) {
-  return Buffer.concat([
-    ...dims.map((d) => field(1, 0, d)),
-    field(2, 0, onnxType),
-    field(8, 2, Buffer.from(name, 'utf8')),
-    field(9, 2, bytes),
-  ]);
-}
-
 /// Writes the model's inputs into dir (DIR/<model>.<i>-<input>.npy, and
 /// .pb for frozen ones), sets input.file (and input.pb), and returns the
 /// hoduc flags: --input-shape for every input with a shape that is not
@@ -141,7 +67,7 @@ export function prepareInputs(model, dir) {
   const flags = [];
   model.spec.inputs.forEach((spec, i) => {
     const input = model.inputs[i];
-    const data = makeInput(spec);
+    const data = inputData(spec);
     const stem = path.join(dir, `${model.name}.${i}-${spec.name.replace(/[^A-Za-z0-9._-]/g, '_')}`);
     input.file = `${stem}.npy`;
     writeNpy(input.file, spec.shape, data, spec.dtype);

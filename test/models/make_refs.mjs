@@ -21,6 +21,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { DTYPES, inputData, tensorProto } from './tensors.mjs';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 function usage(message) {
@@ -58,81 +60,13 @@ try {
 const ortVersion = JSON.parse(fs.readFileSync(
     require.resolve('onnxruntime-node/package.json'), 'utf8')).version;
 
-// --- Inputs: the same generator as run_model_test.py -----------------------
+// --- Inputs: the same generator as run_model_test.py (tensors.mjs) ---------
 
-/** xorshift32 values of uniform [lo, hi), rounded as the dtype stores them. */
-function* uniform(seed, lo, hi) {
-  let x = seed >>> 0;
-  if (x === 0) throw new Error('seed must be a non-zero 32-bit integer');
-  for (;;) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    yield lo + (hi - lo) * (x / 4294967296);
-  }
-}
-
-const DTYPES = {
-  // manifest dtype: [ONNX TensorProto.DataType, typed array, ORT type]
-  float32: [1, Float32Array, 'float32'],
-  uint8: [2, Uint8Array, 'uint8'],
-  int8: [3, Int8Array, 'int8'],
-  int32: [6, Int32Array, 'int32'],
-  int64: [7, BigInt64Array, 'int64'],
-  bool: [9, Uint8Array, 'bool'],
-  float64: [11, Float64Array, 'float64'],
-};
 const ORT_TO_ONNX = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7,
                       bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
 
 function makeInput(spec) {
-  const entry = DTYPES[spec.dtype];
-  if (!entry) throw new Error(`input ${spec.name}: dtype ${spec.dtype} is not supported here`);
-  const [, Typed, ortType] = entry;
-  const count = spec.shape.reduce((a, b) => a * b, 1);
-  const data = new Typed(count);
-  const convert = Typed === BigInt64Array ? (v) => BigInt(Math.round(v)) : (v) => v;
-  if ('fill' in spec) {
-    data.fill(convert(spec.fill));
-  } else if ('uniform' in spec) {
-    if (Typed !== Float32Array && Typed !== Float64Array)
-      throw new Error(`input ${spec.name}: uniform needs a float dtype`);
-    const gen = uniform(spec.seed, spec.uniform[0], spec.uniform[1]);
-    for (let i = 0; i < count; ++i) data[i] = gen.next().value; // Float32Array rounds to nearest
-  } else {
-    throw new Error(`input ${spec.name}: give fill or uniform`);
-  }
-  return new ort.Tensor(ortType, data, spec.shape);
-}
-
-// --- TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9 ----------
-
-function varint(n) {
-  const out = [];
-  let v = BigInt(n);
-  if (v < 0n) v += 1n << 64n;
-  do {
-    let byte = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v) byte |= 0x80;
-    out.push(byte);
-  } while (v);
-  return Buffer.from(out);
-}
-
-function field(number, wireType, payload) {
-  const key = varint((number << 3) | wireType);
-  if (wireType === 0) return Buffer.concat([key, varint(payload)]);
-  return Buffer.concat([key, varint(payload.length), payload]); // length-delimited
-}
-
-function tensorProto(name, onnxType, dims, bytes) {
-  return Buffer.concat([
-    ...dims.map((d) => field(1, 0, d)),
-    field(2, 0, onnxType),
-    field(8, 2, Buffer.from(name, 'utf8')),
-    field(9, 2, bytes),
-  ]);
+  return new ort.Tensor(DTYPES[spec.dtype][2], inputData(spec), spec.shape);
 }
 
 function rawBytes(tensor) {
