@@ -24,6 +24,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Path.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace hodu::hdss;
 
@@ -120,7 +122,21 @@ private:
     SmallVector<int64_t> dims(shape.begin(), shape.end());
     return RankedTensorType::get(dims, elementType(&ctx, dtype));
   }
+  /// The two largest ids are the value map's empty and tombstone keys
+  /// (DenseMapInfo<uint64_t>): looking one up read uninitialised memory
+  /// (found by hodu-fuzz-hdss), so they name no tensor.
+  static bool reservedId(uint64_t id) {
+    return id >= std::numeric_limits<uint64_t>::max() - 1;
+  }
+  /// The value of tensor `id`, or null if nothing defines it.
+  Value lookup(uint64_t id) const {
+    return reservedId(id) ? Value() : values.lookup(id);
+  }
   bool define(uint64_t id, Value value, Location loc) {
+    if (reservedId(id)) {
+      emitError(loc) << "tensor id " << id << " is out of range";
+      return false;
+    }
     if (!values.try_emplace(id, value).second) {
       emitError(loc) << "tensor id " << id << " is defined twice";
       return false;
@@ -210,7 +226,7 @@ LogicalResult SnapshotImporter::importNode(const Node &node, size_t index) {
       fileLoc);
   NodeView n{node, upstream, loc, {}};
   for (uint64_t id : node.inputIds) {
-    Value v = values.lookup(id);
+    Value v = lookup(id);
     if (!v)
       return emitError(n.loc)
              << "input tensor id " << id << " is not defined before its use";
@@ -527,7 +543,7 @@ OwningOpRef<ModuleOp> SnapshotImporter::run(const std::string &defaultName) {
   }
   SmallVector<Value> results;
   for (const Target &t : snapshot.targets) {
-    Value v = values.lookup(t.id);
+    Value v = lookup(t.id);
     if (!v) {
       emitError(fileLoc) << "target '" << t.name << "' names tensor id " << t.id
                          << ", which nothing defines";
