@@ -207,6 +207,28 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
       .getResult(0);
 }
 
+/// The constant `v` is, looked for through reshapes (which keep its
+/// row-major data: a conv filter flattened to 2-D), or null.
+arith::ConstantOp constantThroughReshapes(Value v) {
+  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v.getDefiningOp<arith::ConstantOp>();
+}
+
+/// The raw data of a constant that is not a splat, or none.
+std::optional<ArrayRef<char>> rawData(arith::ConstantOp cst) {
+  if (!cst)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    return dense.isSplat() ? std::nullopt
+                           : std::optional<ArrayRef<char>>(dense.getRawData());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
 /// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
 ///   B-style (`rows` false): P[j, r, c] = src[r, j*w + c]   -> [C/w, R, w]
 ///   A-style (`rows` true):  P[i, c, r] = src[i*w + r, c]   -> [R/w, C, w]
@@ -222,22 +244,11 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows,
   int64_t rp = rows ? std::max(paddedRows, r) : r;
   int64_t outer = rows ? rp / w : c / w, inner = rows ? c : r;
   auto packed = RankedTensorType::get({outer, inner, w}, elt);
-  // Reshapes of a constant (a conv filter flattened to 2-D) keep its
-  // row-major data.
-  Value root = src;
-  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      root.getDefiningOp()))
-    root = root.getDefiningOp()->getOperand(0);
-  if (auto cst = root.getDefiningOp<arith::ConstantOp>()) {
-    ArrayRef<char> data;
-    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue())) {
-      if (dense.isSplat())
-        return arith::ConstantOp::create(b, loc, dense.resizeSplat(packed));
-      data = dense.getRawData();
-    } else if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue())) {
-      if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-        data = blob->getData();
-    }
+  if (auto cst = constantThroughReshapes(src)) {
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+        dense && dense.isSplat())
+      return arith::ConstantOp::create(b, loc, dense.resizeSplat(packed));
+    ArrayRef<char> data = rawData(cst).value_or(ArrayRef<char>());
     size_t bytes = elt.getIntOrFloatBitWidth() / 8;
     if (data.size() >= static_cast<size_t>(r * c) * bytes) {
       AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
@@ -285,23 +296,6 @@ Value packPanels(OpBuilder &b, Location loc, Value src, int64_t w, bool rows,
   return permutedCopy(b, loc, src3, empty, in);
 }
 
-/// The raw data of a constant `v` (looked for through reshapes), or none.
-std::optional<ArrayRef<char>> constantData(Value v) {
-  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
-  auto cst = v.getDefiningOp<arith::ConstantOp>();
-  if (!cst)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-    return dense.isSplat() ? std::nullopt
-                           : std::optional<ArrayRef<char>>(dense.getRawData());
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
 /// A matmul whose constant B ([K, N]) has a column count no vector width
 /// divides (6625 characters of an OCR head, 21 classes) gets B with zero
 /// columns up to a multiple of the vector (a new constant) and a padded
@@ -318,7 +312,8 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
   int64_t k = bt.getDimSize(0), n = bt.getDimSize(1), m = ct.getDimSize(0);
   if (n % 4 == 0 || n < 2 * lanes)
     return nullptr;
-  std::optional<ArrayRef<char>> data = constantData(mm.getInputs()[1]);
+  std::optional<ArrayRef<char>> data =
+      rawData(constantThroughReshapes(mm.getInputs()[1]));
   Type elt = bt.getElementType();
   size_t bytes = elt.getIntOrFloatBitWidth() / 8;
   if (!data || data->size() < static_cast<size_t>(k * n) * bytes)
