@@ -401,6 +401,8 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  if (opts.stats)
+    driver::enableStatsRemarks(context);
   std::string error;
   const TargetBackend *target = lookupTarget(opts.target, error);
   if (!target) {

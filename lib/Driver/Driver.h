@@ -54,6 +54,9 @@ void printKernelStats(mlir::ModuleOp module);
 void printPartitionStats(mlir::ModuleOp module);
 /// What hodu-plan-memory recorded; false when it recorded nothing.
 bool printMemoryPlan(mlir::ModuleOp module);
+/// Prints the analysis remarks of Hodu's passes that --print-stats shows
+/// (each convolution's strategy, from hodu-cpu-vectorize) as they are made.
+void enableStatsRemarks(mlir::MLIRContext &context);
 
 
 } // namespace hodu::driver

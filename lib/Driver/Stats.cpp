@@ -1,10 +1,12 @@
 //===- Stats.cpp - hoduc --print-stats ------------------------------------===//
 #include "Driver.h"
 
+#include "hodu/Support/Diagnostics.h"
 #include "hodu/Transforms/FusionGroups.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -87,4 +89,34 @@ void hodu::driver::printPartitionStats(ModuleOp module) {
                << get(seed, "partitions") << " partitions, "
                << get(seed, "transfers") << " transfers of "
                << formatBytes(get(seed, "transfer_bytes")) << ")\n";
+}
+
+namespace {
+/// "hoduc: stats: conv <where>: <strategy>" for each conv-strategy remark.
+struct StatsRemarkStreamer : remark::detail::MLIRRemarkStreamerBase {
+  void streamOptimizationRemark(const remark::detail::Remark &r) override {
+    if (r.getRemarkName() != "conv-strategy")
+      return;
+    Location loc = r.getLocation();
+    std::string where = modelLocationPrefix(loc);
+    if (where.empty()) {
+      llvm::raw_string_ostream os(where);
+      loc.print(os);
+    }
+    std::string what;
+    for (const remark::detail::Remark::Arg &arg : r.getArgs())
+      what += arg.val;
+    llvm::errs() << "hoduc: stats: conv " << where << ": " << what << "\n";
+  }
+};
+} // namespace
+
+void hodu::driver::enableStatsRemarks(MLIRContext &context) {
+  if (context.getRemarkEngine())
+    return;
+  remark::RemarkCategories cats;
+  cats.analysis = "hodu-cpu-vectorize";
+  (void)remark::enableOptimizationRemarks(
+      context, std::make_unique<StatsRemarkStreamer>(),
+      std::make_unique<remark::RemarkEmittingPolicyAll>(), cats);
 }

@@ -3,7 +3,8 @@
 // All four conv ops become one grouped sum-of-products linalg.generic over
 // channel-split views ([N, G, C/G, ...]) of zero-padded operands:
 //  - conv: out[n,g,o,y] += x[n,g,c,y*s+k*d] * w[g,o,c,k]; 2-D convolutions
-//    without groups use linalg.conv_2d_nchw_fchw instead.
+//    without groups use linalg.conv_2d_nchw_fchw instead, and 1-D ones
+//    (without a wider accumulator) are 2-D ones of height 1.
 //  - conv_transpose: the input is dilated by the stride (zeros inserted)
 //    and padded by d*(k-1)-p, then convolved with the flipped, transposed
 //    weights (stride 1).
@@ -104,10 +105,10 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
   int64_t s = xt.getRank() - 2;
   Type elt = resultType.getElementType();
   Type acc = computeType(b, elt);
-  if (s == 1 && groups == 1 && acc == elt) {
-    // A 1-D convolution is a 2-D one of height 1: the same named op, and
-    // so the same fast paths (audio front ends: STFTs as strided convs,
-    // 1-D encoders).
+  if (s == 1 && acc == elt) {
+    // A 1-D convolution is a 2-D one of height 1: the same named op or
+    // grouped form, and so the same fast paths (audio front ends: STFTs as
+    // strided convs, 1-D encoders, depthwise 1-D convs).
     auto withHeight = [](ArrayRef<int64_t> shape) {
       SmallVector<int64_t> r(shape);
       r.insert(r.begin() + 2, 1);
@@ -116,7 +117,7 @@ Value forwardConv(OpBuilder &b, Location loc, Value x, Value w,
     Value x2 = reshapeTo(b, loc, x, withHeight(xt.getShape()));
     Value w2 = reshapeTo(b, loc, w, withHeight(wt.getShape()));
     auto type2 = RankedTensorType::get(withHeight(resultType.getShape()), elt);
-    Value r = forwardConv(b, loc, x2, w2, {1, strides[0]}, {1, dil[0]}, 1,
+    Value r = forwardConv(b, loc, x2, w2, {1, strides[0]}, {1, dil[0]}, groups,
                           type2);
     return reshapeTo(b, loc, r, resultType.getShape());
   }

@@ -65,6 +65,20 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
     the unpacked im2col path.
 
+    Grouped and depthwise convolutions (the grouped sum of products
+    HoduToLinalg builds) with at most 8 channels per group become direct
+    kernels (`direct-conv`, the default): per output plane (spread over
+    threads when the plane count and work are large enough), blocks of up
+    to 4 output rows by one vector of columns, accumulated in registers with
+    fused multiply-adds; each input vector is loaded once per block and used
+    by every output row that reads it, a strided read is one contiguous load
+    and a shuffle, and the vector width (the target's down to 4 lanes) is the
+    one that covers a row in the fewest vectors. Column blocks whose reads or
+    writes would cross the row end are peeled and masked. The strategy of
+    every convolution is reported as an analysis remark (name
+    `conv-strategy`, category `hodu-cpu-vectorize`; MLIR's remark engine,
+    off unless a client enables it), which `hoduc --print-stats` prints.
+
     The pass computes the sizes and drives the transform dialect's
     interpreter with a script it builds with the transform ops' C++
     builders, so each step is an upstream transform
@@ -111,6 +125,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "Smallest K whose matmuls get a packed B">,
     Option<"packMinM", "pack-min-m", "int64_t", "16",
            "Smallest M for which a B that is not a constant is packed at run time">,
+    Option<"directConv", "direct-conv", "bool", "true",
+           "Direct vector kernels for grouped and depthwise convolutions">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

@@ -10,6 +10,8 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "DirectConv.h"
+#include "TileLoop.h"
 #include "TransformScript.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,6 +23,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Remarks.h"
 
 #include <cstring>
 
@@ -30,6 +33,45 @@ namespace hodu::cpu {
 } // namespace hodu::cpu
 
 using namespace mlir;
+using hodu::cpu::tileLoop;
+using hodu::cpu::TileBody;
+
+Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
+                          int64_t step, Value init, bool parallel,
+                          TileBody body) {
+  SmallVector<OpFoldResult> offsets, sizes;
+  auto unit = [&](OpBuilder &nb) {
+    return SmallVector<OpFoldResult>(offsets.size(), nb.getIndexAttr(1));
+  };
+  if (parallel) {
+    auto forall = scf::ForallOp::create(
+        b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{init},
+        std::nullopt);
+    OpBuilder nb = OpBuilder::atBlockBegin(forall.getBody());
+    Value iv = forall.getInductionVar(0);
+    if (step != 1)
+      iv = arith::MulIOp::create(nb, loc, iv,
+                                 arith::ConstantIndexOp::create(nb, loc, step));
+    Value tile = body(nb, iv, forall.getRegionIterArgs()[0], offsets, sizes);
+    nb.setInsertionPointToStart(forall.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(nb, loc, tile,
+                                          forall.getRegionIterArgs()[0],
+                                          offsets, sizes, unit(nb));
+    return forall.getResult(0);
+  }
+  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
+  Value ub = arith::ConstantIndexOp::create(b, loc, count * step);
+  Value st = arith::ConstantIndexOp::create(b, loc, step);
+  auto loop = scf::ForOp::create(
+      b, loc, lb, ub, st, ValueRange{init},
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
+        Value tile = body(nb, iv, iter[0], offsets, sizes);
+        Value c = tensor::InsertSliceOp::create(nb, l, tile, iter[0], offsets,
+                                                sizes, unit(nb));
+        scf::YieldOp::create(nb, l, c);
+      });
+  return loop.getResult(0);
+}
 
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
@@ -40,6 +82,9 @@ constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
 constexpr llvm::StringLiteral kIm2col = "hodu.im2col";
 /// The ops hodu-cpu-vectorize's script takes, numbered.
 constexpr llvm::StringLiteral kCandidate = "hodu.vectorize_candidate";
+/// The name of the remark that gives a convolution's strategy, which hoduc
+/// --print-stats prints (lib/Driver/Stats.cpp).
+constexpr llvm::StringLiteral kConvStrategy = "conv-strategy";
 
 /// The largest divisor of `dim` that is at most `limit` and a multiple of
 /// `step` (which divides `dim`); `step` itself if none is larger.
@@ -348,49 +393,6 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
   return wideMm;
 }
 
-/// Loop over [0, count) carrying one tensor: an scf.forall when `parallel`
-/// (the body's result is inserted at `offsets`/`sizes` by the terminator),
-/// else an scf.for. `body(builder, iv, carried)` returns the tile and where
-/// it goes.
-using TileBody = llvm::function_ref<Value(OpBuilder &, Value, Value,
-                                          SmallVector<OpFoldResult> &,
-                                          SmallVector<OpFoldResult> &)>;
-Value tileLoop(OpBuilder &b, Location loc, int64_t count, int64_t step,
-               Value init, bool parallel, TileBody body) {
-  SmallVector<OpFoldResult> offsets, sizes;
-  auto unit = [&](OpBuilder &nb) {
-    return SmallVector<OpFoldResult>(offsets.size(), nb.getIndexAttr(1));
-  };
-  if (parallel) {
-    auto forall = scf::ForallOp::create(
-        b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(count)}, ValueRange{init},
-        std::nullopt);
-    OpBuilder nb = OpBuilder::atBlockBegin(forall.getBody());
-    Value iv = forall.getInductionVar(0);
-    if (step != 1)
-      iv = arith::MulIOp::create(nb, loc, iv,
-                                 arith::ConstantIndexOp::create(nb, loc, step));
-    Value tile = body(nb, iv, forall.getRegionIterArgs()[0], offsets, sizes);
-    nb.setInsertionPointToStart(forall.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(nb, loc, tile,
-                                          forall.getRegionIterArgs()[0],
-                                          offsets, sizes, unit(nb));
-    return forall.getResult(0);
-  }
-  Value lb = arith::ConstantIndexOp::create(b, loc, 0);
-  Value ub = arith::ConstantIndexOp::create(b, loc, count * step);
-  Value st = arith::ConstantIndexOp::create(b, loc, step);
-  auto loop = scf::ForOp::create(
-      b, loc, lb, ub, st, ValueRange{init},
-      [&](OpBuilder &nb, Location l, Value iv, ValueRange iter) {
-        Value tile = body(nb, iv, iter[0], offsets, sizes);
-        Value c = tensor::InsertSliceOp::create(nb, l, tile, iter[0], offsets,
-                                                sizes, unit(nb));
-        scf::YieldOp::create(nb, l, c);
-      });
-  return loop.getResult(0);
-}
-
 Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
                   Value fillValue, int64_t m, int64_t n, int64_t k, int64_t mr,
                   int64_t nr, int64_t kc, bool parallel);
@@ -673,12 +675,38 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     RegisterTile tile = registerTile();
+    // Each convolution's strategy, as an analysis remark (MLIR's remark
+    // engine: nothing unless a client enables it; hoduc --print-stats does).
+    auto record = [&](Location loc, const std::string &what) {
+      remark::analysis(loc, remark::RemarkOpts::name(kConvStrategy)
+                                .category(getArgument()))
+          << StringRef(what);
+    };
+    // Grouped and depthwise convolutions: a direct kernel (DirectConv.cpp)
+    // where the channels per group are few, else the generic lowering.
+    SmallVector<linalg::GenericOp> generics;
+    if (directConv)
+      module.walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    for (linalg::GenericOp op : generics) {
+      Location loc = op.getLoc();
+      if (std::optional<std::string> what =
+              hodu::cpu::groupedConvToDirect(op, vectorBits, parallel))
+        record(loc, *what);
+    }
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     module.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
-    for (auto conv : convs)
-      if (conv.hasPureTensorSemantics() &&
-          !(packB && convToPackedMatmul(conv, tile, packCacheK, parallel)))
-        convToIm2colMatmul(conv);
+    for (auto conv : convs) {
+      if (!conv.hasPureTensorSemantics())
+        continue;
+      Location loc = conv.getLoc();
+      if (packB && convToPackedMatmul(conv, tile, packCacheK, parallel)) {
+        record(loc, "packed matmul (filter packed, input taps written into "
+                    "column panels)");
+        continue;
+      }
+      convToIm2colMatmul(conv);
+      record(loc, "im2col copy + matmul");
+    }
     {
       SmallVector<linalg::MatmulOp> matmuls;
       module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });

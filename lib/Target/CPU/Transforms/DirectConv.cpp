@@ -1,0 +1,353 @@
+//===- DirectConv.cpp - direct kernels for grouped convolutions -----------===//
+//
+// Depthwise and grouped 2-D convolutions (MobileNet-style 3x3 and 5x5, any
+// stride, dilation and padding) as direct vector kernels. HoduToLinalg
+// lowers them to a grouped sum of products over channel-split views, which
+// the packed matmul path does not take and the generic vectoriser turns into
+// slow code for small planes and strides (2 GMAC/s where this kernel runs
+// 10-25; docs/performance.md). The kernel, for a block of V output columns
+// (one vector) and R output rows:
+//
+//   for each output plane (n, g, m)         scf.forall when parallel
+//     for each block of R output rows        scf.for, then a tail block
+//       for each block of V output columns   scf.for over the blocks whose
+//                                            reads and writes are in bounds,
+//                                            then peeled blocks with masks
+//         acc[r] = fill value                R vectors of V lanes
+//         for c in the group's channels      scf.for when there are several
+//           for each input row y the R output rows read, each filter column j:
+//             v = x[n, g, c, y, ow0*sw + j*dw : V lanes, stride sw]
+//             acc[r] += w[g, m, c, i, j] * v   for each (r, i) that reads y
+//         out[n, g, m, oh0 + r, ow0 : V] = acc[r]
+//
+// Each input vector is loaded once per block and used by every output row
+// of the block that reads it: R*sh + (KH-1)*dh rows of loads feed
+// R*KH*KW fused multiply-adds. A strided read is one contiguous load of
+// sw*V lanes and a shuffle. V is the vector width (from the target's
+// width down to 4 lanes) that covers a row in the fewest vectors, so small
+// planes (4 or 8 columns) do not waste lanes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DirectConv.h"
+#include "TileLoop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+
+using namespace mlir;
+
+namespace {
+/// Channels per group up to which the direct kernel is used: past it a
+/// packed matmul per group would reuse each input vector across filters,
+/// which this kernel does not (the generic lowering keeps those).
+constexpr int64_t kMaxGroupChannels = 8;
+/// Output rows per register block: R accumulators plus the input vector
+/// and broadcast weights stay well within 16 vector registers.
+constexpr int64_t kMaxRows = 4;
+/// Multiply-adds from which the planes are spread over threads: below it
+/// a fork and join (a few microseconds) costs more than it saves.
+constexpr int64_t kParallelMacs = int64_t(1) << 18;
+
+/// The coefficient of dim `d` in `e`, a sum of constant multiples of dims.
+int64_t coefficient(AffineExpr e, unsigned d, unsigned dims) {
+  MLIRContext *ctx = e.getContext();
+  SmallVector<AffineExpr> repl;
+  for (unsigned i = 0; i < dims; ++i)
+    repl.push_back(getAffineConstantExpr(i == d ? 1 : 0, ctx));
+  auto c = dyn_cast<AffineConstantExpr>(e.replaceDims(repl));
+  return c ? c.getValue() : 0;
+}
+
+/// A grouped convolution as HoduToLinalg builds it:
+///   out[n, g, m, y, x] = fill + sum_{c, i, j}
+///       in[n, g, c, y*sh + i*dh, x*sw + j*dw] * w[g, m, c, i, j]
+struct GroupedConv {
+  Value input, filter, dest, fill;
+  int64_t n, g, m, c, oh, ow, kh, kw, sh, sw, dh, dw, wp;
+  Type elt;
+};
+
+std::optional<GroupedConv> matchGroupedConv(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || op.getNumLoops() != 8)
+    return std::nullopt;
+  auto iters = op.getIteratorTypesArray();
+  for (unsigned i = 0; i < 8; ++i)
+    if ((iters[i] == utils::IteratorType::reduction) != (i >= 5))
+      return std::nullopt;
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps[2] != AffineMap::get(8, 0, {d(0), d(1), d(2), d(3), d(4)}, ctx) ||
+      maps[1] != AffineMap::get(8, 0, {d(1), d(2), d(5), d(6), d(7)}, ctx))
+    return std::nullopt;
+  AffineMap xm = maps[0];
+  if (xm.getNumResults() != 5 || xm.getResult(0) != d(0) ||
+      xm.getResult(1) != d(1) || xm.getResult(2) != d(5))
+    return std::nullopt;
+  GroupedConv cv;
+  // Spatial dim k (0: rows, 1: columns): d(3+k)*stride + d(6+k)*dilation.
+  auto window = [&](unsigned k, int64_t &stride, int64_t &dilation) {
+    AffineExpr e = xm.getResult(3 + k);
+    stride = coefficient(e, 3 + k, 8);
+    dilation = coefficient(e, 6 + k, 8);
+    return stride >= 1 && dilation >= 1 &&
+           e == d(3 + k) * stride + d(6 + k) * dilation;
+  };
+  if (!window(0, cv.sh, cv.dh) || !window(1, cv.sw, cv.dw))
+    return std::nullopt;
+  // The body: acc + x * w, in one float type throughout.
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return std::nullopt;
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return std::nullopt;
+  Value acc = body.getArgument(2);
+  Value prod = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  auto mul = prod.getDefiningOp<arith::MulFOp>();
+  if (!mul || (add.getLhs() != acc && add.getRhs() != acc) ||
+      !((mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1)) ||
+        (mul.getLhs() == body.getArgument(1) &&
+         mul.getRhs() == body.getArgument(0))))
+    return std::nullopt;
+  auto xt = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  auto wt = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  auto ot = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!xt || !wt || !ot || !xt.hasStaticShape() || !wt.hasStaticShape() ||
+      !ot.hasStaticShape() || !isa<Float32Type, Float64Type>(ot.getElementType()) ||
+      xt.getElementType() != ot.getElementType() ||
+      wt.getElementType() != ot.getElementType())
+    return std::nullopt;
+  // The accumulator starts as a fill: the kernel starts from its value.
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  cv.input = op.getDpsInputs()[0];
+  cv.filter = op.getDpsInputs()[1];
+  cv.dest = fill.getOutputs()[0];
+  cv.fill = fill.getInputs()[0];
+  cv.elt = ot.getElementType();
+  cv.n = ot.getDimSize(0);
+  cv.g = ot.getDimSize(1);
+  cv.m = ot.getDimSize(2);
+  cv.oh = ot.getDimSize(3);
+  cv.ow = ot.getDimSize(4);
+  cv.c = wt.getDimSize(2);
+  cv.kh = wt.getDimSize(3);
+  cv.kw = wt.getDimSize(4);
+  cv.wp = xt.getDimSize(4);
+  if (cv.oh == 0 || cv.ow == 0 || cv.c == 0 || cv.kh == 0 || cv.kw == 0)
+    return std::nullopt;
+  return cv;
+}
+
+/// The kernel's builder: one GroupedConv, V lanes, R rows.
+struct Kernel {
+  const GroupedConv &cv;
+  Location loc;
+  int64_t v, r;
+  /// Lanes a read loads: V, or sw*V for a strided read (then shuffled).
+  int64_t readLanes() const { return cv.sw == 1 ? v : cv.sw * v; }
+
+  Value index(OpBuilder &b, int64_t i) const {
+    return arith::ConstantIndexOp::create(b, loc, i);
+  }
+  Value affine(OpBuilder &b, Value base, int64_t scale, int64_t offset) const {
+    Value s = scale == 1 ? base
+                         : arith::MulIOp::create(b, loc, base, index(b, scale));
+    return offset == 0 ? s : arith::AddIOp::create(b, loc, s, index(b, offset));
+  }
+
+  /// One block: `rows` output rows from `oh0`, V columns from `ow0`, of the
+  /// plane (n, g, m) in `tile` ([OH, OW]). `col` is the block's first
+  /// column when it is a peeled block (reads and writes are checked
+  /// against the bounds), none inside the loop over in-bounds blocks.
+  Value block(OpBuilder &b, Value tile, Value ng[3], Value oh0, Value ow0,
+              int64_t rows, std::optional<int64_t> col) const {
+    auto vec = VectorType::get({v}, cv.elt);
+    auto readVec = VectorType::get({readLanes()}, cv.elt);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(cv.elt));
+    SmallVector<Value> accs(rows,
+                            vector::BroadcastOp::create(b, loc, vec, cv.fill));
+    // The (row, filter row) pairs that read each input row, by its offset
+    // from oh0*sh.
+    std::map<int64_t, SmallVector<std::pair<int64_t, int64_t>>> readers;
+    for (int64_t row = 0; row < rows; ++row)
+      for (int64_t i = 0; i < cv.kh; ++i)
+        readers[row * cv.sh + i * cv.dh].push_back({row, i});
+    SmallVector<int64_t> picks;
+    for (int64_t l = 0; l < v; ++l)
+      picks.push_back(l * cv.sw);
+    auto channel = [&](OpBuilder &cb, Value c, SmallVector<Value> accs) {
+      for (auto &[dy, uses] : readers) {
+        Value y = affine(cb, oh0, cv.sh, dy);
+        for (int64_t j = 0; j < cv.kw; ++j) {
+          Value x = affine(cb, ow0, cv.sw, j * cv.dw);
+          bool inBounds =
+              !col || *col * cv.sw + j * cv.dw + readLanes() <= cv.wp;
+          Value in = vector::TransferReadOp::create(
+              cb, loc, readVec, cv.input, ValueRange{ng[0], ng[1], c, y, x},
+              zero, ArrayRef<bool>{inBounds});
+          if (cv.sw != 1)
+            in = vector::ShuffleOp::create(cb, loc, in, in, picks);
+          for (auto [row, i] : uses) {
+            Value wv = tensor::ExtractOp::create(
+                cb, loc, cv.filter,
+                ValueRange{ng[1], ng[2], c, index(cb, i), index(cb, j)});
+            Value wb = vector::BroadcastOp::create(cb, loc, vec, wv);
+            accs[row] = vector::FMAOp::create(cb, loc, in, wb, accs[row]);
+          }
+        }
+      }
+      return accs;
+    };
+    if (cv.c == 1) {
+      accs = channel(b, index(b, 0), accs);
+    } else {
+      auto loop = scf::ForOp::create(
+          b, loc, index(b, 0), index(b, cv.c), index(b, 1), accs,
+          [&](OpBuilder &lb, Location, Value c, ValueRange iter) {
+            scf::YieldOp::create(lb, loc,
+                                 channel(lb, c, SmallVector<Value>(iter)));
+          });
+      accs.assign(loop.getResults().begin(), loop.getResults().end());
+    }
+    bool writeInBounds = !col || *col + v <= cv.ow;
+    for (int64_t row = 0; row < rows; ++row)
+      tile = vector::TransferWriteOp::create(
+                 b, loc, accs[row], tile,
+                 ValueRange{affine(b, oh0, 1, row), ow0},
+                 ArrayRef<bool>{writeInBounds})
+                 .getResult();
+    return tile;
+  }
+
+  /// `rows` output rows from `oh0`: the in-bounds column blocks in a loop,
+  /// the rest peeled.
+  Value rowBlock(OpBuilder &b, Value tile, Value ng[3], Value oh0,
+                 int64_t rows) const {
+    int64_t blocks = llvm::divideCeil(cv.ow, v), safe = 0;
+    while (safe < blocks && (safe + 1) * v <= cv.ow &&
+           safe * v * cv.sw + (cv.kw - 1) * cv.dw + readLanes() <= cv.wp)
+      ++safe;
+    if (safe > 0) {
+      auto loop = scf::ForOp::create(
+          b, loc, index(b, 0), index(b, safe * v), index(b, v),
+          ValueRange{tile},
+          [&](OpBuilder &lb, Location, Value ow0, ValueRange iter) {
+            scf::YieldOp::create(
+                lb, loc, block(lb, iter[0], ng, oh0, ow0, rows, std::nullopt));
+          });
+      tile = loop.getResult(0);
+    }
+    for (int64_t k = safe; k < blocks; ++k)
+      tile = block(b, tile, ng, oh0, index(b, k * v), rows, k * v);
+    return tile;
+  }
+
+  /// The whole plane (n, g, m) of `tile`.
+  Value plane(OpBuilder &b, Value tile, Value ng[3]) const {
+    int64_t full = cv.oh / r, tail = cv.oh % r;
+    if (full > 0) {
+      auto loop = scf::ForOp::create(
+          b, loc, index(b, 0), index(b, full * r), index(b, r),
+          ValueRange{tile},
+          [&](OpBuilder &lb, Location, Value oh0, ValueRange iter) {
+            scf::YieldOp::create(lb, loc, rowBlock(lb, iter[0], ng, oh0, r));
+          });
+      tile = loop.getResult(0);
+    }
+    if (tail > 0)
+      tile = rowBlock(b, tile, ng, index(b, full * r), tail);
+    return tile;
+  }
+};
+
+/// The vector width, from `lanes` down to 4 (or `lanes` if fewer), that
+/// covers `width` columns in the fewest vectors; the narrower on a tie.
+int64_t chooseLanes(int64_t width, int64_t lanes) {
+  int64_t best = lanes, bestBlocks = llvm::divideCeil(width, lanes);
+  for (int64_t v = lanes / 2; v >= 4; v /= 2)
+    if (llvm::divideCeil(width, v) <= bestBlocks) {
+      best = v;
+      bestBlocks = llvm::divideCeil(width, v);
+    }
+  return best;
+}
+
+/// Rows per block: up to kMaxRows, as few blocks as that allows, a divisor
+/// of `rows` if one gives as few (no tail block).
+int64_t chooseRows(int64_t rows) {
+  int64_t most = std::min(rows, kMaxRows);
+  int64_t blocks = llvm::divideCeil(rows, most);
+  for (int64_t r = most; r >= 1; --r)
+    if (rows % r == 0 && llvm::divideCeil(rows, r) == blocks)
+      return r;
+  return most;
+}
+} // namespace
+
+std::optional<std::string>
+hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
+                               bool parallel) {
+  auto op = dyn_cast<linalg::GenericOp>(operation);
+  if (!op)
+    return std::nullopt;
+  std::optional<GroupedConv> match = matchGroupedConv(op);
+  if (!match)
+    return std::nullopt;
+  const GroupedConv &cv = *match;
+  if (cv.c > kMaxGroupChannels)
+    return llvm::formatv("generic lowering, {0} groups of {1} channels "
+                         "(direct kernels take up to {2} per group)",
+                         cv.g, cv.c, kMaxGroupChannels)
+        .str();
+  int64_t lanes = std::max<int64_t>(
+      vectorBits / cv.elt.getIntOrFloatBitWidth(), 1);
+  Kernel k{cv, op.getLoc(), chooseLanes(cv.ow, lanes), chooseRows(cv.oh)};
+  int64_t planes = cv.n * cv.g * cv.m;
+  int64_t macs = planes * cv.oh * cv.ow * cv.c * cv.kh * cv.kw;
+  bool threads = parallel && planes > 1 && macs >= kParallelMacs;
+
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto planeType = RankedTensorType::get({cv.oh, cv.ow}, cv.elt);
+  Value result = tileLoop(
+      b, loc, planes, 1, cv.dest, threads,
+      [&](OpBuilder &pb, Value iv, Value out, SmallVector<OpFoldResult> &offsets,
+          SmallVector<OpFoldResult> &sizes) {
+        // iv = (n * G + g) * M + m
+        Value gm = k.index(pb, cv.g * cv.m), mm = k.index(pb, cv.m);
+        Value ng[3] = {
+            arith::DivUIOp::create(pb, loc, iv, gm),
+            arith::RemUIOp::create(
+                pb, loc, arith::DivUIOp::create(pb, loc, iv, mm),
+                k.index(pb, cv.g)),
+            arith::RemUIOp::create(pb, loc, iv, mm)};
+        offsets = {ng[0], ng[1], ng[2], pb.getIndexAttr(0), pb.getIndexAttr(0)};
+        sizes = {pb.getIndexAttr(1), pb.getIndexAttr(1), pb.getIndexAttr(1),
+                 pb.getIndexAttr(cv.oh), pb.getIndexAttr(cv.ow)};
+        SmallVector<OpFoldResult> unit(5, pb.getIndexAttr(1));
+        Value tile = tensor::ExtractSliceOp::create(pb, loc, planeType, out,
+                                                    offsets, sizes, unit);
+        return k.plane(pb, tile, ng);
+      });
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return llvm::formatv("direct, {0} groups of {1} channel(s) x {2} filter(s), "
+                       "{3}x{4} window, stride {5}x{6}; blocks of {7} row(s) "
+                       "x {8} lanes; {9}",
+                       cv.g, cv.c, cv.m, cv.kh, cv.kw, cv.sh, cv.sw, k.r, k.v,
+                       threads ? "planes over threads" : "one thread")
+      .str();
+}

@@ -1,0 +1,29 @@
+//===- TileLoop.h - a loop over tiles carrying one tensor -------*- C++ -*-===//
+//
+// Internal to hodu-cpu-vectorize (Vectorize.cpp, DirectConv.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_LIB_TARGET_CPU_TRANSFORMS_TILELOOP_H
+#define HODU_LIB_TARGET_CPU_TRANSFORMS_TILELOOP_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpDefinition.h"
+
+namespace hodu::cpu {
+
+/// Loop over [0, count) carrying one tensor: an scf.forall when `parallel`
+/// (the body's result is inserted at `offsets`/`sizes` by the terminator),
+/// else an scf.for. `body(builder, iv, carried, offsets, sizes)` returns the
+/// tile and sets where it goes.
+using TileBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Value, mlir::Value,
+    llvm::SmallVector<mlir::OpFoldResult> &,
+    llvm::SmallVector<mlir::OpFoldResult> &)>;
+mlir::Value tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
+                     int64_t step, mlir::Value init, bool parallel,
+                     TileBody body);
+
+} // namespace hodu::cpu
+
+#endif // HODU_LIB_TARGET_CPU_TRANSFORMS_TILELOOP_H
