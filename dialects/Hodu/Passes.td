@@ -65,6 +65,46 @@ def FormFusionGroups : Pass<"hodu-form-fusion-groups", "mlir::ModuleOp"> {
   ];
 }
 
+def DecomposeConvTranspose
+    : Pass<"hodu-decompose-conv-transpose", "mlir::ModuleOp"> {
+  let summary = "Strided transposed convolutions as one convolution per output phase";
+  let description = [{
+    A `hodu.conv_transpose` with a stride above 1 (in any spatial dim),
+    dilation 1 and static shapes becomes, for every output phase
+    `a = (y + pad_begin) mod stride` (per dim), an ordinary stride-1
+    `hodu.conv` of the input with the phase's filter taps
+    `w[:, :, a + stride*t]` (flipped and transposed to the conv layout
+    `[O, C/groups, T...]` by `slice`, `reshape` and `transpose`, which
+    `hodu-fold-constants` folds for constant weights), padded or cropped so
+    that its outputs line up; the phase outputs are interleaved by a
+    `concat` per spatial dim and a `reshape`, and a `slice` drops what the
+    pads cut. Lowered directly, a transposed convolution convolves the
+    input with `stride - 1` zeros inserted between its elements, so 3/4 of
+    the multiply-adds of a 2-D stride-2 one multiply a zero; here none do.
+    Phases that no filter tap reaches (stride above the kernel) are zero
+    constants. Grouped ones keep their groups. Runs in the hodu phase at
+    -O1 and up, before constant folding.
+
+    Before (a 2x2, stride-2 upsampling):
+    ```mlir
+    %y = hodu.conv_transpose %x, %w {dilations = array<i64: 1, 1>, output_padding = array<i64: 0, 0>,
+           pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
+         : (tensor<1x8x4x4xf32>, tensor<8x8x2x2xf32>) -> tensor<1x8x8x8xf32>
+    ```
+    After (abridged; one of four phases shown):
+    ```mlir
+    %w00 = hodu.slice %w {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 8, 8, -1, -1>,
+                          steps = array<i64: 1, 1, -2, -2>} : ... -> tensor<8x8x1x1xf32>
+    %t00 = hodu.transpose ... -> tensor<8x8x1x1xf32>
+    %p00 = hodu.conv %x, %t00 {pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, ...}
+         : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
+    ... reshape each phase to 1x8x4x1x4x1, concat along dims 5 then 3,
+    %z = hodu.reshape %zz : (tensor<1x8x4x2x4x2xf32>) -> tensor<1x8x8x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::hodu::HoduDialect"];
+}
+
 def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let summary = "Evaluate hodu ops on constants and fold affine tails into weights";
   let description = [{

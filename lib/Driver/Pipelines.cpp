@@ -35,12 +35,14 @@ struct SharedPipelineOptions
 };
 
 
-/// Constant evaluation (weights transposed, BatchNorm folded into conv
-/// weights, ...) at -O1 and up.
+/// Strided transposed convolutions split into per-phase convolutions, then
+/// constant evaluation (weights transposed, BatchNorm folded into conv
+/// weights, the phase filters, ...) at -O1 and up.
 LogicalResult buildHoduPhase(OpPassManager &pm, unsigned optLevel) {
-  return addPassPipeline(pm, optLevel >= 1 ? "canonicalize,hodu-fold-constants,"
-                                         "canonicalize,cse"
-                                       : "canonicalize,cse");
+  return addPassPipeline(pm, optLevel >= 1
+                                 ? "canonicalize,hodu-decompose-conv-transpose,"
+                                   "hodu-fold-constants,canonicalize,cse"
+                                 : "canonicalize,cse");
 }
 
 /// The entry point is recorded while tensor types still carry the model's
