@@ -66,7 +66,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     the unpacked im2col path.
 
     Grouped and depthwise convolutions (the grouped sum of products
-    HoduToLinalg builds) with at most 8 channels per group become direct
+    HoduToLinalg builds) with at most 8 channels per group and 64 filter
+    taps become direct
     kernels (`direct-conv`, the default): per output plane (spread over
     threads when the plane count and work are large enough), blocks of up
     to 4 output rows by one vector of columns, accumulated in registers with

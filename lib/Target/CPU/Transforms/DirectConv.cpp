@@ -49,6 +49,9 @@ namespace {
 /// packed matmul per group would reuse each input vector across filters,
 /// which this kernel does not (the generic lowering keeps those).
 constexpr int64_t kMaxGroupChannels = 8;
+/// Most filter taps per channel: the kernel's block is unrolled over them
+/// (R * taps multiply-adds), as the packed path's tap copies are.
+constexpr int64_t kMaxTaps = 64;
 /// Output rows per register block: R accumulators plus the input vector
 /// and broadcast weights stay well within 16 vector registers.
 constexpr int64_t kMaxRows = 4;
@@ -311,6 +314,11 @@ hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
     return llvm::formatv("generic lowering, {0} groups of {1} channels "
                          "(direct kernels take up to {2} per group)",
                          cv.g, cv.c, kMaxGroupChannels)
+        .str();
+  if (cv.kh * cv.kw > kMaxTaps)
+    return llvm::formatv("generic lowering, a {0}x{1} window (direct kernels "
+                         "unroll up to {2} taps)",
+                         cv.kh, cv.kw, kMaxTaps)
         .str();
   int64_t lanes = std::max<int64_t>(
       vectorBits / cv.elt.getIntOrFloatBitWidth(), 1);

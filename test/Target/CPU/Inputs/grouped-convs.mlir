@@ -7,10 +7,11 @@ func.func @main(%x0: tensor<1x4x16x20xf32>, %w0: tensor<4x1x3x3xf32>,
                 %x4: tensor<1x8x50xf32>, %w4: tensor<8x1x5xf32>,
                 %x5: tensor<1x32x6x6xf32>, %w5: tensor<32x16x3x3xf32>,
                 %x6: tensor<1x3x10x10xf64>, %w6: tensor<3x1x3x3xf64>,
-                %x7: tensor<1x16x48x48xf32>, %w7: tensor<16x1x3x3xf32>)
+                %x7: tensor<1x16x48x48xf32>, %w7: tensor<16x1x3x3xf32>,
+                %x8: tensor<1x4x100xf32>, %w8: tensor<4x1x65xf32>)
     -> (tensor<1x4x16x20xf32>, tensor<1x6x7x7xf32>, tensor<1x4x7x9xf32>,
         tensor<2x6x7x15xf32>, tensor<1x8x50xf32>, tensor<1x32x6x6xf32>,
-        tensor<1x3x10x10xf64>, tensor<1x16x48x48xf32>) {
+        tensor<1x3x10x10xf64>, tensor<1x16x48x48xf32>, tensor<1x4x100xf32>) {
   // Depthwise 3x3, stride 1: 20 columns are a 16-lane block and a masked
   // 4-column one.
   %0 = hodu.conv %x0, %w0 {dilations = array<i64: 1, 1>, groups = 4 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x16x20xf32>, tensor<4x1x3x3xf32>) -> tensor<1x4x16x20xf32>
@@ -29,5 +30,7 @@ func.func @main(%x0: tensor<1x4x16x20xf32>, %w0: tensor<4x1x3x3xf32>,
   %6 = hodu.conv %x6, %w6 {dilations = array<i64: 1, 1>, groups = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x10x10xf64>, tensor<3x1x3x3xf64>) -> tensor<1x3x10x10xf64>
   // Enough work (331,776 multiply-adds) to spread the planes over threads.
   %7 = hodu.conv %x7, %w7 {dilations = array<i64: 1, 1>, groups = 16 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x48x48xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x48x48xf32>
-  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<1x4x16x20xf32>, tensor<1x6x7x7xf32>, tensor<1x4x7x9xf32>, tensor<2x6x7x15xf32>, tensor<1x8x50xf32>, tensor<1x32x6x6xf32>, tensor<1x3x10x10xf64>, tensor<1x16x48x48xf32>
+  // A 65-tap window: the generic lowering keeps it.
+  %8 = hodu.conv %x8, %w8 {dilations = array<i64: 1>, groups = 4 : i64, pads = array<i64: 32, 32>, strides = array<i64: 1>} : (tensor<1x4x100xf32>, tensor<4x1x65xf32>) -> tensor<1x4x100xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8 : tensor<1x4x16x20xf32>, tensor<1x6x7x7xf32>, tensor<1x4x7x9xf32>, tensor<2x6x7x15xf32>, tensor<1x8x50xf32>, tensor<1x32x6x6xf32>, tensor<1x3x10x10xf64>, tensor<1x16x48x48xf32>, tensor<1x4x100xf32>
 }
