@@ -61,7 +61,11 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     a vector, at least 4, that wastes at most an eighth: 32, 16 or 8 for
     AVX-512),
     the input is widened with zeros when the extra columns need it, and the
-    extra output columns are dropped; a convolution whose output does not
+    extra output columns are dropped; at stride 1, when that computes more
+    columns than the flattened plane would, the output is computed over the
+    flattened input plane (row pitch W) in panels that run across rows,
+    each tap's window a contiguous run of it, and the W - OW columns past
+    each row's end are dropped; a convolution whose output does not
     start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
     the unpacked im2col path.
 
@@ -132,7 +136,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
     "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
-    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect"
+    "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
+    "mlir::affine::AffineDialect"
   ];
 }
 

@@ -14,6 +14,7 @@
 #include "TileLoop.h"
 #include "TransformScript.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -24,6 +25,8 @@
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Remarks.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 #include <cstring>
 
@@ -523,10 +526,15 @@ Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
 ///   out[f, oh, q*nr + r] = sum Ap[f/mr, (c, kh, kw), f%mr] * Bp[...]
 /// Output rows are computed OWp = OW rounded up to nr wide (the input is
 /// widened with zeros if needed, the extra columns are dropped), so panels
-/// never straddle rows. The filter (usually a constant) is packed at
-/// compile time. False (nothing changed) if the conv does not qualify.
+/// never straddle rows; or, at stride 1 when that computes fewer columns
+/// (rows narrower than a panel), over the flattened input plane:
+///   Bp[q, (c, kh, kw), r] = in_flat[c, (q*nr + r) + kh*dh*W + kw*dw]
+/// whose output column p is (p / W, p % W), the W - OW last of each row
+/// dropped. The filter (usually a constant) is packed at compile time.
+/// False (nothing changed) if the conv does not qualify; else `what` says
+/// which form and tile it took.
 bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
-                        int64_t maxKc, bool parallel) {
+                        int64_t maxKc, bool parallel, std::string &what) {
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
@@ -569,18 +577,59 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   int64_t owp = llvm::alignTo(ow, nr);
   SmallVector<int64_t> st(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dl(conv.getDilations().getValues<int64_t>());
+  // Rows narrower than a panel (the deep layers of small-image models: 8, 4
+  // or 2 columns in a 16-column panel) waste most of each panel. At stride
+  // 1, a tap's window is a contiguous run of the flattened input (row
+  // pitch w), so the output is computed over the flattened [OH, w] plane
+  // instead, in panels that run across rows: the w - ow columns past each
+  // row's end (kernel width - 1, for a padded input) are computed and
+  // dropped. Taken when that computes fewer columns.
+  bool flat = false;
+  int64_t np = 0;
+  if (st[0] == 1 && st[1] == 1 && oh > 1) {
+    int64_t plane = oh * w, nrf = tile.cols;
+    while (nrf > narrowest &&
+           (llvm::alignTo(plane, nrf) - plane) * 8 > llvm::alignTo(plane, nrf))
+      nrf /= 2;
+    if (int64_t(llvm::alignTo(plane, nrf)) < oh * owp) {
+      flat = true;
+      nr = nrf;
+      np = llvm::alignTo(plane, nrf);
+    }
+  }
   Value init = conv.getOutputs()[0];
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (fill && !fill.hasPureTensorSemantics())
     fill = nullptr;
-  if ((owp != ow || fp != f) && !fill)
+  bool padded = flat || owp != ow || fp != f;
+  if (padded && !fill)
     return false; // the padded output needs a known start value
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   Type elt = out.getElementType();
   Value input = conv.getInputs()[0];
+  // Panel rows of the column buffer: one per output row, or one for the
+  // flattened plane; and the columns each holds.
+  int64_t rows = flat ? 1 : oh, width = flat ? np : owp;
+  Value flatInput;
+  if (flat) {
+    flatInput = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({c, h * w}, elt), input,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+    int64_t need = (kh - 1) * dl[0] * w + (kw - 1) * dl[1] + np;
+    if (need > h * w) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+      Value wide = tensor::EmptyOp::create(b, loc, {c, need}, elt);
+      wide = linalg::FillOp::create(b, loc, zero, wide).getResult(0);
+      SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0)),
+          ones(2, b.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes{b.getIndexAttr(c), b.getIndexAttr(h * w)};
+      flatInput = tensor::InsertSliceOp::create(b, loc, flatInput, wide, zeros,
+                                                sizes, ones);
+    }
+  }
   int64_t wNeed = (owp - 1) * st[1] + (kw - 1) * dl[1] + 1;
-  if (wNeed > w) {
+  if (!flat && wNeed > w) {
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
     Value wide = tensor::EmptyOp::create(b, loc, {1, c, h, wNeed}, elt);
     wide = linalg::FillOp::create(b, loc, zero, wide).getResult(0);
@@ -589,24 +638,41 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                                     b.getIndexAttr(h), b.getIndexAttr(w)};
     input = tensor::InsertSliceOp::create(b, loc, input, wide, zeros, sizes, ones);
   }
-  int64_t q = owp / nr;
+  int64_t q = width / nr;
   MLIRContext *ctx = conv.getContext();
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
-  Value col = tensor::EmptyOp::create(b, loc, {oh, q, c, kh, kw, nr}, elt);
-  auto destType = RankedTensorType::get({oh, q, c, nr}, elt);
+  Value col = tensor::EmptyOp::create(b, loc, {rows, q, c, kh, kw, nr}, elt);
+  auto destType = RankedTensorType::get({rows, q, c, nr}, elt);
   col = forEachTap(
       b, loc, kh, kw, dl, col,
       [&](OpBuilder &b, Location loc, Tap tap, Value col) -> Value {
-        Value src = convTap(b, loc, input, oh, owp, tap.y, tap.x, st);
-        Value tap4 = tensor::ExpandShapeOp::create(
-            b, loc, RankedTensorType::get({c, oh, q, nr}, elt), src,
-            ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+        Value tap4;
+        if (flat) {
+          // in_flat[:, y*w + x : +np], as [C, 1, q, nr].
+          AffineExpr ty, tx;
+          bindSymbols(b.getContext(), ty, tx);
+          OpFoldResult start = affine::makeComposedFoldedAffineApply(
+              b, loc, ty * w + tx, {tap.y, tap.x});
+          Value src = tensor::ExtractSliceOp::create(
+              b, loc, RankedTensorType::get({c, np}, elt), flatInput,
+              SmallVector<OpFoldResult>{b.getIndexAttr(0), start},
+              SmallVector<OpFoldResult>{b.getIndexAttr(c), b.getIndexAttr(np)},
+              SmallVector<OpFoldResult>(2, b.getIndexAttr(1)));
+          tap4 = tensor::ExpandShapeOp::create(
+              b, loc, RankedTensorType::get({c, 1, q, nr}, elt), src,
+              ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+        } else {
+          Value src = convTap(b, loc, input, oh, owp, tap.y, tap.x, st);
+          tap4 = tensor::ExpandShapeOp::create(
+              b, loc, RankedTensorType::get({c, oh, q, nr}, elt), src,
+              ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+        }
         SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
                                           b.getIndexAttr(0), tap.i, tap.j,
                                           b.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes{b.getIndexAttr(oh), b.getIndexAttr(q),
+        SmallVector<OpFoldResult> sizes{b.getIndexAttr(rows), b.getIndexAttr(q),
                                         b.getIndexAttr(c), b.getIndexAttr(1),
                                         b.getIndexAttr(1), b.getIndexAttr(nr)};
         SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
@@ -616,9 +682,9 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         return tensor::InsertSliceOp::create(b, loc, copied, col, offsets,
                                              sizes, ones);
       });
-  int64_t k = c * kh * kw, n = oh * owp;
+  int64_t k = c * kh * kw, n = rows * width;
   Value bp = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({oh * q, k, nr}, elt), col,
+      b, loc, RankedTensorType::get({rows * q, k, nr}, elt), col,
       ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}, {5}});
   Value flt2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({f, k}, elt), conv.getInputs()[1],
@@ -629,7 +695,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   if (fill && k / kc == 1) {
     fillValue = fill.getInputs()[0];
     init2d = tensor::EmptyOp::create(b, loc, {fp, n}, elt);
-  } else if (owp != ow || fp != f) {
+  } else if (padded) {
     init2d = tensor::EmptyOp::create(b, loc, {fp, n}, elt);
     init2d = linalg::FillOp::create(b, loc, fill.getInputs()[0], init2d).getResult(0);
   } else {
@@ -639,6 +705,15 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   }
   Value res = panelMatmul(b, loc, ap, bp, init2d, fillValue, fp, n, k, mr, nr,
                           kc, parallel);
+  if (flat) {
+    // The plane's first oh * w columns as [F, OH, w]; then as below.
+    res = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({fp, oh * w}, elt), res,
+        SmallVector<OpFoldResult>(2, b.getIndexAttr(0)),
+        SmallVector<OpFoldResult>{b.getIndexAttr(fp), b.getIndexAttr(oh * w)},
+        SmallVector<OpFoldResult>(2, b.getIndexAttr(1)));
+    owp = w;
+  }
   res = tensor::ExpandShapeOp::create(
       b, loc, RankedTensorType::get({fp, oh, owp}, elt), res,
       ArrayRef<ReassociationIndices>{{0}, {1, 2}});
@@ -651,6 +726,10 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
   res = tensor::ExpandShapeOp::create(b, loc, out, res,
                                       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+  what = llvm::formatv("packed matmul, {0}x{1} register tile, {2}", mr, nr,
+                       flat ? "panels across rows of the flattened plane"
+                            : "one panel row per output row")
+             .str();
   conv->getResult(0).replaceAllUsesWith(res);
   conv->erase();
   return true;
@@ -699,9 +778,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
-      if (packB && convToPackedMatmul(conv, tile, packCacheK, parallel)) {
-        record(loc, "packed matmul (filter packed, input taps written into "
-                    "column panels)");
+      std::string what;
+      if (packB && convToPackedMatmul(conv, tile, packCacheK, parallel, what)) {
+        record(loc, what);
         continue;
       }
       convToIm2colMatmul(conv);
