@@ -81,9 +81,13 @@ def DecomposeConvTranspose
     pads cut. Lowered directly, a transposed convolution convolves the
     input with `stride - 1` zeros inserted between its elements, so 3/4 of
     the multiply-adds of a 2-D stride-2 one multiply a zero; here none do.
-    Phases that no filter tap reaches (stride above the kernel) are zero
-    constants. Grouped ones keep their groups. Runs in the hodu phase at
-    -O1 and up, before constant folding.
+    Phases with the same taps and pads (all of them when the kernel is a
+    multiple of the stride) share one convolution, their filters
+    concatenated, whose output channels are then split per phase; grouped
+    transposed convolutions keep their groups and one convolution per
+    phase. Phases that no filter tap reaches (stride above the kernel) are
+    zero constants. Runs in the hodu phase at -O1 and up, before constant
+    folding.
 
     Before (a 2x2, stride-2 upsampling):
     ```mlir
@@ -91,14 +95,17 @@ def DecomposeConvTranspose
            pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
          : (tensor<1x8x4x4xf32>, tensor<8x8x2x2xf32>) -> tensor<1x8x8x8xf32>
     ```
-    After (abridged; one of four phases shown):
+    After (abridged; the four phases share one 1x1 convolution):
     ```mlir
     %w00 = hodu.slice %w {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 8, 8, -1, -1>,
                           steps = array<i64: 1, 1, -2, -2>} : ... -> tensor<8x8x1x1xf32>
     %t00 = hodu.transpose ... -> tensor<8x8x1x1xf32>
-    %p00 = hodu.conv %x, %t00 {pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, ...}
-         : (tensor<1x8x4x4xf32>, tensor<8x8x1x1xf32>) -> tensor<1x8x4x4xf32>
-    ... reshape each phase to 1x8x4x1x4x1, concat along dims 5 then 3,
+    ... the same for the phases 01, 10 and 11
+    %f = hodu.concat %t00, %t01, %t10, %t11 {dim = 0 : i64} : ... -> tensor<32x8x1x1xf32>
+    %p = hodu.conv %x, %f {pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, ...}
+         : (tensor<1x8x4x4xf32>, tensor<32x8x1x1xf32>) -> tensor<1x32x4x4xf32>
+    ... each phase's 8 channels sliced and reshaped to 1x8x4x1x4x1, concat
+    along dims 5 then 3,
     %z = hodu.reshape %zz : (tensor<1x8x4x2x4x2xf32>) -> tensor<1x8x8x8xf32>
     ```
   }];

@@ -24,6 +24,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <functional>
+#include <map>
 
 namespace hodu {
 #define GEN_PASS_DEF_DECOMPOSECONVTRANSPOSE
@@ -92,19 +93,20 @@ bool decompose(ConvTransposeOp op) {
   int64_t cg = c / groups, og = o / groups;
   SmallVector<int64_t> ones(s, 1);
 
-  // The phase a's output, [N, O, q_0, ..., q_s-1].
-  auto phase = [&](ArrayRef<int64_t> a) -> Value {
-    SmallVector<int64_t> outShape{n, o}, taps;
-    for (int64_t i = 0; i < s; ++i) {
-      outShape.push_back(dims[i].q);
+  SmallVector<int64_t> outShape{n, o};
+  for (const Dim &d : dims)
+    outShape.push_back(d.q);
+  auto outType = RankedTensorType::get(outShape, elt);
+  auto tapsOf = [&](ArrayRef<int64_t> a) {
+    SmallVector<int64_t> taps;
+    for (int64_t i = 0; i < s; ++i)
       taps.push_back(dims[i].taps(a[i]));
-    }
-    auto outType = RankedTensorType::get(outShape, elt);
-    if (llvm::is_contained(taps, 0))
-      return ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(outType, b.getZeroAttr(elt)));
-    // w[c, og, a + s*(T-1) down to a] -> [O, C/G, T...]
+    return taps;
+  };
+  // Phase a's filter taps w[c, og, a + s*(T-1) down to a] as a conv filter
+  // [O, C/G, T...].
+  auto phaseFilter = [&](ArrayRef<int64_t> a) -> Value {
+    SmallVector<int64_t> taps = tapsOf(a);
     SmallVector<int64_t> starts{0, 0}, ends{c, og}, steps{1, 1};
     for (int64_t i = 0; i < s; ++i) {
       starts.push_back(a[i] + dims[i].stride * (taps[i] - 1));
@@ -122,29 +124,83 @@ bool decompose(ConvTransposeOp op) {
     }
     wp = ReshapeOp::create(b, loc, RankedTensorType::get(split, elt), wp);
     wp = TransposeOp::create(b, loc, wp, b.getDenseI64ArrayAttr(perm));
-    wp = ReshapeOp::create(b, loc, RankedTensorType::get(conv, elt), wp);
-    // The input, cropped where the phase starts or ends inside it, and
-    // the pads that remain.
-    SmallVector<int64_t> cropStart{0, 0}, cropEnd{n, c}, lo, hi;
-    bool crop = false;
-    for (int64_t i = 0; i < s; ++i) {
-      int64_t before = dims[i].padBefore(a[i]), after = dims[i].padAfter();
-      cropStart.push_back(std::max<int64_t>(-before, 0));
-      cropEnd.push_back(dims[i].in - std::max<int64_t>(-after, 0));
-      crop |= before < 0 || after < 0;
-      lo.push_back(std::max<int64_t>(before, 0));
-      hi.push_back(std::max<int64_t>(after, 0));
+    return ReshapeOp::create(b, loc, RankedTensorType::get(conv, elt), wp);
+  };
+  // Phases with the same taps and pads read the same input windows: without
+  // groups they share one convolution, their filters concatenated (a 2x2
+  // stride-2 upsampling is one 1x1 conv with 4*O filters).
+  std::map<SmallVector<int64_t>, SmallVector<SmallVector<int64_t>>> shared;
+  auto keyOf = [&](ArrayRef<int64_t> a) {
+    SmallVector<int64_t> key = tapsOf(a);
+    for (int64_t i = 0; i < s; ++i)
+      key.push_back(dims[i].padBefore(a[i]));
+    if (groups != 1) // filters of one group must stay together
+      llvm::append_range(key, a);
+    return key;
+  };
+  {
+    SmallVector<int64_t> a(s, 0);
+    while (true) {
+      if (!llvm::is_contained(tapsOf(a), 0))
+        shared[keyOf(a)].push_back(a);
+      int64_t i = s - 1;
+      while (i >= 0 && ++a[i] == dims[i].stride)
+        a[i--] = 0;
+      if (i < 0)
+        break;
     }
-    Value xin = x;
-    if (crop)
-      xin = SliceOp::create(b, loc, x, b.getDenseI64ArrayAttr(cropStart),
-                            b.getDenseI64ArrayAttr(cropEnd),
-                            b.getDenseI64ArrayAttr(SmallVector<int64_t>(
-                                rank, 1)));
-    SmallVector<int64_t> convPads(lo);
-    llvm::append_range(convPads, hi);
-    return ConvOp::create(b, loc, outType, xin, wp, ones, convPads, ones,
-                          groups);
+  }
+  std::map<SmallVector<int64_t>, Value> convs;
+  // The phase a's output, [N, O, q_0, ..., q_s-1].
+  auto phase = [&](ArrayRef<int64_t> a) -> Value {
+    if (llvm::is_contained(tapsOf(a), 0))
+      return ConstantOp::create(
+          b, loc, DenseElementsAttr::get(outType, b.getZeroAttr(elt)));
+    SmallVector<int64_t> key = keyOf(a);
+    const SmallVector<SmallVector<int64_t>> &members = shared[key];
+    int64_t count = members.size();
+    Value &conv = convs[key];
+    if (!conv) {
+      SmallVector<Value> filters;
+      for (const SmallVector<int64_t> &m : members)
+        filters.push_back(phaseFilter(m));
+      Value filter = count == 1 ? filters.front()
+                                : ConcatOp::create(b, loc, filters, uint64_t(0))
+                                      .getResult();
+      // The input, cropped where the phase starts or ends inside it, and
+      // the pads that remain.
+      SmallVector<int64_t> cropStart{0, 0}, cropEnd{n, c}, lo, hi;
+      bool crop = false;
+      for (int64_t i = 0; i < s; ++i) {
+        int64_t before = dims[i].padBefore(a[i]), after = dims[i].padAfter();
+        cropStart.push_back(std::max<int64_t>(-before, 0));
+        cropEnd.push_back(dims[i].in - std::max<int64_t>(-after, 0));
+        crop |= before < 0 || after < 0;
+        lo.push_back(std::max<int64_t>(before, 0));
+        hi.push_back(std::max<int64_t>(after, 0));
+      }
+      Value xin = x;
+      if (crop)
+        xin = SliceOp::create(b, loc, x, b.getDenseI64ArrayAttr(cropStart),
+                              b.getDenseI64ArrayAttr(cropEnd),
+                              b.getDenseI64ArrayAttr(SmallVector<int64_t>(
+                                  rank, 1)));
+      SmallVector<int64_t> convPads(lo);
+      llvm::append_range(convPads, hi);
+      SmallVector<int64_t> convShape(outShape);
+      convShape[1] = count * o;
+      conv = ConvOp::create(b, loc, RankedTensorType::get(convShape, elt), xin,
+                            filter, ones, convPads, ones, groups);
+    }
+    if (count == 1)
+      return conv;
+    int64_t at = llvm::find(members, SmallVector<int64_t>(a)) - members.begin();
+    SmallVector<int64_t> starts(rank, 0), ends(outShape), steps(rank, 1);
+    starts[1] = at * o;
+    ends[1] = (at + 1) * o;
+    return SliceOp::create(b, loc, conv, b.getDenseI64ArrayAttr(starts),
+                           b.getDenseI64ArrayAttr(ends),
+                           b.getDenseI64ArrayAttr(steps));
   };
 
   // Interleave: Z[n, o, q_0, a_0, q_1, a_1, ...] = phase(a)[n, o, q_0, ...],
