@@ -40,6 +40,7 @@
 #include "onnx/onnx_pb.h"
 #include "onnx/shape_inference/implementation.h"
 
+#include <cstdio>
 #include <google/protobuf/io/coded_stream.h>
 
 #include <cstring>
@@ -427,12 +428,29 @@ static FailureOr<SmallVector<T>> constValues(const NodeContext &n, size_t i,
 
 FailureOr<SmallVector<int64_t>> NodeContext::constInts(size_t i,
                                                        StringRef what) {
-  return constValues<int64_t>(
-      *this, i, what, [](const ConstantView &k, int64_t j) {
-        return k.getKind() == ElementKind::Float
-                   ? static_cast<int64_t>(k.f(j))
-                   : static_cast<int64_t>(k.s(j));
+  // A float constant read as integers: each value must be a finite number
+  // within int64's range (converting one outside it is undefined).
+  std::optional<double> bad;
+  FailureOr<SmallVector<int64_t>> values = constValues<int64_t>(
+      *this, i, what, [&](const ConstantView &k, int64_t j) -> int64_t {
+        if (k.getKind() != ElementKind::Float)
+          return static_cast<int64_t>(k.s(j));
+        double v = k.f(j);
+        if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) {
+          if (!bad)
+            bad = v;
+          return 0;
+        }
+        return static_cast<int64_t>(v);
       });
+  if (succeeded(values) && bad) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", *bad);
+    return error("input #" + Twine(i) + " ('" + node.input((int)i) + "', " +
+                 what + ") holds " + text +
+                 ", which is not a number in the int64 range");
+  }
+  return values;
 }
 
 FailureOr<SmallVector<double>> NodeContext::constFloats(size_t i,
