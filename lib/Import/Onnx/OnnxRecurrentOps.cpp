@@ -13,6 +13,9 @@ using namespace hodu;
 using namespace hodu::onnx_import;
 
 namespace {
+/// Most time steps an RNN, GRU or LSTM is unrolled into.
+constexpr int64_t kMaxUnrolledSteps = 16384;
+
 
 FailureOr<Value> activation(NodeContext &n, StringRef name, Value v) {
   if (name == "Sigmoid")
@@ -198,6 +201,12 @@ LogicalResult convertRecurrent(NodeContext &n) {
                      "supported");
   }
 
+  // The recurrence is unrolled, one step per element of the sequence: a
+  // declared length of 2^31 would allocate and build without end.
+  if (seq < 0 || seq > kMaxUnrolledSteps)
+    return n.error("a sequence of " + Twine(seq) +
+                   " steps: recurrent ops are unrolled per time step at "
+                   "import, up to " + Twine(kMaxUnrolledSteps) + " steps");
   SmallVector<SmallVector<Value>> ys(seq, SmallVector<Value>(dirs));
   SmallVector<Value> lastH, lastC;
   for (int64_t d = 0; d < dirs; ++d) {
