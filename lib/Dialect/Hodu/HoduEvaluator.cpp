@@ -1032,10 +1032,23 @@ bool isReduction(Operation *op) {
 } // namespace
 
 /// `split`: one piece per result, each after the ones before it.
+/// Whether a static shape's element count fits int64 (a model may declare
+/// dims whose product does not; such a tensor is left for run time, where
+/// the tensor-size check refuses it).
+static bool countable(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || llvm::MulOverflow(n, d, n))
+      return false;
+  return true;
+}
+
 static SmallVector<ElementsAttr> evaluateSplit(SplitOp op,
                                                const ConstantView &x,
                                                const EvaluationLimits &limits) {
   // The pieces together visit (and hold) every input element once.
+  if (!countable(x.getType().getShape()))
+    return {};
   if (!x.isSplat() &&
       (x.size() > limits.maxElements || x.size() > limits.maxWork))
     return {};
@@ -1077,7 +1090,11 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
       operands.size() != op->getNumOperands())
     return {};
   auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!rt || !rt.hasStaticShape() || !getElementKind(rt.getElementType()))
+  if (!rt || !rt.hasStaticShape() || !getElementKind(rt.getElementType()) ||
+      !countable(rt.getShape()) ||
+      llvm::any_of(operands, [](const ConstantView &e) {
+        return !countable(e.getType().getShape());
+      }))
     return {};
 
   // All-splat inputs give a splat result (except concat, reductions and the
