@@ -100,8 +100,10 @@ LogicalResult convertScatter(NodeContext &n) {
 LogicalResult convertOneHot(NodeContext &n) {
   TRY(idx, n.in(0));
   TRY(depthV, n.constFloats(1, "depth"));
-  if (depthV.size() != 1 || depthV[0] < 1)
-    return n.error("depth must be one positive value");
+  // A depth past 2^40 (a dim no tensor may have) or NaN is refused before
+  // the conversion, which would be undefined beyond int64's range.
+  if (depthV.size() != 1 || !(depthV[0] >= 1 && depthV[0] <= 0x1p40))
+    return n.error("depth must be one value from 1 to 2^40");
   int64_t depth = (int64_t)depthV[0];
   RankedTensorType vt = n.type(2);
   if (!vt || vt.getNumElements() != 2)

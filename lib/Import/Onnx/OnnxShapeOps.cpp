@@ -471,7 +471,13 @@ LogicalResult convertResize(NodeContext &n) {
           scale = policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
         }
         for (int64_t ax : axes) {
-          sizes[ax] = (int64_t)std::floor(double(t.getDimSize(ax)) * scale + 0.5);
+          // A zero-sized input dim makes the scale infinite and this NaN.
+          double size = std::floor(double(t.getDimSize(ax)) * scale + 0.5);
+          if (!(size >= 0 && size <= double(kMaxDim)))
+            return n.error("keep_aspect_ratio_policy '" + policy +
+                           "' gives no size between 0 and 2^40 for axis " +
+                           Twine(ax));
+          sizes[ax] = (int64_t)size;
           scales[ax] = scale;
         }
       }
