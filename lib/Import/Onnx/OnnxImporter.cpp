@@ -420,6 +420,14 @@ static FailureOr<SmallVector<T>> constValues(const NodeContext &n, size_t i,
   std::optional<ConstantView> k = n.constantInput(i);
   if (!k)
     return n.notKnownError(i, what);
+  // These are shape-like operands (axes, starts, pads, sizes, ...): a splat
+  // constant may claim billions of elements, and reading each would hang.
+  constexpr int64_t kMaxValues = int64_t(1) << 16;
+  if (k->size() < 0 || k->size() > kMaxValues)
+    return n.error("input #" + Twine(i) + " ('" + n.node.input((int)i) +
+                   "', " + what + ") has " + Twine(k->size()) +
+                   " elements; at most " + Twine(kMaxValues) +
+                   " are read at import");
   SmallVector<T> out;
   for (int64_t j = 0; j < k->size(); ++j)
     out.push_back(get(*k, j));
