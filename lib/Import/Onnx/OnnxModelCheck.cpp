@@ -14,6 +14,7 @@
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
+#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -119,14 +120,26 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
     if (!vi.type().has_tensor_type() ||
         !vi.type().tensor_type().has_shape())
       return success();
+    // The known dims' product too: a dozen dims of 2^31 each pass the dim
+    // bound and overflow every element count computed from them.
+    int64_t elements = 1;
+    bool tooMany = false;
     for (auto [i, dim] :
-         llvm::enumerate(vi.type().tensor_type().shape().dim()))
+         llvm::enumerate(vi.type().tensor_type().shape().dim())) {
       if (dim.has_dim_value() &&
           (dim.dim_value() < 0 || dim.dim_value() > kMaxDim))
         return emitError(fileLoc)
                << what << " '" << vi.name() << "' has dim " << dim.dim_value()
                << " at position " << i
                << "; dims are between 0 and 2^40";
+      if (dim.has_dim_value() &&
+          (llvm::MulOverflow(elements, int64_t(dim.dim_value()), elements) ||
+           elements > kMaxDim))
+        tooMany = true;
+    }
+    if (tooMany)
+      return emitError(fileLoc) << what << " '" << vi.name()
+                                << "' declares more than 2^40 elements";
     return success();
   };
   for (const auto &vi : graph.input())
@@ -138,12 +151,18 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
   for (const auto &vi : graph.value_info())
     if (failed(checkDims(vi, "value_info")))
       return failure();
-  for (const auto &init : graph.initializer())
-    for (int64_t d : init.dims())
+  for (const auto &init : graph.initializer()) {
+    int64_t elements = 1;
+    for (int64_t d : init.dims()) {
       if (d < 0 || d > kMaxDim)
         return emitError(fileLoc) << "initializer '" << init.name()
                                   << "' has dim " << d
                                   << "; dims are between 0 and 2^40";
+      if (llvm::MulOverflow(elements, d, elements) || elements > kMaxDim)
+        return emitError(fileLoc) << "initializer '" << init.name()
+                                  << "' declares more than 2^40 elements";
+    }
+  }
 
   // Lengths of declared 1-D values, for the shape operands below.
   llvm::StringMap<int64_t> declaredLength;

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "llvm/Support/MathExtras.h"
 #include "OnnxOpsCommon.h"
 
 #include "onnx/onnx_pb.h"
@@ -28,9 +29,12 @@ RankedTensorType hodu::onnx_import::tensorType(Value v) {
 }
 
 int64_t hodu::onnx_import::product(ArrayRef<int64_t> s) {
+  // Saturates rather than overflow (declared element counts are bounded by
+  // the model check; computed shapes by the tensor-size check after import).
   int64_t p = 1;
   for (int64_t d : s)
-    p *= d;
+    if (llvm::MulOverflow(p, d, p))
+      return INT64_MAX;
   return p;
 }
 
