@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "OnnxImporterImpl.h"
+#include "OnnxOpsCommon.h"
 
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
-#include "llvm/Support/MathExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -38,6 +38,7 @@ bool hasWindowAttributes(llvm::StringRef op) {
 /// The largest declared dim (the default --max-tensor-elements): past it,
 /// size arithmetic on dims overflows int64.
 using hodu::onnx_import::kMaxDim;
+using hodu::onnx_import::product;
 
 /// The most dims a shape operand may give a result.
 constexpr int64_t kMaxRank = 64;
@@ -120,24 +121,22 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
     if (!vi.type().has_tensor_type() ||
         !vi.type().tensor_type().has_shape())
       return success();
-    // The known dims' product too: a dozen dims of 2^31 each pass the dim
-    // bound and overflow every element count computed from them.
-    int64_t elements = 1;
-    bool tooMany = false;
+    SmallVector<int64_t> known;
     for (auto [i, dim] :
          llvm::enumerate(vi.type().tensor_type().shape().dim())) {
-      if (dim.has_dim_value() &&
-          (dim.dim_value() < 0 || dim.dim_value() > kMaxDim))
+      if (!dim.has_dim_value())
+        continue;
+      if (dim.dim_value() < 0 || dim.dim_value() > kMaxDim)
         return emitError(fileLoc)
                << what << " '" << vi.name() << "' has dim " << dim.dim_value()
                << " at position " << i
                << "; dims are between 0 and 2^40";
-      if (dim.has_dim_value() &&
-          (llvm::MulOverflow(elements, int64_t(dim.dim_value()), elements) ||
-           elements > kMaxDim))
-        tooMany = true;
+      known.push_back(dim.dim_value());
     }
-    if (tooMany)
+    // The known dims' product too (product saturates): a dozen dims of 2^31
+    // each pass the dim bound and overflow every element count computed
+    // from them.
+    if (product(known) > kMaxDim)
       return emitError(fileLoc) << what << " '" << vi.name()
                                 << "' declares more than 2^40 elements";
     return success();
@@ -152,16 +151,15 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
     if (failed(checkDims(vi, "value_info")))
       return failure();
   for (const auto &init : graph.initializer()) {
-    int64_t elements = 1;
-    for (int64_t d : init.dims()) {
+    for (int64_t d : init.dims())
       if (d < 0 || d > kMaxDim)
         return emitError(fileLoc) << "initializer '" << init.name()
                                   << "' has dim " << d
                                   << "; dims are between 0 and 2^40";
-      if (llvm::MulOverflow(elements, d, elements) || elements > kMaxDim)
-        return emitError(fileLoc) << "initializer '" << init.name()
-                                  << "' declares more than 2^40 elements";
-    }
+    if (product(ArrayRef<int64_t>(init.dims().data(), init.dims_size())) >
+        kMaxDim)
+      return emitError(fileLoc) << "initializer '" << init.name()
+                                << "' declares more than 2^40 elements";
   }
 
   // Lengths of declared 1-D values, for the shape operands below.
