@@ -115,6 +115,7 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
   return std::string(
              "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
              "boundaries function-boundary-type-conversion=identity-layout-map},"
+             "func.func(hodu-cpu-hoist-parallel-allocs),"
              "buffer-results-to-out-params{hoist-static-allocs "
              "modify-public-functions},"
              "canonicalize,buffer-deallocation-pipeline,canonicalize,"

@@ -69,6 +69,26 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     start as a fill, or whose filter count gives no 4- or 8-row tile, keeps
     the unpacked im2col path.
 
+    Before that, a batch-1 f32 3x3 stride-1 convolution with a constant
+    filter and a filled output is computed by Winograd F(2x2,3x3)
+    (`winograd`, the default) when the cost model prefers it: every 2x2 block
+    of outputs (a tile) from a 4x4 input window with 16 multiply-adds per
+    filter and channel instead of 36. The filters' 4x4 transforms are
+    computed at compile time and packed as the A panels of 16 matmuls (one
+    per transform position), which run in the packed register kernels; the
+    input tiles' transforms (additions only: each row read as two
+    overlapping vectors split into even and odd columns) are written as
+    their B panels, and the output transform interleaves each tile's two
+    columns back into contiguous rows. Tiles go in blocks of whole tile rows
+    (at least 64 tiles, so that the filters' panels are read once per
+    block), rows padded to whole panels; the blocks run in chunks (at most
+    8) over threads, each chunk with its own scratch. The cost model counts
+    lane operations: the matmuls' multiply-adds plus the transforms' loads,
+    shuffles, additions and stores (weighted twice), against the packed
+    path's 9 multiply-adds per output and channel plus its im2col copy;
+    few channels, narrow rows (padded to a panel) or small planes keep the
+    packed path.
+
     Grouped and depthwise convolutions (the grouped sum of products
     HoduToLinalg builds) with at most 8 channels per group and 64 filter
     taps become direct
@@ -132,6 +152,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "Smallest M for which a B that is not a constant is packed at run time">,
     Option<"directConv", "direct-conv", "bool", "true",
            "Direct vector kernels for grouped and depthwise convolutions">,
+    Option<"winograd", "winograd", "bool", "true",
+           "Winograd F(2x2,3x3) for 3x3 stride-1 convolutions where the cost model prefers it">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
@@ -266,6 +288,48 @@ def CpuInlineDeallocHelpers
     those, so this pass inlines every call of such a helper and erases the
     helper. Functions of other names are left alone.
   }];
+}
+
+def CpuHoistParallelAllocs
+    : Pass<"hodu-cpu-hoist-parallel-allocs", "mlir::func::FuncOp"> {
+  let summary = "One allocation per parallel loop for the scratch of its iterations (CPU)";
+  let description = [{
+    A `memref.alloc` of static shape in the body of an `scf.forall` (not
+    inside a loop nested in it) is scratch of one iteration: bufferization
+    puts the `tensor.empty` of a tile's temporaries there (the V and M
+    blocks of a Winograd convolution). Left there, every iteration calls
+    malloc and free, and a large block is mapped and unmapped each time
+    (page faults on every run). With a static trip count of at most
+    `max-iterations`, this pass allocates the scratch of all iterations once
+    before the loop, as bytes, and gives each iteration its own part of it
+    (a `memref.view` at iteration * size, 64-byte aligned), so that the
+    allocation joins the run's planned workspace. Allocations whose buffer
+    may outlive the iteration (yielded, returned or passed to a call, directly
+    or through a view) stay where they are.
+
+    Before:
+    ```mlir
+    scf.forall (%i) in (4) {
+      %s = memref.alloc() : memref<16x64xf32>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    %all = memref.alloc() {alignment = 64 : i64} : memref<16384xi8>
+    scf.forall (%i) in (4) {
+      %off = arith.muli %i, %c4096 : index
+      %s = memref.view %all[%off][] : memref<16384xi8> to memref<16x64xf32>
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", "64",
+           "Most iterations of a loop whose scratch is hoisted">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
 }
 
 def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {

@@ -11,6 +11,8 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "DirectConv.h"
+#include "Packing.h"
+#include "Winograd.h"
 #include "TileLoop.h"
 #include "TransformScript.h"
 
@@ -37,6 +39,7 @@ namespace hodu::cpu {
 
 using namespace mlir;
 using hodu::cpu::tileLoop;
+using namespace hodu::cpu;
 using hodu::cpu::TileBody;
 
 Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
@@ -76,6 +79,37 @@ Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
   return loop.getResult(0);
 }
 
+int64_t hodu::cpu::registerSize(int64_t dim, int64_t largest,
+                                int64_t smallest) {
+  for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
+       s >= std::max<int64_t>(smallest, 1); s /= 2)
+    if (dim % s == 0)
+      return s;
+  return 1;
+}
+
+// The constant `v` is, looked for through reshapes (which keep its
+// row-major data: a conv filter flattened to 2-D), or null.
+arith::ConstantOp hodu::cpu::constantThroughReshapes(Value v) {
+  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
+  return v.getDefiningOp<arith::ConstantOp>();
+}
+
+// The raw data of a constant that is not a splat, or none.
+std::optional<ArrayRef<char>> hodu::cpu::rawData(arith::ConstantOp cst) {
+  if (!cst)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    return dense.isSplat() ? std::nullopt
+                           : std::optional<ArrayRef<char>>(dense.getRawData());
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      return blob->getData();
+  return std::nullopt;
+}
+
 namespace {
 constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
 /// Marks the register-tile contractions of a packed matmul (and the fills
@@ -97,23 +131,6 @@ int64_t tileSize(int64_t dim, int64_t limit, int64_t step) {
       return t;
   return step;
 }
-
-/// The largest of `largest`, `largest`/2, ... down to `smallest` that
-/// divides `dim`, `largest` first rounded down to a power of two so that the
-/// sizes divide the usual power-of-two shapes; 1 if none does.
-int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest) {
-  for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
-       s >= std::max<int64_t>(smallest, 1); s /= 2)
-    if (dim % s == 0)
-      return s;
-  return 1;
-}
-
-/// The most rows and columns of C one register kernel holds (f32), and the
-/// lanes of the target's vectors.
-struct RegisterTile {
-  int64_t rows, cols, lanes;
-};
 
 /// Filter tap (i, j) of a batch-1 NCHW conv input, `width` output columns
 /// wide: in[0, :, i*dh : +oh*sh : sh, j*dw : +width*sw : sw] as [C, OH, width],
@@ -255,28 +272,6 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
       .getResult(0);
 }
 
-/// The constant `v` is, looked for through reshapes (which keep its
-/// row-major data: a conv filter flattened to 2-D), or null.
-arith::ConstantOp constantThroughReshapes(Value v) {
-  while (isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
-      v.getDefiningOp()))
-    v = v.getDefiningOp()->getOperand(0);
-  return v.getDefiningOp<arith::ConstantOp>();
-}
-
-/// The raw data of a constant that is not a splat, or none.
-std::optional<ArrayRef<char>> rawData(arith::ConstantOp cst) {
-  if (!cst)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-    return dense.isSplat() ? std::nullopt
-                           : std::optional<ArrayRef<char>>(dense.getRawData());
-  if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
-    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
-      return blob->getData();
-  return std::nullopt;
-}
-
 /// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
 ///   B-style (`rows` false): P[j, r, c] = src[r, j*w + c]   -> [C/w, R, w]
 ///   A-style (`rows` true):  P[i, c, r] = src[i*w + r, c]   -> [R/w, C, w]
@@ -396,10 +391,6 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
   return wideMm;
 }
 
-Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
-                  Value fillValue, int64_t m, int64_t n, int64_t k, int64_t mr,
-                  int64_t nr, int64_t kc, bool parallel);
-
 /// GotoBLAS-style packing for a static 2-D matmul C[M,N] += A[M,K] B[K,N].
 /// The register kernel reads an nr-wide row of B and an mr-tall column of
 /// A per k step. Unpacked, B's rows are N and A's rows K floats apart, so
@@ -441,14 +432,12 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
   mm->erase();
 }
 
-/// The loops of a packed matmul C[M,N] (`init`) += A B, from the panels
-/// Ap [M/mr, K, mr] and Bp [N/nr, K, nr]: panel j (an scf.forall when
-/// `parallel`) / k block (`kc`) / mr-row block, each a `kPanel`-tagged
-/// register-tile contraction. With `fillValue`, every tile starts from it
-/// (C is not read; `kc` must be K).
-Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
-                  Value fillValue, int64_t m, int64_t n, int64_t k, int64_t mr,
-                  int64_t nr, int64_t kc, bool parallel) {
+} // namespace
+
+Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
+                             Value init, Value fillValue, int64_t m, int64_t n,
+                             int64_t k, int64_t mr, int64_t nr, int64_t kc,
+                             bool parallel) {
   MLIRContext *ctx = b.getContext();
   Type elt = cast<RankedTensorType>(init.getType()).getElementType();
   AffineExpr dm, dn, dk;
@@ -520,6 +509,7 @@ Value panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp, Value init,
       });
 }
 
+namespace {
 /// conv_2d_nchw_fchw with batch 1 and static shapes -> a packed matmul whose
 /// column panels the im2col taps write directly (no second copy):
 ///   Bp[(oh, q), (c, kh, kw), r] = in[0, c, oh*sh + kh*dh, (q*nr + r)*sw + kw*dw]
@@ -778,6 +768,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
+      if (packB && winograd)
+        if (std::optional<std::string> what =
+                hodu::cpu::convToWinograd(conv, tile, parallel)) {
+          record(loc, *what);
+          continue;
+        }
       std::string what;
       if (packB && convToPackedMatmul(conv, tile, packCacheK, parallel, what)) {
         record(loc, what);

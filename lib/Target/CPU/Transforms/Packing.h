@@ -1,0 +1,47 @@
+//===- Packing.h - packed register-tile matmuls -----------------*- C++ -*-===//
+//
+// Internal to hodu-cpu-vectorize (Vectorize.cpp, Winograd.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_LIB_TARGET_CPU_TRANSFORMS_PACKING_H
+#define HODU_LIB_TARGET_CPU_TRANSFORMS_PACKING_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+
+namespace hodu::cpu {
+
+/// The most rows and columns of C one register kernel holds (f32), and the
+/// lanes of the target's vectors.
+struct RegisterTile {
+  int64_t rows, cols, lanes;
+};
+
+/// The largest of `largest`, `largest`/2, ... down to `smallest` that
+/// divides `dim`, `largest` first rounded down to a power of two so that the
+/// sizes divide the usual power-of-two shapes; 1 if none does.
+int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest);
+
+/// The constant `v` is, looked for through reshapes (which keep its
+/// row-major data: a conv filter flattened to 2-D), or null.
+mlir::arith::ConstantOp constantThroughReshapes(mlir::Value v);
+
+/// The raw data of a constant that is not a splat, or none.
+std::optional<llvm::ArrayRef<char>> rawData(mlir::arith::ConstantOp cst);
+
+/// The loops of a packed matmul C[M,N] (`init`) += A B, from the panels
+/// Ap [M/mr, K, mr] and Bp [N/nr, K, nr]: panel j (an scf.forall when
+/// `parallel`) / k block (`kc`) / mr-row block, each a register-tile
+/// contraction that hodu-cpu-vectorize turns into one vector kernel. With
+/// `fillValue`, every tile starts from it (C is not read; `kc` must be K).
+mlir::Value panelMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ap,
+                        mlir::Value bp, mlir::Value init, mlir::Value fillValue,
+                        int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr,
+                        int64_t kc, bool parallel);
+
+} // namespace hodu::cpu
+
+#endif // HODU_LIB_TARGET_CPU_TRANSFORMS_PACKING_H

@@ -1,0 +1,31 @@
+//===- Winograd.h - 3x3 convolutions by Winograd F(2x2,3x3) -----*- C++ -*-===//
+//
+// Internal to hodu-cpu-vectorize (Vectorize.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_LIB_TARGET_CPU_TRANSFORMS_WINOGRAD_H
+#define HODU_LIB_TARGET_CPU_TRANSFORMS_WINOGRAD_H
+
+#include "Packing.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::linalg {
+class Conv2DNchwFchwOp;
+} // namespace mlir::linalg
+
+namespace hodu::cpu {
+
+/// Rewrites `conv`, a batch-1 f32 3x3 stride-1 convolution with a constant
+/// filter and a filled output, as Winograd F(2x2,3x3) (see Winograd.cpp)
+/// when its cost model says that is cheaper than the packed im2col matmul
+/// with register tile `tile`. Returns a one-line description for
+/// --print-stats if it did; none (nothing changed) if not.
+std::optional<std::string> convToWinograd(mlir::linalg::Conv2DNchwFchwOp conv,
+                                          RegisterTile tile, bool parallel);
+
+} // namespace hodu::cpu
+
+#endif // HODU_LIB_TARGET_CPU_TRANSFORMS_WINOGRAD_H

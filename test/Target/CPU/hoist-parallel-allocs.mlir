@@ -1,0 +1,66 @@
+// hodu-cpu-hoist-parallel-allocs: the scratch buffer of each scf.forall
+// iteration becomes one allocation before the loop, a 64-byte-aligned part
+// per iteration; buffers that may outlive the iteration or are freed in
+// it, loops of unknown or too many iterations and allocations inside
+// nested loops are left alone.
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs))' | FileCheck %s
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2}))' | FileCheck %s --check-prefix=FEW
+
+// CHECK-LABEL: func.func @scratch
+// CHECK: %[[ALL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<768xi8>
+// CHECK: scf.forall (%[[I:.*]], %[[J:.*]]) in (2, 3)
+// CHECK-NOT: memref.alloc
+// CHECK: %[[ROW:.*]] = arith.muli {{.*}}, %c3
+// CHECK: %[[LIN:.*]] = arith.addi %[[ROW]], {{.*}}
+// CHECK: %[[OFF:.*]] = arith.muli %[[LIN]], %c128
+// CHECK: memref.view %[[ALL]][%[[OFF]]][] : memref<768xi8> to memref<5x5xf32>
+// FEW-LABEL: func.func @scratch
+// FEW: scf.forall
+// FEW-NEXT: memref.alloc() : memref<5x5xf32>
+func.func @scratch(%out: memref<2x3xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  scf.forall (%i, %j) in (2, 3) {
+    %s = memref.alloc() : memref<5x5xf32>
+    linalg.fill ins(%cst : f32) outs(%s : memref<5x5xf32>)
+    %v = memref.load %s[%c0, %c0] : memref<5x5xf32>
+    memref.store %v, %out[%i, %j] : memref<2x3xf32>
+  }
+  return
+}
+
+func.func private @keep(memref<8xf32>)
+
+// CHECK-LABEL: func.func @left_alone
+// CHECK: scf.forall
+// CHECK-NEXT: memref.alloc() : memref<8xf32>
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK-NEXT: memref.alloc() : memref<8xf32>
+// CHECK: scf.forall
+// CHECK-NEXT: memref.alloc() : memref<8xf32>
+func.func @left_alone(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // Passed to a call through a view: may outlive the iteration.
+  scf.forall (%i) in (4) {
+    %s = memref.alloc() : memref<8xf32>
+    %v = memref.subview %s[0] [8] [1] : memref<8xf32> to memref<8xf32, strided<[1]>>
+    %c = memref.cast %v : memref<8xf32, strided<[1]>> to memref<8xf32>
+    func.call @keep(%c) : (memref<8xf32>) -> ()
+  }
+  // Inside a loop nested in the forall.
+  scf.forall (%i) in (4) {
+    scf.for %k = %c0 to %c4 step %c1 {
+      %s = memref.alloc() : memref<8xf32>
+      memref.dealloc %s : memref<8xf32>
+    }
+  }
+  // A trip count known only at run time (and a buffer freed in the body).
+  scf.forall (%i) in (%n) {
+    %s = memref.alloc() : memref<8xf32>
+    memref.dealloc %s : memref<8xf32>
+  }
+  return
+}
