@@ -1150,7 +1150,8 @@ ElementsAttr hodu::evaluateRange(const ConstantView &start,
     // Also refuses NaN and infinite counts (delta 0, non-finite bounds).
     if (!(n < static_cast<double>(limits.maxElements) + 1))
       return {};
-    count = std::max<int64_t>(static_cast<int64_t>(n), 0);
+    // n may be far below int64's range (converting it is undefined).
+    count = n > 0 ? static_cast<int64_t>(n) : 0;
   } else {
     // Exact in 64-bit unsigned arithmetic: limit - start may overflow the
     // signed type, never the span between them as an unsigned number.
