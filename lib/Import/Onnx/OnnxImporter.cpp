@@ -1201,8 +1201,8 @@ LogicalResult NodeLoop::importScan8(NodeContext &n,
         return n.error("sequence_lens other than the full length " +
                        Twine(trips) + " are not supported");
   }
-  if (batch * trips > kMaxUnrolledIterations)
-    return n.error("scans " + Twine(batch * trips) + " iterations; Hodu "
+  if (product({batch, trips}) > kMaxUnrolledIterations)
+    return n.error("scans " + Twine(product({batch, trips})) + " iterations; Hodu "
                    "unrolls at most " + Twine(kMaxUnrolledIterations));
   for (int64_t i = 0; i < numState; ++i) {
     TRY(v, n.in(1 + i));

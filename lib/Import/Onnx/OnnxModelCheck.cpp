@@ -218,6 +218,16 @@ static LogicalResult checkGraph(const onnx::GraphProto &graph, int64_t opset,
     for (const std::string &out : node.output())
       if (!out.empty())
         scope.add(out);
+    // DepthToSpace/SpaceToDepth: libonnx's inference and the importer
+    // square the blocksize; it can never exceed 2^20 in a valid model (its
+    // square divides the channels, or multiplies them, within 2^40).
+    if (node.op_type() == "DepthToSpace" || node.op_type() == "SpaceToDepth")
+      for (const onnx::AttributeProto &attr : node.attribute())
+        if (attr.name() == "blocksize" &&
+            (attr.i() < 1 || attr.i() > (int64_t(1) << 20)))
+          return fail() << "attribute 'blocksize' must be between 1 and 2^20, "
+                           "got "
+                        << attr.i();
     if (!hasWindowAttributes(node.op_type()))
       continue;
     for (const onnx::AttributeProto &attr : node.attribute()) {

@@ -164,6 +164,10 @@ LogicalResult convertTile(NodeContext &n) {
   for (auto [d, rep] : llvm::zip(t.getShape(), reps)) {
     if (rep < 0)
       return n.error("repeats must be non-negative");
+    // d is at most kMaxDim (the model check); so must the tiled dim be.
+    if (rep > 0 && d > kMaxDim / rep)
+      return n.error("repeats of " + std::to_string(rep) + " on a dim of " +
+                     std::to_string(d) + " make it larger than 2^40");
     inter.append({1, d});
     bcast.append({rep, d});
     out.push_back(rep * d);
@@ -547,8 +551,12 @@ LogicalResult convertDepthSpace(NodeContext &n) {
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2),
           W = t.getDimSize(3);
   Value y;
+  // Every dim is at most 2^40 (the model check), so is a sane blocksize;
+  // bs * bs and the products below then stay far from overflowing.
+  if (bs > kMaxDim)
+    return n.error("blocksize must be at most 2^40");
   if (n.node.op_type() == "DepthToSpace") {
-    if (C % (bs * bs))
+    if (bs > C / bs || C % (bs * bs))
       return n.error("channels are not divisible by blocksize^2");
     TRY(mode, n.attrString("mode", "DCR"));
     int64_t c = C / (bs * bs);
@@ -567,6 +575,8 @@ LogicalResult convertDepthSpace(NodeContext &n) {
   } else {
     if (H % bs || W % bs)
       return n.error("spatial dims are not divisible by blocksize");
+    if (product({C, bs, bs}) > kMaxDim)
+      return n.error("channels times blocksize^2 exceed 2^40");
     TRY(tr, make<TransposeOp>(n, n.reshape(x, {N, C, H / bs, bs, W / bs, bs}),
                               ArrayRef<int64_t>{0, 3, 5, 1, 2, 4}));
     y = n.reshape(tr, {N, C * bs * bs, H / bs, W / bs});
