@@ -51,6 +51,12 @@ static cl::opt<std::string> mcpu("mcpu",
                                  cl::value_desc("cpu"), cl::cat(category));
 static cl::opt<std::string> mattr("mattr", cl::desc("Extra CPU features (+avx2,-fma)"),
                                   cl::value_desc("features"), cl::cat(category));
+static cl::opt<std::string> winograd(
+    "winograd",
+    cl::desc("CPU: Winograd 3x3 convolutions: auto (F(2x2,3x3) and "
+             "F(4x4,3x3) where cheaper; default), f2 (F(2x2,3x3) only, "
+             "rounding like the direct sum) or off"),
+    cl::value_desc("auto|f2|off"), cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     device("device",
            cl::desc("Target back end: cpu (default); see --list-targets"),
@@ -179,6 +185,10 @@ int main(int argc, char **argv) {
   opts.targetOptions.triple = triple;
   opts.targetOptions.cpu = mcpu;
   opts.targetOptions.features = mattr;
+  if (winograd != "auto" && winograd != "f2" && winograd != "off")
+    return usageError("--winograd takes auto, f2 or off, not '" + winograd +
+                      "'");
+  opts.targetOptions.winograd = winograd;
   opts.targetOptions.gpuArchs.assign(gpuArchs.begin(), gpuArchs.end());
   opts.target = device;
   opts.name = modelName;

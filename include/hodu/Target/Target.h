@@ -49,6 +49,9 @@ struct TargetOptions {
   std::string features; // CPU: extra "+avx2,-fma" style features
   std::vector<std::string> gpuArchs; // GPU targets: sm_80, gfx942, ...
   unsigned optLevel = 2;
+  /// CPU: Winograd convolutions, "auto" (F(2x2,3x3) and F(4x4,3x3) where the
+  /// cost model prefers them), "f2" (F(2x2,3x3) only) or "off".
+  std::string winograd = "auto";
 };
 
 /// One kind of artifact a target writes (`hoduc --emit=NAME`).

@@ -60,6 +60,10 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(32)};
+  Option<std::string> winograd{
+      *this, "winograd",
+      llvm::cl::desc("Winograd 3x3 convolutions: auto, f2 or off"),
+      llvm::cl::init("auto")};
   Option<bool> exportAlias{
       *this, "export-alias",
       llvm::cl::desc("Export the descriptor as hodu_model_descriptor too "
@@ -78,13 +82,14 @@ struct CPUPipelineConfig {
   unsigned optLevel = 2;
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
+  std::string winograd = "auto";
   bool exportAlias = true;
   bool library = false;
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
-  return {o.optLevel, o.vectorBits, o.vectorRegisters, o.exportAlias,
-          o.library};
+  return {o.optLevel,         o.vectorBits,  o.vectorRegisters,
+          o.winograd.getValue(), o.exportAlias, o.library};
 }
 
 
@@ -99,7 +104,9 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
                       std::to_string(o.vectorRegisters) + "}";
   std::string p;
   if (o.optLevel >= 2)
-    p += "hodu-cpu-vectorize" + shape + ",canonicalize,";
+    p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
+         " vector-registers=" + std::to_string(o.vectorRegisters) +
+         " winograd=" + o.winograd + "},canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
   if (o.optLevel >= 2)
@@ -241,6 +248,7 @@ private:
     o.exportAlias =
         request.artifactKind == "so" || request.artifactKind == "exe";
     o.library = request.library;
+    o.winograd = request.target.winograd;
     VectorShape shape;
     std::string error;
     if (auto tm = createTargetMachine(request.target, error))

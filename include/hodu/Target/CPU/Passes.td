@@ -70,24 +70,33 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     the unpacked im2col path.
 
     Before that, a batch-1 f32 3x3 stride-1 convolution with a constant
-    filter and a filled output is computed by Winograd F(2x2,3x3)
-    (`winograd`, the default) when the cost model prefers it: every 2x2 block
-    of outputs (a tile) from a 4x4 input window with 16 multiply-adds per
-    filter and channel instead of 36. The filters' 4x4 transforms are
-    computed at compile time and packed as the A panels of 16 matmuls (one
-    per transform position), which run in the packed register kernels; the
-    input tiles' transforms (additions only: each row read as two
-    overlapping vectors split into even and odd columns) are written as
-    their B panels, and the output transform interleaves each tile's two
-    columns back into contiguous rows. Tiles go in blocks of whole tile rows
+    filter and a filled output is computed by Winograd F(2x2,3x3) or
+    F(4x4,3x3) when the cost model prefers it (`winograd`: `auto`, the
+    default, considers both, `f2` only F(2x2,3x3), `off` neither): every
+    m x m block of outputs (a tile) from an alpha x alpha input window,
+    alpha = m + 2, with alpha^2 multiply-adds per filter and channel instead
+    of 9 m^2 (16 instead of 36, or 36 instead of 144). The filters'
+    transforms are computed at compile time and packed as the A panels of
+    alpha^2 matmuls (one per transform position), which run in the packed
+    register kernels; the input tiles' transforms (each row read as vectors
+    of m * nr columns, split into the columns m apart; Bt applied to rows
+    then columns as additions, subtractions and fused multiply-adds) are
+    written as their B panels, and the output transform interleaves each
+    tile's m columns back into contiguous rows. F(2x2,3x3) only adds and
+    halves, so it rounds like the direct sum; F(4x4,3x3)'s filter
+    transform has factors of 1/6 and 1/24 and its transforms scale values
+    by up to 25, so its results differ from the direct sum by about 1e-5 of
+    the outputs' magnitude. Tiles go in blocks of whole tile rows
     (at least 64 tiles, so that the filters' panels are read once per
     block), rows padded to whole panels; the blocks run in chunks (at most
     8) over threads, each chunk with its own scratch. The cost model counts
     lane operations: the matmuls' multiply-adds plus the transforms' loads,
-    shuffles, additions and stores (weighted twice), against the packed
-    path's 9 multiply-adds per output and channel plus its im2col copy;
-    few channels, narrow rows (padded to a panel) or small planes keep the
-    packed path.
+    shuffles, additions and stores (weighted twice), each with its tile rows
+    padded to whole panels, against the packed path's 9 multiply-adds per
+    output and channel plus its im2col copy (over padded rows or the
+    flattened plane, whichever it would take); few channels, narrow rows or
+    small planes keep the packed path, and F(4x4,3x3) pads narrow rows more
+    than F(2x2,3x3).
 
     Grouped and depthwise convolutions (the grouped sum of products
     HoduToLinalg builds) with at most 8 channels per group and 64 filter
@@ -152,8 +161,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "Smallest M for which a B that is not a constant is packed at run time">,
     Option<"directConv", "direct-conv", "bool", "true",
            "Direct vector kernels for grouped and depthwise convolutions">,
-    Option<"winograd", "winograd", "bool", "true",
-           "Winograd F(2x2,3x3) for 3x3 stride-1 convolutions where the cost model prefers it">,
+    Option<"winograd", "winograd", "std::string", "\"auto\"",
+           "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

@@ -743,6 +743,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (winograd != "auto" && winograd != "f2" && winograd != "off") {
+      module.emitError() << "hodu-cpu-vectorize: winograd takes auto, f2 or "
+                            "off, not '"
+                         << winograd << "'";
+      return signalPassFailure();
+    }
     RegisterTile tile = registerTile();
     // Each convolution's strategy, as an analysis remark (MLIR's remark
     // engine: nothing unless a client enables it; hoduc --print-stats does).
@@ -768,9 +774,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
-      if (packB && winograd)
-        if (std::optional<std::string> what =
-                hodu::cpu::convToWinograd(conv, tile, parallel)) {
+      if (packB && winograd != "off")
+        if (std::optional<std::string> what = hodu::cpu::convToWinograd(
+                conv, tile, parallel, /*allowF4=*/winograd == "auto")) {
           record(loc, *what);
           continue;
         }

@@ -1,26 +1,29 @@
-//===- Winograd.cpp - 3x3 convolutions by Winograd F(2x2,3x3) -------------===//
+//===- Winograd.cpp - 3x3 convolutions by Winograd F(mxm,3x3) -------------===//
 //
-// A 3x3 stride-1 convolution computes each 2x2 block of outputs (a "tile")
-// from a 4x4 window d of the input. Winograd's minimal filtering algorithm
-// F(2x2,3x3) (Lavin and Gray, "Fast Algorithms for Convolutional Neural
-// Networks", CVPR 2016) does it with 16 multiplies per (filter, channel)
-// pair instead of 36:
-//   Y = At [ U . V ] A,   U = G g Gt (the 3x3 filter g, 4x4),
-//                         V = Bt d B (the window, 4x4),
-// `.` elementwise. Summed over the channels c, the 16 positions (a, b) of
-// the 4x4 product are 16 independent matmuls over the tiles t:
+// A 3x3 stride-1 convolution computes each m x m block of outputs (a
+// "tile") from an alpha x alpha window d of the input, alpha = m + 2.
+// Winograd's minimal filtering algorithm F(mxm,3x3) (Lavin and Gray, "Fast
+// Algorithms for Convolutional Neural Networks", CVPR 2016) does it with
+// alpha^2 multiplies per (filter, channel) pair instead of 9 m^2:
+//   Y = At [ U . V ] A,   U = G g Gt (the 3x3 filter g, alpha x alpha),
+//                         V = Bt d B (the window),
+// `.` elementwise. Summed over the channels c, the alpha^2 positions (a, b)
+// of the product are independent matmuls over the tiles t:
 //   M[ab][f, t] = sum_c U[ab][f, c] * V[ab][c, t]
-// so the work is 16/36 of the direct convolution's multiply-adds in the
-// same packed register kernels (Packing.h), plus two transforms that are
-// only additions and subtractions: Bt and At hold 0 and +-1.
+// F(2x2,3x3) does 16/36 of the direct convolution's multiply-adds and
+// F(4x4,3x3) 36/144, in the same packed register kernels (Packing.h), plus
+// two transforms: Bt and At hold 0 and +-1 for m = 2 (additions only), and
+// small integers for m = 4 (fused multiply-adds).
 //
 // U is computed at compile time, packed as the kernels' A panels. The
-// tiles are processed in blocks of whole tile rows (an scf.forall over
-// blocks): per block, V is computed into B panels of nr tiles, the 16
-// matmuls write M, and the output transform writes the block's 2x2 tiles
-// (interleaved with shuffles into contiguous rows), so V and M of a block
-// stay in cache. Tile rows are padded to a whole number of panels and the
-// input to whole tiles with zeros; the extra outputs are dropped.
+// tiles are processed in blocks of whole tile rows (chunks of blocks run
+// over threads): per block, V is computed into B panels of nr tiles, the
+// alpha^2 matmuls write M, and the output transform writes the block's
+// tiles (their m columns interleaved with shuffles into contiguous rows),
+// so V and M of a block stay in cache. Tile rows are padded to a whole
+// number of panels and the input to whole tiles with zeros; the extra
+// outputs are dropped. Which of F(2x2,3x3), F(4x4,3x3) and the packed
+// im2col matmul a convolution takes is a cost model (convToWinograd).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,11 +46,38 @@ using namespace mlir;
 
 namespace {
 
-/// G of F(2x2,3x3): U = G g Gt.
-constexpr double kG[4][3] = {
-    {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+/// One algorithm F(m x m, 3 x 3): tiles of m x m outputs from windows of
+/// alpha = m + 2, with its matrices Bt [alpha x alpha], G [alpha x 3] and
+/// At [m x alpha] (Lavin and Gray's, row-major).
+struct Variant {
+  int64_t m, alpha;
+  ArrayRef<double> bt, g, at;
+  double bT(int64_t r, int64_t c) const { return bt[r * alpha + c]; }
+  double gT(int64_t r, int64_t c) const { return g[r * 3 + c]; }
+  double aT(int64_t r, int64_t c) const { return at[r * alpha + c]; }
+  /// Non-zero entries of a matrix, minus one per row: the additions of
+  /// applying it to a vector.
+  static int64_t additions(ArrayRef<double> mat, int64_t rows) {
+    return llvm::count_if(mat, [](double v) { return v != 0; }) - rows;
+  }
+};
 
-/// Tiles a block should have at least: the 16 A panels (all of U) are read
+constexpr double kBt2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+constexpr double kG2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+constexpr double kAt2[] = {1, 1, 1, 0, 0, 1, -1, -1};
+constexpr double kBt4[] = {4, 0, -5, 0,  1, 0, 0, -4, -4, 1,  1, 0,
+                           0, 4, -4, -1, 1, 0, 0, -2, -1, 2,  1, 0,
+                           0, 2, -1, -2, 1, 0, 0, 4,  0,  -5, 0, 1};
+constexpr double kG4[] = {1.0 / 4,  0,        0,        -1.0 / 6,  -1.0 / 6,
+                          -1.0 / 6, -1.0 / 6, 1.0 / 6,  -1.0 / 6,  1.0 / 24,
+                          1.0 / 12, 1.0 / 6,  1.0 / 24, -1.0 / 12, 1.0 / 6,
+                          0,        0,        1};
+constexpr double kAt4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0,
+                           0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+const Variant kF2{2, 4, kBt2, kG2, kAt2};
+const Variant kF4{4, 6, kBt4, kG4, kAt4};
+
+/// Tiles a block should have at least: the alpha^2 A panels (all of U) are read
 /// once per block, so a block of T tiles reads U once per T tiles' work.
 constexpr int64_t kBlockTiles = 64;
 
@@ -87,6 +117,40 @@ struct Emitter {
   Value sub(OpBuilder &b, Value x, Value y) const {
     return arith::SubFOp::create(b, loc, x, y);
   }
+  /// sum_i coeffs[i] * values[i] over vectors, skipping zero coefficients
+  /// (additions and subtractions for +-1, fused multiply-adds otherwise).
+  Value combine(OpBuilder &b, ArrayRef<double> coeffs,
+                ArrayRef<Value> values) const {
+    // +1 terms first, so that a -1 term is a subtraction, not a negation.
+    SmallVector<std::pair<double, Value>> terms;
+    for (bool ones : {true, false})
+      for (auto [coef, v] : llvm::zip(coeffs, values))
+        if (coef != 0 && (coef == 1) == ones)
+          terms.push_back({coef, v});
+    Value acc;
+    for (const std::pair<double, Value> &term : terms) {
+      double coef = term.first;
+      Value v = term.second;
+      auto splat = [&]() -> Value {
+        return arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(cast<ShapedType>(v.getType()),
+                                   b.getFloatAttr(elt, coef)));
+      };
+      if (!acc)
+        acc = coef == 1 ? v
+              : coef == -1
+                  ? arith::NegFOp::create(b, loc, v).getResult()
+                  : arith::MulFOp::create(b, loc, splat(), v).getResult();
+      else if (coef == 1)
+        acc = add(b, acc, v);
+      else if (coef == -1)
+        acc = sub(b, acc, v);
+      else
+        acc = vector::FMAOp::create(b, loc, splat(), v, acc);
+    }
+    return acc;
+  }
   /// A counted scf.for carrying one value.
   Value loop(OpBuilder &b, int64_t count, Value init,
              llvm::function_ref<Value(OpBuilder &, Value, Value)> body) const {
@@ -105,7 +169,7 @@ struct Emitter {
 
 std::optional<std::string>
 hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
-                          bool parallel) {
+                          bool parallel, bool allowF4) {
   if (!conv.hasPureTensorSemantics())
     return std::nullopt;
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
@@ -144,27 +208,61 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
     std::memcpy(g.data(), data->data(), g.size() * sizeof(float));
   }
 
-  // Tiles, panels and register tile.
-  int64_t th = llvm::divideCeil(oh, 2), tw = llvm::divideCeil(ow, 2);
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
-  int64_t nr = panelWidth(tw, tile.cols, narrowest);
-  int64_t twp = llvm::alignTo(tw, nr), q = twp / nr;
   int64_t mr = registerSize(f, tile.rows, 4);
   if (mr < 4)
     return std::nullopt;
 
-  // Cost model, in lane operations: the 16 matmuls' multiply-adds plus the
-  // transforms (per tile: 32 additions, 8 loads, 16 shuffles and 16 stores
-  // per channel in; 16 loads, 24 additions and 4 stores/shuffles per filter
-  // out), against the packed im2col matmul's 9 multiply-adds per output and
-  // channel plus its copy of 9 taps. Winograd is taken when cheaper.
-  int64_t tiles = th * twp;
-  int64_t winograd =
-      16 * f * c * tiles + kTransformWeight * (72 * c + 44 * f) * tiles;
-  int64_t owp = llvm::alignTo(ow, panelWidth(ow, tile.cols, narrowest));
-  int64_t packed = 9 * f * c * oh * owp + kTransformWeight * 18 * c * oh * owp;
-  if (winograd >= packed)
+  // Cost model, in lane operations per conv: the alpha^2 matmuls'
+  // multiply-adds plus the transforms (per tile and channel in: loads,
+  // alpha^2 shuffles, Bt applied to rows then columns, alpha^2 stores; per
+  // tile and filter out: alpha^2 loads, At applied twice, the interleaving
+  // shuffles and m stores; weighted kTransformWeight), each with its tile
+  // rows padded to whole panels; against the packed im2col matmul's 9
+  // multiply-adds per output and channel plus its copy of 9 taps. The
+  // cheapest is taken: F(4x4,3x3) needs 36 multiplies per 16 outputs
+  // (2.25 each) against F(2x2,3x3)'s 16 per 4 (4 each), but its tiles pad
+  // narrow rows more and its transforms cost more.
+  struct Plan {
+    const Variant *v;
+    int64_t th, tw, nr, twp, cost;
+  };
+  auto planFor = [&](const Variant &v) {
+    Plan p{&v,
+           int64_t(llvm::divideCeil(oh, v.m)),
+           int64_t(llvm::divideCeil(ow, v.m)),
+           0,
+           0,
+           0};
+    p.nr = panelWidth(p.tw, tile.cols, narrowest);
+    p.twp = llvm::alignTo(p.tw, p.nr);
+    int64_t a = v.alpha, loads = a * llvm::divideCeil(a, v.m) * v.m;
+    int64_t in = loads + 2 * a * a + 2 * a * Variant::additions(v.bt, a);
+    int64_t outOps = a * a + a * Variant::additions(v.at, v.m) +
+                     v.m * Variant::additions(v.at, v.m) + 2 * v.m;
+    int64_t tiles = p.th * p.twp;
+    p.cost = a * a * f * c * tiles +
+             kTransformWeight * (in * c + outOps * f) * tiles;
+    return p;
+  };
+  Plan plan = planFor(kF2);
+  if (allowF4)
+    if (Plan p4 = planFor(kF4); p4.cost < plan.cost)
+      plan = p4;
+  // The packed path's columns: rows padded to whole panels, or the
+  // flattened plane when that is fewer (convToPackedMatmul's choice).
+  int64_t columns =
+      oh * llvm::alignTo(ow, panelWidth(ow, tile.cols, narrowest));
+  if (oh > 1)
+    columns = std::min<int64_t>(
+        columns,
+        llvm::alignTo(oh * w, panelWidth(oh * w, tile.cols, narrowest)));
+  int64_t packed = 9 * f * c * columns + kTransformWeight * 18 * c * columns;
+  if (plan.cost >= packed)
     return std::nullopt;
+  const Variant &vr = *plan.v;
+  int64_t mt = vr.m, alpha = vr.alpha, positions = alpha * alpha;
+  int64_t th = plan.th, nr = plan.nr, twp = plan.twp, q = twp / nr;
 
   // Blocks of whole tile rows: the fewest rows that make kBlockTiles tiles,
   // dividing the tile rows.
@@ -178,23 +276,25 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   int64_t panels = rowsPerBlock * q; // B panels of a block
   bool threads = parallel && blocks > 1;
 
-  // U, packed as 16 sets of A panels: Ucst[ab, f / mr, c, f % mr].
+  // U = G g Gt, packed as alpha^2 sets of A panels:
+  // Ucst[ab, f / mr, c, f % mr].
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
-      static_cast<size_t>(16 * f * c) * sizeof(float), alignof(uint64_t));
+      static_cast<size_t>(positions * f * c) * sizeof(float),
+      alignof(uint64_t));
   auto *u = reinterpret_cast<float *>(blob.getMutableData().data());
+  SmallVector<double> gg(alpha * 3); // G g
   for (int64_t fi = 0; fi < f; ++fi)
     for (int64_t ci = 0; ci < c; ++ci) {
       const float *gk = &g[(fi * c + ci) * 9];
-      double gg[4][3]; // G g
-      for (int a = 0; a < 4; ++a)
-        for (int j = 0; j < 3; ++j)
-          gg[a][j] =
-              kG[a][0] * gk[j] + kG[a][1] * gk[3 + j] + kG[a][2] * gk[6 + j];
-      for (int a = 0; a < 4; ++a)
-        for (int bb = 0; bb < 4; ++bb) {
-          double v = gg[a][0] * kG[bb][0] + gg[a][1] * kG[bb][1] +
-                     gg[a][2] * kG[bb][2];
-          u[(((a * 4 + bb) * (f / mr) + fi / mr) * c + ci) * mr + fi % mr] =
+      for (int64_t a = 0; a < alpha; ++a)
+        for (int64_t j = 0; j < 3; ++j)
+          gg[a * 3 + j] = vr.gT(a, 0) * gk[j] + vr.gT(a, 1) * gk[3 + j] +
+                          vr.gT(a, 2) * gk[6 + j];
+      for (int64_t a = 0; a < alpha; ++a)
+        for (int64_t bi = 0; bi < alpha; ++bi) {
+          double v = gg[a * 3] * vr.gT(bi, 0) + gg[a * 3 + 1] * vr.gT(bi, 1) +
+                     gg[a * 3 + 2] * vr.gT(bi, 2);
+          u[(((a * alpha + bi) * (f / mr) + fi / mr) * c + ci) * mr + fi % mr] =
               static_cast<float>(v);
         }
     }
@@ -205,10 +305,13 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   Value ucst = arith::ConstantOp::create(
       b, loc,
       DenseResourceElementsAttr::get(
-          RankedTensorType::get({16, f / mr, c, mr}, elt), "hodu_winograd",
-          std::move(blob)));
-  // The input as [C, 2*TH + 2, 2*TWp + 2], padded with zeros to whole tiles.
-  int64_t hn = 2 * th + 2, wn = 2 * twp + 2;
+          RankedTensorType::get({positions, f / mr, c, mr}, elt),
+          "hodu_winograd", std::move(blob)));
+  // Each input row of a panel is read as `reads` vectors of m*nr columns,
+  // m apart; the input is padded with zeros to whole tiles and to what the
+  // last read reaches: [C, m*TH + 2, m*TWp + m*(reads - 1)].
+  int64_t reads = llvm::divideCeil(alpha, mt);
+  int64_t hn = mt * th + 2, wn = mt * twp + mt * (reads - 1);
   Value x = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({c, h, w}, elt), conv.getInputs()[0],
       ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
@@ -229,69 +332,60 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
       addFill = false;
 
   auto vec = VectorType::get({nr}, elt);
-  auto wide = VectorType::get({2 * nr}, elt);
-  SmallVector<int64_t> evens, odds, interleave;
-  for (int64_t l = 0; l < nr; ++l) {
-    evens.push_back(2 * l);
-    odds.push_back(2 * l + 1);
-    interleave.push_back(l);
-    interleave.push_back(nr + l);
-  }
+  auto wide = VectorType::get({mt * nr}, elt);
+  // Lane picks: columns j of m, and the interleaving of m output columns.
+  SmallVector<SmallVector<int64_t>> picks(mt);
+  for (int64_t j = 0; j < mt; ++j)
+    for (int64_t l = 0; l < nr; ++l)
+      picks[j].push_back(l * mt + j);
   int64_t n = panels * nr; // columns of one block's matmuls
-  // V of a block's tiles: [16, panels, C, nr], B panels per (a, b).
+  // V of a block's tiles: [alpha^2, panels, C, nr], B panels per (a, b).
   auto inputTransform = [&](OpBuilder &bb, Value ty0, Value v) -> Value {
     return k.loop(bb, panels, v, [&](OpBuilder &pb, Value p, Value v) {
       Value row = arith::DivUIOp::create(pb, loc, p, k.index(pb, q));
       Value x0 = k.affine(
-          pb, arith::RemUIOp::create(pb, loc, p, k.index(pb, q)), 2 * nr, 0);
-      Value y0 = k.affine(pb, arith::AddIOp::create(pb, loc, ty0, row), 2, 0);
+          pb, arith::RemUIOp::create(pb, loc, p, k.index(pb, q)), mt * nr, 0);
+      Value y0 = k.affine(pb, arith::AddIOp::create(pb, loc, ty0, row), mt, 0);
       return k.loop(pb, c, v, [&](OpBuilder &cb, Value ci, Value v) {
-        // d[i][j][l] = x[c, y0 + i, x0 + 2l + j]
-        Value d[4][4];
-        for (int64_t i = 0; i < 4; ++i) {
+        // d[i][j][l] = x[c, y0 + i, x0 + m*l + j]
+        SmallVector<SmallVector<Value>> d(alpha, SmallVector<Value>(alpha));
+        for (int64_t i = 0; i < alpha; ++i) {
           Value yi = k.affine(cb, y0, 1, i);
-          for (int64_t half = 0; half < 2; ++half) {
-            Value xs = k.affine(cb, x0, 1, 2 * half);
-            Value r = vector::TransferReadOp::create(
+          for (int64_t r = 0; r < reads; ++r) {
+            Value xs = k.affine(cb, x0, 1, mt * r);
+            Value rd = vector::TransferReadOp::create(
                 cb, loc, wide, x, ValueRange{ci, yi, xs}, zero,
                 ArrayRef<bool>{true});
-            d[i][2 * half] = vector::ShuffleOp::create(cb, loc, r, r, evens);
-            d[i][2 * half + 1] = vector::ShuffleOp::create(cb, loc, r, r, odds);
+            for (int64_t j = r * mt; j < std::min(alpha, (r + 1) * mt); ++j)
+              d[i][j] =
+                  vector::ShuffleOp::create(cb, loc, rd, rd, picks[j - r * mt]);
           }
         }
-        // Bt d, then (Bt d) B: the rows of Bt are (1,0,-1,0), (0,1,1,0),
-        // (0,-1,1,0) and (0,1,0,-1).
-        auto bt = [&](Value e0, Value e1, Value e2, Value e3,
-                      int64_t a) -> Value {
-          switch (a) {
-          case 0:
-            return k.sub(cb, e0, e2);
-          case 1:
-            return k.add(cb, e1, e2);
-          case 2:
-            return k.sub(cb, e2, e1);
-          default:
-            return k.sub(cb, e1, e3);
+        // Bt d (rows), then (Bt d) B (columns).
+        SmallVector<SmallVector<Value>> e(alpha, SmallVector<Value>(alpha));
+        SmallVector<Value> col(alpha);
+        for (int64_t a = 0; a < alpha; ++a)
+          for (int64_t j = 0; j < alpha; ++j) {
+            for (int64_t i = 0; i < alpha; ++i)
+              col[i] = d[i][j];
+            e[a][j] = k.combine(cb, vr.bt.slice(a * alpha, alpha), col);
           }
-        };
-        Value e[4][4];
-        for (int64_t a = 0; a < 4; ++a)
-          for (int64_t j = 0; j < 4; ++j)
-            e[a][j] = bt(d[0][j], d[1][j], d[2][j], d[3][j], a);
-        for (int64_t a = 0; a < 4; ++a)
-          for (int64_t bi = 0; bi < 4; ++bi)
+        for (int64_t a = 0; a < alpha; ++a)
+          for (int64_t bi = 0; bi < alpha; ++bi)
             v = vector::TransferWriteOp::create(
-                    cb, loc, bt(e[a][0], e[a][1], e[a][2], e[a][3], bi), v,
-                    ValueRange{k.index(cb, a * 4 + bi), p, ci, k.index(cb, 0)},
+                    cb, loc,
+                    k.combine(cb, vr.bt.slice(bi * alpha, alpha), e[a]), v,
+                    ValueRange{k.index(cb, a * alpha + bi), p, ci,
+                               k.index(cb, 0)},
                     ArrayRef<bool>{true})
                     .getResult();
         return v;
       });
     });
   };
-  // The 16 matmuls of a block: M[ab] = U[ab] x V[ab], [F, n] each.
+  // The alpha^2 matmuls of a block: M[ab] = U[ab] x V[ab], [F, n] each.
   auto matmuls = [&](OpBuilder &bb, Value v, Value m) -> Value {
-    return k.loop(bb, 16, m, [&](OpBuilder &mb, Value ab, Value m) {
+    return k.loop(bb, positions, m, [&](OpBuilder &mb, Value ab, Value m) {
       auto sliceOf = [&](Value src, ArrayRef<int64_t> shape) {
         SmallVector<OpFoldResult> offs{ab}, szs{mb.getIndexAttr(1)},
             ones(shape.size() + 1, mb.getIndexAttr(1));
@@ -313,8 +407,27 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
           SmallVector<OpFoldResult>(3, mb.getIndexAttr(1)));
     });
   };
+  // The m output columns of a tile row, interleaved into one row of m*nr:
+  // pairs of them concatenated, then the pairs' lanes picked.
+  auto interleaveRow = [&](OpBuilder &fb, ArrayRef<Value> cols) -> Value {
+    if (mt == 2) {
+      SmallVector<int64_t> mask;
+      for (int64_t l = 0; l < nr; ++l)
+        llvm::append_range(mask, ArrayRef<int64_t>{l, nr + l});
+      return vector::ShuffleOp::create(fb, loc, cols[0], cols[1], mask);
+    }
+    SmallVector<int64_t> concat, mask;
+    for (int64_t l = 0; l < 2 * nr; ++l)
+      concat.push_back(l);
+    Value lo = vector::ShuffleOp::create(fb, loc, cols[0], cols[1], concat);
+    Value hi = vector::ShuffleOp::create(fb, loc, cols[2], cols[3], concat);
+    for (int64_t l = 0; l < nr; ++l)
+      for (int64_t j = 0; j < 4; ++j)
+        mask.push_back((j / 2) * 2 * nr + (j % 2) * nr + l);
+    return vector::ShuffleOp::create(fb, loc, lo, hi, mask);
+  };
   // The output transform of a block into its rows of Y, yb:
-  // [F, 2 * rowsPerBlock, 2 * TWp].
+  // [F, m * rowsPerBlock, m * TWp].
   auto outputTransform = [&](OpBuilder &bb, Value m, Value yb) -> Value {
     Value fillVec;
     if (addFill)
@@ -322,35 +435,32 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
     return k.loop(bb, panels, yb, [&](OpBuilder &pb, Value p, Value yb) {
       Value row = arith::DivUIOp::create(pb, loc, p, k.index(pb, q));
       Value col = k.affine(
-          pb, arith::RemUIOp::create(pb, loc, p, k.index(pb, q)), 2 * nr, 0);
+          pb, arith::RemUIOp::create(pb, loc, p, k.index(pb, q)), mt * nr, 0);
       Value t0 = k.affine(pb, p, nr, 0);
       return k.loop(pb, f, yb, [&](OpBuilder &fb, Value fi, Value yb) {
-        Value mv[4][4];
-        for (int64_t a = 0; a < 4; ++a)
-          for (int64_t bi = 0; bi < 4; ++bi)
+        SmallVector<SmallVector<Value>> mv(alpha, SmallVector<Value>(alpha));
+        for (int64_t a = 0; a < alpha; ++a)
+          for (int64_t bi = 0; bi < alpha; ++bi)
             mv[a][bi] = vector::TransferReadOp::create(
-                fb, loc, vec, m, ValueRange{k.index(fb, a * 4 + bi), fi, t0},
-                zero, ArrayRef<bool>{true});
-        // At = (1,1,1,0), (0,1,-1,-1), on the rows then the columns.
-        auto at = [&](Value e0, Value e1, Value e2, Value e3,
-                      int64_t r) -> Value {
-          return r == 0 ? k.add(fb, k.add(fb, e0, e1), e2)
-                        : k.sub(fb, k.sub(fb, e1, e2), e3);
-        };
-        for (int64_t yi = 0; yi < 2; ++yi) {
-          Value s[4];
-          for (int64_t bi = 0; bi < 4; ++bi)
-            s[bi] = at(mv[0][bi], mv[1][bi], mv[2][bi], mv[3][bi], yi);
-          Value o0 = at(s[0], s[1], s[2], s[3], 0);
-          Value o1 = at(s[0], s[1], s[2], s[3], 1);
-          if (fillVec) {
-            o0 = k.add(fb, o0, fillVec);
-            o1 = k.add(fb, o1, fillVec);
+                fb, loc, vec, m,
+                ValueRange{k.index(fb, a * alpha + bi), fi, t0}, zero,
+                ArrayRef<bool>{true});
+        // At M (rows), then (At M) A (columns).
+        SmallVector<Value> colv(alpha), s(alpha), outs(mt);
+        for (int64_t yi = 0; yi < mt; ++yi) {
+          for (int64_t bi = 0; bi < alpha; ++bi) {
+            for (int64_t a = 0; a < alpha; ++a)
+              colv[a] = mv[a][bi];
+            s[bi] = k.combine(fb, vr.at.slice(yi * alpha, alpha), colv);
           }
-          Value rowVec = vector::ShuffleOp::create(fb, loc, o0, o1, interleave);
+          for (int64_t xi = 0; xi < mt; ++xi) {
+            outs[xi] = k.combine(fb, vr.at.slice(xi * alpha, alpha), s);
+            if (fillVec)
+              outs[xi] = k.add(fb, outs[xi], fillVec);
+          }
           yb = vector::TransferWriteOp::create(
-                   fb, loc, rowVec, yb,
-                   ValueRange{fi, k.affine(fb, row, 2, yi), col},
+                   fb, loc, interleaveRow(fb, outs), yb,
+                   ValueRange{fi, k.affine(fb, row, mt, yi), col},
                    ArrayRef<bool>{true})
                    .getResult();
         }
@@ -360,10 +470,10 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   };
   auto rowsOf = [&](OpBuilder &bb, Value src, Value row0, int64_t rows) {
     return tensor::ExtractSliceOp::create(
-        bb, loc, RankedTensorType::get({f, rows, 2 * twp}, elt), src,
+        bb, loc, RankedTensorType::get({f, rows, mt * twp}, elt), src,
         SmallVector<OpFoldResult>{bb.getIndexAttr(0), row0, bb.getIndexAttr(0)},
         SmallVector<OpFoldResult>{bb.getIndexAttr(f), bb.getIndexAttr(rows),
-                                  bb.getIndexAttr(2 * twp)},
+                                  bb.getIndexAttr(mt * twp)},
         SmallVector<OpFoldResult>(3, bb.getIndexAttr(1)));
   };
   auto putRows = [&](OpBuilder &bb, Value rowsVal, Value dest, Value row0) {
@@ -373,7 +483,7 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         SmallVector<OpFoldResult>{bb.getIndexAttr(0), row0, bb.getIndexAttr(0)},
         SmallVector<OpFoldResult>{bb.getIndexAttr(f),
                                   bb.getIndexAttr(t.getDimSize(1)),
-                                  bb.getIndexAttr(2 * twp)},
+                                  bb.getIndexAttr(mt * twp)},
         SmallVector<OpFoldResult>(3, bb.getIndexAttr(1)));
   };
   // The blocks run in chunks (at most kChunks, a divisor of the blocks)
@@ -387,8 +497,8 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         chunks = s;
         break;
       }
-  int64_t perChunk = blocks / chunks, chunkRows = 2 * rowsPerBlock * perChunk;
-  Value y = tensor::EmptyOp::create(b, loc, {f, 2 * th, 2 * twp}, elt);
+  int64_t perChunk = blocks / chunks, chunkRows = mt * rowsPerBlock * perChunk;
+  Value y = tensor::EmptyOp::create(b, loc, {f, mt * th, mt * twp}, elt);
   Value result = tileLoop(
       b, loc, chunks, chunkRows, y, chunks > 1,
       [&](OpBuilder &cb, Value row0, Value ys,
@@ -396,11 +506,12 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
           SmallVector<OpFoldResult> &sizes) -> Value {
         offsets = {cb.getIndexAttr(0), row0, cb.getIndexAttr(0)};
         sizes = {cb.getIndexAttr(f), cb.getIndexAttr(chunkRows),
-                 cb.getIndexAttr(2 * twp)};
-        Value v = tensor::EmptyOp::create(cb, loc, {16, panels, c, nr}, elt);
-        Value m = tensor::EmptyOp::create(cb, loc, {16, f, n}, elt);
-        // The chunk's first tile row: row0 / 2.
-        Value first = arith::DivUIOp::create(cb, loc, row0, k.index(cb, 2));
+                 cb.getIndexAttr(mt * twp)};
+        Value v =
+            tensor::EmptyOp::create(cb, loc, {positions, panels, c, nr}, elt);
+        Value m = tensor::EmptyOp::create(cb, loc, {positions, f, n}, elt);
+        // The chunk's first tile row: row0 / m.
+        Value first = arith::DivUIOp::create(cb, loc, row0, k.index(cb, mt));
         auto loop = scf::ForOp::create(
             cb, loc, k.index(cb, 0), k.index(cb, perChunk), k.index(cb, 1),
             ValueRange{rowsOf(cb, ys, row0, chunkRows), v, m},
@@ -409,15 +520,15 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                   lb, loc, first, k.affine(lb, blk, rowsPerBlock, 0));
               Value v = inputTransform(lb, ty0, iter[1]);
               Value m = matmuls(lb, v, iter[2]);
-              Value r0 = k.affine(lb, blk, 2 * rowsPerBlock, 0);
+              Value r0 = k.affine(lb, blk, mt * rowsPerBlock, 0);
               Value yb = outputTransform(
-                  lb, m, rowsOf(lb, iter[0], r0, 2 * rowsPerBlock));
+                  lb, m, rowsOf(lb, iter[0], r0, mt * rowsPerBlock));
               scf::YieldOp::create(
                   lb, loc, ValueRange{putRows(lb, yb, iter[0], r0), v, m});
             });
         return loop.getResult(0);
       });
-  if (2 * th != oh || 2 * twp != ow)
+  if (mt * th != oh || mt * twp != ow)
     result = tensor::ExtractSliceOp::create(
         b, loc, RankedTensorType::get({f, oh, ow}, elt), result,
         SmallVector<OpFoldResult>(3, b.getIndexAttr(0)),
@@ -429,9 +540,9 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   conv->getResult(0).replaceAllUsesWith(result);
   conv->erase();
   return llvm::formatv(
-             "winograd F(2x2,3x3), {0}x{1} register tile, blocks of "
-             "{2} tile row(s) ({3} tiles); {4}",
-             mr, nr, rowsPerBlock, rowsPerBlock * twp,
+             "winograd F({0}x{0},3x3), {1}x{2} register tile, blocks "
+             "of {3} tile row(s) ({4} tiles); {5}",
+             mt, mr, nr, rowsPerBlock, rowsPerBlock * twp,
              chunks > 1 ? llvm::formatv("{0} chunks over threads", chunks).str()
                         : std::string("one thread"))
       .str();

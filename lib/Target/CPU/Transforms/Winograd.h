@@ -19,12 +19,14 @@ class Conv2DNchwFchwOp;
 namespace hodu::cpu {
 
 /// Rewrites `conv`, a batch-1 f32 3x3 stride-1 convolution with a constant
-/// filter and a filled output, as Winograd F(2x2,3x3) (see Winograd.cpp)
-/// when its cost model says that is cheaper than the packed im2col matmul
-/// with register tile `tile`. Returns a one-line description for
-/// --print-stats if it did; none (nothing changed) if not.
+/// filter and a filled output, as Winograd F(2x2,3x3) or (with `allowF4`)
+/// F(4x4,3x3) (see Winograd.cpp), whichever its cost model finds cheapest,
+/// if that is cheaper than the packed im2col matmul with register tile
+/// `tile`. Returns a one-line description for --print-stats if it did; none
+/// (nothing changed) if not.
 std::optional<std::string> convToWinograd(mlir::linalg::Conv2DNchwFchwOp conv,
-                                          RegisterTile tile, bool parallel);
+                                          RegisterTile tile, bool parallel,
+                                          bool allowF4);
 
 } // namespace hodu::cpu
 
