@@ -1,6 +1,7 @@
 //===- TileLoop.h - a loop over tiles carrying one tensor -------*- C++ -*-===//
 //
-// Internal to hodu-cpu-vectorize (Vectorize.cpp, DirectConv.cpp).
+// Internal to hodu-cpu-vectorize (Vectorize.cpp, DirectConv.cpp,
+// Winograd.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,11 @@ using TileBody = llvm::function_ref<mlir::Value(
 mlir::Value tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                      int64_t step, mlir::Value init, bool parallel,
                      TileBody body);
+
+/// The index `base` * `scale` + `offset`, folding a scale of 1 and an offset
+/// of 0 (the index arithmetic of the hand-built kernels).
+mlir::Value scaledIndex(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value base, int64_t scale, int64_t offset);
 
 } // namespace hodu::cpu
 

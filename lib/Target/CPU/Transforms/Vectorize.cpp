@@ -42,6 +42,18 @@ using hodu::cpu::tileLoop;
 using namespace hodu::cpu;
 using hodu::cpu::TileBody;
 
+Value hodu::cpu::scaledIndex(OpBuilder &b, Location loc, Value base,
+                             int64_t scale, int64_t offset) {
+  Value s = scale == 1 ? base
+                       : arith::MulIOp::create(
+                             b, loc, base,
+                             arith::ConstantIndexOp::create(b, loc, scale));
+  return offset == 0 ? s
+                     : arith::AddIOp::create(
+                           b, loc, s,
+                           arith::ConstantIndexOp::create(b, loc, offset));
+}
+
 Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
                           int64_t step, Value init, bool parallel,
                           TileBody body) {

@@ -107,9 +107,7 @@ struct Emitter {
     return arith::ConstantIndexOp::create(b, loc, i);
   }
   Value affine(OpBuilder &b, Value base, int64_t scale, int64_t offset) const {
-    Value s = scale == 1 ? base
-                         : arith::MulIOp::create(b, loc, base, index(b, scale));
-    return offset == 0 ? s : arith::AddIOp::create(b, loc, s, index(b, offset));
+    return hodu::cpu::scaledIndex(b, loc, base, scale, offset);
   }
   Value add(OpBuilder &b, Value x, Value y) const {
     return arith::AddFOp::create(b, loc, x, y);
