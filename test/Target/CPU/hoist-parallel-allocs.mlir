@@ -2,9 +2,11 @@
 // iteration becomes one allocation before the loop, a 64-byte-aligned part
 // per iteration; buffers that may outlive the iteration or are freed in
 // it, loops of unknown or too many iterations and allocations inside
-// nested loops are left alone.
+// nested loops are left alone, and so is scratch whose parts would take
+// more than max-bytes together (768 bytes here).
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs))' | FileCheck %s
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2}))' | FileCheck %s --check-prefix=FEW
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-bytes=700}))' | FileCheck %s --check-prefix=FEW
 
 // CHECK-LABEL: func.func @scratch
 // CHECK: %[[ALL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<768xi8>

@@ -312,9 +312,12 @@ def CpuHoistParallelAllocs
     `max-iterations`, this pass allocates the scratch of all iterations once
     before the loop, as bytes, and gives each iteration its own part of it
     (a `memref.view` at iteration * size, 64-byte aligned), so that the
-    allocation joins the run's planned workspace. Allocations whose buffer
-    may outlive the iteration (yielded, returned or passed to a call, directly
-    or through a view) stay where they are.
+    allocation joins the run's planned workspace. Every part is then live
+    while the loop runs (malloc held one per thread at a time), so scratch
+    is hoisted only while all its parts take at most `max-bytes` (64 MiB).
+    Allocations whose buffer may outlive the iteration (yielded, returned,
+    freed or passed to a call, directly or through a view) stay where they
+    are.
 
     Before:
     ```mlir
@@ -336,6 +339,8 @@ def CpuHoistParallelAllocs
   let options = [
     Option<"maxIterations", "max-iterations", "int64_t", "64",
            "Most iterations of a loop whose scratch is hoisted">,
+    Option<"maxBytes", "max-bytes", "int64_t", "67108864",
+           "Most bytes one hoisted allocation (every iteration's part) may take">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];

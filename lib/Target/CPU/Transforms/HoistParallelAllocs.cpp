@@ -78,6 +78,10 @@ struct CpuHoistParallelAllocs
       if (bits % 8 != 0)
         continue;
       int64_t bytes = llvm::alignTo(type.getNumElements() * (bits / 8), kAlign);
+      // All iterations' parts are live for the whole run of the loop (where
+      // malloc held one per thread at a time): bounded.
+      if (bytes > maxBytes / *count)
+        continue;
       Location loc = alloc.getLoc();
       OpBuilder b(loop);
       Type i8 = b.getI8Type();
