@@ -25,6 +25,10 @@ struct RegisterTile {
 /// sizes divide the usual power-of-two shapes; 1 if none does.
 int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest);
 
+/// The widest panel, from `widest` halving down to `narrowest`, that wastes
+/// at most an eighth of `width` rounded up to it (`narrowest` if none does).
+int64_t panelWidth(int64_t width, int64_t widest, int64_t narrowest);
+
 /// The constant `v` is, looked for through reshapes (which keep its
 /// row-major data: a conv filter flattened to 2-D), or null.
 mlir::arith::ConstantOp constantThroughReshapes(mlir::Value v);

@@ -91,6 +91,15 @@ Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
   return loop.getResult(0);
 }
 
+int64_t hodu::cpu::panelWidth(int64_t width, int64_t widest,
+                              int64_t narrowest) {
+  int64_t nr = widest;
+  while (nr > narrowest &&
+         (llvm::alignTo(width, nr) - width) * 8 > llvm::alignTo(width, nr))
+    nr /= 2;
+  return nr;
+}
+
 int64_t hodu::cpu::registerSize(int64_t dim, int64_t largest,
                                 int64_t smallest) {
   for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
@@ -555,10 +564,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   // compiled to scalar multiplies and blends and ran 2-4x slower than
   // full ones with the padding (PaddleOCR, openWakeWord; docs/performance.md).
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
-  int64_t nr = tile.cols;
-  while (nr > narrowest &&
-         (llvm::alignTo(ow, nr) - ow) * 8 > llvm::alignTo(ow, nr))
-    nr /= 2;
+  int64_t nr = panelWidth(ow, tile.cols, narrowest);
   // Filters whose count no register tile divides (257 FFT bins, 3 x 85
   // detection outputs, 21 classes) get zero filters up to one that does;
   // their output rows are dropped.
@@ -589,10 +595,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   bool flat = false;
   int64_t np = 0;
   if (st[0] == 1 && st[1] == 1 && oh > 1) {
-    int64_t plane = oh * w, nrf = tile.cols;
-    while (nrf > narrowest &&
-           (llvm::alignTo(plane, nrf) - plane) * 8 > llvm::alignTo(plane, nrf))
-      nrf /= 2;
+    int64_t plane = oh * w, nrf = panelWidth(plane, tile.cols, narrowest);
     if (int64_t(llvm::alignTo(plane, nrf)) < oh * owp) {
       flat = true;
       nr = nrf;

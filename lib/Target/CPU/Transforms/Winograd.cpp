@@ -89,16 +89,6 @@ constexpr int64_t kTransformWeight = 2;
 /// Most chunks of blocks that run over threads, each with scratch of its own.
 constexpr int64_t kChunks = 8;
 
-/// The narrowest panel, from `widest` down to `narrowest` halving, that
-/// wastes at most an eighth of `width` rounded up to it.
-int64_t panelWidth(int64_t width, int64_t widest, int64_t narrowest) {
-  int64_t nr = widest;
-  while (nr > narrowest &&
-         (llvm::alignTo(width, nr) - width) * 8 > llvm::alignTo(width, nr))
-    nr /= 2;
-  return nr;
-}
-
 struct Emitter {
   Location loc;
   Type elt;
@@ -194,18 +184,6 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
           f = flt.getDimSize(0), oh = out.getDimSize(2), ow = out.getDimSize(3);
   if (oh != h - 2 || ow != w - 2 || oh < 1 || ow < 1 || c < 1)
     return std::nullopt;
-  // The filter's values (a splat, or raw f32 data).
-  std::vector<float> g(static_cast<size_t>(f * c * 9));
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-      dense && dense.isSplat()) {
-    std::fill(g.begin(), g.end(), dense.getSplatValue<float>());
-  } else {
-    std::optional<ArrayRef<char>> data = rawData(cst);
-    if (!data || data->size() < g.size() * sizeof(float))
-      return std::nullopt;
-    std::memcpy(g.data(), data->data(), g.size() * sizeof(float));
-  }
-
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
   int64_t mr = registerSize(f, tile.rows, 4);
   if (mr < 4)
@@ -273,6 +251,19 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   int64_t blocks = th / rowsPerBlock;
   int64_t panels = rowsPerBlock * q; // B panels of a block
   bool threads = parallel && blocks > 1;
+
+  // The filter's values (a splat, or raw f32 data), read once Winograd is
+  // chosen.
+  std::vector<float> g(static_cast<size_t>(f * c * 9));
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      dense && dense.isSplat()) {
+    std::fill(g.begin(), g.end(), dense.getSplatValue<float>());
+  } else {
+    std::optional<ArrayRef<char>> data = rawData(cst);
+    if (!data || data->size() < g.size() * sizeof(float))
+      return std::nullopt;
+    std::memcpy(g.data(), data->data(), g.size() * sizeof(float));
+  }
 
   // U = G g Gt, packed as alpha^2 sets of A panels:
   // Ucst[ab, f / mr, c, f % mr].
