@@ -12,6 +12,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/MathExtras.h"
+
 namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUHOISTPARALLELALLOCS
 #include "hodu/Target/CPU/Passes.h.inc"
@@ -39,18 +42,48 @@ bool escapes(Value v) {
   return false;
 }
 
-/// The iterations of `loop`, if its bounds are static.
-std::optional<int64_t> tripCount(scf::ForallOp loop) {
-  int64_t count = 1;
+/// The iterations of `loop` along each of its dims, if its bounds are
+/// static, and their product (none if it overflows).
+struct TripCounts {
+  SmallVector<int64_t> dims;
+  int64_t total = 1;
+};
+std::optional<TripCounts> tripCounts(scf::ForallOp loop) {
+  TripCounts t;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getStaticLowerBound(), loop.getStaticUpperBound(),
                  loop.getStaticStep())) {
     if (ShapedType::isDynamic(lb) || ShapedType::isDynamic(ub) ||
         ShapedType::isDynamic(step) || step <= 0 || ub < lb)
       return std::nullopt;
-    count *= llvm::divideCeil(ub - lb, step);
+    t.dims.push_back(llvm::divideCeil(ub - lb, step));
+    if (llvm::MulOverflow(t.total, t.dims.back(), t.total))
+      return std::nullopt;
   }
-  return count;
+  return t;
+}
+
+/// The linear index of the current iteration of `loop` (whose trip counts
+/// are `counts`), built at the start of its body.
+Value linearIndex(scf::ForallOp loop, ArrayRef<int64_t> counts) {
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
+  Location loc = loop.getLoc();
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [iv, lb, step, count] :
+       llvm::zip(loop.getInductionVars(), loop.getStaticLowerBound(),
+                 loop.getStaticStep(), counts)) {
+    Value i = arith::SubIOp::create(b, loc, iv,
+                                    arith::ConstantIndexOp::create(b, loc, lb));
+    if (step != 1)
+      i = arith::DivUIOp::create(b, loc, i,
+                                 arith::ConstantIndexOp::create(b, loc, step));
+    linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, linear,
+                              arith::ConstantIndexOp::create(b, loc, count)),
+        i);
+  }
+  return linear;
 }
 
 struct CpuHoistParallelAllocs
@@ -68,10 +101,12 @@ struct CpuHoistParallelAllocs
           alloc.getSymbolOperands().empty() && !escapes(alloc.getResult()))
         allocs.push_back(alloc);
     });
+    // Each loop's linear iteration index, built once for all its allocs.
+    llvm::DenseMap<Operation *, Value> linear;
     for (memref::AllocOp alloc : allocs) {
       auto loop = cast<scf::ForallOp>(alloc->getParentOp());
-      std::optional<int64_t> count = tripCount(loop);
-      if (!count || *count < 1 || *count > maxIterations)
+      std::optional<TripCounts> count = tripCounts(loop);
+      if (!count || count->total < 1 || count->total > maxIterations)
         continue;
       MemRefType type = alloc.getType();
       int64_t bits = type.getElementTypeBitWidth();
@@ -80,36 +115,21 @@ struct CpuHoistParallelAllocs
       int64_t bytes = llvm::alignTo(type.getNumElements() * (bits / 8), kAlign);
       // All iterations' parts are live for the whole run of the loop (where
       // malloc held one per thread at a time): bounded.
-      if (bytes > maxBytes / *count)
+      if (bytes > maxBytes / count->total)
         continue;
       Location loc = alloc.getLoc();
       OpBuilder b(loop);
-      Type i8 = b.getI8Type();
-      auto allType = MemRefType::get({*count * bytes}, i8);
+      auto allType = MemRefType::get({count->total * bytes}, b.getI8Type());
       Value all = memref::AllocOp::create(
           b, loc, allType,
           b.getI64IntegerAttr(
               std::max<int64_t>(kAlign, alloc.getAlignment().value_or(0))));
-      // The iteration's linear index.
+      Value &index = linear[loop];
+      if (!index)
+        index = linearIndex(loop, count->dims);
       b.setInsertionPoint(alloc);
-      Value linear = arith::ConstantIndexOp::create(b, loc, 0);
-      for (auto [iv, lb, ub, step] :
-           llvm::zip(loop.getInductionVars(), loop.getStaticLowerBound(),
-                     loop.getStaticUpperBound(), loop.getStaticStep())) {
-        Value i = arith::SubIOp::create(
-            b, loc, iv, arith::ConstantIndexOp::create(b, loc, lb));
-        if (step != 1)
-          i = arith::DivUIOp::create(
-              b, loc, i, arith::ConstantIndexOp::create(b, loc, step));
-        linear = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, linear,
-                                  arith::ConstantIndexOp::create(
-                                      b, loc, llvm::divideCeil(ub - lb, step))),
-            i);
-      }
       Value offset = arith::MulIOp::create(
-          b, loc, linear, arith::ConstantIndexOp::create(b, loc, bytes));
+          b, loc, index, arith::ConstantIndexOp::create(b, loc, bytes));
       Value view =
           memref::ViewOp::create(b, loc, type, all, offset, ValueRange{});
       alloc.getResult().replaceAllUsesWith(view);
