@@ -94,13 +94,15 @@ void TransformScript::promoteOperand(Value op, int64_t index,
   transform::PromoteTensorOp::create(builder, loc, operand, memorySpace);
 }
 
-void TransformScript::vectorize(Value target) {
+void TransformScript::vectorize(Value target, bool namedContraction) {
   transform::VectorizeOp::create(builder, payload.getLoc(), target,
                                  /*vector_sizes=*/ValueRange(),
                                  /*static_vector_sizes=*/ArrayRef<int64_t>(),
                                  /*vectorize_nd_extract=*/UnitAttr(),
                                  /*assume_dynamic_dims_match_vec_sizes=*/UnitAttr(),
-                                 /*create_named_contraction=*/UnitAttr());
+                                 /*create_named_contraction=*/
+                                 namedContraction ? builder.getUnitAttr()
+                                                  : UnitAttr());
 }
 
 void TransformScript::hoistLoopInvariantSubsets(Value loop) {

@@ -17,7 +17,7 @@
 // CHECK: scf.for {{.*}} step %c32
 // CHECK: %[[ACC:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
 // CHECK: scf.for {{.*}} step %c1 iter_args(%{{.*}} = %[[ACC]]) -> (vector<8x32xf32>)
-// CHECK: arith.mulf {{.*}} : vector<8x32{{.*}}xf32>
+// CHECK-COUNT-8: vector.fma {{.*}} : vector<32xf32>
 // CHECK-NOT: linalg.matmul
 // With packing (the default), B is copied into [N/32, K, 32] column panels
 // and A into [M/8, K, 8] row panels; one loop over the 8 panels (parallel)

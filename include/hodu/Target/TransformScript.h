@@ -53,8 +53,10 @@ public:
   /// `transform.get_operand` + `transform.structured.promote_tensor`: the
   /// operand `index` of `op` copied into a new tensor in `memorySpace`.
   void promoteOperand(mlir::Value op, int64_t index, mlir::Attribute memorySpace);
-  /// `transform.structured.vectorize`, sizes inferred from the op.
-  void vectorize(mlir::Value target);
+  /// `transform.structured.vectorize`, sizes inferred from the op; with
+  /// `namedContraction`, a contraction becomes `vector.contract` rather than
+  /// a broadcast, an elementwise multiply and a `vector.multi_reduction`.
+  void vectorize(mlir::Value target, bool namedContraction = false);
   /// `transform.loop.hoist_loop_invariant_subsets`.
   void hoistLoopInvariantSubsets(mlir::Value loop);
   /// `transform.gpu.map_forall_to_blocks ... generate_gpu_launch`: returns

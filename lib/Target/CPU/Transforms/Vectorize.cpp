@@ -466,9 +466,6 @@ Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
   SmallVector<AffineMap> maps{AffineMap::get(3, 0, {dk, dm}, ctx),
                               AffineMap::get(3, 0, {dk, dn}, ctx),
                               AffineMap::get(3, 0, {dm, dn}, ctx)};
-  SmallVector<utils::IteratorType> iters{utils::IteratorType::parallel,
-                                         utils::IteratorType::parallel,
-                                         utils::IteratorType::reduction};
   auto slice = [&](OpBuilder &nb, Value src, ArrayRef<OpFoldResult> offsets,
                    ArrayRef<int64_t> sizes, ArrayRef<int64_t> resultShape) {
     SmallVector<OpFoldResult> sz, ones(sizes.size(), nb.getIndexAttr(1));
@@ -515,14 +512,9 @@ Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
                       tileFill->setAttr(kPanel, rb.getUnitAttr());
                       ct = tileFill.getResult(0);
                     }
-                    auto kernel = linalg::GenericOp::create(
+                    auto kernel = linalg::ContractOp::create(
                         rb, loc, TypeRange{ct.getType()}, ValueRange{at, bt},
-                        ValueRange{ct}, maps, iters,
-                        [](OpBuilder &gb, Location l, ValueRange args) {
-                          Value p = arith::MulFOp::create(gb, l, args[0], args[1]);
-                          linalg::YieldOp::create(
-                              gb, l, arith::AddFOp::create(gb, l, args[2], p).getResult());
-                        });
+                        ValueRange{ct}, rb.getAffineMapArrayAttr(maps));
                     kernel->setAttr(kPanel, rb.getUnitAttr());
                     return kernel.getResult(0);
                   });
@@ -905,7 +897,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
           continue;
         }
         hodu::cpu::TransformScript::Tiled k = script.tileUsingFor(tile, {0, 0, 1});
-        script.vectorize(k.op);
+        script.vectorize(k.op, /*namedContraction=*/true);
         kLoops.push_back(k.loops[0]);
         continue;
       }
@@ -973,7 +965,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     target = script.tileUsingFor(target, seq).op;
     hodu::cpu::TransformScript::Tiled registerTile =
         script.tileUsingFor(target, reg);
-    script.vectorize(registerTile.op);
+    script.vectorize(registerTile.op, /*namedContraction=*/true);
     // Register tiling makes three loops (m, n, k) in both cases; the
     // innermost carries the accumulator.
     return registerTile.loops[2];
