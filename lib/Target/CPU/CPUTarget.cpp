@@ -287,11 +287,41 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
   if (llvm::verifyModule(*llvmModule, &llvm::errs()))
     return emitError(loc, "internal error: invalid LLVM IR");
   timer.lap("translate");
-  optimize(*llvmModule, *tm, options.optLevel);
-  timer.lap("optimize");
-
   StringRef kind = request.kind->name;
   const std::string &outPath = request.outputPath;
+
+  // so, exe: objects for the link step, compiled in parts on threads.
+  if (kind == "so" || kind == "exe") {
+    bool host = options.triple.empty();
+    if (kind == "exe" && !host)
+      return emitError(loc, "executables can only be linked for the host; use "
+                            "--emit=o or --emit=a with --target");
+    bool openmp = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
+    llvm::Triple triple = tm->getTargetTriple();
+    OutputFile out(outPath);
+    if (failed(out.open(loc)))
+      return failure();
+    std::vector<std::unique_ptr<OutputFile>> temporaries;
+    auto newObject = [&]() -> FailureOr<std::string> {
+      temporaries.push_back(std::make_unique<OutputFile>(outPath + ".o"));
+      if (failed(temporaries.back()->open(loc)))
+        return failure();
+      return temporaries.back()->path();
+    };
+    std::vector<std::string> objects;
+    if (failed(compileInParts(std::move(llvmModule), options, newObject,
+                              objects, timer, loc)))
+      return failure();
+    LogicalResult linked =
+        kind == "so"
+            ? linkShared(objects, out.path(), triple, host, openmp, loc)
+            : linkExecutable(objects, out.path(), openmp, loc);
+    timer.lap("link");
+    return success(succeeded(linked) && succeeded(out.commit(loc)));
+  }
+
+  optimize(*llvmModule, *tm, options.optLevel);
+  timer.lap("optimize");
   if (outPath == "-") {
     if (kind == "ll") {
       llvmModule->print(llvm::outs(), nullptr);
@@ -340,7 +370,8 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
                                   out.path(), loc)) &&
         succeeded(out.commit(loc)));
 
-  // so, a, exe: an object first, then the link step.
+  // a: one object (an archive's members are linked into other programs,
+  // where the hidden symbols shared by parts could meet another model's).
   OutputFile obj(outPath + ".o");
   if (failed(obj.open(loc)) ||
       failed(emitMachineCode(*llvmModule, *tm,
@@ -348,18 +379,9 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
                              loc)))
     return failure();
   timer.lap("codegen");
-  bool host = options.triple.empty();
-  bool openmp = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
-  LogicalResult linked =
-      kind == "so" ? linkShared(obj.path(), out.path(), tm->getTargetTriple(),
-                                host, openmp, loc)
-      : kind == "a" ? writeArchive(obj.path(), out.path(), loc)
-      : host        ? linkExecutable(obj.path(), out.path(), openmp, loc)
-                    : emitError(loc, "executables can only be linked for the "
-                                     "host; use --emit=o or --emit=a with "
-                                     "--target");
+  LogicalResult written = writeArchive(obj.path(), out.path(), loc);
   timer.lap("link");
-  return success(succeeded(linked) && succeeded(out.commit(loc)));
+  return success(succeeded(written) && succeeded(out.commit(loc)));
 }
 
 //===----------------------------------------------------------------------===//

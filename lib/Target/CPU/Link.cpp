@@ -29,7 +29,7 @@ static std::string multiarch(const llvm::Triple &triple) {
   return arch + "-" + triple.getOSName().str() + (env.empty() ? "" : "-" + env);
 }
 
-LogicalResult cpu::linkShared(StringRef object, StringRef out,
+LogicalResult cpu::linkShared(ArrayRef<std::string> objects, StringRef out,
                               const llvm::Triple &triple, bool host,
                               bool openmp, Location loc) {
   auto lld = findTool({"ld.lld-22", "ld.lld"});
@@ -39,7 +39,8 @@ LogicalResult cpu::linkShared(StringRef object, StringRef out,
                           "install lld-22");
   std::vector<std::string> argv = {*lld, "-shared", "--hash-style=gnu",
                                    "-z", "noexecstack", "--as-needed",
-                                   "-o", out.str(), object.str()};
+                                   "-o", out.str()};
+  argv.insert(argv.end(), objects.begin(), objects.end());
   // Maths from libm (expf, erff, ...), memory from libc: the target's own
   // multiarch directories, plus the host's generic ones for host builds.
   SmallVector<std::string> dirs = {"/lib/" + multiarch(triple),
@@ -67,8 +68,8 @@ LogicalResult cpu::linkShared(StringRef object, StringRef out,
   return runTool(*lld, argv, loc);
 }
 
-LogicalResult cpu::linkExecutable(StringRef object, StringRef out, bool openmp,
-                                  Location loc) {
+LogicalResult cpu::linkExecutable(ArrayRef<std::string> objects, StringRef out,
+                                  bool openmp, Location loc) {
   static int anchor;
   std::string self = llvm::sys::fs::getMainExecutable("hoduc", &anchor);
   SmallString<256> mainObj(llvm::sys::path::parent_path(
@@ -82,8 +83,9 @@ LogicalResult cpu::linkExecutable(StringRef object, StringRef out, bool openmp,
     return emitError(loc, "linking an executable needs a C compiler driver (cc, "
                           "clang-22 or gcc) for the C start-up files; install "
                           "one with: apt-get install clang-22");
-  std::vector<std::string> argv = {*cc, "-o", out.str(), object.str(),
-                                   mainObj.str().str()};
+  std::vector<std::string> argv = {*cc, "-o", out.str()};
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.push_back(mainObj.str().str());
   if (openmp)
     argv.insert(argv.end(), {"-L" HODU_LLVM_LIBDIR,
                              "-Wl,-rpath," HODU_LLVM_LIBDIR, "-Wl,--as-needed",
