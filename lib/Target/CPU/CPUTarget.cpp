@@ -146,7 +146,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
 std::string llvmPipeline(const CPUPipelineConfig &o) {
   return std::string("func.func(convert-linalg-to-loops),") +
          (o.optLevel >= 2 ? "func.func(hodu-cpu-strided-reads)," : "") +
-         "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
+         "convert-vector-to-scf{full-unroll},hodu-cpu-flatten-globals,"
+         "expand-strided-metadata,"
          "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
          "func.func(arith-expand),finalize-memref-to-llvm,"
          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"

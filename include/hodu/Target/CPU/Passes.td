@@ -346,6 +346,35 @@ def CpuHoistParallelAllocs
                            "mlir::arith::ArithDialect"];
 }
 
+def CpuFlattenGlobals : Pass<"hodu-cpu-flatten-globals", "mlir::ModuleOp"> {
+  let summary = "Constant memref globals as one-dimensional arrays (CPU)";
+  let description = [{
+    A multi-dimensional `memref.global` becomes an LLVM global of nested
+    arrays, and its initial value one LLVM constant per innermost row: a
+    convolution's weights of shape [F, C, 3, 3] are F*C*3 uniqued arrays of
+    three floats. Translating IS-Net's weights that way took 40 s. This pass
+    gives every statically shaped, identity-layout global of rank 2 or more
+    that has an initial value (dense or a resource blob) the flat type
+    `memref<N x T>`, with the same data, and reads it back in its shape with
+    a `memref.expand_shape` at each `memref.get_global`, which costs nothing
+    at run time.
+
+    Before:
+    ```mlir
+    memref.global "private" constant @w : memref<8x4x3x3xf32> = dense<...>
+    %0 = memref.get_global @w : memref<8x4x3x3xf32>
+    ```
+    After:
+    ```mlir
+    memref.global "private" constant @w : memref<288xf32> = dense<...>
+    %1 = memref.get_global @w : memref<288xf32>
+    %0 = memref.expand_shape %1 [[0, 1, 2, 3]] output_shape [8, 4, 3, 3]
+        : memref<288xf32> into memref<8x4x3x3xf32>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
   let summary = "Stride-2 vector reads as one contiguous load and a deinterleave (CPU)";
   let description = [{
