@@ -144,7 +144,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
 /// the conversion's bookkeeping grows with the ops of the function each
 /// loop is split out of (6 of the 18 s of silero VAD's compile).
 std::string llvmPipeline(const CPUPipelineConfig &o) {
-  return std::string("func.func(convert-linalg-to-loops),") +
+  return std::string("hodu-cpu-outline-kernels,"
+                     "func.func(convert-linalg-to-loops),") +
          (o.optLevel >= 2 ? "func.func(hodu-cpu-strided-reads)," : "") +
          "convert-vector-to-scf{full-unroll},hodu-cpu-flatten-globals,"
          "expand-strided-metadata,"

@@ -1,4 +1,5 @@
-//===- CPUTarget.h - the CPU back end's parts --------------------*- C++ -*-===//
+//===- CPUTarget.h - the CPU back end's parts --------------------*- C++
+//-*-===//
 //
 // Private to lib/Target/CPU: the pieces CPUTarget.cpp puts together.
 //   Codegen.cpp  LLVM target machines, the target's vector shape, LLVM's
@@ -46,32 +47,23 @@ createTargetMachine(const TargetOptions &options, std::string &error);
 /// The vector shape of `tm`'s subtarget.
 VectorShape vectorShapeOf(llvm::TargetMachine &tm);
 
-/// Moves every top-level loop nest of every function into a function of its
-/// own, never inlined (LLVM's loop extractor): a model's entry function holds
-/// a loop nest per kernel, and LLVM's loop passes cost more than linearly in
-/// the size of the function around a loop.
-void outlineLoops(llvm::Module &module);
-
-/// LLVM's default -O<level> module pipeline, after outlineLoops unless
-/// `outline` is false (the module's loops are out of line already).
-void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel,
-              bool outline = true);
+/// LLVM's default -O<level> module pipeline.
+void optimize(llvm::Module &module, llvm::TargetMachine &tm, unsigned optLevel);
 
 /// Optimises and compiles `module` to one object file per part, the parts
-/// on threads of their own (ParallelCodegen.cpp). After outlineLoops, the
-/// module's functions are dealt into parts of about equal instruction count
+/// on threads of their own (ParallelCodegen.cpp). The module's functions
+/// (a model's kernels are functions of their own: hodu-cpu-outline-kernels)
+/// are dealt into parts of about equal instruction count
 /// (how many depends only on the module's size, never on the machine, so
 /// the objects are the same everywhere); symbols local to the module become
 /// hidden ones that the parts share, so the objects are for one final link
 /// (a shared library or an executable), not an archive. `newObject` gives
 /// the path of each object to write; `objects` gets them in order, for the
 /// link; `timer` laps "optimize" and "codegen".
-mlir::LogicalResult
-compileInParts(std::unique_ptr<llvm::Module> module,
-               const TargetOptions &options,
-               llvm::function_ref<mlir::FailureOr<std::string>()> newObject,
-               std::vector<std::string> &objects,
-                                   StatsTimer &timer, mlir::Location loc);
+mlir::LogicalResult compileInParts(
+    std::unique_ptr<llvm::Module> module, const TargetOptions &options,
+    llvm::function_ref<mlir::FailureOr<std::string>()> newObject,
+    std::vector<std::string> &objects, StatsTimer &timer, mlir::Location loc);
 
 /// Writes an object file or assembly to `path`.
 mlir::LogicalResult emitMachineCode(llvm::Module &module,
@@ -82,13 +74,12 @@ mlir::LogicalResult emitMachineCode(llvm::Module &module,
 /// Links a shared library from objects; `triple` picks the system library
 /// directories, `openmp` adds LLVM's OpenMP runtime.
 mlir::LogicalResult linkShared(llvm::ArrayRef<std::string> objects,
-                               llvm::StringRef out,
-                               const llvm::Triple &triple, bool host,
-                               bool openmp, mlir::Location loc);
+                               llvm::StringRef out, const llvm::Triple &triple,
+                               bool host, bool openmp, mlir::Location loc);
 /// Links an executable from objects and hoduc's prebuilt main().
 mlir::LogicalResult linkExecutable(llvm::ArrayRef<std::string> objects,
-                                   llvm::StringRef out,
-                                   bool openmp, mlir::Location loc);
+                                   llvm::StringRef out, bool openmp,
+                                   mlir::Location loc);
 /// Writes an archive holding one object.
 mlir::LogicalResult writeArchive(llvm::StringRef object, llvm::StringRef out,
                                  mlir::Location loc);

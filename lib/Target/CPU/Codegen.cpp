@@ -14,8 +14,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
-#include "llvm/Transforms/IPO/LoopExtractor.h"
-#include "llvm/Transforms/Utils/LoopSimplify.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -120,43 +118,10 @@ cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
   return shape;
 }
 
-void cpu::outlineLoops(llvm::Module &m) {
-  // Every top-level loop nest (a kernel, or a loop of one) becomes a
-  // function of its own, kept out of line. A model is one entry function
-  // with a loop nest per kernel, tens of thousands of instructions long,
-  // and LLVM's loop passes (indvars, loop-load-elim, rotate) cost more than
-  // linearly in the size of the function around a loop: a 100-conv model
-  // spent 60% of its optimisation and a third of its code generation there.
-  // A call per kernel costs nanoseconds.
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::SmallPtrSet<llvm::Function *, 32> existing;
-  for (llvm::Function &f : m)
-    existing.insert(&f);
-  llvm::ModulePassManager outline;
-  outline.addPass(
-      llvm::createModuleToFunctionPassAdaptor(llvm::LoopSimplifyPass()));
-  outline.addPass(llvm::LoopExtractorPass());
-  outline.run(m, mam);
-  for (llvm::Function &f : m)
-    if (!existing.contains(&f) && !f.isDeclaration())
-      f.addFnAttr(llvm::Attribute::NoInline);
-}
-
-void cpu::optimize(llvm::Module &m, llvm::TargetMachine &tm, unsigned optLevel,
-                   bool outline) {
+void cpu::optimize(llvm::Module &m, llvm::TargetMachine &tm,
+                   unsigned optLevel) {
   if (optLevel == 0)
     return;
-  if (outline)
-    outlineLoops(m);
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;

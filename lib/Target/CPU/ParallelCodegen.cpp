@@ -1,11 +1,11 @@
 //===- ParallelCodegen.cpp - optimise and compile a model in parts --------===//
 //
-// A model's LLVM module, once its loop nests are functions of their own
-// (outlineLoops), is dealt into parts of about equal size. Each part is
-// written as bitcode, read back into an LLVMContext of its own (a context is
-// not thread-safe) and optimised and compiled on its own thread; the linker
-// puts the objects together. The part count depends only on the module, so
-// the artifact is the same on every machine; the threads only change how
+// A model's LLVM module, whose kernels are functions of their own
+// (hodu-cpu-outline-kernels), is dealt into parts of about equal size. Each
+// part is written as bitcode, read back into an LLVMContext of its own (a
+// context is not thread-safe) and optimised and compiled on its own thread; the
+// linker puts the objects together. The part count depends only on the module,
+// so the artifact is the same on every machine; the threads only change how
 // long it takes.
 //
 //===----------------------------------------------------------------------===//
@@ -115,27 +115,23 @@ struct Part {
 
 } // namespace
 
-LogicalResult cpu::compileInParts(std::unique_ptr<llvm::Module> module,
-                                  const TargetOptions &options,
-                                  function_ref<FailureOr<std::string>()> newObject,
-                                  std::vector<std::string> &objects,
-                                  StatsTimer &timer, Location loc) {
+LogicalResult cpu::compileInParts(
+    std::unique_ptr<llvm::Module> module, const TargetOptions &options,
+    function_ref<FailureOr<std::string>()> newObject,
+    std::vector<std::string> &objects, StatsTimer &timer, Location loc) {
   objects.clear();
-  if (options.optLevel > 0)
-    outlineLoops(*module);
   uint64_t total = 0;
   for (const llvm::Function &f : *module)
     total += instructionCount(f);
-  unsigned parts = static_cast<unsigned>(
-      std::clamp<uint64_t>(total / std::max(1u, instructionsPerPart.getValue()),
-                           1, kMaxParts));
+  unsigned parts = static_cast<unsigned>(std::clamp<uint64_t>(
+      total / std::max(1u, instructionsPerPart.getValue()), 1, kMaxParts));
 
   // One part: no splitting, no bitcode round trip.
   if (parts == 1) {
     auto tm = createTargetMachine(options, loc);
     if (!tm)
       return failure();
-    optimize(*module, *tm, options.optLevel, /*outline=*/false);
+    optimize(*module, *tm, options.optLevel);
     timer.lap("optimize");
     FailureOr<std::string> path = newObject();
     if (failed(path) ||
@@ -160,8 +156,8 @@ LogicalResult cpu::compileInParts(std::unique_ptr<llvm::Module> module,
   std::vector<Part> work(parts);
   for (unsigned p = 1; p < parts; ++p) {
     llvm::ValueToValueMapTy map;
-    std::unique_ptr<llvm::Module> part = llvm::CloneModule(
-        *module, map, [&](const llvm::GlobalValue *gv) {
+    std::unique_ptr<llvm::Module> part =
+        llvm::CloneModule(*module, map, [&](const llvm::GlobalValue *gv) {
           auto it = owner.find(gv);
           return it != owner.end() && it->second == p;
         });
@@ -186,7 +182,7 @@ LogicalResult cpu::compileInParts(std::unique_ptr<llvm::Module> module,
       if (!part.tm)
         return;
       if (part.module) { // part 0, in the module's own context
-        optimize(*part.module, *part.tm, options.optLevel, /*outline=*/false);
+        optimize(*part.module, *part.tm, options.optLevel);
         return;
       }
       part.context = std::make_unique<llvm::LLVMContext>();
@@ -201,7 +197,7 @@ LogicalResult cpu::compileInParts(std::unique_ptr<llvm::Module> module,
       }
       part.module = std::move(*parsed);
       part.bitcode = {};
-      optimize(*part.module, *part.tm, options.optLevel, /*outline=*/false);
+      optimize(*part.module, *part.tm, options.optLevel);
     });
   pool.wait();
   for (Part &part : work)
@@ -245,9 +241,8 @@ LogicalResult cpu::compileInParts(std::unique_ptr<llvm::Module> module,
       return emitError(loc, part.error);
   timer.lap("codegen");
   if (timer.enabled)
-    llvm::errs() << "hoduc: stats: object code: " << parts
-                 << " parts of about " << total / parts
-                 << " instructions, compiled on " << pool.getMaxConcurrency()
-                 << " thread(s)\n";
+    llvm::errs() << "hoduc: stats: object code: " << parts << " parts of about "
+                 << total / parts << " instructions, compiled on "
+                 << pool.getMaxConcurrency() << " thread(s)\n";
   return success();
 }

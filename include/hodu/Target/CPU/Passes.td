@@ -346,6 +346,56 @@ def CpuHoistParallelAllocs
                            "mlir::arith::ArithDialect"];
 }
 
+def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Every loop nest of a model a function of its own (CPU)";
+  let description = [{
+    After bufferization a model is one function: a kernel after another
+    (loop nests, `omp.parallel` regions, linalg ops on buffers), between
+    views of its arena. LLVM's loop passes and the OpenMP translation's
+    outliner cost more than linearly in the size of the function around a
+    loop or a parallel region: IS-Net (3,466 ops) spent minutes there.
+
+    This pass moves every op with regions at the top level of a function
+    (with no results) into a private function of its own, marked
+    `hodu.kernel` and `no_inline`, and calls it in its place. The values
+    the op reads from outside are recomputed in the kernel when they come
+    from pure, region-free ops (constants, views of the arena or of a
+    global, index arithmetic), recursively, or passed as arguments when
+    their type crosses a call under the bare-pointer calling convention (a
+    scalar, or a static identity-layout memref). An op that reads anything
+    else, or frees a buffer from outside it (a kernel sees only a buffer's
+    aligned pointer, not the one its allocation returned), stays where it
+    is. A function with fewer than two such ops is left
+    alone.
+
+    Before:
+    ```mlir
+    func.func @main(%in: memref<64xf32>, %ws: memref<256xi8>) {
+      %c0 = arith.constant 0 : index
+      %v = memref.view %ws[%c0][] : memref<256xi8> to memref<64xf32>
+      scf.for ... { ... %v ... }
+      scf.for ... { ... %in ... %v ... }
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%in: memref<64xf32>, %ws: memref<256xi8>) {
+      call @main_kernel0(%ws) : (memref<256xi8>) -> ()
+      call @main_kernel1(%ws, %in) : (memref<256xi8>, memref<64xf32>) -> ()
+    }
+    func.func private @main_kernel0(%ws: memref<256xi8>)
+        attributes {hodu.kernel, no_inline} {
+      %c0 = arith.constant 0 : index
+      %v = memref.view %ws[%c0][] : memref<256xi8> to memref<64xf32>
+      scf.for ... { ... %v ... }
+      return
+    }
+    ...
+    ```
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def CpuFlattenGlobals : Pass<"hodu-cpu-flatten-globals", "mlir::ModuleOp"> {
   let summary = "Constant memref globals as one-dimensional arrays (CPU)";
   let description = [{

@@ -9,8 +9,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -47,9 +47,10 @@ struct CpuFlattenGlobals
       MemRefType flatType =
           MemRefType::get({type.getNumElements()}, type.getElementType(),
                           MemRefLayoutAttrInterface(), type.getMemorySpace());
-      Attribute value = flatValue(
-          global.getInitialValue().value_or(Attribute()),
-          RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+      Attribute value =
+          flatValue(global.getInitialValue().value_or(Attribute()),
+                    RankedTensorType::get({type.getNumElements()},
+                                          type.getElementType()));
       if (!value)
         continue;
       global.setType(flatType);

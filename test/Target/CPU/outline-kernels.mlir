@@ -1,0 +1,103 @@
+// RUN: hodu-opt %s --hodu-cpu-outline-kernels | FileCheck %s
+
+// hodu-cpu-outline-kernels: each op with regions at the top level of a
+// function (loops, linalg ops on buffers) becomes a private function of its
+// own, never inlined, called in its place. The views, globals and constants
+// it reads are recomputed inside it; buffers that cross a call under the
+// bare-pointer convention (static, identity layout) are passed. The loop
+// that writes a dynamically sized buffer stays inline, and so does what it
+// reads.
+
+// CHECK-LABEL: func.func private @main_kernel0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<512xi8>) attributes {hodu.kernel, passthrough = ["noinline"]}
+// CHECK: memref.get_global @w
+// CHECK: memref.view
+// CHECK: scf.for
+// CHECK: arith.addf
+// CHECK: return
+// CHECK-LABEL: func.func private @main_kernel1(%{{.*}}: memref<512xi8>)
+// CHECK: memref.view
+// CHECK: memref.subview
+// CHECK: linalg.copy
+// CHECK-LABEL: func.func private @main_kernel2(%{{.*}}: memref<512xi8>, %{{.*}}: memref<64xf32>)
+// CHECK: scf.for
+// CHECK-LABEL: func.func @main(
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: call @main_kernel0(%arg0, %arg2)
+// CHECK: %[[DYN:.*]] = memref.alloc
+// CHECK: scf.for
+// CHECK: memref.store {{.*}}, %[[DYN]]
+// CHECK: call @main_kernel1(%arg2)
+// CHECK-NEXT: call @main_kernel2(%arg2, %arg1)
+// CHECK-NEXT: memref.dealloc %[[DYN]]
+// CHECK-NOT: memref.get_global
+// CHECK-NOT: memref.subview
+memref.global "private" constant @w : memref<64xf32> = dense<1.0>
+
+func.func @main(%in: memref<64xf32>, %out: memref<64xf32>, %ws: memref<512xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %t = memref.view %ws[%c0][] : memref<512xi8> to memref<64xf32>
+  %w = memref.get_global @w : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = memref.load %in[%i] : memref<64xf32>
+    %b = memref.load %w[%i] : memref<64xf32>
+    %s = arith.addf %a, %b : f32
+    memref.store %s, %t[%i] : memref<64xf32>
+  }
+  %half = memref.subview %t[32] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: 32>>
+  %dyn = memref.alloc(%c64) : memref<?xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = memref.load %t[%i] : memref<64xf32>
+    memref.store %a, %dyn[%i] : memref<?xf32>
+  }
+  linalg.copy ins(%half : memref<32xf32, strided<[1], offset: 32>>) outs(%half : memref<32xf32, strided<[1], offset: 32>>)
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = memref.load %t[%i] : memref<64xf32>
+    memref.store %a, %out[%i] : memref<64xf32>
+  }
+  memref.dealloc %dyn : memref<?xf32>
+  return
+}
+
+// A function with one kernel is its kernel already: left alone.
+// CHECK-LABEL: func.func @single(
+// CHECK-NOT: call
+// CHECK: scf.for
+func.func @single(%out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %z, %out[%i] : memref<8xf32>
+  }
+  return
+}
+
+// An op that frees a buffer from outside it stays inline: a kernel would
+// see only the buffer's aligned pointer, not the one malloc returned.
+// CHECK-LABEL: func.func @frees(
+// CHECK: call @frees_kernel0
+// CHECK: call @frees_kernel1
+// CHECK: scf.if
+// CHECK-NEXT: memref.dealloc
+func.func @frees(%out: memref<8xf32>, %cond: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %a = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %z, %a[%i] : memref<8xf32>
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    %v = memref.load %a[%i] : memref<8xf32>
+    memref.store %v, %out[%i] : memref<8xf32>
+  }
+  scf.if %cond {
+    memref.dealloc %a : memref<8xf32>
+  }
+  return
+}
