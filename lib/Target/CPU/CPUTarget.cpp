@@ -292,6 +292,10 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
   StringRef kind = request.kind->name;
   const std::string &outPath = request.outputPath;
 
+  if (outPath == "-" && kind != "ll" && kind != "s")
+    return emitError(loc, "refusing to write a binary artifact (")
+           << kind << ") to stdout";
+
   // so, exe: objects for the link step, compiled in parts on threads.
   if (kind == "so" || kind == "exe") {
     bool host = options.triple.empty();
@@ -324,14 +328,9 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
 
   optimize(*llvmModule, *tm, options.optLevel);
   timer.lap("optimize");
-  if (outPath == "-") {
-    if (kind == "ll") {
-      llvmModule->print(llvm::outs(), nullptr);
-      return success();
-    }
-    if (kind != "s")
-      return emitError(loc, "refusing to write a binary artifact (")
-             << kind << ") to stdout";
+  if (outPath == "-" && kind == "ll") {
+    llvmModule->print(llvm::outs(), nullptr);
+    return success();
   }
 
   OutputFile out(outPath == "-" ? std::string() : outPath);
