@@ -90,6 +90,9 @@ def Hodu_ScatterOp : Hodu_ScatterOp<"scatter", "replacing">;
 def Hodu_ScatterAddOp : Hodu_ScatterOp<"scatter_add", "adding">;
 def Hodu_ScatterMaxOp : Hodu_ScatterOp<"scatter_max", "keeping the maximum">;
 def Hodu_ScatterMinOp : Hodu_ScatterOp<"scatter_min", "keeping the minimum">;
+// Not an upstream Hodu op: ONNX ScatterElements/ScatterND with
+// reduction = "mul" need it.
+def Hodu_ScatterMulOp : Hodu_ScatterOp<"scatter_mul", "multiplying">;
 
 def Hodu_OneHotOp : Hodu_Op<"onehot", [Pure]> {
   let summary = "Indexing: one-hot encoding";

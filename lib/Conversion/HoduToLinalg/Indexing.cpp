@@ -111,7 +111,7 @@ SmallVector<Value> delinearize(OpBuilder &b, Location l, Value p,
   return coords;
 }
 
-enum class Combine { Replace, Add, Max, Min };
+enum class Combine { Replace, Add, Mul, Max, Min };
 
 /// Sequential updates: for every element `c` of the update space `shape`,
 /// result[target(c)] = combine(result[target(c)], update(c)).
@@ -133,6 +133,7 @@ Value sequentialUpdate(OpBuilder &b, Location loc, Value init,
           Value old = tensor::ExtractOp::create(nb, l, args[0], dst);
           Value wo = widen(nb, l, old), wv = widen(nb, l, v);
           Value r = combine == Combine::Add   ? emitAdd(nb, l, wo, wv)
+                    : combine == Combine::Mul ? emitMul(nb, l, wo, wv)
                     : combine == Combine::Max ? emitMax(nb, l, kind, wo, wv)
                                               : emitMin(nb, l, kind, wo, wv);
           v = narrow(nb, l, r, old.getType());
@@ -203,6 +204,7 @@ void populateIndexingPatterns(TypeConverter &tc, RewritePatternSet &patterns) {
   patterns.add<IndexSelectLowering, GatherLowering, OneHotLowering,
                IndexPutLowering, ScatterLowering<ScatterOp, Combine::Replace>,
                ScatterLowering<ScatterAddOp, Combine::Add>,
+               ScatterLowering<ScatterMulOp, Combine::Mul>,
                ScatterLowering<ScatterMaxOp, Combine::Max>,
                ScatterLowering<ScatterMinOp, Combine::Min>>(tc, ctx);
 }

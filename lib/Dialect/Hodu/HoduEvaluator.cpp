@@ -156,6 +156,7 @@ ConstantWriter::ConstantWriter(RankedTensorType type, int64_t resourceBytes)
     blob = std::make_unique<AsmResourceBlob>(
         HeapAsmResourceBlob::allocate(total, alignof(uint64_t)));
     data = blob->getMutableData().data();
+    std::memset(data, 0, total); // elements not written read as zero
   } else {
     vec.assign(total, 0);
     data = vec.data();

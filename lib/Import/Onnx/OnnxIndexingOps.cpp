@@ -89,6 +89,8 @@ LogicalResult convertScatter(NodeContext &n) {
     r = make<ScatterMaxOp>(n, x, idx, src, axis);
   else if (reduction == "min")
     r = make<ScatterMinOp>(n, x, idx, src, axis);
+  else if (reduction == "mul")
+    r = make<ScatterMulOp>(n, x, idx, src, axis);
   else
     return n.error("reduction '" + reduction + "' is not supported");
   if (failed(r))
@@ -169,6 +171,22 @@ LogicalResult convertTrilu(NodeContext &n) {
   auto t = tensorType(x);
   if (t.getRank() < 2)
     return n.error("expects an input of rank >= 2");
+  TRY(upper, n.attrInt("upper", 1));
+  int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
+  Value zero = n.constant(t.getElementType(), 0);
+  if (n.hasInput(1) && !n.constantInput(1)) {
+    // k known only at run time: the mask compares j - i with it, from a
+    // row and a column index that broadcast (no rows x cols constant).
+    Type i64 = n.b.getI64Type();
+    TRY(k, scalarInput(n, 1, i64, "k"));
+    TRY(diff, make<SubOp>(n, iota(n, i64, cols, 2, 1), iota(n, i64, rows, 2, 0)));
+    FailureOr<Value> mask = upper ? make<GeOp>(n, diff, k) : make<LeOp>(n, diff, k);
+    if (failed(mask))
+      return failure();
+    TRY(r, make<SelectOp>(n, *mask, x, zero));
+    n.setOutput(0, r);
+    return success();
+  }
   int64_t k = 0;
   if (n.hasInput(1)) {
     TRY(kv, n.constInts(1, "k"));
@@ -176,13 +194,10 @@ LogicalResult convertTrilu(NodeContext &n) {
       return n.error("k must hold one value");
     k = kv[0];
   }
-  TRY(upper, n.attrInt("upper", 1));
-  int64_t rows = t.getDimSize(t.getRank() - 2), cols = t.getDimSize(t.getRank() - 1);
   SmallVector<bool> mask;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       mask.push_back(upper ? j - i >= k : j - i <= k);
-  Value zero = n.constant(t.getElementType(), 0);
   Value maskV = n.constant(DenseElementsAttr::get(
       RankedTensorType::get({rows, cols}, n.b.getI1Type()), mask));
   TRY(r, make<SelectOp>(n, maskV, x, zero));
@@ -272,11 +287,33 @@ FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
 LogicalResult convertGatherND(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(batch, n.attrInt("batch_dims", 0));
-  if (batch != 0)
-    return n.error("batch_dims != 0 is not supported");
-  TRY(ir, indexRows(n, tensorType(x).getShape()));
-  TRY(r, make<IndexSelectOp>(n, n.reshape(x, ir.rows), ir.rowNumbers, 0));
-  n.setOutput(0, r);
+  auto xt = tensorType(x);
+  RankedTensorType it = n.type(1);
+  if (!it || batch < 0 || batch >= it.getRank() || batch >= xt.getRank())
+    return n.error("batch_dims " + Twine(batch) +
+                   " must be less than the ranks of data and indices");
+  if (xt.getShape().take_front(batch) != it.getShape().take_front(batch))
+    return n.error("the first batch_dims dims of data and indices differ");
+  // The batch dims are flattened into one, B: each batch's data is seen as
+  // rows, and its tuples' row numbers are offset by the batch's first row.
+  TRY(ir, indexRows(n, xt.getShape().drop_front(batch)));
+  int64_t b = product(xt.getShape().take_front(batch));
+  int64_t rowsPerBatch = ir.rows[0];
+  SmallVector<int64_t> rows = {b * rowsPerBatch};
+  llvm::append_range(rows, ArrayRef<int64_t>(ir.rows).drop_front());
+  Value numbers = ir.rowNumbers;
+  if (batch > 0) {
+    int64_t m = product(it.getShape().drop_front(batch).drop_back());
+    numbers = n.reshape(numbers, {b, m});
+    TRY(off, make<AddOp>(n, numbers,
+                         iota(n, n.b.getI64Type(), b, 2, 0, rowsPerBatch)));
+    numbers = off;
+  }
+  TRY(r, make<IndexSelectOp>(n, n.reshape(x, rows), numbers, 0));
+  // [B, M, rest...] (or [M..., rest...]) back to batch + M dims + rest.
+  SmallVector<int64_t> shape(it.getShape().drop_back());
+  llvm::append_range(shape, xt.getShape().drop_front(batch + ir.k));
+  n.setOutput(0, n.reshape(r, shape));
   return success();
 }
 
@@ -284,7 +321,8 @@ LogicalResult convertScatterND(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(upd, n.in(2));
   TRY(reduction, n.attrString("reduction", "none"));
-  if (reduction != "none")
+  if (reduction != "none" && reduction != "add" && reduction != "mul" &&
+      reduction != "max" && reduction != "min")
     return n.error("reduction '" + reduction + "' is not supported");
   auto xt = tensorType(x);
   TRY(ir, indexRows(n, xt.getShape()));
@@ -293,10 +331,68 @@ LogicalResult convertScatterND(NodeContext &n) {
   llvm::append_range(updRows, xt.getShape().drop_front(ir.k));
   if (product(updRows) != tensorType(upd).getNumElements())
     return n.error("updates do not match indices and data");
-  TRY(r,
-      make<IndexPutOp>(n, n.reshape(x, ir.rows), n.reshape(ir.rowNumbers, {m}),
-                       n.reshape(upd, updRows), 0));
-  n.setOutput(0, n.reshape(r, xt.getShape()));
+  Value data = n.reshape(x, ir.rows), numbers = n.reshape(ir.rowNumbers, {m});
+  upd = n.reshape(upd, updRows);
+  FailureOr<Value> r = failure();
+  if (reduction == "none") {
+    r = make<IndexPutOp>(n, data, numbers, upd, 0);
+  } else {
+    // A reduction is a scatter of elements along the rows: every element
+    // of update row j goes to row numbers[j] of its column.
+    SmallVector<int64_t> col(updRows.size(), 1);
+    col[0] = m;
+    Value idx = broadcastTo(n, n.reshape(numbers, col), updRows);
+    if (reduction == "add")
+      r = make<ScatterAddOp>(n, data, idx, upd, 0);
+    else if (reduction == "mul")
+      r = make<ScatterMulOp>(n, data, idx, upd, 0);
+    else if (reduction == "max")
+      r = make<ScatterMaxOp>(n, data, idx, upd, 0);
+    else
+      r = make<ScatterMinOp>(n, data, idx, upd, 0);
+  }
+  if (failed(r))
+    return failure();
+  n.setOutput(0, n.reshape(*r, xt.getShape()));
+  return success();
+}
+
+LogicalResult convertReverseSequence(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  if (xt.getRank() < 2)
+    return n.error("expects an input of rank >= 2");
+  TRY(batchAxis, n.attrInt("batch_axis", 1));
+  TRY(timeAxis, n.attrInt("time_axis", 0));
+  if (!((batchAxis == 0 && timeAxis == 1) || (batchAxis == 1 && timeAxis == 0)))
+    return n.error("batch_axis and time_axis must be 0 and 1 in some order");
+  int64_t steps = xt.getDimSize(timeAxis), batch = xt.getDimSize(batchAxis);
+  Type i64 = n.b.getI64Type();
+  TRY(lensIn, n.in(1));
+  if (tensorType(lensIn).getRank() != 1 ||
+      tensorType(lensIn).getDimSize(0) != batch)
+    return n.error("sequence_lens must be 1-D with one length per batch "
+                   "entry (" + Twine(batch) + ")");
+  // Lengths are clamped to [1, steps] (ONNX Runtime refuses others).
+  Value lens = n.cast(lensIn, i64);
+  TRY(lo, make<MaximumScalarOp>(n, lens, n.scalarAttr(i64, 1)));
+  TRY(hi, make<MinimumScalarOp>(n, lo, n.scalarAttr(i64, (double)steps)));
+  SmallVector<int64_t> lensShape = {1, 1};
+  lensShape[batchAxis] = batch;
+  Value len = n.reshape(hi, lensShape);
+  // Source step of step t: len - 1 - t inside the sequence, t after it.
+  Value t = iota(n, i64, steps, 2, timeAxis);
+  TRY(inside, make<LtOp>(n, t, len));
+  TRY(last, make<SubScalarOp>(n, len, n.scalarAttr(i64, 1)));
+  TRY(rev, make<SubOp>(n, last, t));
+  TRY(src, make<SelectOp>(n, inside, rev, t));
+  SmallVector<int64_t> shape2 = {xt.getDimSize(0), xt.getDimSize(1)};
+  SmallVector<int64_t> expanded(shape2);
+  expanded.append(xt.getRank() - 2, 1);
+  Value idx = broadcastTo(n, n.reshape(broadcastTo(n, src, shape2), expanded),
+                          xt.getShape());
+  TRY(r, make<GatherOp>(n, x, idx, timeAxis));
+  n.setOutput(0, r);
   return success();
 }
 
@@ -314,5 +410,6 @@ void hodu::onnx_import::registerIndexingOps(ConverterTable &table) {
       {"EyeLike", convertEyeLike},
       {"GatherND", convertGatherND},
       {"ScatterND", convertScatterND},
+      {"ReverseSequence", convertReverseSequence},
   });
 }

@@ -334,6 +334,134 @@ LogicalResult convertConvTranspose(NodeContext &n) {
   return setConvOutput(n, y);
 }
 
+/// MaxPool's Indices output: for each window, the flat index into the
+/// whole input ([N, C, spatial...], padding not counted; spatial dims in
+/// column-major order with storage_order = 1) of its first maximum. The
+/// window's taps are strided slices of the padded input stacked along a new
+/// dim; the winning tap's coordinates are computed back from its number.
+LogicalResult maxPoolIndices(NodeContext &n, Value x, const WindowParams &p) {
+  auto xt = tensorType(x);
+  int64_t rank = xt.getRank(), r = rank - 2;
+  ArrayRef<int64_t> in = xt.getShape().drop_front(2);
+  TRY(order, n.attrInt("storage_order", 0));
+  if (order != 0 && order != 1)
+    return n.error("storage_order must be 0 or 1");
+  int64_t taps = product(p.kernel);
+  if (taps > 1024)
+    return n.error("the Indices output is supported for windows of up to "
+                   "1024 taps, not " + Twine(taps));
+  Type elt = xt.getElementType();
+  SmallVector<int64_t> pads(2 * rank, 0), out;
+  for (int64_t i = 0; i < r; ++i) {
+    pads[2 + i] = p.pads[i];
+    pads[rank + 2 + i] = p.pads[r + i];
+    out.push_back(convOut(in[i], p.kernel[i], p.strides[i], p.dilations[i],
+                          p.pads[i], p.pads[r + i]));
+  }
+  Value padded = x;
+  if (llvm::any_of(pads, [](int64_t v) { return v != 0; })) {
+    double lowest = isa<FloatType>(elt) ? -INFINITY
+                    : elt.isUnsignedInteger()
+                        ? 0
+                        : -std::ldexp(1.0, elt.getIntOrFloatBitWidth() - 1);
+    TRY(pd, make<PadOp>(n, x, PadMode::constant, pads, n.scalarAttr(elt, lowest)));
+    padded = pd;
+  }
+  SmallVector<Value> slices;
+  SmallVector<int64_t> tap(r, 0);
+  for (int64_t t = 0; t < taps; ++t) {
+    SmallVector<int64_t> starts(rank, 0), ends(xt.getShape()), steps(rank, 1);
+    for (int64_t i = 0; i < r; ++i) {
+      starts[2 + i] = tap[i] * p.dilations[i];
+      ends[2 + i] = starts[2 + i] + (out[i] - 1) * p.strides[i] + 1;
+      steps[2 + i] = p.strides[i];
+    }
+    TRY(sl, make<SliceOp>(n, padded, starts, ends, steps));
+    TRY(un, make<UnsqueezeOp>(n, sl, ArrayRef<int64_t>{2}));
+    slices.push_back(un);
+    for (int64_t i = r - 1; i >= 0 && ++tap[i] == p.kernel[i]; --i)
+      tap[i] = 0;
+  }
+  Value stacked = slices.front();
+  if (slices.size() > 1) {
+    TRY(c, make<ConcatOp>(n, slices, 2));
+    stacked = c;
+  }
+  TRY(best, make<ArgMaxOp>(n, stacked, ArrayRef<int64_t>{2}, false, false));
+  // Coordinate of dim i: o * stride - pad_begin + tap_i * dilation, where
+  // tap_i = (best / inner_i) % kernel_i.
+  Type i64 = n.b.getI64Type();
+  int64_t spatial = product(in);
+  Value index = nullptr;
+  int64_t inner = 1, stride = 1;
+  SmallVector<int64_t> strides(r);
+  for (int64_t i = order ? 0 : r - 1; order ? i < r : i >= 0; i += order ? 1 : -1) {
+    strides[i] = stride;
+    stride *= in[i];
+  }
+  for (int64_t i = r - 1; i >= 0; --i) {
+    TRY(q, make<DivScalarOp>(n, best, n.scalarAttr(i64, (double)inner)));
+    TRY(k, make<RemScalarOp>(n, q, n.scalarAttr(i64, (double)p.kernel[i])));
+    TRY(kd, make<MulScalarOp>(n, k, n.scalarAttr(i64, (double)p.dilations[i])));
+    Value o = iota(n, i64, out[i], rank, 2 + i, (double)p.strides[i],
+                   -(double)p.pads[i]);
+    TRY(coord, make<AddOp>(n, kd, o));
+    TRY(term, make<MulScalarOp>(n, coord, n.scalarAttr(i64, (double)strides[i])));
+    if (index) {
+      TRY(sum, make<AddOp>(n, index, term));
+      index = sum;
+    } else {
+      index = term;
+    }
+    inner *= p.kernel[i];
+  }
+  // Plus (n * C + c) * spatial.
+  int64_t channels = xt.getDimSize(1);
+  TRY(withN, make<AddOp>(n, index, iota(n, i64, xt.getDimSize(0), rank, 0,
+                                        (double)(channels * spatial))));
+  TRY(withC, make<AddOp>(n, withN, iota(n, i64, channels, rank, 1,
+                                        (double)spatial)));
+  n.setOutput(1, withC);
+  return success();
+}
+
+/// MaxUnpool: a zero tensor of the output shape with each input value
+/// written at its flat index (MaxPool's Indices); later writes win.
+LogicalResult convertMaxUnpool(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  if (xt.getRank() < 3)
+    return n.error("expects an input of rank >= 3");
+  int64_t r = xt.getRank() - 2;
+  TRY(p, windowParams(n, xt.getShape().drop_front(2), {}, false));
+  SmallVector<int64_t> shape = {xt.getDimSize(0), xt.getDimSize(1)};
+  if (n.hasInput(2)) {
+    TRY(os, n.constInts(2, "output_shape"));
+    if ((int64_t)os.size() != r + 2 || os[0] != shape[0] || os[1] != shape[1])
+      return n.error("output_shape must be [N, C, spatial...] of the input's "
+                     "N and C");
+    for (int64_t d : ArrayRef<int64_t>(os).drop_front(2))
+      if (d < 0 || d > kMaxDim)
+        return n.error("output_shape has a dim out of range");
+    shape = os;
+  } else {
+    for (int64_t i = 0; i < r; ++i)
+      shape.push_back((xt.getDimSize(2 + i) - 1) * p.strides[i] +
+                      p.kernel[i] - p.pads[i] - p.pads[r + i]);
+  }
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return n.error("the output shape would have a negative dim");
+  TRY(idx, n.in(1));
+  if (tensorType(idx).getShape() != xt.getShape())
+    return n.error("the indices must have the input's shape");
+  int64_t total = product(shape), count = xt.getNumElements();
+  Value zeros = n.constant(xt.getElementType(), 0, {total});
+  TRY(r0, make<ScatterOp>(n, zeros, n.reshape(n.cast(idx, n.b.getI64Type()), {count}),
+                          n.reshape(x, {count}), 0));
+  n.setOutput(0, n.reshape(r0, shape));
+  return success();
+}
+
 LogicalResult convertPool(NodeContext &n) {
   StringRef op = n.node.op_type();
   TRY(x, n.in(0));
@@ -362,10 +490,10 @@ LogicalResult convertPool(NodeContext &n) {
     }
     return success();
   }
-  if (n.hasOutput(1))
-    return n.error("the Indices output of MaxPool is not supported");
   TRY(ceil, n.attrInt("ceil_mode", 0));
   TRY(p, windowParams(n, xt.getShape().drop_front(2), {}, ceil != 0));
+  if (op == "MaxPool" && n.hasOutput(1) && failed(maxPoolIndices(n, x, p)))
+    return failure();
   TRY(countPad, n.attrInt("count_include_pad", 0));
   if (op == "LpPool" || op == "AveragePool") {
     // Pads added for ceil_mode must not count; with count_include_pad
@@ -721,6 +849,7 @@ void hodu::onnx_import::registerNNOps(ConverterTable &table) {
       {"Conv", convertConv},
       {"ConvTranspose", convertConvTranspose},
       {"MaxPool", convertPool},
+      {"MaxUnpool", convertMaxUnpool},
       {"AveragePool", convertPool},
       {"LpPool", convertPool},
       {"GlobalAveragePool", convertPool},

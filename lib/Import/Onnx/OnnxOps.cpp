@@ -109,6 +109,52 @@ FailureOr<Value> hodu::onnx_import::takeAt(NodeContext &n, Value v,
   return make<SqueezeOp>(n, sl, ArrayRef<int64_t>{dim});
 }
 
+Value hodu::onnx_import::broadcastTo(NodeContext &n, Value v,
+                                     ArrayRef<int64_t> shape) {
+  auto t = tensorType(v);
+  if (t.getShape() == shape)
+    return v;
+  return BroadcastOp::create(
+             n.b, n.loc, RankedTensorType::get(shape, t.getElementType()), v)
+      .getResult();
+}
+
+Value hodu::onnx_import::iota(NodeContext &n, Type elt, int64_t size,
+                              int64_t rank, int64_t dim, double scale,
+                              double offset) {
+  SmallVector<int64_t> shape(rank, 1);
+  shape[dim] = size;
+  ConstantWriter w(RankedTensorType::get(shape, elt), kSmallTensorBytes);
+  for (int64_t i = 0; i < size; ++i)
+    w.setF(i, offset + scale * (double)i);
+  return n.constant(w.finish());
+}
+
+FailureOr<Value> hodu::onnx_import::scalarInput(NodeContext &n, size_t input,
+                                                Type elt, StringRef what) {
+  TRY(v, n.in(input));
+  if (tensorType(v).getNumElements() != 1)
+    return n.error(what + " (input #" + Twine(input) + ") must hold one value");
+  return n.cast(n.reshape(v, {}), elt);
+}
+
+FailureOr<Value> hodu::onnx_import::legacyBroadcast(NodeContext &n, Value a,
+                                                    Value b) {
+  TRY(bcast, n.attrInt("broadcast", 0));
+  auto at = tensorType(a), bt = tensorType(b);
+  if (!bcast || !n.attr("axis") || at.getShape() == bt.getShape())
+    return b;
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, at.getRank()));
+  if (axis + bt.getRank() > at.getRank())
+    return n.error("B (rank " + Twine(bt.getRank()) +
+                   ") does not fit A (rank " + Twine(at.getRank()) +
+                   ") from axis " + Twine(axis));
+  SmallVector<int64_t> shape(bt.getShape());
+  shape.append(at.getRank() - axis - bt.getRank(), 1);
+  return n.reshape(b, shape);
+}
+
 bool hodu::onnx_import::isFloatTensor(Value v) {
   return isa<FloatType>(tensorType(v).getElementType());
 }
@@ -122,6 +168,8 @@ const ConverterTable &converters() {
     registerNNOps(t);
     registerRecurrentOps(t);
     registerReductionOps(t);
+    registerSamplingOps(t);
+    registerSignalOps(t);
     registerShapeOps(t);
     registerIndexingOps(t);
     registerMiscOps(t);

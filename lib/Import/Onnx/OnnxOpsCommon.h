@@ -34,7 +34,9 @@ void registerMiscOps(ConverterTable &table);
 void registerNNOps(ConverterTable &table);
 void registerRecurrentOps(ConverterTable &table);
 void registerReductionOps(ConverterTable &table);
+void registerSamplingOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
+void registerSignalOps(ConverterTable &table);
 
 /// Creates an op whose result types are inferred, reporting inference
 /// failures as import errors.
@@ -91,10 +93,28 @@ mlir::FailureOr<mlir::Value> requantize(NodeContext &n, mlir::Value acc,
 /// most 32 bits) and cast to it: QuantizeLinear's saturation.
 mlir::FailureOr<mlir::Value> saturateToInteger(NodeContext &n, mlir::Value y,
                                                mlir::Type qe);
+/// `v` broadcast to `shape` (numpy rules); `v` itself when it has it.
+mlir::Value broadcastTo(NodeContext &n, mlir::Value v,
+                        llvm::ArrayRef<int64_t> shape);
+/// The constant `offset + scale * i` for i in [0, size), of element type
+/// `elt`, laid along `dim` of a rank-`rank` tensor whose other dims are 1
+/// (so that it broadcasts against the other dims).
+mlir::Value iota(NodeContext &n, mlir::Type elt, int64_t size, int64_t rank,
+                 int64_t dim, double scale = 1, double offset = 0);
+/// A one-element input (a run-time scalar operand such as Trilu's k) as a
+/// 0-d tensor of element type `elt`; an error naming `what` otherwise.
+mlir::FailureOr<mlir::Value> scalarInput(NodeContext &n, size_t input,
+                                         mlir::Type elt, llvm::StringRef what);
 /// Element `i` of dim `dim` of `v`, with that dim dropped (a slice and a
 /// squeeze; a reshape when the dim is 1).
 mlir::FailureOr<mlir::Value> takeAt(NodeContext &n, mlir::Value v, int64_t dim,
                                     int64_t i);
+
+/// Before opset 7, binary ops broadcast only with `broadcast = 1`, and then
+/// B's dims align with A's from `axis` on (by default at the end): B
+/// reshaped so that numpy broadcasting does the same.
+mlir::FailureOr<mlir::Value> legacyBroadcast(NodeContext &n, mlir::Value a,
+                                             mlir::Value b);
 
 template <typename OpT> mlir::LogicalResult unary(NodeContext &n) {
   TRY(x, n.in(0));
@@ -105,11 +125,12 @@ template <typename OpT> mlir::LogicalResult unary(NodeContext &n) {
 
 /// Inputs of a binary op; ONNX Pow lets the exponent's type differ.
 template <typename OpT> mlir::LogicalResult binary(NodeContext &n) {
-  if (n.opset < 7 && n.attr("axis"))
-    return n.error("legacy broadcasting with an axis (before opset 7) is not "
-                   "supported");
   TRY(a, n.in(0));
   TRY(b, n.in(1));
+  if (n.opset < 7) {
+    TRY(legacy, legacyBroadcast(n, a, b));
+    b = legacy;
+  }
   TRY(r, make<OpT>(n, a, b));
   n.setOutput(0, r);
   return mlir::success();

@@ -91,12 +91,32 @@ LogicalResult convertArg(NodeContext &n) {
 
 LogicalResult convertCumSum(NodeContext &n) {
   TRY(x, n.in(0));
+  TRY(excl, n.attrInt("exclusive", 0));
+  TRY(rev, n.attrInt("reverse", 0));
+  int64_t rank = tensorType(x).getRank();
+  if (n.hasInput(1) && !n.constantInput(1) && rank > 0) {
+    // The axis is known only at run time: the sum along each axis that it
+    // can name, the one it names selected (an axis out of range leaves the
+    // input as it is). The result's shape does not depend on it.
+    Type i64 = n.b.getI64Type();
+    TRY(a, scalarInput(n, 1, i64, "axis"));
+    TRY(neg, make<LtScalarOp>(n, a, n.scalarAttr(i64, 0)));
+    TRY(wrapped, make<AddScalarOp>(n, a, n.scalarAttr(i64, (double)rank)));
+    TRY(axis, make<SelectOp>(n, neg, wrapped, a));
+    Value acc = x;
+    for (int64_t d = 0; d < rank; ++d) {
+      TRY(sum, make<CumSumOp>(n, x, d, excl != 0, rev != 0));
+      TRY(is, make<EqScalarOp>(n, axis, n.scalarAttr(i64, (double)d)));
+      TRY(sel, make<SelectOp>(n, is, sum, acc));
+      acc = sel;
+    }
+    n.setOutput(0, acc);
+    return success();
+  }
   TRY(axisV, n.constInts(1, "axis"));
   if (axisV.size() != 1)
     return n.error("axis must hold one value");
-  TRY(axis, normAxis(n, axisV[0], tensorType(x).getRank()));
-  TRY(excl, n.attrInt("exclusive", 0));
-  TRY(rev, n.attrInt("reverse", 0));
+  TRY(axis, normAxis(n, axisV[0], rank));
   TRY(r, make<CumSumOp>(n, x, axis, excl != 0, rev != 0));
   n.setOutput(0, r);
   return success();
