@@ -99,14 +99,14 @@ LogicalResult convertCumSum(NodeContext &n) {
     // can name, the one it names selected (an axis out of range leaves the
     // input as it is). The result's shape does not depend on it.
     Type i64 = n.b.getI64Type();
-    TRY(a, scalarInput(n, 1, i64, "axis"));
-    TRY(neg, make<LtScalarOp>(n, a, n.scalarAttr(i64, 0)));
-    TRY(wrapped, make<AddScalarOp>(n, a, n.scalarAttr(i64, (double)rank)));
-    TRY(axis, make<SelectOp>(n, neg, wrapped, a));
+    TRY(axis, scalarInput(n, 1, i64, "axis"));
     Value acc = x;
     for (int64_t d = 0; d < rank; ++d) {
       TRY(sum, make<CumSumOp>(n, x, d, excl != 0, rev != 0));
-      TRY(is, make<EqScalarOp>(n, axis, n.scalarAttr(i64, (double)d)));
+      // Axis d is named as d or as d - rank.
+      TRY(isPos, make<EqScalarOp>(n, axis, n.scalarAttr(i64, (double)d)));
+      TRY(isNeg, make<EqScalarOp>(n, axis, n.scalarAttr(i64, (double)(d - rank))));
+      TRY(is, make<LogicalOrOp>(n, isPos, isNeg));
       TRY(sel, make<SelectOp>(n, is, sum, acc));
       acc = sel;
     }
