@@ -17,14 +17,79 @@ namespace {
 constexpr int64_t kMaxUnrolledSteps = 16384;
 
 
-FailureOr<Value> activation(NodeContext &n, StringRef name, Value v) {
-  if (name == "Sigmoid")
+/// One of a recurrent layer's activation functions, with its alpha and
+/// beta where it takes them.
+struct Activation {
+  std::string name;
+  double alpha = 0, beta = 0;
+};
+
+/// Which of alpha and beta an activation takes, and their defaults (those
+/// of the ONNX op of the same name); false for an unknown name.
+bool activationParams(StringRef name, bool &usesAlpha, bool &usesBeta,
+                      double &alpha, double &beta) {
+  std::string l = name.lower();
+  usesAlpha = usesBeta = false;
+  alpha = beta = 0;
+  if (l == "relu" || l == "tanh" || l == "sigmoid" || l == "softsign" ||
+      l == "softplus")
+    return true;
+  if (l == "leakyrelu") {
+    usesAlpha = true;
+    alpha = 0.01;
+  } else if (l == "thresholdedrelu" || l == "elu") {
+    usesAlpha = true;
+    alpha = 1.0;
+  } else if (l == "affine" || l == "scaledtanh") {
+    usesAlpha = usesBeta = true;
+    alpha = 1.0;
+    beta = l == "affine" ? 0.0 : 1.0;
+  } else if (l == "hardsigmoid") {
+    usesAlpha = usesBeta = true;
+    alpha = 0.2;
+    beta = 0.5;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+FailureOr<Value> activation(NodeContext &n, const Activation &a, Value v) {
+  std::string l = StringRef(a.name).lower();
+  Type elt = tensorType(v).getElementType();
+  auto attr = [&](double x) { return n.scalarAttr(elt, x); };
+  if (l == "sigmoid")
     return make<SigmoidOp>(n, v);
-  if (name == "Tanh")
+  if (l == "tanh")
     return make<TanhOp>(n, v);
-  if (name == "Relu")
+  if (l == "relu")
     return make<ReluOp>(n, v);
-  return n.error("activation '" + name + "' is not supported");
+  if (l == "softsign")
+    return make<SoftsignOp>(n, v);
+  if (l == "softplus")
+    return make<SoftplusOp>(n, v);
+  if (l == "leakyrelu")
+    return make<LeakyReluOp>(n, v, attr(a.alpha));
+  if (l == "elu")
+    return make<EluOp>(n, v, attr(a.alpha));
+  if (l == "thresholdedrelu") {
+    TRY(c, make<GtScalarOp>(n, v, attr(a.alpha)));
+    return make<SelectOp>(n, c, v, n.constant(elt, 0));
+  }
+  if (l == "affine" || l == "hardsigmoid") {
+    TRY(m, make<MulScalarOp>(n, v, attr(a.alpha)));
+    TRY(s, make<AddScalarOp>(n, m, attr(a.beta)));
+    if (l == "affine")
+      return s;
+    TRY(lo, make<MaximumScalarOp>(n, s, attr(0)));
+    return make<MinimumScalarOp>(n, lo, attr(1));
+  }
+  if (l == "scaledtanh") {
+    TRY(m, make<MulScalarOp>(n, v, attr(a.beta)));
+    TRY(t, make<TanhOp>(n, m));
+    return make<MulScalarOp>(n, t, attr(a.alpha));
+  }
+  return n.error("activation '" + a.name + "' is not supported");
 }
 
 /// The state and weights of one direction of a recurrent layer, and one time
@@ -32,7 +97,7 @@ FailureOr<Value> activation(NodeContext &n, StringRef name, Value v) {
 /// step ([batch, G*H], input bias added) and updates `h` (and `c`).
 struct Cell {
   NodeContext &n;
-  ArrayRef<std::string> act; // this direction's activations
+  ArrayRef<Activation> act; // this direction's activations
   std::optional<float> clip;
   Type elt;
   int64_t H;
@@ -156,18 +221,32 @@ LogicalResult convertRecurrent(NodeContext &n) {
   int64_t dirs = dirStr == "bidirectional" ? 2 : 1;
   if (dirStr != "forward" && dirStr != "reverse" && dirStr != "bidirectional")
     return n.error("unknown direction '" + dirStr + "'");
-  SmallVector<std::string> acts;
+  SmallVector<Activation> acts;
   if (const auto *a = n.attr("activations")) {
     for (const auto &str : a->strings())
-      acts.push_back(str);
+      acts.push_back({str});
   } else {
     for (int64_t d = 0; d < dirs; ++d)
-      acts.append(defaults.begin(), defaults.end());
+      for (const std::string &name : defaults)
+        acts.push_back({name});
   }
   if (acts.size() != defaults.size() * dirs)
     return n.error("expects " + Twine(defaults.size() * dirs) + " activations");
-  if (n.attr("activation_alpha") || n.attr("activation_beta"))
-    return n.error("activation_alpha/beta are not supported");
+  // activation_alpha and activation_beta are consumed in order by the
+  // activations that take them (as ONNX Runtime reads them); the others
+  // take the defaults of the ONNX op of the same name.
+  TRY(alphas, n.attrFloats("activation_alpha"));
+  TRY(betas, n.attrFloats("activation_beta"));
+  size_t nextAlpha = 0, nextBeta = 0;
+  for (Activation &a : acts) {
+    bool usesAlpha, usesBeta;
+    if (!activationParams(a.name, usesAlpha, usesBeta, a.alpha, a.beta))
+      return n.error("activation '" + a.name + "' is not supported");
+    if (usesAlpha && alphas && nextAlpha < alphas->size())
+      a.alpha = (*alphas)[nextAlpha++];
+    if (usesBeta && betas && nextBeta < betas->size())
+      a.beta = (*betas)[nextBeta++];
+  }
   std::optional<float> clip;
   if (n.attr("clip")) {
     TRY(c, n.attrFloat("clip", 0));
@@ -191,14 +270,21 @@ LogicalResult convertRecurrent(NodeContext &n) {
       rt.getDimSize(0) != dirs || rt.getDimSize(1) != gates * H ||
       rt.getDimSize(2) != H || wt.getDimSize(2) != xt.getDimSize(2))
     return n.error("W, R and hidden_size do not fit together");
+  // Sequences shorter than `seq` (sequence_lens, read at run time unless
+  // every length is the full one): from step len[b] on, batch entry b keeps
+  // its state and outputs zeros; a reverse direction starts at len[b] - 1.
+  std::optional<Value> lens;
   if (n.hasInput(4)) {
-    auto lens = n.constantInput(4);
+    auto known = n.constantInput(4);
     auto isFull = [&](int64_t i) {
-      return static_cast<int64_t>(lens->s(i)) == seq;
+      return static_cast<int64_t>(known->s(i)) == seq;
     };
-    if (!lens || !llvm::all_of(llvm::seq<int64_t>(0, lens->size()), isFull))
-      return n.error("sequence_lens other than the full length are not "
-                     "supported");
+    if (!known || !llvm::all_of(llvm::seq<int64_t>(0, known->size()), isFull)) {
+      TRY(l, n.in(4));
+      if (tensorType(l).getNumElements() != batch)
+        return n.error("sequence_lens must hold one length per batch entry");
+      lens = n.reshape(n.cast(l, n.b.getI64Type()), {batch, 1});
+    }
   }
 
   // The recurrence is unrolled, one step per element of the sequence: a
@@ -248,19 +334,33 @@ LogicalResult convertRecurrent(NodeContext &n) {
       cell.po = parts->getResult(1);
       cell.pf = parts->getResult(2);
     }
-    cell.act = ArrayRef<std::string>(acts.data() + d * defaults.size(),
-                                     defaults.size());
+    cell.act = ArrayRef<Activation>(acts.data() + d * defaults.size(),
+                                    defaults.size());
     bool reverse = dirStr == "reverse" || d == 1;
     for (int64_t step = 0; step < seq; ++step) {
       int64_t t = reverse ? seq - 1 - step : step;
       TRY(xg, takeAt(n, xw, 0, t));
+      Value prevH = cell.h, prevC = cell.c;
       LogicalResult stepped = op == "RNN"    ? cell.rnnStep(xg)
                               : op == "LSTM" ? cell.lstmStep(xg)
                                              : cell.gruStep(xg);
       if (failed(stepped))
         return failure();
+      Value y = cell.h;
+      if (lens) {
+        TRY(active, make<GtScalarOp>(n, *lens,
+                                     n.scalarAttr(n.b.getI64Type(), (double)t)));
+        TRY(hk, make<SelectOp>(n, active, cell.h, prevH));
+        if (cell.c) {
+          TRY(ck, make<SelectOp>(n, active, cell.c, prevC));
+          cell.c = ck;
+        }
+        TRY(yz, make<SelectOp>(n, active, cell.h, n.constant(elt, 0)));
+        cell.h = hk;
+        y = yz;
+      }
       if (n.hasOutput(0))
-        ys[t][d] = n.reshape(cell.h, {1, 1, batch, H});
+        ys[t][d] = n.reshape(y, {1, 1, batch, H});
     }
     lastH.push_back(n.reshape(cell.h, {1, batch, H}));
     if (cell.c)
