@@ -1,9 +1,12 @@
-//===- HoduControlFlowOps.td - regions: If ---------------------*- tablegen -*-===//
+//===- HoduControlFlowOps.td - regions: If, Loop ---------------*- tablegen -*-===//
 //
 // Not an upstream family: the upstream Hodu IR is a flat dataflow graph with
-// no control flow. ONNX models branch (If), so the dialect gains region ops.
-// An If whose condition is known at import time never reaches the IR (the
-// importer inlines the branch taken); `hodu.if` is the run-time branch.
+// no control flow. ONNX models branch (If) and loop (Loop), so the dialect
+// gains region ops. An If whose condition is known at import time never
+// reaches the IR (the importer inlines the branch taken); `hodu.if` is the
+// run-time branch. A Loop whose iterations are known at import time is
+// unrolled; `hodu.loop` is the loop whose trip count or condition is known
+// only at run time.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_CONTROL_FLOW_OPS_TD
@@ -38,9 +41,43 @@ def Hodu_IfOp : Hodu_Op<"if", [RecursiveMemoryEffects, NoRegionArguments]> {
   let hasVerifier = 1;
 }
 
+def Hodu_LoopOp : Hodu_Op<"loop", [RecursiveMemoryEffects]> {
+  let summary = "Runs a region while a counter and a condition allow";
+  let description = [{
+    ONNX's `Loop` with loop-carried values: the body runs for iterations
+    `i = 0, 1, ...` while `i < max_trip_count` and the condition holds. The
+    body's block arguments are the iteration number (`tensor<i64>`), the
+    condition it was entered with (`tensor<i1>`) and the carried values; its
+    `hodu.yield` gives the next condition (a one-element boolean tensor)
+    and the next carried values, of exactly the carried types (static
+    shapes). The results are the carried values after the last iteration
+    (the initial ones if none ran). The region reads values of the enclosing
+    region directly. Not an upstream family: the importer unrolls loops
+    whose iterations are known at import time and builds this op for the
+    others; it lowers to `scf.while`.
+
+    ```mlir
+    %r = hodu.loop %m, %c, %x : tensor<i64>, tensor<i1>, tensor<2xf32> -> tensor<2xf32> {
+    ^bb0(%i: tensor<i64>, %cin: tensor<i1>, %v: tensor<2xf32>):
+      %n = hodu.add %v, %v : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      hodu.yield %cin, %n : tensor<i1>, tensor<2xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Hodu_I64Tensor:$max_trip_count, Hodu_BoolTensor:$condition,
+                       Variadic<Hodu_Tensor>:$inits);
+  let results = (outs Variadic<Hodu_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $max_trip_count `,` $condition (`,` $inits^)? `:` type($max_trip_count) `,`
+    type($condition) (`,` type($inits)^)? (`->` type($results)^)? $body attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 def Hodu_YieldOp : Hodu_Op<"yield", [Pure, Terminator,
-    HasParent<"IfOp">]> {
-  let summary = "The values a `hodu.if` region gives";
+    ParentOneOf<["IfOp", "LoopOp"]>]> {
+  let summary = "The values a `hodu.if` or `hodu.loop` region gives";
   let arguments = (ins Variadic<Hodu_Tensor>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];

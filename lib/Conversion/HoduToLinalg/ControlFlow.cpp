@@ -1,8 +1,12 @@
-//===- ControlFlow.cpp - hodu.if -> scf.if ---------------------------------===//
+//===- ControlFlow.cpp - hodu.if -> scf.if, hodu.loop -> scf.while --------===//
 //
 // The condition's one element is read with tensor.extract; the regions move
 // over as they are (their hodu ops are converted where they stand) and each
-// hodu.yield becomes scf.yield.
+// hodu.yield becomes scf.yield. hodu.loop becomes scf.while over (i64
+// counter, i1 condition, carried tensors): the `before` region tests
+// `counter < max_trip_count && condition`, the `after` region is the body,
+// its counter and condition arguments rebuilt as 0-d tensors, its yield the
+// next counter, the next condition's element and the carried values.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,11 +45,77 @@ struct IfToScf : OpConversionPattern<hodu::IfOp> {
   }
 };
 
+/// The one element of a one-element tensor.
+Value element(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> indices(type.getRank(), zero);
+  return tensor::ExtractOp::create(b, loc, t, indices);
+}
+
+struct LoopToScf : OpConversionPattern<hodu::LoopOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(hodu::LoopOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
+      return failure();
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
+    Value maxTrip = element(rewriter, loc, adaptor.getMaxTripCount());
+    Value cond = element(rewriter, loc, adaptor.getCondition());
+    SmallVector<Value> inits = {
+        arith::ConstantIntOp::create(rewriter, loc, i64, 0), cond};
+    llvm::append_range(inits, adaptor.getInits());
+    SmallVector<Type> stateTypes = {i64, i1};
+    llvm::append_range(stateTypes, types);
+    SmallVector<Location> locs(stateTypes.size(), loc);
+    auto whileOp = scf::WhileOp::create(rewriter, loc, stateTypes, inits);
+
+    // before: continue while counter < max_trip_count && condition.
+    Block *before = rewriter.createBlock(&whileOp.getBefore(), {}, stateTypes, locs);
+    Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                       before->getArgument(0), maxTrip);
+    Value go = arith::AndIOp::create(rewriter, loc, more, before->getArgument(1));
+    scf::ConditionOp::create(rewriter, loc, go, before->getArguments());
+
+    // after: the body, whose arguments are 0-d tensors of the counter and
+    // the condition, then the carried values.
+    Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, stateTypes, locs);
+    Value counter = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({}, i64), after->getArgument(0));
+    Value entered = tensor::FromElementsOp::create(
+        rewriter, loc, RankedTensorType::get({}, i1), after->getArgument(1));
+    // The carried types as converted (unsigned to signless).
+    FailureOr<Block *> converted =
+        rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter());
+    if (failed(converted))
+      return failure();
+    Block &body = **converted;
+    auto yield = cast<hodu::YieldOp>(body.getTerminator());
+    SmallVector<Value> bodyArgs = {counter, entered};
+    llvm::append_range(bodyArgs, after->getArguments().drop_front(2));
+    rewriter.inlineBlockBefore(&body, after, after->end(), bodyArgs);
+    rewriter.setInsertionPoint(yield);
+    Value one = arith::ConstantIntOp::create(rewriter, loc, i64, 1);
+    Value next = arith::AddIOp::create(rewriter, loc, after->getArgument(0), one);
+    SmallVector<Value> yielded = {next,
+                                  element(rewriter, loc, yield.getValues().front())};
+    llvm::append_range(yielded, yield.getValues().drop_front());
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, yielded);
+    rewriter.replaceOp(op, whileOp.getResults().drop_front(2));
+    return success();
+  }
+};
+
 struct YieldToScf : OpConversionPattern<hodu::YieldOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(hodu::YieldOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (isa<hodu::LoopOp>(op->getParentOp()))
+      return failure(); // a hodu.loop's yield is rewritten with its loop
     rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
     return success();
   }
@@ -55,7 +125,7 @@ struct YieldToScf : OpConversionPattern<hodu::YieldOp> {
 
 void populateControlFlowPatterns(TypeConverter &tc,
                                  RewritePatternSet &patterns) {
-  patterns.add<IfToScf, YieldToScf>(tc, patterns.getContext());
+  patterns.add<IfToScf, LoopToScf, YieldToScf>(tc, patterns.getContext());
 }
 
 } // namespace hodu::lowering

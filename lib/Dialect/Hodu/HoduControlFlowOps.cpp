@@ -1,4 +1,4 @@
-//===- HoduControlFlowOps.cpp - hodu.if ------------------------------------===//
+//===- HoduControlFlowOps.cpp - hodu.if, hodu.loop -------------------------===//
 #include "hodu/Dialect/Hodu/HoduOps.h"
 
 using namespace mlir;
@@ -19,5 +19,44 @@ LogicalResult IfOp::verify() {
                            << yield.getValues().getTypes()
                            << " but the op gives " << getResultTypes();
   }
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  if (getMaxTripCount().getType().getNumElements() != 1)
+    return emitOpError("needs a trip count of one element, not ")
+           << getMaxTripCount().getType();
+  if (getCondition().getType().getNumElements() != 1)
+    return emitOpError("needs a condition of one element, not ")
+           << getCondition().getType();
+  if (getInits().getTypes() != getResultTypes())
+    return emitOpError("carries ") << getInits().getTypes()
+                                   << " but gives " << getResultTypes();
+  Block &body = getBody().front();
+  MLIRContext *ctx = getContext();
+  SmallVector<Type> args = {
+      RankedTensorType::get({}, IntegerType::get(ctx, 64)),
+      RankedTensorType::get({}, IntegerType::get(ctx, 1))};
+  llvm::append_range(args, getResultTypes());
+  if (body.getArgumentTypes() != ArrayRef<Type>(args))
+    return emitOpError("the body must take (tensor<i64>, tensor<i1>, the "
+                       "carried types), not ")
+           << body.getArgumentTypes();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError("the body must end with hodu.yield");
+  ValueRange values = yield.getValues();
+  if (values.empty())
+    return emitOpError("the body must yield the next condition");
+  auto cond = dyn_cast<RankedTensorType>(values.front().getType());
+  if (!cond || !cond.getElementType().isInteger(1) ||
+      !cond.hasStaticShape() || cond.getNumElements() != 1)
+    return emitOpError("the body's first yielded value must be a one-element "
+                       "boolean tensor, not ")
+           << values.front().getType();
+  if (values.drop_front().getTypes() != getResultTypes())
+    return emitOpError("the body yields ") << values.drop_front().getTypes()
+                                           << " for the carried types "
+                                           << getResultTypes();
   return success();
 }

@@ -933,6 +933,11 @@ private:
   LogicalResult importIf(NodeContext &n, unsigned depth);
   LogicalResult importScan(NodeContext &n, unsigned depth);
   LogicalResult importLoop(NodeContext &n, unsigned depth);
+  /// A Loop whose iterations are known only at run time: `hodu.loop`, the
+  /// body imported once into its region (loop-carried values only).
+  LogicalResult importRuntimeLoop(NodeContext &n, const onnx::GraphProto &body,
+                                  int64_t numCarried, int64_t numScanOut,
+                                  unsigned depth);
   /// Imports one iteration of a Loop or Scan body at the builder's
   /// insertion point, its inputs bound to `inputs`; the entries of its
   /// outputs. The body's own names end with the iteration.
@@ -1338,11 +1343,13 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
     return n.error("'body' has " + Twine(body.output_size()) +
                    " outputs; it needs the condition and " +
                    Twine(numCarried) + " carried values");
-  int64_t trips = kMaxUnrolledIterations + 1;
+  // A trip count or an initial condition known only at run time: a
+  // run-time loop.
+  if ((n.hasInput(0) && !n.constantInput(0)) ||
+      (n.hasInput(1) && !n.constantInput(1)))
+    return importRuntimeLoop(n, body, numCarried, numScanOut, depth);
+  int64_t trips = INT64_MAX;
   if (n.hasInput(0)) {
-    if (!n.constantInput(0))
-      return n.error("the trip count is computed at run time; Hodu unrolls "
-                     "loops whose iterations are known at import time");
     TRY(m, n.constInts(0, "trip count"));
     if (m.size() != 1)
       return n.error("the trip count must have one element");
@@ -1351,12 +1358,43 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
   bool cond = true;
   if (n.hasInput(1)) {
     std::optional<ConstantView> c = n.constantInput(1);
-    if (!c || c->size() != 1)
-      return n.error("the loop condition is computed at run time; Hodu "
-                     "unrolls loops whose iterations are known at import "
-                     "time");
+    if (c->size() != 1)
+      return n.error("the loop condition must have one element");
     cond = c->truth(0);
   }
+  // More iterations than are unrolled: a run-time loop where its outputs
+  // allow (no scan outputs).
+  if (cond && trips > kMaxUnrolledIterations && numScanOut == 0)
+    return importRuntimeLoop(n, body, numCarried, numScanOut, depth);
+  // The loop is unrolled; if its condition turns out to be computed at run
+  // time, what was unrolled is taken back (ops and the constants they
+  // materialized) and the loop is built as a run-time loop.
+  Block *block = g.builder.getInsertionBlock();
+  bool atEnd = g.builder.getInsertionPoint() == block->end();
+  Operation *before = block->empty() ? nullptr : &block->back();
+  auto runtimeCondition = [&]() -> LogicalResult {
+    if (numScanOut > 0 || !atEnd)
+      return n.error("the loop condition is computed at run time, so its " +
+                     Twine(numScanOut) + " scan output(s) would have a "
+                     "dynamic shape; Hodu builds run-time loops with "
+                     "loop-carried values only");
+    SmallVector<Operation *> created;
+    for (Operation *op = before ? before->getNextNode()
+                                : (block->empty() ? nullptr : &block->front());
+         op; op = op->getNextNode())
+      created.push_back(op);
+    llvm::SmallPtrSet<Operation *, 16> erased(created.begin(), created.end());
+    for (auto &entry : g.values) {
+      Value v = entry.getValue().value;
+      if (v && v.getDefiningOp() && erased.contains(v.getDefiningOp()))
+        entry.getValue().value = {};
+    }
+    for (Operation *op : llvm::reverse(created)) {
+      op->dropAllUses();
+      op->erase();
+    }
+    return importRuntimeLoop(n, body, numCarried, numScanOut, depth);
+  };
   SmallVector<ValueEntry> carried;
   for (int64_t i = 0; i < numCarried; ++i) {
     if (!n.hasInput(2 + i))
@@ -1380,9 +1418,7 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
                                          : getConstantValue(outs[0].value);
     std::optional<ConstantView> view = ConstantView::get(next);
     if (!view || view->size() != 1)
-      return n.error("the loop condition is computed at run time; Hodu "
-                     "unrolls loops whose iterations are known at import "
-                     "time");
+      return runtimeCondition();
     cond = view->truth(0);
     carried.assign(outs.begin() + 1, outs.begin() + 1 + numCarried);
     for (int64_t k = 0; k < numScanOut; ++k)
@@ -1395,6 +1431,106 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
     if (n.hasOutput(numCarried + k) &&
         failed(stackOutput(n, numCarried + k, perIteration[k], 0, false)))
       return failure();
+  return success();
+}
+
+LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
+                                          const onnx::GraphProto &body,
+                                          int64_t numCarried,
+                                          int64_t numScanOut, unsigned depth) {
+  if (numScanOut > 0)
+    return n.error("the loop's iterations are known only at run time, so "
+                   "its " + Twine(numScanOut) + " scan output(s) would have "
+                   "a dynamic shape; Hodu builds run-time loops with "
+                   "loop-carried values only");
+  if (depth >= kMaxSubgraphDepth)
+    return n.error("subgraphs nest more than " + Twine(kMaxSubgraphDepth) +
+                   " levels deep");
+  MLIRContext *ctx = &g.ctx;
+  OpBuilder &b = g.builder;
+  Type i64 = IntegerType::get(ctx, 64), i1 = IntegerType::get(ctx, 1);
+  auto i64Scalar = RankedTensorType::get({}, i64);
+  auto boolScalar = RankedTensorType::get({}, i1);
+  Value maxTrip, cond;
+  if (n.hasInput(0)) {
+    TRY(m, n.in(0));
+    auto mt = tensorType(m);
+    if (mt.getNumElements() != 1 || !mt.getElementType().isInteger(64))
+      return n.error("the trip count must be one int64");
+    maxTrip = n.reshape(m, {});
+  } else {
+    maxTrip = n.constant(DenseElementsAttr::get(i64Scalar, APInt(64, INT64_MAX)));
+  }
+  if (n.hasInput(1)) {
+    TRY(c, n.in(1));
+    auto ct = tensorType(c);
+    if (ct.getNumElements() != 1 || !ct.getElementType().isInteger(1))
+      return n.error("the loop condition must be one bool");
+    cond = n.reshape(c, {});
+  } else {
+    cond = n.constant(DenseElementsAttr::get(boolScalar, true));
+  }
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (int64_t i = 0; i < numCarried; ++i) {
+    if (!n.hasInput(2 + i))
+      return n.error("carried input " + Twine(i) + " is missing");
+    TRY(v, n.in(2 + i));
+    inits.push_back(v);
+    types.push_back(v.getType());
+  }
+  auto loop = LoopOp::create(b, n.loc, types, maxTrip, cond, inits);
+  Block *block = new Block();
+  loop.getBody().push_back(block);
+  SmallVector<Type> argTypes = {i64Scalar, boolScalar};
+  llvm::append_range(argTypes, types);
+  SmallVector<ValueEntry> inputs;
+  for (Type t : argTypes) {
+    ValueEntry e;
+    e.value = block->addArgument(t, n.loc);
+    inputs.push_back(e);
+  }
+  auto fail = [&]() {
+    loop->erase();
+    return failure();
+  };
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    auto outs = importBody(n, body, inputs, depth);
+    if (failed(outs))
+      return fail();
+    SmallVector<Value> yielded;
+    for (const ValueEntry &e : *outs)
+      yielded.push_back(e.value ? e.value : n.constant(e.constant));
+    auto ct = dyn_cast<RankedTensorType>(yielded.front().getType());
+    if (!ct || ct.getNumElements() != 1 || !ct.getElementType().isInteger(1)) {
+      (void)n.error("the body's condition output must be one bool");
+      return fail();
+    }
+    for (int64_t i = 0; i < numCarried; ++i)
+      if (yielded[1 + i].getType() != types[i]) {
+        std::string before, after;
+        llvm::raw_string_ostream(before) << types[i];
+        llvm::raw_string_ostream(after) << yielded[1 + i].getType();
+        (void)n.error("carried value " + Twine(i) + " is " + before +
+                      " before the loop but " + after +
+                      " after an iteration; a run-time loop needs carried "
+                      "values of one type");
+        return fail();
+      }
+    YieldOp::create(b, n.loc, yielded);
+  }
+  // Outer constants materialized inside the body are unmaterialized again,
+  // so that code after the loop creates its own.
+  for (auto &entry : g.values) {
+    Value v = entry.getValue().value;
+    if (v && entry.getValue().constant &&
+        loop.getBody().isAncestor(v.getParentRegion()))
+      entry.getValue().value = {};
+  }
+  for (auto [i, result] : llvm::enumerate(loop.getResults()))
+    n.setOutput(i, result);
   return success();
 }
 

@@ -121,7 +121,10 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
 std::string bufferizedPipeline(const CPUPipelineConfig &o) {
   return std::string(
              "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
-             "boundaries function-boundary-type-conversion=identity-layout-map},"
+             "boundaries function-boundary-type-conversion=identity-layout-map "
+             // A run-time loop (hodu.loop's scf.while) may carry a new
+             // buffer per iteration; buffer deallocation frees the old one.
+             "allow-return-allocs-from-loops},"
              "func.func(hodu-cpu-hoist-parallel-allocs),"
              "buffer-results-to-out-params{hoist-static-allocs "
              "modify-public-functions},"

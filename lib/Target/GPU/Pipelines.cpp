@@ -54,10 +54,12 @@ std::vector<hodu::OpSupport> hodu::gpu::opSupport(GPUElementTypes types) {
         (types.f64 || d != HODU_DTYPE_F64))
       dtypes.push_back(d);
   std::vector<OpSupport> table = opSupportForAll(dtypes);
-  // A run-time branch is host control flow: with --fallback=cpu, hodu.if
-  // (its regions whole) runs on the CPU between the device's partitions.
+  // A run-time branch or loop is host control flow: with --fallback=cpu,
+  // hodu.if and hodu.loop (their regions whole) run on the CPU between the
+  // device's partitions.
   llvm::erase_if(table, [](const OpSupport &row) {
     return row.op == hodu::IfOp::getOperationName() ||
+           row.op == hodu::LoopOp::getOperationName() ||
            row.op == hodu::YieldOp::getOperationName();
   });
   for (OpSupport &row : table) {

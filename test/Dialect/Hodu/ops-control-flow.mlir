@@ -1,4 +1,4 @@
-// Round trip of hodu.if and hodu.yield, and the verifier's errors.
+// Round trip of hodu.if, hodu.loop and hodu.yield.
 // RUN: hodu-opt %s --split-input-file | hodu-opt --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @branch
@@ -33,4 +33,25 @@ func.func @no_results(%c: tensor<1xi1>) {
     hodu.yield
   }
   return
+}
+
+// -----
+
+// hodu.loop: a counter, a condition and carried values.
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[R:.*]]:2 = hodu.loop %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<i64>, tensor<i1>, tensor<2xf32>, tensor<i64> -> tensor<2xf32>, tensor<i64> {
+// CHECK-NEXT: ^bb0(%[[I:.*]]: tensor<i64>, %[[C:.*]]: tensor<i1>, %[[V:.*]]: tensor<2xf32>, %[[S:.*]]: tensor<i64>):
+// CHECK-NEXT: %[[N:.*]] = hodu.add %[[V]], %[[V]]
+// CHECK-NEXT: %[[T:.*]] = hodu.add %[[S]], %[[I]]
+// CHECK-NEXT: hodu.yield %[[C]], %[[N]], %[[T]] : tensor<i1>, tensor<2xf32>, tensor<i64>
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]#0
+func.func @loop(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<2xf32>, %s: tensor<i64>) -> tensor<2xf32> {
+  %r:2 = hodu.loop %m, %c, %x, %s : tensor<i64>, tensor<i1>, tensor<2xf32>, tensor<i64> -> tensor<2xf32>, tensor<i64> {
+  ^bb0(%i: tensor<i64>, %cin: tensor<i1>, %v: tensor<2xf32>, %acc: tensor<i64>):
+    %n = hodu.add %v, %v : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %t = hodu.add %acc, %i : (tensor<i64>, tensor<i64>) -> tensor<i64>
+    hodu.yield %cin, %n, %t : tensor<i1>, tensor<2xf32>, tensor<i64>
+  }
+  return %r#0 : tensor<2xf32>
 }

@@ -43,11 +43,13 @@ func.func @gather(%x: tensor<3x4xbf16>, %i: tensor<3x2xi64>) {
 // CHECK-NEXT: hodu.scatter_add %[[X]], %[[J]], %[[S]] {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // CHECK-NEXT: hodu.scatter_max %[[X]], %[[I]], %[[S]] {dim = 1 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
 // CHECK-NEXT: hodu.scatter_min %[[X]], %[[I]], %[[S]] {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+// CHECK-NEXT: hodu.scatter_mul %[[X]], %[[I]], %[[S]] {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
 func.func @scatter(%x: tensor<4x3xf32>, %i: tensor<2x3xi64>, %s: tensor<2x3xf32>, %j: tensor<2x3xi32>) {
   %0 = hodu.scatter %x, %i, %s {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
   %1 = hodu.scatter_add %x, %j, %s {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   %2 = hodu.scatter_max %x, %i, %s {dim = 1 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
   %3 = hodu.scatter_min %x, %i, %s {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
+  %4 = hodu.scatter_mul %x, %i, %s {dim = 0 : i64} : (tensor<4x3xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return
 }
 
