@@ -313,10 +313,24 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   if (!impl || impl.isExternal() ||
       impl.getNumArguments() != nIn + nOut + (workspaceSize != 0) ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
-      !llvm::all_of(impl.getArgumentTypes(), llvm::IsaPred<LLVM::LLVMPointerType>))
+      !llvm::all_of(impl.getArgumentTypes(), llvm::IsaPred<LLVM::LLVMPointerType>)) {
+    // A tensor without elements has no buffer to point to.
+    for (auto [list, what] : {std::pair(op.getInputs(), "input"),
+                              std::pair(op.getOutputs(), "output")})
+      for (Attribute a : list) {
+        auto dict = cast<DictionaryAttr>(a);
+        auto type = cast<ShapedType>(dict.getAs<TypeAttr>("type").getValue());
+        if (type.hasStaticShape() && type.getNumElements() == 0)
+          return op.emitError() << what << " '"
+                                << dict.getAs<StringAttr>("name").getValue()
+                                << "' has no elements (" << type
+                                << "); the artifact passes tensors of at "
+                                   "least one element";
+      }
     return op.emitError("the lowered entry point does not take ")
            << nIn << " inputs and " << nOut
            << " outputs as pointers (the model may have dynamic shapes)";
+  }
   SymbolTable symbols(module);
   if (failed(symbols.rename(impl, b.getStringAttr(prefix + "_main"))))
     return op.emitError("cannot rename the entry point to ")

@@ -326,8 +326,25 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
       return false;
     }
     timer.lap(phase.c_str());
-    if (i + 1 == shared)
+    if (i + 1 == shared) {
       signature = driver::readSignature(module);
+      // A bundle's tensors have at least one element (docs/bundle.md):
+      // refuse an empty one here, by name, rather than fail in the
+      // device's code generation.
+      if (target.defaultArtifactKind() == "bundle")
+        for (const auto *list : {&signature->inputs, &signature->outputs})
+          for (const TensorSignature &t : *list)
+            if (llvm::is_contained(t.shape, 0)) {
+              std::string dims;
+              for (auto [k, d] : llvm::enumerate(t.shape))
+                dims += (k ? "x" : "") + std::to_string(d);
+              emitError(loc, list == &signature->inputs ? "input '" : "output '")
+                  << t.name << "' has no elements (shape " << dims
+                  << "); target '" << target.name()
+                  << "' passes tensors of at least one element";
+              return false;
+            }
+    }
     if (phase == "hodu" && opts.stats) {
       driver::printKernelStats(module);
       timer.restart();
