@@ -1,6 +1,7 @@
 //===- OnnxMiscOps.cpp - constants and quantization -----------------------===//
 //
-// Constants, Shape/Size/Range (constants at import time), quantization.
+// Constants, Shape/Size/Range (constants at import time), quantization,
+// TfIdfVectorizer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,6 +212,144 @@ LogicalResult convertDynamicQuantize(NodeContext &n) {
   return success();
 }
 
+/// TfIdfVectorizer over integer tokens: for each n-gram length and skip,
+/// the tokens of every window position are compared with every n-gram of
+/// the pool of that length (constant tables), the matches counted per row,
+/// and the counts of all pool n-grams mapped to their output columns by one
+/// product with a constant 0/1 matrix (ngram_indexes), weighted per mode.
+LogicalResult convertTfIdfVectorizer(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  Type xe = xt.getElementType();
+  if (n.attr("pool_strings"))
+    return n.error("string pools are not supported (Hodu has no string "
+                   "tensors)");
+  if (!xe.isInteger(32) && !xe.isInteger(64))
+    return n.error("expects int32 or int64 tokens");
+  if (xt.getRank() != 1 && xt.getRank() != 2)
+    return n.error("expects tokens [C] or [N, C]");
+  TRY(minGram, n.attrInt("min_gram_length", 0));
+  TRY(maxGram, n.attrInt("max_gram_length", 0));
+  TRY(maxSkip, n.attrInt("max_skip_count", 0));
+  TRY(mode, n.attrString("mode", ""));
+  TRY(countsAttr, n.attrInts("ngram_counts"));
+  TRY(indexesAttr, n.attrInts("ngram_indexes"));
+  TRY(poolAttr, n.attrInts("pool_int64s"));
+  TRY(weightsAttr, n.attrFloats("weights"));
+  if (mode != "TF" && mode != "IDF" && mode != "TFIDF")
+    return n.error("mode must be TF, IDF or TFIDF, not '" + mode + "'");
+  if (!countsAttr || !indexesAttr || !poolAttr)
+    return n.error("needs ngram_counts, ngram_indexes and pool_int64s");
+  const SmallVector<int64_t> &starts = *countsAttr, &indexes = *indexesAttr,
+                             &pool = *poolAttr;
+  if (minGram < 1 || maxGram < minGram || maxGram > 64 || maxSkip < 0 ||
+      maxSkip > 256 || (maxGram - minGram + 1) * (maxSkip + 1) * maxGram > 4096)
+    return n.error("needs 1 <= min_gram_length <= max_gram_length <= 64 and "
+                   "max_skip_count in [0, 256], with at most 4096 token "
+                   "comparisons per position");
+  // The pool's n-grams, grouped by length: starts[j] is where the
+  // (j+1)-grams begin.
+  SmallVector<std::pair<int64_t, int64_t>> groups; // (first, count)
+  int64_t total = 0;
+  for (size_t j = 0; j < starts.size(); ++j) {
+    int64_t len = j + 1, first = starts[j];
+    int64_t end = j + 1 < starts.size() ? starts[j + 1] : (int64_t)pool.size();
+    if (first < 0 || end < first || end > (int64_t)pool.size() ||
+        (end - first) % len != 0)
+      return n.error("ngram_counts does not split pool_int64s into n-grams");
+    groups.push_back({first, (end - first) / len});
+    total += (end - first) / len;
+  }
+  if ((int64_t)indexes.size() != total)
+    return n.error("ngram_indexes has " + Twine(indexes.size()) +
+                   " entries for " + Twine(total) + " pool n-grams");
+  if (weightsAttr && (int64_t)weightsAttr->size() != total)
+    return n.error("weights has " + Twine(weightsAttr->size()) +
+                   " entries for " + Twine(total) + " pool n-grams");
+  int64_t outSize = 0;
+  for (int64_t k : indexes) {
+    if (k < 0 || k >= (int64_t(1) << 24))
+      return n.error("ngram_indexes must be in [0, 2^24)");
+    outSize = std::max(outSize, k + 1);
+  }
+  if (total == 0)
+    return n.error("the pool has no n-grams");
+
+  Type i64 = n.b.getI64Type(), f32 = n.b.getF32Type();
+  int64_t rows = xt.getRank() == 2 ? xt.getDimSize(0) : 1;
+  int64_t cols = xt.getDimSize(xt.getRank() - 1);
+  Value tokens = n.reshape(n.cast(x, i64), {rows, cols, 1});
+  SmallVector<Value> perGroup;
+  for (auto [j, group] : llvm::enumerate(groups)) {
+    int64_t len = j + 1, count = group.second;
+    if (count == 0)
+      continue;
+    Value acc;
+    if (len >= minGram && len <= maxGram) {
+      for (int64_t skip = 0; skip <= (len == 1 ? 0 : maxSkip); ++skip) {
+        int64_t step = skip + 1, span = (len - 1) * step + 1;
+        int64_t positions = cols - span + 1;
+        if (positions <= 0)
+          continue;
+        Value match;
+        for (int64_t k = 0; k < len; ++k) {
+          TRY(items, make<SliceOp>(n, tokens, ArrayRef<int64_t>{0, k * step, 0},
+                                   ArrayRef<int64_t>{rows, k * step + positions, 1},
+                                   ArrayRef<int64_t>{1, 1, 1}));
+          ConstantWriter w(RankedTensorType::get({1, 1, count}, i64),
+                           kSmallTensorBytes);
+          for (int64_t g = 0; g < count; ++g)
+            w.setRaw(g, (uint64_t)pool[group.first + g * len + k]);
+          TRY(eq, make<EqOp>(n, items, n.constant(w.finish())));
+          if (match) {
+            TRY(both, make<LogicalAndOp>(n, match, eq));
+            match = both;
+          } else {
+            match = eq;
+          }
+        }
+        TRY(hits, make<ReduceSumOp>(n, n.cast(match, f32), ArrayRef<int64_t>{1},
+                                    false));
+        if (acc) {
+          TRY(sum, make<AddOp>(n, acc, hits));
+          acc = sum;
+        } else {
+          acc = hits;
+        }
+      }
+    }
+    perGroup.push_back(acc ? acc : n.constant(f32, 0, {rows, count}));
+  }
+  Value counts = perGroup.front();
+  if (perGroup.size() > 1) {
+    TRY(c, make<ConcatOp>(n, ValueRange(perGroup), 1));
+    counts = c;
+  }
+  // Per mode: TF the counts, IDF the weight where an n-gram occurs, TFIDF
+  // their product (weights default to 1).
+  Value scored = counts;
+  if (mode != "TF") {
+    ConstantWriter w(RankedTensorType::get({1, total}, f32), kSmallTensorBytes);
+    for (int64_t k = 0; k < total; ++k)
+      w.setF(k, weightsAttr ? (*weightsAttr)[k] : 1.0);
+    Value weights = n.constant(w.finish());
+    Value base = counts;
+    if (mode == "IDF") {
+      TRY(seen, make<GtScalarOp>(n, counts, n.scalarAttr(f32, 0)));
+      base = n.cast(seen, f32);
+    }
+    TRY(m, make<MulOp>(n, base, weights));
+    scored = m;
+  }
+  ConstantWriter map(RankedTensorType::get({total, outSize}, f32),
+                     kSmallTensorBytes);
+  for (int64_t k = 0; k < total; ++k)
+    map.setF(k * outSize + indexes[k], 1.0);
+  TRY(out, make<MatmulOp>(n, scored, n.constant(map.finish())));
+  n.setOutput(0, xt.getRank() == 2 ? out : n.reshape(out, {outSize}));
+  return success();
+}
+
 } // namespace
 
 void hodu::onnx_import::registerMiscOps(ConverterTable &table) {
@@ -223,5 +362,6 @@ void hodu::onnx_import::registerMiscOps(ConverterTable &table) {
       {"QuantizeLinear", convertQuantize},
       {"DynamicQuantizeLinear", convertDynamicQuantize},
       {"DequantizeLinear", convertQuantize},
+      {"TfIdfVectorizer", convertTfIdfVectorizer},
   });
 }
