@@ -286,8 +286,11 @@ std::optional<uint64_t> accessAlignment(MemRefType memref, ValueRange indices,
   int64_t divisor = offset == 0 ? int64_t(1) << 20 : std::abs(offset);
   for (auto [index, stride] : llvm::zip(indices, strides))
     divisor = std::gcd(divisor, knownDivisor(index) * std::abs(stride));
-  int64_t alignment = std::min<int64_t>(
-      std::gcd(divisor * bytes, int64_t(16)), vectorBytes);
+  // A power of two, at most the vector's size (which need not be one: a
+  // 3-element vector has 12 bytes).
+  int64_t alignment = std::gcd(divisor * bytes, int64_t(16));
+  while (alignment > vectorBytes)
+    alignment /= 2;
   if (alignment <= bytes)
     return std::nullopt;
   return alignment;
