@@ -128,6 +128,13 @@ LogicalResult convertCast(NodeContext &n) {
 }
 
 LogicalResult convertIdentity(NodeContext &n) {
+  // A sequence passes through as it is.
+  if (n.hasInput(0))
+    if (auto it = n.graph.values.find(n.node.input(0));
+        it != n.graph.values.end() && it->second.sequence) {
+      n.setOutput(0, it->second);
+      return success();
+    }
   TRY(x, n.in(0));
   n.setOutput(0, x);
   return success();

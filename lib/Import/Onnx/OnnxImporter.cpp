@@ -384,10 +384,23 @@ bool NodeContext::hasInput(size_t i) const {
 FailureOr<Value> NodeContext::in(size_t i) {
   if (!hasInput(i))
     return error("input #" + Twine(i) + " is required");
+  if (auto it = graph.values.find(node.input((int)i));
+      it != graph.values.end() && it->second.sequence)
+    return error("input '" + node.input((int)i) +
+                 "' is a sequence; this input takes a tensor");
   Value v = graph.materialize(node.input((int)i), loc);
   if (!v)
     return error("input '" + node.input((int)i) + "' is not defined");
   return v;
+}
+
+FailureOr<std::vector<ValueEntry>> NodeContext::sequenceIn(size_t i) {
+  if (!hasInput(i))
+    return error("input #" + Twine(i) + " is required");
+  auto it = graph.values.find(node.input((int)i));
+  if (it == graph.values.end() || !it->second.sequence)
+    return error("input '" + node.input((int)i) + "' is not a sequence");
+  return *it->second.sequence;
 }
 
 std::optional<ConstantView> NodeContext::constantInput(size_t i) const {
@@ -560,7 +573,21 @@ void NodeContext::setOutput(size_t i, Value v) {
   graph.values[node.output((int)i)] = e;
 }
 
+void NodeContext::setSequence(size_t i, std::vector<ValueEntry> elements) {
+  if (!hasOutput(i))
+    return;
+  ValueEntry e;
+  e.sequence =
+      std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
+  graph.values[node.output((int)i)] = e;
+}
+
 void NodeContext::setOutput(size_t i, const ValueEntry &entry) {
+  if (entry.sequence) {
+    if (hasOutput(i))
+      graph.values[node.output((int)i)] = entry;
+    return;
+  }
   if (entry.value)
     setOutput(i, entry.value);
   else
@@ -866,6 +893,8 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
   for (const auto &out : n.node.output()) {
     if (out.empty())
       continue;
+    if (auto it = g.values.find(out); it != g.values.end() && it->second.sequence)
+      continue;
     RankedTensorType t = g.typeOf(out);
     if (!t) {
       n.error("output '" + out + "' was not produced (importer bug)");
@@ -1122,6 +1151,8 @@ FailureOr<Value> NodeLoop::stackValues(NodeContext &n,
                    "tensor, which is not supported");
   SmallVector<Value> parts;
   for (const ValueEntry &e : values) {
+    if (e.sequence)
+      return n.error("a scan output is a sequence; scan outputs stack tensors");
     Value v = e.value ? e.value : n.constant(e.constant);
     int64_t rank = tensorType(v).getRank();
     TRY(a, normAxis(n, axis, rank + 1, "scan output axis"));
@@ -1501,8 +1532,14 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
     if (failed(outs))
       return fail();
     SmallVector<Value> yielded;
-    for (const ValueEntry &e : *outs)
+    for (const ValueEntry &e : *outs) {
+      if (e.sequence) {
+        (void)n.error("the body gives a sequence; a run-time loop carries "
+                      "tensors only");
+        return fail();
+      }
       yielded.push_back(e.value ? e.value : n.constant(e.constant));
+    }
     auto ct = dyn_cast<RankedTensorType>(yielded.front().getType());
     if (!ct || ct.getNumElements() != 1 || !ct.getElementType().isInteger(1)) {
       (void)n.error("the body's condition output must be one bool");
@@ -1590,8 +1627,15 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
                      "to compile only the branch taken");
     }
     SmallVector<Value> yielded;
-    for (const std::string &name : *outputs)
+    for (const std::string &name : *outputs) {
+      if (g.values[name].sequence) {
+        placeholder->erase();
+        return n.error("output '" + name + "' of '" + attrName +
+                       "' is a sequence; a condition known only at run time "
+                       "needs tensor outputs");
+      }
       yielded.push_back(g.materialize(name, n.loc));
+    }
     YieldOp::create(b, n.loc, yielded);
     for (Value v : yielded)
       types[k].push_back(v.getType());
@@ -1886,6 +1930,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   SmallVector<Type> resultTypes;
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
+    if (auto it = g.values.find(out.name());
+        it != g.values.end() && it->second.sequence) {
+      emitError(loc) << "graph output '" << out.name()
+                     << "' is a sequence; a model's outputs must be tensors";
+      return nullptr;
+    }
     Value v = g.materialize(out.name(), loc);
     if (!v) {
       emitError(loc) << "graph output '" << out.name() << "' is not produced "

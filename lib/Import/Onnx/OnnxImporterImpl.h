@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <memory>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -73,6 +74,9 @@ mlir::LogicalResult checkModelStructure(const onnx::GraphProto &graph,
 struct ValueEntry {
   mlir::Value value;           // null until materialized
   mlir::ElementsAttr constant; // the value, when known and not materialized
+  /// An ONNX sequence: its elements, a list whose length is known at
+  /// import time (sequences never reach the IR; their elements do).
+  std::shared_ptr<const std::vector<ValueEntry>> sequence;
 };
 
 class GraphImporter;
@@ -98,6 +102,8 @@ public:
   bool hasInput(size_t i) const;
   /// The input materialized as an SSA value; emits an error if absent.
   mlir::FailureOr<mlir::Value> in(size_t i);
+  /// The input as a sequence's elements; emits an error if it is not one.
+  mlir::FailureOr<std::vector<ValueEntry>> sequenceIn(size_t i);
   /// The input's value when it is known at import time (a constant, or
   /// computed from constants by import-time evaluation), else nullopt.
   std::optional<ConstantView> constantInput(size_t i) const;
@@ -134,6 +140,8 @@ public:
   /// Output `i` is the constant `value` (a `hodu.constant` only once an op
   /// reads it).
   void setConstant(size_t i, mlir::ElementsAttr value);
+  /// Output `i` is a sequence of these elements.
+  void setSequence(size_t i, std::vector<ValueEntry> elements);
 
   // Builders for common pieces.
   /// A 0-d (or `shape`) constant of element type `elt` holding `v`.

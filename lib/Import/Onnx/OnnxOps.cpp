@@ -169,6 +169,7 @@ const ConverterTable &converters() {
     registerRecurrentOps(t);
     registerReductionOps(t);
     registerSamplingOps(t);
+    registerSequenceOps(t);
     registerSignalOps(t);
     registerShapeOps(t);
     registerIndexingOps(t);

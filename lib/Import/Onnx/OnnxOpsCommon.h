@@ -35,6 +35,7 @@ void registerNNOps(ConverterTable &table);
 void registerRecurrentOps(ConverterTable &table);
 void registerReductionOps(ConverterTable &table);
 void registerSamplingOps(ConverterTable &table);
+void registerSequenceOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
 void registerSignalOps(ConverterTable &table);
 

@@ -1,0 +1,310 @@
+//===- OnnxSequenceOps.cpp - sequences as import-time lists ---------------===//
+//
+// ONNX sequences never reach the IR: a sequence is a list of its elements'
+// values whose length is known at import time (ValueEntry::sequence), as
+// the unrolled loops and the static shapes already require. The sequence
+// ops rearrange that list; a position known only at run time selects among
+// the elements (which must then have one type) with `hodu.select`, so the
+// length stays known. A model's inputs and outputs stay tensors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+/// Most elements a sequence may have: each is a value of its own.
+constexpr int64_t kMaxSequenceLength = 4096;
+
+Value valueOf(NodeContext &n, const ValueEntry &e) {
+  return e.value ? e.value : n.constant(e.constant);
+}
+
+Type typeOfEntry(const ValueEntry &e) {
+  return e.value ? e.value.getType() : Type(e.constant.getType());
+}
+
+/// A position input: its value when known at import time (normalized
+/// against `length`, where `inclusive` allows `length` itself), else a 0-d
+/// i64 value normalized at run time.
+struct Position {
+  std::optional<int64_t> known;
+  Value runtime;
+};
+
+FailureOr<Position> position(NodeContext &n, size_t input, int64_t length,
+                             bool inclusive) {
+  int64_t hi = inclusive ? length : length - 1;
+  if (n.constantInput(input)) {
+    TRY(v, n.constInts(input, "position"));
+    if (v.size() != 1)
+      return n.error("the position must hold one value");
+    int64_t p = v[0] < 0 ? v[0] + length : v[0];
+    if (p < 0 || p > hi)
+      return n.error("position " + Twine(v[0]) + " is out of range for a "
+                     "sequence of " + Twine(length) + " element(s)");
+    return Position{p, {}};
+  }
+  Type i64 = n.b.getI64Type();
+  TRY(p, scalarInput(n, input, i64, "position"));
+  TRY(neg, make<LtScalarOp>(n, p, n.scalarAttr(i64, 0)));
+  TRY(wrapped, make<AddScalarOp>(n, p, n.scalarAttr(i64, (double)length)));
+  TRY(norm, make<SelectOp>(n, neg, wrapped, p));
+  return Position{std::nullopt, norm};
+}
+
+/// Elements chosen by a run-time position must share one type.
+LogicalResult checkUniform(NodeContext &n, ArrayRef<ValueEntry> elements,
+                           std::optional<Type> extra = std::nullopt) {
+  std::optional<Type> t = extra;
+  for (const ValueEntry &e : elements) {
+    if (e.sequence)
+      return n.error("sequences of sequences are not supported");
+    Type et = typeOfEntry(e);
+    if (t && *t != et)
+      return n.error("the position is computed at run time, so the elements "
+                     "it chooses among must have one type; this sequence "
+                     "mixes shapes or element types");
+    t = et;
+  }
+  return success();
+}
+
+/// `pos == j` (or `pos > j`) for a run-time position, as a 0-d bool.
+FailureOr<Value> compare(NodeContext &n, Value pos, int64_t j, bool greater) {
+  TypedAttr c = n.scalarAttr(n.b.getI64Type(), (double)j);
+  return greater ? make<GtScalarOp>(n, pos, c) : make<EqScalarOp>(n, pos, c);
+}
+
+FailureOr<ValueEntry> select(NodeContext &n, Value cond, const ValueEntry &a,
+                             const ValueEntry &b) {
+  TRY(r, make<SelectOp>(n, cond, valueOf(n, a), valueOf(n, b)));
+  ValueEntry e;
+  e.value = r;
+  return e;
+}
+
+LogicalResult checkLength(NodeContext &n, size_t length) {
+  if ((int64_t)length > kMaxSequenceLength)
+    return n.error("a sequence of more than " + Twine(kMaxSequenceLength) +
+                   " elements");
+  return success();
+}
+
+LogicalResult convertSequenceConstruct(NodeContext &n) {
+  std::vector<ValueEntry> elements;
+  for (size_t i = 0; i < n.numInputs(); ++i) {
+    TRY(v, n.in(i));
+    ValueEntry e;
+    e.value = v;
+    elements.push_back(e);
+  }
+  if (failed(checkLength(n, elements.size())))
+    return failure();
+  n.setSequence(0, std::move(elements));
+  return success();
+}
+
+LogicalResult convertSequenceEmpty(NodeContext &n) {
+  n.setSequence(0, {});
+  return success();
+}
+
+LogicalResult convertSequenceLength(NodeContext &n) {
+  TRY(seq, n.sequenceIn(0));
+  n.setConstant(0, DenseElementsAttr::get(
+                       RankedTensorType::get({}, n.b.getI64Type()),
+                       APInt(64, seq.size())));
+  return success();
+}
+
+LogicalResult convertSequenceAt(NodeContext &n) {
+  TRY(seq, n.sequenceIn(0));
+  if (seq.empty())
+    return n.error("reads an element of an empty sequence");
+  TRY(pos, position(n, 1, seq.size(), false));
+  if (pos.known) {
+    n.setOutput(0, seq[*pos.known]);
+    return success();
+  }
+  if (failed(checkUniform(n, seq)))
+    return failure();
+  ValueEntry r = seq.back();
+  for (int64_t j = (int64_t)seq.size() - 2; j >= 0; --j) {
+    TRY(is, compare(n, pos.runtime, j, false));
+    TRY(s, select(n, is, seq[j], r));
+    r = s;
+  }
+  n.setOutput(0, r);
+  return success();
+}
+
+LogicalResult convertSequenceErase(NodeContext &n) {
+  TRY(seq, n.sequenceIn(0));
+  if (seq.empty())
+    return n.error("erases from an empty sequence");
+  Position pos{(int64_t)seq.size() - 1, {}};
+  if (n.hasInput(1)) {
+    TRY(p, position(n, 1, seq.size(), false));
+    pos = p;
+  }
+  std::vector<ValueEntry> out;
+  if (pos.known) {
+    out = seq;
+    out.erase(out.begin() + *pos.known);
+  } else {
+    if (failed(checkUniform(n, seq)))
+      return failure();
+    // Element j is old j before the position, old j + 1 from it on.
+    for (int64_t j = 0; j + 1 < (int64_t)seq.size(); ++j) {
+      TRY(before, compare(n, pos.runtime, j, true));
+      TRY(s, select(n, before, seq[j], seq[j + 1]));
+      out.push_back(s);
+    }
+  }
+  n.setSequence(0, std::move(out));
+  return success();
+}
+
+LogicalResult convertSequenceInsert(NodeContext &n) {
+  TRY(seq, n.sequenceIn(0));
+  TRY(t, n.in(1));
+  ValueEntry item;
+  item.value = t;
+  if (failed(checkLength(n, seq.size() + 1)))
+    return failure();
+  Position pos{(int64_t)seq.size(), {}};
+  if (n.hasInput(2)) {
+    TRY(p, position(n, 2, seq.size(), true));
+    pos = p;
+  }
+  std::vector<ValueEntry> out = seq;
+  if (pos.known) {
+    out.insert(out.begin() + *pos.known, item);
+  } else {
+    if (failed(checkUniform(n, seq, t.getType())))
+      return failure();
+    // Element j: old j before the position, the item at it, old j - 1
+    // after it.
+    out.clear();
+    for (int64_t j = 0; j <= (int64_t)seq.size(); ++j) {
+      const ValueEntry &beforeIt = j < (int64_t)seq.size() ? seq[j] : item;
+      const ValueEntry &afterIt = j > 0 ? seq[j - 1] : item;
+      TRY(at, compare(n, pos.runtime, j, false));
+      TRY(tail, select(n, at, item, afterIt));
+      TRY(before, compare(n, pos.runtime, j, true));
+      TRY(s, select(n, before, beforeIt, tail));
+      out.push_back(s);
+    }
+  }
+  n.setSequence(0, std::move(out));
+  return success();
+}
+
+LogicalResult convertSplitToSequence(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  if (xt.getRank() < 1)
+    return n.error("expects an input of rank >= 1");
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(axis, normAxis(n, axisAttr, xt.getRank()));
+  TRY(keep, n.attrInt("keepdims", 1));
+  int64_t dim = xt.getDimSize(axis);
+  SmallVector<int64_t> sizes;
+  bool squeeze = false;
+  if (!n.hasInput(1)) {
+    sizes.assign(dim, 1);
+    squeeze = keep == 0;
+  } else {
+    TRY(split, n.constInts(1, "split"));
+    RankedTensorType st = n.type(1);
+    if (st && st.getRank() == 0) {
+      if (split.size() != 1 || split[0] <= 0)
+        return n.error("a scalar split must be positive");
+      for (int64_t at = 0; at < dim; at += split[0])
+        sizes.push_back(std::min(split[0], dim - at));
+    } else {
+      sizes.assign(split.begin(), split.end());
+      int64_t sum = 0;
+      for (int64_t s : sizes) {
+        if (s < 0)
+          return n.error("split sizes must be non-negative");
+        sum += s;
+      }
+      if (sum != dim)
+        return n.error("split sizes add up to " + Twine(sum) +
+                       ", not the dim's " + Twine(dim));
+    }
+  }
+  if (failed(checkLength(n, sizes.size())))
+    return failure();
+  std::vector<ValueEntry> out;
+  int64_t at = 0;
+  for (int64_t size : sizes) {
+    SmallVector<int64_t> starts(xt.getRank(), 0), ends(xt.getShape()),
+        steps(xt.getRank(), 1);
+    starts[axis] = at;
+    ends[axis] = at + size;
+    at += size;
+    TRY(part, make<SliceOp>(n, x, starts, ends, steps));
+    Value v = part;
+    if (squeeze) {
+      TRY(sq, make<SqueezeOp>(n, part, ArrayRef<int64_t>{axis}));
+      v = sq;
+    }
+    ValueEntry e;
+    e.value = v;
+    out.push_back(e);
+  }
+  n.setSequence(0, std::move(out));
+  return success();
+}
+
+LogicalResult convertConcatFromSequence(NodeContext &n) {
+  TRY(seq, n.sequenceIn(0));
+  if (seq.empty())
+    return n.error("concatenates an empty sequence");
+  TRY(axisAttr, n.attrInt("axis", 0));
+  TRY(newAxis, n.attrInt("new_axis", 0));
+  SmallVector<Value> parts;
+  for (const ValueEntry &e : seq) {
+    if (e.sequence)
+      return n.error("sequences of sequences are not supported");
+    parts.push_back(valueOf(n, e));
+  }
+  int64_t rank = tensorType(parts.front()).getRank() + (newAxis ? 1 : 0);
+  TRY(axis, normAxis(n, axisAttr, rank));
+  if (newAxis)
+    for (Value &p : parts) {
+      TRY(u, make<UnsqueezeOp>(n, p, ArrayRef<int64_t>{axis}));
+      p = u;
+    }
+  if (parts.size() == 1) {
+    n.setOutput(0, parts.front());
+    return success();
+  }
+  TRY(r, make<ConcatOp>(n, ValueRange(parts), axis));
+  n.setOutput(0, r);
+  return success();
+}
+
+} // namespace
+
+void hodu::onnx_import::registerSequenceOps(ConverterTable &table) {
+  table.insert({
+      {"SequenceConstruct", convertSequenceConstruct},
+      {"SequenceEmpty", convertSequenceEmpty},
+      {"SequenceLength", convertSequenceLength},
+      {"SequenceAt", convertSequenceAt},
+      {"SequenceErase", convertSequenceErase},
+      {"SequenceInsert", convertSequenceInsert},
+      {"SplitToSequence", convertSplitToSequence},
+      {"ConcatFromSequence", convertConcatFromSequence},
+  });
+}
