@@ -176,6 +176,21 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def DistinctResults : Pass<"hodu-distinct-results", "mlir::func::FuncOp"> {
+  let summary = "Give each result of a bufferized function a buffer of its own";
+  let description = [{
+    A model may return one value under several output names (two outputs of
+    identical computations, merged by CSE, or one value listed twice). After
+    bufferization the function then returns the same `memref` more than
+    once, which `buffer-results-to-out-params` cannot turn into separate
+    out-parameters. This pass copies each repeat of a returned buffer into a
+    new `memref.alloc` (`memref.copy`), so that every result is a buffer of
+    its own; a buffer returned once is left alone. Run after bufferization,
+    before `buffer-results-to-out-params`.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
   let summary = "Place a function's intermediate buffers in one arena, reusing bytes by liveness";
   let description = [{

@@ -53,18 +53,107 @@ LogicalResult convertGemm(NodeContext &n) {
 
 LogicalResult convertDet(NodeContext &n) { return unary<DetOp>(n); }
 
+/// An einsum equation with '...' written out: the ellipsis of each term
+/// becomes labels no term uses, aligned at the right across the inputs
+/// (numpy broadcasting; an input whose ellipsis dim is 1 where another's is
+/// larger is broadcast first), and the output's ellipsis (or, without
+/// '->', the ellipsis before the labels that appear once) those labels.
+FailureOr<std::string> expandEllipsis(NodeContext &n, StringRef eq,
+                                      SmallVector<Value> &inputs) {
+  size_t arrow = eq.find("->");
+  StringRef lhs = eq.substr(0, arrow);
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != inputs.size())
+    return n.error("equation '" + eq + "' has " + Twine(terms.size()) +
+                   " terms for " + Twine(inputs.size()) + " inputs");
+  std::string unused;
+  for (char c = 'A'; c <= 'Z'; ++c)
+    if (eq.find(c) == StringRef::npos)
+      unused += c;
+  for (char c = 'a'; c <= 'z'; ++c)
+    if (eq.find(c) == StringRef::npos)
+      unused += c;
+  // Each term's ellipsis rank, and the widest.
+  SmallVector<int64_t> ranks;
+  int64_t widest = 0;
+  for (auto [term, v] : llvm::zip(terms, inputs)) {
+    size_t at = term.find("...");
+    int64_t named = (int64_t)term.size() - (at == StringRef::npos ? 0 : 3);
+    int64_t e = at == StringRef::npos ? 0 : tensorType(v).getRank() - named;
+    if (e < 0 || (at != StringRef::npos && term.find("...", at + 3) != StringRef::npos))
+      return n.error("term '" + term + "' does not match rank " +
+                     Twine(tensorType(v).getRank()));
+    ranks.push_back(e);
+    widest = std::max(widest, e);
+  }
+  if (widest > (int64_t)unused.size())
+    return n.error("the ellipsis covers more dims than there are free labels");
+  std::string labels = unused.substr(0, widest);
+  // Sizes of the ellipsis dims (aligned at the right), then broadcasts.
+  SmallVector<int64_t> sizes(widest, 1);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    int64_t e = ranks[i];
+    size_t at = terms[i].find("...");
+    for (int64_t k = 0; k < e; ++k) {
+      int64_t d = tensorType(inputs[i]).getDimSize(at + k);
+      int64_t &size = sizes[widest - e + k];
+      if (size != 1 && d != 1 && d != size)
+        return n.error("the ellipsis dims of the inputs do not broadcast");
+      size = std::max(size, d);
+    }
+  }
+  std::string out;
+  for (auto [i, term] : llvm::enumerate(terms)) {
+    size_t at = term.find("...");
+    if (at == StringRef::npos) {
+      out += (i ? "," : "") + term.str();
+      continue;
+    }
+    int64_t e = ranks[i];
+    auto t = tensorType(inputs[i]);
+    SmallVector<int64_t> shape(t.getShape());
+    for (int64_t k = 0; k < e; ++k)
+      shape[at + k] = sizes[widest - e + k];
+    inputs[i] = broadcastTo(n, inputs[i], shape);
+    out += (i ? "," : "") + term.substr(0, at).str() +
+           labels.substr(widest - e) + term.substr(at + 3).str();
+  }
+  if (arrow != StringRef::npos) {
+    StringRef rhs = eq.substr(arrow + 2);
+    size_t at = rhs.find("...");
+    out += "->" + (at == StringRef::npos
+                       ? rhs.str()
+                       : rhs.substr(0, at).str() + labels + rhs.substr(at + 3).str());
+    return out;
+  }
+  // Implicit output: the ellipsis, then the labels that appear once, sorted.
+  std::map<char, int> counts;
+  for (StringRef term : terms)
+    for (char c : term)
+      if (c != '.')
+        counts[c]++;
+  out += "->" + labels;
+  for (auto [c, cnt] : counts)
+    if (cnt == 1)
+      out += c;
+  return out;
+}
+
 LogicalResult convertEinsum(NodeContext &n) {
   TRY(eqAttr, n.attrString("equation", ""));
   std::string eq;
   for (char c : eqAttr)
     if (c != ' ')
       eq += c;
-  if (eq.find("...") != std::string::npos)
-    return n.error("einsum equations with '...' are not supported");
   SmallVector<Value> inputs;
   for (size_t i = 0; i < n.numInputs(); ++i) {
     TRY(x, n.in(i));
     inputs.push_back(x);
+  }
+  if (eq.find("...") != std::string::npos) {
+    TRY(expanded, expandEllipsis(n, eq, inputs));
+    eq = expanded;
   }
   size_t arrow = eq.find("->");
   std::string lhs = eq.substr(0, arrow);

@@ -125,7 +125,7 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              // A run-time loop (hodu.loop's scf.while) may carry a new
              // buffer per iteration; buffer deallocation frees the old one.
              "allow-return-allocs-from-loops},"
-             "func.func(hodu-cpu-hoist-parallel-allocs),"
+             "func.func(hodu-cpu-hoist-parallel-allocs,hodu-distinct-results),"
              "buffer-results-to-out-params{hoist-static-allocs "
              "modify-public-functions},"
              "canonicalize,buffer-deallocation-pipeline,canonicalize,"

@@ -31,6 +31,7 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
          "},canonicalize,cse,"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
+         "func.func(hodu-distinct-results),"
          "buffer-results-to-out-params{hoist-static-allocs "
          "modify-public-functions},canonicalize,cse,canonicalize,"
          "hodu-gpu-map-to-launches{block-threads=" +
