@@ -455,6 +455,8 @@ LogicalResult convertMaxUnpool(NodeContext &n) {
   if (tensorType(idx).getShape() != xt.getShape())
     return n.error("the indices must have the input's shape");
   int64_t total = product(shape), count = xt.getNumElements();
+  if (total > kMaxDim)
+    return n.error("the output would have more than 2^40 elements");
   Value zeros = n.constant(xt.getElementType(), 0, {total});
   TRY(r0, make<ScatterOp>(n, zeros, n.reshape(n.cast(idx, n.b.getI64Type()), {count}),
                           n.reshape(x, {count}), 0));

@@ -42,6 +42,14 @@ struct Arith {
     TRY(t, make<MaximumScalarOp>(n, a, s(lo)));
     return make<MinimumScalarOp>(n, t, s(hi));
   }
+  /// A whole-number coordinate clipped to [0, hi] as i64; NaN (from NaN
+  /// grids or ROIs) reads as 0, never as an undefined conversion.
+  FailureOr<Value> index(Value a, double hi) {
+    TRY(c, clip(a, 0, hi));
+    TRY(nan, make<IsNanOp>(n, c));
+    TRY(safe, make<SelectOp>(n, nan, n.constant(elt, 0), c));
+    return n.cast(safe, n.b.getI64Type());
+  }
   /// 1 where lo <= a <= hi, else 0, in `elt`.
   FailureOr<Value> inside(Value a, double lo, double hi) {
     TRY(ge, make<GeScalarOp>(n, a, s(lo)));
@@ -115,10 +123,9 @@ struct GridSampler {
     TRY(inY, a.inside(y, 0, height - 1));
     TRY(valid, a.mul(inX, inY));
     TRY(w, a.mul(weight, valid));
-    TRY(cx, a.clip(x, 0, width - 1));
-    TRY(cy, a.clip(y, 0, height - 1));
+    TRY(ix, a.index(x, width - 1));
+    TRY(iy, a.index(y, height - 1));
     Type i64 = n.b.getI64Type();
-    Value ix = n.cast(cx, i64), iy = n.cast(cy, i64);
     TRY(row, make<MulScalarOp>(n, iy, n.scalarAttr(i64, (double)width)));
     TRY(flat, make<AddOp>(n, row, ix));
     Value idx = broadcastTo(n, flat, {batch, channels, points});
@@ -377,8 +384,10 @@ LogicalResult convertRoiAlign(NodeContext &n) {
   TRY(base, make<MulScalarOp>(n, n.reshape(bHi, {numRois, 1}),
                               n.scalarAttr(i64, (double)(height * width))));
   auto corner = [&](Value yy, Value xx, Value w) -> FailureOr<Value> {
-    TRY(row, make<MulScalarOp>(n, n.cast(yy, i64), n.scalarAttr(i64, (double)width)));
-    TRY(r1, make<AddOp>(n, row, n.cast(xx, i64)));
+    TRY(iy, a.index(yy, height - 1.0));
+    TRY(ix, a.index(xx, width - 1.0));
+    TRY(row, make<MulScalarOp>(n, iy, n.scalarAttr(i64, (double)width)));
+    TRY(r1, make<AddOp>(n, row, ix));
     TRY(flat, make<AddOp>(n, r1, base));
     TRY(px, make<IndexSelectOp>(n, pixels, flat, 0)); // [R, S, C]
     TRY(wc, make<UnsqueezeOp>(n, n.cast(w, elt), ArrayRef<int64_t>{2}));
