@@ -27,7 +27,12 @@ namespace {
 struct DistinctResults
     : hodu::impl::DistinctResultsBase<DistinctResults> {
   void runOnOperation() override {
-    getOperation().walk([&](func::ReturnOp ret) {
+    // Only the body's own blocks return (no walk through every op).
+    for (Block &block : getOperation().getBody()) {
+      auto ret = dyn_cast_or_null<func::ReturnOp>(
+          block.empty() ? nullptr : &block.back());
+      if (!ret)
+        continue;
       llvm::DenseSet<Value> seen;
       OpBuilder b(ret);
       for (OpOperand &operand : ret->getOpOperands()) {
@@ -44,7 +49,7 @@ struct DistinctResults
         memref::CopyOp::create(b, ret.getLoc(), v, copy);
         operand.set(copy);
       }
-    });
+    }
   }
 };
 
