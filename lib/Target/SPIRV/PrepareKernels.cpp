@@ -141,6 +141,32 @@ struct SignedPow : OpRewritePattern<math::PowFOp> {
   }
 };
 
+/// Sign extension to 64 bits as (zext(x) ^ m) - m with m = 2^(w-1):
+/// Mesa's lavapipe (22.3) zero-extends an OpSConvert to a 64-bit integer
+/// (SPIR-V types here are unsigned), so an i32 of -1 became 2^32 - 1. The
+/// arithmetic gives the same bits under any reading of the conversion.
+struct SignExtendTo64 : OpRewritePattern<arith::ExtSIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::ExtSIOp op,
+                                PatternRewriter &rewriter) const override {
+    Type to = op.getType(), from = op.getIn().getType();
+    if (!getElementTypeOrSelf(to).isInteger(64))
+      return failure();
+    unsigned width = getElementTypeOrSelf(from).getIntOrFloatBitWidth();
+    Location loc = op.getLoc();
+    TypedAttr bit = rewriter.getIntegerAttr(getElementTypeOrSelf(to),
+                                            APInt(64, 1) << (width - 1));
+    if (auto vec = dyn_cast<VectorType>(to))
+      bit = SplatElementsAttr::get(vec, bit);
+    Value m = arith::ConstantOp::create(rewriter, loc, bit);
+    Value z = arith::ExtUIOp::create(rewriter, loc, to, op.getIn());
+    Value flipped = arith::XOrIOp::create(rewriter, loc, z, m);
+    rewriter.replaceOpWithNewOp<arith::SubIOp>(op, flipped, m);
+    return success();
+  }
+};
+
 bool inWorkgroupMemory(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   auto space = memref ? dyn_cast_or_null<gpu::AddressSpaceAttr>(
@@ -217,7 +243,7 @@ struct SpirvPrepareKernels
     populatePolynomialApproximateErfPattern(patterns);
     populatePolynomialApproximateErfcPattern(patterns);
     math::populateExpansionPatterns(patterns, {"cbrt", "fpowi", "ipowi"});
-    patterns.add<SignedPow>(ctx);
+    patterns.add<SignedPow, SignExtendTo64>(ctx);
     return applyPatternsGreedily(kernels, std::move(patterns));
   }
 

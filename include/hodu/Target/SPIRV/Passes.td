@@ -36,7 +36,11 @@ def SpirvPrepareKernels
       take only 16- and 32-bit floats, those functions computed in f32;
       `math.powf` of a negative base as C's `pow` (GLSL's Pow is undefined
       there): the sign of the base for odd integral exponents, NaN for
-      non-integral ones.
+      non-integral ones;
+    - sign extension to 64 bits (`arith.extsi` to i64) as
+      `(zext(x) ^ 2^(w-1)) - 2^(w-1)`: Mesa's lavapipe zero-extends an
+      `OpSConvert` to a 64-bit integer of the unsigned types SPIR-V gets
+      here, which turned a negative i32 into 2^32 - 1.
 
     Before:
     ```mlir
