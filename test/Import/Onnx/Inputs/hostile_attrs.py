@@ -6,10 +6,10 @@ sequences): zero, negative, huge and NaN sizes, unknown modes, malformed
 tables. Every variant must compile or fail with exit code 1, an error
 message and no output file; never a signal or a hang.
 
-  hostile_attrs.py HODUC PROTO_DIR WORKDIR [STRIDE]
+  hostile_attrs.py HODUC PROTO_DIR WORKDIR [STRIDE [HODUC-FLAGS...]]
 
-compiles every STRIDE-th variant (default 1: all) and prints
-`N passed, N failed`.
+compiles every STRIDE-th variant (default 1: all), with HODUC-FLAGS (for
+example --device=vulkan) if given, and prints `N passed, N failed`.
 """
 import itertools, os, shutil, subprocess, sys
 def model(name, nodes, inputs, outputs, opset=17, inits=""):
@@ -63,6 +63,7 @@ for pos in [-99, -4, 0, 3, 4, 99]:
 hoduc, proto_dir, work = sys.argv[1:4]
 hoduc = shutil.which(hoduc) or hoduc
 stride = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+flags = sys.argv[5:]
 os.makedirs(work, exist_ok=True)
 passed = failed = 0
 for k, (name, text) in enumerate(sorted(cases.items())):
@@ -78,7 +79,8 @@ for k, (name, text) in enumerate(sorted(cases.items())):
         continue
     open(onnx, "wb").write(enc.stdout)
     try:
-        r = subprocess.run([hoduc, onnx, "-O1", "-o", out], capture_output=True, timeout=120)
+        r = subprocess.run([hoduc, onnx, "-O1", "-o", out] + flags, capture_output=True,
+                           timeout=120)
     except subprocess.TimeoutExpired:
         print("FAIL %s: hang" % name)
         failed += 1
