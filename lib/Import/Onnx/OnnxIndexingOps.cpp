@@ -154,7 +154,34 @@ LogicalResult convertOneHot(NodeContext &n) {
   return success();
 }
 
+/// The most elements a constant NonZero input or Compress condition is
+/// read at import time.
+constexpr int64_t kMaxConstantScan = int64_t(1) << 22;
+
 LogicalResult convertNonZero(NodeContext &n) {
+  // A constant input (a mask in a shape computation) has a known result.
+  if (std::optional<ConstantView> c = n.constantInput(0);
+      c && c->size() <= kMaxConstantScan) {
+    RankedTensorType t = c->getType();
+    int64_t rank = t.getRank();
+    SmallVector<int64_t> hits;
+    for (int64_t i = 0, e = c->size(); i < e; ++i)
+      if (c->truth(c->isSplat() ? 0 : i))
+        hits.push_back(i);
+    int64_t count = hits.size();
+    ConstantWriter w(RankedTensorType::get({rank, count}, n.b.getI64Type()),
+                     kSmallTensorBytes);
+    for (auto [k, flat] : llvm::enumerate(hits)) {
+      int64_t rest = flat;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        int64_t size = t.getDimSize(d);
+        w.setRaw(d * count + (int64_t)k, (uint64_t)(rest % size));
+        rest /= size;
+      }
+    }
+    n.setConstant(0, w.finish());
+    return success();
+  }
   TRY(x, n.in(0));
   auto t = tensorType(x);
   // Data-dependent: the count is dynamic. hodu gives [count, rank].
@@ -163,6 +190,45 @@ LogicalResult convertNonZero(NodeContext &n) {
   Value nz = NonzeroOp::create(n.b, n.loc, rt, x).getResult();
   TRY(tr, make<TransposeOp>(n, nz, ArrayRef<int64_t>{1, 0}));
   n.setOutput(0, tr);
+  return success();
+}
+
+/// Compress with a condition known at import time: the kept indices are
+/// constants, so the result has a static shape (a run-time condition would
+/// make it depend on the data).
+LogicalResult convertCompress(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  std::optional<ConstantView> c = n.constantInput(1);
+  if (!c)
+    return n.error("the condition is computed at run time, so the output's "
+                   "size depends on the data; Hodu needs static shapes (a "
+                   "condition known at import time, or frozen with hoduc "
+                   "--freeze-input, is supported)");
+  if (c->size() > kMaxConstantScan)
+    return n.error("the condition has more than 2^22 elements");
+  Value data = x;
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    TRY(a, n.attrInt("axis", 0));
+    TRY(norm, normAxis(n, a, xt.getRank()));
+    axis = norm;
+  } else {
+    data = n.reshape(x, {xt.getNumElements()});
+  }
+  int64_t dim = tensorType(data).getDimSize(axis);
+  if (c->size() > dim)
+    return n.error("the condition has " + Twine(c->size()) +
+                   " elements for a dim of " + Twine(dim));
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0, e = c->size(); i < e; ++i)
+    if (c->truth(c->isSplat() ? 0 : i))
+      kept.push_back(i);
+  if (kept.empty())
+    return n.error("the condition keeps no element; a tensor without "
+                   "elements is not supported here");
+  TRY(r, make<IndexSelectOp>(n, data, n.constant(ArrayRef<int64_t>(kept)), axis));
+  n.setOutput(0, r);
   return success();
 }
 
@@ -406,6 +472,7 @@ void hodu::onnx_import::registerIndexingOps(ConverterTable &table) {
       {"Scatter", convertScatter},
       {"OneHot", convertOneHot},
       {"NonZero", convertNonZero},
+      {"Compress", convertCompress},
       {"Trilu", convertTrilu},
       {"EyeLike", convertEyeLike},
       {"GatherND", convertGatherND},
