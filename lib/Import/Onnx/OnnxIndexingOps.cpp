@@ -182,15 +182,12 @@ LogicalResult convertNonZero(NodeContext &n) {
     n.setConstant(0, w.finish());
     return success();
   }
-  TRY(x, n.in(0));
-  auto t = tensorType(x);
-  // Data-dependent: the count is dynamic. hodu gives [count, rank].
-  auto rt = RankedTensorType::get({ShapedType::kDynamic, t.getRank()},
-                                  n.b.getI64Type());
-  Value nz = NonzeroOp::create(n.b, n.loc, rt, x).getResult();
-  TRY(tr, make<TransposeOp>(n, nz, ArrayRef<int64_t>{1, 0}));
-  n.setOutput(0, tr);
-  return success();
+  // On data computed at run time the count of nonzero elements, the
+  // output's size, is known only then.
+  return n.error("the input is computed at run time, so the output's size "
+                 "depends on the data; Hodu needs static shapes (a constant "
+                 "input, or one frozen with hoduc --freeze-input, is "
+                 "supported)");
 }
 
 /// Compress with a condition known at import time: the kept indices are
