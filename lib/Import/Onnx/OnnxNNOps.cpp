@@ -654,6 +654,126 @@ LogicalResult convertInstanceNorm(NodeContext &n) {
   return success();
 }
 
+/// GroupNormalization (opset 18; 21 with per-channel scale and bias): the
+/// channels split into `num_groups` groups, each normalized over its
+/// channels and the spatial dims, then scaled and shifted.
+LogicalResult convertGroupNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(eps, n.attrFloat("epsilon", 1e-5f));
+  TRY(groups, n.attrInt("num_groups", 0));
+  auto xt = tensorType(x);
+  int64_t rank = xt.getRank();
+  if (rank < 3)
+    return n.error("expects an input of rank >= 3");
+  int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1);
+  if (groups < 1 || channels % groups != 0)
+    return n.error("num_groups " + Twine(groups) + " must divide the " +
+                   Twine(channels) + " channels");
+  int64_t per = xt.getNumElements() / (batch * groups);
+  Value grouped = n.reshape(x, {batch, groups, per});
+  TRY(y, normalize(n, grouped, ArrayRef<int64_t>{2}, eps));
+  // Scale and bias: one per group before opset 21, one per channel after.
+  int64_t entries = n.opset >= 21 ? channels : groups;
+  for (size_t i : {1, 2}) {
+    RankedTensorType t = n.type(i);
+    if (!t || t.getRank() != 1 || t.getDimSize(0) != entries)
+      return n.error("input #" + Twine(i) + " must hold " + Twine(entries) +
+                     (n.opset >= 21 ? " values (one per channel)"
+                                    : " values (one per group)"));
+  }
+  TRY(scale, n.in(1));
+  TRY(bias, n.in(2));
+  if (n.opset < 21) {
+    TRY(r, scaleShift(n, y, n.reshape(scale, {groups, 1}),
+                      n.reshape(bias, {groups, 1})));
+    n.setOutput(0, n.reshape(r, xt.getShape()));
+    return success();
+  }
+  Value back = n.reshape(y, xt.getShape());
+  TRY(sc, perChannel(n, 1, rank));
+  TRY(bs, perChannel(n, 2, rank));
+  TRY(r, scaleShift(n, back, sc, bs));
+  n.setOutput(0, r);
+  return success();
+}
+
+/// LpNormalization: x divided by its L1 or L2 norm along `axis`.
+LogicalResult convertLpNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(axisAttr, n.attrInt("axis", -1));
+  TRY(p, n.attrInt("p", 2));
+  if (p != 1 && p != 2)
+    return n.error("p must be 1 or 2, not " + Twine(p));
+  TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
+  FailureOr<Value> mag = p == 1 ? make<AbsOp>(n, x) : make<MulOp>(n, x, x);
+  if (failed(mag))
+    return failure();
+  TRY(sum, make<ReduceSumOp>(n, *mag, ArrayRef<int64_t>{axis}, true));
+  Value norm = sum;
+  if (p == 2) {
+    TRY(root, make<SqrtOp>(n, sum));
+    norm = root;
+  }
+  TRY(r, make<DivOp>(n, x, norm));
+  n.setOutput(0, r);
+  return success();
+}
+
+/// AffineGrid (opset 20): the sampling grid of GridSample for affine
+/// matrices theta [N, 2, 3] (2-D) or [N, 3, 4] (3-D): a constant grid of
+/// normalized output coordinates (with a 1 appended) times theta^T.
+LogicalResult convertAffineGrid(NodeContext &n) {
+  TRY(theta, n.in(0));
+  TRY(size, n.constInts(1, "size"));
+  TRY(align, n.attrInt("align_corners", 0));
+  auto tt = tensorType(theta);
+  int64_t spatial = (int64_t)size.size() - 2;
+  if ((spatial != 2 && spatial != 3) || tt.getRank() != 3 ||
+      tt.getDimSize(1) != spatial || tt.getDimSize(2) != spatial + 1 ||
+      tt.getDimSize(0) != size[0] || !isFloatTensor(theta))
+    return n.error("expects theta [N, 2, 3] with size [N, C, H, W], or "
+                   "[N, 3, 4] with size [N, C, D, H, W]");
+  SmallVector<int64_t> dims(size.begin() + 2, size.end()); // (D,) H, W
+  int64_t points = 1;
+  for (int64_t d : dims) {
+    if (d < 1 || d > (int64_t(1) << 20))
+      return n.error("output sizes must be in [1, 2^20]");
+    points *= d;
+  }
+  if (points > (int64_t(1) << 24))
+    return n.error("the grid would have more than 2^24 points");
+  // Normalized coordinate of index i of a dim of size s.
+  auto coord = [&](int64_t i, int64_t s) {
+    if (s == 1)
+      return 0.0;
+    return align ? -1.0 + 2.0 * i / (s - 1) : (2.0 * i + 1.0) / s - 1.0;
+  };
+  Type elt = tt.getElementType();
+  ConstantWriter base(RankedTensorType::get({points, spatial + 1}, elt),
+                      kSmallTensorBytes);
+  for (int64_t k = 0; k < points; ++k) {
+    // Row-major over (D,) H, W; the grid's last dim is (x, y(, z)).
+    int64_t rest = k;
+    SmallVector<int64_t> idx(spatial);
+    for (int64_t d = spatial - 1; d >= 0; --d) {
+      idx[d] = rest % dims[d];
+      rest /= dims[d];
+    }
+    for (int64_t c = 0; c < spatial; ++c) {
+      int64_t d = spatial - 1 - c; // x is the last dim, y the one before
+      base.setF(k * (spatial + 1) + c, coord(idx[d], dims[d]));
+    }
+    base.setF(k * (spatial + 1) + spatial, 1.0);
+  }
+  TRY(thetaT, make<TransposeOp>(n, theta, ArrayRef<int64_t>{0, 2, 1}));
+  TRY(grid, make<MatmulOp>(n, n.constant(base.finish()), thetaT));
+  SmallVector<int64_t> shape = {size[0]};
+  llvm::append_range(shape, dims);
+  shape.push_back(spatial);
+  n.setOutput(0, n.reshape(grid, shape));
+  return success();
+}
+
 LogicalResult convertLayerNorm(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(eps, n.attrFloat("epsilon", 1e-5f));
@@ -860,6 +980,9 @@ void hodu::onnx_import::registerNNOps(ConverterTable &table) {
       {"BatchNormalization", convertBatchNorm},
       {"InstanceNormalization", convertInstanceNorm},
       {"LayerNormalization", convertLayerNorm},
+      {"GroupNormalization", convertGroupNorm},
+      {"LpNormalization", convertLpNorm},
+      {"AffineGrid", convertAffineGrid},
       {"MeanVarianceNormalization", convertMVN},
       {"LRN", convertLRN},
       {"Softmax", convertSoftmax},
