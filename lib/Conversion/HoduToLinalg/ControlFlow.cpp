@@ -19,6 +19,14 @@ using namespace mlir;
 namespace hodu::lowering {
 namespace {
 
+/// The one element of a one-element tensor.
+Value element(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  SmallVector<Value> indices(type.getRank(), zero);
+  return tensor::ExtractOp::create(b, loc, t, indices);
+}
+
 struct IfToScf : OpConversionPattern<hodu::IfOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -28,11 +36,7 @@ struct IfToScf : OpConversionPattern<hodu::IfOp> {
     if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
       return failure();
     Location loc = op.getLoc();
-    Value cond = adaptor.getCondition();
-    auto condType = cast<RankedTensorType>(cond.getType());
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    SmallVector<Value> indices(condType.getRank(), zero);
-    Value flag = tensor::ExtractOp::create(rewriter, loc, cond, indices);
+    Value flag = element(rewriter, loc, adaptor.getCondition());
     auto ifOp = scf::IfOp::create(rewriter, loc, types, flag,
                                   /*addThenBlock=*/false,
                                   /*addElseBlock=*/false);
@@ -44,14 +48,6 @@ struct IfToScf : OpConversionPattern<hodu::IfOp> {
     return success();
   }
 };
-
-/// The one element of a one-element tensor.
-Value element(OpBuilder &b, Location loc, Value t) {
-  auto type = cast<RankedTensorType>(t.getType());
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  SmallVector<Value> indices(type.getRank(), zero);
-  return tensor::ExtractOp::create(b, loc, t, indices);
-}
 
 struct LoopToScf : OpConversionPattern<hodu::LoopOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -1482,25 +1482,20 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
   Type i64 = IntegerType::get(ctx, 64), i1 = IntegerType::get(ctx, 1);
   auto i64Scalar = RankedTensorType::get({}, i64);
   auto boolScalar = RankedTensorType::get({}, i1);
-  Value maxTrip, cond;
-  if (n.hasInput(0)) {
-    TRY(m, n.in(0));
-    auto mt = tensorType(m);
-    if (mt.getNumElements() != 1 || !mt.getElementType().isInteger(64))
-      return n.error("the trip count must be one int64");
-    maxTrip = n.reshape(m, {});
-  } else {
-    maxTrip = n.constant(DenseElementsAttr::get(i64Scalar, APInt(64, INT64_MAX)));
-  }
-  if (n.hasInput(1)) {
-    TRY(c, n.in(1));
-    auto ct = tensorType(c);
-    if (ct.getNumElements() != 1 || !ct.getElementType().isInteger(1))
-      return n.error("the loop condition must be one bool");
-    cond = n.reshape(c, {});
-  } else {
-    cond = n.constant(DenseElementsAttr::get(boolScalar, true));
-  }
+  // M and cond as 0-d tensors; absent, INT64_MAX and true.
+  auto scalar = [&](size_t i, RankedTensorType type, APInt absent,
+                    StringRef what) -> FailureOr<Value> {
+    if (!n.hasInput(i))
+      return n.constant(DenseElementsAttr::get(type, absent));
+    TRY(v, n.in(i));
+    auto t = tensorType(v);
+    if (t.getNumElements() != 1 || t.getElementType() != type.getElementType())
+      return n.error(what);
+    return n.reshape(v, {});
+  };
+  TRY(maxTrip, scalar(0, i64Scalar, APInt(64, INT64_MAX),
+                      "the trip count must be one int64"));
+  TRY(cond, scalar(1, boolScalar, APInt(1, 1), "the loop condition must be one bool"));
   SmallVector<Value> inits;
   SmallVector<Type> types;
   for (int64_t i = 0; i < numCarried; ++i) {

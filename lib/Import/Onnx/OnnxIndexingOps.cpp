@@ -43,9 +43,7 @@ FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size,
   Type elt = t.getElementType();
   if (!elt.isInteger(32) && !elt.isInteger(64))
     return n.error("indices must be int32 or int64");
-  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(elt, 0)));
-  TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(elt, (double)size)));
-  return make<SelectOp>(n, neg, plus, idx);
+  return wrapNegative(n, idx, size);
 }
 
 LogicalResult convertGather(NodeContext &n) {
@@ -117,9 +115,7 @@ LogicalResult convertOneHot(NodeContext &n) {
   if (!ielt.isInteger(64) && !ielt.isInteger(32))
     idx = n.cast(idx, n.b.getI64Type());
   // Negative indices count from the end.
-  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(tensorType(idx).getElementType(), 0)));
-  TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(tensorType(idx).getElementType(), depth)));
-  TRY(nidx, make<SelectOp>(n, neg, plus, idx));
+  TRY(nidx, wrapNegative(n, idx, depth));
   SmallVector<int64_t> shape(it.getShape());
   shape.insert(shape.begin() + axis, depth);
   Type elt = vt.getElementType();
@@ -164,10 +160,7 @@ LogicalResult convertNonZero(NodeContext &n) {
       c && c->size() <= kMaxConstantScan) {
     RankedTensorType t = c->getType();
     int64_t rank = t.getRank();
-    SmallVector<int64_t> hits;
-    for (int64_t i = 0, e = c->size(); i < e; ++i)
-      if (c->truth(c->isSplat() ? 0 : i))
-        hits.push_back(i);
+    SmallVector<int64_t> hits = nonzeroPositions(*c);
     int64_t count = hits.size();
     ConstantWriter w(RankedTensorType::get({rank, count}, n.b.getI64Type()),
                      kSmallTensorBytes);
@@ -217,10 +210,7 @@ LogicalResult convertCompress(NodeContext &n) {
   if (c->size() > dim)
     return n.error("the condition has " + Twine(c->size()) +
                    " elements for a dim of " + Twine(dim));
-  SmallVector<int64_t> kept;
-  for (int64_t i = 0, e = c->size(); i < e; ++i)
-    if (c->truth(c->isSplat() ? 0 : i))
-      kept.push_back(i);
+  SmallVector<int64_t> kept = nonzeroPositions(*c);
   if (kept.empty())
     return n.error("the condition keeps no element; a tensor without "
                    "elements is not supported here");
@@ -252,10 +242,8 @@ LogicalResult convertTrilu(NodeContext &n) {
   }
   int64_t k = 0;
   if (n.hasInput(1)) {
-    TRY(kv, n.constInts(1, "k"));
-    if (kv.size() != 1)
-      return n.error("k must hold one value");
-    k = kv[0];
+    TRY(kv, constScalar(n, 1, "k"));
+    k = kv;
   }
   SmallVector<bool> mask;
   for (int64_t i = 0; i < rows; ++i)

@@ -286,6 +286,16 @@ LogicalResult convertTfIdfVectorizer(NodeContext &n) {
       continue;
     Value acc;
     if (len >= minGram && len <= maxGram) {
+      // Token k of every n-gram of this length, [1, 1, count]: one table
+      // per k, shared by every skip.
+      SmallVector<Value> tables;
+      for (int64_t k = 0; k < len; ++k) {
+        ConstantWriter w(RankedTensorType::get({1, 1, count}, i64),
+                         kSmallTensorBytes);
+        for (int64_t g = 0; g < count; ++g)
+          w.setRaw(g, (uint64_t)pool[group.first + g * len + k]);
+        tables.push_back(n.constant(w.finish()));
+      }
       for (int64_t skip = 0; skip <= (len == 1 ? 0 : maxSkip); ++skip) {
         int64_t step = skip + 1, span = (len - 1) * step + 1;
         int64_t positions = cols - span + 1;
@@ -296,11 +306,7 @@ LogicalResult convertTfIdfVectorizer(NodeContext &n) {
           TRY(items, make<SliceOp>(n, tokens, ArrayRef<int64_t>{0, k * step, 0},
                                    ArrayRef<int64_t>{rows, k * step + positions, 1},
                                    ArrayRef<int64_t>{1, 1, 1}));
-          ConstantWriter w(RankedTensorType::get({1, 1, count}, i64),
-                           kSmallTensorBytes);
-          for (int64_t g = 0; g < count; ++g)
-            w.setRaw(g, (uint64_t)pool[group.first + g * len + k]);
-          TRY(eq, make<EqOp>(n, items, n.constant(w.finish())));
+          TRY(eq, make<EqOp>(n, items, tables[k]));
           if (match) {
             TRY(both, make<LogicalAndOp>(n, match, eq));
             match = both;

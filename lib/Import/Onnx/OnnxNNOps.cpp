@@ -681,9 +681,9 @@ LogicalResult convertGroupNorm(NodeContext &n) {
                      (n.opset >= 21 ? " values (one per channel)"
                                     : " values (one per group)"));
   }
-  TRY(scale, n.in(1));
-  TRY(bias, n.in(2));
   if (n.opset < 21) {
+    TRY(scale, n.in(1));
+    TRY(bias, n.in(2));
     TRY(r, scaleShift(n, y, n.reshape(scale, {groups, 1}),
                       n.reshape(bias, {groups, 1})));
     n.setOutput(0, n.reshape(r, xt.getShape()));

@@ -130,6 +130,30 @@ Value hodu::onnx_import::iota(NodeContext &n, Type elt, int64_t size,
   return n.constant(w.finish());
 }
 
+FailureOr<Value> hodu::onnx_import::wrapNegative(NodeContext &n, Value idx,
+                                                 int64_t size) {
+  Type elt = tensorType(idx).getElementType();
+  TRY(neg, make<LtScalarOp>(n, idx, n.scalarAttr(elt, 0)));
+  TRY(plus, make<AddScalarOp>(n, idx, n.scalarAttr(elt, (double)size)));
+  return make<SelectOp>(n, neg, plus, idx);
+}
+
+SmallVector<int64_t> hodu::onnx_import::nonzeroPositions(const ConstantView &c) {
+  SmallVector<int64_t> positions;
+  for (int64_t i = 0, e = c.size(); i < e; ++i)
+    if (c.truth(c.isSplat() ? 0 : i))
+      positions.push_back(i);
+  return positions;
+}
+
+FailureOr<int64_t> hodu::onnx_import::constScalar(NodeContext &n, size_t input,
+                                                  StringRef what) {
+  TRY(v, n.constInts(input, what));
+  if (v.size() != 1)
+    return n.error(what + " must hold one value");
+  return v[0];
+}
+
 FailureOr<Value> hodu::onnx_import::scalarInput(NodeContext &n, size_t input,
                                                 Type elt, StringRef what) {
   TRY(v, n.in(input));

@@ -102,6 +102,16 @@ mlir::Value broadcastTo(NodeContext &n, mlir::Value v,
 /// (so that it broadcasts against the other dims).
 mlir::Value iota(NodeContext &n, mlir::Type elt, int64_t size, int64_t rank,
                  int64_t dim, double scale = 1, double offset = 0);
+/// Indices counting from the end made non-negative at run time:
+/// `idx < 0 ? idx + size : idx`, in the indices' own type.
+mlir::FailureOr<mlir::Value> wrapNegative(NodeContext &n, mlir::Value idx,
+                                          int64_t size);
+/// The positions of a constant's nonzero elements, in row-major order.
+llvm::SmallVector<int64_t> nonzeroPositions(const ConstantView &c);
+/// A one-element integer input known at import time; an error naming
+/// `what` when it is not known or not one value.
+mlir::FailureOr<int64_t> constScalar(NodeContext &n, size_t input,
+                                     llvm::StringRef what);
 /// A one-element input (a run-time scalar operand such as Trilu's k) as a
 /// 0-d tensor of element type `elt`; an error naming `what` otherwise.
 mlir::FailureOr<mlir::Value> scalarInput(NodeContext &n, size_t input,

@@ -113,10 +113,8 @@ LogicalResult convertCumSum(NodeContext &n) {
     n.setOutput(0, acc);
     return success();
   }
-  TRY(axisV, n.constInts(1, "axis"));
-  if (axisV.size() != 1)
-    return n.error("axis must hold one value");
-  TRY(axis, normAxis(n, axisV[0], rank));
+  TRY(axisV, constScalar(n, 1, "axis"));
+  TRY(axis, normAxis(n, axisV, rank));
   TRY(r, make<CumSumOp>(n, x, axis, excl != 0, rev != 0));
   n.setOutput(0, r);
   return success();
@@ -126,10 +124,8 @@ LogicalResult convertTopK(NodeContext &n) {
   TRY(x, n.in(0));
   int64_t k;
   if (n.opset >= 10) {
-    TRY(kv, n.constInts(1, "k"));
-    if (kv.size() != 1)
-      return n.error("k must hold one value");
-    k = kv[0];
+    TRY(kv, constScalar(n, 1, "k"));
+    k = kv;
   } else {
     TRY(ka, n.attrInt("k", -1));
     k = ka;

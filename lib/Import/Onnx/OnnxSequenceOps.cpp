@@ -42,20 +42,15 @@ FailureOr<Position> position(NodeContext &n, size_t input, int64_t length,
                              bool inclusive) {
   int64_t hi = inclusive ? length : length - 1;
   if (n.constantInput(input)) {
-    TRY(v, n.constInts(input, "position"));
-    if (v.size() != 1)
-      return n.error("the position must hold one value");
-    int64_t p = v[0] < 0 ? v[0] + length : v[0];
+    TRY(v, constScalar(n, input, "the position"));
+    int64_t p = v < 0 ? v + length : v;
     if (p < 0 || p > hi)
-      return n.error("position " + Twine(v[0]) + " is out of range for a "
+      return n.error("position " + Twine(v) + " is out of range for a "
                      "sequence of " + Twine(length) + " element(s)");
     return Position{p, {}};
   }
-  Type i64 = n.b.getI64Type();
-  TRY(p, scalarInput(n, input, i64, "position"));
-  TRY(neg, make<LtScalarOp>(n, p, n.scalarAttr(i64, 0)));
-  TRY(wrapped, make<AddScalarOp>(n, p, n.scalarAttr(i64, (double)length)));
-  TRY(norm, make<SelectOp>(n, neg, wrapped, p));
+  TRY(p, scalarInput(n, input, n.b.getI64Type(), "position"));
+  TRY(norm, wrapNegative(n, p, length));
   return Position{std::nullopt, norm};
 }
 

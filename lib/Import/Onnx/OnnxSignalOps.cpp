@@ -134,14 +134,6 @@ FailureOr<Value> dft(NodeContext &n, Value x, int64_t axis, int64_t length,
   return make<TransposeOp>(n, both, back);
 }
 
-/// One integer input that must be known at import time.
-FailureOr<int64_t> constScalar(NodeContext &n, size_t input, StringRef what) {
-  TRY(v, n.constInts(input, what));
-  if (v.size() != 1)
-    return n.error(what + " must hold one value");
-  return v[0];
-}
-
 LogicalResult convertDFT(NodeContext &n) {
   TRY(x, n.in(0));
   int64_t rank = tensorType(x).getRank();
