@@ -321,7 +321,7 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
                    : target.buildPhase(phase, pm, request);
     if (failed(built))
       return false;
-    if (failed(pm.run(module))) {
+    if (failed(driver::runPhase(pm, module, request))) {
       emitError(loc, "compilation failed in phase '") << phase << "'";
       return false;
     }
@@ -442,6 +442,7 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           opts.emit == "mlir" ? target->defaultArtifactKind()
                                               : opts.emit};
   request.fallback = opts.fallback;
+  request.verifyEach = opts.verifyEach;
   request.forceCpuOps = opts.forceCpuOps;
   request.placement = opts.placement;
   request.dumpPlacement = opts.dumpPlacement;

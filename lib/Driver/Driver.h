@@ -19,6 +19,7 @@
 namespace mlir {
 class ModuleOp;
 class OpPassManager;
+class PassManager;
 } // namespace mlir
 
 namespace hodu::driver {
@@ -29,6 +30,13 @@ llvm::LogicalResult buildSharedPhase(llvm::StringRef phase,
                                      mlir::OpPassManager &pm,
                                      const TargetBackend &target,
                                      const PipelineRequest &request);
+
+/// Runs one phase's pipeline on `module`. Unless `request.verifyEach`, the
+/// verifier runs once at the end of the phase instead of after every pass
+/// (the per-pass verification was a third of a large model's MLIR time:
+/// memref.subview's verifier solves stride equations for each slice).
+llvm::LogicalResult runPhase(mlir::PassManager &pm, mlir::ModuleOp module,
+                             const PipelineRequest &request);
 
 /// Registers hodu-shared-hodu and hodu-shared-linalg.
 void registerSharedPipelines();

@@ -54,7 +54,7 @@ LogicalResult lower(ModuleOp module, const TargetBackend &target,
                : target.buildPhase(phases[i], pm, request);
     if (failed(built))
       return failure();
-    if (failed(pm.run(module)))
+    if (failed(driver::runPhase(pm, module, request)))
       return emitError(module.getLoc(), "compilation of the ")
              << what << " failed in phase '" << phases[i] << "'";
     timer.lap((what + " " + phases[i]).str().c_str());

@@ -10,7 +10,9 @@
 
 #include "hodu/Partition/Passes.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -59,6 +61,18 @@ LogicalResult buildLinalgTail(OpPassManager &pm, StringRef target) {
   return addPassPipeline(pm, "hodu-check-lowered{target=" + target.str() + "}");
 }
 } // namespace
+
+LogicalResult driver::runPhase(PassManager &pm, ModuleOp module,
+                               const PipelineRequest &request) {
+  pm.enableVerifier(request.verifyEach);
+  if (failed(pm.run(module)))
+    return failure();
+  if (request.verifyEach || succeeded(verify(module)))
+    return success();
+  emitError(module.getLoc(), "internal error: a pass of this phase left "
+                             "invalid IR (hoduc --verify-each names the pass)");
+  return failure();
+}
 
 LogicalResult driver::buildSharedPhase(StringRef phase, OpPassManager &pm,
                                        const TargetBackend &target,

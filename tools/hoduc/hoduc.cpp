@@ -135,6 +135,11 @@ static cl::opt<bool> stats("print-stats",
                                     "and with fusion groups, and the artifact "
                                     "size to stderr"),
                            cl::cat(category));
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass (slower; default: once at the "
+             "end of each phase)"),
+    cl::cat(category));
 static cl::opt<std::string>
     headerPath("header",
                cl::desc("Also write a C header declaring the descriptor and a "
@@ -204,6 +209,7 @@ int main(int argc, char **argv) {
   opts.placement = placement;
   opts.dumpPlacement = dumpPlacement;
   opts.stats = stats;
+  opts.verifyEach = verifyEach;
   if (!opts.name.empty() && !hodu::isCIdentifier(opts.name))
     return usageError("--name '" + opts.name + "' is not a C identifier");
 

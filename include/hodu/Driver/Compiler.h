@@ -66,6 +66,8 @@ struct CompileOptions {
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
   bool stats = false;
+  /// Verify the IR after every pass (--verify-each), not once per phase.
+  bool verifyEach = false;
 };
 
 /// Registers every importer and target built into this binary.

@@ -103,6 +103,9 @@ struct PipelineRequest {
   /// an entry point: no entry point is recorded or lowered (the CPU target
   /// exports each partition for a bundle's HOST_CALL steps instead).
   bool library = false;
+  /// Verify the IR after every pass (hoduc --verify-each) rather than once
+  /// at the end of each phase.
+  bool verifyEach = false;
 };
 
 /// One input or output of the model's entry point.

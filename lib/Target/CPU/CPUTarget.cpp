@@ -136,31 +136,36 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
 }
 
 /// Buffers and loops to the LLVM dialect, ending with the entry point.
-/// expand-strided-metadata creates affine.apply ops: before lower-affine.
-/// Memrefs go to LLVM before scf-to-cf: the memref.alloca_scope that
-/// convert-scf-to-openmp puts in each parallel body must still hold a single
-/// block when it is lowered. The bare-pointer function conversion must come
-/// before the OpenMP conversion, which would otherwise convert @main with
-/// memref descriptors. Stride-2 vector reads (pooling windows) become
-/// contiguous loads plus a deinterleave at -O2, before transfers are
-/// unrolled into scalars. scf-to-cf runs without pattern rollback: with it,
-/// the conversion's bookkeeping grows with the ops of the function each
-/// loop is split out of (6 of the 18 s of silero VAD's compile).
+/// Every pass that works inside one function is nested on the functions
+/// (func.func, then llvm.func), so the kernels that hodu-cpu-outline-kernels
+/// made convert in parallel; the passes that add declarations to the module
+/// (libm, malloc, OpenMP) or convert the functions themselves run on the
+/// module. expand-strided-metadata creates affine.apply ops: before
+/// lower-affine. Memrefs go to LLVM before scf-to-cf: the
+/// memref.alloca_scope that convert-scf-to-openmp puts in each parallel
+/// body must still hold a single block when it is lowered. The bare-pointer
+/// function conversion must come before the OpenMP conversion, which would
+/// otherwise convert @main with memref descriptors. Stride-2 vector reads
+/// (pooling windows) become contiguous loads plus a deinterleave at -O2,
+/// before transfers are unrolled into scalars. scf-to-cf runs without
+/// pattern rollback: with it, the conversion's bookkeeping grows with the
+/// ops of the function each loop is split out of (6 of the 18 s of silero
+/// VAD's compile). hodu-cpu-vector-to-llvm is upstream's
+/// convert-vector-to-llvm made to run per function (Passes.td).
 std::string llvmPipeline(const CPUPipelineConfig &o) {
-  return std::string("hodu-cpu-outline-kernels,"
-                     "func.func(convert-linalg-to-loops),") +
-         (o.optLevel >= 2 ? "func.func(hodu-cpu-strided-reads)," : "") +
-         "convert-vector-to-scf{full-unroll},hodu-cpu-flatten-globals,"
-         "expand-strided-metadata,"
-         "lower-affine,convert-math-to-llvm,convert-math-to-libm,"
-         "func.func(arith-expand),finalize-memref-to-llvm,"
+  return std::string("hodu-cpu-outline-kernels,hodu-cpu-flatten-globals,"
+                     "func.func(convert-linalg-to-loops,") +
+         (o.optLevel >= 2 ? "hodu-cpu-strided-reads," : "") +
+         "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
+         "lower-affine,convert-math-to-llvm,arith-expand),"
+         "convert-math-to-libm,finalize-memref-to-llvm,"
          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
-         "convert-scf-to-cf{allow-pattern-rollback=false},"
-         "convert-vector-to-llvm{reassociate-fp-reductions},"
-         "convert-ub-to-llvm,"
-         "convert-openmp-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,"
-         "convert-index-to-llvm,"
-         "reconcile-unrealized-casts," +
+         "llvm.func(convert-scf-to-cf{allow-pattern-rollback=false},"
+         "hodu-cpu-vector-to-llvm{reassociate-fp-reductions},"
+         "convert-ub-to-llvm),"
+         "convert-openmp-to-llvm,"
+         "llvm.func(convert-arith-to-llvm,convert-index-to-llvm),"
+         "convert-cf-to-llvm,reconcile-unrealized-casts," +
          (o.library ? std::string("hodu-lower-host-calls")
                     : "hodu-lower-entry-point{target=cpu export-alias=" +
                           std::string(o.exportAlias ? "true" : "false") + "}");

@@ -456,4 +456,35 @@ def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
   ];
 }
 
+def CpuVectorToLLVM : Pass<"hodu-cpu-vector-to-llvm"> {
+  let summary = "The vector dialect to LLVM, one function at a time (CPU)";
+  let description = [{
+    What upstream `convert-vector-to-llvm` does with its default options
+    (vector-to-vector lowerings, then the conversion to the LLVM dialect),
+    built for a compiler that runs it on every kernel of a model:
+
+    - It runs on any op, so the CPU pipeline nests it on each `llvm.func`
+      and the kernels of a model convert in parallel (upstream's pass is
+      run on the whole module).
+    - Its greedy vector-to-vector phase does not simplify regions (merge
+      blocks): a quarter of the pass's time on a 120-kernel detector, and
+      LLVM's own CFG simplification does it later anyway.
+    - Loads and stores (`vector.load`, `vector.store`, their masked forms,
+      gathers, scatters, expanding loads and compressing stores) without
+      an alignment get their element type's preferred alignment as an
+      attribute before the conversion, computed once per element type.
+      Upstream computes the same number per op, and builds an
+      `llvm::LLVMContext` to do it, which was another tenth of the time.
+
+    The LLVM IR it produces is the same as upstream's up to block order.
+  }];
+  let options = [
+    Option<"reassociateFPReductions", "reassociate-fp-reductions", "bool",
+           "false", "Allow LLVM to reassociate floating-point reductions">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 #endif // HODU_TARGET_CPU_PASSES_TD
