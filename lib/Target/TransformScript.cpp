@@ -60,6 +60,20 @@ Value TransformScript::match(Operation *op) {
   return matchTagged(op, kDefaultTag, nextId++);
 }
 
+Value TransformScript::bind(Operation *op) {
+  auto main = cast<transform::NamedSequenceOp>(entry);
+  unsigned index = main.getNumArguments();
+  // Marked consumed: the steps that take it (tiling) consume the handle.
+  auto consumed = builder.getDictionaryAttr(builder.getNamedAttr(
+      transform::TransformDialect::kArgConsumedAttrName, builder.getUnitAttr()));
+  if (failed(main.insertArgument(index,
+                                 transform::AnyOpType::get(builder.getContext()),
+                                 consumed, payload.getLoc())))
+    llvm::report_fatal_error("cannot add an argument to the transform script");
+  bound.push_back(op);
+  return main.getArgument(index);
+}
+
 TransformScript::Tiled TransformScript::tileUsingFor(Value target,
                                                      ArrayRef<int64_t> sizes) {
   auto tile =
@@ -148,8 +162,25 @@ LogicalResult TransformScript::apply(StringRef pass) {
   if (failed(verify(*script)))
     return payload.emitError(pass)
            << ": internal error in the generated transform script";
-  LogicalResult result = transform::applyTransformNamedSequence(
-      payload, entry, *script, transform::TransformOptions());
+  transform::TransformOptions options;
+#ifdef NDEBUG
+  // The scripts are built by Hodu's passes, not written by users: the
+  // handle-invalidation checks are for debug builds.
+  options.enableExpensiveChecks(false);
+#endif
+  LogicalResult result = failure();
+  if (bound.empty()) {
+    result = transform::applyTransformNamedSequence(payload, entry, *script,
+                                                    options);
+  } else {
+    RaggedArray<transform::MappedValue> bindings;
+    bindings.push_back(ArrayRef<transform::MappedValue>{payload.getOperation()});
+    for (Operation *op : bound)
+      bindings.push_back(ArrayRef<transform::MappedValue>{op});
+    result = transform::applyTransformNamedSequence(
+        std::move(bindings), cast<transform::TransformOpInterface>(entry),
+        *script, options);
+  }
   payload.walk([&](Operation *op) {
     for (StringAttr tag : tags)
       op->removeAttr(tag);

@@ -23,7 +23,6 @@ namespace hodu::cpu {
 using namespace mlir;
 
 namespace {
-constexpr llvm::StringLiteral kTag = "hodu.parallelize_id";
 
 struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
   using Base::Base;
@@ -31,7 +30,6 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     hodu::cpu::TransformScript script(module);
-    int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
           !op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
@@ -62,7 +60,7 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
           sizes[dim] = ranges[dim] / c;
           break;
         }
-      script.tileUsingForall(script.matchTagged(op, kTag, id++), sizes);
+      script.tileUsingForall(script.bind(op), sizes);
     });
     if (!script.empty() && failed(script.applyOrKeep(getArgument())))
       return signalPassFailure();

@@ -132,13 +132,11 @@ std::optional<ArrayRef<char>> hodu::cpu::rawData(arith::ConstantOp cst) {
 }
 
 namespace {
-constexpr llvm::StringLiteral kTag = "hodu.vectorize_id";
 /// Marks the register-tile contractions of a packed matmul (and the fills
 /// of their accumulators), built by panelMatmul inside the panel loops.
 constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
 /// Marks the matmul of an im2col convolution, whose B is not packed.
 constexpr llvm::StringLiteral kIm2col = "hodu.im2col";
-/// The ops hodu-cpu-vectorize's script takes, numbered.
 constexpr llvm::StringLiteral kCandidate = "hodu.vectorize_candidate";
 /// The name of the remark that gives a convolution's strategy, which hoduc
 /// --print-stats prints (lib/Driver/Stats.cpp).
@@ -885,13 +883,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     // The k loops of the register tiles, which carry the accumulators: their
     // transfers are hoisted once the vector patterns have run.
     SmallVector<Value> kLoops;
-    int64_t id = 0;
     for (Operation *o : ops) {
       auto op = cast<linalg::LinalgOp>(o);
       if (op->hasAttr(kPanel)) {
         // A packed register tile: only the k loop is left to make (or, for
         // the fill of its accumulator, nothing).
-        Value tile = script.matchTagged(op, kTag, id++);
+        Value tile = script.bind(op);
         if (isa<linalg::FillOp>(op.getOperation())) {
           script.vectorize(tile);
           continue;
@@ -901,7 +898,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         kLoops.push_back(k.loops[0]);
         continue;
       }
-      kLoops.push_back(tileMatmul(script, op, tile, id));
+      kLoops.push_back(tileMatmul(script, op, tile));
     }
     script.applyPatternsToFuncs([](OpBuilder &b, Location loc) {
       transform::ApplyLowerContractionPatternsOp::create(
@@ -919,10 +916,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   }
 
   /// Adds the cache and register tiling of `op`, a tileableMatmul, to
-  /// `script`, tagged `id` (then incremented), and returns the k loop of its
-  /// register tile.
+  /// `script` and returns the k loop of its register tile.
   Value tileMatmul(hodu::cpu::TransformScript &script, linalg::LinalgOp op,
-                   RegisterTile tile, int64_t &id) {
+                   RegisterTile tile) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     bool batched = ranges.size() == 4;
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
@@ -959,7 +955,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         par[1] = par[2] = 0;
       }
     }
-    Value target = script.matchTagged(op, kTag, id++);
+    Value target = script.bind(op);
     if (parallel)
       target = script.tileUsingForall(target, par).op;
     target = script.tileUsingFor(target, seq).op;

@@ -36,7 +36,6 @@ namespace hodu::cpu {
 using namespace mlir;
 
 namespace {
-constexpr llvm::StringLiteral kTag = "hodu.vectorize_generic_id";
 
 /// `expr` as coefficients per dim plus a constant, if it is a sum of
 /// constant multiples of dims and constants.
@@ -320,7 +319,6 @@ struct CpuVectorizeGenerics
       tileElements = hodu::cpu::f32Lanes(vectorBits) *
                  std::max<int64_t>(vectorRegisters / 8, 1);
     hodu::cpu::TransformScript script(module);
-    int64_t id = 0;
     module.walk([&](linalg::LinalgOp op) {
       if (!isVectorizableGeneric(op))
         return;
@@ -335,7 +333,7 @@ struct CpuVectorizeGenerics
       SmallVector<int64_t> sizes;
       for (auto [r, t] : llvm::zip(ranges, tile))
         sizes.push_back(t == r ? 0 : t);
-      Value target = script.matchTagged(op, kTag, id++);
+      Value target = script.bind(op);
       if (llvm::any_of(sizes, [](int64_t s) { return s != 0; }))
         target = script.tileUsingFor(target, sizes).op;
       script.vectorize(target);
