@@ -128,7 +128,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "func.func(hodu-cpu-hoist-parallel-allocs,hodu-distinct-results),"
              "buffer-results-to-out-params{hoist-static-allocs "
              "modify-public-functions},"
-             "canonicalize,buffer-deallocation-pipeline,canonicalize,"
+             // The deallocation pipeline canonicalizes first and last.
+             "buffer-deallocation-pipeline,"
              "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
