@@ -101,3 +101,44 @@ func.func @frees(%out: memref<8xf32>, %cond: i1) {
   }
   return
 }
+
+// The loop nests in the branches of an scf.if with results (a model's If)
+// are kernels too: the if stays, each branch calling its kernels, which
+// recompute the views the function body made. Both branches' kernels are
+// functions of their own.
+// CHECK-LABEL: func.func private @branches_kernel0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<512xi8>)
+// CHECK: memref.view
+// CHECK: scf.for
+// CHECK-LABEL: func.func private @branches_kernel1(%{{.*}}: memref<512xi8>, %{{.*}}: memref<64xf32>)
+// CHECK: memref.view
+// CHECK: scf.for
+// CHECK-LABEL: func.func @branches(
+// CHECK: %[[R:.*]] = scf.if
+// CHECK-NEXT: call @branches_kernel0(
+// CHECK: scf.yield
+// CHECK: else
+// CHECK-NEXT: call @branches_kernel1(
+// CHECK: scf.yield
+// CHECK-NOT: scf.for
+func.func @branches(%p: i1, %in: memref<64xf32>, %out: memref<64xf32>, %ws: memref<512xi8>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = memref.view %ws[%c0][] : memref<512xi8> to memref<64xf32>
+  %r = scf.if %p -> f32 {
+    scf.for %i = %c0 to %c64 step %c1 {
+      %a = memref.load %in[%i] : memref<64xf32>
+      memref.store %a, %t[%i] : memref<64xf32>
+    }
+    %one = arith.constant 1.0 : f32
+    scf.yield %one : f32
+  } else {
+    scf.for %i = %c0 to %c64 step %c1 {
+      %a = memref.load %t[%i] : memref<64xf32>
+      memref.store %a, %out[%i] : memref<64xf32>
+    }
+    %two = arith.constant 2.0 : f32
+    scf.yield %two : f32
+  }
+  return %r : f32
+}

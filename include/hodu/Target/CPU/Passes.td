@@ -356,11 +356,15 @@ def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
     loop or a parallel region: IS-Net (3,466 ops) spent minutes there.
 
     This pass moves every op with regions at the top level of a function
-    (with no results) into a private function of its own, marked
+    (with no results), and every such op in the regions of the control flow
+    there (an `scf.if` or `scf.index_switch` with results, as a model's If
+    becomes; an `scf.while`, as a run-time Loop becomes; an
+    `scf.execute_region`), into a private function of its own, marked
     `hodu.kernel` and `no_inline`, and calls it in its place. The values
     the op reads from outside are recomputed in the kernel when they come
     from pure, region-free ops (constants, views of the arena or of a
-    global, index arithmetic), recursively, or passed as arguments when
+    global, index arithmetic) in its block or one around it, recursively,
+    or passed as arguments when
     their type crosses a call under the bare-pointer calling convention (a
     scalar, or a static identity-layout memref). An op that reads anything
     else, or frees a buffer from outside it (a kernel sees only a buffer's

@@ -7,6 +7,7 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -70,8 +71,10 @@ struct Captures {
     Operation *def = v.getDefiningOp();
     if (def && recomputed.contains(def))
       return true;
+    // Defined in the kernel op's block or one around it (an scf.if's
+    // kernels recompute the views the function body made).
     if (def && def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
-        def->getBlock() == kernelOp->getBlock()) {
+        def->getParentRegion()->isAncestor(kernelOp->getParentRegion())) {
       for (Value operand : def->getOperands())
         if (!add(operand, kernelOp))
           return false;
@@ -98,14 +101,34 @@ struct CpuOutlineKernels
       outlineIn(func, symbols);
   }
 
+  /// The kernels of `block` (ops with regions and no results), and those of
+  /// the blocks of its control flow: an `scf.if` or `scf.index_switch` with
+  /// results (a model's If) or an `scf.while` (a run-time Loop) is not a
+  /// kernel itself, but the loop nests in its regions are.
+  void collect(Block &block, SmallVectorImpl<Operation *> &kernels,
+               SmallVectorImpl<Block *> &blocks) {
+    blocks.push_back(&block);
+    for (Operation &op : block.without_terminator()) {
+      if (op.getNumRegions() == 0)
+        continue;
+      if (op.use_empty() && !freesOutside(&op)) {
+        kernels.push_back(&op);
+        continue;
+      }
+      if (isa<scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
+              scf::ExecuteRegionOp>(op))
+        for (Region &region : op.getRegions())
+          for (Block &nested : region)
+            collect(nested, kernels, blocks);
+    }
+  }
+
   void outlineIn(func::FuncOp func, SymbolTable &symbols) {
     if (!func.getBody().hasOneBlock())
       return;
-    Block &body = func.getBody().front();
     SmallVector<Operation *> kernels;
-    for (Operation &op : body.without_terminator())
-      if (op.getNumRegions() > 0 && op.use_empty() && !freesOutside(&op))
-        kernels.push_back(&op);
+    SmallVector<Block *> blocks;
+    collect(func.getBody().front(), kernels, blocks);
     if (kernels.size() < 2)
       return; // the function is its kernel already
     int64_t index = 0;
@@ -151,9 +174,10 @@ struct CpuOutlineKernels
       op->erase();
     }
     // What only the kernels used (views, constants) is left dead.
-    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-      if (isOpTriviallyDead(&op))
-        op.erase();
+    for (Block *block : llvm::reverse(blocks))
+      for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
+        if (isOpTriviallyDead(&op))
+          op.erase();
   }
 };
 } // namespace
