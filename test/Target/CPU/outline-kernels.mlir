@@ -118,8 +118,10 @@ func.func @frees(%out: memref<8xf32>, %cond: i1) {
 // CHECK: scf.yield
 // CHECK: else
 // CHECK-NEXT: call @branches_kernel1(
-// CHECK: scf.yield
-// CHECK-NOT: scf.for
+// CHECK-NEXT: arith.constant
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[R]]
 func.func @branches(%p: i1, %in: memref<64xf32>, %out: memref<64xf32>, %ws: memref<512xi8>) -> f32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -141,4 +143,50 @@ func.func @branches(%p: i1, %in: memref<64xf32>, %out: memref<64xf32>, %ws: memr
     scf.yield %two : f32
   }
   return %r : f32
+}
+
+// Straight-line vector code between kernels (a small op vectorised whole,
+// no loop) is a kernel too when it writes and moves at least 16 elements:
+// LLVM would otherwise see every such run inside @main. The view it reads
+// is recomputed. A scalar read whose value @main uses later stays inline
+// and splits the run: the writes before it and after it keep their order.
+// CHECK-LABEL: func.func private @straight_kernel1(%{{.*}}: memref<512xi8>)
+// CHECK: memref.view
+// CHECK: vector.transfer_read
+// CHECK: arith.addf
+// CHECK: vector.transfer_write {{.*}} : vector<32xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<4xf32>
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func private @straight_kernel2(%{{.*}}: memref<512xi8>)
+// CHECK: vector.transfer_write {{.*}} : vector<32xf32>
+// CHECK-NEXT: return
+// CHECK-LABEL: func.func @straight(
+// CHECK: call @straight_kernel0(
+// CHECK-NEXT: call @straight_kernel1(%arg1)
+// CHECK-NEXT: %[[S:.*]] = memref.load
+// CHECK-NEXT: call @straight_kernel2(%arg1)
+// CHECK-NEXT: call @straight_kernel3(
+// CHECK-NEXT: return %[[S]]
+func.func @straight(%out: memref<64xf32>, %ws: memref<512xi8>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %t = memref.view %ws[%c0][] : memref<512xi8> to memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    memref.store %pad, %t[%i] : memref<64xf32>
+  }
+  %v = vector.transfer_read %t[%c0], %pad {in_bounds = [true]} : memref<64xf32>, vector<32xf32>
+  %w = arith.addf %v, %v : vector<32xf32>
+  vector.transfer_write %w, %t[%c0] {in_bounds = [true]} : vector<32xf32>, memref<64xf32>
+  %small = arith.constant dense<1.0> : vector<4xf32>
+  vector.transfer_write %small, %t[%c0] {in_bounds = [true]} : vector<4xf32>, memref<64xf32>
+  %s = memref.load %t[%c1] : memref<64xf32>
+  %big = arith.constant dense<2.0> : vector<32xf32>
+  vector.transfer_write %big, %t[%c0] {in_bounds = [true]} : vector<32xf32>, memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %a = memref.load %t[%i] : memref<64xf32>
+    memref.store %a, %out[%i] : memref<64xf32>
+  }
+  return %s : f32
 }

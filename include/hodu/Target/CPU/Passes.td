@@ -359,7 +359,10 @@ def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
     (with no results), and every such op in the regions of the control flow
     there (an `scf.if` or `scf.index_switch` with results, as a model's If
     becomes; an `scf.while`, as a run-time Loop becomes; an
-    `scf.execute_region`), into a private function of its own, marked
+    `scf.execute_region`), and every run of region-free ops that writes
+    memory and moves at least 16 elements (the vector code of a small op
+    vectorised whole, with no loop: an n-D transfer becomes a load or store
+    per row in LLVM), into a private function of its own, marked
     `hodu.kernel` and `no_inline`, and calls it in its place. The values
     the op reads from outside are recomputed in the kernel when they come
     from pure, region-free ops (constants, views of the arena or of a
@@ -369,7 +372,8 @@ def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
     scalar, or a static identity-layout memref). An op that reads anything
     else, or frees a buffer from outside it (a kernel sees only a buffer's
     aligned pointer, not the one its allocation returned), stays where it
-    is. A function with fewer than two such ops is left
+    is, and so does a memory op whose result is used after its run (it
+    splits the run). A function with fewer than two kernels is left
     alone.
 
     Before:

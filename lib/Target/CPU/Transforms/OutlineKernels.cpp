@@ -16,6 +16,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUOUTLINEKERNELS
@@ -104,15 +105,25 @@ struct CpuOutlineKernels
   /// The kernels of `block` (ops with regions and no results), and those of
   /// the blocks of its control flow: an `scf.if` or `scf.index_switch` with
   /// results (a model's If) or an `scf.while` (a run-time Loop) is not a
-  /// kernel itself, but the loop nests in its regions are.
-  void collect(Block &block, SmallVectorImpl<Operation *> &kernels,
+  /// kernel itself, but the loop nests in its regions are. Runs of
+  /// region-free ops that read and write memory (the vector code of small
+  /// ops, vectorised whole, with no loop) are kernels too (straightLine).
+  void collect(Block &block, SmallVectorImpl<SmallVector<Operation *>> &kernels,
                SmallVectorImpl<Block *> &blocks) {
     blocks.push_back(&block);
+    SmallVector<Operation *> run;
     for (Operation &op : block.without_terminator()) {
-      if (op.getNumRegions() == 0)
+      if (op.getNumRegions() == 0) {
+        if (isMemoryEffectFree(&op) || readsOrWritesOnly(&op)) {
+          run.push_back(&op);
+          continue;
+        }
+        straightLine(run, kernels);
         continue;
+      }
+      straightLine(run, kernels);
       if (op.use_empty() && !freesOutside(&op)) {
-        kernels.push_back(&op);
+        kernels.push_back({&op});
         continue;
       }
       if (isa<scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
@@ -121,22 +132,121 @@ struct CpuOutlineKernels
           for (Block &nested : region)
             collect(nested, kernels, blocks);
     }
+    straightLine(run, kernels);
+  }
+
+  /// Whether `op` only reads or writes memory (no allocation, no free, no
+  /// unknown effects).
+  static bool readsOrWritesOnly(Operation *op) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+      return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect());
+    });
+  }
+
+  /// The ops of `run` that move into a straight-line kernel: those with
+  /// memory effects and the pure ops that use their results, transitively.
+  /// Empty unless one of the former writes, they move at least
+  /// kMinStraightLine elements (a transfer of an n-D vector becomes a load
+  /// or store per row, or per element, in LLVM), and nothing outside the
+  /// run uses what they compute.
+  static SmallVector<Operation *> straightLineOps(ArrayRef<Operation *> run) {
+    constexpr int64_t kMinStraightLine = 16;
+    llvm::SmallPtrSet<Operation *, 32> moved;
+    int64_t effects = 0;
+    bool writes = false;
+    for (Operation *op : run) {
+      bool pure = isMemoryEffectFree(op);
+      bool fed = llvm::any_of(op->getOperands(), [&](Value v) {
+        return v.getDefiningOp() && moved.contains(v.getDefiningOp());
+      });
+      if (pure && !fed)
+        continue;
+      moved.insert(op);
+      if (!pure) {
+        int64_t elements = 1;
+        for (Type t : llvm::concat<Type>(op->getOperandTypes(),
+                                         op->getResultTypes()))
+          if (auto vector = dyn_cast<VectorType>(t))
+            elements = std::max(elements, vector.getNumElements());
+        effects += elements;
+        writes |= hasEffect<MemoryEffects::Write>(op);
+      }
+    }
+    if (effects < kMinStraightLine || !writes)
+      return {};
+    SmallVector<Operation *> ops;
+    for (Operation *op : run) {
+      if (!moved.contains(op))
+        continue;
+      for (Operation *user : op->getUsers())
+        if (!moved.contains(user))
+          return {};
+      ops.push_back(op);
+    }
+    return ops;
+  }
+
+  /// Records the straight-line kernels of `run` and clears it. An op with
+  /// memory effects whose result is used after the run (a scalar load that
+  /// later code reads) stays inline and splits the run around it.
+  static void straightLine(SmallVectorImpl<Operation *> &run,
+                           SmallVectorImpl<SmallVector<Operation *>> &kernels) {
+    llvm::SmallPtrSet<Operation *, 32> inRun(run.begin(), run.end());
+    SmallVector<Operation *> part;
+    for (Operation *op : run) {
+      if (!isMemoryEffectFree(op) &&
+          llvm::any_of(op->getUsers(),
+                       [&](Operation *user) { return !inRun.contains(user); })) {
+        straightLinePart(part, kernels);
+        continue;
+      }
+      part.push_back(op);
+    }
+    straightLinePart(part, kernels);
+    run.clear();
+  }
+
+  /// Records `part`'s straight-line kernel, if it has one, as the whole
+  /// part less the pure ops at its ends (pure ops inside are cloned into
+  /// the kernel), and clears `part`.
+  static void straightLinePart(SmallVectorImpl<Operation *> &part,
+                               SmallVectorImpl<SmallVector<Operation *>> &kernels) {
+    while (!part.empty() && isMemoryEffectFree(part.back()))
+      part.pop_back();
+    size_t first = 0;
+    while (first < part.size() && isMemoryEffectFree(part[first]))
+      ++first;
+    ArrayRef<Operation *> ops = ArrayRef(part).drop_front(first);
+    if (!straightLineOps(ops).empty())
+      kernels.push_back(SmallVector<Operation *>(ops));
+    part.clear();
   }
 
   void outlineIn(func::FuncOp func, SymbolTable &symbols) {
     if (!func.getBody().hasOneBlock())
       return;
-    SmallVector<Operation *> kernels;
+    SmallVector<SmallVector<Operation *>> kernels;
     SmallVector<Block *> blocks;
     collect(func.getBody().front(), kernels, blocks);
     if (kernels.size() < 2)
       return; // the function is its kernel already
     int64_t index = 0;
-    for (Operation *op : kernels) {
+    for (ArrayRef<Operation *> ops : kernels) {
+      Operation *op = ops.front();
+      llvm::SmallPtrSet<Operation *, 32> inKernel(ops.begin(), ops.end());
       Captures captures;
       llvm::SetVector<Value> used;
-      getUsedValuesDefinedAbove(op->getRegions(), used);
-      used.insert(op->operand_begin(), op->operand_end());
+      for (Operation *o : ops) {
+        getUsedValuesDefinedAbove(o->getRegions(), used);
+        for (Value v : o->getOperands())
+          if (!v.getDefiningOp() || !inKernel.contains(v.getDefiningOp()))
+            used.insert(v);
+      }
       if (!llvm::all_of(used, [&](Value v) { return captures.add(v, op); }))
         continue; // something it reads cannot cross a call: stays inline
 
@@ -165,13 +275,19 @@ struct CpuOutlineKernels
       // SetVector keeps insertion order, which is producers first.
       for (Operation *def : captures.recomputed)
         kb.clone(*def, map);
-      kb.clone(*op, map);
+      for (Operation *o : ops)
+        kb.clone(*o, map);
       func::ReturnOp::create(kb, op->getLoc());
 
       OpBuilder cb(op);
       func::CallOp::create(cb, op->getLoc(), kernel,
                            llvm::to_vector(captures.arguments));
-      op->erase();
+      // A straight-line kernel's pure ops that nothing moved feeds stay
+      // (later code may use them; what is dead goes below).
+      SmallVector<Operation *> moved =
+          ops.size() == 1 ? SmallVector<Operation *>{op} : straightLineOps(ops);
+      for (Operation *o : llvm::reverse(moved))
+        o->erase();
     }
     // What only the kernels used (views, constants) is left dead.
     for (Block *block : llvm::reverse(blocks))
