@@ -589,6 +589,14 @@ FailureOr<Value> perChannel(NodeContext &n, size_t input, int64_t rank) {
   return n.reshape(v, shape);
 }
 
+/// y * scale + bias with the per-channel scale and bias of inputs 1 and 2
+/// (BatchNormalization, InstanceNormalization, GroupNormalization-21).
+FailureOr<Value> channelScaleShift(NodeContext &n, Value y, int64_t rank) {
+  TRY(scale, perChannel(n, 1, rank));
+  TRY(bias, perChannel(n, 2, rank));
+  return scaleShift(n, y, scale, bias);
+}
+
 LogicalResult convertBatchNorm(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(training, n.attrInt("training_mode", 0));
@@ -607,9 +615,7 @@ LogicalResult convertBatchNorm(NodeContext &n) {
     Type elt = tensorType(x).getElementType();
     Value mean, var;
     TRY(d, normalize(n, x, dims, eps, &mean, nullptr, &var));
-    TRY(scale, perChannel(n, 1, rank));
-    TRY(bias, perChannel(n, 2, rank));
-    TRY(y, scaleShift(n, d, scale, bias));
+    TRY(y, channelScaleShift(n, d, rank));
     n.setOutput(0, y);
     for (auto [out, cur, input] : {std::tuple(1, mean, 3), std::tuple(2, var, 4)}) {
       if (!n.hasOutput(out))
@@ -647,9 +653,7 @@ LogicalResult convertInstanceNorm(NodeContext &n) {
   for (int64_t d = 2; d < rank; ++d)
     dims.push_back(d);
   TRY(y, normalize(n, x, dims, eps));
-  TRY(scale, perChannel(n, 1, rank));
-  TRY(bias, perChannel(n, 2, rank));
-  TRY(r, scaleShift(n, y, scale, bias));
+  TRY(r, channelScaleShift(n, y, rank));
   n.setOutput(0, r);
   return success();
 }
@@ -689,10 +693,7 @@ LogicalResult convertGroupNorm(NodeContext &n) {
     n.setOutput(0, n.reshape(r, xt.getShape()));
     return success();
   }
-  Value back = n.reshape(y, xt.getShape());
-  TRY(sc, perChannel(n, 1, rank));
-  TRY(bs, perChannel(n, 2, rank));
-  TRY(r, scaleShift(n, back, sc, bs));
+  TRY(r, channelScaleShift(n, n.reshape(y, xt.getShape()), rank));
   n.setOutput(0, r);
   return success();
 }

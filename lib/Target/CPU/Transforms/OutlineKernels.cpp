@@ -89,6 +89,15 @@ struct Captures {
   }
 };
 
+/// A kernel to outline: the ops cloned into it, in order, and those of
+/// them that leave the caller (a straight-line kernel's pure ops that no
+/// moved op feeds stay, as later code may use them; an op with regions is
+/// both).
+struct Kernel {
+  SmallVector<Operation *> ops;
+  SmallVector<Operation *> moved;
+};
+
 struct CpuOutlineKernels
     : hodu::cpu::impl::CpuOutlineKernelsBase<CpuOutlineKernels> {
   void runOnOperation() override {
@@ -108,7 +117,7 @@ struct CpuOutlineKernels
   /// kernel itself, but the loop nests in its regions are. Runs of
   /// region-free ops that read and write memory (the vector code of small
   /// ops, vectorised whole, with no loop) are kernels too (straightLine).
-  void collect(Block &block, SmallVectorImpl<SmallVector<Operation *>> &kernels,
+  void collect(Block &block, SmallVectorImpl<Kernel> &kernels,
                SmallVectorImpl<Block *> &blocks) {
     blocks.push_back(&block);
     SmallVector<Operation *> run;
@@ -123,7 +132,7 @@ struct CpuOutlineKernels
       }
       straightLine(run, kernels);
       if (op.use_empty() && !freesOutside(&op)) {
-        kernels.push_back({&op});
+        kernels.push_back({{&op}, {&op}});
         continue;
       }
       if (isa<scf::IfOp, scf::IndexSwitchOp, scf::WhileOp,
@@ -195,7 +204,7 @@ struct CpuOutlineKernels
   /// memory effects whose result is used after the run (a scalar load that
   /// later code reads) stays inline and splits the run around it.
   static void straightLine(SmallVectorImpl<Operation *> &run,
-                           SmallVectorImpl<SmallVector<Operation *>> &kernels) {
+                           SmallVectorImpl<Kernel> &kernels) {
     llvm::SmallPtrSet<Operation *, 32> inRun(run.begin(), run.end());
     SmallVector<Operation *> part;
     for (Operation *op : run) {
@@ -215,28 +224,30 @@ struct CpuOutlineKernels
   /// part less the pure ops at its ends (pure ops inside are cloned into
   /// the kernel), and clears `part`.
   static void straightLinePart(SmallVectorImpl<Operation *> &part,
-                               SmallVectorImpl<SmallVector<Operation *>> &kernels) {
+                               SmallVectorImpl<Kernel> &kernels) {
     while (!part.empty() && isMemoryEffectFree(part.back()))
       part.pop_back();
     size_t first = 0;
     while (first < part.size() && isMemoryEffectFree(part[first]))
       ++first;
     ArrayRef<Operation *> ops = ArrayRef(part).drop_front(first);
-    if (!straightLineOps(ops).empty())
-      kernels.push_back(SmallVector<Operation *>(ops));
+    SmallVector<Operation *> moved = straightLineOps(ops);
+    if (!moved.empty())
+      kernels.push_back({SmallVector<Operation *>(ops), std::move(moved)});
     part.clear();
   }
 
   void outlineIn(func::FuncOp func, SymbolTable &symbols) {
     if (!func.getBody().hasOneBlock())
       return;
-    SmallVector<SmallVector<Operation *>> kernels;
+    SmallVector<Kernel> kernels;
     SmallVector<Block *> blocks;
     collect(func.getBody().front(), kernels, blocks);
     if (kernels.size() < 2)
       return; // the function is its kernel already
     int64_t index = 0;
-    for (ArrayRef<Operation *> ops : kernels) {
+    for (const Kernel &k : kernels) {
+      ArrayRef<Operation *> ops = k.ops;
       Operation *op = ops.front();
       llvm::SmallPtrSet<Operation *, 32> inKernel(ops.begin(), ops.end());
       Captures captures;
@@ -282,11 +293,8 @@ struct CpuOutlineKernels
       OpBuilder cb(op);
       func::CallOp::create(cb, op->getLoc(), kernel,
                            llvm::to_vector(captures.arguments));
-      // A straight-line kernel's pure ops that nothing moved feeds stay
-      // (later code may use them; what is dead goes below).
-      SmallVector<Operation *> moved =
-          ops.size() == 1 ? SmallVector<Operation *>{op} : straightLineOps(ops);
-      for (Operation *o : llvm::reverse(moved))
+      // What stays and is dead goes below.
+      for (Operation *o : llvm::reverse(k.moved))
         o->erase();
     }
     // What only the kernels used (views, constants) is left dead.

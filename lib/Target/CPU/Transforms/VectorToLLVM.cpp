@@ -20,6 +20,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/IR/LLVMContext.h"
 
 namespace hodu::cpu {
@@ -33,23 +34,12 @@ namespace {
 
 /// The memref operand of a vector memory op that takes an alignment.
 Value memrefOf(Operation *op) {
-  if (auto load = dyn_cast<vector::LoadOp>(op))
-    return load.getBase();
-  if (auto store = dyn_cast<vector::StoreOp>(op))
-    return store.getBase();
-  if (auto load = dyn_cast<vector::MaskedLoadOp>(op))
-    return load.getBase();
-  if (auto store = dyn_cast<vector::MaskedStoreOp>(op))
-    return store.getBase();
-  if (auto gather = dyn_cast<vector::GatherOp>(op))
-    return gather.getBase();
-  if (auto scatter = dyn_cast<vector::ScatterOp>(op))
-    return scatter.getBase();
-  if (auto load = dyn_cast<vector::ExpandLoadOp>(op))
-    return load.getBase();
-  if (auto store = dyn_cast<vector::CompressStoreOp>(op))
-    return store.getBase();
-  return nullptr;
+  return llvm::TypeSwitch<Operation *, Value>(op)
+      .Case<vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+            vector::MaskedStoreOp, vector::GatherOp, vector::ScatterOp,
+            vector::ExpandLoadOp, vector::CompressStoreOp>(
+          [](auto memOp) { return memOp.getBase(); })
+      .Default([](Operation *) { return Value(); });
 }
 
 struct CpuVectorToLLVM
