@@ -33,6 +33,8 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <utility>
+
 using namespace mlir;
 using namespace hodu;
 
@@ -426,7 +428,10 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
     emitError(loc, error);
     return false;
   }
+  const TargetBackend *cpu = lookupTarget("cpu", error);
   if (failed(target->validate(opts.targetOptions, loc)) ||
+      (opts.fallback == "cpu" && target != cpu && cpu &&
+       failed(cpu->validate(opts.fallbackOptions, loc))) ||
       failed(verify(module)) ||
       failed(checkTensorSizes(module, opts.maxTensorElements)) ||
       failed(markMetaSlots(module, opts.metaSlots, loc)))
@@ -511,10 +516,27 @@ static bool finish(bool ok, const CompileOptions &opts,
   return ok;
 }
 
+/// With --fallback=cpu on an accelerator target, the CPU options (--target,
+/// -mcpu, -mattr) are the CPU part's: a bundle built for another machine
+/// (an aarch64 host, an older x86-64 server) names that machine's CPU.
+static CompileOptions splitFallbackOptions(const CompileOptions &options) {
+  CompileOptions opts = options;
+  if (opts.fallback != "cpu" || opts.target == "cpu")
+    return opts;
+  TargetOptions &t = opts.targetOptions;
+  opts.fallbackOptions.triple = std::exchange(t.triple, "");
+  opts.fallbackOptions.cpu = std::exchange(t.cpu, "");
+  opts.fallbackOptions.features = std::exchange(t.features, "");
+  opts.fallbackOptions.optLevel = t.optLevel;
+  opts.fallbackOptions.winograd = t.winograd;
+  return opts;
+}
+
 bool hodu::compile(ModuleOp module, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   StatsTimer timer{options.stats};
-  return finish(compileModule(module, options, timer), options, start);
+  CompileOptions opts = splitFallbackOptions(options);
+  return finish(compileModule(module, opts, timer), opts, start);
 }
 
 bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
@@ -546,5 +568,6 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
   if (!module)
     return false;
   timer.lap("import");
-  return finish(compileModule(*module, opts, timer), opts, start);
+  return finish(compileModule(*module, splitFallbackOptions(opts), timer), opts,
+                start);
 }

@@ -173,6 +173,7 @@ FailureOr<std::string> compileHostPartitions(ModuleOp host,
     return emitError(loc, "a heterogeneous model needs the 'cpu' target, "
                           "which this hoduc lacks");
   PipelineRequest request;
+  request.target = opts.fallbackOptions;
   request.target.optLevel = opts.targetOptions.optLevel;
   request.prefix = prefix + "_host";
   request.artifactKind = "so";
@@ -190,9 +191,7 @@ FailureOr<std::string> compileHostPartitions(ModuleOp host,
   serialize.prefix = request.prefix;
   serialize.sourcePath = opts.inputPath;
   serialize.stats = opts.stats;
-  TargetOptions options;
-  options.optLevel = opts.targetOptions.optLevel;
-  if (failed(cpu->serialize(host, serialize, options)))
+  if (failed(cpu->serialize(host, serialize, request.target)))
     return failure();
   auto bytes = llvm::MemoryBuffer::getFile(path);
   if (!bytes)

@@ -46,58 +46,71 @@ static hodu_status bad_symbol(const char *path, const char *why) {
                           "'%s' is not a Hodu artifact: %s", path, why);
 }
 
-hodu_status hodu_check_elf_file(const char *open_path, const char *path) {
+const char *hodu_elf_file_problem(const char *open_path, int *cannot_open) {
+  *cannot_open = 0;
   FILE *f = fopen(open_path, "rb");
-  if (!f)
-    return hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
-                            path, strerror(errno));
-  hodu_status status = NULL;
+  if (!f) {
+    *cannot_open = 1;
+    return strerror(errno);
+  }
+  const char *why = NULL;
   Elf64_Ehdr eh;
   uint64_t size = 0;
   if (fseek(f, 0, SEEK_END) != 0 || (size = (uint64_t)ftell(f)) == 0 ||
       fseek(f, 0, SEEK_SET) != 0) {
-    status = bad(path, "the file is empty or cannot be read");
+    why = "the file is empty or cannot be read";
   } else if (size < sizeof eh || fread(&eh, sizeof eh, 1, f) != 1 ||
              memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
-    status = bad(path, "it is not an ELF file (a shared library from hoduc "
-                       "-o model.so)");
+    why = "it is not an ELF file (a shared library from hoduc "
+                       "-o model.so)";
   } else if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
              eh.e_ident[EI_DATA] != ELFDATA2LSB) {
-    status = bad(path, "it is not a 64-bit little-endian ELF file");
+    why = "it is not a 64-bit little-endian ELF file";
   } else if (eh.e_type != ET_DYN) {
-    status = bad(path, "it is an ELF file but not a shared library (link "
-                       "objects and archives into a program instead)");
+    why = "it is an ELF file but not a shared library (link "
+                       "objects and archives into a program instead)";
 #ifdef HODU_ELF_MACHINE
   } else if (eh.e_machine != HODU_ELF_MACHINE) {
-    status = bad(path, "it was built for another machine (its ELF machine "
-                       "differs from this process's)");
+    why = "it was built for another machine (its ELF machine "
+                       "differs from this process's)";
 #endif
   } else if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
              !fits(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr),
                    size)) {
-    status = bad(path, "its program headers lie outside the file (is it "
-                       "truncated?)");
+    why = "its program headers lie outside the file (is it "
+                       "truncated?)";
   } else if (eh.e_shnum != 0 &&
              (eh.e_shentsize != sizeof(Elf64_Shdr) ||
               !fits(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr),
                     size))) {
-    status = bad(path, "its section headers lie outside the file (is it "
-                       "truncated?)");
+    why = "its section headers lie outside the file (is it "
+                       "truncated?)";
   } else if (fseek(f, (long)eh.e_phoff, SEEK_SET) != 0) {
-    status = bad(path, "its program headers cannot be read");
+    why = "its program headers cannot be read";
   } else {
     /* Every segment dlopen maps from the file must be inside it. */
-    for (unsigned i = 0; i < eh.e_phnum && !status; ++i) {
+    for (unsigned i = 0; i < eh.e_phnum && !why; ++i) {
       Elf64_Phdr ph;
       if (fread(&ph, sizeof ph, 1, f) != 1)
-        status = bad(path, "its program headers cannot be read");
+        why = "its program headers cannot be read";
       else if (ph.p_type == PT_LOAD && !fits(ph.p_offset, ph.p_filesz, size))
-        status = bad(path, "a loadable segment lies outside the file (is it "
-                           "truncated?)");
+        why = "a loadable segment lies outside the file (is it "
+                           "truncated?)";
     }
   }
   fclose(f);
-  return status;
+  return why;
+}
+
+hodu_status hodu_check_elf_file(const char *open_path, const char *path) {
+  int cannot_open;
+  const char *why = hodu_elf_file_problem(open_path, &cannot_open);
+  if (!why)
+    return NULL;
+  if (cannot_open)
+    return hodu_make_status(HODU_NOT_FOUND, "cannot open model '%s': %s",
+                            path, why);
+  return bad(path, why);
 }
 
 hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,

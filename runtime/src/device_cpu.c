@@ -132,12 +132,17 @@ static hodu_status load_elf(const uint8_t *bytes, uint64_t size,
   }
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  hodu_status status =
-      done == size ? hodu_check_elf_file(path, origin)
-                   : hodu_make_status(HODU_RUN_FAILED,
-                                      "%s: cannot write its CPU code to a "
-                                      "memfd",
-                                      origin);
+  hodu_status status = NULL;
+  int cannot_open;
+  const char *why;
+  if (done != size)
+    status = hodu_make_status(HODU_RUN_FAILED,
+                              "%s: cannot write its CPU code to a memfd",
+                              origin);
+  else if ((why = hodu_elf_file_problem(path, &cannot_open)))
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: its CPU code object cannot be loaded (%s)",
+                              origin, why);
   if (!status) {
     *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!*library) {

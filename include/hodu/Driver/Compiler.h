@@ -63,6 +63,10 @@ struct CompileOptions {
   /// Partitioning (accelerator targets; hodu-partition): --fallback,
   /// --force-cpu-ops, --placement, --dump-placement.
   std::string fallback;
+  /// With --fallback=cpu on an accelerator target: --target, -mcpu and
+  /// -mattr, which are the CPU part's (the accelerator target takes none);
+  /// `compile` moves them here from targetOptions.
+  TargetOptions fallbackOptions;
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
   bool stats = false;

@@ -226,8 +226,9 @@ public:
                          Location loc) const override {
     if (!options.triple.empty() || !options.cpu.empty() ||
         !options.features.empty())
-      return emitError(loc, "--target, -mcpu and -mattr apply to the 'cpu' "
-                            "target; 'cuda' takes --gpu-arch");
+      return emitError(loc, "--target, -mcpu and -mattr apply to the CPU: the 'cpu' "
+                            "target, or the CPU part with --fallback=cpu; "
+                            "'cuda' takes --gpu-arch");
     for (const std::string &arch : options.gpuArchs)
       if (!findArch(arch)) {
         std::vector<std::string> known;

@@ -139,8 +139,9 @@ public:
                          Location loc) const override {
     if (!options.triple.empty() || !options.cpu.empty() ||
         !options.features.empty())
-      return emitError(loc, "--target, -mcpu and -mattr apply to the 'cpu' "
-                            "target; 'rocm' takes --gpu-arch");
+      return emitError(loc, "--target, -mcpu and -mattr apply to the CPU: the 'cpu' "
+                            "target, or the CPU part with --fallback=cpu; "
+                            "'rocm' takes --gpu-arch");
     for (const std::string &arch : options.gpuArchs)
       if (!knownArch(arch)) {
         std::vector<std::string> known(std::begin(kArchs), std::end(kArchs));

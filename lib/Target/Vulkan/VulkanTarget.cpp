@@ -79,8 +79,9 @@ public:
                          Location loc) const override {
     if (!options.triple.empty() || !options.cpu.empty() ||
         !options.features.empty())
-      return emitError(loc, "--target, -mcpu and -mattr apply to the 'cpu' "
-                            "target, not to 'vulkan'");
+      return emitError(loc, "--target, -mcpu and -mattr apply to the CPU: the 'cpu' "
+                            "target, or the CPU part with --fallback=cpu; "
+                            "not to 'vulkan'");
     if (!options.gpuArchs.empty())
       return emitError(loc, "--gpu-arch does not apply to 'vulkan': SPIR-V "
                             "runs on any Vulkan 1.1 device");
