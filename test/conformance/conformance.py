@@ -20,6 +20,16 @@ fails the run, so the list stays true; a crash or a hang fails the run even
 when listed, since every failure must be a clean error.
 
 Prints `N passed, N failed` and writes docs/conformance.md (per-op table).
+
+For a machine that has the device but no hoduc (a lent GPU machine):
+`--stage DIR` also copies each test that passes here (its artifact, its
+test data) and hodu-run with libhodurt into DIR; `--run-staged DIR` there
+runs them on the device with hodu-run alone and writes one line per test
+to --results (name, status, detail; first line: the date and the device);
+test/conformance/device-<target>.tsv, the results of the last such run,
+goes into the target's section of the report (`--device-results FILE` for
+another).
+
 Test infrastructure only: nothing on a user's path runs Python.
 """
 
@@ -202,6 +212,8 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
         if not ok:
             return "fail", detail
         if not target["runs"]:
+            if args.stage:
+                stage_test(test_dir, lib, args.stage)
             return "pass", ""
         device = ([] if args.target == "cpu"
                   else ["--device=" + target.get("device", args.target)])
@@ -226,7 +238,99 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
     return "pass", ""
 
 
-def write_report(path, target, args, per_suite, per_op):
+def stage_test(test_dir, artifact, stage):
+    """Copies a test that passed here (its artifact and test data) into
+    stage/<name>/ for --run-staged on a machine with the device."""
+    dest = os.path.join(stage, os.path.basename(test_dir))
+    shutil.rmtree(dest, ignore_errors=True)
+    os.makedirs(dest)
+    shutil.copy(artifact, os.path.join(dest, "model" + os.path.splitext(artifact)[1]))
+    for s in sorted(os.listdir(test_dir)):
+        if s.startswith("test_data_set"):
+            shutil.copytree(os.path.join(test_dir, s), os.path.join(dest, s))
+
+
+def stage_tools(bin_dir, stage):
+    """hodu-run and the libhodurt it loads, into stage/bin."""
+    out = os.path.join(stage, "bin")
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(os.path.join(bin_dir, "hodu-run"), out)
+    for d in (os.path.join(bin_dir, os.pardir, "runtime", "lib"),
+              os.path.join(bin_dir, os.pardir, "lib")):
+        if os.path.isdir(d):
+            for f in os.listdir(d):
+                if f.startswith("libhodurt.so"):
+                    shutil.copy(os.path.join(d, f), out, follow_symlinks=True)
+
+
+def run_staged(args):
+    """--run-staged: hodu-run on each staged test, on the device; no hoduc."""
+    stage = args.run_staged
+    bin_dir = args.bin or os.path.join(stage, "bin")
+    hodu_run = os.path.join(bin_dir, "hodu-run")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = bin_dir + os.pathsep + env.get("LD_LIBRARY_PATH", "")
+    names = sorted(d for d in os.listdir(stage)
+                   if d != "bin" and os.path.isdir(os.path.join(stage, d))
+                   and (not args.filter or re.search(args.filter, d)))
+    device = "--device=" + TARGETS[args.target].get("device", args.target)
+
+    def one(name):
+        d = os.path.join(stage, name)
+        art = [f for f in os.listdir(d) if f.startswith("model.")][0]
+        sets = sorted(s for s in os.listdir(d) if s.startswith("test_data_set"))
+        for s in sets:
+            try:
+                p = subprocess.run([hodu_run, os.path.join(d, art), "--test-data",
+                                    os.path.join(d, s), "--rtol", str(args.rtol),
+                                    "--atol", str(args.atol), device],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   timeout=args.run_timeout, env=env)
+            except subprocess.TimeoutExpired:
+                return "timeout", "hodu-run timed out after %ds" % args.run_timeout
+            out = p.stdout.decode("utf-8", "replace").replace(d + os.sep, "")
+            if p.returncode < 0:
+                return "crash", "hodu-run killed by signal %d" % -p.returncode
+            if p.returncode == 1:
+                return "fail", "mismatch: " + first_error_line(out)
+            if p.returncode != 0:
+                return "fail", "run: " + first_error_line(out)
+        return "pass", ""
+
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = dict(zip(names, pool.map(one, names)))
+    counts = collections.Counter(status for status, _ in results.values())
+    header = "# %s on %s: %d staged, %s, %.0fs" % (
+        args.target, args.device_name or "(device not named)", len(names),
+        ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())),
+        time.time() - start)
+    lines = [header] + ["%s\t%s\t%s" % (n, st, de) for n, (st, de) in sorted(results.items())]
+    if args.results:
+        with open(args.results, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    for n, (st, de) in sorted(results.items()):
+        if st != "pass":
+            print("%s %s: %s" % (st.upper(), n, de))
+    print(header[2:])
+    return 1 if counts.get("crash") or counts.get("timeout") else 0
+
+
+def load_device_results(path):
+    """(header, {name: (status, detail)}) of a --run-staged results file."""
+    header, results = "", {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("# "):
+                header = line[2:]
+            elif line:
+                name, status, detail = (line.split("\t") + ["", ""])[:3]
+                results[name] = (status, detail)
+    return header, results
+
+
+def write_report(path, target, args, per_suite, per_op, device_results=None):
     """Rewrites target's section of the report, keeping the others."""
     begin, end = "<!-- target %s -->" % target, "<!-- /target %s -->" % target
     lines = ["## Target `%s`\n\n" % target]
@@ -250,6 +354,25 @@ def write_report(path, target, args, per_suite, per_op):
                          "metal": "SPIRV-Cross translates its SPIR-V to a .metal file "
                                   "naming its kernels",
                      }[target]))
+    if device_results:
+        header, res = device_results
+        bad = sorted((n, st, de) for n, (st, de) in res.items() if st != "pass")
+        lines.append("Run on a real device (%s; `conformance.py --stage` here, "
+                     "`--run-staged` there, hodu-run comparing every data set within "
+                     "rtol %g, atol %g): %d of the %d staged tests matched the reference."
+                     % (header, args.rtol, args.atol, len(res) - len(bad), len(res)))
+        if bad:
+            here = os.path.dirname(os.path.abspath(__file__))
+            cpu = load_xfail(os.path.join(here, "xfail-cpu.txt"))
+            same = sum(1 for n, _, _ in bad if n in cpu)
+            lines.append(" The others (%d of which fail on the CPU too):\n\n"
+                         % same)
+            for n, st, de in bad:
+                lines.append("- `%s` (%s%s): %s\n" % (n, st, ", also on cpu" if n in cpu else "",
+                                                     de.replace("|", "\\|")))
+            lines.append("\n")
+        else:
+            lines.append("\n\n")
     lines.append("| suite | passed | failed |\n|---|---|---|\n")
     for suite in SUITES:
         if suite in per_suite:
@@ -302,7 +425,7 @@ def write_report(path, target, args, per_suite, per_op):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bin", required=True, help="directory with hoduc and hodu-run")
+    ap.add_argument("--bin", help="directory with hoduc and hodu-run")
     ap.add_argument("--target", default="cpu", choices=sorted(TARGETS))
     ap.add_argument("--xfail", help="expected-failure list (default: xfail-<target>.txt here)")
     ap.add_argument("--suites", help="default: every suite where the target runs "
@@ -318,7 +441,22 @@ def main():
     ap.add_argument("--update-xfail", action="store_true",
                     help="rewrite the xfail list from this run's clean failures "
                          "(the lines of tests the run did not cover are kept)")
+    ap.add_argument("--stage", metavar="DIR",
+                    help="also copy each test that passes here, and hodu-run, into DIR "
+                         "for --run-staged on a machine with the device")
+    ap.add_argument("--run-staged", metavar="DIR",
+                    help="run the tests staged in DIR on the device (hodu-run only; "
+                         "--bin defaults to DIR/bin)")
+    ap.add_argument("--results", help="--run-staged: write one line per test here")
+    ap.add_argument("--device-name", help="--run-staged: the device, for the results header")
+    ap.add_argument("--device-results", metavar="FILE",
+                    help="a --run-staged results file to add to the report (default: "
+                         "device-<target>.tsv here, where a run on a real device left one)")
     args = ap.parse_args()
+    if args.run_staged:
+        return run_staged(args)
+    if not args.bin:
+        ap.error("--bin is required")
 
     here = os.path.dirname(os.path.abspath(__file__))
     xfail_path = args.xfail or os.path.join(here, "xfail-%s.txt" % args.target)
@@ -346,6 +484,11 @@ def main():
             if os.path.exists(os.path.join(d, t, "model.onnx")):
                 tests.append((suite, os.path.join(d, t)))
 
+    if args.stage:
+        if TARGETS[args.target]["runs"]:
+            ap.error("--stage is for targets this machine does not run")
+        os.makedirs(args.stage, exist_ok=True)
+        stage_tools(args.bin, args.stage)
     workdir = tempfile.mkdtemp(prefix="hodu-conformance-")
     results = {}
     start = time.time()
@@ -410,8 +553,13 @@ def main():
                 f.write("%s  # %s\n" % (name, entries[name]))
         print("wrote %s" % xfail_path)
 
+    # The last run on a real device (committed beside the xfail lists)
+    # stays in the report of every later run until the next one replaces it.
+    device_results = args.device_results or os.path.join(here, "device-%s.tsv" % args.target)
     if args.report:
-        write_report(args.report, args.target, args, per_suite, per_op)
+        write_report(args.report, args.target, args, per_suite, per_op,
+                     load_device_results(device_results)
+                     if os.path.exists(device_results) else None)
 
     print("%d passed, %d failed" % (passed, failed))
     bad = unexpected or hard or xpass

@@ -1,0 +1,32 @@
+#!/bin/bash
+# On a machine with the device (a lent GPU machine; no hoduc there): runs
+# what test/device/stage.py staged in STAGE for TARGET and writes the
+# results to RESULTS (default $OUT, the device tool's folder).
+#   test/device/run.sh STAGE TARGET [RESULTS]
+set -u
+stage=$1 target=$2 results=${3:-${OUT:-/tmp/hodu-device-results}}
+here=$(cd "$(dirname "$0")" && pwd)
+work=/tmp/hodu-device
+rm -rf "$work" && mkdir -p "$work" "$results"
+for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz"; do
+  [ -f "$t" ] && tar xzf "$t" -C "$work"
+done
+if [ "$target" = cuda ]; then
+  dev=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
+else
+  dev=$(rocm-smi --showproductname 2>/dev/null | grep -m1 'Card series' || echo "$target device")
+fi
+echo "device: $dev; $(date -u +%F); $(nproc) CPUs" | tee "$results/device.txt"
+export PYTHONUNBUFFERED=1
+rc=0
+if [ -d "$work/$target" ]; then
+  python3 "$here/../conformance/conformance.py" --target "$target" --run-staged "$work/$target" \
+    --results "$results/$target-conformance.tsv" --device-name "$dev, $(date -u +%F)" \
+    --jobs 8 --run-timeout 60 || rc=1
+fi
+if [ -d "$work/models" ]; then
+  python3 "$here/run_models.py" "$work/models" "$work/$target/bin" "$target" 2>&1 \
+    | tee "$results/$target-models.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+exit $rc
