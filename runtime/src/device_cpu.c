@@ -145,6 +145,8 @@ static hodu_status load_elf(const uint8_t *bytes, uint64_t size,
                               origin, why);
   if (!status) {
     *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (*library)
+      hodu_fill_thread_api(*library);
     if (!*library) {
       const char *reason = dlerror();
       status = hodu_make_status(HODU_INVALID_ARTIFACT,

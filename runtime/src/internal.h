@@ -19,6 +19,9 @@
  * `path`, the file is read at `open_path`), and the descriptor
  * symbol dlsym found is data of at least `min_size` bytes. */
 hodu_status hodu_check_elf_file(const char *open_path, const char *path);
+/* threads.c: fills a loaded library's hodu_thread_api table (abi.h), if it
+ * has one, with libhodurt's thread team functions. */
+void hodu_fill_thread_api(void *library);
 /* What is wrong with the ELF file at `open_path` (the checks above), or
  * NULL; *cannot_open is set when the file cannot be opened at all. */
 const char *hodu_elf_file_problem(const char *open_path, int *cannot_open);

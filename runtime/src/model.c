@@ -471,6 +471,7 @@ static hodu_status load_library(const char *path,
                             path, reason ? reason : "unknown reason");
   }
 
+  hodu_fill_thread_api(library);
   const hodu_model_desc *desc =
       (const hodu_model_desc *)dlsym(library, HODU_DESCRIPTOR_SYMBOL);
   if (!desc) {

@@ -492,6 +492,70 @@ static void test_threads(void) {
   hodu_model_free(model);
 }
 
+/* The team model (models/team.c): libhodurt's thread teams as hoduc's
+ * OpenMP code calls them; 1 when one run saw a team of `threads` (0: any
+ * size) that scheduled, synchronised and nested correctly. */
+static int team_run_ok(const hodu_model *model, int threads) {
+  hodu_tensor *out = NULL;
+  hodu_status status = hodu_model_run_alloc(model, NULL, 0, &out, 1);
+  int ok = !status;
+  if (ok) {
+    const int64_t *y = hodu_tensor_data(out);
+    const int64_t n = 100003;
+    ok = y[0] == n * (n - 1) / 2 && (threads ? y[1] == threads : y[1] >= 1) &&
+         y[2] == 0 && y[3] == 1 && y[4] == 0 && y[5] == 0;
+    if (!ok)
+      fprintf(stderr,
+              "team (%d threads): sum %lld, size %lld, barrier failures "
+              "%lld, nested %lld, chunked misses %lld, disagreements %lld\n",
+              threads, (long long)y[0], (long long)y[1], (long long)y[2],
+              (long long)y[3], (long long)y[4], (long long)y[5]);
+  }
+  hodu_status_free(status);
+  hodu_tensor_free(out);
+  return ok;
+}
+
+static void *team_root(void *opaque) {
+  const hodu_model *model = opaque;
+  for (int i = 0; i < 200; ++i)
+    if (!team_run_ok(model, 3))
+      return (void *)1;
+  return NULL;
+}
+
+static void test_thread_team(void) {
+  hodu_model *model = load("team");
+  if (!model)
+    return;
+  /* Teams of several sizes, one after the other (a team grows and is
+   * reused smaller), many runs each. */
+  const int sizes[] = {1, 2, 3, 5, 2, 8};
+  for (unsigned k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+    CHECK_OK(hodu_runtime_set_num_threads(sizes[k]));
+    int ok = 1;
+    for (int i = 0; i < 50 && ok; ++i)
+      ok = team_run_ok(model, sizes[k]);
+    CHECK(ok);
+  }
+  CHECK_OK(hodu_runtime_set_num_threads(0));
+  CHECK(team_run_ok(model, 0));
+  /* Roots running at once each get their own team; each root's team goes
+   * with it when it exits. */
+  CHECK_OK(hodu_runtime_set_num_threads(3));
+  enum { ROOTS = 4 };
+  pthread_t roots[ROOTS];
+  for (int i = 0; i < ROOTS; ++i)
+    CHECK(pthread_create(&roots[i], NULL, team_root, model) == 0);
+  for (int i = 0; i < ROOTS; ++i) {
+    void *failed = NULL;
+    pthread_join(roots[i], &failed);
+    CHECK(failed == NULL);
+  }
+  CHECK_OK(hodu_runtime_set_num_threads(0));
+  hodu_model_free(model);
+}
+
 typedef struct {
   const hodu_model *model;
   int id;
@@ -734,6 +798,7 @@ static const struct {
     {"run_failed", test_run_failed},
     {"threads", test_threads},
     {"concurrent_runs", test_concurrent_runs},
+    {"thread_team", test_thread_team},
     {"from_descriptor", test_from_descriptor},
     {"npy_round_trip", test_npy_round_trip},
     {"npy_byte_order_and_fortran", test_npy_byte_order_and_fortran},

@@ -312,6 +312,12 @@ LogicalResult CPUTarget::serialize(ModuleOp module,
       return emitError(loc, "executables can only be linked for the host; use "
                             "--emit=o or --emit=a with --target");
     bool openmp = llvmModule->getFunction("__kmpc_fork_call") != nullptr;
+    // A shared library calls libhodurt's thread teams, not libomp.
+    if (kind == "so" && openmp) {
+      if (failed(routeThreadCalls(*llvmModule, loc)))
+        return failure();
+      openmp = false;
+    }
     llvm::Triple triple = tm->getTargetTriple();
     OutputFile out(outPath);
     if (failed(out.open(loc)))

@@ -71,6 +71,11 @@ mlir::LogicalResult emitMachineCode(llvm::Module &module,
                                     llvm::CodeGenFileType kind,
                                     llvm::StringRef path, mlir::Location loc);
 
+/// Turns the module's calls of libomp's entry points into calls through the
+/// exported table `hodu_thread_api` that libhodurt fills (abi.h,
+/// ThreadAPI.cpp); an OpenMP entry point without a slot is an error.
+mlir::LogicalResult routeThreadCalls(llvm::Module &module, mlir::Location loc);
+
 /// Links a shared library from objects; `triple` picks the system library
 /// directories, `openmp` adds LLVM's OpenMP runtime.
 mlir::LogicalResult linkShared(llvm::ArrayRef<std::string> objects,

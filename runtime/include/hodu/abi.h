@@ -124,6 +124,27 @@ typedef struct hodu_model_desc {
   const void *const *meta_slot_init;
 } hodu_model_desc;
 
+/* Multi-threaded code in a shared library (hoduc -o model.so, and the CPU
+ * part of a bundle) calls its thread entry points through this table, an
+ * array of HODU_THREAD_API_SIZE function pointers that the library exports
+ * and libhodurt fills after loading it, before any run: the library needs
+ * no OpenMP runtime where it runs. The entries follow the interface of
+ * LLVM's libomp (__kmpc_fork_call, ...) that hoduc's OpenMP lowering calls.
+ * Objects, archives and executables link libomp instead. */
+#define HODU_THREAD_API_SYMBOL "hodu_thread_api"
+enum hodu_thread_api_entry {
+  HODU_THREAD_FORK_CALL,         /* __kmpc_fork_call */
+  HODU_THREAD_STATIC_INIT_4,     /* __kmpc_for_static_init_4 */
+  HODU_THREAD_STATIC_INIT_4U,    /* __kmpc_for_static_init_4u */
+  HODU_THREAD_STATIC_INIT_8,     /* __kmpc_for_static_init_8 */
+  HODU_THREAD_STATIC_INIT_8U,    /* __kmpc_for_static_init_8u */
+  HODU_THREAD_STATIC_FINI,       /* __kmpc_for_static_fini */
+  HODU_THREAD_BARRIER,           /* __kmpc_barrier */
+  HODU_THREAD_GLOBAL_THREAD_NUM, /* __kmpc_global_thread_num */
+  HODU_THREAD_SET_NUM_THREADS,   /* omp_set_num_threads */
+  HODU_THREAD_API_SIZE
+};
+
 /* Alignment the entry point expects of hodu_run_context.workspace. */
 #define HODU_WORKSPACE_ALIGNMENT 64
 

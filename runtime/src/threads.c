@@ -1,0 +1,437 @@
+/*===- threads.c - the thread teams of multi-threaded CPU code -------------===*
+ *
+ * hoduc lowers parallel tile loops to OpenMP, and LLVM's OpenMP translation
+ * calls the runtime entry points of LLVM's libomp (__kmpc_fork_call, a
+ * static loop schedule, a barrier). In the shared libraries and bundle CPU
+ * parts that libhodurt loads, hoduc turns those calls into calls through
+ * the library's table `hodu_thread_api` (abi.h), which libhodurt fills
+ * with the functions here after loading it: a model needs no libomp on the
+ * machine it runs on, resolves no symbol by name, and never meets another
+ * OpenMP runtime of the host process (libgomp, Intel's libiomp5).
+ *
+ * The subset is what that translation emits: fork with any number of
+ * shared arguments, the static schedules (unchunked and chunked) of 32- and
+ * 64-bit loops, a barrier, the thread number, and omp_set_num_threads, which
+ * sets the size of the calling thread's next teams. Each thread that forks
+ * (a "root": the application thread that runs a model) owns a persistent
+ * team of workers, made on its first fork, grown when it asks for more
+ * threads, and joined when that thread exits (or libhodurt is unloaded).
+ * Workers spin briefly for the next fork or barrier, then sleep on a futex,
+ * so back-to-back kernels of one run do not pay a wake-up each. A fork from
+ * inside a parallel region runs serially on the forking thread, as libomp
+ * does with nested parallelism off.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#include "internal.h"
+
+#include "hodu/abi.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+
+
+/* Spins before sleeping: about 50-200 microseconds of pause instructions,
+ * longer than the gap between two kernels of a run. */
+enum { SPINS = 20000, MAX_ARGS = 16 };
+
+typedef void (*microtask)(int32_t *gtid, int32_t *btid, ...);
+
+typedef struct team team;
+struct team {
+  /* The fork in flight, written by the root before the generation bump. */
+  microtask fn;
+  int32_t argc;
+  void *args[MAX_ARGS];
+  int32_t active; /* threads of this fork, the root included */
+  _Atomic uint32_t generation;
+  _Atomic int32_t pending; /* workers yet to answer this fork */
+  /* The barrier: arrivals and its generation. */
+  _Atomic int32_t arrived;
+  _Atomic uint32_t barrier_generation;
+  _Atomic int32_t quit;
+  int32_t workers; /* threads made, the root not counted */
+  pthread_t *threads;
+  team *next; /* every team, for the unload destructor */
+};
+
+/* Where the calling thread is: its team (NULL outside parallel regions),
+ * its number and the team's size for this fork. */
+static __thread team *current;
+static __thread int32_t thread_number;
+static __thread int32_t team_size = 1;
+/* The root's own team and its next teams' size (0: every CPU). */
+static __thread team *own_team;
+static __thread int32_t requested;
+
+static pthread_mutex_t teams_lock = PTHREAD_MUTEX_INITIALIZER;
+static team *teams;
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t value) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, value, NULL, NULL,
+          0);
+}
+
+static void futex_wake(_Atomic uint32_t *word) {
+  syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
+          0);
+}
+
+/* Waits until *word differs from value: spinning, then sleeping. */
+static void wait_change(_Atomic uint32_t *word, uint32_t value) {
+  for (int i = 0; i < SPINS; ++i) {
+    if (atomic_load_explicit(word, memory_order_acquire) != value)
+      return;
+    CPU_RELAX();
+  }
+  while (atomic_load_explicit(word, memory_order_acquire) == value)
+    futex_wait(word, value);
+}
+
+static void call(microtask fn, int32_t *gtid, int32_t *btid, int32_t argc,
+                 void **a) {
+  switch (argc) {
+#define A1 a[0]
+#define A2 A1, a[1]
+#define A3 A2, a[2]
+#define A4 A3, a[3]
+#define A5 A4, a[4]
+#define A6 A5, a[5]
+#define A7 A6, a[6]
+#define A8 A7, a[7]
+#define A9 A8, a[8]
+#define A10 A9, a[9]
+#define A11 A10, a[10]
+#define A12 A11, a[11]
+#define A13 A12, a[12]
+#define A14 A13, a[13]
+#define A15 A14, a[14]
+#define A16 A15, a[15]
+  case 0: fn(gtid, btid); break;
+  case 1: fn(gtid, btid, A1); break;
+  case 2: fn(gtid, btid, A2); break;
+  case 3: fn(gtid, btid, A3); break;
+  case 4: fn(gtid, btid, A4); break;
+  case 5: fn(gtid, btid, A5); break;
+  case 6: fn(gtid, btid, A6); break;
+  case 7: fn(gtid, btid, A7); break;
+  case 8: fn(gtid, btid, A8); break;
+  case 9: fn(gtid, btid, A9); break;
+  case 10: fn(gtid, btid, A10); break;
+  case 11: fn(gtid, btid, A11); break;
+  case 12: fn(gtid, btid, A12); break;
+  case 13: fn(gtid, btid, A13); break;
+  case 14: fn(gtid, btid, A14); break;
+  case 15: fn(gtid, btid, A15); break;
+  default: fn(gtid, btid, A16); break;
+  }
+}
+
+typedef struct {
+  team *t;
+  int32_t number;
+  uint32_t generation; /* the team's generation when it was made */
+} worker_start;
+
+static void *worker(void *arg) {
+  worker_start start = *(worker_start *)arg;
+  free(arg);
+  team *t = start.t;
+  uint32_t seen = start.generation;
+  for (;;) {
+    wait_change(&t->generation, seen);
+    seen = atomic_load_explicit(&t->generation, memory_order_acquire);
+    if (atomic_load_explicit(&t->quit, memory_order_acquire))
+      return NULL;
+    /* Every worker answers every fork, those beyond its size without
+     * running it: the root then rewrites the fork's fields only once no
+     * worker reads them. */
+    if (start.number < t->active) {
+      current = t;
+      thread_number = start.number;
+      team_size = t->active;
+      int32_t gtid = start.number, btid = start.number;
+      call(t->fn, &gtid, &btid, t->argc, t->args);
+      current = NULL;
+    }
+    if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
+      futex_wake((_Atomic uint32_t *)&t->pending);
+  }
+}
+
+static void stop_team(team *t) {
+  atomic_store_explicit(&t->quit, 1, memory_order_release);
+  atomic_fetch_add_explicit(&t->generation, 1, memory_order_acq_rel);
+  futex_wake(&t->generation);
+  for (int32_t i = 0; i < t->workers; ++i)
+    pthread_join(t->threads[i], NULL);
+  free(t->threads);
+  free(t);
+}
+
+static void unlink_team(team *t) {
+  pthread_mutex_lock(&teams_lock);
+  for (team **p = &teams; *p; p = &(*p)->next)
+    if (*p == t) {
+      *p = t->next;
+      break;
+    }
+  pthread_mutex_unlock(&teams_lock);
+}
+
+/* A root thread exits: its workers go with it. */
+static void on_thread_exit(void *arg) {
+  team *t = arg;
+  unlink_team(t);
+  stop_team(t);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, on_thread_exit); }
+
+/* libhodurt unloaded: every team's workers are joined before its code goes. */
+__attribute__((destructor)) static void stop_all_teams(void) {
+  pthread_mutex_lock(&teams_lock);
+  team *t = teams;
+  teams = NULL;
+  pthread_mutex_unlock(&teams_lock);
+  /* No thread-exit destructor may run once this code is gone. */
+  pthread_once(&exit_key_once, make_exit_key);
+  pthread_key_delete(exit_key);
+  while (t) {
+    team *next = t->next;
+    if (t == own_team) {
+      own_team = NULL;
+      pthread_setspecific(exit_key, NULL);
+    }
+    stop_team(t);
+    t = next;
+  }
+}
+
+/* The default team size: OMP_NUM_THREADS where set (as libomp reads it),
+ * else the CPUs this process may run on. */
+static int32_t default_threads(void) {
+  const char *env = getenv("OMP_NUM_THREADS");
+  if (env && *env) {
+    char *end;
+    long n = strtol(env, &end, 10);
+    if (n > 0 && n <= 4096 && (*end == 0 || *end == ','))
+      return (int32_t)n;
+  }
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return CPU_COUNT(&set);
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int32_t)n : 1;
+}
+
+/* The calling root's team with at least `size` threads, or NULL when no
+ * worker can be made (the fork then runs serially). */
+static team *team_of_size(int32_t size) {
+  team *t = own_team;
+  if (!t) {
+    t = calloc(1, sizeof *t);
+    if (!t)
+      return NULL;
+    pthread_once(&exit_key_once, make_exit_key);
+    pthread_setspecific(exit_key, t);
+    own_team = t;
+    pthread_mutex_lock(&teams_lock);
+    t->next = teams;
+    teams = t;
+    pthread_mutex_unlock(&teams_lock);
+  }
+  if (t->workers + 1 >= size)
+    return t;
+  pthread_t *threads = realloc(t->threads, sizeof *threads * (size_t)(size - 1));
+  if (!threads)
+    return t->workers ? t : NULL;
+  t->threads = threads;
+  while (t->workers + 1 < size) {
+    worker_start *start = malloc(sizeof *start);
+    if (!start)
+      break;
+    start->t = t;
+    start->number = t->workers + 1;
+    start->generation = atomic_load_explicit(&t->generation, memory_order_acquire);
+    if (pthread_create(&t->threads[t->workers], NULL, worker, start) != 0) {
+      free(start);
+      break;
+    }
+    ++t->workers;
+  }
+  return t->workers ? t : NULL;
+}
+
+static int32_t hodu_kmpc_global_thread_num(void *loc) {
+  (void)loc;
+  return thread_number;
+}
+
+static void hodu_omp_set_num_threads(int32_t n) { requested = n > 0 ? n : 0; }
+
+static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
+  (void)loc;
+  void *args[MAX_ARGS];
+  if (argc < 0)
+    argc = 0;
+  if (argc > MAX_ARGS)
+    argc = MAX_ARGS; /* hoduc refuses to compile such a fork (ThreadAPI.cpp) */
+  va_list ap;
+  va_start(ap, fn);
+  for (int32_t i = 0; i < argc; ++i)
+    args[i] = va_arg(ap, void *);
+  va_end(ap);
+
+  int32_t size = requested ? requested : default_threads();
+  team *t = (current || size <= 1) ? NULL : team_of_size(size);
+  if (t && t->workers + 1 < size)
+    size = t->workers + 1;
+  team *outer = current;
+  int32_t outer_number = thread_number, outer_size = team_size;
+  int32_t gtid = 0, btid = 0;
+  if (!t) {
+    /* Serially: a team of one (nested, one thread, or no threads). */
+    current = NULL;
+    thread_number = 0;
+    team_size = 1;
+    call(fn, &gtid, &btid, argc, args);
+  } else {
+    t->fn = fn;
+    t->argc = argc;
+    for (int32_t i = 0; i < argc; ++i)
+      t->args[i] = args[i];
+    t->active = size;
+    atomic_store_explicit(&t->pending, t->workers, memory_order_relaxed);
+    atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->generation, 1, memory_order_acq_rel);
+    futex_wake(&t->generation);
+    current = t;
+    thread_number = 0;
+    team_size = size;
+    call(fn, &gtid, &btid, argc, args);
+    /* Wait for the workers of this fork. */
+    _Atomic uint32_t *pending = (_Atomic uint32_t *)&t->pending;
+    for (int i = 0; i < SPINS && atomic_load_explicit(pending, memory_order_acquire); ++i)
+      CPU_RELAX();
+    uint32_t left;
+    while ((left = atomic_load_explicit(pending, memory_order_acquire)) != 0)
+      futex_wait(pending, left);
+  }
+  current = outer;
+  thread_number = outer_number;
+  team_size = outer_size;
+}
+
+static void hodu_kmpc_barrier(void *loc, int32_t gtid) {
+  (void)loc;
+  (void)gtid;
+  team *t = current;
+  if (!t || team_size <= 1)
+    return;
+  uint32_t generation =
+      atomic_load_explicit(&t->barrier_generation, memory_order_acquire);
+  if (atomic_fetch_add_explicit(&t->arrived, 1, memory_order_acq_rel) ==
+      team_size - 1) {
+    atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&t->barrier_generation, 1, memory_order_acq_rel);
+    futex_wake(&t->barrier_generation);
+    return;
+  }
+  wait_change(&t->barrier_generation, generation);
+}
+
+/* libomp's schedule numbers: static chunked and static (balanced). */
+enum { SCHEDULE_STATIC_CHUNKED = 33, SCHEDULE_STATIC = 34 };
+
+/* This thread's part of the loop lower..upper (inclusive) by incr: libomp's
+ * static schedules, computed on unsigned 64-bit trip counts. */
+#define STATIC_INIT(NAME, T, UT, ST)                                           \
+  static void NAME(void *loc, int32_t gtid, int32_t schedule,                  \
+                   int32_t *last, T *lower, T *upper, ST *stride, ST incr,     \
+                   ST chunk) {                                                 \
+    (void)loc;                                                                 \
+    (void)gtid;                                                                \
+    int32_t n = team_size, id = thread_number;                                 \
+    if (incr == 0)                                                             \
+      incr = 1;                                                                \
+    if (incr > 0 ? *upper < *lower : *lower < *upper) {                        \
+      *last = 0; /* a loop of no iterations */                                 \
+      *stride = incr;                                                          \
+      return;                                                                  \
+    }                                                                          \
+    UT trips = incr > 0 ? (UT)(*upper - *lower) / (UT)incr + 1                 \
+                        : (UT)(*lower - *upper) / (UT)(-incr) + 1;             \
+    if (n <= 1) {                                                              \
+      *last = 1;                                                               \
+      *stride = incr > 0 ? *upper - *lower + 1 : -(*lower - *upper + 1);       \
+      return;                                                                  \
+    }                                                                          \
+    if (schedule == SCHEDULE_STATIC_CHUNKED && chunk > 0) {                    \
+      T span = chunk * incr;                                                   \
+      *stride = span * n;                                                      \
+      *lower += span * id;                                                     \
+      *upper = *lower + span - incr;                                           \
+      *last = (int32_t)(((trips - 1) / (UT)chunk) % (UT)n == (UT)id);          \
+      return;                                                                  \
+    }                                                                          \
+    if (trips < (UT)n) {                                                       \
+      *last = (UT)id == trips - 1;                                             \
+      if ((UT)id < trips)                                                      \
+        *upper = *lower = *lower + (T)id * incr;                               \
+      else                                                                     \
+        *lower = *upper + (incr > 0 ? 1 : -1);                                 \
+    } else {                                                                   \
+      UT small = trips / (UT)n, extra = trips % (UT)n;                         \
+      UT before = (UT)id * small + ((UT)id < extra ? (UT)id : extra);          \
+      UT mine = small + ((UT)id < extra ? 1 : 0);                              \
+      *lower += (T)before * incr;                                              \
+      *upper = *lower + (T)(mine - 1) * incr;                                  \
+      *last = id == n - 1;                                                     \
+    }                                                                          \
+    *stride = (T)trips * incr;                                                 \
+  }
+
+STATIC_INIT(static_init_4, int32_t, uint32_t, int32_t)
+STATIC_INIT(static_init_4u, uint32_t, uint32_t, int32_t)
+STATIC_INIT(static_init_8, int64_t, uint64_t, int64_t)
+STATIC_INIT(static_init_8u, uint64_t, uint64_t, int64_t)
+
+static void hodu_kmpc_for_static_fini(void *loc, int32_t gtid) {
+  (void)loc;
+  (void)gtid;
+}
+
+void hodu_fill_thread_api(void *library) {
+  void **api = dlsym(library, HODU_THREAD_API_SYMBOL);
+  if (!api)
+    return; /* single-threaded code, or code linked with libomp */
+  api[HODU_THREAD_FORK_CALL] = (void *)hodu_kmpc_fork_call;
+  api[HODU_THREAD_STATIC_INIT_4] = (void *)static_init_4;
+  api[HODU_THREAD_STATIC_INIT_4U] = (void *)static_init_4u;
+  api[HODU_THREAD_STATIC_INIT_8] = (void *)static_init_8;
+  api[HODU_THREAD_STATIC_INIT_8U] = (void *)static_init_8u;
+  api[HODU_THREAD_STATIC_FINI] = (void *)hodu_kmpc_for_static_fini;
+  api[HODU_THREAD_BARRIER] = (void *)hodu_kmpc_barrier;
+  api[HODU_THREAD_GLOBAL_THREAD_NUM] = (void *)hodu_kmpc_global_thread_num;
+  api[HODU_THREAD_SET_NUM_THREADS] = (void *)hodu_omp_set_num_threads;
+}
