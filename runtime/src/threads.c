@@ -16,8 +16,10 @@
  * (a "root": the application thread that runs a model) owns a persistent
  * team of workers, made on its first fork, grown when it asks for more
  * threads, and joined when that thread exits (or libhodurt is unloaded).
- * Workers spin briefly for the next fork or barrier, then sleep on a futex,
- * so back-to-back kernels of one run do not pay a wake-up each. A fork from
+ * Workers wait for the next fork or barrier by pausing for up to 0.2 ms
+ * (yielding the CPU instead when the team has more threads than CPUs, so
+ * that the thread with the work runs), then sleeping on a futex:
+ * back-to-back kernels of one run pay no wake-up. A fork from
  * inside a parallel region runs serially on the forking thread, as libomp
  * does with nested parallelism off.
  *
@@ -37,6 +39,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -48,9 +51,12 @@
 #endif
 
 
-/* Spins before sleeping: about 50-200 microseconds of pause instructions,
- * longer than the gap between two kernels of a run. */
-enum { SPINS = 20000, MAX_ARGS = 16 };
+/* Waiting: pause instructions (sched_yield when a team has more threads
+ * than CPUs, so that the thread with the work runs) until about WAIT_NS
+ * have passed, longer than the gap between two kernels of a run, then
+ * sleeping on a futex. The clock is read every PAUSES tries. */
+enum { PAUSES = 64, MAX_ARGS = 16 };
+#define WAIT_NS 200000L
 
 typedef void (*microtask)(int32_t *gtid, int32_t *btid, ...);
 
@@ -61,6 +67,7 @@ struct team {
   int32_t argc;
   void *args[MAX_ARGS];
   int32_t active; /* threads of this fork, the root included */
+  int32_t yield;  /* this fork has more threads than CPUs */
   _Atomic uint32_t generation;
   _Atomic int32_t pending; /* workers yet to answer this fork */
   /* The barrier: arrivals and its generation. */
@@ -96,12 +103,30 @@ static void futex_wake(_Atomic uint32_t *word) {
           0);
 }
 
-/* Waits until *word differs from value: spinning, then sleeping. */
-static void wait_change(_Atomic uint32_t *word, uint32_t value) {
-  for (int i = 0; i < SPINS; ++i) {
+static long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000L + t.tv_nsec;
+}
+
+/* Waits until *word differs from value: pausing (or, with more threads
+ * than CPUs, yielding) for about WAIT_NS, then sleeping. */
+static void wait_change(_Atomic uint32_t *word, uint32_t value, int yield) {
+  long until = 0;
+  for (unsigned i = 0;; ++i) {
     if (atomic_load_explicit(word, memory_order_acquire) != value)
       return;
-    CPU_RELAX();
+    if (i % PAUSES == 0) {
+      long now = now_ns();
+      if (!until)
+        until = now + WAIT_NS;
+      else if (now > until)
+        break;
+    }
+    if (yield)
+      sched_yield();
+    else
+      CPU_RELAX();
   }
   while (atomic_load_explicit(word, memory_order_acquire) == value)
     futex_wait(word, value);
@@ -157,11 +182,13 @@ static void *worker(void *arg) {
   free(arg);
   team *t = start.t;
   uint32_t seen = start.generation;
+  int yield = 0; /* the last fork's: the root may be writing the next's */
   for (;;) {
-    wait_change(&t->generation, seen);
+    wait_change(&t->generation, seen, yield);
     seen = atomic_load_explicit(&t->generation, memory_order_acquire);
     if (atomic_load_explicit(&t->quit, memory_order_acquire))
       return NULL;
+    yield = t->yield;
     /* Every worker answers every fork, those beyond its size without
      * running it: the root then rewrites the fork's fields only once no
      * worker reads them. */
@@ -227,6 +254,23 @@ __attribute__((destructor)) static void stop_all_teams(void) {
   }
 }
 
+/* The CPUs this process may run on, read once. */
+static int32_t cpu_count(void) {
+  static _Atomic int32_t cached;
+  int32_t n = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (n)
+    return n;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) {
+    n = CPU_COUNT(&set);
+  } else {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    n = online > 0 ? (int32_t)online : 1;
+  }
+  atomic_store_explicit(&cached, n, memory_order_relaxed);
+  return n;
+}
+
 /* The default team size: OMP_NUM_THREADS where set (as libomp reads it),
  * else the CPUs this process may run on. */
 static int32_t default_threads(void) {
@@ -237,11 +281,7 @@ static int32_t default_threads(void) {
     if (n > 0 && n <= 4096 && (*end == 0 || *end == ','))
       return (int32_t)n;
   }
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return CPU_COUNT(&set);
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int32_t)n : 1;
+  return cpu_count();
 }
 
 /* The calling root's team with at least `size` threads, or NULL when no
@@ -321,6 +361,7 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     for (int32_t i = 0; i < argc; ++i)
       t->args[i] = args[i];
     t->active = size;
+    t->yield = size > cpu_count();
     atomic_store_explicit(&t->pending, t->workers, memory_order_relaxed);
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->generation, 1, memory_order_acq_rel);
@@ -331,11 +372,9 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     call(fn, &gtid, &btid, argc, args);
     /* Wait for the workers of this fork. */
     _Atomic uint32_t *pending = (_Atomic uint32_t *)&t->pending;
-    for (int i = 0; i < SPINS && atomic_load_explicit(pending, memory_order_acquire); ++i)
-      CPU_RELAX();
     uint32_t left;
     while ((left = atomic_load_explicit(pending, memory_order_acquire)) != 0)
-      futex_wait(pending, left);
+      wait_change(pending, left, t->yield);
   }
   current = outer;
   thread_number = outer_number;
@@ -357,7 +396,7 @@ static void hodu_kmpc_barrier(void *loc, int32_t gtid) {
     futex_wake(&t->barrier_generation);
     return;
   }
-  wait_change(&t->barrier_generation, generation);
+  wait_change(&t->barrier_generation, generation, t->yield);
 }
 
 /* libomp's schedule numbers: static chunked and static (balanced). */

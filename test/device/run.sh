@@ -8,7 +8,7 @@ stage=$1 target=$2 results=${3:-${OUT:-/tmp/hodu-device-results}}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/hodu-device
 rm -rf "$work" && mkdir -p "$work" "$results"
-for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz"; do
+for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz" "$stage/$target-tools.tgz"; do
   [ -f "$t" ] && tar xzf "$t" -C "$work"
 done
 if [ "$target" = cuda ]; then
@@ -25,7 +25,7 @@ if [ -d "$work/$target" ]; then
     --jobs 8 --run-timeout 60 || rc=1
 fi
 if [ -d "$work/models" ]; then
-  python3 "$here/run_models.py" "$work/models" "$work/$target/bin" "$target" 2>&1 \
+  python3 "$here/run_models.py" "$work/models" "$work/bin" "$target" 2>&1 \
     | tee "$results/$target-models.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi

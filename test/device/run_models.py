@@ -127,15 +127,20 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         rtol, atol, kind = open(os.path.join(d, "tolerance")).read().split()
         print("bundle: %s" % kind)
         data = os.path.join(d, "test_data_set_0")
-        rc, out = run([hodu_run, art, device, "--test-data", data, "--rtol", rtol,
-                       "--atol", atol], env)
+        if kind == "cpu-only":
+            rc, out = 1, "(no bundle staged)"
+        else:
+            rc, out = run([hodu_run, art, device, "--test-data", data, "--rtol", rtol,
+                           "--atol", atol], env)
         if rc is None or rc < 0:
             hard = True
         print(out.strip()[-600:])
-        if rc != 0:
-            return hard
         n = len([f for f in os.listdir(data) if f.startswith("input_")])
         inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)] for i in range(n)), [])
+        if os.path.exists(os.path.join(d, "cpu.so")):
+            hard |= run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np)
+        if rc != 0:
+            return hard
     rc, out = run([hodu_run, art, device, "-q", "--benchmark", str(nbench)] + inputs, env)
     if rc is None or rc < 0:
         hard = True
@@ -145,6 +150,52 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         hard = True
     print(out.strip()[-800:], flush=True)
     return hard
+
+
+def run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np):
+    """The model's CPU library on this machine's CPU: against the reference,
+    then hodu-run and ONNX Runtime (its Python package) at 1, 4 and every
+    thread, interleaved. True when a tool crashed or hung."""
+    lib = os.path.join(d, "cpu.so")
+    rc, out = run([hodu_run, lib, "--test-data", data, "--rtol", rtol, "--atol", atol], env)
+    print("cpu: " + out.strip()[-300:])
+    if rc != 0:
+        return rc is None or rc < 0
+    try:
+        import onnx.numpy_helper as nh
+        import onnx
+        import onnxruntime as ort
+    except ImportError:
+        print("cpu: onnxruntime or onnx missing: no comparison")
+        return False
+    feeds = {name: nh.to_array(onnx.load_tensor(os.path.join(d, f)))
+             for name, f in json.load(open(os.path.join(d, "inputs.json")))}
+    for threads in sorted({1, 4, os.cpu_count()}):
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        sess = ort.InferenceSession(os.path.join(d, "model.onnx"), opts,
+                                    providers=["CPUExecutionProvider"])
+        hodu, onnxrt = [], []
+        for _ in range(3):
+            rc, out = run([hodu_run, lib, "-q", "--benchmark", "30", "--threads",
+                           str(threads)] + inputs, env)
+            m = re.search(r"median ([\d.]+) us", out)
+            if m:
+                hodu.append(float(m.group(1)))
+            for _ in range(3):
+                sess.run(None, feeds)
+            t = []
+            for _ in range(30):
+                s = time.perf_counter()
+                sess.run(None, feeds)
+                t.append(time.perf_counter() - s)
+            onnxrt.append(sorted(t)[len(t) // 2] * 1e6)
+        if hodu:
+            h, o = sorted(hodu)[len(hodu) // 2], sorted(onnxrt)[len(onnxrt) // 2]
+            print("cpu %2d thread(s): hodu %.1f us, onnxruntime %.1f us, ratio %.2fx"
+                  % (threads, h, o, h / o))
+    return False
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ synthetic bench models, each compiled here, plus hodu-run and libhodurt.
 
     test/device/stage.py --bin build/bin --target cuda --gpu-arch sm_90 --out .devrun
 
-writes OUT/<target>-conformance.tgz and OUT/<target>-models.tgz; on the
+writes OUT/<target>-conformance.tgz, -models.tgz and -tools.tgz; on the
 device machine, test/device/run.sh OUT TARGET runs them (docs/gpu-runs.md).
 Test infrastructure only, Python 3 standard library only.
 """
@@ -35,8 +35,17 @@ def main():
     ap.add_argument("--skip", default="isnet-quint8,mlp",
                     help="models left out (too large to carry)")
     ap.add_argument("--no-conformance", action="store_true")
+    ap.add_argument("--no-bench", action="store_true", help="leave the bench models out")
+    ap.add_argument("--models", help="only these real models (comma-separated)")
+    ap.add_argument("--cpu", metavar="MCPU",
+                    help="also compile real models for the CPU with -mcpu=MCPU "
+                         "(cpu.so, with its .onnx for ONNX Runtime there)")
+    ap.add_argument("--cpu-models", help="with --cpu: the real models compiled for "
+                                         "the CPU (default: those staged for the device)")
     args = ap.parse_args()
     skip = set(args.skip.split(","))
+    only = set(args.models.split(",")) if args.models else None
+    cpu_models = set(args.cpu_models.split(",")) if args.cpu_models else None
     hoduc = os.path.join(args.bin, "hoduc")
     os.makedirs(args.out, exist_ok=True)
 
@@ -63,7 +72,10 @@ def main():
         name = m["name"]
         onnx = os.path.join(args.models_cache, name + ".onnx")
         ref = os.path.join(ROOT, "test", "models", name, "test_data_set_0")
-        if name in skip or not os.path.exists(onnx) or not os.path.isdir(ref):
+        on_device = only is None or name in only
+        on_cpu = bool(args.cpu) and (name in cpu_models if cpu_models else on_device)
+        if (name in skip or not (on_device or on_cpu) or not os.path.exists(onnx)
+                or not os.path.isdir(ref)):
             continue
         d = os.path.join(models, name)
         os.makedirs(os.path.join(d, "test_data_set_0"))
@@ -80,27 +92,51 @@ def main():
         for f in os.listdir(ref):
             if f.startswith("output_"):
                 shutil.copy(os.path.join(ref, f), os.path.join(d, "test_data_set_0", f))
-        art = os.path.join(d, "model.hodu")
-        # The CPU part of a heterogeneous bundle: for any x86-64 server CPU.
-        for extra in ([], ["--fallback=cpu", "--mcpu=x86-64-v3"]):
-            p = subprocess.run([hoduc, onnx, "-o", art] + flags_common + flags + extra,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            if p.returncode == 0:
-                break
-        if p.returncode != 0:
-            print("stage: %s does not compile: %s" % (name, p.stdout.decode()[:300]))
-            shutil.rmtree(d)
-            continue
+        tolerance = "%r %r" % (m.get("rtol", manifest["defaults"]["rtol"]),
+                               m.get("atol", manifest["defaults"]["atol"]))
+        if on_device:
+            art = os.path.join(d, "model.hodu")
+            # The CPU part of a heterogeneous bundle: for any x86-64 server CPU.
+            for extra in ([], ["--fallback=cpu", "--mcpu=x86-64-v3"]):
+                p = subprocess.run([hoduc, onnx, "-o", art] + flags_common + flags + extra,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                if p.returncode == 0:
+                    break
+            if p.returncode != 0:
+                print("stage: %s does not compile: %s" % (name, p.stdout.decode()[:300]))
+                shutil.rmtree(d)
+                continue
+            kind = "fallback" if extra else "device-only"
+            print("stage: %s%s" % (name, " (with --fallback=cpu)" if extra else ""))
+        else:
+            kind = "cpu-only"
         with open(os.path.join(d, "tolerance"), "w") as f:
-            f.write("%r %r %s\n" % (m.get("rtol", manifest["defaults"]["rtol"]),
-                                    m.get("atol", manifest["defaults"]["atol"]),
-                                    "fallback" if extra else "device-only"))
-        print("stage: %s%s" % (name, " (with --fallback=cpu)" if extra else ""))
+            f.write("%s %s\n" % (tolerance, kind))
+        if on_cpu:
+            p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "cpu.so"),
+                                "-mcpu=" + args.cpu] + flags,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if p.returncode != 0:
+                print("stage: %s does not compile for the CPU: %s"
+                      % (name, p.stdout.decode()[:300]))
+                if not on_device:
+                    shutil.rmtree(d)
+                continue
+            print("stage: %s for the CPU (-mcpu=%s)" % (name, args.cpu))
+            shutil.copy(onnx, os.path.join(d, "model.onnx"))
+            # ONNX Runtime takes every input, the frozen ones too.
+            feeds = []
+            for i, s in enumerate(m["inputs"]):
+                f = "ort_input_%d.pb" % i
+                shutil.copy(os.path.join(ref, "input_%d.pb" % i), os.path.join(d, f))
+                feeds.append([s["name"], f])
+            with open(os.path.join(d, "inputs.json"), "w") as f:
+                json.dump(feeds, f)
 
     # Synthetic bench models: the bundle and the .onnx (the device machine
     # compares with ONNX Runtime there).
     bm = os.path.join(args.bench_models, "manifest.json")
-    if os.path.exists(bm):
+    if os.path.exists(bm) and not args.no_bench:
         for m in json.load(open(bm)):
             if m["name"] in skip:
                 continue
@@ -120,6 +156,16 @@ def main():
     with tarfile.open(os.path.join(args.out, args.target + "-models.tgz"), "w:gz") as t:
         t.add(models, arcname="models")
     shutil.rmtree(models)
+    # hodu-run and libhodurt, for run.sh.
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
+    import conformance  # noqa: E402
+    tools = os.path.join(args.out, "tools")
+    shutil.rmtree(tools, ignore_errors=True)
+    conformance.stage_tools(args.bin, tools)
+    with tarfile.open(os.path.join(args.out, args.target + "-tools.tgz"), "w:gz") as t:
+        t.add(os.path.join(tools, "bin"), arcname="bin")
+    shutil.rmtree(tools)
     return 0
 
 
