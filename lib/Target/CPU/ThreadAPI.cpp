@@ -5,6 +5,11 @@
 // `hodu_thread_api` instead (abi.h), which libhodurt fills after loading it
 // with its own thread teams (runtime/src/threads.c): the library then
 // needs no libomp where it runs and binds no symbol of the host process.
+// Until then the table holds the library's own one-thread versions (the
+// whole loop to the one thread, barriers that return), and a fork whose
+// slot is empty calls its region directly: a library loaded without
+// libhodurt (dlopen and the descriptor's entry, as abi.h allows) runs on
+// one thread instead of calling through an empty slot.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +21,7 @@
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -41,42 +47,119 @@ static constexpr Entry kEntries[] = {
 static_assert(std::size(kEntries) == HODU_THREAD_API_SIZE,
               "one entry per hodu_thread_api slot");
 
+/// The one-thread version of slot `index` (not the fork, whose calls test
+/// their slot), with the type of its libomp entry point `f`.
+static llvm::Function *serialEntry(llvm::Module &module, int index,
+                                   llvm::FunctionType *type) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                    "hodu_serial_" + llvm::Twine(index),
+                                    module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  switch (index) {
+  case HODU_THREAD_STATIC_INIT_4:
+  case HODU_THREAD_STATIC_INIT_4U:
+  case HODU_THREAD_STATIC_INIT_8:
+  case HODU_THREAD_STATIC_INIT_8U: {
+    // (loc, gtid, schedule, plast, plower, pupper, pstride, incr, chunk):
+    // the one thread runs lower..upper, the last iteration included.
+    llvm::Type *t = type->getParamType(7);
+    b.CreateStore(b.getInt32(1), fn->getArg(3));
+    llvm::Value *lower = b.CreateLoad(t, fn->getArg(4));
+    llvm::Value *upper = b.CreateLoad(t, fn->getArg(5));
+    b.CreateStore(b.CreateAdd(b.CreateSub(upper, lower),
+                              llvm::ConstantInt::get(t, 1)),
+                  fn->getArg(6));
+    b.CreateRetVoid();
+    break;
+  }
+  case HODU_THREAD_GLOBAL_THREAD_NUM:
+    b.CreateRet(b.getInt32(0));
+    break;
+  default: // fini, barrier, omp_set_num_threads
+    b.CreateRetVoid();
+    break;
+  }
+  return fn;
+}
+
+/// A fork call through the table: when the slot is empty (no libhodurt
+/// filled it), the region runs directly on the calling thread.
+static void routeFork(llvm::CallBase *call, llvm::Value *slot,
+                      llvm::PointerType *ptr) {
+  llvm::IRBuilder<> b(call);
+  llvm::LoadInst *callee = b.CreateLoad(ptr, slot, "__kmpc_fork_call");
+  callee->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                      llvm::MDNode::get(call->getContext(), {}));
+  llvm::Instruction *thenTerm, *elseTerm;
+  llvm::SplitBlockAndInsertIfThenElse(b.CreateIsNull(callee), call, &thenTerm,
+                                      &elseTerm);
+  // Serially: region(&tid, &tid, shared...) with thread number 0.
+  llvm::Function *parent = call->getFunction();
+  llvm::IRBuilder<> entry(&*parent->getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst *tid = entry.CreateAlloca(entry.getInt32Ty(), nullptr,
+                                             "hodu.serial.tid");
+  b.SetInsertPoint(thenTerm);
+  b.CreateStore(b.getInt32(0), tid);
+  SmallVector<llvm::Value *> args = {tid, tid};
+  SmallVector<llvm::Type *> types = {ptr, ptr};
+  for (unsigned i = 3; i < call->arg_size(); ++i) {
+    args.push_back(call->getArgOperand(i));
+    types.push_back(call->getArgOperand(i)->getType());
+  }
+  b.CreateCall(llvm::FunctionType::get(b.getVoidTy(), types, false),
+               call->getArgOperand(2), args);
+  call->moveBefore(elseTerm->getIterator());
+  call->setCalledOperand(callee);
+}
+
 LogicalResult cpu::routeThreadCalls(llvm::Module &module, Location loc) {
   llvm::LLVMContext &ctx = module.getContext();
   llvm::PointerType *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::ArrayType *tableType = llvm::ArrayType::get(ptr, HODU_THREAD_API_SIZE);
-  llvm::GlobalVariable *table = nullptr;
-  for (const Entry &e : kEntries) {
-    llvm::Function *f = module.getFunction(e.name);
-    if (!f)
-      continue;
-    if (!f->isDeclaration())
-      return emitError(loc, "internal error: '")
-             << e.name << "' is defined in the module";
-    if (!table)
-      table = new llvm::GlobalVariable(
-          module, tableType, /*isConstant=*/false,
-          llvm::GlobalValue::ExternalLinkage,
-          llvm::ConstantAggregateZero::get(tableType), HODU_THREAD_API_SYMBOL);
+  // Every slot starts as the library's one-thread version, the fork's as
+  // null; a slot without a libomp declaration here is never called.
+  SmallVector<llvm::Constant *> init(HODU_THREAD_API_SIZE,
+                                     llvm::ConstantPointerNull::get(ptr));
+  SmallVector<std::pair<const Entry *, llvm::Function *>> used;
+  for (const Entry &e : kEntries)
+    if (llvm::Function *f = module.getFunction(e.name)) {
+      if (!f->isDeclaration())
+        return emitError(loc, "internal error: '")
+               << e.name << "' is defined in the module";
+      used.push_back({&e, f});
+      if (e.index != HODU_THREAD_FORK_CALL)
+        init[e.index] = serialEntry(module, e.index, f->getFunctionType());
+    }
+  if (used.empty())
+    return success();
+  auto *table = new llvm::GlobalVariable(
+      module, tableType, /*isConstant=*/false,
+      llvm::GlobalValue::ExternalLinkage,
+      llvm::ConstantArray::get(tableType, init), HODU_THREAD_API_SYMBOL);
+
+  for (auto [e, f] : used) {
     for (llvm::User *user : llvm::make_early_inc_range(f->users())) {
       auto *call = llvm::dyn_cast<llvm::CallBase>(user);
-      if (!call || call->getCalledOperand() != f)
+      if (!call || call->getCalledOperand() != f || !llvm::isa<llvm::CallInst>(call))
         return emitError(loc, "internal error: '")
-               << e.name << "' is used other than by a call";
-      // libhodurt's fork passes at most 16 shared arguments (threads.c);
-      // LLVM's translation passes one aggregate.
-      if (e.index == HODU_THREAD_FORK_CALL) {
+               << e->name << "' is used other than by a call";
+      llvm::IRBuilder<> b(call);
+      llvm::Value *slot =
+          b.CreateConstInBoundsGEP2_32(tableType, table, 0, e->index);
+      if (e->index == HODU_THREAD_FORK_CALL) {
+        // libhodurt's fork passes at most 16 shared arguments (threads.c);
+        // LLVM's translation passes one aggregate.
         auto *argc = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
         if (!argc || argc->getZExtValue() > 16 ||
             call->arg_size() != 3 + argc->getZExtValue())
           return emitError(loc, "internal error: a parallel region passes "
                                 "more than 16 shared values, or not a "
                                 "constant count, to __kmpc_fork_call");
+        routeFork(call, slot, ptr);
+        continue;
       }
-      llvm::IRBuilder<> b(call);
-      llvm::Value *slot = b.CreateConstInBoundsGEP2_32(tableType, table, 0,
-                                                       e.index);
-      llvm::LoadInst *callee = b.CreateLoad(ptr, slot, e.name);
+      llvm::LoadInst *callee = b.CreateLoad(ptr, slot, e->name);
       // Filled once before any run and never written again.
       callee->setMetadata(llvm::LLVMContext::MD_invariant_load,
                           llvm::MDNode::get(ctx, {}));

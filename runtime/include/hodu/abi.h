@@ -130,7 +130,10 @@ typedef struct hodu_model_desc {
  * and libhodurt fills after loading it, before any run: the library needs
  * no OpenMP runtime where it runs. The entries follow the interface of
  * LLVM's libomp (__kmpc_fork_call, ...) that hoduc's OpenMP lowering calls.
- * Objects, archives and executables link libomp instead. */
+ * Until filled, the table holds the library's own one-thread versions and
+ * a null fork slot (the region then runs on the calling thread), so a
+ * library loaded without libhodurt runs, on one thread. Objects, archives
+ * and executables link libomp instead. */
 #define HODU_THREAD_API_SYMBOL "hodu_thread_api"
 enum hodu_thread_api_entry {
   HODU_THREAD_FORK_CALL,         /* __kmpc_fork_call */
