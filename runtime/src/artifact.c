@@ -62,29 +62,29 @@ const char *hodu_elf_file_problem(const char *open_path, int *cannot_open) {
   } else if (size < sizeof eh || fread(&eh, sizeof eh, 1, f) != 1 ||
              memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
     why = "it is not an ELF file (a shared library from hoduc "
-                       "-o model.so)";
+          "-o model.so)";
   } else if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
              eh.e_ident[EI_DATA] != ELFDATA2LSB) {
     why = "it is not a 64-bit little-endian ELF file";
   } else if (eh.e_type != ET_DYN) {
     why = "it is an ELF file but not a shared library (link "
-                       "objects and archives into a program instead)";
+          "objects and archives into a program instead)";
 #ifdef HODU_ELF_MACHINE
   } else if (eh.e_machine != HODU_ELF_MACHINE) {
     why = "it was built for another machine (its ELF machine "
-                       "differs from this process's)";
+          "differs from this process's)";
 #endif
   } else if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 ||
              !fits(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr),
                    size)) {
     why = "its program headers lie outside the file (is it "
-                       "truncated?)";
+          "truncated?)";
   } else if (eh.e_shnum != 0 &&
              (eh.e_shentsize != sizeof(Elf64_Shdr) ||
               !fits(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr),
                     size))) {
     why = "its section headers lie outside the file (is it "
-                       "truncated?)";
+          "truncated?)";
   } else if (fseek(f, (long)eh.e_phoff, SEEK_SET) != 0) {
     why = "its program headers cannot be read";
   } else {
@@ -95,7 +95,7 @@ const char *hodu_elf_file_problem(const char *open_path, int *cannot_open) {
         why = "its program headers cannot be read";
       else if (ph.p_type == PT_LOAD && !fits(ph.p_offset, ph.p_filesz, size))
         why = "a loadable segment lies outside the file (is it "
-                           "truncated?)";
+              "truncated?)";
     }
   }
   fclose(f);

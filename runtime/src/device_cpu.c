@@ -134,27 +134,22 @@ static hodu_status load_elf(const uint8_t *bytes, uint64_t size,
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   hodu_status status = NULL;
   int cannot_open;
-  const char *why;
-  if (done != size)
+  const char *why = NULL;
+  if (done != size) {
     status = hodu_make_status(HODU_RUN_FAILED,
                               "%s: cannot write its CPU code to a memfd",
                               origin);
-  else if ((why = hodu_elf_file_problem(path, &cannot_open)))
-    status = hodu_make_status(HODU_INVALID_ARTIFACT,
-                              "%s: its CPU code object cannot be loaded (%s)",
-                              origin, why);
-  if (!status) {
+  } else if (!(why = hodu_elf_file_problem(path, &cannot_open))) {
     *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (*library)
       hodu_fill_thread_api(*library);
-    if (!*library) {
-      const char *reason = dlerror();
-      status = hodu_make_status(HODU_INVALID_ARTIFACT,
-                                "%s: its CPU code object cannot be loaded "
-                                "(%s)",
-                                origin, reason ? reason : "unknown reason");
-    }
+    else if (!(why = dlerror()))
+      why = "unknown reason";
   }
+  if (why)
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: its CPU code object cannot be loaded (%s)",
+                              origin, why);
   close(fd);
   return status;
 }

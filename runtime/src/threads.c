@@ -69,7 +69,7 @@ struct team {
   int32_t active; /* threads of this fork, the root included */
   int32_t yield;  /* this fork has more threads than CPUs */
   _Atomic uint32_t generation;
-  _Atomic int32_t pending; /* workers yet to answer this fork */
+  _Atomic uint32_t pending; /* workers yet to answer this fork */
   /* The barrier: arrivals and its generation. */
   _Atomic int32_t arrived;
   _Atomic uint32_t barrier_generation;
@@ -201,7 +201,7 @@ static void *worker(void *arg) {
       current = NULL;
     }
     if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
-      futex_wake((_Atomic uint32_t *)&t->pending);
+      futex_wake(&t->pending);
   }
 }
 
@@ -245,10 +245,8 @@ __attribute__((destructor)) static void stop_all_teams(void) {
   pthread_key_delete(exit_key);
   while (t) {
     team *next = t->next;
-    if (t == own_team) {
+    if (t == own_team)
       own_team = NULL;
-      pthread_setspecific(exit_key, NULL);
-    }
     stop_team(t);
     t = next;
   }
@@ -272,16 +270,19 @@ static int32_t cpu_count(void) {
 }
 
 /* The default team size: OMP_NUM_THREADS where set (as libomp reads it),
- * else the CPUs this process may run on. */
+ * else the CPUs this process may run on; read once, not on every fork. */
 static int32_t default_threads(void) {
+  static _Atomic int32_t cached;
+  int32_t n = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (n)
+    return n;
   const char *env = getenv("OMP_NUM_THREADS");
-  if (env && *env) {
-    char *end;
-    long n = strtol(env, &end, 10);
-    if (n > 0 && n <= 4096 && (*end == 0 || *end == ','))
-      return (int32_t)n;
-  }
-  return cpu_count();
+  char *end;
+  long value = env && *env ? strtol(env, &end, 10) : 0;
+  n = value > 0 && value <= 4096 && (*end == 0 || *end == ',') ? (int32_t)value
+                                                               : cpu_count();
+  atomic_store_explicit(&cached, n, memory_order_relaxed);
+  return n;
 }
 
 /* The calling root's team with at least `size` threads, or NULL when no
@@ -362,7 +363,8 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
       t->args[i] = args[i];
     t->active = size;
     t->yield = size > cpu_count();
-    atomic_store_explicit(&t->pending, t->workers, memory_order_relaxed);
+    atomic_store_explicit(&t->pending, (uint32_t)t->workers,
+                          memory_order_relaxed);
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
     atomic_fetch_add_explicit(&t->generation, 1, memory_order_acq_rel);
     futex_wake(&t->generation);
@@ -371,10 +373,9 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     team_size = size;
     call(fn, &gtid, &btid, argc, args);
     /* Wait for the workers of this fork. */
-    _Atomic uint32_t *pending = (_Atomic uint32_t *)&t->pending;
     uint32_t left;
-    while ((left = atomic_load_explicit(pending, memory_order_acquire)) != 0)
-      wait_change(pending, left, t->yield);
+    while ((left = atomic_load_explicit(&t->pending, memory_order_acquire)))
+      wait_change(&t->pending, left, t->yield);
   }
   current = outer;
   thread_number = outer_number;

@@ -145,13 +145,35 @@ def first_error_line(text):
     return re.sub(r"\s+", " ", lines[-1].strip())[:160] if lines else "no output"
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, env=None):
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           timeout=timeout)
+                           timeout=timeout, env=env)
         return p.returncode, p.stdout.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
         return None, "timed out after %ds" % timeout
+
+
+def run_data_sets(hodu_run, artifact, test_dir, device, args, env=None, strip=False):
+    """hodu-run --test-data on each test_data_set of test_dir; (status,
+    detail) of the first that does not pass, or None. With strip, paths
+    under test_dir are left out of the details."""
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
+    for s in sets:
+        rc, out = run([hodu_run, artifact, "--test-data", os.path.join(test_dir, s),
+                       "--rtol", str(args.rtol), "--atol", str(args.atol)] + device,
+                      args.run_timeout, env)
+        if strip:
+            out = out.replace(test_dir + os.sep, "")
+        if rc is None:
+            return "timeout", "hodu-run " + out
+        if rc < 0:
+            return "crash", "hodu-run killed by signal %d" % -rc
+        if rc == 1:
+            return "fail", "mismatch: " + first_error_line(out)
+        if rc != 0:
+            return "fail", "run: " + first_error_line(out)
+    return None
 
 
 def check_artifact(model, name, hoduc, workdir, args):
@@ -217,19 +239,9 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
             return "pass", ""
         device = ([] if args.target == "cpu"
                   else ["--device=" + target.get("device", args.target)])
-        sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
-        for s in sets:
-            rc, out = run([hodu_run, lib, "--test-data", os.path.join(test_dir, s),
-                           "--rtol", str(args.rtol), "--atol", str(args.atol)] + device,
-                          args.run_timeout)
-            if rc is None:
-                return "timeout", "hodu-run " + out
-            if rc < 0:
-                return "crash", "hodu-run killed by signal %d" % -rc
-            if rc == 1:
-                return "fail", "mismatch: " + first_error_line(out)
-            if rc != 0:
-                return "fail", "run: " + first_error_line(out)
+        failed = run_data_sets(hodu_run, lib, test_dir, device, args)
+        if failed:
+            return failed
     finally:
         try:
             os.remove(lib)
@@ -278,24 +290,9 @@ def run_staged(args):
     def one(name):
         d = os.path.join(stage, name)
         art = [f for f in os.listdir(d) if f.startswith("model.")][0]
-        sets = sorted(s for s in os.listdir(d) if s.startswith("test_data_set"))
-        for s in sets:
-            try:
-                p = subprocess.run([hodu_run, os.path.join(d, art), "--test-data",
-                                    os.path.join(d, s), "--rtol", str(args.rtol),
-                                    "--atol", str(args.atol), device],
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   timeout=args.run_timeout, env=env)
-            except subprocess.TimeoutExpired:
-                return "timeout", "hodu-run timed out after %ds" % args.run_timeout
-            out = p.stdout.decode("utf-8", "replace").replace(d + os.sep, "")
-            if p.returncode < 0:
-                return "crash", "hodu-run killed by signal %d" % -p.returncode
-            if p.returncode == 1:
-                return "fail", "mismatch: " + first_error_line(out)
-            if p.returncode != 0:
-                return "fail", "run: " + first_error_line(out)
-        return "pass", ""
+        return (run_data_sets(hodu_run, os.path.join(d, art), d, [device], args, env,
+                              strip=True)
+                or ("pass", ""))
 
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

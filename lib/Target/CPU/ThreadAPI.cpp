@@ -83,14 +83,23 @@ static llvm::Function *serialEntry(llvm::Module &module, int index,
   return fn;
 }
 
+/// The function in a table slot, loaded before `call`: filled once before
+/// any run and never written again.
+static llvm::LoadInst *loadSlot(llvm::CallBase *call, llvm::Value *slot,
+                                const char *name) {
+  llvm::IRBuilder<> b(call);
+  llvm::LoadInst *callee = b.CreateLoad(b.getPtrTy(), slot, name);
+  callee->setMetadata(llvm::LLVMContext::MD_invariant_load,
+                      llvm::MDNode::get(call->getContext(), {}));
+  return callee;
+}
+
 /// A fork call through the table: when the slot is empty (no libhodurt
 /// filled it), the region runs directly on the calling thread.
 static void routeFork(llvm::CallBase *call, llvm::Value *slot,
                       llvm::PointerType *ptr) {
   llvm::IRBuilder<> b(call);
-  llvm::LoadInst *callee = b.CreateLoad(ptr, slot, "__kmpc_fork_call");
-  callee->setMetadata(llvm::LLVMContext::MD_invariant_load,
-                      llvm::MDNode::get(call->getContext(), {}));
+  llvm::LoadInst *callee = loadSlot(call, slot, "__kmpc_fork_call");
   llvm::Instruction *thenTerm, *elseTerm;
   llvm::SplitBlockAndInsertIfThenElse(b.CreateIsNull(callee), call, &thenTerm,
                                       &elseTerm);
@@ -159,11 +168,7 @@ LogicalResult cpu::routeThreadCalls(llvm::Module &module, Location loc) {
         routeFork(call, slot, ptr);
         continue;
       }
-      llvm::LoadInst *callee = b.CreateLoad(ptr, slot, e->name);
-      // Filled once before any run and never written again.
-      callee->setMetadata(llvm::LLVMContext::MD_invariant_load,
-                          llvm::MDNode::get(ctx, {}));
-      call->setCalledOperand(callee);
+      call->setCalledOperand(loadSlot(call, slot, e->name));
     }
     f->eraseFromParent();
   }
