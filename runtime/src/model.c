@@ -651,6 +651,23 @@ TENSOR_QUERIES(output, ROLE_OUTPUT)
 TENSOR_QUERIES(meta_slot, ROLE_META)
 #undef TENSOR_QUERIES
 
+int32_t hodu_model_output_dims_index(const hodu_model *model,
+                                     int32_t index) {
+  const hodu_plan_tensor *t = role_tensor(model, ROLE_OUTPUT, index);
+  if (!t)
+    return -1;
+  size_t length = strlen(t->desc.name);
+  for (int32_t i = 0; i < (int32_t)model->plan->num_outputs; ++i) {
+    const hodu_tensor_desc *d = &role_tensor(model, ROLE_OUTPUT, i)->desc;
+    if (i != index && d->dtype == HODU_DTYPE_I64 && d->rank == 1 &&
+        d->shape[0] == t->desc.rank &&
+        strncmp(d->name, t->desc.name, length) == 0 &&
+        strcmp(d->name + length, HODU_OUTPUT_DIMS_SUFFIX) == 0)
+      return i;
+  }
+  return -1;
+}
+
 size_t hodu_model_meta_slot_bytes(const hodu_model *model, int32_t index) {
   const hodu_plan_tensor *t = role_tensor(model, ROLE_META, index);
   return t ? (size_t)t->bytes : 0;

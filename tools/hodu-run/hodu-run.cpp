@@ -455,6 +455,74 @@ std::vector<HostTensor> makeOutputs(const hodu_model *model) {
   return outputs;
 }
 
+/// Whether output `index` holds the run-time dims of another output.
+bool isDimsOutput(const hodu_model *model, int32_t index) {
+  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
+    if (hodu_model_output_dims_index(model, i) == index)
+      return true;
+  return false;
+}
+
+/// The outputs a model's user sees, in order: all but the ones that hold
+/// another output's run-time dims.
+std::vector<int32_t> valueOutputs(const hodu_model *model) {
+  std::vector<int32_t> indices;
+  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
+    if (!isDimsOutput(model, i))
+      indices.push_back(i);
+  return indices;
+}
+
+/// Cuts each output whose size depends on the data, computed at its bound,
+/// to the dims its companion output holds after the run. False (with
+/// `message`) when those dims do not fit in the bound.
+bool cropOutputs(const hodu_model *model, std::vector<HostTensor> &outputs,
+                 std::string &message) {
+  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i) {
+    int32_t d = hodu_model_output_dims_index(model, i);
+    if (d < 0)
+      continue;
+    HostTensor &t = outputs[size_t(i)];
+    const HostTensor &dimsTensor = outputs[size_t(d)];
+    std::vector<int64_t> dims(t.shape.size());
+    std::memcpy(dims.data(), dimsTensor.data.data(),
+                dims.size() * sizeof(int64_t));
+    for (size_t k = 0; k < dims.size(); ++k)
+      if (dims[k] < 0 || dims[k] > t.shape[k]) {
+        message = "output '" + t.name + "': the model returned dims " +
+                  formatShape(dims) + " beyond its bound " +
+                  formatShape(t.shape);
+        return false;
+      }
+    // Copy the leading block row by row (innermost dim contiguous).
+    size_t elt = hodu_dtype_size(t.dtype), rank = dims.size();
+    int64_t count = 1;
+    for (int64_t v : dims)
+      count *= v;
+    std::vector<uint8_t> data(size_t(count) * elt);
+    if (count > 0) {
+      std::vector<int64_t> index(rank, 0);
+      size_t row = size_t(dims[rank - 1]) * elt, at = 0;
+      for (;;) {
+        int64_t offset = 0;
+        for (size_t k = 0; k < rank; ++k)
+          offset = offset * t.shape[k] + index[k];
+        std::memcpy(data.data() + at, t.data.data() + size_t(offset) * elt,
+                    row);
+        at += row;
+        size_t k = rank - 1;
+        while (k-- > 0 && ++index[k] == dims[k])
+          index[k] = 0;
+        if (k == size_t(-1))
+          break;
+      }
+    }
+    t.shape = dims;
+    t.data = std::move(data);
+  }
+  return true;
+}
+
 /// Runs `model` on `inputs` into `outputs` (caller memory, no copies).
 bool runModel(const hodu_model *model, std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &message) {
@@ -846,7 +914,8 @@ int runTestData(const hodu_model *model, const Options &options) {
                  "directories");
 
   int32_t numInputs = hodu_model_num_inputs(model);
-  int32_t numOutputs = hodu_model_num_outputs(model);
+  std::vector<int32_t> reported = valueOutputs(model);
+  int32_t numOutputs = int32_t(reported.size());
   int status = ExitOk;
   for (const fs::path &set : sets) {
     std::vector<HostTensor> inputs, expected;
@@ -872,12 +941,13 @@ int runTestData(const hodu_model *model, const Options &options) {
         return error(message);
     }
     std::vector<HostTensor> outputs = makeOutputs(model);
-    if (!runModel(model, inputs, outputs, message))
+    if (!runModel(model, inputs, outputs, message) ||
+        !cropOutputs(model, outputs, message))
       return error(message);
     std::vector<std::string> failures;
     for (int32_t i = 0; i < numOutputs; ++i) {
-      std::string difference =
-          compareOutput(outputs[size_t(i)], expected[size_t(i)], options);
+      std::string difference = compareOutput(outputs[size_t(reported[i])],
+                                             expected[size_t(i)], options);
       if (!difference.empty())
         failures.push_back(difference);
     }
@@ -943,6 +1013,8 @@ int main(int argc, char **argv) {
   if (options.replay > 0)
     if (int result = replayModel(model, inputs, outputs, options))
       return result;
+  if (!cropOutputs(model, outputs, message))
+    return error(message);
   if (!options.outputDir.empty())
     return writeOutputs(outputs, options);
   if (!options.quiet)

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporterImpl.h"
+#include "hodu/abi.h"
 #include "OnnxOpsCommon.h"
 #include "hodu/Support/Names.h"
 
@@ -582,6 +583,24 @@ void NodeContext::setSequence(size_t i, std::vector<ValueEntry> elements) {
   graph.values[node.output((int)i)] = e;
 }
 
+std::shared_ptr<const DataDependentDim> NodeContext::dataDim(size_t i) const {
+  if (!hasInput(i))
+    return nullptr;
+  auto it = graph.values.find(node.input((int)i));
+  return it == graph.values.end() ? nullptr : it->second.dataDim;
+}
+
+void NodeContext::setDataDim(size_t i, int64_t axis, Value count) {
+  if (!hasOutput(i))
+    return;
+  auto it = graph.values.find(node.output((int)i));
+  if (it == graph.values.end())
+    return;
+  std::string opType = node.op_type();
+  it->second.dataDim = std::make_shared<const DataDependentDim>(
+      DataDependentDim{axis, count, "node '" + name + "' (" + opType + ")"});
+}
+
 void NodeContext::setOutput(size_t i, const ValueEntry &entry) {
   if (entry.sequence) {
     if (hasOutput(i))
@@ -872,8 +891,11 @@ static LogicalResult checkDeclaredTypes(NodeContext &n, const GraphImporter &g,
         return failure();
       }
     }
+    // A size that depends on the data is computed at its bound, which the
+    // model's declared shape (of one run's data) need not match.
+    bool dataDependent = g.values.lookup(out).dataDim != nullptr;
     if (auto it = declared.shapes.find(out);
-        it != declared.shapes.end() && t.hasStaticShape() &&
+        it != declared.shapes.end() && !dataDependent && t.hasStaticShape() &&
         t.getShape() != ArrayRef<int64_t>(it->second))
       emitWarning(n.loc) << "output '" << out << "' has shape " << dimsString(t.getShape())
                          << " but the model declares "
@@ -913,7 +935,8 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
       }
     }
     auto it = inferred.find(out);
-    if (it != inferred.end() && t.hasStaticShape() &&
+    if (it != inferred.end() && !g.values.lookup(out).dataDim &&
+        t.hasStaticShape() &&
         t.getShape() != ArrayRef<int64_t>(it->second)) {
       n.error("output '" + out + "' has shape " + dimsString(t.getShape()) +
               " but ONNX shape inference says " + dimsString(it->second) +
@@ -944,6 +967,9 @@ struct NodeLoop {
   const std::map<std::string, int> &inferredTypes;
   /// Nodes imported so far, unrolled iterations included.
   int64_t imported = 0;
+  /// How many subgraphs (If branches, Loop and Scan bodies) the nodes being
+  /// imported are inside.
+  unsigned subgraphLevel = 0;
 
   LogicalResult importNodes(const onnx::GraphProto &graph, Block *body,
                             unsigned depth);
@@ -1029,6 +1055,12 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     if (++imported > kMaxImportedNodes)
       return n.error("the model unrolls to more than " +
                      Twine(kMaxImportedNodes) + " nodes");
+    // Inputs whose size depends on the data flow only through some ops.
+    if (failed(checkDataDependentInputs(n, subgraphLevel > 0)))
+      return failure();
+    SmallVector<std::shared_ptr<const DataDependentDim>> dataDims;
+    for (size_t i = 0; i < n.numInputs(); ++i)
+      dataDims.push_back(n.dataDim(i));
     Operation *last = body->empty() ? nullptr : &body->back();
     LogicalResult converted = node.op_type() == "If"     ? importIf(n, depth)
                               : node.op_type() == "Scan" ? importScan(n, depth)
@@ -1041,7 +1073,8 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     if (failed(verifyNewOps(n, first)))
       return failure();
     evaluateNewOps(n, first);
-    if (failed(checkDeclaredTypes(n, g, declared)) ||
+    if (failed(propagateDataDependentDims(n, dataDims)) ||
+        failed(checkDeclaredTypes(n, g, declared)) ||
         failed(checkOutputTypes(n, g, inferred, inferredTypes)))
       return failure();
   }
@@ -1084,7 +1117,23 @@ LogicalResult NodeLoop::importSubgraph(NodeContext &n,
     e.constant = *value;
     g.values[init.name()] = e;
   }
-  return importNodes(graph, g.builder.getInsertionBlock(), depth);
+  ++subgraphLevel;
+  LogicalResult imported =
+      importNodes(graph, g.builder.getInsertionBlock(), depth);
+  --subgraphLevel;
+  if (failed(imported))
+    return failure();
+  // An outer value whose size depends on the data may not leave a subgraph
+  // as one of its outputs (the node's results would lose that size).
+  for (const auto &out : graph.output())
+    if (auto it = g.values.find(out.name());
+        it != g.values.end() && it->second.dataDim)
+      return n.error("subgraph output '" + out.name() + "': its dim " +
+                     Twine(it->second.dataDim->axis) +
+                     " depends on the data (the count computed by " +
+                     it->second.dataDim->origin +
+                     "); such a size cannot leave an If, Loop or Scan");
+  return success();
 }
 
 FailureOr<SmallVector<std::string>>
@@ -1923,6 +1972,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
+  SmallVector<std::string> resultNames;
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
     if (auto it = g.values.find(out.name());
@@ -1939,11 +1989,33 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     }
     results.push_back(v);
     resultTypes.push_back(v.getType());
+    resultNames.push_back(out.name());
+  }
+  // An output whose size depends on the data is computed at its bound; the
+  // model returns its run-time dims too, as "<name>#dims" (abi.h).
+  for (const auto &out : graph.output()) {
+    auto it = g.values.find(out.name());
+    if (it == g.values.end() || !it->second.dataDim)
+      continue;
+    Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
+    std::string name = out.name() + HODU_OUTPUT_DIMS_SUFFIX;
+    if (g.values.count(name) || llvm::is_contained(resultNames, name)) {
+      emitError(loc) << "graph output '" << out.name()
+                     << "' has a size that depends on the data, and its dims "
+                        "would be returned as '"
+                     << name << "', a name the model uses already";
+      return nullptr;
+    }
+    Value dims = runtimeDims(b, loc, g.materialize(out.name(), loc),
+                             *it->second.dataDim);
+    results.push_back(dims);
+    resultTypes.push_back(dims.getType());
+    resultNames.push_back(name);
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setType(b.getFunctionType(argTypes, resultTypes));
-  for (auto [i, out] : llvm::enumerate(graph.output()))
-    func.setResultAttr(i, "hodu.name", b.getStringAttr(out.name()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "hodu.name", b.getStringAttr(name));
   return owned;
 }
 

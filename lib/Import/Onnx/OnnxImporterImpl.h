@@ -70,6 +70,19 @@ mlir::LogicalResult checkModelStructure(const onnx::GraphProto &graph,
                                         int64_t opset, int64_t irVersion,
                                         mlir::Location fileLoc);
 
+/// A dimension whose size depends on the data (the count of NonZero's
+/// nonzero elements, of the elements Compress keeps): the tensor is stored
+/// at its bound, the most elements that dimension can hold, and only the
+/// first `count` entries along `axis` are the value's; the rest are padding
+/// that flows through the ops that keep such a dimension's entries apart
+/// (OnnxDataDependent.cpp) and is cut off at the model's output, whose
+/// run-time dims the model returns in a companion output.
+struct DataDependentDim {
+  int64_t axis;
+  mlir::Value count; // 0-d i64, computed by the model
+  std::string origin; // "node 'NonZero_0' (NonZero)": where it comes from
+};
+
 /// What an ONNX value name stands for during import.
 struct ValueEntry {
   mlir::Value value;           // null until materialized
@@ -77,6 +90,8 @@ struct ValueEntry {
   /// An ONNX sequence: its elements, a list whose length is known at
   /// import time (sequences never reach the IR; their elements do).
   std::shared_ptr<const std::vector<ValueEntry>> sequence;
+  /// Set when one of the value's dims depends on the data.
+  std::shared_ptr<const DataDependentDim> dataDim;
 };
 
 class GraphImporter;
@@ -142,6 +157,11 @@ public:
   void setConstant(size_t i, mlir::ElementsAttr value);
   /// Output `i` is a sequence of these elements.
   void setSequence(size_t i, std::vector<ValueEntry> elements);
+  /// Input `i`'s data-dependent dim, if it has one.
+  std::shared_ptr<const DataDependentDim> dataDim(size_t i) const;
+  /// Output `i` (set already) holds `count` entries along `axis`, a number
+  /// known only at run time (DataDependentDim).
+  void setDataDim(size_t i, int64_t axis, mlir::Value count);
 
   // Builders for common pieces.
   /// A 0-d (or `shape`) constant of element type `elt` holding `v`.
@@ -155,6 +175,27 @@ public:
   mlir::Value cast(mlir::Value v, mlir::Type elt);
   mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
 };
+
+/// Data-dependent dims (OnnxDataDependent.cpp). Before node `n` is
+/// converted: an error unless every input's data-dependent dim can flow
+/// through it (elementwise ops, Gather, Transpose, reshapes that keep the
+/// dim, slices and concatenations along other axes, MatMul's rows,
+/// reductions, Softmax and TopK over other axes), outside subgraphs.
+mlir::LogicalResult checkDataDependentInputs(NodeContext &n, bool inSubgraph);
+/// After the conversion: the outputs' data-dependent dims, from the inputs'
+/// (`inputs`, one per node input, null where none) and the converted types.
+mlir::LogicalResult propagateDataDependentDims(
+    NodeContext &n,
+    llvm::ArrayRef<std::shared_ptr<const DataDependentDim>> inputs);
+/// The run-time dims of `v` (i64, one per dim), the model output that
+/// accompanies a graph output with a data-dependent dim.
+mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        const DataDependentDim &dim);
+/// Entries `[0, count)` of the positions where `mask` (1-D, i1) is true, in
+/// order, padded with zeros to the mask's length, and `count` (0-d i64):
+/// the compaction behind NonZero and Compress on data known at run time.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+compactPositions(NodeContext &n, mlir::Value mask);
 
 /// Whether an op type of the default domain has a conversion.
 bool isSupportedOp(llvm::StringRef opType);

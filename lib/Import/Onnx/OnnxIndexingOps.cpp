@@ -176,11 +176,84 @@ LogicalResult convertNonZero(NodeContext &n) {
     return success();
   }
   // On data computed at run time the count of nonzero elements, the
-  // output's size, is known only then.
-  return n.error("the input is computed at run time, so the output's size "
-                 "depends on the data; Hodu needs static shapes (a constant "
-                 "input, or one frozen with hoduc --freeze-input, is "
-                 "supported)");
+  // output's size, is known only then: the output is computed at its bound
+  // (every element nonzero) with that count (DataDependentDim).
+  TRY(x, n.in(0));
+  auto t = tensorType(x);
+  int64_t rank = t.getRank(), size = t.getNumElements();
+  if (rank == 0)
+    return n.error("the input is a scalar computed at run time: the output "
+                   "would have no elements");
+  Value flat = n.reshape(x, {size});
+  Value mask = flat;
+  if (!t.getElementType().isInteger(1)) {
+    TRY(ne, make<NeScalarOp>(n, flat, n.scalarAttr(t.getElementType(), 0)));
+    mask = ne;
+  }
+  TRY(compacted, compactPositions(n, mask));
+  auto [kept, count] = compacted;
+  // Row d of the output: the positions' coordinates along dim d.
+  Type i64 = n.b.getI64Type();
+  SmallVector<Value> rows;
+  int64_t stride = size;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = t.getDimSize(d);
+    stride /= dim;
+    Value c = kept;
+    if (stride != 1) {
+      TRY(q, make<DivScalarOp>(n, c, n.scalarAttr(i64, (double)stride)));
+      c = q;
+    }
+    if (d > 0) {
+      TRY(r, make<RemScalarOp>(n, c, n.scalarAttr(i64, (double)dim)));
+      c = r;
+    }
+    rows.push_back(n.reshape(c, {1, size}));
+  }
+  Value y = rows[0];
+  if (rank > 1) {
+    TRY(cat, make<ConcatOp>(n, ValueRange(rows), int64_t(0)));
+    y = cat;
+  }
+  n.setOutput(0, y);
+  n.setDataDim(0, 1, count);
+  return success();
+}
+
+/// Compress with a condition computed at run time: the kept indices are
+/// compacted at run time, the output computed at its bound (every element
+/// kept) with their count (DataDependentDim).
+LogicalResult convertRuntimeCompress(NodeContext &n, Value x) {
+  auto xt = tensorType(x);
+  Value data = x;
+  int64_t axis = 0;
+  if (n.attr("axis")) {
+    TRY(a, n.attrInt("axis", 0));
+    TRY(norm, normAxis(n, a, xt.getRank()));
+    axis = norm;
+  } else {
+    data = n.reshape(x, {xt.getNumElements()});
+  }
+  TRY(cond, n.in(1));
+  auto ct = tensorType(cond);
+  if (ct.getRank() != 1)
+    return n.error("the condition must be 1-D, got rank " +
+                   Twine(ct.getRank()));
+  int64_t dim = tensorType(data).getDimSize(axis);
+  if (ct.getDimSize(0) > dim)
+    return n.error("the condition has " + Twine(ct.getDimSize(0)) +
+                   " elements for a dim of " + Twine(dim));
+  Value mask = cond;
+  if (!ct.getElementType().isInteger(1)) {
+    TRY(ne, make<NeScalarOp>(n, cond, n.scalarAttr(ct.getElementType(), 0)));
+    mask = ne;
+  }
+  TRY(compacted, compactPositions(n, mask));
+  auto [kept, count] = compacted;
+  TRY(r, make<IndexSelectOp>(n, data, kept, axis));
+  n.setOutput(0, r);
+  n.setDataDim(0, axis, count);
+  return success();
 }
 
 /// Compress with a condition known at import time: the kept indices are
@@ -190,11 +263,8 @@ LogicalResult convertCompress(NodeContext &n) {
   TRY(x, n.in(0));
   auto xt = tensorType(x);
   std::optional<ConstantView> c = n.constantInput(1);
-  if (!c)
-    return n.error("the condition is computed at run time, so the output's "
-                   "size depends on the data; Hodu needs static shapes (a "
-                   "condition known at import time, or frozen with hoduc "
-                   "--freeze-input, is supported)");
+  if (!c || c->size() > kMaxConstantScan)
+    return convertRuntimeCompress(n, x);
   if (c->size() > kMaxConstantScan)
     return n.error("the condition has more than 2^22 elements");
   Value data = x;

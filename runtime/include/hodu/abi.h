@@ -148,6 +148,17 @@ enum hodu_thread_api_entry {
   HODU_THREAD_API_SIZE
 };
 
+/* Outputs whose size depends on the data (ONNX NonZero, Compress, and
+ * what is computed from them): such an output is described at its bound,
+ * the most elements each dim can hold, and comes with a companion output
+ * named like it plus HODU_OUTPUT_DIMS_SUFFIX ("boxes#dims"): i64, shape
+ * [rank of the output], which each run fills with the output's dims in
+ * that run (each at most the bound). The run's value is the leading block
+ * of those dims, in the output's buffer at the bound's strides; the rest
+ * of the buffer is padding. hodu_model_output_dims_index() finds the
+ * companion. */
+#define HODU_OUTPUT_DIMS_SUFFIX "#dims"
+
 /* Alignment the entry point expects of hodu_run_context.workspace. */
 #define HODU_WORKSPACE_ALIGNMENT 64
 

@@ -317,6 +317,16 @@ HODU_API int32_t hodu_model_output_rank(const hodu_model *model,
 HODU_API const int64_t *hodu_model_output_shape(const hodu_model *model,
                                                 int32_t index);
 
+/* The index of the output that holds output `index`'s dims in each run,
+ * when that output's size depends on the data (ONNX NonZero, Compress, and
+ * what is computed from them): output `index` is then described, and must
+ * be passed, at its bound, and after a run its value is the leading block
+ * of the dims written to the returned output (i64, one per dim; abi.h,
+ * HODU_OUTPUT_DIMS_SUFFIX). -1 when output `index` has a static size (or
+ * is out of range). */
+HODU_API int32_t hodu_model_output_dims_index(const hodu_model *model,
+                                              int32_t index);
+
 /* Finds the index of the input (output) called `name`. NOT_FOUND names the
  * tensor and lists the model's names. */
 HODU_API hodu_status hodu_model_input_index(const hodu_model *model,

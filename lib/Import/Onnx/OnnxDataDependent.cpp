@@ -1,0 +1,411 @@
+//===- OnnxDataDependent.cpp - sizes that depend on the data --------------===//
+//
+// NonZero and Compress on data known only at run time have outputs whose
+// size depends on that data. Hodu compiles static shapes, so such an output
+// is computed at its bound (NonZero of N elements has at most N nonzeros)
+// with a run-time count of the entries that are its value along one dim
+// (DataDependentDim); the rest is padding (zeros, or rows gathered from
+// index 0).
+//
+// The padding is harmless only through ops that keep that dim's entries
+// apart: an elementwise op computes each entry from the same entry of its
+// inputs, a Gather by padded indices gathers padded rows, a MatMul's row
+// depends on the same row of its left side. Those ops carry the dim to
+// their outputs; an op that would mix the padding into the valid entries
+// (a reduction over the dim, a Reshape that merges it with another dim, a
+// Shape that would read the bound as the size) is refused with an error
+// that names both nodes. At a graph output the count becomes the
+// companion output `<name>#dims` (HODU_OUTPUT_DIMS_SUFFIX in abi.h), from
+// which the runtime cuts the value out of the bound.
+//
+//===----------------------------------------------------------------------===//
+
+#include "OnnxOpsCommon.h"
+
+#include "onnx/onnx_pb.h"
+
+#include "llvm/ADT/StringSet.h"
+
+using namespace mlir;
+using namespace hodu;
+using namespace hodu::onnx_import;
+
+namespace {
+
+using DimPtr = std::shared_ptr<const DataDependentDim>;
+
+/// Ops that compute each element from the elements at the same (broadcast)
+/// position of their inputs.
+bool isElementwise(StringRef op) {
+  static const llvm::StringSet<> ops = {
+      "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh",
+      "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor",
+      "Cast", "CastLike", "Ceil", "Celu", "Clip", "Cos", "Cosh", "Div",
+      "Dropout", "Elu", "Equal", "Erf", "Exp", "Floor", "Gelu", "Greater",
+      "GreaterOrEqual", "HardSigmoid", "HardSwish", "Identity", "IsInf",
+      "IsNaN", "LeakyRelu", "Less", "LessOrEqual", "Log", "Max", "Mean",
+      "Min", "Mish", "Mod", "Mul", "Neg", "Not", "Or", "Pow", "PRelu",
+      "Reciprocal", "Relu", "Round", "Selu", "Shrink", "Sigmoid", "Sign",
+      "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Sub", "Sum", "Tan",
+      "Tanh", "ThresholdedRelu", "Where", "Xor", "DequantizeLinear",
+      "QuantizeLinear"};
+  return ops.contains(op);
+}
+
+bool isReduction(StringRef op) {
+  return op.starts_with("Reduce") || op == "ArgMax" || op == "ArgMin";
+}
+
+/// The node inputs that may carry a data-dependent dim into `op` (others,
+/// such as shapes and axes, may not).
+bool inputMayCarry(StringRef op, size_t i) {
+  if (isElementwise(op) || op == "Concat")
+    return true;
+  if (op == "Gather" || op == "MatMul")
+    return i <= 1;
+  if (op == "Gemm")
+    return i <= 1;
+  return i == 0 &&
+         (op == "Transpose" || op == "Reshape" || op == "Flatten" ||
+          op == "Squeeze" || op == "Unsqueeze" || op == "Slice" ||
+          op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
+          op == "TopK" || isReduction(op));
+}
+
+std::string describe(const DataDependentDim &d) {
+  return "dim " + std::to_string(d.axis) + " depends on the data (its size "
+         "is the count computed by " + d.origin + ")";
+}
+
+/// The refusal of an op that would mix a data-dependent dim's padding into
+/// its result.
+LogicalResult refuse(NodeContext &n, size_t input, const DataDependentDim &d,
+                     const Twine &why) {
+  return n.error("input #" + Twine(input) + " ('" + n.node.input((int)input) +
+                 "'): " + describe(d) + ", and " + why +
+                 "; Hodu carries such a size, computed at its bound, only "
+                 "through ops that keep its entries apart (elementwise ops, "
+                 "Gather, Transpose, reshapes that keep the dim, Slice and "
+                 "Concat along other axes, MatMul rows, reductions, Softmax "
+                 "and TopK over other axes) to a model output");
+}
+
+/// The axis, in the output of `rank` dims, of input dim `axis` under the
+/// reshape from `in` to `out`, when it stays a dim of its own with the same
+/// elements before and after it (so each of its entries stays a block of
+/// its own); nullopt when the reshape merges or splits it.
+std::optional<int64_t> reshapedAxis(ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                                    int64_t axis) {
+  int64_t before = product(in.take_front(axis));
+  int64_t prefix = 1;
+  for (int64_t b = 0, e = (int64_t)out.size(); b < e; ++b) {
+    if (prefix == before && out[b] == in[axis])
+      return b;
+    prefix = product(out.take_front(b + 1));
+    if (prefix > before)
+      break;
+  }
+  return std::nullopt;
+}
+
+/// The axes a reduction node reduces (sorted, non-negative), from its
+/// `axes` attribute or input; every axis when there are none.
+FailureOr<SmallVector<int64_t>> reducedAxes(NodeContext &n, int64_t rank) {
+  StringRef op = n.node.op_type();
+  if (op == "ArgMax" || op == "ArgMin") {
+    TRY(a, n.attrInt("axis", 0));
+    TRY(axis, normAxis(n, a, rank));
+    return SmallVector<int64_t>{axis};
+  }
+  SmallVector<int64_t> axes;
+  TRY(attr, n.attrInts("axes"));
+  if (attr)
+    axes = *attr;
+  else if (n.hasInput(1)) {
+    TRY(v, n.constInts(1, "axes"));
+    axes = v;
+  }
+  if (axes.empty()) {
+    TRY(noop, n.attrInt("noop_with_empty_axes", 0));
+    if (!noop)
+      for (int64_t i = 0; i < rank; ++i)
+        axes.push_back(i);
+    return axes;
+  }
+  return normAxes(n, axes, rank);
+}
+
+} // namespace
+
+LogicalResult hodu::onnx_import::checkDataDependentInputs(NodeContext &n,
+                                                          bool inSubgraph) {
+  StringRef op = n.node.op_type();
+  for (size_t i = 0, e = n.numInputs(); i < e; ++i) {
+    DimPtr d = n.dataDim(i);
+    if (!d)
+      continue;
+    if (inSubgraph)
+      return refuse(n, i, *d, "it is read inside a subgraph (If, Loop, Scan)");
+    if (!inputMayCarry(op, i))
+      return refuse(n, i, *d,
+                    "'" + op + "' would read the bound as its size or mix "
+                    "the padding into its result");
+  }
+  return success();
+}
+
+LogicalResult hodu::onnx_import::propagateDataDependentDims(
+    NodeContext &n, ArrayRef<DimPtr> inputs) {
+  if (llvm::all_of(inputs, [](const DimPtr &d) { return !d; }))
+    return success();
+  StringRef op = n.node.op_type();
+  auto inType = [&](size_t i) { return n.type(i); };
+  auto outType = [&](size_t i) -> RankedTensorType {
+    return n.hasOutput(i) ? n.graph.typeOf(n.node.output((int)i))
+                          : RankedTensorType();
+  };
+  RankedTensorType out0 = outType(0);
+  if (!out0)
+    return success();
+  int64_t outRank = out0.getRank();
+  // The one dim the output carries: every carrying input must agree on it.
+  std::optional<int64_t> outAxis;
+  Value count;
+  std::string origin;
+  auto carry = [&](size_t i, int64_t axis) -> LogicalResult {
+    const DataDependentDim &d = *inputs[i];
+    if (outAxis && (*outAxis != axis || count != d.count))
+      return refuse(n, i, d,
+                    "another input's data-dependent size, which may differ, "
+                    "meets it in the result");
+    outAxis = axis;
+    count = d.count;
+    origin = d.origin;
+    return success();
+  };
+  // An input without a data-dependent dim that meets one at `axis` of the
+  // output (right-aligned broadcast) must broadcast along it.
+  auto broadcasts = [&](size_t i, int64_t axis, size_t carrier) {
+    RankedTensorType t = inType(i);
+    int64_t k = axis - (outRank - t.getRank());
+    if (k < 0 || t.getDimSize(k) == 1)
+      return success();
+    return refuse(n, carrier, *inputs[carrier],
+                  "it meets input #" + Twine(i) + " ('" +
+                      n.node.input((int)i) + "'), whose size along that dim "
+                      "is fixed, in an elementwise op");
+  };
+
+  if (isElementwise(op) || op == "Concat") {
+    int64_t catAxis = -1;
+    if (op == "Concat") {
+      TRY(a, n.attrInt("axis", 0));
+      TRY(norm, normAxis(n, a, outRank));
+      catAxis = norm;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i])
+        continue;
+      int64_t axis = inputs[i]->axis + (outRank - inType(i).getRank());
+      if (axis == catAxis)
+        return refuse(n, i, *inputs[i], "Concat joins along that dim");
+      if (failed(carry(i, axis)))
+        return failure();
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] || !n.hasInput(i) || !inType(i))
+        continue;
+      size_t carrier = llvm::find_if(inputs, [](auto &d) { return !!d; }) -
+                       inputs.begin();
+      if (op == "Concat") {
+        return refuse(n, carrier, *inputs[carrier],
+                      "Concat joins it with input #" + Twine(i) +
+                          ", whose size along that dim is fixed");
+      }
+      // Clip's and the quantizers' scalars broadcast; a data input must.
+      if (failed(broadcasts(i, *outAxis, carrier)))
+        return failure();
+    }
+    for (size_t o = 0; o < n.numOutputs(); ++o)
+      if (RankedTensorType t = outType(o); t && t.getRank() == outRank)
+        n.setDataDim(o, *outAxis, count);
+    return success();
+  }
+
+  if (op == "Gather") {
+    RankedTensorType data = inType(0), idx = inType(1);
+    TRY(a, n.attrInt("axis", 0));
+    TRY(axis, normAxis(n, a, data.getRank()));
+    if (inputs[0]) {
+      int64_t d = inputs[0]->axis;
+      // Gathering along the dim itself reads valid entries by index.
+      if (d != axis &&
+          failed(carry(0, d < axis ? d : d + idx.getRank() - 1)))
+        return failure();
+    }
+    if (inputs[1] && failed(carry(1, axis + inputs[1]->axis)))
+      return failure();
+  } else if (op == "MatMul") {
+    for (size_t i = 0; i < 2; ++i) {
+      if (!inputs[i])
+        continue;
+      int64_t rank = inType(i).getRank(), d = inputs[i]->axis;
+      bool isK = rank == 1 || (i == 0 ? d == rank - 1 : d == rank - 2);
+      if (isK)
+        return refuse(n, i, *inputs[i], "MatMul sums over that dim");
+      int64_t axis = (i == 1 && d == rank - 1) ? outRank - 1
+                                                : d + (outRank - rank);
+      if (failed(carry(i, axis)))
+        return failure();
+    }
+    size_t carrier = inputs[0] ? 0 : 1;
+    if (*outAxis < outRank - 2)
+      for (size_t i = 0; i < 2; ++i)
+        if (!inputs[i] && failed(broadcasts(i, *outAxis, carrier)))
+          return failure();
+  } else if (op == "Gemm") {
+    TRY(transA, n.attrInt("transA", 0));
+    TRY(transB, n.attrInt("transB", 0));
+    if (inputs[0]) {
+      if (inputs[0]->axis != (transA ? 0 : 1)) {
+        if (failed(carry(0, 0)))
+          return failure();
+      } else {
+        return refuse(n, 0, *inputs[0], "Gemm sums over that dim");
+      }
+    }
+    if (inputs[1]) {
+      if (inputs[1]->axis == (transB ? 0 : 1)) {
+        if (failed(carry(1, 1)))
+          return failure();
+      } else {
+        return refuse(n, 1, *inputs[1], "Gemm sums over that dim");
+      }
+    }
+    if (n.hasInput(2) && failed(broadcasts(2, *outAxis, inputs[0] ? 0 : 1)))
+      return failure();
+  } else if (op == "Transpose") {
+    int64_t rank = inType(0).getRank();
+    SmallVector<int64_t> perm;
+    TRY(p, n.attrInts("perm"));
+    if (p)
+      perm = *p;
+    else
+      for (int64_t i = rank - 1; i >= 0; --i)
+        perm.push_back(i);
+    auto it = llvm::find(perm, inputs[0]->axis);
+    if (it == perm.end())
+      return refuse(n, 0, *inputs[0], "the permutation does not name it");
+    if (failed(carry(0, it - perm.begin())))
+      return failure();
+  } else if (op == "Reshape" || op == "Flatten" || op == "Squeeze" ||
+             op == "Unsqueeze") {
+    std::optional<int64_t> axis = reshapedAxis(
+        inType(0).getShape(), out0.getShape(), inputs[0]->axis);
+    if (!axis)
+      return refuse(n, 0, *inputs[0],
+                    "'" + op + "' merges it with another dim or splits it");
+    if (failed(carry(0, *axis)))
+      return failure();
+  } else if (op == "Slice") {
+    // A slice along the dim must take it whole: only then are the valid
+    // entries still the leading ones.
+    int64_t d = inputs[0]->axis;
+    if (out0.getDimSize(d) != inType(0).getDimSize(d))
+      return refuse(n, 0, *inputs[0], "Slice cuts that dim");
+    if (n.opset >= 10 && n.hasInput(4)) {
+      TRY(steps, n.constInts(4, "steps"));
+      SmallVector<int64_t> axes;
+      if (n.hasInput(3)) {
+        TRY(a, n.constInts(3, "axes"));
+        axes = a;
+      } else {
+        for (int64_t i = 0; i < (int64_t)steps.size(); ++i)
+          axes.push_back(i);
+      }
+      for (auto [a, s] : llvm::zip(axes, steps))
+        if ((a < 0 ? a + out0.getRank() : a) == d && s != 1)
+          return refuse(n, 0, *inputs[0], "Slice steps along that dim");
+    }
+    if (failed(carry(0, d)))
+      return failure();
+  } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
+    int64_t d = inputs[0]->axis;
+    TRY(a, n.attrInt("axis", n.opset >= 13 ? -1 : 1));
+    TRY(axis, normAxis(n, a, outRank));
+    // Before opset 13 the op normalizes over every dim from `axis` on.
+    if (n.opset >= 13 ? d == axis : d >= axis)
+      return refuse(n, 0, *inputs[0], "'" + op + "' normalizes over it");
+    if (failed(carry(0, d)))
+      return failure();
+  } else if (op == "TopK") {
+    int64_t d = inputs[0]->axis;
+    TRY(a, n.attrInt("axis", -1));
+    TRY(axis, normAxis(n, a, outRank));
+    if (d == axis)
+      return refuse(n, 0, *inputs[0], "TopK sorts along it");
+    if (failed(carry(0, d)))
+      return failure();
+    n.setDataDim(1, d, count);
+  } else if (isReduction(op)) {
+    int64_t rank = inType(0).getRank(), d = inputs[0]->axis;
+    TRY(axes, reducedAxes(n, rank));
+    if (llvm::is_contained(axes, d))
+      return refuse(n, 0, *inputs[0], "'" + op + "' reduces over it");
+    int64_t axis = d;
+    if (outRank < rank)
+      axis -= llvm::count_if(axes, [&](int64_t a) { return a < d; });
+    if (failed(carry(0, axis)))
+      return failure();
+  } else {
+    // checkDataDependentInputs refused everything else.
+    return n.error("data-dependent dim reached an op that cannot carry it "
+                   "(importer bug)");
+  }
+  (void)origin;
+  n.setDataDim(0, *outAxis, count);
+  return success();
+}
+
+Value hodu::onnx_import::runtimeDims(OpBuilder &b, Location loc, Value v,
+                                     const DataDependentDim &dim) {
+  auto t = cast<RankedTensorType>(v.getType());
+  Type i64 = b.getI64Type();
+  auto vec = [&](ArrayRef<int64_t> values) {
+    auto vt = RankedTensorType::get({(int64_t)values.size()}, i64);
+    return ConstantOp::create(b, loc, DenseElementsAttr::get(vt, values))
+        .getResult();
+  };
+  SmallVector<Value> parts;
+  if (dim.axis > 0)
+    parts.push_back(vec(t.getShape().take_front(dim.axis)));
+  parts.push_back(ReshapeOp::create(b, loc, RankedTensorType::get({1}, i64),
+                                    dim.count)
+                      .getResult());
+  if (dim.axis + 1 < t.getRank())
+    parts.push_back(vec(t.getShape().drop_front(dim.axis + 1)));
+  if (parts.size() == 1)
+    return parts[0];
+  return ConcatOp::create(b, loc, RankedTensorType::get({t.getRank()}, i64),
+                          parts, b.getI64IntegerAttr(0))
+      .getResult();
+}
+
+FailureOr<std::pair<Value, Value>>
+hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
+  Type i64 = n.b.getI64Type();
+  int64_t size = tensorType(mask).getDimSize(0);
+  Value ones = n.cast(mask, i64);
+  // Where each kept position goes: the number kept before it; the others
+  // go to an extra slot past the end, cut off after the scatter.
+  TRY(slot, make<CumSumOp>(n, ones, int64_t(0), /*exclusive=*/true,
+                           /*reverse=*/false));
+  TRY(target, make<SelectOp>(n, mask, slot, n.constant(i64, (double)size)));
+  Value positions = iota(n, i64, size, 1, 0);
+  Value zeros = n.constant(i64, 0, {size + 1});
+  TRY(scattered, make<ScatterOp>(n, zeros, target, positions, int64_t(0)));
+  TRY(kept, make<SliceOp>(n, scattered, ArrayRef<int64_t>{0},
+                          ArrayRef<int64_t>{size}, ArrayRef<int64_t>{1}));
+  TRY(count, make<ReduceSumOp>(n, ones, ArrayRef<int64_t>{0}, false));
+  return std::make_pair(kept, count);
+}
