@@ -391,6 +391,40 @@ Value hodu::onnx_import::runtimeDims(OpBuilder &b, Location loc, Value v,
       .getResult();
 }
 
+/// The exclusive running sum of `v` (1-D i64). `hodu.cumsum` lowers to
+/// O(n^2) work along its dim (each output sums its prefix, which is what
+/// parallelizes on a GPU), so a long `v` is summed in blocks of about
+/// sqrt(n): within each block, then over the blocks' totals (recursively),
+/// O(n^1.5) in all.
+static FailureOr<Value> exclusiveScan(NodeContext &n, Value v) {
+  int64_t size = tensorType(v).getDimSize(0);
+  constexpr int64_t kDirect = 1024;
+  if (size <= kDirect)
+    return make<CumSumOp>(n, v, int64_t(0), /*exclusive=*/true,
+                          /*reverse=*/false);
+  int64_t cols = 1;
+  while (cols * cols < size)
+    ++cols;
+  int64_t rows = (size + cols - 1) / cols;
+  Type i64 = n.b.getI64Type();
+  Value padded = v;
+  if (rows * cols > size) {
+    Value zeros = n.constant(i64, 0, {rows * cols - size});
+    TRY(cat, make<ConcatOp>(n, ValueRange{v, zeros}, int64_t(0)));
+    padded = cat;
+  }
+  Value blocks = n.reshape(padded, {rows, cols});
+  TRY(inner, make<CumSumOp>(n, blocks, int64_t(1), true, false));
+  TRY(totals, make<ReduceSumOp>(n, blocks, ArrayRef<int64_t>{1}, false));
+  TRY(offsets, exclusiveScan(n, totals));
+  TRY(sum, make<AddOp>(n, inner, n.reshape(offsets, {rows, 1})));
+  Value flat = n.reshape(sum, {rows * cols});
+  if (rows * cols == size)
+    return flat;
+  return make<SliceOp>(n, flat, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{size},
+                       ArrayRef<int64_t>{1});
+}
+
 FailureOr<std::pair<Value, Value>>
 hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
   Type i64 = n.b.getI64Type();
@@ -398,8 +432,7 @@ hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
   Value ones = n.cast(mask, i64);
   // Where each kept position goes: the number kept before it; the others
   // go to an extra slot past the end, cut off after the scatter.
-  TRY(slot, make<CumSumOp>(n, ones, int64_t(0), /*exclusive=*/true,
-                           /*reverse=*/false));
+  TRY(slot, exclusiveScan(n, ones));
   TRY(target, make<SelectOp>(n, mask, slot, n.constant(i64, (double)size)));
   Value positions = iota(n, i64, size, 1, 0);
   Value zeros = n.constant(i64, 0, {size + 1});

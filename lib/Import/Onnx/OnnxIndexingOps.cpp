@@ -8,6 +8,8 @@
 
 #include "onnx/onnx_pb.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace hodu;
 using namespace hodu::onnx_import;
@@ -217,6 +219,337 @@ LogicalResult convertNonZero(NodeContext &n) {
   }
   n.setOutput(0, y);
   n.setDataDim(0, 1, count);
+  return success();
+}
+
+/// NonMaxSuppression: per batch and class, the boxes in descending score
+/// order that pass the score threshold and overlap no box selected before
+/// them by more than the IoU threshold, at most max_output_boxes_per_class
+/// of them. Greedy, so a `hodu.loop` over the score ranks carries per
+/// (batch, class) which ranks are suppressed, which kept and how many; each
+/// iteration compares the candidate at that rank with every box of its
+/// class (O(N) each, O(N^2) per class, no N x N matrix). The kept ranks are
+/// compacted into [batch, class, box] rows at run time: the output is
+/// computed at its bound (every box of every class) with the run-time count
+/// of rows (DataDependentDim), whatever the thresholds and the limit (they
+/// may be inputs computed at run time).
+LogicalResult convertNonMaxSuppression(NodeContext &n) {
+  TRY(boxes, n.in(0));
+  TRY(scores, n.in(1));
+  auto bt = tensorType(boxes), st = tensorType(scores);
+  if (bt.getRank() != 3 || bt.getDimSize(2) != 4)
+    return n.error("boxes must be [num_batches, spatial_dimension, 4]");
+  if (st.getRank() != 3 || st.getDimSize(0) != bt.getDimSize(0) ||
+      st.getDimSize(2) != bt.getDimSize(1))
+    return n.error("scores must be [num_batches, num_classes, "
+                   "spatial_dimension] for boxes " +
+                   dimsString(bt.getShape()));
+  Type elt = bt.getElementType();
+  if (!isa<FloatType>(elt) || st.getElementType() != elt)
+    return n.error("boxes and scores must have the same float type");
+  TRY(center, n.attrInt("center_point_box", 0));
+  if (center != 0 && center != 1)
+    return n.error("center_point_box must be 0 or 1");
+  int64_t B = bt.getDimSize(0), C = st.getDimSize(1), N = bt.getDimSize(1);
+  Type i64 = n.b.getI64Type(), i1 = n.b.getI1Type();
+  auto scalarOr = [&](size_t i, Type t, double dflt,
+                      StringRef what) -> FailureOr<Value> {
+    if (!n.hasInput(i))
+      return n.constant(t, dflt);
+    return scalarInput(n, i, t, what);
+  };
+  TRY(maxOut, scalarOr(2, i64, 0, "max_output_boxes_per_class"));
+  TRY(iouThr, scalarOr(3, elt, 0, "iou_threshold"));
+  // Without a score threshold every score passes.
+  TRY(scoreThr, scalarOr(4, elt, -INFINITY, "score_threshold"));
+
+  // The corners, lower and upper along each axis ([B, N] each).
+  SmallVector<Value> coord;
+  for (int64_t k = 0; k < 4; ++k) {
+    TRY(c, make<SliceOp>(n, boxes, ArrayRef<int64_t>{0, 0, k},
+                         ArrayRef<int64_t>{B, N, k + 1},
+                         ArrayRef<int64_t>{1, 1, 1}));
+    coord.push_back(n.reshape(c, {B, N}));
+  }
+  SmallVector<Value> lo, hi;
+  for (int64_t a = 0; a < 2; ++a) {
+    if (center) {
+      // [x_center, y_center, width, height]
+      TRY(half, make<MulScalarOp>(n, coord[2 + a], n.scalarAttr(elt, 0.5)));
+      TRY(l, make<SubOp>(n, coord[a], half));
+      TRY(h, make<AddOp>(n, coord[a], half));
+      lo.push_back(l);
+      hi.push_back(h);
+    } else {
+      // [y1, x1, y2, x2], either corner first.
+      TRY(l, make<MinimumOp>(n, coord[a], coord[2 + a]));
+      TRY(h, make<MaximumOp>(n, coord[a], coord[2 + a]));
+      lo.push_back(l);
+      hi.push_back(h);
+    }
+  }
+  // The boxes of each class in descending score order ([B, C, N]).
+  TRY(sorted, makeOp<TopKOp>(n, scores, N, int64_t(2), true, true));
+  Value sortedScores = sorted->getResult(0), order = sorted->getResult(1);
+  Value flatOrder = n.reshape(order, {B, C * N});
+  auto inOrder = [&](Value v) -> FailureOr<Value> {
+    TRY(g, make<GatherOp>(n, v, flatOrder, int64_t(1)));
+    return n.reshape(g, {B, C, N});
+  };
+  SmallVector<Value> sLo, sHi;
+  for (int64_t a = 0; a < 2; ++a) {
+    TRY(l, inOrder(lo[a]));
+    TRY(h, inOrder(hi[a]));
+    sLo.push_back(l);
+    sHi.push_back(h);
+  }
+  TRY(ext0, make<SubOp>(n, sHi[0], sLo[0]));
+  TRY(ext1, make<SubOp>(n, sHi[1], sLo[1]));
+  TRY(area, make<MulOp>(n, ext0, ext1));
+
+  // The boxes selected so far, per batch and class, in K slots (K = the
+  // limit when it is known at import time, else every box): their corners
+  // and areas, and the rank each came from. Empty slots have area 0, which
+  // overlaps nothing.
+  int64_t K = N;
+  if (std::optional<ConstantView> c = n.constantInput(2);
+      c && c->size() == 1)
+    K = std::clamp<int64_t>((int64_t)c->s(0), 1, N);
+  Type fT = RankedTensorType::get({B, C, K}, elt);
+  auto slotsI64 = RankedTensorType::get({B, C, K}, i64);
+  auto countT = RankedTensorType::get({B, C, 1}, i64);
+  auto i64Scalar = RankedTensorType::get({}, i64);
+  auto boolScalar = RankedTensorType::get({}, i1);
+  Value emptyF = n.constant(DenseElementsAttr::get(
+      cast<ShapedType>(fT), n.scalarAttr(elt, 0)));
+  Value emptyI = n.constant(DenseElementsAttr::get(slotsI64, APInt(64, 0)));
+  Value zeroCount = n.constant(DenseElementsAttr::get(countT, APInt(64, 0)));
+  Value trips = n.constant(DenseElementsAttr::get(i64Scalar, APInt(64, N)));
+  Value slotIota = iota(n, i64, K, 3, 2); // [1, 1, K]
+  // Whether any class may still select a box at rank `r`: scores are in
+  // descending order, so once none passes the threshold (or every class is
+  // full) no later rank does, and the loop stops there.
+  auto anyLeft = [&](Value r, Value selected) -> FailureOr<Value> {
+    TRY(s, make<IndexSelectOp>(n, sortedScores, n.reshape(r, {1}), int64_t(2)));
+    TRY(passes, make<GtOp>(n, s, scoreThr));
+    TRY(room, make<LtOp>(n, selected, maxOut));
+    TRY(both, make<LogicalAndOp>(n, passes, room));
+    return make<ReduceAnyOp>(n, both, ArrayRef<int64_t>{0, 1, 2}, false);
+  };
+  Value zero = n.constant(DenseElementsAttr::get(i64Scalar, APInt(64, 0)));
+  TRY(start, anyLeft(zero, zeroCount));
+  SmallVector<Value> inits = {emptyF, emptyF, emptyF, emptyF, emptyF, emptyI,
+                              zeroCount};
+  SmallVector<Type> types;
+  for (Value v : inits)
+    types.push_back(v.getType());
+  auto loop = LoopOp::create(n.b, n.loc, types, trips, start, inits);
+  Block *block = new Block();
+  loop.getBody().push_back(block);
+  Value it = block->addArgument(i64Scalar, n.loc);
+  block->addArgument(boolScalar, n.loc); // the condition it entered with
+  SmallVector<Value> state;
+  for (Type t : types)
+    state.push_back(block->addArgument(t, n.loc));
+  {
+    OpBuilder::InsertionGuard guard(n.b);
+    n.b.setInsertionPointToEnd(block);
+    Value at = n.reshape(it, {1});
+    auto pick = [&](Value v) { return make<IndexSelectOp>(n, v, at, int64_t(2)); };
+    Value count = state[6];
+    // The candidate at this rank, per batch and class ([B, C, 1]), against
+    // the boxes selected before it ([B, C, K]).
+    TRY(cScore, pick(sortedScores));
+    TRY(passes, make<GtOp>(n, cScore, scoreThr));
+    TRY(room, make<LtOp>(n, count, maxOut));
+    Value inter;
+    SmallVector<Value> cand;
+    for (int64_t a = 0; a < 2; ++a) {
+      TRY(cl, pick(sLo[a]));
+      TRY(ch, pick(sHi[a]));
+      cand.push_back(cl);
+      cand.push_back(ch);
+      TRY(l, make<MaximumOp>(n, state[2 * a], cl));
+      TRY(h, make<MinimumOp>(n, state[2 * a + 1], ch));
+      TRY(d, make<SubOp>(n, h, l));
+      TRY(e, make<MaximumScalarOp>(n, d, n.scalarAttr(elt, 0)));
+      if (!inter) {
+        inter = e;
+      } else {
+        TRY(m, make<MulOp>(n, inter, e));
+        inter = m;
+      }
+    }
+    TRY(cArea, pick(area));
+    TRY(sum, make<AddOp>(n, state[4], cArea));
+    TRY(uni, make<SubOp>(n, sum, inter));
+    TRY(iou, make<DivOp>(n, inter, uni));
+    // Boxes without area overlap nothing (as ONNX Runtime has it).
+    TRY(pos1, make<GtScalarOp>(n, state[4], n.scalarAttr(elt, 0)));
+    TRY(pos2, make<GtScalarOp>(n, cArea, n.scalarAttr(elt, 0)));
+    TRY(over, make<GtOp>(n, iou, iouThr));
+    TRY(o1, make<LogicalAndOp>(n, over, pos1));
+    TRY(o2, make<LogicalAndOp>(n, o1, pos2));
+    TRY(hit, make<ReduceAnyOp>(n, o2, ArrayRef<int64_t>{2}, true));
+    TRY(free, make<LogicalNotOp>(n, hit));
+    TRY(v1, make<LogicalAndOp>(n, passes, room));
+    TRY(valid, make<LogicalAndOp>(n, v1, free));
+    // A selected candidate goes to slot `count`.
+    TRY(slot, make<EqOp>(n, slotIota, count));
+    TRY(put, make<LogicalAndOp>(n, slot, valid));
+    SmallVector<Value> next;
+    for (int64_t k = 0; k < 4; ++k) {
+      TRY(v, make<SelectOp>(n, put, cand[k], state[k]));
+      next.push_back(v);
+    }
+    TRY(nextArea, make<SelectOp>(n, put, cArea, state[4]));
+    next.push_back(nextArea);
+    TRY(nextRank, make<SelectOp>(n, put, it, state[5]));
+    next.push_back(nextRank);
+    TRY(nextCount, make<AddOp>(n, count, n.cast(valid, i64)));
+    next.push_back(nextCount);
+    // (Past the last rank the index is clamped; the trip count stops there.)
+    TRY(nextIt, make<AddScalarOp>(n, it, n.scalarAttr(i64, 1)));
+    TRY(more, anyLeft(nextIt, nextCount));
+    next.insert(next.begin(), more);
+    YieldOp::create(n.b, n.loc, next);
+  }
+  // Rows [batch, class, box] of the filled slots, in order.
+  int64_t bound = B * C * K;
+  Value ranks = loop.getResult(5), selected = loop.getResult(6);
+  TRY(filled, make<LtOp>(n, slotIota, selected));
+  TRY(compacted, compactPositions(n, n.reshape(filled, {bound})));
+  auto [at, total] = compacted;
+  TRY(batch, make<DivScalarOp>(n, at, n.scalarAttr(i64, (double)(C * K))));
+  TRY(byK, make<DivScalarOp>(n, at, n.scalarAttr(i64, (double)K)));
+  TRY(cls, make<RemScalarOp>(n, byK, n.scalarAttr(i64, (double)C)));
+  // The box: order[batch, class, rank of the slot].
+  TRY(rank, make<IndexSelectOp>(n, n.reshape(ranks, {bound}), at, int64_t(0)));
+  TRY(row, make<MulScalarOp>(n, byK, n.scalarAttr(i64, (double)N)));
+  TRY(flat, make<AddOp>(n, row, rank));
+  TRY(box, make<IndexSelectOp>(n, n.reshape(order, {B * C * N}), flat,
+                               int64_t(0)));
+  SmallVector<Value> cols = {n.reshape(batch, {bound, 1}),
+                             n.reshape(cls, {bound, 1}),
+                             n.reshape(box, {bound, 1})};
+  TRY(rows, make<ConcatOp>(n, ValueRange(cols), int64_t(1)));
+  n.setOutput(0, rows);
+  n.setDataDim(0, 0, total);
+  return success();
+}
+
+/// Unique on data known only at run time: the distinct elements (or slices
+/// along `axis`), where each first occurs, each element's group and each
+/// group's size. Every pair of rows is compared (O(D^2 M) for D rows of M
+/// elements): equal rows form a group, whose first row is its
+/// representative; sorted output places a group by how many distinct rows
+/// are smaller (lexicographically), unsorted by where it first occurs. The
+/// representatives are scattered to those places, so the values, indices
+/// and counts are computed at their bound (every row distinct) with the
+/// run-time count of groups (DataDependentDim); the inverse indices have
+/// the input's static size.
+LogicalResult convertUnique(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  TRY(sortedAttr, n.attrInt("sorted", 1));
+  Type i64 = n.b.getI64Type();
+  // The rows: [D, M], the compared axis first.
+  SmallVector<int64_t> perm, restShape;
+  int64_t axis = -1;
+  Value rows;
+  if (n.attr("axis")) {
+    TRY(a, n.attrInt("axis", 0));
+    TRY(norm, normAxis(n, a, xt.getRank()));
+    axis = norm;
+    perm.push_back(axis);
+    for (int64_t d = 0; d < xt.getRank(); ++d)
+      if (d != axis) {
+        perm.push_back(d);
+        restShape.push_back(xt.getDimSize(d));
+      }
+    TRY(t, make<TransposeOp>(n, x, ArrayRef<int64_t>(perm)));
+    rows = n.reshape(t, {xt.getDimSize(axis), product(restShape)});
+  } else {
+    rows = n.reshape(x, {xt.getNumElements(), 1});
+  }
+  int64_t D = tensorType(rows).getDimSize(0), M = tensorType(rows).getDimSize(1);
+  if (D > (int64_t(1) << 14))
+    return n.error("Unique compares every pair of its " + Twine(D) +
+                   " rows computed at run time; more than 2^14 is refused");
+  Value a = n.reshape(rows, {D, 1, M}), b = n.reshape(rows, {1, D, M});
+  TRY(eqk, make<EqOp>(n, a, b));
+  TRY(eq, make<ReduceAllOp>(n, eqk, ArrayRef<int64_t>{2}, false)); // [D, D]
+  // Rows before row i that equal it: then row i is not its group's first.
+  TRY(before, make<LtOp>(n, iota(n, i64, D, 2, 1), iota(n, i64, D, 2, 0)));
+  TRY(dupMask, make<LogicalAndOp>(n, eq, before));
+  TRY(dup, make<ReduceAnyOp>(n, dupMask, ArrayRef<int64_t>{1}, false));
+  TRY(first, make<LogicalNotOp>(n, dup)); // [D]
+  TRY(sizes, make<ReduceSumOp>(n, n.cast(eq, i64), ArrayRef<int64_t>{1},
+                               false));
+  Value place, inverse;
+  if (sortedAttr) {
+    // less[i][j]: row j < row i, at the first element where they differ.
+    Value less;
+    TRY(ltk, make<LtOp>(n, b, a));
+    if (M == 1) {
+      less = n.reshape(ltk, {D, D});
+    } else {
+      TRY(nek, make<LogicalNotOp>(n, eqk));
+      TRY(diffs, make<CumSumOp>(n, n.cast(nek, i64), int64_t(2), true, false));
+      TRY(same, make<EqScalarOp>(n, diffs, n.scalarAttr(i64, 0)));
+      TRY(decides, make<LogicalAndOp>(n, ltk, same));
+      TRY(l, make<ReduceAnyOp>(n, decides, ArrayRef<int64_t>{2}, false));
+      less = l;
+    }
+    // A group's place: the distinct rows smaller than it; every row of the
+    // group has the same, which is its inverse index too.
+    TRY(smaller, make<LogicalAndOp>(n, less, n.reshape(first, {1, D})));
+    TRY(p, make<ReduceSumOp>(n, n.cast(smaller, i64), ArrayRef<int64_t>{1},
+                             false));
+    place = p;
+    inverse = p;
+  } else {
+    // A group's place: the groups that first occur before it.
+    TRY(rankOf, make<CumSumOp>(n, n.cast(first, i64), int64_t(0), true,
+                               false));
+    place = rankOf;
+    // Each row's group: its first equal row's place.
+    TRY(firstEq, make<ArgMaxOp>(n, n.cast(eq, i64), ArrayRef<int64_t>{1},
+                                false, false));
+    TRY(inv, make<IndexSelectOp>(n, rankOf, firstEq, int64_t(0)));
+    inverse = inv;
+  }
+  TRY(target, make<SelectOp>(n, first, place, n.constant(i64, (double)D)));
+  auto scatterTo = [&](Value src) -> FailureOr<Value> {
+    Value zeros = n.constant(i64, 0, {D + 1});
+    TRY(sc, make<ScatterOp>(n, zeros, target, src, int64_t(0)));
+    return make<SliceOp>(n, sc, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{D},
+                         ArrayRef<int64_t>{1});
+  };
+  TRY(firstAt, scatterTo(iota(n, i64, D, 1, 0)));
+  TRY(counts, scatterTo(sizes));
+  TRY(groups, make<ReduceSumOp>(n, n.cast(first, i64), ArrayRef<int64_t>{0},
+                                false));
+  TRY(values, make<IndexSelectOp>(n, rows, firstAt, int64_t(0)));
+  Value y;
+  if (axis < 0) {
+    y = n.reshape(values, {D});
+  } else {
+    SmallVector<int64_t> shape = {D};
+    llvm::append_range(shape, restShape);
+    SmallVector<int64_t> back(perm.size());
+    for (auto [i, d] : llvm::enumerate(perm))
+      back[d] = (int64_t)i;
+    TRY(t, make<TransposeOp>(n, n.reshape(values, shape), ArrayRef<int64_t>(back)));
+    y = t;
+  }
+  n.setOutput(0, y);
+  n.setDataDim(0, axis < 0 ? 0 : axis, groups);
+  n.setOutput(1, firstAt);
+  n.setDataDim(1, 0, groups);
+  n.setOutput(2, inverse);
+  n.setOutput(3, counts);
+  n.setDataDim(3, 0, groups);
   return success();
 }
 
@@ -527,6 +860,8 @@ void hodu::onnx_import::registerIndexingOps(ConverterTable &table) {
       {"Scatter", convertScatter},
       {"OneHot", convertOneHot},
       {"NonZero", convertNonZero},
+      {"NonMaxSuppression", convertNonMaxSuppression},
+      {"Unique", convertUnique},
       {"Compress", convertCompress},
       {"Trilu", convertTrilu},
       {"EyeLike", convertEyeLike},
