@@ -440,7 +440,8 @@ struct CumSumLowering : StaticPattern<CumSumOp> {
 
 /// topk as a selection: for each row and each j < k, the best element that
 /// comes strictly after the (j-1)-th pick in the order (value, then lower
-/// index first). O(k * n) per row, no scratch state.
+/// index first). O(k * n) per row, no scratch state. A large k (16 or more,
+/// and more than 2 log2 n) sorts the row instead: O(n log n).
 struct TopKLowering : StaticPattern<TopKOp> {
   using StaticPattern::StaticPattern;
   LogicalResult lower(TopKOp op, OpAdaptor adaptor,
@@ -488,6 +489,17 @@ struct TopKLowering : StaticPattern<TopKOp> {
       return arith::OrIOp::create(nb, l, strict,
                                   arith::AndIOp::create(nb, l, eq, lower));
     };
+    // For a large k, sorting the row (O(n log n)) beats k selections.
+    int64_t log2n = 0;
+    while ((int64_t(1) << log2n) < n)
+      ++log2n;
+    if (k >= 16 && k > 2 * log2n) {
+      Value sorted = sortRows(b, loc, t, rows, n, k, vals, idxs, better);
+      rewriter.replaceOp(op, restore(b, loc, op, sorted.getDefiningOp()
+                                                    ->getResults(),
+                                     tShape, perm, k, dim, rank));
+      return success();
+    }
     auto rowLoop = scf::ForOp::create(
         b, loc, c0, constIndex(b, loc, rows), c1, ValueRange{vals, idxs},
         [&](OpBuilder &rb, Location l, Value r, ValueRange rowArgs) {
@@ -533,7 +545,17 @@ struct TopKLowering : StaticPattern<TopKOp> {
           scf::YieldOp::create(rb, l, ValueRange{jLoop.getResult(0),
                                                  jLoop.getResult(1)});
         });
-    // Back to the input's dim order.
+    rewriter.replaceOp(op, restore(b, loc, op, rowLoop.getResults(), tShape,
+                                   perm, k, dim, rank));
+    return success();
+  }
+
+  /// The [rows, k] values and indices back in the input's dim order.
+  static SmallVector<Value> restore(OpBuilder &b, Location loc, TopKOp op,
+                                    ValueRange rowResults,
+                                    ArrayRef<int64_t> tShape,
+                                    ArrayRef<int64_t> perm, int64_t k,
+                                    int64_t dim, int64_t rank) {
     SmallVector<int64_t> kShape(tShape);
     kShape.back() = k;
     SmallVector<int64_t> inv(rank);
@@ -541,16 +563,150 @@ struct TopKLowering : StaticPattern<TopKOp> {
       inv[perm[d]] = d;
     SmallVector<Value> results;
     for (unsigned i = 0; i < 2; ++i) {
-      Value v = reshapeTo(b, loc, rowLoop.getResult(i), kShape);
+      Value v = reshapeTo(b, loc, rowResults[i], kShape);
       if (dim != rank - 1) {
-        auto resTy = resultType(op, i);
+        auto resTy = cast<RankedTensorType>(op->getResult(i).getType());
         Value init = emptyTensor(b, loc, resTy.getShape(), resTy.getElementType());
         v = linalg::TransposeOp::create(b, loc, v, init, inv).getResult()[0];
       }
       results.push_back(v);
     }
-    rewriter.replaceOp(op, results);
-    return success();
+    return results;
+  }
+
+  /// Each row of `t` ([rows, n]) sorted by `better` with a bottom-up merge
+  /// sort (stable; ceil(log2 n) passes, each merging runs from half 0 of a
+  /// [2, rows, n] scratch tensor of values, and one of indices, into half 1
+  /// and copying the row back; one tensor each rather than two, so that
+  /// no CSE of identical empty tensors can make the halves alias), its
+  /// first k into `vals` and `idxs`. Returns the row loop's first result
+  /// (its op has both).
+  template <typename Better>
+  static Value sortRows(OpBuilder &b, Location loc, Value t, int64_t rows,
+                        int64_t n, int64_t k, Value vals, Value idxs,
+                        Better better) {
+    Type elt = cast<RankedTensorType>(t.getType()).getElementType();
+    Type i64 = b.getI64Type();
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    Value cn = constIndex(b, loc, n), last = constIndex(b, loc, n - 1);
+    int64_t passes = 0;
+    while ((int64_t(1) << passes) < n)
+      ++passes;
+    Value vS0 = emptyTensor(b, loc, {2, rows, n}, elt);
+    Value iS0 = emptyTensor(b, loc, {2, rows, n}, i64);
+    auto rowLoop = scf::ForOp::create(
+        b, loc, c0, constIndex(b, loc, rows), c1,
+        ValueRange{vals, idxs, vS0, iS0},
+        [&](OpBuilder &rb, Location l, Value r, ValueRange ra) {
+          // The row and its positions into half 0.
+          auto init = scf::ForOp::create(
+              rb, l, c0, cn, c1, ValueRange{ra[2], ra[3]},
+              [&](OpBuilder &ib, Location il, Value m, ValueRange ia) {
+                Value x = tensor::ExtractOp::create(ib, il, t, ValueRange{r, m});
+                Value v = tensor::InsertOp::create(ib, il, x, ia[0],
+                                                   ValueRange{c0, r, m});
+                Value mi = arith::IndexCastOp::create(ib, il, i64, m);
+                Value i = tensor::InsertOp::create(ib, il, mi, ia[1],
+                                                   ValueRange{c0, r, m});
+                scf::YieldOp::create(ib, il, ValueRange{v, i});
+              });
+          // Each pass merges runs of `width` from half 0 into half 1, then
+          // copies the row back into half 0.
+          auto passLoop = scf::ForOp::create(
+              rb, l, c0, constIndex(rb, l, passes), c1,
+              ValueRange{init.getResult(0), init.getResult(1)},
+              [&](OpBuilder &pb, Location pl, Value p, ValueRange pa) {
+                Value width = arith::ShLIOp::create(pb, pl, c1, p);
+                Value step = arith::ShLIOp::create(pb, pl, width, c1);
+                auto runLoop = scf::ForOp::create(
+                    pb, pl, c0, cn, step, ValueRange{pa[0], pa[1]},
+                    [&](OpBuilder &mb, Location ml, Value lo, ValueRange ma) {
+                      Value mid = arith::MinSIOp::create(
+                          mb, ml, arith::AddIOp::create(mb, ml, lo, width), cn);
+                      Value hi = arith::MinSIOp::create(
+                          mb, ml, arith::AddIOp::create(mb, ml, lo, step), cn);
+                      auto merge = scf::ForOp::create(
+                          mb, ml, lo, hi, c1, ValueRange{lo, mid, ma[0], ma[1]},
+                          [&](OpBuilder &ob, Location ol, Value o,
+                              ValueRange oa) {
+                            Value i = oa[0], j = oa[1];
+                            // Reads stay in the row (clamped); the
+                            // conditions decide which read counts.
+                            Value ic = arith::MinSIOp::create(ob, ol, i, last);
+                            Value jc = arith::MinSIOp::create(ob, ol, j, last);
+                            auto read = [&](Value buf, Value at) {
+                              return tensor::ExtractOp::create(
+                                         ob, ol, buf, ValueRange{c0, r, at})
+                                  .getResult();
+                            };
+                            Value vi = read(oa[2], ic), xi = read(oa[3], ic);
+                            Value vj = read(oa[2], jc), xj = read(oa[3], jc);
+                            Value leftLeft = arith::CmpIOp::create(
+                                ob, ol, arith::CmpIPredicate::slt, i, mid);
+                            Value rightDone = arith::CmpIOp::create(
+                                ob, ol, arith::CmpIPredicate::sge, j, hi);
+                            Value leftBetter = better(ob, ol, vi, xi, vj, xj);
+                            Value takeLeft = arith::AndIOp::create(
+                                ob, ol, leftLeft,
+                                arith::OrIOp::create(ob, ol, rightDone,
+                                                     leftBetter));
+                            Value v = arith::SelectOp::create(ob, ol, takeLeft,
+                                                              vi, vj);
+                            Value x = arith::SelectOp::create(ob, ol, takeLeft,
+                                                              xi, xj);
+                            Value dv = tensor::InsertOp::create(
+                                ob, ol, v, oa[2], ValueRange{c1, r, o});
+                            Value dx = tensor::InsertOp::create(
+                                ob, ol, x, oa[3], ValueRange{c1, r, o});
+                            Value ni = arith::SelectOp::create(
+                                ob, ol, takeLeft,
+                                arith::AddIOp::create(ob, ol, i, c1), i);
+                            Value nj = arith::SelectOp::create(
+                                ob, ol, takeLeft, j,
+                                arith::AddIOp::create(ob, ol, j, c1));
+                            scf::YieldOp::create(ob, ol,
+                                                 ValueRange{ni, nj, dv, dx});
+                          });
+                      scf::YieldOp::create(
+                          mb, ml,
+                          ValueRange{merge.getResult(2), merge.getResult(3)});
+                    });
+                auto back = scf::ForOp::create(
+                    pb, pl, c0, cn, c1,
+                    ValueRange{runLoop.getResult(0), runLoop.getResult(1)},
+                    [&](OpBuilder &cb, Location cl, Value m, ValueRange ca) {
+                      SmallVector<Value> moved;
+                      for (unsigned q = 0; q < 2; ++q) {
+                        Value e = tensor::ExtractOp::create(
+                            cb, cl, ca[q], ValueRange{c1, r, m});
+                        moved.push_back(tensor::InsertOp::create(
+                            cb, cl, e, ca[q], ValueRange{c0, r, m}));
+                      }
+                      scf::YieldOp::create(cb, cl, moved);
+                    });
+                scf::YieldOp::create(pb, pl, back.getResults());
+              });
+          // The first k of the sorted row.
+          Value sv = passLoop.getResult(0), si = passLoop.getResult(1);
+          auto copy = scf::ForOp::create(
+              rb, l, c0, constIndex(rb, l, k), c1, ValueRange{ra[0], ra[1]},
+              [&](OpBuilder &cb, Location cl, Value m, ValueRange ca) {
+                Value v = tensor::ExtractOp::create(cb, cl, sv,
+                                                    ValueRange{c0, r, m});
+                Value x = tensor::ExtractOp::create(cb, cl, si,
+                                                    ValueRange{c0, r, m});
+                Value dv = tensor::InsertOp::create(cb, cl, v, ca[0],
+                                                    ValueRange{r, m});
+                Value dx = tensor::InsertOp::create(cb, cl, x, ca[1],
+                                                    ValueRange{r, m});
+                scf::YieldOp::create(cb, cl, ValueRange{dv, dx});
+              });
+          scf::YieldOp::create(rb, l,
+                               ValueRange{copy.getResult(0), copy.getResult(1),
+                                          passLoop.getResult(0),
+                                          passLoop.getResult(1)});
+        });
+    return rowLoop.getResult(0);
   }
 };
 
