@@ -242,6 +242,28 @@ static void test_queries(void) {
   hodu_model_free(NULL);
 }
 
+/* Outputs whose size depends on the data: the companion is found by name,
+ * dtype and shape, and only then. */
+static void test_output_dims(void) {
+  hodu_model *model = load("dims");
+  if (!model)
+    return;
+  CHECK(hodu_model_output_dims_index(model, 0) == 1);
+  CHECK(hodu_model_output_dims_index(model, 1) == -1); /* rows#dims itself */
+  CHECK(hodu_model_output_dims_index(model, 2) == -1); /* static */
+  CHECK(hodu_model_output_dims_index(model, 3) == -1); /* odd#dims: rank 2 */
+  CHECK(hodu_model_output_dims_index(model, 5) == -1);
+  CHECK(hodu_model_output_dims_index(model, -1) == -1);
+  CHECK(hodu_model_output_dims_index(NULL, 0) == -1);
+  hodu_model_free(model);
+  /* A model without such outputs. */
+  model = load("affine");
+  if (!model)
+    return;
+  CHECK(hodu_model_output_dims_index(model, 0) == -1);
+  hodu_model_free(model);
+}
+
 /* Runs affine on x = base + i, b = {10, 20, 30} into caller memory. */
 static int run_affine(const hodu_model *model, float base) {
   float x[6], b[3] = {10, 20, 30}, y[6] = {0};
@@ -790,6 +812,7 @@ static const struct {
     {"tensor_create", test_tensor_create},
     {"tensor_wrap", test_tensor_wrap},
     {"queries", test_queries},
+    {"output_dims", test_output_dims},
     {"run", test_run},
     {"mismatch", test_mismatch},
     {"load_errors", test_load_errors},
