@@ -553,10 +553,14 @@ LogicalResult convertUnique(NodeContext &n) {
   return success();
 }
 
-/// Compress with a condition computed at run time: the kept indices are
-/// compacted at run time, the output computed at its bound (every element
-/// kept) with their count (DataDependentDim).
-LogicalResult convertRuntimeCompress(NodeContext &n, Value x) {
+/// Compress: the elements (or slices along `axis`) where the condition is
+/// true. With a condition known at import time (at most 2^22 elements) the
+/// kept indices are constants and the result has a static shape; with one
+/// computed at run time they are compacted at run time and the output is
+/// computed at its bound (every element kept) with their count
+/// (DataDependentDim).
+LogicalResult convertCompress(NodeContext &n) {
+  TRY(x, n.in(0));
   auto xt = tensorType(x);
   Value data = x;
   int64_t axis = 0;
@@ -567,15 +571,25 @@ LogicalResult convertRuntimeCompress(NodeContext &n, Value x) {
   } else {
     data = n.reshape(x, {xt.getNumElements()});
   }
-  TRY(cond, n.in(1));
-  auto ct = tensorType(cond);
-  if (ct.getRank() != 1)
-    return n.error("the condition must be 1-D, got rank " +
-                   Twine(ct.getRank()));
   int64_t dim = tensorType(data).getDimSize(axis);
+  RankedTensorType ct = n.type(1);
+  if (!ct || ct.getRank() != 1)
+    return n.error("the condition must be 1-D");
   if (ct.getDimSize(0) > dim)
     return n.error("the condition has " + Twine(ct.getDimSize(0)) +
                    " elements for a dim of " + Twine(dim));
+  std::optional<ConstantView> c = n.constantInput(1);
+  if (c && c->size() <= kMaxConstantScan) {
+    SmallVector<int64_t> kept = nonzeroPositions(*c);
+    if (kept.empty())
+      return n.error("the condition keeps no element; a tensor without "
+                     "elements is not supported here");
+    TRY(r, make<IndexSelectOp>(n, data, n.constant(ArrayRef<int64_t>(kept)),
+                               axis));
+    n.setOutput(0, r);
+    return success();
+  }
+  TRY(cond, n.in(1));
   Value mask = cond;
   if (!ct.getElementType().isInteger(1)) {
     TRY(ne, make<NeScalarOp>(n, cond, n.scalarAttr(ct.getElementType(), 0)));
@@ -586,39 +600,6 @@ LogicalResult convertRuntimeCompress(NodeContext &n, Value x) {
   TRY(r, make<IndexSelectOp>(n, data, kept, axis));
   n.setOutput(0, r);
   n.setDataDim(0, axis, count);
-  return success();
-}
-
-/// Compress with a condition known at import time: the kept indices are
-/// constants, so the result has a static shape (a run-time condition would
-/// make it depend on the data).
-LogicalResult convertCompress(NodeContext &n) {
-  TRY(x, n.in(0));
-  auto xt = tensorType(x);
-  std::optional<ConstantView> c = n.constantInput(1);
-  if (!c || c->size() > kMaxConstantScan)
-    return convertRuntimeCompress(n, x);
-  if (c->size() > kMaxConstantScan)
-    return n.error("the condition has more than 2^22 elements");
-  Value data = x;
-  int64_t axis = 0;
-  if (n.attr("axis")) {
-    TRY(a, n.attrInt("axis", 0));
-    TRY(norm, normAxis(n, a, xt.getRank()));
-    axis = norm;
-  } else {
-    data = n.reshape(x, {xt.getNumElements()});
-  }
-  int64_t dim = tensorType(data).getDimSize(axis);
-  if (c->size() > dim)
-    return n.error("the condition has " + Twine(c->size()) +
-                   " elements for a dim of " + Twine(dim));
-  SmallVector<int64_t> kept = nonzeroPositions(*c);
-  if (kept.empty())
-    return n.error("the condition keeps no element; a tensor without "
-                   "elements is not supported here");
-  TRY(r, make<IndexSelectOp>(n, data, n.constant(ArrayRef<int64_t>(kept)), axis));
-  n.setOutput(0, r);
   return success();
 }
 
