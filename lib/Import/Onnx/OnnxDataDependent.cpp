@@ -68,6 +68,7 @@ bool inputMayCarry(StringRef op, size_t i) {
   return i == 0 &&
          (op == "Transpose" || op == "Reshape" || op == "Flatten" ||
           op == "Squeeze" || op == "Unsqueeze" || op == "Slice" ||
+          op == "Split" ||
           op == "Softmax" || op == "LogSoftmax" || op == "Hardmax" ||
           op == "TopK" || isReduction(op));
 }
@@ -85,9 +86,9 @@ LogicalResult refuse(NodeContext &n, size_t input, const DataDependentDim &d,
                  "'): " + describe(d) + ", and " + why +
                  "; Hodu carries such a size, computed at its bound, only "
                  "through ops that keep its entries apart (elementwise ops, "
-                 "Gather, Transpose, reshapes that keep the dim, Slice and "
-                 "Concat along other axes, MatMul rows, reductions, Softmax "
-                 "and TopK over other axes) to a model output");
+                 "Gather, Transpose, reshapes that keep the dim, Slice, Split "
+                 "and Concat along other axes, MatMul rows, reductions, "
+                 "Softmax and TopK over other axes) to a model output");
 }
 
 /// The axis, in the output of `rank` dims, of input dim `axis` under the
@@ -329,6 +330,17 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     }
     if (failed(carry(0, d)))
       return failure();
+  } else if (op == "Split") {
+    // Along another axis every part keeps the dim whole.
+    int64_t d = inputs[0]->axis;
+    TRY(a, n.attrInt("axis", 0));
+    TRY(axis, normAxis(n, a, outRank));
+    if (d == axis)
+      return refuse(n, 0, *inputs[0], "Split cuts that dim");
+    if (failed(carry(0, d)))
+      return failure();
+    for (size_t o = 1; o < n.numOutputs(); ++o)
+      n.setDataDim(o, d, count);
   } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
     int64_t d = inputs[0]->axis;
     TRY(a, n.attrInt("axis", n.opset >= 13 ? -1 : 1));

@@ -179,7 +179,7 @@ public:
 /// Data-dependent dims (OnnxDataDependent.cpp). Before node `n` is
 /// converted: an error unless every input's data-dependent dim can flow
 /// through it (elementwise ops, Gather, Transpose, reshapes that keep the
-/// dim, slices and concatenations along other axes, MatMul's rows,
+/// dim, slices, splits and concatenations along other axes, MatMul's rows,
 /// reductions, Softmax and TopK over other axes), outside subgraphs.
 mlir::LogicalResult checkDataDependentInputs(NodeContext &n, bool inSubgraph);
 /// After the conversion: the outputs' data-dependent dims, from the inputs'
