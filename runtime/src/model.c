@@ -355,7 +355,13 @@ static hodu_status new_model(hodu_plan *plan, const hodu_model_desc *desc,
       plan->tensors[plan->num_inputs + plan->num_outputs + i].init = init;
     }
   }
-  if (!status)
+  model->ordinal = options ? options->device_ordinal : 0;
+  model->inspect_only =
+      !desc && options &&
+      options->struct_size >= offsetof(hodu_load_options, inspect_only) +
+                                  sizeof(int32_t) &&
+      options->inspect_only;
+  if (!status && !model->inspect_only)
     status = open_devices(model, options);
   if (status) {
     hodu_model_free(model);
@@ -363,6 +369,16 @@ static hodu_status new_model(hodu_plan *plan, const hodu_model_desc *desc,
   }
   *out = model;
   return NULL;
+}
+
+hodu_status hodu_check_runnable(const hodu_model *model) {
+  if (!model->inspect_only)
+    return NULL;
+  return hodu_make_status(HODU_INVALID_STATE,
+                          "model '%s' was loaded for inspection only "
+                          "(hodu_load_options.inspect_only): it opened no "
+                          "device to run on",
+                          hodu_model_name(model));
 }
 
 /* A plan for a validated descriptor, then the model. */
@@ -729,6 +745,16 @@ static hodu_status create_like(const hodu_model *model, int role,
   if (!t)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "no %s %d in the model",
                             kinds[role], (int)index);
+  if (!model->devices) {
+    /* Inspection only: host tensors, no device. */
+    if (on_device) {
+      hodu_status status = hodu_check_runnable(model);
+      if (status)
+        return status;
+    }
+    return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank,
+                              t->desc.shape, out);
+  }
   hodu_device *device = model->devices[t->device];
   if (on_device && device->kind != HODU_DEVICE_CPU)
     return hodu_tensor_create_on(device, (hodu_dtype)t->desc.dtype,
@@ -766,6 +792,9 @@ hodu_status hodu_model_create_device_tensor(const hodu_model *model,
   *out = NULL;
   if (!model)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  hodu_status status = hodu_check_runnable(model);
+  if (status)
+    return status;
   hodu_device *device = hodu_model_main_device(model);
   if (device->kind == HODU_DEVICE_CPU)
     return hodu_tensor_create(dtype, rank, shape, out);
@@ -777,15 +806,25 @@ hodu_status hodu_model_create_device_tensor(const hodu_model *model,
  *===--------------------------------------------------------------------===*/
 
 hodu_device_kind hodu_model_device_kind(const hodu_model *model) {
-  return model ? hodu_model_main_device(model)->kind : HODU_DEVICE_CPU;
+  if (!model)
+    return HODU_DEVICE_CPU;
+  const hodu_device *device = hodu_model_main_device(model);
+  return device ? device->kind
+                : (hodu_device_kind)model->plan
+                      ->devices[model->plan->main_device]
+                      .kind;
 }
 
 int32_t hodu_model_device_ordinal(const hodu_model *model) {
-  return model ? hodu_model_main_device(model)->ordinal : 0;
+  if (!model)
+    return 0;
+  const hodu_device *device = hodu_model_main_device(model);
+  return device ? device->ordinal : model->ordinal;
 }
 
 const char *hodu_model_device_name(const hodu_model *model) {
-  return model ? hodu_model_main_device(model)->name : "";
+  const hodu_device *device = model ? hodu_model_main_device(model) : NULL;
+  return device ? device->name : "";
 }
 
 int hodu_model_is_bundle(const hodu_model *model) {

@@ -258,6 +258,9 @@ static hodu_status make_segments(hodu_session *s) {
 static hodu_status session_create(const hodu_model *model, int internal,
                                   hodu_session **out) {
   *out = NULL;
+  hodu_status runnable = hodu_check_runnable(model);
+  if (runnable)
+    return runnable;
   const hodu_plan *plan = model->plan;
   hodu_session *s = calloc(1, sizeof *s);
   if (!s)

@@ -31,14 +31,23 @@ struct hodu_model {
   hodu_buffer **weights;
   char *origin; /* "'path'" for messages */
   char *target; /* the bundle's main device kind name, or the descriptor's */
+  /* A bundle loaded with hodu_load_options.inspect_only: no device opened
+   * (devices, codes and weights are NULL); the requested ordinal. */
+  int inspect_only;
+  int32_t ordinal;
   _Atomic(void *) workspaces[HODU_RUN_CACHE_SLOTS];
   _Atomic(hodu_session *) sessions[HODU_RUN_CACHE_SLOTS];
 };
 
-/* The model's main device (where device tensors are made). */
+/* The model's main device (where device tensors are made); NULL for a
+ * model loaded for inspection only. */
 static inline hodu_device *hodu_model_main_device(const hodu_model *model) {
-  return model->devices[model->plan->main_device];
+  return model->devices ? model->devices[model->plan->main_device] : NULL;
 }
+
+/* The error of a run, session or device tensor asked of a model loaded for
+ * inspection only; NULL for other models. */
+hodu_status hodu_check_runnable(const hodu_model *model);
 
 /* Checks run arguments against the model: counts, NULL, dtypes, shapes,
  * overlaps and (for device tensors) the device. */

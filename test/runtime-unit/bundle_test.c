@@ -1061,6 +1061,54 @@ static void test_cuda_no_driver(void) {
   hodu_model_free(model);
 }
 
+/* A bundle loaded for inspection only (hodu_load_options.inspect_only)
+ * opens no device, whether or not one is there: its signature and plan
+ * are readable, the device queries give the plan's kind, the requested
+ * ordinal and no name, and running it, a session or a device tensor is
+ * INVALID_STATE (host tensors shaped like its inputs still work). */
+static void test_inspect_only(void) {
+  size_t size;
+  uint8_t *data = contract_bundle(HODU_DEVICE_CUDA, ptx, sizeof ptx, &size);
+  const char *path = work_path("inspect.hodu");
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_load_options options;
+  hodu_load_options_init(&options);
+  CHECK(options.inspect_only == 0);
+  options.inspect_only = 1;
+  options.device_ordinal = 3;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  if (!model)
+    return;
+  CHECK(hodu_model_is_bundle(model));
+  CHECK(strcmp(hodu_model_name(model), "contract") == 0);
+  CHECK(strcmp(hodu_model_target(model), "cuda") == 0);
+  CHECK(hodu_model_device_kind(model) == HODU_DEVICE_CUDA);
+  CHECK(hodu_model_device_ordinal(model) == 3);
+  CHECK(strcmp(hodu_model_device_name(model), "") == 0);
+  CHECK(hodu_model_num_inputs(model) >= 1);
+  CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_KERNELS) >= 1);
+  hodu_tensor *input = NULL;
+  CHECK_OK(hodu_model_create_input(model, 0, &input));
+  hodu_tensor *device = NULL;
+  CHECK_ERROR(hodu_model_create_device_input(model, 0, &device),
+              HODU_INVALID_STATE, "loaded for inspection only");
+  CHECK_ERROR(hodu_model_create_device_tensor(model, HODU_DTYPE_F32, 1,
+                                              (const int64_t[]){4}, &device),
+              HODU_INVALID_STATE, "opened no device to run on");
+  hodu_session *session = NULL;
+  CHECK_ERROR(hodu_session_create(model, &session), HODU_INVALID_STATE,
+              "model 'contract' was loaded for inspection only");
+  hodu_tensor *outputs[8] = {NULL};
+  CHECK_ERROR(hodu_model_run_alloc(model, (const hodu_tensor *const *)&input,
+                                   1, outputs,
+                                   (size_t)hodu_model_num_outputs(model)),
+              HODU_INVALID_STATE, "loaded for inspection only");
+  hodu_tensor_free(input);
+  hodu_model_free(model);
+}
+
 /* With libamdhip64 installed and no AMD GPU, HIP loads, counts no device
  * and refuses a HIP bundle with NO_DEVICE. */
 static void test_hip_no_device(void) {
@@ -1252,6 +1300,7 @@ static const struct {
     {"vulkan_concurrent_runs", test_vulkan_concurrent_runs},
     {"heterogeneous", test_heterogeneous},
     {"cuda_no_driver", test_cuda_no_driver},
+    {"inspect_only", test_inspect_only},
     {"hip_no_device", test_hip_no_device},
     {"hip_library_present", test_hip_library_present},
     {"cpu_contracts", test_cpu_contracts},

@@ -354,8 +354,14 @@ void printPlan(const hodu_model *model) {
   }
 }
 
-void printInfo(const hodu_model *model) {
-  if (hodu_model_is_bundle(model))
+/// `noDevice`: why the bundle was loaded for inspection only ("" when its
+/// device opened).
+void printInfo(const hodu_model *model, const std::string &noDevice) {
+  if (hodu_model_is_bundle(model) && !noDevice.empty())
+    std::printf("model '%s' (bundle for %s; not opened on a device: %s)\n",
+                hodu_model_name(model), hodu_model_target(model),
+                noDevice.c_str());
+  else if (hodu_model_is_bundle(model))
     std::printf("model '%s' (bundle for %s, running on %s %d: %s)\n",
                 hodu_model_name(model), hodu_model_target(model),
                 hodu_device_kind_name(hodu_model_device_kind(model)),
@@ -986,6 +992,17 @@ int main(int argc, char **argv) {
   loadOptions.device_ordinal = int32_t(options.deviceOrdinal);
   hodu_status status = hodu_model_load_with_options(options.artifact.c_str(),
                                                     &loadOptions, &model);
+  // --info on a bundle whose device (or driver) is missing here: its
+  // signature and plan still, loaded for inspection only.
+  std::string noDevice;
+  if (status && options.info &&
+      (hodu_status_get_code(status) == HODU_NO_DEVICE ||
+       hodu_status_get_code(status) == HODU_DEVICE_ERROR)) {
+    noDevice = consume(status);
+    loadOptions.inspect_only = 1;
+    status = hodu_model_load_with_options(options.artifact.c_str(),
+                                          &loadOptions, &model);
+  }
   if (status)
     return error(consume(status));
   struct ModelGuard {
@@ -994,7 +1011,7 @@ int main(int argc, char **argv) {
   } guard{model};
 
   if (options.info) {
-    printInfo(model);
+    printInfo(model, noDevice);
     return ExitOk;
   }
   if (!options.testData.empty())

@@ -403,6 +403,15 @@ typedef struct hodu_load_options {
   int32_t device_kind;
   /* Which device of that kind, 0 (default) for the first. */
   int32_t device_ordinal;
+  /* Non-zero: load a bundle for inspection only -- its signature and plan
+   * (the queries below, hodu_model_plan_*) without opening its devices, so
+   * it works where the device or its driver is missing (`hodu-run --info`
+   * on a build machine). Running it, sessions and device tensors then fail
+   * with INVALID_STATE; the device queries give the plan's device kind,
+   * the requested ordinal and an empty name. No effect on shared libraries
+   * (they need no device). Appended after device_ordinal: callers that set
+   * struct_size to an older, smaller size get 0. */
+  int32_t inspect_only;
 } hodu_load_options;
 
 /* Sets `options` to the defaults (the artifact's device, ordinal 0). */
@@ -415,7 +424,8 @@ HODU_API hodu_status hodu_model_load_with_options(
     const char *path, const hodu_load_options *options, hodu_model **out);
 
 /* The kind, ordinal and name (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)",
- * "host CPU"; borrowed) of the device the model runs on. */
+ * "host CPU"; borrowed) of the device the model runs on ("" for a bundle
+ * loaded with inspect_only, which opened none). */
 HODU_API hodu_device_kind hodu_model_device_kind(const hodu_model *model);
 HODU_API int32_t hodu_model_device_ordinal(const hodu_model *model);
 HODU_API const char *hodu_model_device_name(const hodu_model *model);
