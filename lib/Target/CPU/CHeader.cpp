@@ -64,9 +64,18 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
   for (auto &t : sig.inputs)
     os << " *   in  " << names[k++] << ": '" << t.name << "' "
        << dtypeName(t.dtype) << shapeText(t) << "\n";
-  for (auto &t : sig.outputs)
+  for (auto &t : sig.outputs) {
     os << " *   out " << names[k++] << ": '" << t.name << "' "
-       << dtypeName(t.dtype) << shapeText(t) << "\n";
+       << dtypeName(t.dtype) << shapeText(t);
+    // The companion of an output whose size depends on the data (abi.h).
+    StringRef name(t.name);
+    if (name.consume_back(HODU_OUTPUT_DIMS_SUFFIX) &&
+        llvm::any_of(sig.outputs,
+                     [&](const TensorSignature &o) { return o.name == name; }))
+      os << ", the dims '" << name << "' has in each run ('" << name
+         << "' is declared, and written, at its bound)";
+    os << "\n";
+  }
   os << " * Returns 0 on success. Reentrant: safe to call from several threads. */\n"
      << "static inline int32_t " << prefix << "_run(";
   k = 0;
