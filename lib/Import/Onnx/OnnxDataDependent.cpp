@@ -437,6 +437,27 @@ static FailureOr<Value> exclusiveScan(NodeContext &n, Value v) {
                        ArrayRef<int64_t>{1});
 }
 
+/// 0, 1, ..., size - 1 (i64). A long one is a [rows, cols] sum of a column
+/// and a row of about sqrt(size) constants each, rather than a constant of
+/// `size` elements in the artifact.
+static FailureOr<Value> positions(NodeContext &n, int64_t size) {
+  Type i64 = n.b.getI64Type();
+  constexpr int64_t kConstant = 4096;
+  if (size <= kConstant)
+    return iota(n, i64, size, 1, 0);
+  int64_t cols = 1;
+  while (cols * cols < size)
+    ++cols;
+  int64_t rows = (size + cols - 1) / cols;
+  Value starts = iota(n, i64, rows, 2, 0, (double)cols);
+  TRY(grid, make<AddOp>(n, starts, iota(n, i64, cols, 2, 1)));
+  Value flat = n.reshape(grid, {rows * cols});
+  if (rows * cols == size)
+    return flat;
+  return make<SliceOp>(n, flat, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{size},
+                       ArrayRef<int64_t>{1});
+}
+
 FailureOr<std::pair<Value, Value>>
 hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
   Type i64 = n.b.getI64Type();
@@ -446,9 +467,9 @@ hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
   // go to an extra slot past the end, cut off after the scatter.
   TRY(slot, exclusiveScan(n, ones));
   TRY(target, make<SelectOp>(n, mask, slot, n.constant(i64, (double)size)));
-  Value positions = iota(n, i64, size, 1, 0);
+  TRY(where, positions(n, size));
   Value zeros = n.constant(i64, 0, {size + 1});
-  TRY(scattered, make<ScatterOp>(n, zeros, target, positions, int64_t(0)));
+  TRY(scattered, make<ScatterOp>(n, zeros, target, where, int64_t(0)));
   TRY(kept, make<SliceOp>(n, scattered, ArrayRef<int64_t>{0},
                           ArrayRef<int64_t>{size}, ArrayRef<int64_t>{1}));
   TRY(count, make<ReduceSumOp>(n, ones, ArrayRef<int64_t>{0}, false));
