@@ -409,7 +409,7 @@ Value hodu::onnx_import::runtimeDims(OpBuilder &b, Location loc, Value v,
 /// each block, then over the blocks' totals (recursively, log16 n levels),
 /// about 10 n operations in all, each level elementwise or over blocks of
 /// 16 (16M elements: 11 s with blocks of sqrt(n), now a fraction of one).
-static FailureOr<Value> exclusiveScan(NodeContext &n, Value v) {
+FailureOr<Value> hodu::onnx_import::exclusiveScan(NodeContext &n, Value v) {
   int64_t size = tensorType(v).getDimSize(0);
   constexpr int64_t kDirect = 64, cols = 16;
   if (size <= kDirect)

@@ -191,6 +191,9 @@ mlir::LogicalResult propagateDataDependentDims(
 /// accompanies a graph output with a data-dependent dim.
 mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
+/// The exclusive running sum of `v` (1-D i64), in blocks so that a long
+/// one costs O(n) rather than `hodu.cumsum`'s O(n^2).
+mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
 /// Entries `[0, count)` of the positions where `mask` (1-D, i1) is true, in
 /// order, padded with zeros to the mask's length, and `count` (0-d i64):
 /// the compaction behind NonZero and Compress on data known at run time.

@@ -510,8 +510,7 @@ LogicalResult convertUnique(NodeContext &n) {
     inverse = p;
   } else {
     // A group's place: the groups that first occur before it.
-    TRY(rankOf, make<CumSumOp>(n, n.cast(first, i64), int64_t(0), true,
-                               false));
+    TRY(rankOf, exclusiveScan(n, n.cast(first, i64)));
     place = rankOf;
     // Each row's group: its first equal row's place.
     TRY(firstEq, make<ArgMaxOp>(n, n.cast(eq, i64), ArrayRef<int64_t>{1},
