@@ -63,6 +63,8 @@ bool inputMayCarry(StringRef op, size_t i) {
     return true;
   if (op == "Gather" || op == "MatMul")
     return i <= 1;
+  if (op == "GatherND")
+    return i == 1;
   if (op == "Gemm")
     return i <= 1;
   return i == 0 &&
@@ -86,7 +88,7 @@ LogicalResult refuse(NodeContext &n, size_t input, const DataDependentDim &d,
                  "'): " + describe(d) + ", and " + why +
                  "; Hodu carries such a size, computed at its bound, only "
                  "through ops that keep its entries apart (elementwise ops, "
-                 "Gather, Transpose, reshapes that keep the dim, Slice, Split "
+                 "Gather, GatherND's indices, Transpose, reshapes that keep the dim, Slice, Split "
                  "and Concat along other axes, MatMul rows, reductions, "
                  "Softmax and TopK over other axes) to a model output");
 }
@@ -245,6 +247,17 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
         return failure();
     }
     if (inputs[1] && failed(carry(1, axis + inputs[1]->axis)))
+      return failure();
+  } else if (op == "GatherND") {
+    // Padded index tuples gather padded rows; the tuple axis itself (the
+    // last) is not a row.
+    int64_t d = inputs[1]->axis, rank = inType(1).getRank();
+    TRY(batchDims, n.attrInt("batch_dims", 0));
+    if (d == rank - 1 || d < batchDims)
+      return refuse(n, 1, *inputs[1],
+                    d == rank - 1 ? "it holds GatherND's index tuples"
+                                  : "GatherND's batch dims meet the data's");
+    if (failed(carry(1, d)))
       return failure();
   } else if (op == "MatMul") {
     for (size_t i = 0; i < 2; ++i) {
