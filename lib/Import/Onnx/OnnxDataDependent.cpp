@@ -174,7 +174,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
   // The one dim the output carries: every carrying input must agree on it.
   std::optional<int64_t> outAxis;
   Value count;
-  std::string origin;
+  std::string origin; // the node that computed the count
   auto carry = [&](size_t i, int64_t axis) -> LogicalResult {
     const DataDependentDim &d = *inputs[i];
     if (outAxis && (*outAxis != axis || count != d.count))
@@ -231,7 +231,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     }
     for (size_t o = 0; o < n.numOutputs(); ++o)
       if (RankedTensorType t = outType(o); t && t.getRank() == outRank)
-        n.setDataDim(o, *outAxis, count);
+        n.setDataDim(o, *outAxis, count, origin);
     return success();
   }
 
@@ -353,7 +353,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     if (failed(carry(0, d)))
       return failure();
     for (size_t o = 1; o < n.numOutputs(); ++o)
-      n.setDataDim(o, d, count);
+      n.setDataDim(o, d, count, origin);
   } else if (op == "Softmax" || op == "LogSoftmax" || op == "Hardmax") {
     int64_t d = inputs[0]->axis;
     TRY(a, n.attrInt("axis", n.opset >= 13 ? -1 : 1));
@@ -371,7 +371,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
       return refuse(n, 0, *inputs[0], "TopK sorts along it");
     if (failed(carry(0, d)))
       return failure();
-    n.setDataDim(1, d, count);
+    n.setDataDim(1, d, count, origin);
   } else if (isReduction(op)) {
     int64_t rank = inType(0).getRank(), d = inputs[0]->axis;
     TRY(axes, reducedAxes(n, rank));
@@ -387,8 +387,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     return n.error("data-dependent dim reached an op that cannot carry it "
                    "(importer bug)");
   }
-  (void)origin;
-  n.setDataDim(0, *outAxis, count);
+  n.setDataDim(0, *outAxis, count, origin);
   return success();
 }
 

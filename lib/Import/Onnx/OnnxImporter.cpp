@@ -590,15 +590,17 @@ std::shared_ptr<const DataDependentDim> NodeContext::dataDim(size_t i) const {
   return it == graph.values.end() ? nullptr : it->second.dataDim;
 }
 
-void NodeContext::setDataDim(size_t i, int64_t axis, Value count) {
+void NodeContext::setDataDim(size_t i, int64_t axis, Value count,
+                             const std::string &origin) {
   if (!hasOutput(i))
     return;
   auto it = graph.values.find(node.output((int)i));
   if (it == graph.values.end())
     return;
   std::string opType = node.op_type();
-  it->second.dataDim = std::make_shared<const DataDependentDim>(
-      DataDependentDim{axis, count, "node '" + name + "' (" + opType + ")"});
+  it->second.dataDim = std::make_shared<const DataDependentDim>(DataDependentDim{
+      axis, count,
+      origin.empty() ? "node '" + name + "' (" + opType + ")" : origin});
 }
 
 void NodeContext::setOutput(size_t i, const ValueEntry &entry) {

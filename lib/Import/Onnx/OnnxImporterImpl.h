@@ -160,8 +160,10 @@ public:
   /// Input `i`'s data-dependent dim, if it has one.
   std::shared_ptr<const DataDependentDim> dataDim(size_t i) const;
   /// Output `i` (set already) holds `count` entries along `axis`, a number
-  /// known only at run time (DataDependentDim).
-  void setDataDim(size_t i, int64_t axis, mlir::Value count);
+  /// known only at run time (DataDependentDim) that `origin` computed (""
+  /// for this node).
+  void setDataDim(size_t i, int64_t axis, mlir::Value count,
+                  const std::string &origin = "");
 
   // Builders for common pieces.
   /// A 0-d (or `shape`) constant of element type `elt` holding `v`.
