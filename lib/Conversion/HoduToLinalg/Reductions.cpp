@@ -575,11 +575,11 @@ struct TopKLowering : StaticPattern<TopKOp> {
   }
 
   /// Each row of `t` ([rows, n]) sorted by `better` with a bottom-up merge
-  /// sort (stable; ceil(log2 n) passes, each merging runs from half 0 of a
-  /// [2, rows, n] scratch tensor of values, and one of indices, into half 1
-  /// and copying the row back; one tensor each rather than two, so that
-  /// no CSE of identical empty tensors can make the halves alias), its
-  /// first k into `vals` and `idxs`. Returns the row loop's first result
+  /// sort (stable; ceil(log2 n) passes, each merging runs from one half of
+  /// a [2, rows, n] scratch tensor of values, and one of indices, into the
+  /// other, alternately; one tensor each rather than two, so that no CSE of
+  /// identical empty tensors can make the halves alias), its first k into
+  /// `vals` and `idxs`. Returns the row loop's first result
   /// (its op has both).
   template <typename Better>
   static Value sortRows(OpBuilder &b, Location loc, Value t, int64_t rows,
@@ -616,6 +616,10 @@ struct TopKLowering : StaticPattern<TopKOp> {
               rb, l, c0, constIndex(rb, l, passes), c1,
               ValueRange{init.getResult(0), init.getResult(1)},
               [&](OpBuilder &pb, Location pl, Value p, ValueRange pa) {
+                // Even passes read half 0 and write half 1, odd ones the
+                // other way round.
+                Value src = arith::AndIOp::create(pb, pl, p, c1);
+                Value dst = arith::SubIOp::create(pb, pl, c1, src);
                 Value width = arith::ShLIOp::create(pb, pl, c1, p);
                 Value step = arith::ShLIOp::create(pb, pl, width, c1);
                 auto runLoop = scf::ForOp::create(
@@ -636,7 +640,7 @@ struct TopKLowering : StaticPattern<TopKOp> {
                             Value jc = arith::MinSIOp::create(ob, ol, j, last);
                             auto read = [&](Value buf, Value at) {
                               return tensor::ExtractOp::create(
-                                         ob, ol, buf, ValueRange{c0, r, at})
+                                         ob, ol, buf, ValueRange{src, r, at})
                                   .getResult();
                             };
                             Value vi = read(oa[2], ic), xi = read(oa[3], ic);
@@ -655,9 +659,9 @@ struct TopKLowering : StaticPattern<TopKOp> {
                             Value x = arith::SelectOp::create(ob, ol, takeLeft,
                                                               xi, xj);
                             Value dv = tensor::InsertOp::create(
-                                ob, ol, v, oa[2], ValueRange{c1, r, o});
+                                ob, ol, v, oa[2], ValueRange{dst, r, o});
                             Value dx = tensor::InsertOp::create(
-                                ob, ol, x, oa[3], ValueRange{c1, r, o});
+                                ob, ol, x, oa[3], ValueRange{dst, r, o});
                             Value ni = arith::SelectOp::create(
                                 ob, ol, takeLeft,
                                 arith::AddIOp::create(ob, ol, i, c1), i);
@@ -671,30 +675,18 @@ struct TopKLowering : StaticPattern<TopKOp> {
                           mb, ml,
                           ValueRange{merge.getResult(2), merge.getResult(3)});
                     });
-                auto back = scf::ForOp::create(
-                    pb, pl, c0, cn, c1,
-                    ValueRange{runLoop.getResult(0), runLoop.getResult(1)},
-                    [&](OpBuilder &cb, Location cl, Value m, ValueRange ca) {
-                      SmallVector<Value> moved;
-                      for (unsigned q = 0; q < 2; ++q) {
-                        Value e = tensor::ExtractOp::create(
-                            cb, cl, ca[q], ValueRange{c1, r, m});
-                        moved.push_back(tensor::InsertOp::create(
-                            cb, cl, e, ca[q], ValueRange{c0, r, m}));
-                      }
-                      scf::YieldOp::create(cb, cl, moved);
-                    });
-                scf::YieldOp::create(pb, pl, back.getResults());
+                scf::YieldOp::create(pb, pl, runLoop.getResults());
               });
-          // The first k of the sorted row.
+          // The first k of the sorted row, in the half the last pass wrote.
           Value sv = passLoop.getResult(0), si = passLoop.getResult(1);
+          Value done = constIndex(rb, l, passes & 1);
           auto copy = scf::ForOp::create(
               rb, l, c0, constIndex(rb, l, k), c1, ValueRange{ra[0], ra[1]},
               [&](OpBuilder &cb, Location cl, Value m, ValueRange ca) {
                 Value v = tensor::ExtractOp::create(cb, cl, sv,
-                                                    ValueRange{c0, r, m});
+                                                    ValueRange{done, r, m});
                 Value x = tensor::ExtractOp::create(cb, cl, si,
-                                                    ValueRange{c0, r, m});
+                                                    ValueRange{done, r, m});
                 Value dv = tensor::InsertOp::create(cb, cl, v, ca[0],
                                                     ValueRange{r, m});
                 Value dx = tensor::InsertOp::create(cb, cl, x, ca[1],
