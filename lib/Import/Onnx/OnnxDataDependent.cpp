@@ -260,15 +260,20 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     if (failed(carry(1, d)))
       return failure();
   } else if (op == "MatMul") {
+    int64_t ra = inType(0).getRank(), rb = inType(1).getRank();
     for (size_t i = 0; i < 2; ++i) {
       if (!inputs[i])
         continue;
-      int64_t rank = inType(i).getRank(), d = inputs[i]->axis;
+      int64_t rank = i == 0 ? ra : rb, d = inputs[i]->axis;
       bool isK = rank == 1 || (i == 0 ? d == rank - 1 : d == rank - 2);
       if (isK)
         return refuse(n, i, *inputs[i], "MatMul sums over that dim");
-      int64_t axis = (i == 1 && d == rank - 1) ? outRank - 1
-                                                : d + (outRank - rank);
+      // A 1-D other side drops its dim from the result; otherwise the
+      // leading dims align from the right.
+      int64_t axis = i == 0 ? (rb == 1 ? d : d + (outRank - ra))
+                     : d == rb - 1 ? outRank - 1
+                     : ra == 1     ? d
+                                   : d + (outRank - rb);
       if (failed(carry(i, axis)))
         return failure();
     }
@@ -387,7 +392,10 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
     return n.error("data-dependent dim reached an op that cannot carry it "
                    "(importer bug)");
   }
-  n.setDataDim(0, *outAxis, count, origin);
+  // (Gathering along the dim by fixed indices reads valid entries: the
+  // result's size is fixed.)
+  if (outAxis)
+    n.setDataDim(0, *outAxis, count, origin);
   return success();
 }
 
