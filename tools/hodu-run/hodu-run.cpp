@@ -461,20 +461,17 @@ std::vector<HostTensor> makeOutputs(const hodu_model *model) {
   return outputs;
 }
 
-/// Whether output `index` holds the run-time dims of another output.
-bool isDimsOutput(const hodu_model *model, int32_t index) {
-  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
-    if (hodu_model_output_dims_index(model, i) == index)
-      return true;
-  return false;
-}
-
 /// The outputs a model's user sees, in order: all but the ones that hold
 /// another output's run-time dims.
 std::vector<int32_t> valueOutputs(const hodu_model *model) {
+  int32_t count = hodu_model_num_outputs(model);
+  std::vector<bool> isDims(size_t(count), false);
+  for (int32_t i = 0; i < count; ++i)
+    if (int32_t d = hodu_model_output_dims_index(model, i); d >= 0)
+      isDims[size_t(d)] = true;
   std::vector<int32_t> indices;
-  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
-    if (!isDimsOutput(model, i))
+  for (int32_t i = 0; i < count; ++i)
+    if (!isDims[size_t(i)])
       indices.push_back(i);
   return indices;
 }
