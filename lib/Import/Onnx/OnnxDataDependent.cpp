@@ -477,9 +477,15 @@ static FailureOr<Value> positions(NodeContext &n, int64_t size) {
 }
 
 FailureOr<std::pair<Value, Value>>
-hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
+hodu::onnx_import::compactPositions(NodeContext &n, Value values) {
   Type i64 = n.b.getI64Type();
-  int64_t size = tensorType(mask).getDimSize(0);
+  auto t = tensorType(values);
+  int64_t size = t.getDimSize(0);
+  Value mask = values;
+  if (!t.getElementType().isInteger(1)) {
+    TRY(ne, make<NeScalarOp>(n, values, n.scalarAttr(t.getElementType(), 0)));
+    mask = ne;
+  }
   Value ones = n.cast(mask, i64);
   // Where each kept position goes: the number kept before it; the others
   // go to an extra slot past the end, cut off after the scatter.
@@ -492,4 +498,26 @@ hodu::onnx_import::compactPositions(NodeContext &n, Value mask) {
                           ArrayRef<int64_t>{size}, ArrayRef<int64_t>{1}));
   TRY(count, make<ReduceSumOp>(n, ones, ArrayRef<int64_t>{0}, false));
   return std::make_pair(kept, count);
+}
+
+FailureOr<SmallVector<Value>>
+hodu::onnx_import::unravelPositions(NodeContext &n, Value flat,
+                                    ArrayRef<int64_t> shape) {
+  Type i64 = n.b.getI64Type();
+  SmallVector<Value> coords;
+  int64_t stride = product(shape);
+  for (auto [d, dim] : llvm::enumerate(shape)) {
+    stride /= dim;
+    Value c = flat;
+    if (stride != 1) {
+      TRY(q, make<DivScalarOp>(n, c, n.scalarAttr(i64, (double)stride)));
+      c = q;
+    }
+    if (d > 0) {
+      TRY(r, make<RemScalarOp>(n, c, n.scalarAttr(i64, (double)dim)));
+      c = r;
+    }
+    coords.push_back(c);
+  }
+  return coords;
 }

@@ -196,11 +196,17 @@ mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// The exclusive running sum of `v` (1-D i64), in blocks so that a long
 /// one costs O(n) rather than `hodu.cumsum`'s O(n^2).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
-/// Entries `[0, count)` of the positions where `mask` (1-D, i1) is true, in
-/// order, padded with zeros to the mask's length, and `count` (0-d i64):
-/// the compaction behind NonZero and Compress on data known at run time.
+/// Entries `[0, count)` of the positions where `values` (1-D, any element
+/// type) is nonzero, in order, padded with zeros to its length, and
+/// `count` (0-d i64): the compaction behind NonZero, Compress and
+/// NonMaxSuppression on data known at run time.
 mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
-compactPositions(NodeContext &n, mlir::Value mask);
+compactPositions(NodeContext &n, mlir::Value values);
+/// The coordinates in `shape` (row-major) of the flat positions `flat`
+/// (i64): one i64 tensor shaped like `flat` per dim.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+unravelPositions(NodeContext &n, mlir::Value flat,
+                 llvm::ArrayRef<int64_t> shape);
 
 /// Whether an op type of the default domain has a conversion.
 bool isSupportedOp(llvm::StringRef opType);

@@ -186,32 +186,13 @@ LogicalResult convertNonZero(NodeContext &n) {
   if (rank == 0)
     return n.error("the input is a scalar computed at run time: the output "
                    "would have no elements");
-  Value flat = n.reshape(x, {size});
-  Value mask = flat;
-  if (!t.getElementType().isInteger(1)) {
-    TRY(ne, make<NeScalarOp>(n, flat, n.scalarAttr(t.getElementType(), 0)));
-    mask = ne;
-  }
-  TRY(compacted, compactPositions(n, mask));
+  TRY(compacted, compactPositions(n, n.reshape(x, {size})));
   auto [kept, count] = compacted;
   // Row d of the output: the positions' coordinates along dim d.
-  Type i64 = n.b.getI64Type();
+  TRY(coords, unravelPositions(n, kept, t.getShape()));
   SmallVector<Value> rows;
-  int64_t stride = size;
-  for (int64_t d = 0; d < rank; ++d) {
-    int64_t dim = t.getDimSize(d);
-    stride /= dim;
-    Value c = kept;
-    if (stride != 1) {
-      TRY(q, make<DivScalarOp>(n, c, n.scalarAttr(i64, (double)stride)));
-      c = q;
-    }
-    if (d > 0) {
-      TRY(r, make<RemScalarOp>(n, c, n.scalarAttr(i64, (double)dim)));
-      c = r;
-    }
+  for (Value c : coords)
     rows.push_back(n.reshape(c, {1, size}));
-  }
   Value y = rows[0];
   if (rank > 1) {
     TRY(cat, make<ConcatOp>(n, ValueRange(rows), int64_t(0)));
@@ -420,11 +401,11 @@ LogicalResult convertNonMaxSuppression(NodeContext &n) {
   TRY(filled, make<LtOp>(n, slotIota, selected));
   TRY(compacted, compactPositions(n, n.reshape(filled, {bound})));
   auto [at, total] = compacted;
-  TRY(batch, make<DivScalarOp>(n, at, n.scalarAttr(i64, (double)(C * K))));
-  TRY(byK, make<DivScalarOp>(n, at, n.scalarAttr(i64, (double)K)));
-  TRY(cls, make<RemScalarOp>(n, byK, n.scalarAttr(i64, (double)C)));
+  TRY(coords, unravelPositions(n, at, {B, C, K}));
+  Value batch = coords[0], cls = coords[1];
   // The box: order[batch, class, rank of the slot].
   TRY(rank, make<IndexSelectOp>(n, n.reshape(ranks, {bound}), at, int64_t(0)));
+  TRY(byK, make<DivScalarOp>(n, at, n.scalarAttr(i64, (double)K)));
   TRY(row, make<MulScalarOp>(n, byK, n.scalarAttr(i64, (double)N)));
   TRY(flat, make<AddOp>(n, row, rank));
   TRY(box, make<IndexSelectOp>(n, n.reshape(order, {B * C * N}), flat,
@@ -589,12 +570,7 @@ LogicalResult convertCompress(NodeContext &n) {
     return success();
   }
   TRY(cond, n.in(1));
-  Value mask = cond;
-  if (!ct.getElementType().isInteger(1)) {
-    TRY(ne, make<NeScalarOp>(n, cond, n.scalarAttr(ct.getElementType(), 0)));
-    mask = ne;
-  }
-  TRY(compacted, compactPositions(n, mask));
+  TRY(compacted, compactPositions(n, cond));
   auto [kept, count] = compacted;
   TRY(r, make<IndexSelectOp>(n, data, kept, axis));
   n.setOutput(0, r);
