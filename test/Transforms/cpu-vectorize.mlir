@@ -100,15 +100,16 @@ func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf
 // CHECK: -> (vector<8x32xf32>)
 // CHECK: tensor.expand_shape {{.*}} into tensor<1x8x8x16xf32>
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
-// With packing, each tap writes its columns straight into one-vector panels
-// [OH, OW/16, C, kh, kw, 16] (a transposing copy), the filter is the packed
-// A operand, and the matmul runs over the 8 panels.
+// With packing, the filter is the packed A operand and the matmul runs over
+// the 8 one-vector panels (one per output row); each iteration first writes
+// its own panel [C, kh, kw, 16]: per tap, one 16-wide vector per channel
+// from its input row, then the register kernels read it.
 // PACK-LABEL: func.func @conv
-// PACK: tensor.empty() : tensor<8x1x4x3x3x16xf32>
-// PACK-COUNT-9: ins(%{{.*}} : tensor<4x8x1x16xf32>) outs(%{{.*}} : tensor<8x1x4x16xf32>)
-// PACK: tensor.collapse_shape {{.*}} tensor<8x1x4x3x3x16xf32> into tensor<8x36x16xf32>
 // PACK: ins(%{{.*}} : tensor<1x8x36xf32>) outs(%{{.*}} : tensor<1x36x8xf32>)
 // PACK: scf.forall (%{{.*}}) in (8)
+// PACK: tensor.empty() : tensor<4x3x3x16xf32>
+// PACK-COUNT-9: vector.transfer_write %{{.*}} : vector<16xf32>, tensor<4x3x3x16xf32>
+// PACK: tensor.collapse_shape {{.*}} tensor<4x3x3x16xf32> into tensor<36x16xf32>
 // PACK: -> (vector<8x16xf32>)
 // PACK-NOT: linalg.conv_2d_nchw_fchw
 // PACK: return

@@ -53,10 +53,12 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     other operand by a copy at run time, which is done only when M is at
     least `pack-min-m`.
 
-    Convolutions are packed too (with `pack-b`): the im2col taps write their
-    columns straight into nr-wide panels, one transposing copy per tap, so
-    the column buffer is written once and never repacked, and the filter is
-    the packed A operand. Output rows are computed OW rounded up to the
+    Convolutions are packed too (with `pack-b`): each nr-wide column panel
+    is written by the im2col taps at the start of its own iteration of the
+    (parallel) panel loop, one vector per channel and tap, so the copies run
+    on every thread, each panel is still in cache when the register kernels
+    read it, and no column buffer for the whole convolution is written; the
+    filter is the packed A operand. Output rows are computed OW rounded up to the
     panel width (the widest of the register tile's width halved down to half
     a vector, at least 4, that wastes at most an eighth: 32, 16 or 8 for
     AVX-512),

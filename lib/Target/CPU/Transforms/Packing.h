@@ -41,10 +41,17 @@ std::optional<llvm::ArrayRef<char>> rawData(mlir::arith::ConstantOp cst);
 /// `parallel`) / k block (`kc`) / mr-row block, each a register-tile
 /// contraction that hodu-cpu-vectorize turns into one vector kernel. With
 /// `fillValue`, every tile starts from it (C is not read; `kc` must be K).
-mlir::Value panelMatmul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ap,
-                        mlir::Value bp, mlir::Value init, mlir::Value fillValue,
-                        int64_t m, int64_t n, int64_t k, int64_t mr, int64_t nr,
-                        int64_t kc, bool parallel);
+/// With `makePanel`, `bp` is null and panel j ([K, nr]) is built by
+/// makePanel(builder, loc, j) at the start of its iteration (an im2col
+/// convolution's columns: written on the thread that reads them, while
+/// they are in its cache).
+mlir::Value panelMatmul(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value ap, mlir::Value bp,
+    mlir::Value init, mlir::Value fillValue, int64_t m, int64_t n, int64_t k,
+    int64_t mr, int64_t nr, int64_t kc, bool parallel,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value)>
+        makePanel = nullptr);
 
 } // namespace hodu::cpu
 

@@ -456,7 +456,9 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
 Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
                              Value init, Value fillValue, int64_t m, int64_t n,
                              int64_t k, int64_t mr, int64_t nr, int64_t kc,
-                             bool parallel) {
+                             bool parallel,
+                             function_ref<Value(OpBuilder &, Location, Value)>
+                                 makePanel) {
   MLIRContext *ctx = b.getContext();
   Type elt = cast<RankedTensorType>(init.getType()).getElementType();
   AffineExpr dm, dn, dk;
@@ -482,6 +484,7 @@ Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
         Value j = arith::DivUIOp::create(
             nb, loc, j0, arith::ConstantIndexOp::create(nb, loc, nr));
         Value cj = slice(nb, c, offsets, {m, nr}, {m, nr});
+        Value panel = makePanel ? makePanel(nb, loc, j) : Value();
         // k block kb0 ..
         return tileLoop(
             nb, loc, k / kc, kc, cj, false,
@@ -490,8 +493,12 @@ Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
                 SmallVector<OpFoldResult> &kSizes) -> Value {
               kOffsets = {kb.getIndexAttr(0), kb.getIndexAttr(0)};
               kSizes = {kb.getIndexAttr(m), kb.getIndexAttr(nr)};
-              Value bt = slice(kb, bp, {j, kb0, kb.getIndexAttr(0)}, {1, kc, nr},
-                               {kc, nr});
+              Value bt =
+                  panel ? (kc == k ? panel
+                                   : slice(kb, panel, {kb0, kb.getIndexAttr(0)},
+                                           {kc, nr}, {kc, nr}))
+                        : slice(kb, bp, {j, kb0, kb.getIndexAttr(0)},
+                                {1, kc, nr}, {kc, nr});
               // Row block i0 = mb*mr ..
               return tileLoop(
                   kb, loc, m / mr, mr, ck, false,
@@ -522,7 +529,9 @@ Value hodu::cpu::panelMatmul(OpBuilder &b, Location loc, Value ap, Value bp,
 
 namespace {
 /// conv_2d_nchw_fchw with batch 1 and static shapes -> a packed matmul whose
-/// column panels the im2col taps write directly (no second copy):
+/// column panels are written by the im2col taps inside the panel loop, each
+/// just before the register kernels read it, on the thread that reads it
+/// (so the copies run in parallel and their output is still in cache):
 ///   Bp[(oh, q), (c, kh, kw), r] = in[0, c, oh*sh + kh*dh, (q*nr + r)*sw + kw*dw]
 ///   out[f, oh, q*nr + r] = sum Ap[f/mr, (c, kh, kw), f%mr] * Bp[...]
 /// Output rows are computed OWp = OW rounded up to nr wide (the input is
@@ -634,53 +643,78 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
     input = tensor::InsertSliceOp::create(b, loc, input, wide, zeros, sizes, ones);
   }
   int64_t q = width / nr;
-  MLIRContext *ctx = conv.getContext();
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  auto tapMap = AffineMap::get(4, 0, {d2, d0, d1, d3}, ctx);
-  Value col = tensor::EmptyOp::create(b, loc, {rows, q, c, kh, kw, nr}, elt);
-  auto destType = RankedTensorType::get({rows, q, c, nr}, elt);
-  col = forEachTap(
-      b, loc, kh, kw, dl, col,
-      [&](OpBuilder &b, Location loc, Tap tap, Value col) -> Value {
-        Value tap4;
-        if (flat) {
-          // in_flat[:, y*w + x : +np], as [C, 1, q, nr].
-          AffineExpr ty, tx;
-          bindSymbols(b.getContext(), ty, tx);
-          OpFoldResult start = affine::makeComposedFoldedAffineApply(
-              b, loc, ty * w + tx, {tap.y, tap.x});
-          Value src = tensor::ExtractSliceOp::create(
-              b, loc, RankedTensorType::get({c, np}, elt), flatInput,
-              SmallVector<OpFoldResult>{b.getIndexAttr(0), start},
-              SmallVector<OpFoldResult>{b.getIndexAttr(c), b.getIndexAttr(np)},
-              SmallVector<OpFoldResult>(2, b.getIndexAttr(1)));
-          tap4 = tensor::ExpandShapeOp::create(
-              b, loc, RankedTensorType::get({c, 1, q, nr}, elt), src,
-              ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
-        } else {
-          Value src = convTap(b, loc, input, oh, owp, tap.y, tap.x, st);
-          tap4 = tensor::ExpandShapeOp::create(
-              b, loc, RankedTensorType::get({c, oh, q, nr}, elt), src,
-              ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-        }
-        SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
-                                          b.getIndexAttr(0), tap.i, tap.j,
-                                          b.getIndexAttr(0)};
-        SmallVector<OpFoldResult> sizes{b.getIndexAttr(rows), b.getIndexAttr(q),
-                                        b.getIndexAttr(c), b.getIndexAttr(1),
-                                        b.getIndexAttr(1), b.getIndexAttr(nr)};
-        SmallVector<OpFoldResult> ones(6, b.getIndexAttr(1));
-        Value dest = tensor::ExtractSliceOp::create(b, loc, destType, col,
-                                                    offsets, sizes, ones);
-        Value copied = permutedCopy(b, loc, tap4, dest, tapMap);
-        return tensor::InsertSliceOp::create(b, loc, copied, col, offsets,
-                                             sizes, ones);
-      });
   int64_t k = c * kh * kw, n = rows * width;
-  Value bp = tensor::CollapseShapeOp::create(
-      b, loc, RankedTensorType::get({rows * q, k, nr}, elt), col,
-      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}, {5}});
+  auto tapType = RankedTensorType::get({c, nr}, elt);
+  auto rowType = VectorType::get({nr}, elt);
+  // Panel j ([K, nr], K = (c, kh, kw)): for each tap, the nr input columns
+  // of output panel j, one row of nr per channel, copied as they are (the
+  // input's rows are contiguous along the panel's columns).
+  auto makePanel = [&](OpBuilder &b, Location loc, Value j) -> Value {
+    Value panel = tensor::EmptyOp::create(b, loc, {c, kh, kw, nr}, elt);
+    Value row, x0;
+    if (!flat) {
+      Value qv = arith::ConstantIndexOp::create(b, loc, q);
+      row = arith::DivUIOp::create(b, loc, j, qv);
+      x0 = arith::RemUIOp::create(b, loc, j, qv);
+    }
+    panel = forEachTap(
+        b, loc, kh, kw, dl, panel,
+        [&](OpBuilder &b, Location loc, Tap tap, Value panel) -> Value {
+          AffineExpr s0, s1, s2;
+          bindSymbols(b.getContext(), s0, s1, s2);
+          Value src;
+          if (flat) {
+            // in_flat[:, j*nr + y*w + x : +nr].
+            OpFoldResult start = affine::makeComposedFoldedAffineApply(
+                b, loc, s0 * nr + s1 * w + s2, {j, tap.y, tap.x});
+            src = tensor::ExtractSliceOp::create(
+                b, loc, tapType, flatInput,
+                SmallVector<OpFoldResult>{b.getIndexAttr(0), start},
+                SmallVector<OpFoldResult>{b.getIndexAttr(c), b.getIndexAttr(nr)},
+                SmallVector<OpFoldResult>(2, b.getIndexAttr(1)));
+          } else {
+            // in[0, :, row*sh + y, (x0*nr)*sw + x : +nr : sw].
+            OpFoldResult y = affine::makeComposedFoldedAffineApply(
+                b, loc, s0 * st[0] + s1, {row, tap.y});
+            OpFoldResult x = affine::makeComposedFoldedAffineApply(
+                b, loc, s0 * (nr * st[1]) + s1, {x0, tap.x});
+            src = tensor::ExtractSliceOp::create(
+                b, loc, tapType, input,
+                SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                                          y, x},
+                SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
+                                          b.getIndexAttr(1), b.getIndexAttr(nr)},
+                SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                                          b.getIndexAttr(1),
+                                          b.getIndexAttr(st[1])});
+          }
+          // One nr-wide vector per channel (a loop: hundreds of channels
+          // unrolled per tap would be too much code).
+          Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+          Value ti = getValueOrCreateConstantIndexOp(b, loc, tap.i);
+          Value tj = getValueOrCreateConstantIndexOp(b, loc, tap.j);
+          Value pad = arith::ConstantOp::create(b, loc, b.getZeroAttr(elt));
+          return scf::ForOp::create(
+                     b, loc, zero, arith::ConstantIndexOp::create(b, loc, c),
+                     arith::ConstantIndexOp::create(b, loc, 1),
+                     ValueRange{panel},
+                     [&](OpBuilder &nb, Location l, Value ci, ValueRange it) {
+                       Value v = vector::TransferReadOp::create(
+                           nb, l, rowType, src, ValueRange{ci, zero}, pad,
+                           ArrayRef<bool>{true});
+                       Value w = vector::TransferWriteOp::create(
+                                     nb, l, v, it[0],
+                                     ValueRange{ci, ti, tj, zero},
+                                     ArrayRef<bool>{true})
+                                     .getResult();
+                       scf::YieldOp::create(nb, l, w);
+                     })
+              .getResult(0);
+        });
+    return tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({k, nr}, elt), panel,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}, {3}});
+  };
   Value flt2d = tensor::CollapseShapeOp::create(
       b, loc, RankedTensorType::get({f, k}, elt), conv.getInputs()[1],
       ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
@@ -698,8 +732,8 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         b, loc, RankedTensorType::get({f, n}, elt), init,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   }
-  Value res = panelMatmul(b, loc, ap, bp, init2d, fillValue, fp, n, k, mr, nr,
-                          kc, parallel);
+  Value res = panelMatmul(b, loc, ap, /*bp=*/Value(), init2d, fillValue, fp,
+                          n, k, mr, nr, kc, parallel, makePanel);
   if (flat) {
     // The plane's first oh * w columns as [F, OH, w]; then as below.
     res = tensor::ExtractSliceOp::create(
