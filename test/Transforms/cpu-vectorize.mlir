@@ -129,6 +129,17 @@ func.func @conv(%x: tensor<1x4x10x18xf32>, %w: tensor<8x4x3x3xf32>, %init: tenso
 // PAR: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x4096xf32>)
 // PAR-LABEL: func.func @small_relu
 // PAR-NOT: scf.forall
+// The threshold is work (iteration points x body ops), not elements: a
+// fused bias + LeakyReLU + clamp on 24x74x32 (56832 elements, 5 ops) is
+// spread over threads, a plain copy of as many elements is not, and a 3x3
+// max pool counts its window's taps (14208 results, 127872 points).
+// PAR-LABEL: func.func @epilogue
+// PAR: scf.forall (%{{.*}}) in (8)
+// PAR: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<3x74x32xf32>, tensor<3xf32>)
+// PAR-LABEL: func.func @copy
+// PAR-NOT: scf.forall
+// PAR-LABEL: func.func @pool
+// PAR: scf.forall (%{{.*}}) in (8)
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @big_relu(%x: tensor<256x4096xf32>, %e: tensor<256x4096xf32>) -> tensor<256x4096xf32> {
   %z = arith.constant 0.0 : f32
@@ -149,6 +160,43 @@ func.func @small_relu(%x: tensor<16x16xf32>, %e: tensor<16x16xf32>) -> tensor<16
     linalg.yield %m : f32
   } -> tensor<16x16xf32>
   return %r : tensor<16x16xf32>
+}
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#chan = affine_map<(d0, d1, d2) -> (d0)>
+func.func @epilogue(%x: tensor<24x74x32xf32>, %b: tensor<24xf32>, %e: tensor<24x74x32xf32>) -> tensor<24x74x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %s = arith.constant 0.2 : f32
+  %r = linalg.generic {indexing_maps = [#id3, #chan, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+       ins(%x, %b : tensor<24x74x32xf32>, tensor<24xf32>) outs(%e : tensor<24x74x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %0 = arith.addf %a, %c : f32
+    %1 = arith.mulf %0, %s : f32
+    %2 = arith.cmpf olt, %0, %z : f32
+    %3 = arith.select %2, %1, %0 : f32
+    %4 = arith.maximumf %3, %z : f32
+    linalg.yield %4 : f32
+  } -> tensor<24x74x32xf32>
+  return %r : tensor<24x74x32xf32>
+}
+func.func @copy(%x: tensor<24x74x32xf32>, %e: tensor<24x74x32xf32>) -> tensor<24x74x32xf32> {
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+       ins(%x : tensor<24x74x32xf32>) outs(%e : tensor<24x74x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<24x74x32xf32>
+  return %r : tensor<24x74x32xf32>
+}
+#win = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 2 + d3, d2 * 2 + d4)>
+#out = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+#tap = affine_map<(d0, d1, d2, d3, d4) -> (d3, d4)>
+func.func @pool(%x: tensor<24x75x33xf32>, %w: tensor<3x3xf32>, %e: tensor<24x37x16xf32>) -> tensor<24x37x16xf32> {
+  %r = linalg.generic {indexing_maps = [#win, #tap, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+       ins(%x, %w : tensor<24x75x33xf32>, tensor<3x3xf32>) outs(%e : tensor<24x37x16xf32>) {
+  ^bb0(%a: f32, %t: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<24x37x16xf32>
+  return %r : tensor<24x37x16xf32>
 }
 
 // -----

@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 
+#include "llvm/Support/MathExtras.h"
+
 namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUPARALLELIZE
 #include "hodu/Target/CPU/Passes.h.inc"
@@ -23,6 +25,22 @@ namespace hodu::cpu {
 using namespace mlir;
 
 namespace {
+
+/// What one run of `op` costs, roughly: the points of its iteration space
+/// (a pooling window's taps and a reduction's inputs too, not only its
+/// results) times the ops of its body (at least one: a copy still moves
+/// each element), or 0 when a loop range is not static.
+int64_t work(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
+  uint64_t points = 1;
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r) || r < 0)
+      return 0;
+    points = llvm::SaturatingMultiply(points, uint64_t(r));
+  }
+  uint64_t ops = llvm::range_size(op.getBlock()->without_terminator());
+  uint64_t w = llvm::SaturatingMultiply(points, std::max<uint64_t>(ops, 1));
+  return int64_t(std::min<uint64_t>(w, INT64_MAX));
+}
 
 struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
   using Base::Base;
@@ -36,9 +54,11 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
           op->getNumResults() == 0)
         return;
       auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-      if (!type || !type.hasStaticShape() || type.getNumElements() < minElements)
+      if (!type || !type.hasStaticShape())
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      if (work(op, ranges) < minWork)
+        return;
       auto iterators = op.getIteratorTypesArray();
       // The outermost parallel loop with room for the chunks.
       int64_t dim = -1;
