@@ -51,10 +51,11 @@ func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x256xf32>, %c: tensor<128
 
 // -----
 
-// Tile sizes divide the op's dims: 6 rows use a 2-row register tile, 20
+// Tile sizes divide the op's dims: 6 rows use a 6-row register tile (any
+// divisor of M up to what the registers hold, not only powers of two), 20
 // columns a 4-wide one.
 // CHECK-LABEL: func.func @odd_sizes
-// CHECK: vector<2x4xf32>
+// CHECK: vector<6x4xf32>
 func.func @odd_sizes(%a: tensor<6x10xf32>, %b: tensor<10x20xf32>, %c: tensor<6x20xf32>) -> tensor<6x20xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<6x10xf32>, tensor<10x20xf32>) outs(%c : tensor<6x20xf32>) -> tensor<6x20xf32>
   return %0 : tensor<6x20xf32>

@@ -1,7 +1,7 @@
 """Writes a model and inputs for cpu-pack-run.test: y = x @ W + x @ b
 where W is a constant (packed at compile time) and b an input (packed at
-run time), with sizes that give several 32-wide column panels and 8-row
-blocks, and a second product whose N (12) gives 4-wide panels; and two
+run time), with sizes that give several 32-wide column panels and 10-row
+blocks (M = 40), and a second product whose N (12) gives 4-wide panels; and two
 convolutions on an image whose rows (13, then 7 wide) are not a multiple
 of the panel width: a 3x3 pad-1 conv (8 filters) and a stride-2 3x3 conv
 (16 filters) on its output.

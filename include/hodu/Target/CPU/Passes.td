@@ -50,8 +50,13 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     panels (parallel), k blocks of at most `pack-cache-k` and mr-row blocks,
     each one register kernel. A constant operand (a weight) is packed at
     compile time into a new `dense_resource` constant (copied once); any
-    other operand by a copy at run time, which is done only when M is at
-    least `pack-min-m`.
+    other operand by a copy at run time, which is done only when B is a
+    constant or M is at least `pack-min-m`. The register tile is nr columns
+    (up to two vectors) by mr rows, mr the largest divisor of M up to what
+    the registers hold (14 with 32 vector registers, 6 with 16), so a
+    10-token sequence runs 10-row tiles instead of 2-row ones; a constant B
+    whose N is not whole vectors gets zero columns when that wastes at most
+    an eighth (120 -> 128).
 
     Convolutions are packed too (with `pack-b`): each nr-wide column panel
     is written by the im2col taps at the start of its own iteration of the

@@ -18,7 +18,14 @@ namespace hodu::cpu {
 /// lanes of the target's vectors.
 struct RegisterTile {
   int64_t rows, cols, lanes;
+  /// The most rows a tile of `cols` columns may have, not only powers of
+  /// two: a matmul whose M has a divisor up to it (10 tokens, 12, 14) takes
+  /// that many rows instead of the largest power of two dividing M (2).
+  int64_t maxRows;
 };
+/// The largest divisor of `m` that is at most `maxRows` (1 if none is
+/// larger).
+int64_t rowTile(int64_t m, int64_t maxRows);
 
 /// The largest of `largest`, `largest`/2, ... down to `smallest` that
 /// divides `dim`, `largest` first rounded down to a power of two so that the

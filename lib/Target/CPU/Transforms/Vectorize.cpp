@@ -100,6 +100,13 @@ int64_t hodu::cpu::panelWidth(int64_t width, int64_t widest,
   return nr;
 }
 
+int64_t hodu::cpu::rowTile(int64_t m, int64_t maxRows) {
+  for (int64_t d = std::min(m, maxRows); d > 1; --d)
+    if (m % d == 0)
+      return d;
+  return 1;
+}
+
 int64_t hodu::cpu::registerSize(int64_t dim, int64_t largest,
                                 int64_t smallest) {
   for (int64_t s = llvm::bit_floor(uint64_t(std::max<int64_t>(largest, 1)));
@@ -372,7 +379,11 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
       bt.getElementType() != ct.getElementType())
     return nullptr;
   int64_t k = bt.getDimSize(0), n = bt.getDimSize(1), m = ct.getDimSize(0);
-  if (n % 4 == 0 || n < 2 * lanes)
+  int64_t np = llvm::alignTo(n, lanes);
+  // Padded when no vector width divides N, or when N is not whole vectors
+  // and whole vectors waste at most an eighth (120 -> 128: 8-lane tiles ran
+  // at half the speed of 16-lane ones with the padding).
+  if (n < 2 * lanes || np == n || (n % 4 == 0 && (np - n) * 8 > np))
     return nullptr;
   std::optional<ArrayRef<char>> data =
       rawData(constantThroughReshapes(mm.getInputs()[1]));
@@ -380,7 +391,6 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
   size_t bytes = elt.getIntOrFloatBitWidth() / 8;
   if (!data || data->size() < static_cast<size_t>(k * n) * bytes)
     return nullptr;
-  int64_t np = llvm::alignTo(n, lanes);
   AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
       static_cast<size_t>(k * np) * bytes, alignof(uint64_t));
   char *out = blob.getMutableData().data();
@@ -419,8 +429,9 @@ linalg::MatmulOp padMatmulColumns(linalg::MatmulOp mm, int64_t lanes) {
 /// (`kc`) / row block over `kPanel`-tagged register-tile matmuls
 ///   C[mb*mr : +mr, j*nr : +nr] += Ap[mb, kb : +kc]^T x Bp[j, kb : +kc]
 /// which hodu-cpu-vectorize turns into one vector kernel each. Constants
-/// (weights) are packed at compile time; a B or A computed at run time only
-/// when M (the number of panels' reuses) is at least `minM`.
+/// (weights) are packed at compile time; a B computed at run time only when
+/// M (the number of its panels' reuses) is at least `minM`, and A whenever B
+/// is packed.
 void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
                 int64_t minM, bool parallel) {
   Value a = mm.getInputs()[0], bMat = mm.getInputs()[1];
@@ -428,8 +439,11 @@ void packMatmul(linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
   auto bType = cast<RankedTensorType>(bMat.getType());
   int64_t m = aType.getDimSize(0), k = bType.getDimSize(0),
           n = bType.getDimSize(1);
+  // A constant B is packed at compile time: packing pays whatever M is
+  // (A, M x K, is then packed at run time: K x mr floats per row block,
+  // against the 2 M N K flops of the matmul).
   auto isConstant = [](Value v) { return v.getDefiningOp<arith::ConstantOp>(); };
-  if (m < minM && (!isConstant(bMat) || !isConstant(a)))
+  if (m < minM && !isConstant(bMat))
     return;
   OpBuilder b(mm);
   Location loc = mm.getLoc();
@@ -556,7 +570,9 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);
-  int64_t mr = registerSize(f, tile.rows, 4);
+  // Register rows: the largest divisor of F up to what the registers hold
+  // (12 for 24 or 480 filters, 10 for 120, 7 for 21).
+  int64_t mr = rowTile(f, tile.maxRows);
   // Prefer the widest panel, from the register tile's width down to one
   // vector (and 4 columns), that wastes at most an eighth of each row; a
   // narrow row takes one vector and wastes the rest. Half-vector panels
@@ -564,13 +580,11 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   // full ones with the padding (PaddleOCR, openWakeWord; docs/performance.md).
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
   int64_t nr = panelWidth(ow, tile.cols, narrowest);
-  // Filters whose count no register tile divides (257 FFT bins, 3 x 85
-  // detection outputs, 21 classes) get zero filters up to one that does;
-  // their output rows are dropped.
+  // Filters whose divisors make a short tile (257 FFT bins: 1) get zero
+  // filters up to a power-of-two tile, for at most an eighth more (or up to
+  // 4 rows when nothing else gives 4); their output rows are dropped.
   int64_t fp = f;
-  if (mr < 4 && f >= 4) {
-    fp = llvm::alignTo(f, 4);
-    mr = registerSize(fp, tile.rows, 4);
+  if (mr < tile.rows && f >= 4) {
     for (int64_t m = llvm::bit_floor(uint64_t(std::max<int64_t>(tile.rows, 4)));
          m > mr; m /= 2)
       if ((llvm::alignTo(f, m) - f) * 8 <= llvm::alignTo(f, m)) {
@@ -578,6 +592,10 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
         mr = m;
         break;
       }
+    if (mr < 4) {
+      fp = llvm::alignTo(f, 4);
+      mr = 4;
+    }
   }
   if (mr < 4 || nr < narrowest)
     return false;
@@ -773,11 +791,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   /// step: rows * 2 + 2 + 1 <= vector-registers.
   RegisterTile registerTile() const {
     int64_t lanes = hodu::cpu::f32Lanes(vectorBits);
-    int64_t rows = registerM;
-    if (rows == 0)
-      rows = llvm::bit_floor(
-          uint64_t(std::max<int64_t>((vectorRegisters - 3) / 2, 1)));
-    return {rows, registerN ? registerN : 2 * lanes, lanes};
+    int64_t rows = registerM, maxRows = registerM;
+    if (rows == 0) {
+      maxRows = std::max<int64_t>((vectorRegisters - 3) / 2, 1);
+      rows = llvm::bit_floor(uint64_t(maxRows));
+    }
+    return {rows, registerN ? registerN : 2 * lanes, lanes, maxRows};
   }
 
   void runOnOperation() override {
@@ -849,7 +868,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
           continue;
         int64_t m = a.getDimSize(0), n = bt.getDimSize(1), k = bt.getDimSize(0);
         int64_t nr = registerSize(n, tile.cols, 4);
-        int64_t mr = registerSize(m, tile.rows, 4);
+        int64_t mr = rowTile(m, tile.maxRows);
         // One panel is B itself; short k loops gain nothing.
         if (nr < 4 || mr < 4 || n / nr < 2 || k < packMinK)
           continue;
@@ -958,7 +977,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
     // Register tile: up to tile.rows rows of tile.cols columns.
     int64_t nr = registerSize(n, tile.cols, 4);
-    int64_t mr = registerSize(m, tile.rows, 1);
+    int64_t mr = rowTile(m, tile.maxRows);
     int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
             kc = tileSize(k, cacheK, 1);
     // A k with no divisor up to cache-k (a prime such as 257 FFT bins) is
