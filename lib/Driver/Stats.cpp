@@ -95,6 +95,13 @@ namespace {
 /// "hoduc: stats: conv <where>: <strategy>" for each conv-strategy remark.
 struct StatsRemarkStreamer : remark::detail::MLIRRemarkStreamerBase {
   void streamOptimizationRemark(const remark::detail::Remark &r) override {
+    if (r.getRemarkName() == "denormals") {
+      std::string what;
+      for (const remark::detail::Remark::Arg &arg : r.getArgs())
+        what += arg.val;
+      llvm::errs() << "hoduc: stats: " << what << "\n";
+      return;
+    }
     if (r.getRemarkName() != "conv-strategy")
       return;
     Location loc = r.getLocation();
@@ -115,7 +122,7 @@ void hodu::driver::enableStatsRemarks(MLIRContext &context) {
   if (context.getRemarkEngine())
     return;
   remark::RemarkCategories cats;
-  cats.analysis = "hodu-cpu-vectorize";
+  cats.analysis = "hodu-cpu-vectorize|hodu-cpu-flush-denormals";
   (void)remark::enableOptimizationRemarks(
       context, std::make_unique<StatsRemarkStreamer>(),
       std::make_unique<remark::RemarkEmittingPolicyAll>(), cats);

@@ -103,6 +103,8 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
                       " vector-registers=" +
                       std::to_string(o.vectorRegisters) + "}";
   std::string p;
+  if (o.optLevel >= 1)
+    p += "hodu-cpu-flush-denormals,";
   if (o.optLevel >= 2)
     p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
          " vector-registers=" + std::to_string(o.vectorRegisters) +
