@@ -24,36 +24,49 @@ namespace hodu::cpu {
 using namespace mlir;
 
 namespace {
-/// Sets every subnormal value of `data` (elements of `T`, an unsigned
-/// integer as wide as the float) to zero of its sign; returns how many.
+/// Whether `bits`, a float's bits as an unsigned integer as wide as it,
+/// is subnormal: a zero exponent and a nonzero fraction.
 template <typename T>
-int64_t flush(MutableArrayRef<char> data, T exponent) {
-  int64_t flushed = 0;
+bool subnormal(T bits, T exponent) {
   T sign = T(1) << (sizeof(T) * 8 - 1);
+  return (bits & exponent) == 0 && (bits & ~(exponent | sign)) != 0;
+}
+
+/// Visits the subnormal values of `data` (elements of `T`) with their byte
+/// offsets; returns how many there are.
+template <typename T>
+int64_t forSubnormals(ArrayRef<char> data, T exponent,
+                      function_ref<void(size_t, T)> fn) {
+  int64_t n = 0;
   for (size_t i = 0; i + sizeof(T) <= data.size(); i += sizeof(T)) {
     T bits;
     std::memcpy(&bits, data.data() + i, sizeof(T));
-    if ((bits & exponent) == 0 && (bits & ~(exponent | sign)) != 0) {
-      bits &= sign;
-      std::memcpy(data.data() + i, &bits, sizeof(T));
-      ++flushed;
+    if (subnormal(bits, exponent)) {
+      if (fn)
+        fn(i, bits);
+      ++n;
     }
   }
-  return flushed;
+  return n;
 }
 
-/// Flushes `data` of element type `elt` (f32 or f64) in place.
-int64_t flushAs(Type elt, MutableArrayRef<char> data) {
+/// How many values of `data` (element type `elt`, f32 or f64) are
+/// subnormal; with `out` (a copy of `data`), each of them there becomes a
+/// zero of its sign.
+int64_t flushAs(Type elt, ArrayRef<char> data,
+                MutableArrayRef<char> out = {}) {
+  auto zero = [&](size_t at, auto bits) {
+    decltype(bits) sign = decltype(bits)(1) << (sizeof(bits) * 8 - 1);
+    bits &= sign;
+    std::memcpy(out.data() + at, &bits, sizeof(bits));
+  };
   if (elt.isF32())
-    return flush<uint32_t>(data, 0x7f800000u);
-  return flush<uint64_t>(data, 0x7ff0000000000000ull);
-}
-
-/// Counts the subnormal values of read-only `data` (a copy is made only for
-/// a constant that has some).
-int64_t countAs(Type elt, ArrayRef<char> data) {
-  std::vector<char> copy(data.begin(), data.end());
-  return flushAs(elt, copy);
+    return forSubnormals<uint32_t>(
+        data, 0x7f800000u,
+        out.empty() ? function_ref<void(size_t, uint32_t)>() : zero);
+  return forSubnormals<uint64_t>(
+      data, 0x7ff0000000000000ull,
+      out.empty() ? function_ref<void(size_t, uint64_t)>() : zero);
 }
 
 struct CpuFlushDenormals
@@ -74,10 +87,10 @@ struct CpuFlushDenormals
       int64_t n = 0;
       if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
         ArrayRef<char> raw = dense.getRawData();
-        if (!countAs(elt, raw))
+        if (!flushAs(elt, raw))
           return;
         std::vector<char> copy(raw.begin(), raw.end());
-        n = flushAs(elt, copy);
+        n = flushAs(elt, raw, copy);
         if (dense.isSplat())
           n = type.getNumElements();
         flushed = DenseElementsAttr::getFromRawBuffer(type, copy);
@@ -88,11 +101,11 @@ struct CpuFlushDenormals
         ArrayRef<char> raw = blob->getData();
         int64_t width = elt.getIntOrFloatBitWidth() / 8;
         if (raw.size() != size_t(type.getNumElements() * width) ||
-            !countAs(elt, raw))
+            !flushAs(elt, raw))
           return;
         AsmResourceBlob copy =
             HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, alignof(uint64_t));
-        n = flushAs(elt, copy.getMutableData());
+        n = flushAs(elt, raw, copy.getMutableData());
         flushed = DenseResourceElementsAttr::get(type, "hodu_flushed",
                                                  std::move(copy));
       } else {
