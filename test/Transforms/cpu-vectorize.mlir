@@ -94,7 +94,9 @@ func.func @left_alone(%a: tensor<8x8xf32>, %b: tensor<8x7xf32>, %c: tensor<8x7xf
 // slice copy per filter tap (9 for 3x3) and a vectorised matmul of the
 // flattened filter with the columns.
 // CHECK-LABEL: func.func @conv
-// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<1x4x10x18xf32> to tensor<4x8x16xf32>
+// Each tap's window is a full-rank slice, collapsed to [C, OH, OW].
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 8, 16] [1, 1, 1, 1] : tensor<1x4x10x18xf32> to tensor<1x4x8x16xf32>
+// CHECK: tensor.collapse_shape {{.*}} {{\[}}[0, 1], [2], [3]] : tensor<1x4x8x16xf32> into tensor<4x8x16xf32>
 // CHECK-COUNT-9: linalg.copy ins(%{{.*}} : tensor<4x8x16xf32>)
 // CHECK: tensor.collapse_shape {{.*}} tensor<4x3x3x8x16xf32> into tensor<36x128xf32>
 // CHECK: tensor.collapse_shape {{.*}} tensor<8x4x3x3xf32> into tensor<8x36xf32>

@@ -58,6 +58,11 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     whose N is not whole vectors gets zero columns when that wastes at most
     an eighth (120 -> 128).
 
+    A convolution with a constant filter whose output plane is narrower than
+    a vector and whose filters fill at least two vectors (an STFT's few
+    frames, a 1x1 conv on a 1x1 plane) becomes out^T = col^T x W^T, the
+    filters along the vector (W^T transposed at compile time).
+
     Convolutions are packed too (with `pack-b`): each nr-wide column panel
     is written by the im2col taps at the start of its own iteration of the
     (parallel) panel loop, one vector per channel and tap, so the copies run

@@ -165,14 +165,22 @@ Value convTap(OpBuilder &b, Location loc, Value input, int64_t oh, int64_t width
               OpFoldResult y, OpFoldResult x, ArrayRef<int64_t> strides) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t c = type.getDimSize(1);
-  return tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({c, oh, width}, type.getElementType()), input,
+  Type elt = type.getElementType();
+  // A full-rank slice collapsed, not a rank-reducing one: with a 1x1 window
+  // plane the latter leaves which unit dims it drops ambiguous, and
+  // memref.subview's getDroppedDims crashed on such a slice (silero VAD's
+  // last encoder convolutions, a 1x1 output).
+  Value window = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({1, c, oh, width}, elt), input,
       SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), y, x},
       SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
                                 b.getIndexAttr(oh), b.getIndexAttr(width)},
       SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
                                 b.getIndexAttr(strides[0]),
                                 b.getIndexAttr(strides[1])});
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({c, oh, width}, elt), window,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
 }
 
 /// A filter tap's coordinates: (i, j) and its input offsets (i*dh, j*dw).
@@ -296,6 +304,129 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
                linalg::YieldOp::create(nb, l, args[0]);
              })
       .getResult(0);
+}
+
+/// A batch-1 conv with a constant filter whose output plane is narrower than
+/// a vector (P = OH*OW < `lanes`) and whose filters fill at least two vectors
+/// (F >= 2 * lanes): an STFT front end (257 filters of 512 taps, 5 output
+/// frames), a squeeze-and-excitation 1x1 conv on a 1x1 plane (P = 1). The
+/// packed path vectorises over the output columns and would compute a whole
+/// vector of them (16 for 5: 3x the work, 16x for 1); this computes
+///   out^T [P, F] = col^T [P, K] x W^T [K, F]
+/// with the filters as the vector dimension (W^T transposed at compile time,
+/// then packed like any constant B), and transposes the small result back.
+/// Returns the strategy, or none (nothing changed) if the conv does not
+/// qualify.
+std::optional<std::string> convToTransposedMatmul(linalg::Conv2DNchwFchwOp conv,
+                                                  int64_t lanes) {
+  auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!in.hasStaticShape() || !flt.hasStaticShape() || !out.hasStaticShape() ||
+      in.getDimSize(0) != 1 || !isa<Float32Type, Float64Type>(out.getElementType()) ||
+      in.getElementType() != out.getElementType() ||
+      flt.getElementType() != out.getElementType())
+    return std::nullopt;
+  int64_t c = in.getDimSize(1), f = flt.getDimSize(0), kh = flt.getDimSize(2),
+          kw = flt.getDimSize(3), oh = out.getDimSize(2), ow = out.getDimSize(3);
+  int64_t p = oh * ow, k = c * kh * kw;
+  if (p >= lanes || f < 2 * lanes)
+    return std::nullopt;
+  arith::ConstantOp cst = constantThroughReshapes(conv.getInputs()[1]);
+  if (!cst)
+    return std::nullopt;
+  Type elt = out.getElementType();
+  size_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  auto wtType = RankedTensorType::get({k, f}, elt);
+  TypedAttr wt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      dense && dense.isSplat()) {
+    wt = dense.resizeSplat(wtType);
+  } else {
+    std::optional<ArrayRef<char>> data = rawData(cst);
+    if (!data || data->size() < static_cast<size_t>(f * k) * bytes)
+      return std::nullopt;
+    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
+        static_cast<size_t>(k * f) * bytes, alignof(uint64_t));
+    char *dst = blob.getMutableData().data();
+    for (int64_t fi = 0; fi < f; ++fi)
+      for (int64_t ki = 0; ki < k; ++ki)
+        std::memcpy(dst + (ki * f + fi) * bytes,
+                    data->data() + (fi * k + ki) * bytes, bytes);
+    wt = DenseResourceElementsAttr::get(wtType, "hodu_transposed", std::move(blob));
+  }
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = conv.getContext();
+  // colT[oh, ow, c, kh, kw] = in[0, c, oh*sh + kh*dh, ow*sw + kw*dw]: one
+  // transposing copy per tap ([C, OH, OW] -> [OH, OW, C]).
+  Value colT = tensor::EmptyOp::create(b, loc, {oh, ow, c, kh, kw}, elt);
+  // Full-rank slices: with oh = ow = 1 a rank-reducing [oh, ow, c] slice
+  // would leave which unit dims it drops ambiguous (memref.subview's
+  // getDroppedDims crashed on it).
+  auto destType = RankedTensorType::get({oh, ow, c, 1, 1}, elt);
+  AffineExpr t0, t1, t2, t3, t4;
+  bindDims(ctx, t0, t1, t2, t3, t4);
+  auto toPositions5 = AffineMap::get(5, 0, {t2, t0, t1}, ctx);
+  Value input = conv.getInputs()[0];
+  colT = forEachTap(
+      b, loc, kh, kw, dilations, colT,
+      [&](OpBuilder &b, Location loc, Tap tap, Value colT) -> Value {
+        Value src = convTap(b, loc, input, oh, ow, tap.y, tap.x, strides);
+        SmallVector<OpFoldResult> offsets{b.getIndexAttr(0), b.getIndexAttr(0),
+                                          b.getIndexAttr(0), tap.i, tap.j};
+        SmallVector<OpFoldResult> sizes{b.getIndexAttr(oh), b.getIndexAttr(ow),
+                                        b.getIndexAttr(c), b.getIndexAttr(1),
+                                        b.getIndexAttr(1)};
+        SmallVector<OpFoldResult> ones(5, b.getIndexAttr(1));
+        Value dest = tensor::ExtractSliceOp::create(b, loc, destType, colT,
+                                                    offsets, sizes, ones);
+        Value copied = permutedCopy(b, loc, src, dest, toPositions5);
+        return tensor::InsertSliceOp::create(b, loc, copied, colT, offsets,
+                                             sizes, ones);
+      });
+  Value col2d = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({p, k}, elt), colT,
+      ArrayRef<ReassociationIndices>{{0, 1}, {2, 3, 4}});
+  Value wtConst = arith::ConstantOp::create(b, loc, wt);
+  // The accumulator, transposed: a fill stays a fill; anything else (a
+  // bias broadcast) is copied across.
+  Value init = conv.getOutputs()[0];
+  auto initT = RankedTensorType::get({p, f}, elt);
+  Value accT;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>();
+      fill && fill.hasPureTensorSemantics()) {
+    Value empty = tensor::EmptyOp::create(b, loc, {p, f}, elt);
+    accT = linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
+               .getResult(0);
+  } else {
+    Value init2d = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({f, p}, elt), init,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+    AffineExpr e0, e1;
+    bindDims(ctx, e0, e1);
+    accT = permutedCopy(b, loc, init2d,
+                        tensor::EmptyOp::create(b, loc, initT.getShape(), elt),
+                        AffineMap::get(2, 0, {e1, e0}, ctx));
+  }
+  Value mmT = linalg::MatmulOp::create(b, loc, ValueRange{col2d, wtConst},
+                                       ValueRange{accT})
+                  .getResult(0);
+  AffineExpr e0, e1;
+  bindDims(ctx, e0, e1);
+  Value res2d = permutedCopy(b, loc, mmT,
+                             tensor::EmptyOp::create(b, loc, {f, p}, elt),
+                             AffineMap::get(2, 0, {e1, e0}, ctx));
+  Value res = tensor::ExpandShapeOp::create(
+      b, loc, out, res2d, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
+  conv->getResult(0).replaceAllUsesWith(res);
+  conv->erase();
+  return llvm::formatv("transposed matmul (filters as vector lanes), {0} "
+                       "output position(s) x {1} filters",
+                       p, f)
+      .str();
 }
 
 /// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
@@ -696,8 +827,10 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                 b, loc, s0 * st[0] + s1, {row, tap.y});
             OpFoldResult x = affine::makeComposedFoldedAffineApply(
                 b, loc, s0 * (nr * st[1]) + s1, {x0, tap.x});
+            // Full rank ([1, C, 1, nr]): a rank-reducing [C, nr] slice
+            // leaves the dropped unit dims ambiguous when C is 1.
             src = tensor::ExtractSliceOp::create(
-                b, loc, tapType, input,
+                b, loc, RankedTensorType::get({1, c, 1, nr}, elt), input,
                 SmallVector<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
                                           y, x},
                 SmallVector<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(c),
@@ -717,9 +850,11 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                      arith::ConstantIndexOp::create(b, loc, 1),
                      ValueRange{panel},
                      [&](OpBuilder &nb, Location l, Value ci, ValueRange it) {
+                       SmallVector<Value> at{ci, zero};
+                       if (!flat)
+                         at = {zero, ci, zero, zero};
                        Value v = vector::TransferReadOp::create(
-                           nb, l, rowType, src, ValueRange{ci, zero}, pad,
-                           ArrayRef<bool>{true});
+                           nb, l, rowType, src, at, pad, ArrayRef<bool>{true});
                        Value w = vector::TransferWriteOp::create(
                                      nb, l, v, it[0],
                                      ValueRange{ci, ti, tj, zero},
@@ -835,6 +970,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (packB && winograd != "off")
         if (std::optional<std::string> what = hodu::cpu::convToWinograd(
                 conv, tile, parallel, /*allowF4=*/winograd == "auto")) {
+          record(loc, *what);
+          continue;
+        }
+      if (packB)
+        if (std::optional<std::string> what =
+                convToTransposedMatmul(conv, tile.lanes)) {
           record(loc, *what);
           continue;
         }
