@@ -92,27 +92,26 @@ void hodu::driver::printPartitionStats(ModuleOp module) {
 }
 
 namespace {
-/// "hoduc: stats: conv <where>: <strategy>" for each conv-strategy remark.
+/// "hoduc: stats: conv <where>: <strategy>" for each conv-strategy remark,
+/// "hoduc: stats: <text>" for the denormals one.
 struct StatsRemarkStreamer : remark::detail::MLIRRemarkStreamerBase {
   void streamOptimizationRemark(const remark::detail::Remark &r) override {
-    if (r.getRemarkName() == "denormals") {
-      std::string what;
-      for (const remark::detail::Remark::Arg &arg : r.getArgs())
-        what += arg.val;
+    bool conv = r.getRemarkName() == "conv-strategy";
+    if (!conv && r.getRemarkName() != "denormals")
+      return;
+    std::string what;
+    for (const remark::detail::Remark::Arg &arg : r.getArgs())
+      what += arg.val;
+    if (!conv) {
       llvm::errs() << "hoduc: stats: " << what << "\n";
       return;
     }
-    if (r.getRemarkName() != "conv-strategy")
-      return;
     Location loc = r.getLocation();
     std::string where = modelLocationPrefix(loc);
     if (where.empty()) {
       llvm::raw_string_ostream os(where);
       loc.print(os);
     }
-    std::string what;
-    for (const remark::detail::Remark::Arg &arg : r.getArgs())
-      what += arg.val;
     llvm::errs() << "hoduc: stats: conv " << where << ": " << what << "\n";
   }
 };

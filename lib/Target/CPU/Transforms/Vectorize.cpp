@@ -306,6 +306,20 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
       .getResult(0);
 }
 
+/// Whether `conv` has the static shapes, batch 1 and one float element type
+/// (f32 or f64) for all three operands that the packed and transposed
+/// conversions below take.
+bool packableConv(linalg::Conv2DNchwFchwOp conv) {
+  auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  return in.hasStaticShape() && flt.hasStaticShape() && out.hasStaticShape() &&
+         in.getDimSize(0) == 1 &&
+         isa<Float32Type, Float64Type>(out.getElementType()) &&
+         in.getElementType() == out.getElementType() &&
+         flt.getElementType() == out.getElementType();
+}
+
 /// A batch-1 conv with a constant filter whose output plane is narrower than
 /// a vector (P = OH*OW < `lanes`) and whose filters fill at least two vectors
 /// (F >= 2 * lanes): an STFT front end (257 filters of 512 taps, 5 output
@@ -319,14 +333,11 @@ Value permutedCopy(OpBuilder &b, Location loc, Value src, Value dest,
 /// qualify.
 std::optional<std::string> convToTransposedMatmul(linalg::Conv2DNchwFchwOp conv,
                                                   int64_t lanes) {
+  if (!packableConv(conv))
+    return std::nullopt;
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!in.hasStaticShape() || !flt.hasStaticShape() || !out.hasStaticShape() ||
-      in.getDimSize(0) != 1 || !isa<Float32Type, Float64Type>(out.getElementType()) ||
-      in.getElementType() != out.getElementType() ||
-      flt.getElementType() != out.getElementType())
-    return std::nullopt;
   int64_t c = in.getDimSize(1), f = flt.getDimSize(0), kh = flt.getDimSize(2),
           kw = flt.getDimSize(3), oh = out.getDimSize(2), ow = out.getDimSize(3);
   int64_t p = oh * ow, k = c * kh * kw;
@@ -394,7 +405,9 @@ std::optional<std::string> convToTransposedMatmul(linalg::Conv2DNchwFchwOp conv,
   // The accumulator, transposed: a fill stays a fill; anything else (a
   // bias broadcast) is copied across.
   Value init = conv.getOutputs()[0];
-  auto initT = RankedTensorType::get({p, f}, elt);
+  AffineExpr e0, e1;
+  bindDims(ctx, e0, e1);
+  auto swap = AffineMap::get(2, 0, {e1, e0}, ctx); // [a, b] <-> [b, a]
   Value accT;
   if (auto fill = init.getDefiningOp<linalg::FillOp>();
       fill && fill.hasPureTensorSemantics()) {
@@ -405,20 +418,14 @@ std::optional<std::string> convToTransposedMatmul(linalg::Conv2DNchwFchwOp conv,
     Value init2d = tensor::CollapseShapeOp::create(
         b, loc, RankedTensorType::get({f, p}, elt), init,
         ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
-    AffineExpr e0, e1;
-    bindDims(ctx, e0, e1);
     accT = permutedCopy(b, loc, init2d,
-                        tensor::EmptyOp::create(b, loc, initT.getShape(), elt),
-                        AffineMap::get(2, 0, {e1, e0}, ctx));
+                        tensor::EmptyOp::create(b, loc, {p, f}, elt), swap);
   }
   Value mmT = linalg::MatmulOp::create(b, loc, ValueRange{col2d, wtConst},
                                        ValueRange{accT})
                   .getResult(0);
-  AffineExpr e0, e1;
-  bindDims(ctx, e0, e1);
   Value res2d = permutedCopy(b, loc, mmT,
-                             tensor::EmptyOp::create(b, loc, {f, p}, elt),
-                             AffineMap::get(2, 0, {e1, e0}, ctx));
+                             tensor::EmptyOp::create(b, loc, {f, p}, elt), swap);
   Value res = tensor::ExpandShapeOp::create(
       b, loc, out, res2d, ArrayRef<ReassociationIndices>{{0, 1}, {2, 3}});
   conv->getResult(0).replaceAllUsesWith(res);
@@ -690,14 +697,11 @@ namespace {
 /// which form and tile it took.
 bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                         int64_t maxKc, bool parallel, std::string &what) {
+  if (!packableConv(conv))
+    return false;
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto flt = cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto out = cast<RankedTensorType>(conv.getOutputs()[0].getType());
-  if (!in.hasStaticShape() || !flt.hasStaticShape() || !out.hasStaticShape() ||
-      in.getDimSize(0) != 1 || !isa<Float32Type, Float64Type>(out.getElementType()) ||
-      in.getElementType() != out.getElementType() ||
-      flt.getElementType() != out.getElementType())
-    return false;
   int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);

@@ -16,17 +16,16 @@ import json
 import os
 import sys
 
+# The nested MLIR literal of a flat list, as cpu-pack-run.test's generator
+# writes it (imported without leaving a __pycache__ in the source tree).
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "Transforms", "Inputs"))
+from gen_matmul_model import nested  # noqa: E402
+
 
 def values(count, mod, scale):
     return [float((i * 7 + 3) % mod - mod // 2) * scale for i in range(count)]
-
-
-def nested(vals, shape):
-    if len(shape) == 1:
-        return "[" + ", ".join(repr(v) for v in vals) + "]"
-    step = len(vals) // shape[0]
-    return "[" + ", ".join(nested(vals[i * step:(i + 1) * step], shape[1:])
-                           for i in range(shape[0])) + "]"
 
 
 def main():
