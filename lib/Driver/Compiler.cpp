@@ -529,6 +529,7 @@ static CompileOptions splitFallbackOptions(const CompileOptions &options) {
   opts.fallbackOptions.features = std::exchange(t.features, "");
   opts.fallbackOptions.optLevel = t.optLevel;
   opts.fallbackOptions.winograd = t.winograd;
+  opts.fallbackOptions.fpContract = t.fpContract;
   return opts;
 }
 

@@ -51,6 +51,12 @@ static cl::opt<std::string> mcpu("mcpu",
                                  cl::value_desc("cpu"), cl::cat(category));
 static cl::opt<std::string> mattr("mattr", cl::desc("Extra CPU features (+avx2,-fma)"),
                                   cl::value_desc("features"), cl::cat(category));
+static cl::opt<std::string> fpContract(
+    "fp-contract",
+    cl::desc("CPU: fuse multiplies and adds into FMAs within an op only "
+             "(on; default: each op rounds as ONNX defines) or also across "
+             "the ops of a fused kernel (fast; -O2 and up)"),
+    cl::value_desc("on|fast"), cl::init("on"), cl::cat(category));
 static cl::opt<std::string> winograd(
     "winograd",
     cl::desc("CPU: Winograd 3x3 convolutions: auto (F(2x2,3x3) and "
@@ -194,6 +200,10 @@ int main(int argc, char **argv) {
     return usageError("--winograd takes auto, f2 or off, not '" + winograd +
                       "'");
   opts.targetOptions.winograd = winograd;
+  if (fpContract != "on" && fpContract != "fast")
+    return usageError("--fp-contract takes on or fast, not '" + fpContract +
+                      "'");
+  opts.targetOptions.fpContract = fpContract;
   opts.targetOptions.gpuArchs.assign(gpuArchs.begin(), gpuArchs.end());
   opts.target = device;
   opts.name = modelName;

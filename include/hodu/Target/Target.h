@@ -52,6 +52,13 @@ struct TargetOptions {
   /// CPU: Winograd convolutions, "auto" (F(2x2,3x3) and F(4x4,3x3) where the
   /// cost model prefers them), "f2" (F(2x2,3x3) only) or "off".
   std::string winograd = "auto";
+  /// CPU: which multiplies and adds become fused multiply-adds (one
+  /// rounding instead of two). "on" (default): within an op only (the
+  /// matmul and convolution kernels' accumulations, polynomial
+  /// approximations), so every op's result rounds as ONNX defines it.
+  /// "fast" (-O2 and up): also a multiply of one op and an add of the next
+  /// in a fused kernel (a scale then a bias), as LLVM's fp-contract=fast.
+  std::string fpContract = "on";
 };
 
 /// One kind of artifact a target writes (`hoduc --emit=NAME`).

@@ -64,9 +64,14 @@ cpu::createTargetMachine(const TargetOptions &opts, std::string &error) {
     }
   }
   llvm::TargetOptions to;
-  // Fuse multiplies and adds into FMAs, as ML runtimes do; -O0 keeps them apart.
-  if (opts.optLevel >= 2)
-    to.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // Multiplies and adds of different ops fuse into FMAs only when asked
+  // (--fp-contract=fast): the kernels' own FMAs are explicit (llvm.fma) and
+  // kept either way, and a model's ops otherwise round as ONNX defines
+  // them, as ONNX Runtime's do (a dynamically quantized model re-quantizes
+  // each layer's output, and one rounding differing flips a step).
+  to.AllowFPOpFusion = opts.optLevel >= 2 && opts.fpContract == "fast"
+                           ? llvm::FPOpFusion::Fast
+                           : llvm::FPOpFusion::Standard;
   auto level = opts.optLevel == 0   ? llvm::CodeGenOptLevel::None
                : opts.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                : opts.optLevel == 2 ? llvm::CodeGenOptLevel::Default
