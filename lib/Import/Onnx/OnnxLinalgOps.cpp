@@ -193,33 +193,69 @@ LogicalResult convertEinsum(NodeContext &n) {
   return success();
 }
 
-/// (a - a_zero) @ (b - b_zero) in int32, exact. A 1-D zero point of A
-/// runs along its rows, one of B along its columns.
-FailureOr<Value> integerMatmul(NodeContext &n, Value a, size_t aZero, Value b,
-                               size_t bZero) {
+/// (a - a_zero) @ (b - b_zero) in int32, exact, of inputs `aIn`, `bIn`
+/// and their zero points inputs `aZero`, `bZero`. A 1-D zero point of A
+/// runs along its rows, one of B along its columns. Computed in f32 (the
+/// packed float kernels) when every partial sum is an integer f32 holds
+/// exactly (integerDotBound: by B's values when they are known at import
+/// time, else by A's, else by the types' ranges), else in int32.
+FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
+                               size_t bIn, size_t bZero) {
+  TRY(a, n.in(aIn));
+  TRY(b, n.in(bIn));
+  auto at = tensorType(a), bt = tensorType(b);
+  if (!isa<IntegerType>(at.getElementType()) ||
+      !isa<IntegerType>(bt.getElementType()))
+    return n.error("expects integer operands");
+  if (at.getRank() < 1 || bt.getRank() < 1)
+    return n.error("expects operands of rank 1 or more");
+  // A [..., M, K] x B [..., K, N]; a 1-D A is one row, a 1-D B one column.
+  int64_t k = at.getShape().back();
+  int64_t rows = at.getRank() >= 2 ? at.getShape().drop_back().back() : 1;
+  int64_t cols = bt.getRank() >= 2 ? bt.getShape().back() : 1;
+  auto perVector = [&](size_t zero) {
+    return n.hasInput(zero) && n.type(zero).getRank() == 1 &&
+           n.type(zero).getDimSize(0) != 1;
+  };
+  double aBound = integerOperandBound(n, at.getElementType(), aZero);
+  double bBound = integerOperandBound(n, bt.getElementType(), bZero);
+  bool bRowsZero = perVector(bZero), aRowsZero = perVector(aZero);
+  double bound;
+  if (n.constantInput(bIn)) {
+    int64_t batches = product(bt.getShape()) / std::max<int64_t>(k * cols, 1);
+    bound = integerDotBound(
+        n, aBound, bIn, bZero, k, batches * cols,
+        [&](int64_t i) { return i / (k * cols) * cols + i % cols; },
+        [&](int64_t i) { return bRowsZero ? i % cols : 0; });
+  } else {
+    int64_t outputs = product(at.getShape()) / std::max<int64_t>(k, 1);
+    bound = integerDotBound(
+        n, bBound, aIn, aZero, k, outputs, [&](int64_t i) { return i / k; },
+        [&](int64_t i) { return aRowsZero ? i / k % rows : 0; });
+  }
   Type i32 = n.b.getI32Type();
-  Value a32 = n.cast(a, i32), b32 = n.cast(b, i32);
+  Type ct = exactInF32(bound) ? (Type)n.b.getF32Type() : i32;
+  Value ac = n.cast(a, ct), bc = n.cast(b, ct);
   if (n.hasInput(aZero)) {
     TRY(za, n.in(aZero));
     // A 1-D zero point of A runs along the rows (dim -2).
-    Value z = n.cast(za, i32);
+    Value z = n.cast(za, ct);
     if (tensorType(z).getRank() == 1 && tensorType(z).getDimSize(0) != 1)
       z = n.reshape(z, {tensorType(z).getDimSize(0), 1});
-    TRY(s, make<SubOp>(n, a32, z));
-    a32 = s;
+    TRY(s, make<SubOp>(n, ac, z));
+    ac = s;
   }
   if (n.hasInput(bZero)) {
     TRY(zb, n.in(bZero));
-    TRY(s, make<SubOp>(n, b32, n.cast(zb, i32)));
-    b32 = s;
+    TRY(s, make<SubOp>(n, bc, n.cast(zb, ct)));
+    bc = s;
   }
-  return make<MatmulOp>(n, a32, b32);
+  TRY(product, make<MatmulOp>(n, ac, bc));
+  return ct == i32 ? product : n.cast(product, i32);
 }
 
 LogicalResult convertMatMulInteger(NodeContext &n) {
-  TRY(a, n.in(0));
-  TRY(b, n.in(1));
-  TRY(r, integerMatmul(n, a, 2, b, 3));
+  TRY(r, integerMatmul(n, 0, 2, 1, 3));
   n.setOutput(0, r);
   return success();
 }
@@ -229,10 +265,9 @@ LogicalResult convertMatMulInteger(NodeContext &n) {
 LogicalResult convertQLinearMatMul(NodeContext &n) {
   TRY(a, n.in(0));
   TRY(aScale, n.in(1));
-  TRY(b, n.in(3));
   TRY(bScale, n.in(4));
   TRY(yScale, n.in(6));
-  TRY(acc, integerMatmul(n, a, 2, b, 5));
+  TRY(acc, integerMatmul(n, 0, 2, 3, 5));
   Type ft = tensorType(aScale).getElementType();
   auto asScale = [&](Value s, bool rows) -> Value {
     auto st = tensorType(s);

@@ -180,28 +180,6 @@ FailureOr<Value> centered(NodeContext &n, Value v, std::optional<Value> zero,
   return make<SubOp>(n, f, z);
 }
 
-/// The integer convolution of ConvInteger and QLinearConv: (x - x_zp) *
-/// (w - w_zp), computed in f32 when every partial sum is an integer f32
-/// holds exactly (|x - x_zp|, |w - w_zp| <= 255 over the taps of one
-/// output), else in f64: the sums are exact either way.
-FailureOr<Value> integerConv(NodeContext &n, Value x, std::optional<Value> xZero,
-                             Value w, std::optional<Value> wZero, int64_t group) {
-  auto xt = tensorType(x), wt = tensorType(w);
-  if (!isa<IntegerType>(xt.getElementType()) ||
-      !isa<IntegerType>(wt.getElementType()))
-    return n.error("expects integer input and weights");
-  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
-    return n.error("expects input and weights of rank 3, 4 or 5");
-  double taps = 1;
-  for (int64_t d : wt.getShape().drop_front(1))
-    taps *= double(d);
-  Type ft = taps * 255.0 * 255.0 < double(1 << 24) ? (Type)n.b.getF32Type()
-                                                   : (Type)n.b.getF64Type();
-  TRY(xf, centered(n, x, xZero, ft, -1));
-  TRY(wf, centered(n, w, wZero, ft, 0));
-  return buildConv(n, xf, wf, group);
-}
-
 std::optional<Value> optionalInput(NodeContext &n, size_t i) {
   if (!n.hasInput(i))
     return std::nullopt;
@@ -209,14 +187,82 @@ std::optional<Value> optionalInput(NodeContext &n, size_t i) {
   return succeeded(v) ? std::optional<Value>(*v) : std::nullopt;
 }
 
+/// The integer convolution of ConvInteger and QLinearConv: (x - x_zp) *
+/// (w - w_zp), x, w and their zero points inputs `xIn`, `wIn`, `xZeroIn`,
+/// `wZeroIn` (zero points optional); float (whole numbers) or int32.
+/// Computed in f32 when every partial sum is an integer f32 holds exactly
+/// (integerDotBound: with the weights known at import time their values
+/// decide, else the worst case of their type). Else, ungrouped, the input
+/// channels are split into the fewest equal parts whose sums each f32 holds
+/// exactly (at most 16): one f32 convolution per part, added in int32.
+/// Else in f64. The sums are exact either way.
+FailureOr<Value> integerConv(NodeContext &n, size_t xIn, size_t xZeroIn,
+                             size_t wIn, size_t wZeroIn, int64_t group) {
+  TRY(x, n.in(xIn));
+  TRY(w, n.in(wIn));
+  auto xt = tensorType(x), wt = tensorType(w);
+  if (!isa<IntegerType>(xt.getElementType()) ||
+      !isa<IntegerType>(wt.getElementType()))
+    return n.error("expects integer input and weights");
+  if (xt.getRank() < 3 || xt.getRank() > 5 || wt.getRank() != xt.getRank())
+    return n.error("expects input and weights of rank 3, 4 or 5");
+  // Output channel f sums over w[f]'s C/group channels x taps.
+  int64_t filters = std::max<int64_t>(wt.getDimSize(0), 1),
+          channels = std::max<int64_t>(wt.getDimSize(1), 1);
+  int64_t terms = product(wt.getShape()) / filters, taps = terms / channels;
+  double xBound = integerOperandBound(n, xt.getElementType(), xZeroIn);
+  // The bound of the sums over `parts` parts of the channels.
+  auto boundOf = [&](int64_t parts) {
+    int64_t per = llvm::divideCeil(channels, parts);
+    return integerDotBound(
+        n, xBound, wIn, wZeroIn, per * taps, filters * parts,
+        [&](int64_t i) { return i / terms * parts + i % terms / taps / per; },
+        [&](int64_t i) { return i / terms; });
+  };
+  int64_t parts = 1;
+  if (!exactInF32(boundOf(1))) {
+    parts = 0;
+    if (group == 1)
+      for (int64_t p = 2; p <= std::min<int64_t>(channels, 16) && !parts; ++p)
+        if (exactInF32(boundOf(p)))
+          parts = p;
+  }
+  Type ft = parts ? (Type)n.b.getF32Type() : (Type)n.b.getF64Type();
+  TRY(xf, centered(n, x, optionalInput(n, xZeroIn), ft, -1));
+  TRY(wf, centered(n, w, optionalInput(n, wZeroIn), ft, 0));
+  if (parts <= 1)
+    return buildConv(n, xf, wf, group);
+  // Channels [lo, hi) of dim 1 of `v`.
+  auto channelSlice = [&](Value v, int64_t lo, int64_t hi) {
+    auto t = tensorType(v);
+    SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
+        steps(t.getRank(), 1);
+    starts[1] = lo;
+    ends[1] = hi;
+    return make<SliceOp>(n, v, starts, ends, steps);
+  };
+  int64_t per = llvm::divideCeil(channels, parts);
+  std::optional<Value> sum;
+  for (int64_t lo = 0; lo < channels; lo += per) {
+    int64_t hi = std::min(channels, lo + per);
+    TRY(xs, channelSlice(xf, lo, hi));
+    TRY(ws, channelSlice(wf, lo, hi));
+    TRY(part, buildConv(n, xs, ws, 1));
+    Value acc = n.cast(part, n.b.getI32Type());
+    if (sum) {
+      TRY(added, make<AddOp>(n, *sum, acc));
+      acc = added;
+    }
+    sum = acc;
+  }
+  return *sum;
+}
+
 LogicalResult convertConvInteger(NodeContext &n) {
-  TRY(x, n.in(0));
-  TRY(w, n.in(1));
   TRY(group, n.attrInt("group", 1));
   if (group <= 0)
     return n.error("group must be positive");
-  TRY(acc, integerConv(n, x, optionalInput(n, 2), w, optionalInput(n, 3),
-                       group));
+  TRY(acc, integerConv(n, 0, 2, 1, 3, group));
   n.setOutput(0, n.cast(acc, n.b.getI32Type()));
   return success();
 }
@@ -227,14 +273,12 @@ LogicalResult convertConvInteger(NodeContext &n) {
 LogicalResult convertQLinearConv(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(xScale, n.in(1));
-  TRY(w, n.in(3));
   TRY(wScale, n.in(4));
   TRY(yScale, n.in(6));
   TRY(group, n.attrInt("group", 1));
   if (group <= 0)
     return n.error("group must be positive");
-  TRY(acc, integerConv(n, x, optionalInput(n, 2), w, optionalInput(n, 5),
-                       group));
+  TRY(acc, integerConv(n, 0, 2, 3, 5, group));
   Type ft = tensorType(xScale).getElementType();
   Value accF = n.cast(acc, ft);
   int64_t channels = tensorType(acc).getDimSize(1);

@@ -138,6 +138,52 @@ FailureOr<Value> hodu::onnx_import::wrapNegative(NodeContext &n, Value idx,
   return make<SelectOp>(n, neg, plus, idx);
 }
 
+double hodu::onnx_import::integerOperandBound(NodeContext &n, Type elt,
+                                              size_t zeroInput) {
+  auto it = cast<IntegerType>(elt);
+  unsigned bits = std::min(it.getWidth(), 62u);
+  double lo = it.isUnsigned() ? 0.0 : -std::ldexp(1.0, bits - 1);
+  double hi = it.isUnsigned() ? std::ldexp(1.0, bits) - 1
+                              : std::ldexp(1.0, bits - 1) - 1;
+  if (!n.hasInput(zeroInput))
+    return std::max(-lo, hi);
+  std::optional<ConstantView> zp = n.constantInput(zeroInput);
+  if (!zp || zp->getKind() == ElementKind::Float)
+    return hi - lo;
+  double bound = 0;
+  for (int64_t j = 0, e = zp->isSplat() ? 1 : zp->size(); j < e; ++j) {
+    double z = double(int64_t(zp->s(j)));
+    bound = std::max({bound, std::abs(lo - z), std::abs(hi - z)});
+  }
+  return bound;
+}
+
+double hodu::onnx_import::integerDotBound(
+    NodeContext &n, double xBound, size_t wInput, size_t zeroInput,
+    int64_t terms, int64_t outputs, function_ref<int64_t(int64_t)> outputOf,
+    function_ref<int64_t(int64_t)> zeroOf) {
+  Type elt = n.type(wInput).getElementType();
+  std::optional<ConstantView> w = n.constantInput(wInput);
+  std::optional<ConstantView> zp;
+  if (n.hasInput(zeroInput) && !(zp = n.constantInput(zeroInput)))
+    w.reset(); // the terms' values are not known
+  if (!w || w->getKind() == ElementKind::Float ||
+      (zp && zp->getKind() == ElementKind::Float))
+    return xBound * integerOperandBound(n, elt, zeroInput) * double(terms);
+  // One pass over the weights, summing per output.
+  std::vector<double> sums(static_cast<size_t>(outputs), 0.0);
+  double largest = 0;
+  for (int64_t i = 0, e = w->size(); i < e; ++i) {
+    double v = double(int64_t(w->s(w->isSplat() ? 0 : i)));
+    if (zp)
+      v -= double(int64_t(zp->s(zp->isSplat() ? 0 : zeroOf(i))));
+    double &s = sums[static_cast<size_t>(outputOf(i))];
+    s += std::abs(v);
+    largest = std::max(largest, s);
+  }
+  return xBound * largest;
+}
+
 SmallVector<int64_t> hodu::onnx_import::nonzeroPositions(const ConstantView &c) {
   SmallVector<int64_t> positions;
   for (int64_t i = 0, e = c.size(); i < e; ++i)

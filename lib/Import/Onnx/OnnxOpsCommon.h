@@ -90,6 +90,24 @@ mlir::FailureOr<mlir::Value> requantize(NodeContext &n, mlir::Value acc,
                                         mlir::Value multiplier,
                                         std::optional<mlir::Value> zeroPoint,
                                         mlir::Type quantType);
+/// Integer convolutions and matmuls (ConvInteger, QLinearConv,
+/// MatMulInteger, QLinearMatMul) sum products (x - x_zp) * (w - w_zp). They
+/// compute in f32, with its packed vector kernels, when every partial sum is
+/// an integer f32 holds exactly (magnitude <= 2^24), whatever the order of
+/// the additions. `integerOperandBound` is the largest |v - zp| of input
+/// `input` of integer type `elt` with zero points input `zeroInput` (absent:
+/// 0; not known at import time: any). `integerDotBound` bounds every partial
+/// sum: when input `wInput` is known at import time, `xBound` times the
+/// largest sum over one output's terms of |w - w_zp| (element i of w adds to
+/// output outputOf(i) < outputs, centered by zero point zeroOf(i)); else
+/// `xBound` times the bound of w times `terms`, the terms per output.
+double integerOperandBound(NodeContext &n, mlir::Type elt, size_t zeroInput);
+double integerDotBound(NodeContext &n, double xBound, size_t wInput,
+                       size_t zeroInput, int64_t terms, int64_t outputs,
+                       llvm::function_ref<int64_t(int64_t)> outputOf,
+                       llvm::function_ref<int64_t(int64_t)> zeroOf);
+/// Whether integer sums bounded by `bound` are exact in f32.
+inline bool exactInF32(double bound) { return bound <= double(1 << 24); }
 /// Float `y` (whole numbers) clamped to the range of integer type `qe` (at
 /// most 32 bits) and cast to it: QuantizeLinear's saturation.
 mlir::FailureOr<mlir::Value> saturateToInteger(NodeContext &n, mlir::Value y,

@@ -84,7 +84,9 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Before that, a batch-1 f32 3x3 stride-1 convolution with a constant
     filter and a filled output is computed by Winograd F(2x2,3x3) or
     F(4x4,3x3) when the cost model prefers it (`winograd`: `auto`, the
-    default, considers both, `f2` only F(2x2,3x3), `off` neither): every
+    default, considers both, `f2` only F(2x2,3x3), `off` neither; a filter
+    of whole numbers, an integer convolution computed in f32, never: the
+    transforms would round its exact sums): every
     m x m block of outputs (a tile) from an alpha x alpha input window,
     alpha = m + 2, with alpha^2 multiply-adds per filter and channel instead
     of 9 m^2 (16 instead of 36, or 36 instead of 144). The filters'

@@ -40,6 +40,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -264,6 +265,11 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
       return std::nullopt;
     std::memcpy(g.data(), data->data(), g.size() * sizeof(float));
   }
+  // A filter of whole numbers is an integer convolution computed in f32
+  // (ConvInteger, QLinearConv; the importer checked that the direct sums
+  // are exact): Winograd's transforms would round them, so it stays direct.
+  if (llvm::all_of(g, [](float v) { return v == std::trunc(v); }))
+    return std::nullopt;
 
   // U = G g Gt, packed as alpha^2 sets of A panels:
   // Ucst[ab, f / mr, c, f % mr].

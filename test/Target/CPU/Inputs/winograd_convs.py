@@ -1,7 +1,9 @@
 """Prints an .mlir file of 3x3 convolutions with constant filters for
 winograd.test (hodu-cpu-vectorize's Winograd F(2x2,3x3) needs the filter
 at compile time). Filter values are multiples of 1/8 from a fixed sequence,
-so with inputs_for.py's inputs every sum is exact in f32."""
+so with inputs_for.py's inputs every sum is exact in f32; the last case's
+are whole numbers (an integer convolution computed in f32), which keep
+the direct sum."""
 # (input shape, filter count, pads, stride, comment)
 cases = [
     ([1, 32, 30, 30], 64, 0, 1, "28x28 output, blocks of 7 tile rows, 2 chunks over threads"),
@@ -9,13 +11,15 @@ cases = [
     ([1, 16, 56, 56], 16, 1, 1, "14 blocks of 2 tile rows, 7 chunks over threads"),
     ([1, 4, 18, 18], 8, 0, 1, "4 channels: the transforms outweigh the saving, packed"),
     ([1, 32, 17, 17], 32, 1, 2, "stride 2: packed"),
+    ([1, 32, 30, 30], 64, 0, 1, "as the first, but whole numbers: packed"),
 ]
 args, results, body = [], [], []
 for i, (shape, f, pad, stride, comment) in enumerate(cases):
     n, c, h, w = shape
     oh = (h + 2 * pad - 3) // stride + 1
     ow = (w + 2 * pad - 3) // stride + 1
-    values = [((k * 37 + 11 * i) % 17 - 8) / 8.0 for k in range(f * c * 9)]
+    scale = 1.0 if i == len(cases) - 1 else 8.0
+    values = [((k * 37 + 11 * i) % 17 - 8) / scale for k in range(f * c * 9)]
     ftype = "tensor<%dx%dx3x3xf32>" % (f, c)
     xtype = "tensor<%s>" % "x".join(map(str, shape + ["f32"]))
     rtype = "tensor<%dx%dx%dx%dxf32>" % (n, f, oh, ow)
