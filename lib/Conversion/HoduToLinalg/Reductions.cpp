@@ -387,21 +387,23 @@ struct ReduceWindowLowering : StaticPattern<ReduceWindowOp> {
   }
 };
 
-struct CumSumLowering : StaticPattern<CumSumOp> {
-  using StaticPattern::StaticPattern;
-  LogicalResult lower(CumSumOp op, OpAdaptor adaptor,
-                      ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    MLIRContext *ctx = getContext();
-    auto &b = rewriter;
-    auto resultType = this->resultType(op);
-    Type elt = resultType.getElementType();
-    Type acc = computeType(b, elt);
-    int64_t rank = resultType.getRank();
-    int64_t dim = op.getDim();
-    if (dim < 0)
-      dim += rank;
-    bool exclusive = op.getExclusive(), reverse = op.getReverse();
+/// Running sums along a dim of at most this many positions are one generic
+/// in which position i sums the positions it takes (O(n^2) per row); longer
+/// ones go by blocks of kScanBlock positions (O(n * kScanBlock)).
+constexpr int64_t kDirectScan = 64;
+constexpr int64_t kScanBlock = 16;
+
+/// The running sum of `x` (static) along `dim`, inclusive or exclusive of
+/// each position, forward or from the end, in computeType: position i sums
+/// x[k] for k <= i (k < i exclusive; k >= i, k > i reversed).
+static Value runningSum(OpBuilder &b, Location loc, Value x, int64_t dim,
+                        bool exclusive, bool reverse) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(x.getType());
+  Type acc = computeType(b, type.getElementType());
+  int64_t rank = type.getRank(), n = type.getDimSize(dim);
+  SmallVector<int64_t> shape(type.getShape());
+  if (n <= kDirectScan) {
     // Loop dims: the output dims, then k (the summed position along dim).
     SmallVector<AffineExpr> inExprs, outExprs;
     for (int64_t d = 0; d < rank; ++d) {
@@ -412,28 +414,102 @@ struct CumSumLowering : StaticPattern<CumSumOp> {
                                 AffineMap::get(rank + 1, 0, outExprs, ctx)};
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     iters.push_back(utils::IteratorType::reduction);
-    Value out = filledTensor(b, loc, resultType.getShape(),
-                             constNumber(b, loc, acc, 0.0));
-    auto generic = linalg::GenericOp::create(
-        b, loc, TypeRange{out.getType()}, ValueRange{adaptor.getInput()},
-        ValueRange{out}, maps, iters,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
-          Value i = linalg::IndexOp::create(nb, l, dim);
-          Value k = linalg::IndexOp::create(nb, l, rank);
-          arith::CmpIPredicate p =
-              reverse ? (exclusive ? arith::CmpIPredicate::ugt
-                                   : arith::CmpIPredicate::uge)
-                      : (exclusive ? arith::CmpIPredicate::ult
-                                   : arith::CmpIPredicate::ule);
-          Value take = arith::CmpIOp::create(nb, l, p, k, i);
-          Value x = widen(nb, l, args[0]);
-          Value sum = emitAdd(nb, l, args[1], x);
-          linalg::YieldOp::create(
-              nb, l, Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
-        });
-    Value r = generic.getResult(0);
-    r = narrowTensor(b, loc, r, elt);
-    rewriter.replaceOp(op, r);
+    Value out = filledTensor(b, loc, shape, constNumber(b, loc, acc, 0.0));
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{out.getType()}, ValueRange{x},
+               ValueRange{out}, maps, iters,
+               [&](OpBuilder &nb, Location l, ValueRange args) {
+                 Value i = linalg::IndexOp::create(nb, l, dim);
+                 Value k = linalg::IndexOp::create(nb, l, rank);
+                 arith::CmpIPredicate p =
+                     reverse ? (exclusive ? arith::CmpIPredicate::ugt
+                                          : arith::CmpIPredicate::uge)
+                             : (exclusive ? arith::CmpIPredicate::ult
+                                          : arith::CmpIPredicate::ule);
+                 Value take = arith::CmpIOp::create(nb, l, p, k, i);
+                 Value sum = emitAdd(nb, l, args[1], widen(nb, l, args[0]));
+                 linalg::YieldOp::create(
+                     nb, l,
+                     Value(arith::SelectOp::create(nb, l, take, sum, args[1])));
+               })
+        .getResult(0);
+  }
+  // Blocks: x padded with zeros to whole blocks and seen as [.., nb, B, ..];
+  // each block's own running sum, plus the running sum of the blocks
+  // before it (after it, reversed), exclusive, computed the same way.
+  int64_t blocks = llvm::divideCeil(n, kScanBlock), padded = blocks * kScanBlock;
+  if (padded != n) {
+    SmallVector<int64_t> low(rank, 0), high(rank, 0);
+    high[dim] = padded - n;
+    x = padConstant(b, loc, x, low, high,
+                    constNumber(b, loc, type.getElementType(), 0.0));
+  }
+  SmallVector<int64_t> split(shape);
+  split[dim] = kScanBlock;
+  split.insert(split.begin() + dim, blocks);
+  Value xb = reshapeTo(b, loc, x, split);
+  Value inBlock = runningSum(b, loc, xb, dim + 1, exclusive, reverse);
+  // Block totals [.., nb, ..]: a sum over the block dim.
+  SmallVector<int64_t> totalsShape(split);
+  totalsShape.erase(totalsShape.begin() + dim + 1);
+  SmallVector<AffineExpr> all, kept;
+  for (int64_t d = 0; d <= rank; ++d) {
+    all.push_back(getAffineDimExpr(d, ctx));
+    if (d != dim + 1)
+      kept.push_back(getAffineDimExpr(d, ctx));
+  }
+  SmallVector<utils::IteratorType> iters(rank + 1,
+                                         utils::IteratorType::parallel);
+  iters[dim + 1] = utils::IteratorType::reduction;
+  Value zeros = filledTensor(b, loc, totalsShape, constNumber(b, loc, acc, 0.0));
+  Value totals =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{zeros.getType()}, ValueRange{xb}, ValueRange{zeros},
+          SmallVector<AffineMap>{AffineMap::get(rank + 1, 0, all, ctx),
+                                 AffineMap::get(rank + 1, 0, kept, ctx)},
+          iters,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, l, emitAdd(nb, l, args[1], widen(nb, l, args[0])));
+          })
+          .getResult(0);
+  Value before = runningSum(b, loc, totals, dim, /*exclusive=*/true, reverse);
+  SmallVector<int64_t> beforeShape(split);
+  beforeShape[dim + 1] = 1;
+  before = reshapeTo(b, loc, before, beforeShape);
+  Value sum = buildElementwise(
+      b, loc, RankedTensorType::get(split, acc), ValueRange{inBlock, before},
+      [&](OpBuilder &nb, Location l, ValueRange a) {
+        return emitAdd(nb, l, a[0], a[1]);
+      });
+  SmallVector<int64_t> paddedShape(shape);
+  paddedShape[dim] = padded;
+  sum = reshapeTo(b, loc, sum, paddedShape);
+  if (padded == n)
+    return sum;
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
+      sizes, strides(rank, b.getIndexAttr(1));
+  for (int64_t d : shape)
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(
+             b, loc, RankedTensorType::get(shape, acc), sum, offsets, sizes,
+             strides)
+      .getResult();
+}
+
+struct CumSumLowering : StaticPattern<CumSumOp> {
+  using StaticPattern::StaticPattern;
+  LogicalResult lower(CumSumOp op, OpAdaptor adaptor,
+                      ConversionPatternRewriter &rewriter) const override {
+    auto resultType = this->resultType(op);
+    int64_t dim = op.getDim();
+    if (dim < 0)
+      dim += resultType.getRank();
+    Value r = runningSum(rewriter, op.getLoc(), adaptor.getInput(), dim,
+                         op.getExclusive(), op.getReverse());
+    rewriter.replaceOp(
+        op, narrowTensor(rewriter, op.getLoc(), r,
+                         resultType.getElementType()));
     return success();
   }
 };

@@ -423,36 +423,11 @@ Value hodu::onnx_import::runtimeDims(OpBuilder &b, Location loc, Value v,
       .getResult();
 }
 
-/// The exclusive running sum of `v` (1-D i64). `hodu.cumsum` lowers to
-/// O(n^2) work along its dim (each output sums its prefix, which is what
-/// parallelizes on a GPU), so a long `v` is summed in blocks of 16: within
-/// each block, then over the blocks' totals (recursively, log16 n levels),
-/// about 10 n operations in all, each level elementwise or over blocks of
-/// 16 (16M elements: 11 s with blocks of sqrt(n), now a fraction of one).
+/// The exclusive running sum of `v` (1-D i64): `hodu.cumsum`, whose
+/// lowering sums a long dim by blocks of 16 (O(16 n); docs/lowering.md).
 FailureOr<Value> hodu::onnx_import::exclusiveScan(NodeContext &n, Value v) {
-  int64_t size = tensorType(v).getDimSize(0);
-  constexpr int64_t kDirect = 64, cols = 16;
-  if (size <= kDirect)
-    return make<CumSumOp>(n, v, int64_t(0), /*exclusive=*/true,
-                          /*reverse=*/false);
-  int64_t rows = (size + cols - 1) / cols;
-  Type i64 = n.b.getI64Type();
-  Value padded = v;
-  if (rows * cols > size) {
-    Value zeros = n.constant(i64, 0, {rows * cols - size});
-    TRY(cat, make<ConcatOp>(n, ValueRange{v, zeros}, int64_t(0)));
-    padded = cat;
-  }
-  Value blocks = n.reshape(padded, {rows, cols});
-  TRY(inner, make<CumSumOp>(n, blocks, int64_t(1), true, false));
-  TRY(totals, make<ReduceSumOp>(n, blocks, ArrayRef<int64_t>{1}, false));
-  TRY(offsets, exclusiveScan(n, totals));
-  TRY(sum, make<AddOp>(n, inner, n.reshape(offsets, {rows, 1})));
-  Value flat = n.reshape(sum, {rows * cols});
-  if (rows * cols == size)
-    return flat;
-  return make<SliceOp>(n, flat, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{size},
-                       ArrayRef<int64_t>{1});
+  return make<CumSumOp>(n, v, int64_t(0), /*exclusive=*/true,
+                        /*reverse=*/false);
 }
 
 /// 0, 1, ..., size - 1 (i64). A long one is a [rows, cols] sum of a column

@@ -193,8 +193,7 @@ mlir::LogicalResult propagateDataDependentDims(
 /// accompanies a graph output with a data-dependent dim.
 mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
-/// The exclusive running sum of `v` (1-D i64), in blocks so that a long
-/// one costs O(n) rather than `hodu.cumsum`'s O(n^2).
+/// The exclusive running sum of `v` (1-D i64).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
 /// Entries `[0, count)` of the positions where `values` (1-D, any element
 /// type) is nonzero, in order, padded with zeros to its length, and
