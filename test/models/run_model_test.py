@@ -9,7 +9,11 @@ artifact's size, then `hodu-run --test-data test/models/<name>` compares the
 outputs with the reference within the model's rtol/atol, and a second run
 writes the outputs so that the largest absolute and relative errors can be
 printed. A model with `"reference": false` is compiled and run on its
-generated inputs with nothing compared.
+generated inputs with nothing compared. One with `"reference": "summary"`
+(outputs too large to commit) runs on its generated inputs and compares
+the means of 256 equal runs of each output's elements with those of ONNX
+Runtime's outputs (test/models/<name>/summary.json, from make_refs.mjs)
+within its summary_rtol/summary_atol.
 
 Exit status: 0 when every level passes; 1 on a compile failure, a mismatch
 or an error; 77 (ctest's SKIP_RETURN_CODE) when the model is not in the
@@ -212,6 +216,51 @@ def compare(got, expected, rtol, atol):
     return max_abs, max_rel, worst
 
 
+def chunk_means(values, chunks):
+    """The means of `chunks` equal runs of `values` (run k: elements
+    [k n // K, (k + 1) n // K)), as make_refs.mjs's chunkMeans."""
+    n = len(values)
+    k = min(chunks, n)
+    out = []
+    for c in range(k):
+        lo, hi = c * n // k, (c + 1) * n // k
+        out.append(math.fsum(values[lo:hi]) / (hi - lo))
+    return out
+
+
+def summary_stats(hodu_run, lib, cmd_inputs, summary, work, rtol, atol):
+    """Runs lib, writes its outputs and compares their chunk means with the
+    summary's: a dict (worst <= 1 passes), or a string saying what went
+    wrong."""
+    outdir = os.path.join(work, "outputs")
+    shutil.rmtree(outdir, ignore_errors=True)
+    rc, out, secs = run([hodu_run, lib, "-q", "-o", outdir, "-f", "pb"] + cmd_inputs,
+                        RUN_TIMEOUT)
+    if rc != 0:
+        return "hodu-run exited %s: %s" % (rc, first_error(out))
+    got = {}
+    for f in os.listdir(outdir):
+        name, _, dims, values = read_tensor(os.path.join(outdir, f))
+        got[name] = (dims, values)
+    stats = {"max_abs": 0.0, "worst": 0.0, "output": None, "run_s": secs}
+    for o in summary["outputs"]:
+        name = o["name"]
+        if name not in got:
+            return "hodu-run wrote no output '%s'" % name
+        if list(got[name][0]) != list(o["dims"]):
+            return "output '%s' has shape %s, expected %s" % (name, got[name][0], o["dims"])
+        means = chunk_means(got[name][1], summary["chunks"])
+        for g, e in zip(means, o["means"]):
+            d = abs(g - e)
+            if d != d:
+                return "output '%s': a chunk mean is NaN" % name
+            w = d / (atol + rtol * abs(e))
+            if w >= stats["worst"] or stats["output"] is None:
+                stats["worst"], stats["output"] = w, name
+            stats["max_abs"] = max(stats["max_abs"], d)
+    return stats
+
+
 def error_stats(hodu_run, lib, data_dir, work, rtol, atol):
     """Runs lib on data_dir's inputs, writes its outputs and measures them
     against output_N.pb: a dict, or a string saying what went wrong."""
@@ -278,7 +327,14 @@ def test_model(model, defaults, args):
     hoduc = os.path.join(args.bin, "hoduc")
     hodu_run = os.path.join(args.bin, "hodu-run")
     onnx = fetch.cached_path(args.cache, model)
-    with_ref = model.get("reference", True)
+    with_ref = model.get("reference", True) is True
+    summary = None
+    if model.get("reference") == "summary":
+        p = os.path.join(HERE, name, "summary.json")
+        if not os.path.exists(p):
+            return False, "missing reference summary %s (run make_refs.mjs)" % p
+        with open(p) as f:
+            summary = json.load(f)
     data = os.path.join(HERE, name)
 
     work = tempfile.mkdtemp(prefix="hodu-model-%s-" % name)
@@ -340,6 +396,37 @@ def test_model(model, defaults, args):
                 break
             res["bytes"] = os.path.getsize(lib)
             line = "-O%d: compiled in %.2f s, %d bytes" % (level, secs, res["bytes"])
+            if summary is not None:
+                cmd_inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)]
+                                  for i in range(len(inputs) - len(frozen))), [])
+                srtol = model.get("summary_rtol", rtol)
+                satol = model.get("summary_atol", atol)
+                stats = summary_stats(hodu_run, lib, cmd_inputs, summary, work, srtol, satol)
+                if isinstance(stats, str):
+                    res["status"] = "run-failed"
+                    res["error"] = stats
+                    print(line + "; FAILED: " + stats)
+                    if args.keep_going:
+                        continue
+                    break
+                res["run_s"] = stats.pop("run_s")
+                res.update(stats)
+                line += ("; ran in %.2f s; chunk means (%d per output) against ONNX Runtime "
+                         "%s's: max abs diff %.3g (worst: output '%s' at %.3g of the tolerance)"
+                         % (res["run_s"], summary["chunks"], summary["onnxruntime"],
+                            stats["max_abs"], stats["output"], stats["worst"]))
+                if stats["worst"] <= 1:
+                    res["status"] = "pass"
+                    print(line + "; PASS")
+                else:
+                    res["status"] = "mismatch"
+                    res["error"] = ("output '%s': chunk means differ from ONNX Runtime's "
+                                    "beyond atol %g + rtol %g" % (stats["output"], satol, srtol))
+                    print(line + "; FAILED: " + res["error"])
+                    if args.keep_going:
+                        continue
+                    break
+                continue
             if not with_ref:
                 cmd = [hodu_run, lib, "-q"] + sum((["-i", os.path.join(data, "input_%d.pb" % i)]
                                                    for i in range(len(inputs) - len(frozen))), [])
