@@ -122,7 +122,11 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     by every output row that reads it, a strided read is one contiguous load
     and a shuffle, and the vector width (the target's down to 4 lanes) is the
     one that covers a row in the fewest vectors. Column blocks whose reads or
-    writes would cross the row end are peeled and masked. The strategy of
+    writes would cross the row end are peeled and masked. Ungrouped
+    convolutions with 1 to 3 filters (too few for a register tile of the
+    packed matmul) and rows of 4 or more columns take the same kernel as one
+    group; with fewer than 8 planes, a plane's rows are split into parts
+    over threads. The strategy of
     every convolution is reported as an analysis remark (name
     `conv-strategy`, category `hodu-cpu-vectorize`; MLIR's remark engine,
     off unless a client enables it), which `hoduc --print-stats` prints.

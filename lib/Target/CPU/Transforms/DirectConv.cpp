@@ -49,6 +49,10 @@ namespace {
 /// packed matmul per group would reuse each input vector across filters,
 /// which this kernel does not (the generic lowering keeps those).
 constexpr int64_t kMaxGroupChannels = 8;
+/// Most filters of an ungrouped convolution the direct kernel takes: from
+/// four on, the packed matmul's register tiles reuse each input vector
+/// across filters (convToPackedMatmul).
+constexpr int64_t kMaxDirectFilters = 3;
 /// Most filter taps per channel: the kernel's block is unrolled over them
 /// (R * taps multiply-adds), as the packed path's tap copies are.
 constexpr int64_t kMaxTaps = 64;
@@ -58,6 +62,9 @@ constexpr int64_t kMaxRows = 4;
 /// Multiply-adds from which the planes are spread over threads: below it
 /// a fork and join (a few microseconds) costs more than it saves.
 constexpr int64_t kParallelMacs = int64_t(1) << 18;
+/// Tiles (planes, or parts of planes) a convolution is spread over at
+/// least, when its rows allow: a thread per tile on up to 8 cores.
+constexpr int64_t kMinParallelTiles = 8;
 
 /// The coefficient of dim `d` in `e`, a sum of constant multiples of dims.
 int64_t coefficient(AffineExpr e, unsigned d, unsigned dims) {
@@ -170,11 +177,12 @@ struct Kernel {
   }
 
   /// One block: `rows` output rows from `oh0`, V columns from `ow0`, of the
-  /// plane (n, g, m) in `tile` ([OH, OW]). `col` is the block's first
-  /// column when it is a peeled block (reads and writes are checked
-  /// against the bounds), none inside the loop over in-bounds blocks.
-  Value block(OpBuilder &b, Value tile, Value ng[3], Value oh0, Value ow0,
-              int64_t rows, std::optional<int64_t> col) const {
+  /// plane (n, g, m), written to `tile` (rows of the plane from some first
+  /// row) from its row `tr0`. `col` is the block's first column when it is
+  /// a peeled block (reads and writes are checked against the bounds), none
+  /// inside the loop over in-bounds blocks.
+  Value block(OpBuilder &b, Value tile, Value ng[3], Value oh0, Value tr0,
+              Value ow0, int64_t rows, std::optional<int64_t> col) const {
     auto vec = VectorType::get({v}, cv.elt);
     auto readVec = VectorType::get({readLanes()}, cv.elt);
     Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(cv.elt));
@@ -227,15 +235,15 @@ struct Kernel {
     for (int64_t row = 0; row < rows; ++row)
       tile = vector::TransferWriteOp::create(
                  b, loc, accs[row], tile,
-                 ValueRange{affine(b, oh0, 1, row), ow0},
+                 ValueRange{affine(b, tr0, 1, row), ow0},
                  ArrayRef<bool>{writeInBounds})
                  .getResult();
     return tile;
   }
 
-  /// `rows` output rows from `oh0`: the in-bounds column blocks in a loop,
-  /// the rest peeled.
-  Value rowBlock(OpBuilder &b, Value tile, Value ng[3], Value oh0,
+  /// `rows` output rows from `oh0` (row `tr0` of `tile`): the in-bounds
+  /// column blocks in a loop, the rest peeled.
+  Value rowBlock(OpBuilder &b, Value tile, Value ng[3], Value oh0, Value tr0,
                  int64_t rows) const {
     int64_t blocks = llvm::divideCeil(cv.ow, v), safe = 0;
     while (safe < blocks && (safe + 1) * v <= cv.ow &&
@@ -246,30 +254,36 @@ struct Kernel {
           b, loc, index(b, 0), index(b, safe * v), index(b, v),
           ValueRange{tile},
           [&](OpBuilder &lb, Location, Value ow0, ValueRange iter) {
-            scf::YieldOp::create(
-                lb, loc, block(lb, iter[0], ng, oh0, ow0, rows, std::nullopt));
+            scf::YieldOp::create(lb, loc,
+                                 block(lb, iter[0], ng, oh0, tr0, ow0, rows,
+                                       std::nullopt));
           });
       tile = loop.getResult(0);
     }
     for (int64_t k = safe; k < blocks; ++k)
-      tile = block(b, tile, ng, oh0, index(b, k * v), rows, k * v);
+      tile = block(b, tile, ng, oh0, tr0, index(b, k * v), rows, k * v);
     return tile;
   }
 
-  /// The whole plane (n, g, m) of `tile`.
-  Value plane(OpBuilder &b, Value tile, Value ng[3]) const {
-    int64_t full = cv.oh / r, tail = cv.oh % r;
+  /// Rows [row0, row0 + rows) of the plane (n, g, m): `tile`, [rows, OW].
+  Value plane(OpBuilder &b, Value tile, Value ng[3], Value row0,
+              int64_t rows) const {
+    int64_t full = rows / r, tail = rows % r;
     if (full > 0) {
       auto loop = scf::ForOp::create(
           b, loc, index(b, 0), index(b, full * r), index(b, r),
           ValueRange{tile},
-          [&](OpBuilder &lb, Location, Value oh0, ValueRange iter) {
-            scf::YieldOp::create(lb, loc, rowBlock(lb, iter[0], ng, oh0, r));
+          [&](OpBuilder &lb, Location, Value tr0, ValueRange iter) {
+            Value oh0 = arith::AddIOp::create(lb, loc, row0, tr0);
+            scf::YieldOp::create(lb, loc,
+                                 rowBlock(lb, iter[0], ng, oh0, tr0, r));
           });
       tile = loop.getResult(0);
     }
     if (tail > 0)
-      tile = rowBlock(b, tile, ng, index(b, full * r), tail);
+      tile = rowBlock(b, tile, ng,
+                      arith::AddIOp::create(b, loc, row0, index(b, full * r)),
+                      index(b, full * r), tail);
     return tile;
   }
 };
@@ -286,6 +300,21 @@ int64_t chooseLanes(int64_t width, int64_t lanes) {
   return best;
 }
 
+/// Parts the rows of a plane are split into when there are fewer planes
+/// than kMinParallelTiles (an ungrouped convolution with one filter has
+/// one): the number between 2 and 16 closest to kMinParallelTiles / planes
+/// that divides `rows` into parts of at least kMaxRows rows, else 1.
+int64_t rowParts(int64_t rows, int64_t planes) {
+  if (planes >= kMinParallelTiles)
+    return 1;
+  int64_t want = llvm::divideCeil(kMinParallelTiles, planes), best = 1;
+  for (int64_t k = 2; k <= 16; ++k)
+    if (rows % k == 0 && rows / k >= kMaxRows &&
+        (best == 1 || std::abs(k - want) < std::abs(best - want)))
+      best = k;
+  return best;
+}
+
 /// Rows per block: up to kMaxRows, as few blocks as that allows, a divisor
 /// of `rows` if one gives as few (no tail block).
 int64_t chooseRows(int64_t rows) {
@@ -296,7 +325,134 @@ int64_t chooseRows(int64_t rows) {
       return r;
   return most;
 }
+
+/// The kernel for `cv` at `b`'s insertion point: the result ([N, G, M, OH,
+/// OW]) and the strategy's description. The planes (n, g, m), each split
+/// into parts of rows when there are few (rowParts), are the tiles of the
+/// loop, over threads when `parallel` and the work is large enough.
+std::pair<Value, std::string> emitKernel(OpBuilder &b, Location loc,
+                                         const GroupedConv &cv,
+                                         int64_t vectorBits, bool parallel,
+                                         bool ungrouped = false) {
+  int64_t lanes = std::max<int64_t>(
+      vectorBits / cv.elt.getIntOrFloatBitWidth(), 1);
+  int64_t planes = cv.n * cv.g * cv.m;
+  int64_t macs = planes * cv.oh * cv.ow * cv.c * cv.kh * cv.kw;
+  bool spread = parallel && macs >= kParallelMacs;
+  int64_t parts = spread ? rowParts(cv.oh, planes) : 1, rows = cv.oh / parts;
+  Kernel k{cv, loc, chooseLanes(cv.ow, lanes), chooseRows(rows)};
+  int64_t tiles = planes * parts;
+  bool threads = spread && tiles > 1;
+  auto tileType = RankedTensorType::get({rows, cv.ow}, cv.elt);
+  Value result = hodu::cpu::tileLoop(
+      b, loc, tiles, 1, cv.dest, threads,
+      [&](OpBuilder &pb, Value iv, Value out, SmallVector<OpFoldResult> &offsets,
+          SmallVector<OpFoldResult> &sizes) {
+        // iv = ((n * G + g) * M + m) * parts + part
+        Value plane = arith::DivUIOp::create(pb, loc, iv, k.index(pb, parts));
+        Value part = arith::RemUIOp::create(pb, loc, iv, k.index(pb, parts));
+        Value gm = k.index(pb, cv.g * cv.m), mm = k.index(pb, cv.m);
+        Value ng[3] = {
+            arith::DivUIOp::create(pb, loc, plane, gm),
+            arith::RemUIOp::create(
+                pb, loc, arith::DivUIOp::create(pb, loc, plane, mm),
+                k.index(pb, cv.g)),
+            arith::RemUIOp::create(pb, loc, plane, mm)};
+        Value row0 = k.affine(pb, part, rows, 0);
+        offsets = {ng[0], ng[1], ng[2], row0, pb.getIndexAttr(0)};
+        sizes = {pb.getIndexAttr(1), pb.getIndexAttr(1), pb.getIndexAttr(1),
+                 pb.getIndexAttr(rows), pb.getIndexAttr(cv.ow)};
+        SmallVector<OpFoldResult> unit(5, pb.getIndexAttr(1));
+        Value tile = tensor::ExtractSliceOp::create(pb, loc, tileType, out,
+                                                    offsets, sizes, unit);
+        return k.plane(pb, tile, ng, row0, rows);
+      });
+  std::string over =
+      !threads ? "one thread"
+      : parts > 1
+          ? llvm::formatv("planes in {0} parts of {1} rows over threads",
+                          parts, rows)
+                .str()
+          : "planes over threads";
+  return {result,
+          llvm::formatv("direct, {0} {1} channel(s) x {2} filter(s), "
+                        "{3}x{4} window, stride {5}x{6}; blocks of {7} row(s) "
+                        "x {8} lanes; {9}",
+                        ungrouped ? std::string("ungrouped,")
+                                  : llvm::formatv("{0} groups of", cv.g).str(),
+                        cv.c, cv.m, cv.kh, cv.kw, cv.sh, cv.sw, k.r, k.v,
+                        over)
+              .str()};
+}
+
 } // namespace
+
+std::optional<std::string>
+hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
+                        bool parallel) {
+  if (!conv.hasPureTensorSemantics())
+    return std::nullopt;
+  auto xt = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto wt = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto ot = dyn_cast<RankedTensorType>(conv.getResult(0).getType());
+  if (!xt || !wt || !ot || !xt.hasStaticShape() || !wt.hasStaticShape() ||
+      !ot.hasStaticShape() || !isa<Float32Type, Float64Type>(ot.getElementType()) ||
+      xt.getElementType() != ot.getElementType() ||
+      wt.getElementType() != ot.getElementType())
+    return std::nullopt;
+  // Rows narrower than 4 columns (a 1x1 plane) would fill a vector with
+  // padding: the matmul path keeps them.
+  if (wt.getDimSize(0) > kMaxDirectFilters ||
+      wt.getDimSize(2) * wt.getDimSize(3) > kMaxTaps || ot.getDimSize(3) < 4)
+    return std::nullopt;
+  auto fill = conv.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  GroupedConv cv;
+  cv.elt = ot.getElementType();
+  cv.n = ot.getDimSize(0);
+  cv.g = 1;
+  cv.m = ot.getDimSize(1);
+  cv.oh = ot.getDimSize(2);
+  cv.ow = ot.getDimSize(3);
+  cv.c = wt.getDimSize(1);
+  cv.kh = wt.getDimSize(2);
+  cv.kw = wt.getDimSize(3);
+  cv.wp = xt.getDimSize(3);
+  auto strides = conv.getStrides().getValues<int64_t>();
+  auto dilations = conv.getDilations().getValues<int64_t>();
+  cv.sh = strides[0];
+  cv.sw = strides[1];
+  cv.dh = dilations[0];
+  cv.dw = dilations[1];
+  if (cv.n == 0 || cv.m == 0 || cv.oh == 0 || cv.ow == 0 || cv.c == 0 ||
+      cv.kh == 0 || cv.kw == 0 || cv.sh < 1 || cv.sw < 1 || cv.dh < 1 ||
+      cv.dw < 1)
+    return std::nullopt;
+  // The ungrouped convolution as one group: a unit group dim after the
+  // batch (input, output) or before the filters.
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  SmallVector<ReassociationIndices> first = {{0, 1}, {2}, {3}, {4}};
+  auto grouped = [&](RankedTensorType t, bool unitFirst) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape.insert(shape.begin() + (unitFirst ? 0 : 1), 1);
+    return RankedTensorType::get(shape, t.getElementType());
+  };
+  cv.input = tensor::ExpandShapeOp::create(b, loc, grouped(xt, false),
+                                           conv.getInputs()[0], first);
+  cv.filter = tensor::ExpandShapeOp::create(b, loc, grouped(wt, true),
+                                            conv.getInputs()[1], first);
+  cv.dest = tensor::ExpandShapeOp::create(b, loc, grouped(ot, false),
+                                          fill.getOutputs()[0], first);
+  cv.fill = fill.getInputs()[0];
+  auto [result, what] =
+      emitKernel(b, loc, cv, vectorBits, parallel, /*ungrouped=*/true);
+  Value flat = tensor::CollapseShapeOp::create(b, loc, ot, result, first);
+  conv.getResult(0).replaceAllUsesWith(flat);
+  conv.erase();
+  return what;
+}
 
 std::optional<std::string>
 hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
@@ -318,42 +474,9 @@ hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
                          "unroll up to {2} taps)",
                          cv.kh, cv.kw, kMaxTaps)
         .str();
-  int64_t lanes = std::max<int64_t>(
-      vectorBits / cv.elt.getIntOrFloatBitWidth(), 1);
-  Kernel k{cv, op.getLoc(), chooseLanes(cv.ow, lanes), chooseRows(cv.oh)};
-  int64_t planes = cv.n * cv.g * cv.m;
-  int64_t macs = planes * cv.oh * cv.ow * cv.c * cv.kh * cv.kw;
-  bool threads = parallel && planes > 1 && macs >= kParallelMacs;
-
   OpBuilder b(op);
-  Location loc = op.getLoc();
-  auto planeType = RankedTensorType::get({cv.oh, cv.ow}, cv.elt);
-  Value result = tileLoop(
-      b, loc, planes, 1, cv.dest, threads,
-      [&](OpBuilder &pb, Value iv, Value out, SmallVector<OpFoldResult> &offsets,
-          SmallVector<OpFoldResult> &sizes) {
-        // iv = (n * G + g) * M + m
-        Value gm = k.index(pb, cv.g * cv.m), mm = k.index(pb, cv.m);
-        Value ng[3] = {
-            arith::DivUIOp::create(pb, loc, iv, gm),
-            arith::RemUIOp::create(
-                pb, loc, arith::DivUIOp::create(pb, loc, iv, mm),
-                k.index(pb, cv.g)),
-            arith::RemUIOp::create(pb, loc, iv, mm)};
-        offsets = {ng[0], ng[1], ng[2], pb.getIndexAttr(0), pb.getIndexAttr(0)};
-        sizes = {pb.getIndexAttr(1), pb.getIndexAttr(1), pb.getIndexAttr(1),
-                 pb.getIndexAttr(cv.oh), pb.getIndexAttr(cv.ow)};
-        SmallVector<OpFoldResult> unit(5, pb.getIndexAttr(1));
-        Value tile = tensor::ExtractSliceOp::create(pb, loc, planeType, out,
-                                                    offsets, sizes, unit);
-        return k.plane(pb, tile, ng);
-      });
+  auto [result, what] = emitKernel(b, op.getLoc(), cv, vectorBits, parallel);
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
-  return llvm::formatv("direct, {0} groups of {1} channel(s) x {2} filter(s), "
-                       "{3}x{4} window, stride {5}x{6}; blocks of {7} row(s) "
-                       "x {8} lanes; {9}",
-                       cv.g, cv.c, cv.m, cv.kh, cv.kw, cv.sh, cv.sw, k.r, k.v,
-                       threads ? "planes over threads" : "one thread")
-      .str();
+  return what;
 }

@@ -13,6 +13,9 @@
 
 namespace mlir {
 class Operation;
+namespace linalg {
+class Conv2DNchwFchwOp;
+} // namespace linalg
 } // namespace mlir
 
 namespace hodu::cpu {
@@ -27,6 +30,15 @@ namespace hodu::cpu {
 std::optional<std::string> groupedConvToDirect(mlir::Operation *op,
                                                int64_t vectorBits,
                                                bool parallel);
+
+/// Rewrites `conv`, an ungrouped f32/f64 convolution with at most 3 filters
+/// (too few for the packed matmul's register tiles) and output rows of at
+/// least 4 columns, from a filled output,
+/// into the same direct kernel, as one group; the rows of a plane are split
+/// over threads when there are few planes. Returns the strategy's
+/// description, or none (`conv` unchanged) when it does not apply.
+std::optional<std::string> convToDirect(mlir::linalg::Conv2DNchwFchwOp conv,
+                                        int64_t vectorBits, bool parallel);
 
 } // namespace hodu::cpu
 

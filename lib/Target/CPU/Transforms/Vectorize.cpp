@@ -988,6 +988,13 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         record(loc, what);
         continue;
       }
+      // Too few filters for a register tile: the direct kernel, one group.
+      if (directConv)
+        if (std::optional<std::string> what =
+                hodu::cpu::convToDirect(conv, vectorBits, parallel)) {
+          record(loc, *what);
+          continue;
+        }
       convToIm2colMatmul(conv);
       record(loc, "im2col copy + matmul");
     }
