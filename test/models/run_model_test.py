@@ -216,6 +216,22 @@ def compare(got, expected, rtol, atol):
     return max_abs, max_rel, worst
 
 
+def run_outputs(hodu_run, lib, cmd_inputs, work):
+    """Runs lib on the inputs (hodu-run arguments), writing its outputs:
+    ({name: (dims, values)}, seconds), or a string saying what went wrong."""
+    outdir = os.path.join(work, "outputs")
+    shutil.rmtree(outdir, ignore_errors=True)
+    rc, out, secs = run([hodu_run, lib, "-q", "-o", outdir, "-f", "pb"] + cmd_inputs,
+                        RUN_TIMEOUT)
+    if rc != 0:
+        return "hodu-run exited %s: %s" % (rc, first_error(out))
+    got = {}
+    for f in os.listdir(outdir):
+        name, _, dims, values = read_tensor(os.path.join(outdir, f))
+        got[name] = (dims, values)
+    return got, secs
+
+
 def chunk_means(values, chunks):
     """The means of `chunks` equal runs of `values` (run k: elements
     [k n // K, (k + 1) n // K)), as make_refs.mjs's chunkMeans."""
@@ -232,16 +248,10 @@ def summary_stats(hodu_run, lib, cmd_inputs, summary, work, rtol, atol):
     """Runs lib, writes its outputs and compares their chunk means with the
     summary's: a dict (worst <= 1 passes), or a string saying what went
     wrong."""
-    outdir = os.path.join(work, "outputs")
-    shutil.rmtree(outdir, ignore_errors=True)
-    rc, out, secs = run([hodu_run, lib, "-q", "-o", outdir, "-f", "pb"] + cmd_inputs,
-                        RUN_TIMEOUT)
-    if rc != 0:
-        return "hodu-run exited %s: %s" % (rc, first_error(out))
-    got = {}
-    for f in os.listdir(outdir):
-        name, _, dims, values = read_tensor(os.path.join(outdir, f))
-        got[name] = (dims, values)
+    got = run_outputs(hodu_run, lib, cmd_inputs, work)
+    if isinstance(got, str):
+        return got
+    got, secs = got
     stats = {"max_abs": 0.0, "worst": 0.0, "output": None, "run_s": secs}
     for o in summary["outputs"]:
         name = o["name"]
@@ -268,18 +278,11 @@ def error_stats(hodu_run, lib, data_dir, work, rtol, atol):
                     key=lambda f: int(f[6:-3]))
     expected = sorted((f for f in os.listdir(data_dir) if f.startswith("output_")),
                       key=lambda f: int(f[7:-3]))
-    outdir = os.path.join(work, "outputs")
-    shutil.rmtree(outdir, ignore_errors=True)
-    cmd = [hodu_run, lib, "-q", "-o", outdir, "-f", "pb"]
-    for f in inputs:
-        cmd += ["-i", os.path.join(data_dir, f)]
-    rc, out, _ = run(cmd, RUN_TIMEOUT)
-    if rc != 0:
-        return "hodu-run exited %s: %s" % (rc, first_error(out))
-    got = {}
-    for f in os.listdir(outdir):
-        name, _, dims, values = read_tensor(os.path.join(outdir, f))
-        got[name] = (dims, values)
+    got = run_outputs(hodu_run, lib,
+                      sum((["-i", os.path.join(data_dir, f)] for f in inputs), []), work)
+    if isinstance(got, str):
+        return got
+    got = got[0]
     stats = {"max_abs": 0.0, "max_rel": 0.0, "worst": 0.0, "output": None}
     for f in expected:
         name, _, dims, values = read_tensor(os.path.join(data_dir, f))

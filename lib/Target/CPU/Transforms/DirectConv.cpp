@@ -85,6 +85,17 @@ struct GroupedConv {
   Type elt;
 };
 
+/// Whether the input, filter and output types are static, of f32 or f64,
+/// all the same (null types are not).
+bool sameStaticFloat(RankedTensorType xt, RankedTensorType wt,
+                     RankedTensorType ot) {
+  return xt && wt && ot && xt.hasStaticShape() && wt.hasStaticShape() &&
+         ot.hasStaticShape() &&
+         isa<Float32Type, Float64Type>(ot.getElementType()) &&
+         xt.getElementType() == ot.getElementType() &&
+         wt.getElementType() == ot.getElementType();
+}
+
 std::optional<GroupedConv> matchGroupedConv(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() || op.getNumLoops() != 8)
@@ -133,10 +144,7 @@ std::optional<GroupedConv> matchGroupedConv(linalg::GenericOp op) {
   auto xt = dyn_cast<RankedTensorType>(op.getDpsInputs()[0].getType());
   auto wt = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   auto ot = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!xt || !wt || !ot || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-      !ot.hasStaticShape() || !isa<Float32Type, Float64Type>(ot.getElementType()) ||
-      xt.getElementType() != ot.getElementType() ||
-      wt.getElementType() != ot.getElementType())
+  if (!sameStaticFloat(xt, wt, ot))
     return std::nullopt;
   // The accumulator starts as a fill: the kernel starts from its value.
   auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
@@ -395,10 +403,7 @@ hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
   auto xt = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wt = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto ot = dyn_cast<RankedTensorType>(conv.getResult(0).getType());
-  if (!xt || !wt || !ot || !xt.hasStaticShape() || !wt.hasStaticShape() ||
-      !ot.hasStaticShape() || !isa<Float32Type, Float64Type>(ot.getElementType()) ||
-      xt.getElementType() != ot.getElementType() ||
-      wt.getElementType() != ot.getElementType())
+  if (!sameStaticFloat(xt, wt, ot))
     return std::nullopt;
   // Rows narrower than 4 columns (a 1x1 plane) would fill a vector with
   // padding: the matmul path keeps them.
