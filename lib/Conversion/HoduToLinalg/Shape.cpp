@@ -231,15 +231,23 @@ struct PadLowering : StaticPattern<PadOp> {
 };
 
 /// ONNX Resize (opset 13+ reference semantics) on every dimension whose size
-/// changes; coordinates and weights are computed in f64.
+/// changes. Nearest and cubic compute coordinates and weights in f64. Linear
+/// computes in the element's compute type (f32 for f32 and narrower) the way
+/// ONNX Runtime does, so that a model matches it bit for bit: the source
+/// coordinate clamped to [0, in - 1], weights |x - x2| and |x - x1| (0.5
+/// each where both taps are the last pixel), each tap's weight product times
+/// its pixel added in tap order. The reference's f64 sums differ from it by
+/// an ulp in about 40% of the outputs, which a dynamically quantized model
+/// turns into whole quantization steps.
 struct ResizeLowering : StaticPattern<ResizeOp> {
   using StaticPattern::StaticPattern;
 
   /// The source coordinate of output index `x` (f64) along one dim.
   static Value sourceCoord(OpBuilder &b, Location l, CoordTransform ct,
                            Value x, int64_t in, int64_t out, double scale) {
-    Type f64 = b.getF64Type();
-    auto c = [&](double v) { return constFloat(b, l, f64, v); };
+    Type ft = x.getType();
+    auto c = [&](double v) { return constFloat(b, l, ft, v); };
+    double resized = double(in) * scale;
     auto add = [&](Value p, Value q) { return arith::AddFOp::create(b, l, p, q); };
     auto mul = [&](Value p, Value q) { return arith::MulFOp::create(b, l, p, q); };
     auto halfPixel = [&]() {
@@ -252,9 +260,12 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     case CoordTransform::asymmetric:
       return arith::DivFOp::create(b, l, x, c(scale));
     case CoordTransform::align_corners:
-      if (out == 1)
+      // length_resized is in * scale, not the (floored) output size: they
+      // differ when the model gives scales (2 columns from 4 at 0.6: 2.4).
+      if (resized == 1.0)
         return c(0.0);
-      return mul(x, c(double(in - 1) / double(out - 1)));
+      return arith::DivFOp::create(b, l, mul(x, c(double(in - 1))),
+                                   c(resized - 1.0));
     case CoordTransform::pytorch_half_pixel:
       if (out == 1)
         return c(0.0);
@@ -272,6 +283,13 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     }
     }
     llvm_unreachable("unknown coordinate transform");
+  }
+
+  /// The type linear resizing computes in: the compute type of a float
+  /// element (f32 for f32 and narrower), f64 for integers.
+  static Type linearType(OpBuilder &b, ResizeOp op) {
+    Type elt = cast<RankedTensorType>(op.getInput().getType()).getElementType();
+    return isa<FloatType>(elt) ? computeType(b, elt) : b.getF64Type();
   }
 
   static SmallVector<Value> cubicCoeffs(OpBuilder &b, Location l, Value t,
@@ -319,6 +337,32 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     if (in == out && scale == 1.0)
       return {{iv, Value()}};
     Value xi = arith::IndexCastOp::create(b, l, b.getI64Type(), iv);
+    if (mode == ResizeMode::linear) {
+      Type ft = linearType(b, op);
+      auto cf = [&](double v) { return constFloat(b, l, ft, v); };
+      Value x = sourceCoord(b, l, op.getCoordTransform(),
+                            arith::SIToFPOp::create(b, l, ft, xi), in, out,
+                            scale);
+      x = arith::MaximumFOp::create(
+          b, l, arith::MinimumFOp::create(b, l, x, cf(double(in - 1))), cf(0));
+      Value i1 = arith::FPToSIOp::create(b, l, b.getI64Type(), x);
+      Value last = constInt(b, l, b.getI64Type(), in - 1);
+      Value i2 = arith::MinSIOp::create(
+          b, l, arith::AddIOp::create(b, l, i1, constInt(b, l, b.getI64Type(), 1)),
+          last);
+      auto dist = [&](Value i) {
+        return math::AbsFOp::create(
+            b, l, arith::SubFOp::create(b, l, x,
+                                        arith::SIToFPOp::create(b, l, ft, i)));
+      };
+      Value same = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, i1, i2);
+      Value w1 = arith::SelectOp::create(b, l, same, cf(0.5), dist(i2));
+      Value w2 = arith::SelectOp::create(b, l, same, cf(0.5), dist(i1));
+      auto index = [&](Value i) {
+        return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
+      };
+      return {{index(i1), w1}, {index(i2), w2}};
+    }
     Value xf = arith::SIToFPOp::create(b, l, f64, xi);
     Value x = sourceCoord(b, l, op.getCoordTransform(), xf, in, out, scale);
     if (mode == ResizeMode::nearest) {
@@ -344,10 +388,6 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     Value fl = math::FloorOp::create(b, l, x);
     Value t = arith::SubFOp::create(b, l, x, fl);
     Value base = toIndex(fl);
-    if (mode == ResizeMode::linear)
-      return {
-          {idxClamp(b, l, base, in), arith::SubFOp::create(b, l, c(1.0), t)},
-          {idxClamp(b, l, idxAdd(b, l, base, constIndex(b, l, 1)), in), t}};
     SmallVector<Value> coeffs =
         cubicCoeffs(b, l, t, op.getCubicCoeffA().convertToDouble());
     SmallVector<Value> idx, w;
@@ -399,13 +439,16 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     Value r = buildIndexed(
         rewriter, op.getLoc(), type, {}, {},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) -> Value {
-          Type f64 = b.getF64Type();
+          // Linear sums in the compute type (its weights are of it), the
+          // others in f64.
+          Type accT = op.getMode() == ResizeMode::linear ? linearType(b, op)
+                                                         : b.getF64Type();
           SmallVector<SmallVector<Tap>> taps;
           for (int64_t d = 0; d < rank; ++d)
             taps.push_back(tapsAlong(b, l, op, ivs[d], inType.getDimSize(d),
                                      type.getDimSize(d), scales[d]));
           // Sum over the tap combinations (product of the per-dim weights).
-          Value acc = constFloat(b, l, f64, 0.0);
+          Value acc = constFloat(b, l, accT, 0.0);
           SmallVector<int64_t> pos(rank, 0);
           while (true) {
             SmallVector<Value> idx;
@@ -417,7 +460,7 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
                 weight = weight ? arith::MulFOp::create(b, l, weight, w).getResult() : w;
             }
             Value v = tensor::ExtractOp::create(b, l, input, idx);
-            v = convertScalar(b, l, v, Kind::Float, f64, Kind::Float);
+            v = convertScalar(b, l, v, Kind::Float, accT, Kind::Float);
             acc = arith::AddFOp::create(
                 b, l, acc, weight ? arith::MulFOp::create(b, l, v, weight).getResult() : v);
             int64_t d = rank - 1;
