@@ -379,6 +379,10 @@ def test_model(model, defaults, args):
             data = run_data(data, work, frozen)
         elif frozen:
             data = run_data(data, work, frozen, flat=True)
+        # Without committed test data: the generated inputs, as hodu-run
+        # arguments (the frozen ones are compiled in).
+        run_inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)]
+                          for i in range(len(inputs) - len(frozen))), [])
         results = []
         for level in levels:
             lib = os.path.join(work, "%s.O%d.so" % (name, level))
@@ -400,11 +404,9 @@ def test_model(model, defaults, args):
             res["bytes"] = os.path.getsize(lib)
             line = "-O%d: compiled in %.2f s, %d bytes" % (level, secs, res["bytes"])
             if summary is not None:
-                cmd_inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)]
-                                  for i in range(len(inputs) - len(frozen))), [])
                 srtol = model.get("summary_rtol", rtol)
                 satol = model.get("summary_atol", atol)
-                stats = summary_stats(hodu_run, lib, cmd_inputs, summary, work, srtol, satol)
+                stats = summary_stats(hodu_run, lib, run_inputs, summary, work, srtol, satol)
                 if isinstance(stats, str):
                     res["status"] = "run-failed"
                     res["error"] = stats
@@ -431,9 +433,7 @@ def test_model(model, defaults, args):
                     break
                 continue
             if not with_ref:
-                cmd = [hodu_run, lib, "-q"] + sum((["-i", os.path.join(data, "input_%d.pb" % i)]
-                                                   for i in range(len(inputs) - len(frozen))), [])
-                rc, out, rsecs = run(cmd, RUN_TIMEOUT)
+                rc, out, rsecs = run([hodu_run, lib, "-q"] + run_inputs, RUN_TIMEOUT)
                 res["run_s"] = rsecs
                 if rc != 0:
                     res["status"] = "crash" if crashed(rc) else "run-failed"

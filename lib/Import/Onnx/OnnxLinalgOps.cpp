@@ -213,25 +213,27 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
   int64_t k = at.getShape().back();
   int64_t rows = at.getRank() >= 2 ? at.getShape().drop_back().back() : 1;
   int64_t cols = bt.getRank() >= 2 ? bt.getShape().back() : 1;
+  // Whether a zero point has one entry per row (A) or column (B).
   auto perVector = [&](size_t zero) {
     return n.hasInput(zero) && n.type(zero).getRank() == 1 &&
            n.type(zero).getDimSize(0) != 1;
   };
-  double aBound = integerOperandBound(n, at.getElementType(), aZero);
-  double bBound = integerOperandBound(n, bt.getElementType(), bZero);
-  bool bRowsZero = perVector(bZero), aRowsZero = perVector(aZero);
   double bound;
   if (n.constantInput(bIn)) {
+    bool perColumn = perVector(bZero);
     int64_t batches = product(bt.getShape()) / std::max<int64_t>(k * cols, 1);
     bound = integerDotBound(
-        n, aBound, bIn, bZero, k, batches * cols,
+        n, integerOperandBound(n, at.getElementType(), aZero), bIn, bZero, k,
+        batches * cols,
         [&](int64_t i) { return i / (k * cols) * cols + i % cols; },
-        [&](int64_t i) { return bRowsZero ? i % cols : 0; });
+        [&](int64_t i) { return perColumn ? i % cols : 0; });
   } else {
+    bool perRow = perVector(aZero);
     int64_t outputs = product(at.getShape()) / std::max<int64_t>(k, 1);
     bound = integerDotBound(
-        n, bBound, aIn, aZero, k, outputs, [&](int64_t i) { return i / k; },
-        [&](int64_t i) { return aRowsZero ? i / k % rows : 0; });
+        n, integerOperandBound(n, bt.getElementType(), bZero), aIn, aZero, k,
+        outputs, [&](int64_t i) { return i / k; },
+        [&](int64_t i) { return perRow ? i / k % rows : 0; });
   }
   Type i32 = n.b.getI32Type();
   Type ct = exactInF32(bound) ? (Type)n.b.getF32Type() : i32;
