@@ -340,8 +340,7 @@ int64_t chooseRows(int64_t rows) {
 /// loop, over threads when `parallel` and the work is large enough.
 std::pair<Value, std::string> emitKernel(OpBuilder &b, Location loc,
                                          const GroupedConv &cv,
-                                         int64_t vectorBits, bool parallel,
-                                         bool ungrouped = false) {
+                                         int64_t vectorBits, bool parallel) {
   int64_t lanes = std::max<int64_t>(
       vectorBits / cv.elt.getIntOrFloatBitWidth(), 1);
   int64_t planes = cv.n * cv.g * cv.m;
@@ -386,7 +385,7 @@ std::pair<Value, std::string> emitKernel(OpBuilder &b, Location loc,
           llvm::formatv("direct, {0} {1} channel(s) x {2} filter(s), "
                         "{3}x{4} window, stride {5}x{6}; blocks of {7} row(s) "
                         "x {8} lanes; {9}",
-                        ungrouped ? std::string("ungrouped,")
+                        cv.g == 1 ? std::string("ungrouped,")
                                   : llvm::formatv("{0} groups of", cv.g).str(),
                         cv.c, cv.m, cv.kh, cv.kw, cv.sh, cv.sw, k.r, k.v,
                         over)
@@ -451,8 +450,7 @@ hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
   cv.dest = tensor::ExpandShapeOp::create(b, loc, grouped(ot, false),
                                           fill.getOutputs()[0], first);
   cv.fill = fill.getInputs()[0];
-  auto [result, what] =
-      emitKernel(b, loc, cv, vectorBits, parallel, /*ungrouped=*/true);
+  auto [result, what] = emitKernel(b, loc, cv, vectorBits, parallel);
   Value flat = tensor::CollapseShapeOp::create(b, loc, ot, result, first);
   conv.getResult(0).replaceAllUsesWith(flat);
   conv.erase();
