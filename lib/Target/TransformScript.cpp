@@ -108,11 +108,13 @@ void TransformScript::promoteOperand(Value op, int64_t index,
   transform::PromoteTensorOp::create(builder, loc, operand, memorySpace);
 }
 
-void TransformScript::vectorize(Value target, bool namedContraction) {
+void TransformScript::vectorize(Value target, bool namedContraction,
+                                bool ndExtract) {
   transform::VectorizeOp::create(builder, payload.getLoc(), target,
                                  /*vector_sizes=*/ValueRange(),
                                  /*static_vector_sizes=*/ArrayRef<int64_t>(),
-                                 /*vectorize_nd_extract=*/UnitAttr(),
+                                 /*vectorize_nd_extract=*/
+                                 ndExtract ? builder.getUnitAttr() : UnitAttr(),
                                  /*assume_dynamic_dims_match_vec_sizes=*/UnitAttr(),
                                  /*create_named_contraction=*/
                                  namedContraction ? builder.getUnitAttr()

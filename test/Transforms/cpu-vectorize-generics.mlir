@@ -1,5 +1,6 @@
 // RUN: hodu-opt %s --hodu-cpu-vectorize-generics --canonicalize --split-input-file | FileCheck %s
 // RUN: hodu-opt %s --hodu-cpu-vectorize-generics=approximate-math=false --split-input-file | FileCheck %s --check-prefix=LIBM
+// RUN: hodu-opt %s --hodu-cpu-vectorize-generics=gathers=false --split-input-file | FileCheck %s --check-prefix=NOGATHER
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -110,4 +111,40 @@ func.func @tiny(%x: tensor<3xf32>) -> tensor<3xf32> {
     linalg.yield %n : f32
   } -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A read at computed indices (Resize's taps: a source column and its weight
+// per output column, then x[i, col] * w): the 2-D tensor.extract becomes a
+// vector.gather over 64 lanes, the index arithmetic vector ops. With
+// gathers=false it stays a scalar linalg.generic.
+// CHECK-LABEL: func.func @computed_index_read
+// CHECK: vector.gather {{.*}} into vector<1x64xf32>
+// CHECK-NOT: linalg.generic
+// NOGATHER-LABEL: func.func @computed_index_read
+// NOGATHER: linalg.generic
+// NOGATHER: tensor.extract
+// NOGATHER-NOT: vector.gather
+func.func @computed_index_read(%x: tensor<8x128xf32>) -> tensor<8x256xf32> {
+  %e = tensor.empty() : tensor<8x256xf32>
+  %0 = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x256xf32>) {
+  ^bb0(%o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %j64 = arith.index_cast %j : index to i64
+    %jf = arith.sitofp %j64 : i64 to f32
+    %half = arith.constant 0.5 : f32
+    %s = arith.mulf %jf, %half : f32
+    %c = arith.fptosi %s : f32 to i64
+    %ci = arith.index_cast %c : i64 to index
+    %v = tensor.extract %x[%i, %ci] : tensor<8x128xf32>
+    %w = arith.subf %s, %jf : f32
+    %r = arith.mulf %v, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<8x256xf32>
+  return %0 : tensor<8x256xf32>
 }

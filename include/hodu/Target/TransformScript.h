@@ -62,8 +62,11 @@ public:
   void promoteOperand(mlir::Value op, int64_t index, mlir::Attribute memorySpace);
   /// `transform.structured.vectorize`, sizes inferred from the op; with
   /// `namedContraction`, a contraction becomes `vector.contract` rather than
-  /// a broadcast, an elementwise multiply and a `vector.multi_reduction`.
-  void vectorize(mlir::Value target, bool namedContraction = false);
+  /// a broadcast, an elementwise multiply and a `vector.multi_reduction`;
+  /// with `ndExtract`, `tensor.extract` of several indices in a body becomes
+  /// a `vector.gather` (or a contiguous read where it provably is one).
+  void vectorize(mlir::Value target, bool namedContraction = false,
+                 bool ndExtract = false);
   /// `transform.loop.hoist_loop_invariant_subsets`.
   void hoistLoopInvariantSubsets(mlir::Value loop);
   /// `transform.gpu.map_forall_to_blocks ... generate_gpu_launch`: returns

@@ -299,6 +299,11 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
            "Most window positions of a window reduction that is unrolled">,
     Option<"approximateMath", "approximate-math", "bool", "true",
            "Replace f32 erf/exp/expm1/tanh/log/log1p/log2 by polynomials">,
+    Option<"gathers", "gathers", "bool", "true",
+           "Vectorise ops that read a tensor at computed indices "
+           "(tensor.extract of several indices: Resize, GridSample, ...) "
+           "with vector gathers, or contiguous loads where the upstream "
+           "vectoriser proves them contiguous">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

@@ -277,7 +277,7 @@ SmallVector<int64_t> vectorTile(ArrayRef<int64_t> ranges, int64_t limit) {
 /// Whether `op` is for this pass: static, not a contraction or convolution
 /// (hodu-cpu-vectorize owns those), projected-permutation maps, and accepted
 /// by the upstream vectoriser as it is.
-bool isVectorizableGeneric(linalg::LinalgOp op) {
+bool isVectorizableGeneric(linalg::LinalgOp op, bool gathers) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
       op->getParentOfType<scf::ForOp>())
     return false;
@@ -298,7 +298,9 @@ bool isVectorizableGeneric(linalg::LinalgOp op) {
     if (!elt.isIntOrFloat() || elt.isInteger(1))
       return false;
   }
-  return succeeded(linalg::vectorizeOpPrecondition(op));
+  return succeeded(linalg::vectorizeOpPrecondition(
+      op, /*inputVectorSizes=*/{}, /*inputScalableVecDims=*/{},
+      /*vectorizeNDExtract=*/gathers));
 }
 
 struct CpuVectorizeGenerics
@@ -320,7 +322,7 @@ struct CpuVectorizeGenerics
                  std::max<int64_t>(vectorRegisters / 8, 1);
     hodu::cpu::TransformScript script(module);
     module.walk([&](linalg::LinalgOp op) {
-      if (!isVectorizableGeneric(op))
+      if (!isVectorizableGeneric(op, gathers))
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       SmallVector<int64_t> tile = vectorTile(ranges, tileElements);
@@ -336,7 +338,7 @@ struct CpuVectorizeGenerics
       Value target = script.bind(op);
       if (llvm::any_of(sizes, [](int64_t s) { return s != 0; }))
         target = script.tileUsingFor(target, sizes).op;
-      script.vectorize(target);
+      script.vectorize(target, /*namedContraction=*/false, gathers);
     });
     if (!script.empty()) {
       script.applyPatternsToFuncs([](OpBuilder &b, Location loc) {
