@@ -1,6 +1,7 @@
 // RUN: hodu-opt %s --hodu-cpu-vectorize-generics --canonicalize --split-input-file | FileCheck %s
 // RUN: hodu-opt %s --hodu-cpu-vectorize-generics=approximate-math=false --split-input-file | FileCheck %s --check-prefix=LIBM
 // RUN: hodu-opt %s --hodu-cpu-vectorize-generics=gathers=false --split-input-file | FileCheck %s --check-prefix=NOGATHER
+// RUN: hodu-opt %s --hodu-cpu-vectorize-generics=split-reductions=false --split-input-file | FileCheck %s --check-prefix=NOSPLIT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -147,4 +148,60 @@ func.func @computed_index_read(%x: tensor<8x128xf32>) -> tensor<8x256xf32> {
     linalg.yield %r : f32
   } -> tensor<8x256xf32>
   return %0 : tensor<8x256xf32>
+}
+
+// -----
+
+// A reduction of a long innermost dim (DynamicQuantizeLinear's max over a
+// whole feature map): the dim is split into 8 x 64, a 64-wide partial
+// starts at -inf and takes an elementwise maximumf per tile inside the
+// loops, and one horizontal vector.reduction follows them, folding in the
+// op's own init. With split-reductions=false every 64-element tile ends in
+// a horizontal reduction inside the loop.
+// CHECK-LABEL: func.func @long_max
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x3x8x64xf32>
+// CHECK: scf.for
+// CHECK: arith.maximumf {{.*}} : vector<64xf32>
+// CHECK-NOT: vector.reduction
+// CHECK: scf.yield
+// CHECK: vector.reduction <maximumf>, {{.*}} : vector<64xf32> into f32
+// CHECK-NOT: vector.reduction
+// CHECK: return
+// NOSPLIT-LABEL: func.func @long_max
+// NOSPLIT-NOT: tensor.expand_shape
+// NOSPLIT: scf.for
+// NOSPLIT: vector.reduction <maximumf>
+// NOSPLIT: scf.yield
+func.func @long_max(%x: tensor<2x3x512xf32>) -> tensor<f32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%ninf : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(a, b, c) -> (a, b, c)>, affine_map<(a, b, c) -> ()>],
+                       iterator_types = ["reduction", "reduction", "reduction"]}
+      ins(%x : tensor<2x3x512xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// Per-row sums of 1024-element rows (softmax, layer norm): a [16, 64]
+// partial of adds, then one horizontal add per row.
+// CHECK-LABEL: func.func @long_row_sum
+// NOSPLIT-LABEL: func.func @long_row_sum
+// CHECK: tensor.expand_shape {{.*}} into tensor<16x16x64xf32>
+// CHECK: arith.addf {{.*}} : vector<64xf32>
+// CHECK: vector.reduction <add>, {{.*}} : vector<64xf32> into f32
+func.func @long_row_sum(%x: tensor<16x1024xf32>, %init: tensor<16xf32>) -> tensor<16xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x1024xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %0 : tensor<16xf32>
 }

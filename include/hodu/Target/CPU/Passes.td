@@ -299,6 +299,11 @@ def CpuVectorizeGenerics : Pass<"hodu-cpu-vectorize-generics", "mlir::ModuleOp">
            "Most window positions of a window reduction that is unrolled">,
     Option<"approximateMath", "approximate-math", "bool", "true",
            "Replace f32 erf/exp/expm1/tanh/log/log1p/log2 by polynomials">,
+    Option<"splitReductions", "split-reductions", "bool", "true",
+           "Reduce a long innermost dim (at least 8 vector tiles) into a "
+           "vector-wide partial result, "
+           "lane by lane, and reduce that horizontally once per result "
+           "element (not once per tile)">,
     Option<"gathers", "gathers", "bool", "true",
            "Vectorise ops that read a tensor at computed indices "
            "(tensor.extract of several indices: Resize, GridSample, ...) "
