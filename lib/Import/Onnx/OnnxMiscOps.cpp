@@ -194,7 +194,11 @@ LogicalResult convertDynamicQuantize(NodeContext &n) {
   TRY(hi, make<MaximumScalarOp>(n, mx, attr(0)));
   TRY(lo, make<MinimumScalarOp>(n, mn, attr(0)));
   TRY(range, make<SubOp>(n, hi, lo));
-  TRY(scale, make<DivScalarOp>(n, range, attr(255)));
+  TRY(step, make<DivScalarOp>(n, range, attr(255)));
+  // An all-zero input has range 0: ONNX Runtime then takes scale 1 (zero
+  // point 0, every output 0) where the ONNX formula divides by zero.
+  TRY(flat, make<EqScalarOp>(n, range, attr(0)));
+  TRY(scale, make<SelectOp>(n, flat, n.constant(f, 1), step));
   TRY(q0, make<DivOp>(n, lo, scale));
   TRY(q1, make<NegOp>(n, q0));
   TRY(q2, make<RoundOp>(n, q1));
