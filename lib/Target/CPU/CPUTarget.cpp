@@ -135,7 +135,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
-         "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies";
+         "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies" +
+         (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels)" : "");
 }
 
 /// Buffers and loops to the LLVM dialect, ending with the entry point.

@@ -518,6 +518,50 @@ def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
   ];
 }
 
+def CpuPrefetchPanels : Pass<"hodu-cpu-prefetch-panels", "mlir::func::FuncOp"> {
+  let summary = "Software prefetch of a packed matmul's next B block (CPU)";
+  let description = [{
+    A packed matmul (hodu-cpu-vectorize) runs, per column panel and k
+    block, its register kernel once per row block over the same B block
+    (`kc` x `nr`, 128 KB for 1024 x 32 floats). With few row blocks (an
+    MLP layer of batch 64: 8) the first row block reads the block from
+    memory at the kernel's pace, faster than one core's share of memory
+    bandwidth, and the hardware prefetchers do not run a whole block
+    ahead. This pass finds those kernels after bufferization (a k loop
+    carrying the `mr` x `nr` accumulator that reads rows of a
+    `[P, K, nr]` packed B through a block subview, inside a row-block
+    loop of at most `max-row-blocks` iterations) and adds to the k loop a
+    `memref.prefetch` (to L2) of the B block that follows in memory: row
+    block `mb` at step `k` prefetches the part at
+    `(mb * kc + k) * nr / row-blocks` of it, so that the row blocks of
+    one B block fetch the next one between them, a cache line or two per
+    step. The index past the last block is clamped to the last panel.
+    With many row blocks a B block is reused enough that its first read
+    does not matter, and nothing is added.
+
+    Before (abridged):
+    ```mlir
+    scf.for %i0 = %c0 to %c64 step %c8 {
+      %mb = arith.divui %i0, %c8 : index
+      %acc = scf.for %k = %c0 to %c1024 step %c1 iter_args(%c = %init) -> (vector<8x32xf32>) {
+        %brow = memref.subview %bblock[%k, 0] [1, 32] [1, 1] ...
+        %b = vector.transfer_read %brow[%c0, %c0], %pad ... vector<32xf32>
+        ...
+    ```
+    After: the k loop starts with
+    ```mlir
+        memref.prefetch %bp[%p2, %row, %col], read, locality<2>, data
+          : memref<128x1024x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxRowBlocks", "max-row-blocks", "int64_t", "16",
+           "Most row blocks sharing one B block for it to be prefetched">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect"];
+}
+
 def CpuVectorToLLVM : Pass<"hodu-cpu-vector-to-llvm"> {
   let summary = "The vector dialect to LLVM, one function at a time (CPU)";
   let description = [{
