@@ -555,7 +555,7 @@ def CpuPrefetchPanels : Pass<"hodu-cpu-prefetch-panels", "mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"maxRowBlocks", "max-row-blocks", "int64_t", "16",
+    Option<"maxRowBlocks", "max-row-blocks", "int64_t", "8",
            "Most row blocks sharing one B block for it to be prefetched">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
