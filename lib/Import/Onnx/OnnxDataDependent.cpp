@@ -34,6 +34,12 @@ namespace {
 
 using DimPtr = std::shared_ptr<const DataDependentDim>;
 
+} // namespace
+
+static FailureOr<Value> positions(NodeContext &n, int64_t size);
+
+namespace {
+
 /// Ops that compute each element from the elements at the same (broadcast)
 /// position of their inputs.
 bool isElementwise(StringRef op) {
@@ -89,7 +95,7 @@ LogicalResult refuse(NodeContext &n, size_t input, const DataDependentDim &d,
                  "; Hodu carries such a size, computed at its bound, only "
                  "through ops that keep its entries apart (elementwise ops, "
                  "Gather, GatherND's indices, Transpose, reshapes that keep the dim, Slice, Split "
-                 "and Concat along other axes, MatMul rows, reductions, "
+                 "along other axes, Concat, MatMul rows, reductions, "
                  "Softmax and TopK over other axes) to a model output");
 }
 
@@ -136,6 +142,63 @@ FailureOr<SmallVector<int64_t>> reducedAxes(NodeContext &n, int64_t rank) {
     return axes;
   }
   return normAxes(n, axes, rank);
+}
+
+/// Concat along a data-dependent dim: the converted Concat laid the inputs'
+/// bounds end to end, each input's valid entries followed by its padding.
+/// The valid entries are moved together with one gather along the axis:
+/// output entry i, in the k-th input's run [off_k, off_k + count_k) (off_k
+/// the running sum of the counts before it), reads entry start_k + i - off_k
+/// of the Concat (start_k the sum of the bounds before it); entries past
+/// the total count read entry 0 (padding, as NonZero's). The output's count
+/// is the sum of the counts; an input with no data-dependent dim counts its
+/// whole size.
+LogicalResult concatAlongDataDim(NodeContext &n, ArrayRef<DimPtr> inputs,
+                                 int64_t axis) {
+  Type i64 = n.b.getI64Type();
+  std::string origin;
+  for (auto [i, d] : llvm::enumerate(inputs)) {
+    if (!d)
+      continue;
+    if (d->axis != axis)
+      return refuse(n, i, *d,
+                    "Concat joins along dim " + Twine(axis) +
+                        ", which another input's data-dependent size is "
+                        "along; a result carries one such dim");
+    if (origin.empty())
+      origin = d->origin;
+  }
+  auto it = n.graph.values.find(n.node.output(0));
+  if (it == n.graph.values.end() || !it->second.value)
+    return n.error("Concat along a data-dependent dim: no result to compact");
+  Value cat = it->second.value;
+  int64_t bound = tensorType(cat).getDimSize(axis);
+  TRY(where, positions(n, bound));
+  Value src = n.constant(i64, 0, {bound});
+  Value off = n.constant(i64, 0);
+  int64_t start = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!n.hasInput(i) || !n.type(i))
+      continue;
+    int64_t size = n.type(i).getDimSize(axis);
+    if (size == 0)
+      continue;
+    Value count = inputs[i] ? inputs[i]->count : n.constant(i64, (double)size);
+    TRY(end, make<AddOp>(n, off, count));
+    TRY(ge, make<GeOp>(n, where, off));
+    TRY(lt, make<LtOp>(n, where, end));
+    TRY(in, make<LogicalAndOp>(n, ge, lt));
+    TRY(rel, make<SubOp>(n, where, off));
+    TRY(from, make<AddScalarOp>(n, rel, n.scalarAttr(i64, (double)start)));
+    TRY(sel, make<SelectOp>(n, in, from, src));
+    src = sel;
+    off = end;
+    start += size;
+  }
+  TRY(compact, make<IndexSelectOp>(n, cat, src, axis));
+  n.setOutput(0, compact);
+  n.setDataDim(0, axis, off, origin);
+  return success();
 }
 
 } // namespace
@@ -205,6 +268,10 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
       TRY(a, n.attrInt("axis", 0));
       TRY(norm, normAxis(n, a, outRank));
       catAxis = norm;
+      if (llvm::any_of(inputs, [&](const DimPtr &d) {
+            return d && d->axis == catAxis;
+          }))
+        return concatAlongDataDim(n, inputs, catAxis);
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i])
