@@ -45,7 +45,7 @@ std::optional<int64_t> tripCount(scf::ForOp loop) {
 ///   %row   = memref.subview %block[%k, 0] [1, nr] [1, 1]
 ///   vector.transfer_read %row[...] : vector<nr x elt>
 struct BRead {
-  Value packed;  ///< [P, K, nr], contiguous
+  Value packed; ///< [P, K, nr], contiguous
   OpFoldResult panel, kBlock;
   int64_t panels, k, kc, nr, eltBytes;
 };
@@ -66,16 +66,18 @@ std::optional<BRead> matchBRead(vector::TransferReadOp read, scf::ForOp kLoop,
   if (!block)
     return std::nullopt;
   auto packedType = dyn_cast<MemRefType>(block.getSource().getType());
-  if (!packedType || packedType.getRank() != 3 || !packedType.hasStaticShape() ||
-      !packedType.getLayout().isIdentity() ||
-      packedType.getDimSize(2) != nr || !packedType.getElementType().isIntOrFloat())
+  if (!packedType || packedType.getRank() != 3 ||
+      !packedType.hasStaticShape() || !packedType.getLayout().isIdentity() ||
+      packedType.getDimSize(2) != nr ||
+      !packedType.getElementType().isIntOrFloat())
     return std::nullopt;
   SmallVector<OpFoldResult> offsets = block.getMixedOffsets(),
                             sizes = block.getMixedSizes(),
                             strides = block.getMixedStrides();
   std::optional<int64_t> kc = getConstantIntValue(sizes[1]);
   if (!kc || getConstantIntValue(sizes[0]) != 1 ||
-      getConstantIntValue(sizes[2]) != nr || getConstantIntValue(offsets[2]) != 0 ||
+      getConstantIntValue(sizes[2]) != nr ||
+      getConstantIntValue(offsets[2]) != 0 ||
       !llvm::all_of(strides, [](OpFoldResult s) { return isOneInteger(s); }))
     return std::nullopt;
   std::optional<int64_t> trips = tripCount(kLoop);
@@ -159,7 +161,8 @@ struct CpuPrefetchPanels
     // Cache lines per step: the block's bytes over the steps of all row
     // blocks, rounded up.
     int64_t lineElts = std::max<int64_t>(64 / b->eltBytes, 1);
-    int64_t perStep = (b->nr + lineElts * *rowBlocks - 1) / (lineElts * *rowBlocks);
+    int64_t perStep =
+        (b->nr + lineElts * *rowBlocks - 1) / (lineElts * *rowBlocks);
     Value panel = val(b->panel), kBlock = val(b->kBlock);
     for (int64_t j = 0; j < perStep; ++j) {
       Value ej = j ? arith::AddIOp::create(builder, loc, e, cst(j * lineElts))
@@ -169,15 +172,18 @@ struct CpuPrefetchPanels
       // (the layout is contiguous) and clamped to the last one.
       Value row = arith::AddIOp::create(
           builder, loc, kBlock,
-          arith::AddIOp::create(builder, loc, cst(b->kc),
-                                arith::DivUIOp::create(builder, loc, ej, cst(b->nr))));
+          arith::AddIOp::create(
+              builder, loc, cst(b->kc),
+              arith::DivUIOp::create(builder, loc, ej, cst(b->nr))));
       Value col = arith::RemUIOp::create(builder, loc, ej, cst(b->nr));
       Value p = arith::AddIOp::create(
-          builder, loc, panel, arith::DivUIOp::create(builder, loc, row, cst(b->k)));
+          builder, loc, panel,
+          arith::DivUIOp::create(builder, loc, row, cst(b->k)));
       Value last = cst(b->panels - 1);
       Value pc = arith::MinUIOp::create(builder, loc, p, last);
       Value rc = arith::RemUIOp::create(builder, loc, row, cst(b->k));
-      memref::PrefetchOp::create(builder, loc, b->packed, ValueRange{pc, rc, col},
+      memref::PrefetchOp::create(builder, loc, b->packed,
+                                 ValueRange{pc, rc, col},
                                  /*isWrite=*/false, /*localityHint=*/2,
                                  /*isDataCache=*/true);
     }

@@ -283,12 +283,14 @@ SmallVector<int64_t> vectorTile(ArrayRef<int64_t> ranges, int64_t limit) {
 constexpr int64_t kMinSplitTiles = 8;
 
 /// A reduction whose innermost loop dim is a reduction of `r` elements, a
-/// multiple of `lanes` and at least kMinSplitTiles of them, is vectorised a `lanes`-wide tile at
-/// a time; each tile then ends in a horizontal reduction (log2 shuffles,
-/// and for maximumf/minimumf a NaN check and a blend at each), about as
-/// many instructions as the tile's own work. Split it instead: a partial
-/// result `lanes` wide, combined lane by lane over the tiles
-///   p[..., l] = combine over (other reduced dims, ro) of body(x[..., ro*lanes + l])
+/// multiple of `lanes` and at least kMinSplitTiles of them, is vectorised a
+/// `lanes`-wide tile at a time; each tile then ends in a horizontal
+/// reduction (log2 shuffles, and for maximumf/minimumf a NaN check and a
+/// blend at each), about as many instructions as the tile's own work.
+/// Split it instead: a partial result `lanes` wide, combined lane by lane
+/// over the tiles
+///   p[..., l] = combine over (other reduced dims, ro)
+///               of body(x[..., ro*lanes + l])
 /// then one horizontal reduction per result element
 ///   out[...] = combine(out[...], combine over l of p[..., l])
 /// The partial starts at the combiner's neutral element; the body is the
