@@ -96,6 +96,24 @@ bool sameStaticFloat(RankedTensorType xt, RankedTensorType wt,
          wt.getElementType() == ot.getElementType();
 }
 
+/// The element type and sizes of a convolution from its types, in either
+/// layout: grouped (input [N, G, C, H, W], filter [G, M, C, KH, KW], output
+/// [N, G, M, OH, OW]) or ungrouped, one group (the same without G).
+void setShapes(GroupedConv &cv, RankedTensorType xt, RankedTensorType wt,
+               RankedTensorType ot) {
+  int64_t r = ot.getRank(), rw = wt.getRank();
+  cv.elt = ot.getElementType();
+  cv.n = ot.getDimSize(0);
+  cv.g = r == 5 ? ot.getDimSize(1) : 1;
+  cv.m = ot.getDimSize(r - 3);
+  cv.oh = ot.getDimSize(r - 2);
+  cv.ow = ot.getDimSize(r - 1);
+  cv.c = wt.getDimSize(rw - 3);
+  cv.kh = wt.getDimSize(rw - 2);
+  cv.kw = wt.getDimSize(rw - 1);
+  cv.wp = xt.getDimSize(xt.getRank() - 1);
+}
+
 std::optional<GroupedConv> matchGroupedConv(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics() || op.getNumLoops() != 8)
@@ -154,16 +172,7 @@ std::optional<GroupedConv> matchGroupedConv(linalg::GenericOp op) {
   cv.filter = op.getDpsInputs()[1];
   cv.dest = fill.getOutputs()[0];
   cv.fill = fill.getInputs()[0];
-  cv.elt = ot.getElementType();
-  cv.n = ot.getDimSize(0);
-  cv.g = ot.getDimSize(1);
-  cv.m = ot.getDimSize(2);
-  cv.oh = ot.getDimSize(3);
-  cv.ow = ot.getDimSize(4);
-  cv.c = wt.getDimSize(2);
-  cv.kh = wt.getDimSize(3);
-  cv.kw = wt.getDimSize(4);
-  cv.wp = xt.getDimSize(4);
+  setShapes(cv, xt, wt, ot);
   if (cv.oh == 0 || cv.ow == 0 || cv.c == 0 || cv.kh == 0 || cv.kw == 0)
     return std::nullopt;
   return cv;
@@ -413,16 +422,7 @@ hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
   if (!fill)
     return std::nullopt;
   GroupedConv cv;
-  cv.elt = ot.getElementType();
-  cv.n = ot.getDimSize(0);
-  cv.g = 1;
-  cv.m = ot.getDimSize(1);
-  cv.oh = ot.getDimSize(2);
-  cv.ow = ot.getDimSize(3);
-  cv.c = wt.getDimSize(1);
-  cv.kh = wt.getDimSize(2);
-  cv.kw = wt.getDimSize(3);
-  cv.wp = xt.getDimSize(3);
+  setShapes(cv, xt, wt, ot);
   auto strides = conv.getStrides().getValues<int64_t>();
   auto dilations = conv.getDilations().getValues<int64_t>();
   cv.sh = strides[0];
