@@ -56,6 +56,22 @@ if os.path.isdir(onnx_node):
     config.available_features.add("onnx-testdata")
     config.substitutions.append(("%onnx_node", onnx_node))
 
+# ONNX models written as protobuf text in a test, encoded with protoc.
+if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
+    config.available_features.add("protoc")
+config.substitutions.append(("%onnx_proto_dir", "/usr/include/onnx"))
+
+# The host CPU runs AVX-512 VNNI int8 dot products (the CPU target's int8
+# convolutions: lib/Target/CPU/Transforms/Int8Conv.cpp).
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        flags = next((l.split(":", 1)[1].split() for l in cpuinfo
+                      if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512_vnni" in flags and "avx512bw" in flags:
+    config.available_features.add("cpu-avx512vnni")
+
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")

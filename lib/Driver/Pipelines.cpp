@@ -18,11 +18,18 @@
 #include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace hodu;
 
 namespace {
+/// Per-pass times of every MLIR phase, on stderr (for profiling hoduc; the
+/// LLVM side has -time-passes).
+llvm::cl::opt<bool> passTiming(
+    "hodu-pass-timing", llvm::cl::Hidden,
+    llvm::cl::desc("Print the time of each MLIR pass of every phase"));
+
 struct SharedPipelineOptions
     : public PassPipelineOptions<SharedPipelineOptions> {
   Option<unsigned> optLevel{*this, "opt-level",
@@ -65,6 +72,8 @@ LogicalResult buildLinalgTail(OpPassManager &pm, StringRef target) {
 LogicalResult driver::runPhase(PassManager &pm, ModuleOp module,
                                const PipelineRequest &request) {
   pm.enableVerifier(request.verifyEach);
+  if (passTiming)
+    pm.enableTiming();
   if (failed(pm.run(module)))
     return failure();
   if (request.verifyEach || succeeded(verify(module)))

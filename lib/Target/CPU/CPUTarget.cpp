@@ -60,6 +60,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "vector-registers",
       llvm::cl::desc("Number of vector registers of the target"),
       llvm::cl::init(32)};
+  Option<bool> int8Dot{
+      *this, "int8-dot",
+      llvm::cl::desc("The target has AVX-512 VNNI and BW: 8-bit integer "
+                     "convolutions on int8 dot products"),
+      llvm::cl::init(false)};
   Option<std::string> winograd{
       *this, "winograd",
       llvm::cl::desc("Winograd 3x3 convolutions: auto, f2 or off"),
@@ -82,14 +87,16 @@ struct CPUPipelineConfig {
   unsigned optLevel = 2;
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
+  bool int8Dot = false;
   std::string winograd = "auto";
   bool exportAlias = true;
   bool library = false;
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
-  return {o.optLevel,         o.vectorBits,  o.vectorRegisters,
-          o.winograd.getValue(), o.exportAlias, o.library};
+  return {o.optLevel,         o.vectorBits,          o.vectorRegisters,
+          o.int8Dot,          o.winograd.getValue(), o.exportAlias,
+          o.library};
 }
 
 
@@ -108,7 +115,8 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
   if (o.optLevel >= 2)
     p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
          " vector-registers=" + std::to_string(o.vectorRegisters) +
-         " winograd=" + o.winograd + "},canonicalize,";
+         " winograd=" + o.winograd +
+         (o.int8Dot ? " int8-dot=1" : "") + "},canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
   if (o.optLevel >= 2)
@@ -269,6 +277,7 @@ private:
       shape = vectorShapeOf(*tm);
     o.vectorBits = shape.vectorBits;
     o.vectorRegisters = shape.vectorRegisters;
+    o.int8Dot = shape.int8Dot;
     return o;
   }
 };

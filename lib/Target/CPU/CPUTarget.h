@@ -33,6 +33,8 @@ namespace hodu::cpu {
 struct VectorShape {
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
+  /// AVX-512 VNNI and BW: int8 dot products (vpdpbusd) on 512-bit vectors.
+  bool int8Dot = false;
 };
 
 /// The LLVM target machine for the options (host triple and CPU when none

@@ -116,6 +116,8 @@ cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
   const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
   if (tm.getTargetTriple().isX86() && sti->checkFeatures("+avx512f"))
     shape.vectorBits = 512;
+  shape.int8Dot = tm.getTargetTriple().isX86() &&
+                  sti->checkFeatures("+avx512vnni,+avx512bw");
   if (shape.vectorBits < 128)
     shape.vectorBits = 128;
   if (shape.vectorRegisters == 0)

@@ -6,6 +6,8 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "Int8Conv.h"
+
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
@@ -42,6 +44,46 @@ Value memrefOf(Operation *op) {
       .Default([](Operation *) { return Value(); });
 }
 
+/// An int8 dot product of hodu-cpu-vectorize (Int8Conv.cpp):
+///   multi_reduction<add>(shape_cast(extui(u) * extsi(s)) : 16x4, acc) [1]
+/// on 64 bytes each -> one AVX-512 VNNI vpdpbusd(acc, u, s). Marked ops only
+/// (the pass that made them checked the target); any other form is left to
+/// the generic lowering.
+struct Int8DotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op->hasAttr(hodu::cpu::kInt8Dot) ||
+        op.getKind() != vector::CombiningKind::ADD)
+      return failure();
+    auto cast = op.getSource().getDefiningOp<vector::ShapeCastOp>();
+    auto mul = cast ? cast.getSource().getDefiningOp<arith::MulIOp>() : nullptr;
+    if (!mul)
+      return failure();
+    Value u, s;
+    for (auto [a, b] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto zext = a.getDefiningOp<arith::ExtUIOp>();
+      auto sext = b.getDefiningOp<arith::ExtSIOp>();
+      if (zext && sext) {
+        u = zext.getIn();
+        s = sext.getIn();
+        break;
+      }
+    }
+    auto bytes = VectorType::get({64}, rewriter.getI8Type());
+    auto lanes = VectorType::get({16}, rewriter.getI32Type());
+    if (!u || u.getType() != bytes || s.getType() != bytes ||
+        op.getAcc().getType() != lanes)
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, lanes,
+        rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+        ValueRange{op.getAcc(), u, s});
+    return success();
+  }
+};
+
 struct CpuVectorToLLVM
     : hodu::cpu::impl::CpuVectorToLLVMBase<CpuVectorToLLVM> {
   using Base::Base;
@@ -49,6 +91,12 @@ struct CpuVectorToLLVM
   void runOnOperation() override {
     Operation *root = getOperation();
     MLIRContext *ctx = &getContext();
+
+    {
+      RewritePatternSet patterns(ctx);
+      patterns.add<Int8DotToVnni>(ctx);
+      (void)applyPatternsGreedily(root, std::move(patterns));
+    }
 
     // Vector-to-vector lowerings, as upstream's pass with its defaults
     // (dot contractions, element-wise transposes, 32-bit mask indices).
@@ -60,6 +108,8 @@ struct CpuVectorToLLVM
       vector::populateVectorContractLoweringPatterns(
           patterns, vector::VectorContractLowering::Dot);
       vector::populateVectorMaskOpLoweringPatterns(patterns);
+      vector::populateVectorMultiReductionLoweringPatterns(
+          patterns, vector::VectorMultiReductionLowering::InnerReduction);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       vector::populateVectorInterleaveLoweringPatterns(patterns);
       vector::populateVectorTransposeLoweringPatterns(

@@ -11,6 +11,7 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "DirectConv.h"
+#include "Int8Conv.h"
 #include "Packing.h"
 #include "Winograd.h"
 #include "TileLoop.h"
@@ -971,6 +972,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
+      if (int8Dot)
+        if (std::optional<std::string> what =
+                hodu::cpu::convToInt8Dot(conv, parallel)) {
+          record(loc, *what);
+          continue;
+        }
       if (packB && winograd != "off")
         if (std::optional<std::string> what = hodu::cpu::convToWinograd(
                 conv, tile, parallel, /*allowF4=*/winograd == "auto")) {

@@ -9,6 +9,8 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "Int8Conv.h"
+
 #include "TransformScript.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -511,6 +513,8 @@ struct CpuVectorizeGenerics
     // adds across the rows. Each strategy only for the ops it suits.
     SmallVector<Operation *> inner, outer;
     module.walk([&](vector::MultiDimReductionOp op) {
+      if (op->hasAttr(hodu::cpu::kInt8Dot)) // hodu-cpu-vector-to-llvm's
+        return;
       (op.isReducedDim(op.getSourceVectorType().getRank() - 1) ? inner : outer)
           .push_back(op);
     });

@@ -1,0 +1,554 @@
+//===- Int8Conv.cpp - convolutions of 8-bit integers on int8 dot products -===//
+//
+// A quantized convolution (ONNX ConvInteger, QLinearConv, or any f32 conv
+// whose operands are 8-bit integers) arrives here as an f32 convolution of
+//   x_f = uitofp(x) - zx        (x a uint8 tensor, zx a uint8 scalar)
+// zero-padded, with a constant filter W' of whole numbers (the weights less
+// their zero point, folded at import). When every W' value fits in an int8
+// the sums are computed in int32 with AVX-512 VNNI (vpdpbusd: 16 lanes, each
+// the sum of 4 uint8 x int8 products, 64 multiply-adds per instruction):
+//   acc[f, p] = sum_k W'[f, k] * xpad[k, p]     (xpad padded with zx)
+//   y[f, p]   = float(acc[f, p] - zx * sum_k W'[f, k])
+// which is the same integer the f32 convolution computes (exactly, where
+// f32 holds it; past 2^24 the int32 sum is the exact one).
+//
+// Layout. K is ordered (tap, channel), the channels padded to a multiple of
+// 4; a group of 4 consecutive k (4 channels of one tap) is one 32-bit word.
+// The filter is packed at compile time as words Wp[f / mr, k / 4, f % mr]
+// (mr filters per register block); a panel of 16 output columns of one
+// output row is packed at run time, on the thread that reads it, as
+// Bp[k / 4, col, k % 4] (64 bytes per word group: one vector), from four
+// 16-byte rows of the padded input interleaved. The kernel keeps mr
+// accumulators of 16 int32 lanes, and per word group loads one B vector and
+// broadcasts one weight word per accumulator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Int8Conv.h"
+#include "TileLoop.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kLanes = 16;   // int32 lanes of a 512-bit vector
+constexpr int64_t kMaxRows = 16; // accumulators of a register block
+
+/// The single op of `g`'s body before its yield, if it has exactly one and
+/// the yield returns it.
+Operation *singleBodyOp(linalg::GenericOp g) {
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return nullptr;
+  Operation *op = &body.front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1 || yield.getOperand(0) != op->getResult(0))
+    return nullptr;
+  return op;
+}
+
+bool allParallelIdentity(linalg::GenericOp g) {
+  return g.getNumLoops() == g.getNumParallelLoops() &&
+         llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+/// `v` = uitofp(u) elementwise, u a tensor of i8 (uint8 values): u.
+Value uint8Source(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      !allParallelIdentity(g))
+    return nullptr;
+  auto conv = dyn_cast_or_null<arith::UIToFPOp>(singleBodyOp(g));
+  if (!conv || conv.getIn() != g.getRegion().front().getArgument(0) ||
+      !conv.getIn().getType().isInteger(8))
+    return nullptr;
+  return g.getDpsInputs()[0];
+}
+
+/// Where a convolution's input comes from: the uint8 tensor, its zero point
+/// (a 0-d uint8 tensor, or a constant), the static slice taken of it.
+struct Uint8Input {
+  Value x;               // tensor of i8, uint8 values
+  Value zeroTensor;      // tensor<i8> (uint8) or null
+  int64_t zeroConst = 0; // when zeroTensor is null
+  // A slice of x (the importer's channel parts), else empty.
+  SmallVector<OpFoldResult> offsets, sizes;
+};
+
+/// The zero point behind `z`, the subtrahend of x_f = uitofp(x) - z: a
+/// 0-d uitofp of a uint8 tensor, or a whole constant in [0, 255].
+bool zeroPointOf(Value z, Uint8Input &in) {
+  if (Value u = uint8Source(z)) {
+    if (cast<RankedTensorType>(u.getType()).getRank() != 0)
+      return false;
+    in.zeroTensor = u;
+    return true;
+  }
+  auto cst = z.getDefiningOp<arith::ConstantOp>();
+  auto dense = cst ? dyn_cast<DenseFPElementsAttr>(cst.getValue()) : nullptr;
+  if (!dense || !dense.isSplat())
+    return false;
+  double v = dense.getSplatValue<APFloat>().convertToDouble();
+  if (v != std::floor(v) || v < 0 || v > 255)
+    return false;
+  in.zeroConst = static_cast<int64_t>(v);
+  return true;
+}
+
+/// Matches the conv input (after its zero padding) as uitofp(x) - zx, or
+/// uitofp(x), or a static unit-stride slice of either.
+std::optional<Uint8Input> matchUint8Input(Value v) {
+  Uint8Input in;
+  if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!slice.hasUnitStride() ||
+        slice.getSourceType().getRank() != slice.getResultType().getRank() ||
+        !slice.getSourceType().hasStaticShape())
+      return std::nullopt;
+    for (OpFoldResult o : slice.getMixedOffsets())
+      if (!getConstantIntValue(o))
+        return std::nullopt;
+    in.offsets = slice.getMixedOffsets();
+    in.sizes = slice.getMixedSizes();
+    v = slice.getSource();
+  }
+  if (Value u = uint8Source(v)) {
+    in.x = u;
+    return in;
+  }
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (!maps[0].isIdentity() || !maps[2].isIdentity() ||
+      maps[1].getNumResults() != 0)
+    return std::nullopt;
+  auto sub = dyn_cast_or_null<arith::SubFOp>(singleBodyOp(g));
+  Block &body = g.getRegion().front();
+  if (!sub || sub.getLhs() != body.getArgument(0) ||
+      sub.getRhs() != body.getArgument(1))
+    return std::nullopt;
+  in.x = uint8Source(g.getDpsInputs()[0]);
+  if (!in.x || !zeroPointOf(g.getDpsInputs()[1], in))
+    return std::nullopt;
+  return in;
+}
+
+/// The values of a constant f32/f64 tensor, if it is one.
+std::optional<std::vector<double>> constantValues(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(cst.getType());
+  int64_t n = type.getNumElements();
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  std::vector<double> out(n);
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue())) {
+    if (dense.isSplat()) {
+      std::fill(out.begin(), out.end(),
+                dense.getSplatValue<APFloat>().convertToDouble());
+      return out;
+    }
+  }
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    data = dense.getRawData();
+  else if (auto res = dyn_cast<DenseResourceElementsAttr>(cst.getValue()))
+    if (AsmResourceBlob *blob = res.getRawHandle().getBlob())
+      data = blob->getData();
+  if (data.size() != static_cast<size_t>(n) * bits / 8)
+    return std::nullopt;
+  for (int64_t i = 0; i < n; ++i) {
+    if (bits == 32) {
+      float f;
+      std::memcpy(&f, data.data() + 4 * i, 4);
+      out[i] = f;
+    } else {
+      std::memcpy(&out[i], data.data() + 8 * i, 8);
+    }
+  }
+  return out;
+}
+
+/// acc + the sums of 4 products zext(u) * sext(s) per int32 lane, as vector
+/// ops marked kInt8Dot: one vpdpbusd once hodu-cpu-vector-to-llvm sees it
+/// (after bufferization, which takes no LLVM intrinsic calls).
+Value int8Dot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
+  auto wide = VectorType::get({4 * kLanes}, b.getI32Type());
+  Value prod =
+      arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, wide, u),
+                            arith::ExtSIOp::create(b, loc, wide, s));
+  Value groups = vector::ShapeCastOp::create(
+      b, loc, VectorType::get({kLanes, 4}, b.getI32Type()), prod);
+  auto red = vector::MultiDimReductionOp::create(b, loc, groups, acc,
+                                                 ArrayRef<bool>{false, true},
+                                                 vector::CombiningKind::ADD);
+  red->setAttr(hodu::cpu::kInt8Dot, b.getUnitAttr());
+  return red;
+}
+
+Value idx(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+} // namespace
+
+std::optional<std::string>
+hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
+  auto inType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto wType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
+  if (!inType || !wType || !outType || !inType.hasStaticShape() ||
+      !wType.hasStaticShape() || !outType.hasStaticShape() ||
+      inType.getDimSize(0) != 1)
+    return std::nullopt;
+  Type elt = outType.getElementType();
+  if (!isa<Float32Type, Float64Type>(elt) || inType.getElementType() != elt ||
+      wType.getElementType() != elt)
+    return std::nullopt;
+  // The output starts at zero.
+  auto fill = conv.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  auto zero =
+      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
+  auto zeroAttr = zero ? dyn_cast<FloatAttr>(zero.getValue()) : nullptr;
+  if (!zeroAttr || !zeroAttr.getValue().isZero())
+    return std::nullopt;
+
+  // The input: zero padding (spatial only) of uitofp(x) - zx.
+  Value input = conv.getInputs()[0];
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
+    Value pv = pad.getConstantPaddingValue();
+    auto pc = pv ? pv.getDefiningOp<arith::ConstantOp>() : nullptr;
+    auto pa = pc ? dyn_cast<FloatAttr>(pc.getValue()) : nullptr;
+    if (!pa || !pa.getValue().isZero())
+      return std::nullopt;
+    for (auto [i, l, h] :
+         llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh())) {
+      if (ShapedType::isDynamic(l) || ShapedType::isDynamic(h) || l < 0 ||
+          h < 0)
+        return std::nullopt;
+      low[i] = l;
+      high[i] = h;
+    }
+    if (low[0] || high[0] || low[1] || high[1])
+      return std::nullopt;
+    input = pad.getSource();
+  }
+  std::optional<Uint8Input> src = matchUint8Input(input);
+  if (!src)
+    return std::nullopt;
+
+  std::optional<std::vector<double>> w = constantValues(conv.getInputs()[1]);
+  if (!w)
+    return std::nullopt;
+  int64_t f = wType.getDimSize(0), c = wType.getDimSize(1),
+          kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+  int64_t oh = outType.getDimSize(2), ow = outType.getDimSize(3);
+  if (inType.getDimSize(1) != c)
+    return std::nullopt;
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
+          dw = dilations[1];
+  // Panels of 16 output columns: rows that would leave more than half of
+  // their panels' lanes idle keep the f32 kernels (which pack narrow rows
+  // across the plane); strides past 4 read too wide a row per vector.
+  int64_t owp = llvm::alignTo(ow, kLanes);
+  if (ow * 2 < owp || sw > 4)
+    return std::nullopt;
+
+  // Each filter's values: whole numbers within 255 of each other, so that
+  // W' - off fits an int8 for some offset `off` per filter (uint8 weights
+  // less their zero point span -255..255, any 256 of them). With offsets,
+  // sum W' x = sum (W' - off) x + off * sum x, and sum x over the window is
+  // one more row of the product: ones.
+  int64_t taps = kh * kw, terms = c * taps;
+  SmallVector<int32_t> offsets(f, 0), sums(f, 0);
+  bool needSums = false;
+  for (int64_t fi = 0; fi < f; ++fi) {
+    double lo = 0, hi = 0;
+    for (int64_t k = 0; k < terms; ++k) {
+      double v = (*w)[fi * terms + k];
+      if (v != std::floor(v) || std::abs(v) > 65536)
+        return std::nullopt;
+      lo = k ? std::min(lo, v) : v;
+      hi = k ? std::max(hi, v) : v;
+      sums[fi] += static_cast<int32_t>(v);
+    }
+    if (hi - lo > 255)
+      return std::nullopt;
+    if (lo < -128 || hi > 127) {
+      offsets[fi] = static_cast<int32_t>(hi) - 127;
+      needSums = true;
+    }
+  }
+
+  // Register blocks of at most 16 rows (the filters, then the row of ones
+  // if needed), as even as they can be.
+  int64_t rows = f + (needSums ? 1 : 0);
+  int64_t blocks = llvm::divideCeil(rows, kMaxRows);
+  int64_t mr = llvm::divideCeil(rows, blocks), mp = blocks * mr;
+  int64_t c4 = llvm::divideCeil(c, 4), k4 = taps * c4;
+
+  // The packed filter words.
+  auto weight = [&](int64_t fi, int64_t ci, int64_t t) -> int64_t {
+    if (ci >= c || fi > f || (fi == f && !needSums))
+      return 0;
+    if (fi == f)
+      return 1;
+    return static_cast<int64_t>((*w)[fi * terms + ci * taps + t]) - offsets[fi];
+  };
+  AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
+      static_cast<size_t>(blocks * k4 * mr) * 4, alignof(uint64_t));
+  {
+    char *out = packed.getMutableData().data();
+    for (int64_t mb = 0; mb < blocks; ++mb)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t cg = 0; cg < c4; ++cg)
+          for (int64_t r = 0; r < mr; ++r) {
+            uint32_t word = 0;
+            for (int64_t j = 0; j < 4; ++j)
+              word |=
+                  static_cast<uint32_t>(static_cast<uint8_t>(
+                      static_cast<int8_t>(weight(mb * mr + r, cg * 4 + j, t))))
+                  << (8 * j);
+            std::memcpy(out + ((mb * k4 + t * c4 + cg) * mr + r) * 4, &word, 4);
+          }
+  }
+
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value wp = arith::ConstantOp::create(
+      b, loc,
+      DenseResourceElementsAttr::get(
+          RankedTensorType::get({blocks, k4, mr}, i32), "hodu_packed_int8",
+          std::move(packed)));
+  Value sumCst = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(RankedTensorType::get({f}, i32),
+                             ArrayRef<int32_t>(sums)));
+
+  // The zero point, as i8 (the padding) and i32 (the correction).
+  Value zx8;
+  if (src->zeroTensor)
+    zx8 = tensor::ExtractOp::create(b, loc, src->zeroTensor, ValueRange{});
+  else
+    zx8 = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(src->zeroConst)));
+  Value zx32 = arith::ExtUIOp::create(b, loc, i32, zx8);
+
+  // The uint8 input: sliced like the f32 one, padded with the zero point
+  // (spatially as the conv pads, channels to a multiple of 4, and on the
+  // right so that the last panel's reads stay inside).
+  Value x = src->x;
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!src->offsets.empty()) {
+    SmallVector<int64_t> shape;
+    for (OpFoldResult s : src->sizes)
+      shape.push_back(*getConstantIntValue(s));
+    SmallVector<OpFoldResult> ones(shape.size(), b.getIndexAttr(1));
+    x = tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get(shape, i8),
+                                       x, src->offsets, src->sizes, ones);
+    xType = cast<RankedTensorType>(x.getType());
+  }
+  int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
+  int64_t widthNeeded = owp * sw + (kw - 1) * dw;
+  int64_t extraW = std::max<int64_t>(0, widthNeeded - (wd + low[3] + high[3]));
+  SmallVector<int64_t> padLow{0, 0, low[2], low[3]},
+      padHigh{0, c4 * 4 - c, high[2], high[3] + extraW};
+  SmallVector<int64_t> paddedShape{1, c4 * 4, h + low[2] + high[2],
+                                   wd + low[3] + high[3] + extraW};
+  auto ofrs = [&](ArrayRef<int64_t> v) {
+    SmallVector<OpFoldResult> r;
+    for (int64_t e : v)
+      r.push_back(b.getIndexAttr(e));
+    return r;
+  };
+  Value xp =
+      tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, i8), x,
+                            ofrs(padLow), ofrs(padHigh), zx8);
+
+  // acc[Mp, OH, OWp]: one parallel iteration per panel (output row oh,
+  // 16 columns from q * 16).
+  int64_t q = owp / kLanes;
+  auto accType = RankedTensorType::get({mp, oh, owp}, i32);
+  Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
+  auto b64 = VectorType::get({4 * kLanes}, i8);
+  auto acc16 = VectorType::get({kLanes}, i32);
+  Value acc = hodu::cpu::tileLoop(
+      b, loc, oh * q, 1, accInit, parallel,
+      [&](OpBuilder &nb, Value t, Value, SmallVector<OpFoldResult> &offsets,
+          SmallVector<OpFoldResult> &sizes) -> Value {
+        Value row = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
+        Value col0 = arith::MulIOp::create(
+            nb, loc, arith::RemUIOp::create(nb, loc, t, idx(nb, loc, q)),
+            idx(nb, loc, kLanes));
+        offsets = {nb.getIndexAttr(0), row, col0};
+        sizes = {nb.getIndexAttr(mp), nb.getIndexAttr(1),
+                 nb.getIndexAttr(kLanes)};
+        Value c0 = idx(nb, loc, 0), c1 = idx(nb, loc, 1);
+        // The panel Bp[k4, 64].
+        Value panel0 = tensor::EmptyOp::create(
+            nb, loc, ArrayRef<int64_t>{k4, 4 * kLanes}, i8);
+        Value pad8 =
+            arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
+        auto tapLoop = scf::ForOp::create(
+            nb, loc, c0, idx(nb, loc, taps), c1, ValueRange{panel0},
+            [&](OpBuilder &tb, Location, Value tap, ValueRange tapIter) {
+              Value i = arith::DivUIOp::create(tb, loc, tap, idx(tb, loc, kw));
+              Value j = arith::RemUIOp::create(tb, loc, tap, idx(tb, loc, kw));
+              Value y = arith::AddIOp::create(
+                  tb, loc, hodu::cpu::scaledIndex(tb, loc, row, sh, 0),
+                  hodu::cpu::scaledIndex(tb, loc, i, dh, 0));
+              Value xs = arith::AddIOp::create(
+                  tb, loc, hodu::cpu::scaledIndex(tb, loc, col0, sw, 0),
+                  hodu::cpu::scaledIndex(tb, loc, j, dw, 0));
+              Value kgBase = hodu::cpu::scaledIndex(tb, loc, tap, c4, 0);
+              auto cgLoop = scf::ForOp::create(
+                  tb, loc, idx(tb, loc, 0), idx(tb, loc, c4), idx(tb, loc, 1),
+                  ValueRange{tapIter[0]},
+                  [&](OpBuilder &cb, Location, Value cg, ValueRange cgIter) {
+                    Value rows[4];
+                    auto wide = VectorType::get({kLanes * sw}, i8);
+                    for (int64_t r = 0; r < 4; ++r) {
+                      Value ch = hodu::cpu::scaledIndex(cb, loc, cg, 4, r);
+                      Value v = vector::TransferReadOp::create(
+                          cb, loc, wide, xp,
+                          ValueRange{idx(cb, loc, 0), ch, y, xs}, pad8,
+                          ArrayRef<bool>{true});
+                      if (sw > 1) {
+                        SmallVector<int64_t> mask;
+                        for (int64_t l = 0; l < kLanes; ++l)
+                          mask.push_back(l * sw);
+                        v = vector::ShuffleOp::create(cb, loc, v, v, mask);
+                      }
+                      rows[r] = v;
+                    }
+                    Value ab =
+                        vector::InterleaveOp::create(cb, loc, rows[0], rows[1]);
+                    Value cd =
+                        vector::InterleaveOp::create(cb, loc, rows[2], rows[3]);
+                    auto half = VectorType::get({kLanes}, cb.getI16Type());
+                    Value words = vector::InterleaveOp::create(
+                        cb, loc, vector::BitCastOp::create(cb, loc, half, ab),
+                        vector::BitCastOp::create(cb, loc, half, cd));
+                    Value bytes =
+                        vector::BitCastOp::create(cb, loc, b64, words);
+                    Value kg = arith::AddIOp::create(cb, loc, kgBase, cg);
+                    Value next = vector::TransferWriteOp::create(
+                                     cb, loc, bytes, cgIter[0],
+                                     ValueRange{kg, idx(cb, loc, 0)},
+                                     ArrayRef<bool>{true})
+                                     .getResult();
+                    scf::YieldOp::create(cb, loc, next);
+                  });
+              scf::YieldOp::create(tb, loc, cgLoop.getResult(0));
+            });
+        Value panel = tapLoop.getResult(0);
+
+        // The register blocks: mr accumulators over the k4 word groups.
+        Value tile0 = tensor::EmptyOp::create(
+            nb, loc, ArrayRef<int64_t>{mp, 1, kLanes}, i32);
+        Value zeroAcc = arith::ConstantOp::create(
+            nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
+        auto blockLoop = scf::ForOp::create(
+            nb, loc, c0, idx(nb, loc, blocks), c1, ValueRange{tile0},
+            [&](OpBuilder &mb, Location, Value blk, ValueRange blkIter) {
+              SmallVector<Value> inits(mr, zeroAcc);
+              auto kLoop = scf::ForOp::create(
+                  mb, loc, idx(mb, loc, 0), idx(mb, loc, k4), idx(mb, loc, 1),
+                  inits,
+                  [&](OpBuilder &kb, Location, Value kg, ValueRange accs) {
+                    Value bv = vector::TransferReadOp::create(
+                        kb, loc, b64, panel, ValueRange{kg, idx(kb, loc, 0)},
+                        pad8, ArrayRef<bool>{true});
+                    SmallVector<Value> next;
+                    for (int64_t r = 0; r < mr; ++r) {
+                      Value word = tensor::ExtractOp::create(
+                          kb, loc, wp, ValueRange{blk, kg, idx(kb, loc, r)});
+                      Value wv = vector::BitCastOp::create(
+                          kb, loc, b64,
+                          vector::BroadcastOp::create(kb, loc, acc16, word));
+                      next.push_back(int8Dot(kb, loc, accs[r], bv, wv));
+                    }
+                    scf::YieldOp::create(kb, loc, next);
+                  });
+              Value tile = blkIter[0];
+              Value base = hodu::cpu::scaledIndex(mb, loc, blk, mr, 0);
+              for (int64_t r = 0; r < mr; ++r) {
+                Value fr =
+                    arith::AddIOp::create(mb, loc, base, idx(mb, loc, r));
+                Value v = vector::ShapeCastOp::create(
+                    mb, loc, VectorType::get({1, 1, kLanes}, i32),
+                    kLoop.getResult(r));
+                tile = vector::TransferWriteOp::create(
+                           mb, loc, v, tile,
+                           ValueRange{fr, idx(mb, loc, 0), idx(mb, loc, 0)},
+                           ArrayRef<bool>{true, true, true})
+                           .getResult();
+              }
+              scf::YieldOp::create(mb, loc, tile);
+            });
+        return blockLoop.getResult(0);
+      });
+
+  // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
+  //                          - zx * sum_k W'[f, k]), acc[F] the row of ones.
+  Value accF = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({f, oh, ow}, i32), acc, ofrs({0, 0, 0}),
+      ofrs({f, oh, ow}), ofrs({1, 1, 1}));
+  Value outEmpty = tensor::EmptyOp::create(b, loc, outType.getShape(), elt);
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  SmallVector<Value> ins{accF, sumCst};
+  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+                              AffineMap::get(4, 0, {d1}, ctx)};
+  if (needSums) {
+    ins.push_back(arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({f}, i32),
+                               ArrayRef<int32_t>(offsets))));
+    maps.push_back(AffineMap::get(4, 0, {d1}, ctx));
+    ins.push_back(tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({oh, ow}, i32), acc, ofrs({f, 0, 0}),
+        ofrs({1, oh, ow}), ofrs({1, 1, 1})));
+    maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
+  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
+  auto result = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, ins, ValueRange{outEmpty}, maps, iters,
+      [&](OpBuilder &gb, Location l, ValueRange args) {
+        Value sum = args[0];
+        if (needSums)
+          sum = arith::AddIOp::create(
+              gb, l, sum, arith::MulIOp::create(gb, l, args[2], args[3]));
+        Value corr = arith::MulIOp::create(gb, l, zx32, args[1]);
+        Value s = arith::SubIOp::create(gb, l, sum, corr);
+        Value fl = arith::SIToFPOp::create(gb, l, elt, s);
+        linalg::YieldOp::create(gb, l, fl);
+      });
+  conv->getResult(0).replaceAllUsesWith(result.getResult(0));
+  conv->erase();
+  return std::string(llvm::formatv(
+      "int8 dot products (AVX-512 VNNI), {0}x16 register tile, {1} words "
+      "of 4 channels per column{2}",
+      mr, k4,
+      needSums ? ", filters offset into int8 (+ a row of input sums)" : ""));
+}

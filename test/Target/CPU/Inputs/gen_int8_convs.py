@@ -1,0 +1,118 @@
+"""Writes ConvInteger models (uint8 input and zero point as graph inputs,
+constant weights) with their exact outputs, for int8-conv.test.
+
+Usage: gen_int8_convs.py OUT_DIR
+For each model NAME: OUT_DIR/NAME.textproto (an ONNX model) and
+OUT_DIR/NAME/test_data_set_0/{input_0,input_1,output_0}.textproto
+(TensorProto), protobuf text for protoc --encode. Values come from a fixed
+linear congruential sequence; the outputs are computed here with Python
+integers, padding with the input's zero point as ONNX defines it (the
+centered input is zero-padded)."""
+import os
+import sys
+
+UINT8, INT8, INT32 = 2, 3, 6
+
+
+def lcg(count, seed, lo, hi):
+    out, s = [], seed
+    for _ in range(count):
+        s = (s * 1103515245 + 12345) % (1 << 31)
+        out.append(lo + (s >> 8) % (hi - lo + 1))
+    return out
+
+
+def tensor(name, dtype, dims, vals, indent=""):
+    body = "".join(f"{indent}dims: {d}\n" for d in dims)
+    body += f"{indent}data_type: {dtype}\n"
+    body += "".join(f"{indent}int32_data: {v}\n" for v in vals)
+    return f'{indent}name: "{name}"\n' + body
+
+
+def value_info(name, dtype, dims):
+    shape = "".join(f" dim {{ dim_value: {d} }}" for d in dims)
+    return (f'  {{ name: "{name}" type {{ tensor_type {{ elem_type: {dtype} '
+            f'shape {{{shape} }} }} }} }}\n')
+
+
+def conv(x, xz, w, wz, c, h, wd, f, k, s, p, d):
+    oh = (h + 2 * p - d * (k - 1) - 1) // s + 1
+    ow = (wd + 2 * p - d * (k - 1) - 1) // s + 1
+    y = []
+    for fi in range(f):
+        for i in range(oh):
+            for j in range(ow):
+                acc = 0
+                for ci in range(c):
+                    for a in range(k):
+                        for b in range(k):
+                            yy, xx = i * s + a * d - p, j * s + b * d - p
+                            if 0 <= yy < h and 0 <= xx < wd:
+                                xv = x[(ci * h + yy) * wd + xx] - xz
+                            else:
+                                xv = 0
+                            acc += xv * (w[((fi * c + ci) * k + a) * k + b] - wz)
+                y.append(acc)
+    return y, [1, f, oh, ow]
+
+
+def model(out, name, c, f, h, wd, k, s, p, d, wtype, w_lo, w_hi, wz, xz,
+          seed, xz_constant=False):
+    x = lcg(c * h * wd, seed, 0, 255)
+    w = lcg(f * c * k * k, seed + 1, w_lo, w_hi)
+    ints = lambda key, v: (f'attribute {{ name: "{key}" ints: {v} ints: {v}'
+                           f'{" ints: %d ints: %d" % (v, v) if key == "pads" else ""}'
+                           ' type: INTS }')
+    text = 'ir_version: 8\nopset_import { domain: "" version: 13 }\n'
+    text += f'graph {{\n  name: "{name}"\n'
+    text += ('  node { input: "x" input: "w" input: "xz" input: "wz" '
+             f'output: "y" op_type: "ConvInteger" name: "{name}" '
+             f'{ints("pads", p)} {ints("strides", s)} {ints("dilations", d)} }}\n')
+    text += "  initializer {\n" + tensor("w", wtype, [f, c, k, k], w, "    ") + "  }\n"
+    text += "  initializer {\n" + tensor("wz", wtype, [], [wz], "    ") + "  }\n"
+    if xz_constant:
+        text += "  initializer {\n" + tensor("xz", UINT8, [], [xz], "    ") + "  }\n"
+    text += "  input" + value_info("x", UINT8, [1, c, h, wd])
+    if not xz_constant:
+        text += "  input" + value_info("xz", UINT8, [])
+    y, dims = conv(x, xz, w, wz, c, h, wd, f, k, s, p, d)
+    text += "  output" + value_info("y", INT32, dims) + "}\n"
+    with open(os.path.join(out, name + ".textproto"), "w") as fh:
+        fh.write(text)
+    data = os.path.join(out, name, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    files = [("input_0", tensor("x", UINT8, [1, c, h, wd], x)),
+             ("output_0", tensor("y", INT32, dims, y))]
+    if not xz_constant:
+        files.append(("input_1", tensor("xz", UINT8, [], [xz])))
+    for fname, t in files:
+        with open(os.path.join(data, fname + ".textproto"), "w") as fh:
+            fh.write(t)
+    return max(abs(v) for v in y)
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    # Symmetric int8 weights: the filter fits an int8 as it is. 5 channels
+    # (padded to 8), 20 filters (two register blocks of 10), 30 columns
+    # (two panels of 16, the second partly outside).
+    model(out, "int8-weights", 5, 20, 11, 30, 3, 1, 1, 1, INT8, -128, 127, 0,
+          131, 1)
+    # uint8 weights less a zero point of 200: -200..55, offset into int8
+    # per filter, with the row of input sums; stride 2, dilation 2.
+    model(out, "uint8-weights", 3, 24, 31, 70, 3, 2, 2, 2, UINT8, 0, 255,
+          200, 17, 2)
+    # 256 channels of uint8 weights 0..255: sums past 2^24, which the
+    # importer splits into channel parts, each one int8 convolution.
+    assert model(out, "large-sums", 256, 4, 3, 14, 3, 1, 1, 1, UINT8, 0, 255,
+                 0, 5, 3) > 1 << 24
+    # The input's zero point a constant (an initializer): folded.
+    model(out, "constant-zero-point", 16, 16, 20, 20, 3, 1, 1, 1, INT8, -128,
+          127, 0, 77, 5, xz_constant=True)
+    # Output rows of 5 columns: too narrow for panels of 16, the f32 path.
+    model(out, "narrow", 8, 8, 7, 7, 3, 1, 0, 1, INT8, -100, 100, 3, 9, 4)
+
+
+if __name__ == "__main__":
+    main()
