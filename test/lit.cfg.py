@@ -62,7 +62,7 @@ if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
 config.substitutions.append(("%onnx_proto_dir", "/usr/include/onnx"))
 
 # The host CPU runs AVX-512 VNNI int8 dot products (the CPU target's int8
-# convolutions: lib/Target/CPU/Transforms/Int8Conv.cpp).
+# convolutions: lib/Target/CPU/Transforms/Int8Dot.cpp).
 try:
     with open("/proc/cpuinfo") as cpuinfo:
         flags = next((l.split(":", 1)[1].split() for l in cpuinfo

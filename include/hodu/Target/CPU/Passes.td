@@ -180,7 +180,7 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Option<"directConv", "direct-conv", "bool", "true",
            "Direct vector kernels for grouped and depthwise convolutions">,
     Option<"int8Dot", "int8-dot", "bool", "false",
-           "Convolutions of 8-bit integers (uint8 input less its zero point, a constant filter of int8 values) in int32 with AVX-512 VNNI dot products; the target must have avx512vnni and avx512bw">,
+           "Convolutions and matmuls of 8-bit integers (a uint8 input less its zero point, a constant filter or B of whole numbers) in int32 with AVX-512 VNNI dot products; the target must have avx512vnni and avx512bw">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",
            "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
   ];

@@ -6,7 +6,7 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
-#include "Int8Conv.h"
+#include "Int8Dot.h"
 
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -44,7 +44,7 @@ Value memrefOf(Operation *op) {
       .Default([](Operation *) { return Value(); });
 }
 
-/// An int8 dot product of hodu-cpu-vectorize (Int8Conv.cpp):
+/// An int8 dot product of hodu-cpu-vectorize (Int8Dot.cpp):
 ///   multi_reduction<add>(shape_cast(extui(u) * extsi(s)) : 16x4, acc) [1]
 /// on 64 bytes each -> one AVX-512 VNNI vpdpbusd(acc, u, s). Marked ops only
 /// (the pass that made them checked the target); any other form is left to

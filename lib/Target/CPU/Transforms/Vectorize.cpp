@@ -11,7 +11,7 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "DirectConv.h"
-#include "Int8Conv.h"
+#include "Int8Dot.h"
 #include "Packing.h"
 #include "Winograd.h"
 #include "TileLoop.h"
@@ -1004,6 +1004,14 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         }
       convToIm2colMatmul(conv);
       record(loc, "im2col copy + matmul");
+    }
+    // Matmuls of 8-bit integers (MatMulInteger, QLinearMatMul) on VNNI.
+    if (int8Dot) {
+      SmallVector<linalg::MatmulOp> matmuls;
+      module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
+      for (linalg::MatmulOp mm : matmuls)
+        if (!mm->hasAttr(kIm2col))
+          (void)hodu::cpu::matmulToInt8Dot(mm, parallel);
     }
     {
       SmallVector<linalg::MatmulOp> matmuls;

@@ -9,7 +9,7 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
-#include "Int8Conv.h"
+#include "Int8Dot.h"
 
 #include "TransformScript.h"
 

@@ -1,4 +1,4 @@
-//===- Int8Conv.cpp - convolutions of 8-bit integers on int8 dot products -===//
+//===- Int8Dot.cpp - 8-bit integer convolutions and matmuls on VNNI -----===//
 //
 // A quantized convolution (ONNX ConvInteger, QLinearConv, or any f32 conv
 // whose operands are 8-bit integers) arrives here as an f32 convolution of
@@ -22,9 +22,17 @@
 // accumulators of 16 int32 lanes, and per word group loads one B vector and
 // broadcasts one weight word per accumulator.
 //
+// A matmul (MatMulInteger, QLinearMatMul) of uitofp(x) - zx by a constant
+// [K, N] is the same with the roles turned: the columns are the vector
+// lanes, packed at compile time as Bp[panel, k / 4, column * 4 + k % 4]
+// (panels of 32 columns, two vectors, or 16), and 4 bytes of a row of x
+// are broadcast per instruction (x padded to whole words and row blocks);
+// an offset column's correction uses x's row sums. The importer's int32
+// form (sums past 2^24) is taken the same way.
+//
 //===----------------------------------------------------------------------===//
 
-#include "Int8Conv.h"
+#include "Int8Dot.h"
 #include "TileLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,15 +73,17 @@ bool allParallelIdentity(linalg::GenericOp g) {
                       [](AffineMap m) { return m.isIdentity(); });
 }
 
-/// `v` = uitofp(u) elementwise, u a tensor of i8 (uint8 values): u.
+/// `v` = uitofp(u) (or extui(u), the importer's int32 form) elementwise, u
+/// a tensor of i8 (uint8 values): u.
 Value uint8Source(Value v) {
   auto g = v.getDefiningOp<linalg::GenericOp>();
   if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
       !allParallelIdentity(g))
     return nullptr;
-  auto conv = dyn_cast_or_null<arith::UIToFPOp>(singleBodyOp(g));
-  if (!conv || conv.getIn() != g.getRegion().front().getArgument(0) ||
-      !conv.getIn().getType().isInteger(8))
+  Operation *op = singleBodyOp(g);
+  if (!isa_and_present<arith::UIToFPOp, arith::ExtUIOp>(op) ||
+      op->getOperand(0) != g.getRegion().front().getArgument(0) ||
+      !op->getOperand(0).getType().isInteger(8))
     return nullptr;
   return g.getDpsInputs()[0];
 }
@@ -98,10 +108,14 @@ bool zeroPointOf(Value z, Uint8Input &in) {
     return true;
   }
   auto cst = z.getDefiningOp<arith::ConstantOp>();
-  auto dense = cst ? dyn_cast<DenseFPElementsAttr>(cst.getValue()) : nullptr;
+  auto dense = cst ? dyn_cast<DenseElementsAttr>(cst.getValue()) : nullptr;
   if (!dense || !dense.isSplat())
     return false;
-  double v = dense.getSplatValue<APFloat>().convertToDouble();
+  double v;
+  if (auto fp = dyn_cast<DenseFPElementsAttr>(dense))
+    v = fp.getSplatValue<APFloat>().convertToDouble();
+  else
+    v = static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
   if (v != std::floor(v) || v < 0 || v > 255)
     return false;
   in.zeroConst = static_cast<int64_t>(v);
@@ -136,10 +150,11 @@ std::optional<Uint8Input> matchUint8Input(Value v) {
   if (!maps[0].isIdentity() || !maps[2].isIdentity() ||
       maps[1].getNumResults() != 0)
     return std::nullopt;
-  auto sub = dyn_cast_or_null<arith::SubFOp>(singleBodyOp(g));
+  Operation *sub = singleBodyOp(g);
   Block &body = g.getRegion().front();
-  if (!sub || sub.getLhs() != body.getArgument(0) ||
-      sub.getRhs() != body.getArgument(1))
+  if (!isa_and_present<arith::SubFOp, arith::SubIOp>(sub) ||
+      sub->getOperand(0) != body.getArgument(0) ||
+      sub->getOperand(1) != body.getArgument(1))
     return std::nullopt;
   in.x = uint8Source(g.getDpsInputs()[0]);
   if (!in.x || !zeroPointOf(g.getDpsInputs()[1], in))
@@ -147,7 +162,7 @@ std::optional<Uint8Input> matchUint8Input(Value v) {
   return in;
 }
 
-/// The values of a constant f32/f64 tensor, if it is one.
+/// The values of a constant f32/f64/i32/i64 tensor, if it is one.
 std::optional<std::vector<double>> constantValues(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   if (!cst)
@@ -155,13 +170,18 @@ std::optional<std::vector<double>> constantValues(Value v) {
   auto type = cast<RankedTensorType>(cst.getType());
   int64_t n = type.getNumElements();
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  bool isFloat = isa<FloatType>(type.getElementType());
+  if (!isFloat && bits != 32 && bits != 64)
+    return std::nullopt;
   std::vector<double> out(n);
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(cst.getValue())) {
-    if (dense.isSplat()) {
-      std::fill(out.begin(), out.end(),
-                dense.getSplatValue<APFloat>().convertToDouble());
-      return out;
-    }
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
+      dense && dense.isSplat()) {
+    double v =
+        isFloat
+            ? dense.getSplatValue<APFloat>().convertToDouble()
+            : static_cast<double>(dense.getSplatValue<APInt>().getSExtValue());
+    std::fill(out.begin(), out.end(), v);
+    return out;
   }
   ArrayRef<char> data;
   if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
@@ -172,12 +192,21 @@ std::optional<std::vector<double>> constantValues(Value v) {
   if (data.size() != static_cast<size_t>(n) * bits / 8)
     return std::nullopt;
   for (int64_t i = 0; i < n; ++i) {
-    if (bits == 32) {
+    const char *at = data.data() + bits / 8 * i;
+    if (bits == 32 && isFloat) {
       float f;
-      std::memcpy(&f, data.data() + 4 * i, 4);
+      std::memcpy(&f, at, 4);
       out[i] = f;
+    } else if (bits == 32) {
+      int32_t v;
+      std::memcpy(&v, at, 4);
+      out[i] = v;
+    } else if (isFloat) {
+      std::memcpy(&out[i], at, 8);
     } else {
-      std::memcpy(&out[i], data.data() + 8 * i, 8);
+      int64_t v;
+      std::memcpy(&v, at, 8);
+      out[i] = static_cast<double>(v);
     }
   }
   return out;
@@ -200,6 +229,76 @@ Value int8Dot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
   return red;
 }
 
+/// Constant weights as int8: per output, the offset `off` that brings its
+/// whole-number weights W' into [-128, 127] (0 where they already are; none
+/// if some output's span more than 255 or a value is not whole), and the
+/// sums of W'. With an offset, sum W' x = sum (W' - off) x + off * sum x.
+struct Int8Weights {
+  SmallVector<int32_t> offsets, sums;
+  bool needSums = false; // some offset is not 0
+};
+
+std::optional<Int8Weights>
+int8Weights(int64_t outputs, int64_t terms,
+            llvm::function_ref<double(int64_t, int64_t)> value) {
+  Int8Weights r;
+  r.offsets.assign(outputs, 0);
+  r.sums.assign(outputs, 0);
+  for (int64_t o = 0; o < outputs; ++o) {
+    double lo = 0, hi = 0;
+    for (int64_t k = 0; k < terms; ++k) {
+      double v = value(o, k);
+      if (v != std::floor(v) || std::abs(v) > 65536)
+        return std::nullopt;
+      lo = k ? std::min(lo, v) : v;
+      hi = k ? std::max(hi, v) : v;
+      r.sums[o] += static_cast<int32_t>(v);
+    }
+    if (hi - lo > 255)
+      return std::nullopt;
+    if (lo < -128 || hi > 127) {
+      r.offsets[o] = static_cast<int32_t>(hi) - 127;
+      r.needSums = true;
+    }
+  }
+  return r;
+}
+
+/// Whether `init` (a conv's or matmul's output operand) is a fill of 0.
+bool startsAtZero(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  auto zero =
+      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
+  if (!zero)
+    return false;
+  if (auto attr = dyn_cast<FloatAttr>(zero.getValue()))
+    return attr.getValue().isZero();
+  auto attr = dyn_cast<IntegerAttr>(zero.getValue());
+  return attr && attr.getValue().isZero();
+}
+
+/// The zero point of `in` as an i8 value (uint8).
+Value zeroPoint(OpBuilder &b, Location loc, const Uint8Input &in) {
+  if (in.zeroTensor)
+    return tensor::ExtractOp::create(b, loc, in.zeroTensor, ValueRange{});
+  return arith::ConstantOp::create(
+      b, loc,
+      b.getIntegerAttr(b.getI8Type(), static_cast<int8_t>(in.zeroConst)));
+}
+
+/// The uint8 tensor of `in`, sliced as the float one was.
+Value slicedSource(OpBuilder &b, Location loc, const Uint8Input &in) {
+  if (in.offsets.empty())
+    return in.x;
+  SmallVector<int64_t> shape;
+  for (OpFoldResult s : in.sizes)
+    shape.push_back(*getConstantIntValue(s));
+  SmallVector<OpFoldResult> ones(shape.size(), b.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get(shape, b.getI8Type()), in.x, in.offsets,
+      in.sizes, ones);
+}
+
 Value idx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -219,12 +318,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   if (!isa<Float32Type, Float64Type>(elt) || inType.getElementType() != elt ||
       wType.getElementType() != elt)
     return std::nullopt;
-  // The output starts at zero.
-  auto fill = conv.getOutputs()[0].getDefiningOp<linalg::FillOp>();
-  auto zero =
-      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
-  auto zeroAttr = zero ? dyn_cast<FloatAttr>(zero.getValue()) : nullptr;
-  if (!zeroAttr || !zeroAttr.getValue().isZero())
+  if (!startsAtZero(conv.getOutputs()[0]))
     return std::nullopt;
 
   // The input: zero padding (spatial only) of uitofp(x) - zx.
@@ -277,25 +371,12 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   // sum W' x = sum (W' - off) x + off * sum x, and sum x over the window is
   // one more row of the product: ones.
   int64_t taps = kh * kw, terms = c * taps;
-  SmallVector<int32_t> offsets(f, 0), sums(f, 0);
-  bool needSums = false;
-  for (int64_t fi = 0; fi < f; ++fi) {
-    double lo = 0, hi = 0;
-    for (int64_t k = 0; k < terms; ++k) {
-      double v = (*w)[fi * terms + k];
-      if (v != std::floor(v) || std::abs(v) > 65536)
-        return std::nullopt;
-      lo = k ? std::min(lo, v) : v;
-      hi = k ? std::max(hi, v) : v;
-      sums[fi] += static_cast<int32_t>(v);
-    }
-    if (hi - lo > 255)
-      return std::nullopt;
-    if (lo < -128 || hi > 127) {
-      offsets[fi] = static_cast<int32_t>(hi) - 127;
-      needSums = true;
-    }
-  }
+  std::optional<Int8Weights> iw = int8Weights(
+      f, terms, [&](int64_t o, int64_t k) { return (*w)[o * terms + k]; });
+  if (!iw)
+    return std::nullopt;
+  SmallVector<int32_t> &offsets = iw->offsets, &sums = iw->sums;
+  bool needSums = iw->needSums;
 
   // Register blocks of at most 16 rows (the filters, then the row of ones
   // if needed), as even as they can be.
@@ -345,28 +426,14 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
                              ArrayRef<int32_t>(sums)));
 
   // The zero point, as i8 (the padding) and i32 (the correction).
-  Value zx8;
-  if (src->zeroTensor)
-    zx8 = tensor::ExtractOp::create(b, loc, src->zeroTensor, ValueRange{});
-  else
-    zx8 = arith::ConstantOp::create(
-        b, loc, b.getIntegerAttr(i8, static_cast<int8_t>(src->zeroConst)));
+  Value zx8 = zeroPoint(b, loc, *src);
   Value zx32 = arith::ExtUIOp::create(b, loc, i32, zx8);
 
   // The uint8 input: sliced like the f32 one, padded with the zero point
   // (spatially as the conv pads, channels to a multiple of 4, and on the
   // right so that the last panel's reads stay inside).
-  Value x = src->x;
+  Value x = slicedSource(b, loc, *src);
   auto xType = cast<RankedTensorType>(x.getType());
-  if (!src->offsets.empty()) {
-    SmallVector<int64_t> shape;
-    for (OpFoldResult s : src->sizes)
-      shape.push_back(*getConstantIntValue(s));
-    SmallVector<OpFoldResult> ones(shape.size(), b.getIndexAttr(1));
-    x = tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get(shape, i8),
-                                       x, src->offsets, src->sizes, ones);
-    xType = cast<RankedTensorType>(x.getType());
-  }
   int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
   int64_t widthNeeded = owp * sw + (kw - 1) * dw;
   int64_t extraW = std::max<int64_t>(0, widthNeeded - (wd + low[3] + high[3]));
@@ -551,4 +618,241 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       "of 4 channels per column{2}",
       mr, k4,
       needSums ? ", filters offset into int8 (+ a row of input sums)" : ""));
+}
+
+bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
+  if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
+    return false;
+  auto aType = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
+  auto bType = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
+  auto cType = dyn_cast<RankedTensorType>(mm->getResult(0).getType());
+  if (!aType || !bType || !cType || !aType.hasStaticShape() ||
+      !bType.hasStaticShape() || !cType.hasStaticShape())
+    return false;
+  // Float (sums exact in f32) or int32: the importer's two forms.
+  Type elt = cType.getElementType();
+  if (!(isa<Float32Type, Float64Type>(elt) || elt.isInteger(32)) ||
+      aType.getElementType() != elt || bType.getElementType() != elt ||
+      !startsAtZero(mm.getOutputs()[0]))
+    return false;
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  // Too little to pay for the packing of A.
+  if (k < 16 || n < kLanes)
+    return false;
+
+  // A: uitofp(x) - za, possibly collapsed from a batch of rows.
+  Value a = mm.getInputs()[0];
+  SmallVector<ReassociationIndices> collapse;
+  if (auto c = a.getDefiningOp<tensor::CollapseShapeOp>()) {
+    collapse = c.getReassociationIndices();
+    a = c.getSrc();
+  }
+  std::optional<Uint8Input> src = matchUint8Input(a);
+  if (!src)
+    return false;
+  std::optional<std::vector<double>> w = constantValues(mm.getInputs()[1]);
+  if (!w)
+    return false;
+  std::optional<Int8Weights> iw =
+      int8Weights(n, k, [&](int64_t o, int64_t t) { return (*w)[t * n + o]; });
+  if (!iw)
+    return false;
+
+  // Panels of 32 columns (two vectors) where N has them, else 16; row
+  // blocks of up to 12 rows (2 x 12 accumulators, two B vectors and a
+  // broadcast), or 16 with one vector, as even as they divide.
+  int64_t vecs = n >= 2 * kLanes ? 2 : 1, nr = vecs * kLanes;
+  int64_t np = llvm::alignTo(n, nr), panels = np / nr;
+  int64_t blocks = llvm::divideCeil(m, vecs == 2 ? 12 : kMaxRows);
+  int64_t mr = llvm::divideCeil(m, blocks), mp = blocks * mr;
+  int64_t k4 = llvm::divideCeil(k, 4);
+
+  // Bp[panel, word, column * 4 + byte] = W'[4 word + byte, column] - off.
+  AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
+      static_cast<size_t>(panels * k4 * nr * 4), alignof(uint64_t));
+  {
+    char *out = packed.getMutableData().data();
+    std::memset(out, 0, packed.getData().size());
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t g = 0; g < k4; ++g)
+        for (int64_t l = 0; l < nr; ++l)
+          for (int64_t j = 0; j < 4; ++j) {
+            int64_t col = p * nr + l, t = 4 * g + j;
+            if (col >= n || t >= k)
+              continue;
+            int64_t v =
+                static_cast<int64_t>((*w)[t * n + col]) - iw->offsets[col];
+            out[((p * k4 + g) * nr + l) * 4 + j] =
+                static_cast<char>(static_cast<int8_t>(v));
+          }
+  }
+
+  OpBuilder b(mm);
+  Location loc = mm.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value bp = arith::ConstantOp::create(
+      b, loc,
+      DenseResourceElementsAttr::get(
+          RankedTensorType::get({panels, k4, nr * 4}, i8), "hodu_packed_int8",
+          std::move(packed)));
+  Value zx32 = arith::ExtUIOp::create(b, loc, i32, zeroPoint(b, loc, *src));
+
+  // A as uint8 [M, K], rows padded to whole blocks and K to whole words
+  // with zeros (their weights are zero).
+  Value x = slicedSource(b, loc, *src);
+  if (!collapse.empty())
+    x = tensor::CollapseShapeOp::create(b, loc, x, collapse);
+  Value zero8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, 0));
+  Value ap = tensor::PadOp::create(
+      b, loc, RankedTensorType::get({mp, 4 * k4}, i8), x,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(mp - m),
+                             b.getIndexAttr(4 * k4 - k)},
+      zero8);
+
+  auto b64 = VectorType::get({4 * kLanes}, i8);
+  auto acc16 = VectorType::get({kLanes}, i32);
+  auto word4 = VectorType::get({4}, i8);
+  auto word1 = VectorType::get({1}, i32);
+  Value accInit =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{mp, np}, i32);
+  Value acc = hodu::cpu::tileLoop(
+      b, loc, panels, 1, accInit, parallel,
+      [&](OpBuilder &nb, Value p, Value, SmallVector<OpFoldResult> &offsets,
+          SmallVector<OpFoldResult> &sizes) -> Value {
+        offsets = {
+            nb.getIndexAttr(0),
+            arith::MulIOp::create(nb, loc, p, idx(nb, loc, nr)).getResult()};
+        sizes = {nb.getIndexAttr(mp), nb.getIndexAttr(nr)};
+        Value pad8 =
+            arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
+        Value zeroAcc = arith::ConstantOp::create(
+            nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
+        Value tile0 =
+            tensor::EmptyOp::create(nb, loc, ArrayRef<int64_t>{mp, nr}, i32);
+        auto blockLoop = scf::ForOp::create(
+            nb, loc, idx(nb, loc, 0), idx(nb, loc, blocks), idx(nb, loc, 1),
+            ValueRange{tile0},
+            [&](OpBuilder &rb, Location, Value blk, ValueRange blkIter) {
+              Value row0 = hodu::cpu::scaledIndex(rb, loc, blk, mr, 0);
+              SmallVector<Value> inits(mr * vecs, zeroAcc);
+              auto kLoop = scf::ForOp::create(
+                  rb, loc, idx(rb, loc, 0), idx(rb, loc, k4), idx(rb, loc, 1),
+                  inits,
+                  [&](OpBuilder &kb, Location, Value g, ValueRange accs) {
+                    SmallVector<Value> bv;
+                    for (int64_t v = 0; v < vecs; ++v)
+                      bv.push_back(vector::TransferReadOp::create(
+                          kb, loc, b64, bp,
+                          ValueRange{p, g, idx(kb, loc, v * 4 * kLanes)}, pad8,
+                          ArrayRef<bool>{true}));
+                    Value col = hodu::cpu::scaledIndex(kb, loc, g, 4, 0);
+                    SmallVector<Value> next;
+                    for (int64_t r = 0; r < mr; ++r) {
+                      Value row =
+                          arith::AddIOp::create(kb, loc, row0, idx(kb, loc, r));
+                      Value bytes = vector::TransferReadOp::create(
+                          kb, loc, word4, ap, ValueRange{row, col}, pad8,
+                          ArrayRef<bool>{true});
+                      Value av = vector::BitCastOp::create(
+                          kb, loc, b64,
+                          vector::BroadcastOp::create(
+                              kb, loc, acc16,
+                              vector::BitCastOp::create(kb, loc, word1,
+                                                        bytes)));
+                      for (int64_t v = 0; v < vecs; ++v)
+                        next.push_back(
+                            int8Dot(kb, loc, accs[r * vecs + v], av, bv[v]));
+                    }
+                    scf::YieldOp::create(kb, loc, next);
+                  });
+              Value tile = blkIter[0];
+              for (int64_t r = 0; r < mr; ++r)
+                for (int64_t v = 0; v < vecs; ++v)
+                  tile = vector::TransferWriteOp::create(
+                             rb, loc, kLoop.getResult(r * vecs + v), tile,
+                             ValueRange{arith::AddIOp::create(rb, loc, row0,
+                                                              idx(rb, loc, r)),
+                                        idx(rb, loc, v * kLanes)},
+                             ArrayRef<bool>{true})
+                             .getResult();
+              scf::YieldOp::create(rb, loc, tile);
+            });
+        return blockLoop.getResult(0);
+      });
+
+  // y[i, j] = float(acc[i, j] + off[j] * sum_k x[i, k] - za * sum_k W'[k, j]).
+  auto ofrs = [&](ArrayRef<int64_t> v) {
+    SmallVector<OpFoldResult> r;
+    for (int64_t e : v)
+      r.push_back(b.getIndexAttr(e));
+    return r;
+  };
+  AffineExpr d0, d1;
+  bindDims(ctx, d0, d1);
+  SmallVector<Value> ins{
+      tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get({m, n}, i32),
+                                     acc, ofrs({0, 0}), ofrs({m, n}),
+                                     ofrs({1, 1})),
+      arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(RankedTensorType::get({n}, i32),
+                                 ArrayRef<int32_t>(iw->sums)))};
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(2, ctx),
+                              AffineMap::get(2, 0, {d1}, ctx)};
+  if (iw->needSums) {
+    // The row sums of A (uint8), in int32.
+    Value rows = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({m, k}, i8), ap, ofrs({0, 0}),
+        ofrs({m, k}), ofrs({1, 1}));
+    Value init = linalg::FillOp::create(b, loc,
+                                        ValueRange{arith::ConstantOp::create(
+                                            b, loc, b.getI32IntegerAttr(0))},
+                                        ValueRange{tensor::EmptyOp::create(
+                                            b, loc, ArrayRef<int64_t>{m}, i32)})
+                     .getResult(0);
+    Value rowSums =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{init.getType()}, ValueRange{rows},
+            ValueRange{init},
+            ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(2, ctx),
+                                AffineMap::get(2, 0, {d0}, ctx)},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                          utils::IteratorType::reduction},
+            [&](OpBuilder &gb, Location l, ValueRange args) {
+              Value wide = arith::ExtUIOp::create(gb, l, i32, args[0]);
+              linalg::YieldOp::create(
+                  gb, l,
+                  arith::AddIOp::create(gb, l, args[1], wide).getResult());
+            })
+            .getResult(0);
+    ins.push_back(arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(RankedTensorType::get({n}, i32),
+                               ArrayRef<int32_t>(iw->offsets))));
+    maps.push_back(AffineMap::get(2, 0, {d1}, ctx));
+    ins.push_back(rowSums);
+    maps.push_back(AffineMap::get(2, 0, {d0}, ctx));
+  }
+  maps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
+  Value outEmpty = tensor::EmptyOp::create(b, loc, cType.getShape(), elt);
+  auto result = linalg::GenericOp::create(
+      b, loc, TypeRange{cType}, ins, ValueRange{outEmpty}, maps,
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+      [&](OpBuilder &gb, Location l, ValueRange args) {
+        Value sum = args[0];
+        if (iw->needSums)
+          sum = arith::AddIOp::create(
+              gb, l, sum, arith::MulIOp::create(gb, l, args[2], args[3]));
+        Value corr = arith::MulIOp::create(gb, l, zx32, args[1]);
+        Value s = arith::SubIOp::create(gb, l, sum, corr);
+        if (isa<FloatType>(elt))
+          s = arith::SIToFPOp::create(gb, l, elt, s);
+        linalg::YieldOp::create(gb, l, s);
+      });
+  mm->getResult(0).replaceAllUsesWith(result.getResult(0));
+  mm->erase();
+  return true;
 }

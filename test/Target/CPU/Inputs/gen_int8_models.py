@@ -1,7 +1,7 @@
 """Writes ConvInteger models (uint8 input and zero point as graph inputs,
-constant weights) with their exact outputs, for int8-conv.test.
+constant weights) with their exact outputs, for int8-dot.test.
 
-Usage: gen_int8_convs.py OUT_DIR
+Usage: gen_int8_models.py OUT_DIR
 For each model NAME: OUT_DIR/NAME.textproto (an ONNX model) and
 OUT_DIR/NAME/test_data_set_0/{input_0,input_1,output_0}.textproto
 (TensorProto), protobuf text for protoc --encode. Values come from a fixed
@@ -91,6 +91,36 @@ def model(out, name, c, f, h, wd, k, s, p, d, wtype, w_lo, w_hi, wz, xz,
     return max(abs(v) for v in y)
 
 
+def matmul_model(out, name, rows, m, k, n, wtype, w_lo, w_hi, wz, xz, seed):
+    """MatMulInteger of x [rows, m, k] (uint8) by a constant w [k, n]."""
+    x = lcg(rows * m * k, seed, 0, 255)
+    w = lcg(k * n, seed + 1, w_lo, w_hi)
+    text = 'ir_version: 8\nopset_import { domain: "" version: 13 }\n'
+    text += f'graph {{\n  name: "{name}"\n'
+    text += ('  node { input: "x" input: "w" input: "xz" input: "wz" '
+             f'output: "y" op_type: "MatMulInteger" name: "{name}" }}\n')
+    text += "  initializer {\n" + tensor("w", wtype, [k, n], w, "    ") + "  }\n"
+    text += "  initializer {\n" + tensor("wz", wtype, [], [wz], "    ") + "  }\n"
+    text += "  input" + value_info("x", UINT8, [rows, m, k])
+    text += "  input" + value_info("xz", UINT8, [])
+    y = [sum((x[(r * m + i) * k + t] - xz) * (w[t * n + j] - wz)
+             for t in range(k))
+         for r in range(rows) for i in range(m) for j in range(n)]
+    if name == "matmul-large":
+        assert max(abs(v) for v in y) > 1 << 24
+    dims = [rows, m, n]
+    text += "  output" + value_info("y", INT32, dims) + "}\n"
+    with open(os.path.join(out, name + ".textproto"), "w") as fh:
+        fh.write(text)
+    data = os.path.join(out, name, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    for fname, t in (("input_0", tensor("x", UINT8, [rows, m, k], x)),
+                     ("input_1", tensor("xz", UINT8, [], [xz])),
+                     ("output_0", tensor("y", INT32, dims, y))):
+        with open(os.path.join(data, fname + ".textproto"), "w") as fh:
+            fh.write(t)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -110,6 +140,14 @@ def main():
     # The input's zero point a constant (an initializer): folded.
     model(out, "constant-zero-point", 16, 16, 20, 20, 3, 1, 1, 1, INT8, -128,
           127, 0, 77, 5, xz_constant=True)
+    # Matmuls: int8 weights, 2 x 13 rows (two blocks of 13) by 70 columns
+    # (panels of 32, the last partly outside), K = 90 (padded to 92); and
+    # uint8 weights less 128 (offsets, with the row sums), 16 columns (one
+    # vector per panel).
+    matmul_model(out, "matmul-int8", 2, 13, 90, 70, INT8, -128, 127, 0, 100, 6)
+    matmul_model(out, "matmul-uint8", 1, 5, 64, 16, UINT8, 0, 255, 128, 3, 7)
+    # Sums past 2^24: the importer's matmul is in int32, taken the same way.
+    matmul_model(out, "matmul-large", 1, 4, 2048, 32, INT8, 100, 127, 0, 3, 8)
     # Output rows of 5 columns: too narrow for panels of 16, the f32 path.
     model(out, "narrow", 8, 8, 7, 7, 3, 1, 0, 1, INT8, -100, 100, 3, 9, 4)
 

@@ -1,0 +1,45 @@
+//===- Int8Dot.h - 8-bit integer convs and matmuls on VNNI ------*- C++ -*-===//
+//
+// Internal to hodu-cpu-vectorize (Vectorize.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_LIB_TARGET_CPU_TRANSFORMS_INT8DOT_H
+#define HODU_LIB_TARGET_CPU_TRANSFORMS_INT8DOT_H
+
+#include <optional>
+#include <string>
+
+namespace mlir::linalg {
+class Conv2DNchwFchwOp;
+class MatmulOp;
+} // namespace mlir::linalg
+
+namespace hodu::cpu {
+
+/// Marks the vector.multi_reduction of an int8 dot product (Int8Dot.cpp),
+/// which hodu-cpu-vectorize-generics leaves alone and hodu-cpu-vector-to-llvm
+/// turns into one vpdpbusd.
+inline constexpr char kInt8Dot[] = "hodu.int8_dot";
+
+/// Rewrites `conv`, a batch-1 float convolution of uitofp(x) - zx (x uint8,
+/// zx a uint8 scalar, zero padding) by a constant filter of whole numbers
+/// that fit an int8, into int32 sums of AVX-512 VNNI dot products (see
+/// Int8Dot.cpp), the same integers as the float convolution's. Returns the
+/// strategy's description, or none (`conv` unchanged) when it does not
+/// apply. The caller checks that the target has AVX-512 VNNI and BW.
+std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
+                                         bool parallel);
+
+/// Rewrites `mm`, a static float matmul (from zero) of uitofp(x) - zx (x
+/// uint8 [M, K], or collapsed from a batch of rows; zx a uint8 scalar) by a
+/// constant [K, N] of whole numbers, each column's within 255 of each other,
+/// into int32 sums of AVX-512 VNNI dot products: the columns packed as int8
+/// words at compile time, panels of 32 (or 16) columns over threads, row
+/// blocks of rows of x broadcast 4 bytes at a time. False (`mm` unchanged)
+/// when it does not apply. The caller checks the target.
+bool matmulToInt8Dot(mlir::linalg::MatmulOp mm, bool parallel);
+
+} // namespace hodu::cpu
+
+#endif // HODU_LIB_TARGET_CPU_TRANSFORMS_INT8DOT_H
