@@ -10,6 +10,10 @@
 //   add          x[16] + y[16]: one tiny op, to measure per-call overhead
 //   matmul       A[1024,1024] x B[1024,1024], both graph inputs (plain GEMM)
 //   mlp          x[64,1024] -> Gemm 4096 -> Relu -> Gemm 1024
+//   qmlp         the mlp as onnxruntime's quantize_dynamic writes it: each
+//                Gemm a DynamicQuantizeLinear of its input, a MatMulInteger
+//                by int8 weights (zero point 0), a Cast, a Mul by the two
+//                scales and the bias Add
 //   cnn          x[1,3,224,224] -> 4 x (Conv3x3 -> Relu -> MaxPool2)
 //                -> GlobalAveragePool -> Flatten -> Gemm 1000
 //   transformer  one encoder block, seq 128, d_model 256, 4 heads, FFN 1024,
@@ -80,6 +84,30 @@ public:
                                 const std::vector<int64_t> &dims,
                                 const std::vector<float> &values) {
     setFloat(graph()->add_initializer(), n, dims, values);
+    return n;
+  }
+
+  /// An int8 initializer with uniform random values in [-127, 127].
+  const std::string &weightInt8(const std::string &n,
+                                const std::vector<int64_t> &dims) {
+    onnx::TensorProto *t = graph()->add_initializer();
+    t->set_name(n);
+    t->set_data_type(onnx::TensorProto::INT8);
+    for (int64_t d : dims)
+      t->add_dims(d);
+    std::string raw(product(dims), '\0');
+    for (char &c : raw)
+      c = static_cast<char>(static_cast<int8_t>(std::lround(rng.next(127.0f))));
+    t->set_raw_data(raw);
+    return n;
+  }
+
+  /// A scalar int8 initializer.
+  const std::string &scalarInt8(const std::string &n, int8_t v) {
+    onnx::TensorProto *t = graph()->add_initializer();
+    t->set_name(n);
+    t->set_data_type(onnx::TensorProto::INT8);
+    t->set_raw_data(std::string(1, static_cast<char>(v)));
     return n;
   }
 
@@ -290,6 +318,43 @@ bool writeMlp(const std::string &dir, std::string &manifest) {
                  manifest);
 }
 
+bool writeQuantizedMlp(const std::string &dir, std::string &manifest) {
+  const int64_t batch = 64, in = 1024, hidden = 4096, out = 1024;
+  ModelBuilder m("qmlp", 17, 5);
+  m.input("x", {batch, in}, 1.0f);
+  // One dynamically quantized Gemm: DynamicQuantizeLinear(x), x_q times the
+  // int8 weights, the int32 sums scaled by x_scale * w_scale, plus bias.
+  auto layer = [&](const std::string &p, const std::string &x, int64_t k,
+                   int64_t n, float wScale) {
+    m.node("DynamicQuantizeLinear", p + "/quant", {x},
+           {p + "/x_q", p + "/x_scale", p + "/x_zp"});
+    m.weightInt8(p + ".weight_q", {k, n});
+    m.scalarInt8(p + ".weight_zp", 0);
+    m.constFloat(p + ".weight_scale", {}, {wScale});
+    m.weight(p + ".bias", {n}, 0.1f);
+    std::string mm = m.op("MatMulInteger", p + "/matmul",
+                          {p + "/x_q", p + ".weight_q", p + "/x_zp",
+                           p + ".weight_zp"});
+    onnx::NodeProto *cast = m.node("Cast", p + "/cast", {mm}, {p + "/cast_out"});
+    m.setAttrInt(cast, "to", onnx::TensorProto::FLOAT);
+    std::string scale =
+        m.op("Mul", p + "/scale", {p + "/x_scale", p + ".weight_scale"});
+    std::string y = m.op("Mul", p + "/rescale", {p + "/cast_out", scale});
+    return m.op("Add", p + "/bias", {y, p + ".bias"});
+  };
+  // Weight scales ~1/(127 sqrt(fan_in)) so activations stay O(1).
+  std::string h = layer("fc1", "x", in, hidden, 1.0f / (127 * 32));
+  std::string hr = m.op("Relu", "relu", {h});
+  std::string y = layer("fc2", hr, hidden, out, 1.0f / (127 * 64));
+  m.node("Identity", "output", {y}, {"y"});
+  m.output("y", {batch, out});
+  double flops = 2.0 * batch * (in * hidden + hidden * out);
+  return m.write(dir, flops,
+                 "x[64,1024] quantized (int8 weights, dynamic uint8 "
+                 "activations) Gemm 4096, Relu, Gemm 1024",
+                 manifest);
+}
+
 bool writeCnn(const std::string &dir, std::string &manifest) {
   ModelBuilder m("cnn", 17, 4);
   m.input("input", {1, 3, 224, 224}, 1.0f);
@@ -436,7 +501,8 @@ int main(int argc, char **argv) {
   mkdir(dir.c_str(), 0755);
   std::string manifest;
   if (!writeAdd(dir, manifest) || !writeMatMul(dir, manifest) ||
-      !writeMlp(dir, manifest) || !writeCnn(dir, manifest) ||
+      !writeMlp(dir, manifest) || !writeQuantizedMlp(dir, manifest) ||
+      !writeCnn(dir, manifest) ||
       !writeTransformer(dir, manifest))
     return 1;
   std::ofstream os(dir + "/manifest.json", std::ios::trunc);

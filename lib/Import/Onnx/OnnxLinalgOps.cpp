@@ -198,7 +198,9 @@ LogicalResult convertEinsum(NodeContext &n) {
 /// runs along its rows, one of B along its columns. Computed in f32 (the
 /// packed float kernels) when every partial sum is an integer f32 holds
 /// exactly (integerDotBound: by B's values when they are known at import
-/// time, else by A's, else by the types' ranges), else in int32.
+/// time, else by A's, else by the types' ranges); with a constant B whose
+/// sums are larger, in the fewest parts of K (at most 16) each exact in
+/// f32, added in int32; else in int32.
 FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
                                size_t bIn, size_t bZero) {
   TRY(a, n.in(aIn));
@@ -219,14 +221,31 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
            n.type(zero).getDimSize(0) != 1;
   };
   double bound;
+  int64_t parts = 1;
   if (n.constantInput(bIn)) {
     bool perColumn = perVector(bZero);
     int64_t batches = product(bt.getShape()) / std::max<int64_t>(k * cols, 1);
-    bound = integerDotBound(
-        n, integerOperandBound(n, at.getElementType(), aZero), bIn, bZero, k,
-        batches * cols,
-        [&](int64_t i) { return i / (k * cols) * cols + i % cols; },
-        [&](int64_t i) { return perColumn ? i % cols : 0; });
+    double aBound = integerOperandBound(n, at.getElementType(), aZero);
+    // The bound of the sums over `p` equal parts of K.
+    auto boundOf = [&](int64_t p) {
+      int64_t per = llvm::divideCeil(k, p);
+      return integerDotBound(
+          n, aBound, bIn, bZero, per, batches * cols * p,
+          [&](int64_t i) {
+            return (i / (k * cols) * cols + i % cols) * p + i / cols % k / per;
+          },
+          [&](int64_t i) { return perColumn ? i % cols : 0; });
+    };
+    bound = boundOf(1);
+    // Sums f32 does not hold exactly: the fewest parts of K (at most 16)
+    // whose sums it does, one f32 matmul each, added in int32 (as
+    // integerConv splits channels); else the matmul is in int32.
+    if (!exactInF32(bound) && bt.getRank() >= 2)
+      for (int64_t p = 2; p <= std::min<int64_t>(k, 16); ++p)
+        if (exactInF32(boundOf(p))) {
+          parts = p;
+          break;
+        }
   } else {
     bool perRow = perVector(aZero);
     int64_t outputs = product(at.getShape()) / std::max<int64_t>(k, 1);
@@ -236,7 +255,7 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
         [&](int64_t i) { return perRow ? i / k % rows : 0; });
   }
   Type i32 = n.b.getI32Type();
-  Type ct = exactInF32(bound) ? (Type)n.b.getF32Type() : i32;
+  Type ct = parts > 1 || exactInF32(bound) ? (Type)n.b.getF32Type() : i32;
   Value ac = n.cast(a, ct), bc = n.cast(b, ct);
   if (n.hasInput(aZero)) {
     TRY(za, n.in(aZero));
@@ -252,8 +271,34 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
     TRY(s, make<SubOp>(n, bc, n.cast(zb, ct)));
     bc = s;
   }
-  TRY(product, make<MatmulOp>(n, ac, bc));
-  return ct == i32 ? product : n.cast(product, i32);
+  if (parts == 1) {
+    TRY(product, make<MatmulOp>(n, ac, bc));
+    return ct == i32 ? product : n.cast(product, i32);
+  }
+  // Elements [lo, hi) of dim `dim` of `v`.
+  auto slice = [&](Value v, int64_t dim, int64_t lo, int64_t hi) {
+    auto t = tensorType(v);
+    SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
+        steps(t.getRank(), 1);
+    starts[dim] = lo;
+    ends[dim] = hi;
+    return make<SliceOp>(n, v, starts, ends, steps);
+  };
+  int64_t per = llvm::divideCeil(k, parts);
+  std::optional<Value> sum;
+  for (int64_t lo = 0; lo < k; lo += per) {
+    int64_t hi = std::min(k, lo + per);
+    TRY(as, slice(ac, tensorType(ac).getRank() - 1, lo, hi));
+    TRY(bs, slice(bc, tensorType(bc).getRank() - 2, lo, hi));
+    TRY(part, make<MatmulOp>(n, as, bs));
+    Value acc = n.cast(part, i32);
+    if (sum) {
+      TRY(added, make<AddOp>(n, *sum, acc));
+      acc = added;
+    }
+    sum = acc;
+  }
+  return *sum;
 }
 
 LogicalResult convertMatMulInteger(NodeContext &n) {

@@ -146,8 +146,10 @@ def main():
     # vector per panel).
     matmul_model(out, "matmul-int8", 2, 13, 90, 70, INT8, -128, 127, 0, 100, 6)
     matmul_model(out, "matmul-uint8", 1, 5, 64, 16, UINT8, 0, 255, 128, 3, 7)
-    # Sums past 2^24: the importer's matmul is in int32, taken the same way.
-    matmul_model(out, "matmul-large", 1, 4, 2048, 32, INT8, 100, 127, 0, 3, 8)
+    # Sums past 2^24 even in 16 parts of K: the importer's matmul is in
+    # int32, taken the same way.
+    matmul_model(out, "matmul-large", 1, 4, 12000, 32, INT8, 100, 127, 0, 3,
+                 8)
     # Output rows of 5 columns: too narrow for panels of 16, the f32 path.
     model(out, "narrow", 8, 8, 7, 7, 3, 1, 0, 1, INT8, -100, 100, 3, 9, 4)
 
