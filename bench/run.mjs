@@ -3,7 +3,7 @@
 // Normally started by bench/run.sh, which builds the native parts and the
 // models first. Options:
 //   --hodu-build DIR   Hodu build directory (bin/hoduc)            [build]
-//   --models a,b       models by name: the synthetic add,matmul,mlp,cnn,
+//   --models a,b       models by name: the synthetic add,matmul,mlp,qmlp,cnn,
 //                      transformer and the real ones of
 //                      test/models/manifest.json  [all of --suite, less the
 //                      real models marked slow or xfail]

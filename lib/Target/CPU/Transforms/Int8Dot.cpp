@@ -246,14 +246,18 @@ int8Weights(int64_t outputs, int64_t terms,
   r.sums.assign(outputs, 0);
   for (int64_t o = 0; o < outputs; ++o) {
     double lo = 0, hi = 0;
+    // The sum wraps as the int32 sums at run time do (the result is the
+    // exact integer whenever it fits an int32, as ONNX's int32 is).
+    uint32_t sum = 0;
     for (int64_t k = 0; k < terms; ++k) {
       double v = value(o, k);
       if (v != std::floor(v) || std::abs(v) > 65536)
         return std::nullopt;
       lo = k ? std::min(lo, v) : v;
       hi = k ? std::max(hi, v) : v;
-      r.sums[o] += static_cast<int32_t>(v);
+      sum += static_cast<uint32_t>(static_cast<int32_t>(v));
     }
+    r.sums[o] = static_cast<int32_t>(sum);
     if (hi - lo > 255)
       return std::nullopt;
     if (lo < -128 || hi > 127) {
