@@ -303,6 +303,14 @@ Value slicedSource(OpBuilder &b, Location loc, const Uint8Input &in) {
       in.sizes, ones);
 }
 
+/// Static offsets, sizes or strides.
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  SmallVector<OpFoldResult> r;
+  for (int64_t v : values)
+    r.push_back(b.getIndexAttr(v));
+  return r;
+}
+
 Value idx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -445,15 +453,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       padHigh{0, c4 * 4 - c, high[2], high[3] + extraW};
   SmallVector<int64_t> paddedShape{1, c4 * 4, h + low[2] + high[2],
                                    wd + low[3] + high[3] + extraW};
-  auto ofrs = [&](ArrayRef<int64_t> v) {
-    SmallVector<OpFoldResult> r;
-    for (int64_t e : v)
-      r.push_back(b.getIndexAttr(e));
-    return r;
-  };
   Value xp =
       tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, i8), x,
-                            ofrs(padLow), ofrs(padHigh), zx8);
+                            indexAttrs(b, padLow), indexAttrs(b, padHigh), zx8);
 
   // acc[Mp, OH, OWp]: one parallel iteration per panel (output row oh,
   // 16 columns from q * 16).
@@ -582,8 +584,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
   //                          - zx * sum_k W'[f, k]), acc[F] the row of ones.
   Value accF = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({f, oh, ow}, i32), acc, ofrs({0, 0, 0}),
-      ofrs({f, oh, ow}), ofrs({1, 1, 1}));
+      b, loc, RankedTensorType::get({f, oh, ow}, i32), acc,
+      indexAttrs(b, {0, 0, 0}), indexAttrs(b, {f, oh, ow}),
+      indexAttrs(b, {1, 1, 1}));
   Value outEmpty = tensor::EmptyOp::create(b, loc, outType.getShape(), elt);
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
@@ -597,8 +600,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
                                ArrayRef<int32_t>(offsets))));
     maps.push_back(AffineMap::get(4, 0, {d1}, ctx));
     ins.push_back(tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({oh, ow}, i32), acc, ofrs({f, 0, 0}),
-        ofrs({1, oh, ow}), ofrs({1, 1, 1})));
+        b, loc, RankedTensorType::get({oh, ow}, i32), acc,
+        indexAttrs(b, {f, 0, 0}), indexAttrs(b, {1, oh, ow}),
+        indexAttrs(b, {1, 1, 1})));
     maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
@@ -788,18 +792,12 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
       });
 
   // y[i, j] = float(acc[i, j] + off[j] * sum_k x[i, k] - za * sum_k W'[k, j]).
-  auto ofrs = [&](ArrayRef<int64_t> v) {
-    SmallVector<OpFoldResult> r;
-    for (int64_t e : v)
-      r.push_back(b.getIndexAttr(e));
-    return r;
-  };
   AffineExpr d0, d1;
   bindDims(ctx, d0, d1);
   SmallVector<Value> ins{
-      tensor::ExtractSliceOp::create(b, loc, RankedTensorType::get({m, n}, i32),
-                                     acc, ofrs({0, 0}), ofrs({m, n}),
-                                     ofrs({1, 1})),
+      tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({m, n}, i32), acc,
+          indexAttrs(b, {0, 0}), indexAttrs(b, {m, n}), indexAttrs(b, {1, 1})),
       arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(RankedTensorType::get({n}, i32),
@@ -809,8 +807,8 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
   if (iw->needSums) {
     // The row sums of A (uint8), in int32.
     Value rows = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({m, k}, i8), ap, ofrs({0, 0}),
-        ofrs({m, k}), ofrs({1, 1}));
+        b, loc, RankedTensorType::get({m, k}, i8), ap, indexAttrs(b, {0, 0}),
+        indexAttrs(b, {m, k}), indexAttrs(b, {1, 1}));
     Value init = linalg::FillOp::create(b, loc,
                                         ValueRange{arith::ConstantOp::create(
                                             b, loc, b.getI32IntegerAttr(0))},

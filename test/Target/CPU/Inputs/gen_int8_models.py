@@ -11,28 +11,11 @@ centered input is zero-padded)."""
 import os
 import sys
 
-UINT8, INT8, INT32 = 2, 3, 6
-
-
-def lcg(count, seed, lo, hi):
-    out, s = [], seed
-    for _ in range(count):
-        s = (s * 1103515245 + 12345) % (1 << 31)
-        out.append(lo + (s >> 8) % (hi - lo + 1))
-    return out
-
-
-def tensor(name, dtype, dims, vals, indent=""):
-    body = "".join(f"{indent}dims: {d}\n" for d in dims)
-    body += f"{indent}data_type: {dtype}\n"
-    body += "".join(f"{indent}int32_data: {v}\n" for v in vals)
-    return f'{indent}name: "{name}"\n' + body
-
-
-def value_info(name, dtype, dims):
-    shape = "".join(f" dim {{ dim_value: {d} }}" for d in dims)
-    return (f'  {{ name: "{name}" type {{ tensor_type {{ elem_type: {dtype} '
-            f'shape {{{shape} }} }} }} }}\n')
+# The ONNX text helpers and the value sequence of the importer's integer
+# tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "Import", "Onnx", "Inputs"))
+from gen_integer_models import INT8, INT32, UINT8, lcg, tensor, value_info  # noqa: E402
 
 
 def conv(x, xz, w, wz, c, h, wd, f, k, s, p, d):
