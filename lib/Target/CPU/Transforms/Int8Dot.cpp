@@ -374,8 +374,20 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   // their panels' lanes idle keep the f32 kernels (which pack narrow rows
   // across the plane); strides past 4 read too wide a row per vector.
   int64_t owp = llvm::alignTo(ow, kLanes);
-  if (ow * 2 < owp || sw > 4)
+  if (sw > 4)
     return std::nullopt;
+  // Narrow rows at stride 1: panels run across the flattened padded plane
+  // instead (as the f32 kernels' do), output p = oh * Wpad + ow reading
+  // input p + kh * dh * Wpad + kw * dw, the Wpad - OW last of each row
+  // computed and dropped; still at least half the lanes useful.
+  int64_t wpad = inType.getDimSize(3); // the conv's input is padded
+  int64_t planePanels = llvm::alignTo(oh * wpad, kLanes);
+  bool flat = false;
+  if (ow * 2 < owp) {
+    if (sh != 1 || sw != 1 || oh * ow * 2 < planePanels)
+      return std::nullopt;
+    flat = true;
+  }
 
   // Each filter's values: whole numbers within 255 of each other, so that
   // W' - off fits an int8 for some offset `off` per filter (uint8 weights
@@ -446,26 +458,44 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   // right so that the last panel's reads stay inside).
   Value x = slicedSource(b, loc, *src);
   auto xType = cast<RankedTensorType>(x.getType());
-  int64_t h = xType.getDimSize(2), wd = xType.getDimSize(3);
-  int64_t widthNeeded = owp * sw + (kw - 1) * dw;
-  int64_t extraW = std::max<int64_t>(0, widthNeeded - (wd + low[3] + high[3]));
+  int64_t h = xType.getDimSize(2);
+  int64_t hpad = h + low[2] + high[2];
+  int64_t extraW = 0, extraH = 0;
+  if (flat)
+    extraH = std::max<int64_t>(
+        0, llvm::divideCeil(planePanels + (kh - 1) * dh * wpad + (kw - 1) * dw,
+                            wpad) -
+               hpad);
+  else
+    extraW = std::max<int64_t>(0, owp * sw + (kw - 1) * dw - wpad);
   SmallVector<int64_t> padLow{0, 0, low[2], low[3]},
-      padHigh{0, c4 * 4 - c, high[2], high[3] + extraW};
-  SmallVector<int64_t> paddedShape{1, c4 * 4, h + low[2] + high[2],
-                                   wd + low[3] + high[3] + extraW};
+      padHigh{0, c4 * 4 - c, high[2] + extraH, high[3] + extraW};
+  SmallVector<int64_t> paddedShape{1, c4 * 4, hpad + extraH, wpad + extraW};
   Value xp =
       tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, i8), x,
                             indexAttrs(b, padLow), indexAttrs(b, padHigh), zx8);
+  // The flattened plane as one row: [1, C, 1, Hpad * Wpad].
+  if (flat) {
+    SmallVector<ReassociationIndices> r{{0}, {1}, {2, 3}};
+    int64_t len = (hpad + extraH) * wpad;
+    xp = tensor::CollapseShapeOp::create(b, loc, xp, r);
+    xp = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, c4 * 4, 1, len}, i8), xp, r);
+  }
+  // Where a tap reads: its row offset (i * rowStep) and column offset
+  // (i * rowToCol + j * dw); in the flattened plane, rows are columns.
+  int64_t rowStep = flat ? 0 : dh, rowToCol = flat ? dh * wpad : 0;
+  int64_t outRows = flat ? 1 : oh, outCols = flat ? planePanels : owp;
 
   // acc[Mp, OH, OWp]: one parallel iteration per panel (output row oh,
-  // 16 columns from q * 16).
-  int64_t q = owp / kLanes;
-  auto accType = RankedTensorType::get({mp, oh, owp}, i32);
+  // 16 columns from q * 16); flattened, acc[Mp, 1, panels * 16].
+  int64_t q = outCols / kLanes;
+  auto accType = RankedTensorType::get({mp, outRows, outCols}, i32);
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
   auto b64 = VectorType::get({4 * kLanes}, i8);
   auto acc16 = VectorType::get({kLanes}, i32);
   Value acc = hodu::cpu::tileLoop(
-      b, loc, oh * q, 1, accInit, parallel,
+      b, loc, outRows * q, 1, accInit, parallel,
       [&](OpBuilder &nb, Value t, Value, SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
         Value row = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
@@ -488,9 +518,12 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
               Value j = arith::RemUIOp::create(tb, loc, tap, idx(tb, loc, kw));
               Value y = arith::AddIOp::create(
                   tb, loc, hodu::cpu::scaledIndex(tb, loc, row, sh, 0),
-                  hodu::cpu::scaledIndex(tb, loc, i, dh, 0));
+                  hodu::cpu::scaledIndex(tb, loc, i, rowStep, 0));
               Value xs = arith::AddIOp::create(
-                  tb, loc, hodu::cpu::scaledIndex(tb, loc, col0, sw, 0),
+                  tb, loc,
+                  arith::AddIOp::create(
+                      tb, loc, hodu::cpu::scaledIndex(tb, loc, col0, sw, 0),
+                      hodu::cpu::scaledIndex(tb, loc, i, rowToCol, 0)),
                   hodu::cpu::scaledIndex(tb, loc, j, dw, 0));
               Value kgBase = hodu::cpu::scaledIndex(tb, loc, tap, c4, 0);
               auto cgLoop = scf::ForOp::create(
@@ -583,10 +616,26 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
 
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
   //                          - zx * sum_k W'[f, k]), acc[F] the row of ones.
-  Value accF = tensor::ExtractSliceOp::create(
-      b, loc, RankedTensorType::get({f, oh, ow}, i32), acc,
-      indexAttrs(b, {0, 0, 0}), indexAttrs(b, {f, oh, ow}),
-      indexAttrs(b, {1, 1, 1}));
+  // Rows [first, first + count) of acc as [count, OH, OW].
+  auto plane = [&](int64_t first, int64_t count) -> Value {
+    if (!flat)
+      return tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({count, oh, ow}, i32), acc,
+          indexAttrs(b, {first, 0, 0}), indexAttrs(b, {count, oh, ow}),
+          indexAttrs(b, {1, 1, 1}));
+    Value rows = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({count, oh * wpad}, i32), acc,
+        indexAttrs(b, {first, 0, 0}), indexAttrs(b, {count, 1, oh * wpad}),
+        indexAttrs(b, {1, 1, 1}));
+    Value grid = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({count, oh, wpad}, i32), rows,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
+    return tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({count, oh, ow}, i32), grid,
+        indexAttrs(b, {0, 0, 0}), indexAttrs(b, {count, oh, ow}),
+        indexAttrs(b, {1, 1, 1}));
+  };
+  Value accF = plane(0, f);
   Value outEmpty = tensor::EmptyOp::create(b, loc, outType.getShape(), elt);
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
@@ -599,11 +648,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
         DenseElementsAttr::get(RankedTensorType::get({f}, i32),
                                ArrayRef<int32_t>(offsets))));
     maps.push_back(AffineMap::get(4, 0, {d1}, ctx));
-    ins.push_back(tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({oh, ow}, i32), acc,
-        indexAttrs(b, {f, 0, 0}), indexAttrs(b, {1, oh, ow}),
-        indexAttrs(b, {1, 1, 1})));
-    maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx));
+    ins.push_back(plane(f, 1));
+    maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx)
+                       .insertResult(getAffineConstantExpr(0, ctx), 0));
   }
   maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
   SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
@@ -623,9 +670,10 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   conv->erase();
   return std::string(llvm::formatv(
       "int8 dot products (AVX-512 VNNI), {0}x16 register tile, {1} words "
-      "of 4 channels per column{2}",
+      "of 4 channels per column{3}{2}",
       mr, k4,
-      needSums ? ", filters offset into int8 (+ a row of input sums)" : ""));
+      needSums ? ", filters offset into int8 (+ a row of input sums)" : "",
+      flat ? ", panels across rows of the flattened plane" : ""));
 }
 
 bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {

@@ -133,8 +133,14 @@ def main():
     # int32, taken the same way.
     matmul_model(out, "matmul-large", 1, 4, 12000, 32, INT8, 100, 127, 0, 3,
                  8)
-    # Output rows of 5 columns: too narrow for panels of 16, the f32 path.
+    # Output rows of 5 columns, too narrow for panels of 16: at stride 1
+    # the panels run across the flattened plane (35 of 48 lanes used; with
+    # padding and dilation 2, 45 of 48), at stride 2 the f32 path.
     model(out, "narrow", 8, 8, 7, 7, 3, 1, 0, 1, INT8, -100, 100, 3, 9, 4)
+    model(out, "narrow-padded", 6, 12, 7, 7, 3, 1, 1, 2, UINT8, 0, 255, 90,
+          40, 9)
+    model(out, "narrow-strided", 8, 8, 8, 8, 3, 2, 1, 1, INT8, -100, 100, 0,
+          9, 10)
 
 
 if __name__ == "__main__":
