@@ -24,8 +24,8 @@ using namespace mlir;
 using namespace hodu;
 
 namespace {
-/// Per-pass times of every MLIR phase, on stderr (for profiling hoduc; the
-/// LLVM side has -time-passes).
+/// Per-pass times of every MLIR phase, on stderr (for profiling hoduc;
+/// --print-stats times LLVM's optimisation and code generation).
 llvm::cl::opt<bool> passTiming(
     "hodu-pass-timing", llvm::cl::Hidden,
     llvm::cl::desc("Print the time of each MLIR pass of every phase"));

@@ -241,11 +241,7 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
     // whose sums it does, one f32 matmul each, added in int32 (as
     // integerConv splits channels); else the matmul is in int32.
     if (!exactInF32(bound) && bt.getRank() >= 2)
-      for (int64_t p = 2; p <= std::min<int64_t>(k, 16); ++p)
-        if (exactInF32(boundOf(p))) {
-          parts = p;
-          break;
-        }
+      parts = std::max<int64_t>(fewestExactParts(k, boundOf), 1);
   } else {
     bool perRow = perVector(aZero);
     int64_t outputs = product(at.getShape()) / std::max<int64_t>(k, 1);
@@ -275,30 +271,15 @@ FailureOr<Value> integerMatmul(NodeContext &n, size_t aIn, size_t aZero,
     TRY(product, make<MatmulOp>(n, ac, bc));
     return ct == i32 ? product : n.cast(product, i32);
   }
-  // Elements [lo, hi) of dim `dim` of `v`.
-  auto slice = [&](Value v, int64_t dim, int64_t lo, int64_t hi) {
-    auto t = tensorType(v);
-    SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
-        steps(t.getRank(), 1);
-    starts[dim] = lo;
-    ends[dim] = hi;
-    return make<SliceOp>(n, v, starts, ends, steps);
-  };
-  int64_t per = llvm::divideCeil(k, parts);
-  std::optional<Value> sum;
-  for (int64_t lo = 0; lo < k; lo += per) {
-    int64_t hi = std::min(k, lo + per);
-    TRY(as, slice(ac, tensorType(ac).getRank() - 1, lo, hi));
-    TRY(bs, slice(bc, tensorType(bc).getRank() - 2, lo, hi));
-    TRY(part, make<MatmulOp>(n, as, bs));
-    Value acc = n.cast(part, i32);
-    if (sum) {
-      TRY(added, make<AddOp>(n, *sum, acc));
-      acc = added;
-    }
-    sum = acc;
-  }
-  return *sum;
+  // One f32 matmul per part of K (A's last dim, B's second to last).
+  return sumOfParts(n, k, parts,
+                    [&](int64_t lo, int64_t hi) -> FailureOr<Value> {
+                      TRY(as, sliceDim(n, ac, tensorType(ac).getRank() - 1,
+                                       lo, hi));
+                      TRY(bs, sliceDim(n, bc, tensorType(bc).getRank() - 2,
+                                       lo, hi));
+                      return make<MatmulOp>(n, as, bs);
+                    });
 }
 
 LogicalResult convertMatMulInteger(NodeContext &n) {

@@ -220,42 +220,20 @@ FailureOr<Value> integerConv(NodeContext &n, size_t xIn, size_t xZeroIn,
         [&](int64_t i) { return i / terms; });
   };
   int64_t parts = 1;
-  if (!exactInF32(boundOf(1))) {
-    parts = 0;
-    if (group == 1)
-      for (int64_t p = 2; p <= std::min<int64_t>(channels, 16) && !parts; ++p)
-        if (exactInF32(boundOf(p)))
-          parts = p;
-  }
+  if (!exactInF32(boundOf(1)))
+    parts = group == 1 ? fewestExactParts(channels, boundOf) : 0;
   Type ft = parts ? (Type)n.b.getF32Type() : (Type)n.b.getF64Type();
   TRY(xf, centered(n, x, optionalInput(n, xZeroIn), ft, -1));
   TRY(wf, centered(n, w, optionalInput(n, wZeroIn), ft, 0));
   if (parts <= 1)
     return buildConv(n, xf, wf, group);
-  // Channels [lo, hi) of dim 1 of `v`.
-  auto channelSlice = [&](Value v, int64_t lo, int64_t hi) {
-    auto t = tensorType(v);
-    SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
-        steps(t.getRank(), 1);
-    starts[1] = lo;
-    ends[1] = hi;
-    return make<SliceOp>(n, v, starts, ends, steps);
-  };
-  int64_t per = llvm::divideCeil(channels, parts);
-  std::optional<Value> sum;
-  for (int64_t lo = 0; lo < channels; lo += per) {
-    int64_t hi = std::min(channels, lo + per);
-    TRY(xs, channelSlice(xf, lo, hi));
-    TRY(ws, channelSlice(wf, lo, hi));
-    TRY(part, buildConv(n, xs, ws, 1));
-    Value acc = n.cast(part, n.b.getI32Type());
-    if (sum) {
-      TRY(added, make<AddOp>(n, *sum, acc));
-      acc = added;
-    }
-    sum = acc;
-  }
-  return *sum;
+  // One f32 convolution per part of the channels (dim 1 of both).
+  return sumOfParts(n, channels, parts,
+                    [&](int64_t lo, int64_t hi) -> FailureOr<Value> {
+                      TRY(xs, sliceDim(n, xf, 1, lo, hi));
+                      TRY(ws, sliceDim(n, wf, 1, lo, hi));
+                      return buildConv(n, xs, ws, 1);
+                    });
 }
 
 LogicalResult convertConvInteger(NodeContext &n) {

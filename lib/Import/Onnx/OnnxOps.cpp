@@ -101,12 +101,19 @@ FailureOr<Value> hodu::onnx_import::takeAt(NodeContext &n, Value v,
     shape.erase(shape.begin() + dim);
     return n.reshape(v, shape);
   }
+  TRY(sl, sliceDim(n, v, dim, i, i + 1));
+  return make<SqueezeOp>(n, sl, ArrayRef<int64_t>{dim});
+}
+
+FailureOr<Value> hodu::onnx_import::sliceDim(NodeContext &n, Value v,
+                                             int64_t dim, int64_t lo,
+                                             int64_t hi) {
+  auto t = tensorType(v);
   SmallVector<int64_t> starts(t.getRank(), 0), ends(t.getShape()),
       steps(t.getRank(), 1);
-  starts[dim] = i;
-  ends[dim] = i + 1;
-  TRY(sl, make<SliceOp>(n, v, starts, ends, steps));
-  return make<SqueezeOp>(n, sl, ArrayRef<int64_t>{dim});
+  starts[dim] = lo;
+  ends[dim] = hi;
+  return make<SliceOp>(n, v, starts, ends, steps);
 }
 
 Value hodu::onnx_import::broadcastTo(NodeContext &n, Value v,
@@ -182,6 +189,31 @@ double hodu::onnx_import::integerDotBound(
     largest = std::max(largest, s);
   }
   return xBound * largest;
+}
+
+int64_t hodu::onnx_import::fewestExactParts(
+    int64_t size, function_ref<double(int64_t)> boundOf) {
+  for (int64_t p = 2; p <= std::min<int64_t>(size, 16); ++p)
+    if (exactInF32(boundOf(p)))
+      return p;
+  return 0;
+}
+
+FailureOr<Value> hodu::onnx_import::sumOfParts(
+    NodeContext &n, int64_t size, int64_t parts,
+    function_ref<FailureOr<Value>(int64_t, int64_t)> part) {
+  int64_t per = llvm::divideCeil(size, parts);
+  std::optional<Value> sum;
+  for (int64_t lo = 0; lo < size; lo += per) {
+    TRY(p, part(lo, std::min(size, lo + per)));
+    Value acc = n.cast(p, n.b.getI32Type());
+    if (sum) {
+      TRY(added, make<AddOp>(n, *sum, acc));
+      acc = added;
+    }
+    sum = acc;
+  }
+  return *sum;
 }
 
 SmallVector<int64_t> hodu::onnx_import::nonzeroPositions(const ConstantView &c) {

@@ -108,6 +108,19 @@ double integerDotBound(NodeContext &n, double xBound, size_t wInput,
                        llvm::function_ref<int64_t(int64_t)> zeroOf);
 /// Whether integer sums bounded by `bound` are exact in f32.
 inline bool exactInF32(double bound) { return bound <= double(1 << 24); }
+/// The fewest parts, 2 to min(`size`, 16), of a sum over `size` terms (a
+/// convolution's channels, a matmul's K) whose sums `boundOf(parts)` are
+/// each exact in f32; 0 if none.
+int64_t fewestExactParts(int64_t size,
+                         llvm::function_ref<double(int64_t)> boundOf);
+/// The sum in int32 of `part(lo, hi)` (an f32 integer product over terms
+/// [lo, hi) of `size`) over `parts` equal parts of the terms.
+mlir::FailureOr<mlir::Value> sumOfParts(
+    NodeContext &n, int64_t size, int64_t parts,
+    llvm::function_ref<mlir::FailureOr<mlir::Value>(int64_t, int64_t)> part);
+/// Elements [lo, hi) of dim `dim` of `v` (a hodu.slice).
+mlir::FailureOr<mlir::Value> sliceDim(NodeContext &n, mlir::Value v,
+                                      int64_t dim, int64_t lo, int64_t hi);
 /// Float `y` (whole numbers) clamped to the range of integer type `qe` (at
 /// most 32 bits) and cast to it: QuantizeLinear's saturation.
 mlir::FailureOr<mlir::Value> saturateToInteger(NodeContext &n, mlir::Value y,

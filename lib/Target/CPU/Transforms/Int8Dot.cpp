@@ -268,6 +268,50 @@ int8Weights(int64_t outputs, int64_t terms,
   return r;
 }
 
+/// The result of an int8 product: y = acc + off * inputSums - zx * sum W'
+/// per element, as `type` (float: converted; int32: as it is). `acc` is
+/// read through `accMap`, the per-output constants (`w.sums`, `w.offsets`)
+/// through `outputMap`, `inputSums` (with offsets only) through `inputMap`.
+Value correctedSums(OpBuilder &b, Location loc, RankedTensorType type,
+                    Value acc, AffineMap accMap, const Int8Weights &w,
+                    AffineMap outputMap, Value inputSums, AffineMap inputMap,
+                    Value zx32) {
+  auto constants = [&](ArrayRef<int32_t> values) -> Value {
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            RankedTensorType::get({int64_t(values.size())}, b.getI32Type()),
+            values));
+  };
+  SmallVector<Value> ins{acc, constants(w.sums)};
+  SmallVector<AffineMap> maps{accMap, outputMap};
+  if (w.needSums) {
+    ins.append({constants(w.offsets), inputSums});
+    maps.append({outputMap, inputMap});
+  }
+  int64_t rank = type.getRank();
+  maps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+  Type elt = type.getElementType();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(), elt);
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ins, ValueRange{empty}, maps,
+             SmallVector<utils::IteratorType>(rank,
+                                              utils::IteratorType::parallel),
+             [&](OpBuilder &gb, Location l, ValueRange args) {
+               Value sum = args[0];
+               if (w.needSums)
+                 sum = arith::AddIOp::create(
+                     gb, l, sum,
+                     arith::MulIOp::create(gb, l, args[2], args[3]));
+               Value corr = arith::MulIOp::create(gb, l, zx32, args[1]);
+               Value s = arith::SubIOp::create(gb, l, sum, corr);
+               if (isa<FloatType>(elt))
+                 s = arith::SIToFPOp::create(gb, l, elt, s);
+               linalg::YieldOp::create(gb, l, s);
+             })
+      .getResult(0);
+}
+
 /// Whether `init` (a conv's or matmul's output operand) is a fill of 0.
 bool startsAtZero(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
@@ -370,9 +414,8 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
           dw = dilations[1];
-  // Panels of 16 output columns: rows that would leave more than half of
-  // their panels' lanes idle keep the f32 kernels (which pack narrow rows
-  // across the plane); strides past 4 read too wide a row per vector.
+  // Panels of 16 output columns of one row; strides past 4 read too wide a
+  // row per vector.
   int64_t owp = llvm::alignTo(ow, kLanes);
   if (sw > 4)
     return std::nullopt;
@@ -399,7 +442,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       f, terms, [&](int64_t o, int64_t k) { return (*w)[o * terms + k]; });
   if (!iw)
     return std::nullopt;
-  SmallVector<int32_t> &offsets = iw->offsets, &sums = iw->sums;
+  ArrayRef<int32_t> offsets = iw->offsets;
   bool needSums = iw->needSums;
 
   // Register blocks of at most 16 rows (the filters, then the row of ones
@@ -444,10 +487,6 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       DenseResourceElementsAttr::get(
           RankedTensorType::get({blocks, k4, mr}, i32), "hodu_packed_int8",
           std::move(packed)));
-  Value sumCst = arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(RankedTensorType::get({f}, i32),
-                             ArrayRef<int32_t>(sums)));
 
   // The zero point, as i8 (the padding) and i32 (the correction).
   Value zx8 = zeroPoint(b, loc, *src);
@@ -635,38 +674,14 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
         indexAttrs(b, {0, 0, 0}), indexAttrs(b, {count, oh, ow}),
         indexAttrs(b, {1, 1, 1}));
   };
-  Value accF = plane(0, f);
-  Value outEmpty = tensor::EmptyOp::create(b, loc, outType.getShape(), elt);
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
-  SmallVector<Value> ins{accF, sumCst};
-  SmallVector<AffineMap> maps{AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-                              AffineMap::get(4, 0, {d1}, ctx)};
-  if (needSums) {
-    ins.push_back(arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({f}, i32),
-                               ArrayRef<int32_t>(offsets))));
-    maps.push_back(AffineMap::get(4, 0, {d1}, ctx));
-    ins.push_back(plane(f, 1));
-    maps.push_back(AffineMap::get(4, 0, {d2, d3}, ctx)
-                       .insertResult(getAffineConstantExpr(0, ctx), 0));
-  }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(4, ctx));
-  SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
-  auto result = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ins, ValueRange{outEmpty}, maps, iters,
-      [&](OpBuilder &gb, Location l, ValueRange args) {
-        Value sum = args[0];
-        if (needSums)
-          sum = arith::AddIOp::create(
-              gb, l, sum, arith::MulIOp::create(gb, l, args[2], args[3]));
-        Value corr = arith::MulIOp::create(gb, l, zx32, args[1]);
-        Value s = arith::SubIOp::create(gb, l, sum, corr);
-        Value fl = arith::SIToFPOp::create(gb, l, elt, s);
-        linalg::YieldOp::create(gb, l, fl);
-      });
-  conv->getResult(0).replaceAllUsesWith(result.getResult(0));
+  Value result = correctedSums(
+      b, loc, outType, plane(0, f), AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+      *iw, AffineMap::get(4, 0, {d1}, ctx),
+      iw->needSums ? plane(f, 1) : Value(),
+      AffineMap::get(4, 0, {getAffineConstantExpr(0, ctx), d2, d3}, ctx), zx32);
+  conv->getResult(0).replaceAllUsesWith(result);
   conv->erase();
   return std::string(llvm::formatv(
       "int8 dot products (AVX-512 VNNI), {0}x16 register tile, {1} words "
@@ -842,16 +857,7 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
   // y[i, j] = float(acc[i, j] + off[j] * sum_k x[i, k] - za * sum_k W'[k, j]).
   AffineExpr d0, d1;
   bindDims(ctx, d0, d1);
-  SmallVector<Value> ins{
-      tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({m, n}, i32), acc,
-          indexAttrs(b, {0, 0}), indexAttrs(b, {m, n}), indexAttrs(b, {1, 1})),
-      arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(RankedTensorType::get({n}, i32),
-                                 ArrayRef<int32_t>(iw->sums)))};
-  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(2, ctx),
-                              AffineMap::get(2, 0, {d1}, ctx)};
+  Value rowSums;
   if (iw->needSums) {
     // The row sums of A (uint8), in int32.
     Value rows = tensor::ExtractSliceOp::create(
@@ -863,7 +869,7 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
                                         ValueRange{tensor::EmptyOp::create(
                                             b, loc, ArrayRef<int64_t>{m}, i32)})
                      .getResult(0);
-    Value rowSums =
+    rowSums =
         linalg::GenericOp::create(
             b, loc, TypeRange{init.getType()}, ValueRange{rows},
             ValueRange{init},
@@ -878,31 +884,16 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
                   arith::AddIOp::create(gb, l, args[1], wide).getResult());
             })
             .getResult(0);
-    ins.push_back(arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(RankedTensorType::get({n}, i32),
-                               ArrayRef<int32_t>(iw->offsets))));
-    maps.push_back(AffineMap::get(2, 0, {d1}, ctx));
-    ins.push_back(rowSums);
-    maps.push_back(AffineMap::get(2, 0, {d0}, ctx));
   }
-  maps.push_back(AffineMap::getMultiDimIdentityMap(2, ctx));
-  Value outEmpty = tensor::EmptyOp::create(b, loc, cType.getShape(), elt);
-  auto result = linalg::GenericOp::create(
-      b, loc, TypeRange{cType}, ins, ValueRange{outEmpty}, maps,
-      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-      [&](OpBuilder &gb, Location l, ValueRange args) {
-        Value sum = args[0];
-        if (iw->needSums)
-          sum = arith::AddIOp::create(
-              gb, l, sum, arith::MulIOp::create(gb, l, args[2], args[3]));
-        Value corr = arith::MulIOp::create(gb, l, zx32, args[1]);
-        Value s = arith::SubIOp::create(gb, l, sum, corr);
-        if (isa<FloatType>(elt))
-          s = arith::SIToFPOp::create(gb, l, elt, s);
-        linalg::YieldOp::create(gb, l, s);
-      });
-  mm->getResult(0).replaceAllUsesWith(result.getResult(0));
+  Value result = correctedSums(
+      b, loc, cType,
+      tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({m, n}, i32), acc,
+          indexAttrs(b, {0, 0}), indexAttrs(b, {m, n}), indexAttrs(b, {1, 1})),
+      AffineMap::getMultiDimIdentityMap(2, ctx), *iw,
+      AffineMap::get(2, 0, {d1}, ctx), rowSums, AffineMap::get(2, 0, {d0}, ctx),
+      zx32);
+  mm->getResult(0).replaceAllUsesWith(result);
   mm->erase();
   return true;
 }

@@ -1005,17 +1005,16 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       convToIm2colMatmul(conv);
       record(loc, "im2col copy + matmul");
     }
-    // Matmuls of 8-bit integers (MatMulInteger, QLinearMatMul) on VNNI.
-    if (int8Dot) {
-      SmallVector<linalg::MatmulOp> matmuls;
-      module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
-      for (linalg::MatmulOp mm : matmuls)
-        if (!mm->hasAttr(kIm2col))
-          (void)hodu::cpu::matmulToInt8Dot(mm, parallel);
-    }
     {
       SmallVector<linalg::MatmulOp> matmuls;
       module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
+      // Matmuls of 8-bit integers (MatMulInteger, QLinearMatMul) on VNNI,
+      // first: the rest below is for float ones.
+      if (int8Dot)
+        llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
+          return !mm->hasAttr(kIm2col) &&
+                 hodu::cpu::matmulToInt8Dot(mm, parallel);
+        });
       for (linalg::MatmulOp &mm : matmuls)
         if (!mm->hasAttr(kIm2col))
           if (linalg::MatmulOp wide = padMatmulColumns(mm, tile.lanes))
