@@ -71,6 +71,10 @@ except OSError:
     flags = []
 if "avx512_vnni" in flags and "avx512bw" in flags:
     config.available_features.add("cpu-avx512vnni")
+    # And AMX-INT8 tiles (Int8Dot.cpp, AmxTiles.cpp), which the artifact
+    # asks Linux for at run time.
+    if "amx_int8" in flags and "amx_tile" in flags:
+        config.available_features.add("cpu-amx")
 
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):

@@ -65,6 +65,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("The target has AVX-512 VNNI and BW: 8-bit integer "
                      "convolutions on int8 dot products"),
       llvm::cl::init(false)};
+  Option<bool> amx{
+      *this, "amx",
+      llvm::cl::desc("The target has AMX-INT8 and runs Linux: int8 matmuls "
+                     "on tiles where the OS grants them, VNNI otherwise"),
+      llvm::cl::init(false)};
   Option<std::string> winograd{
       *this, "winograd",
       llvm::cl::desc("Winograd 3x3 convolutions: auto, f2 or off"),
@@ -81,6 +86,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(false)};
 };
 
+/// Tests of the VNNI branch of AMX matmuls on a host that grants AMX.
+llvm::cl::opt<bool> amxFallback(
+    "hodu-amx-fallback", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: the artifact's AMX check answers no without asking "
+                   "the OS, so that its int8 matmuls take their VNNI "
+                   "kernels (for tests)"));
+
 /// What the phase builders need; the named pipelines' options and hoduc's
 /// request both become this.
 struct CPUPipelineConfig {
@@ -88,15 +100,16 @@ struct CPUPipelineConfig {
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
   bool int8Dot = false;
+  bool amx = false;
   std::string winograd = "auto";
   bool exportAlias = true;
   bool library = false;
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
-  return {o.optLevel,         o.vectorBits,          o.vectorRegisters,
-          o.int8Dot,          o.winograd.getValue(), o.exportAlias,
-          o.library};
+  return {o.optLevel, o.vectorBits,  o.vectorRegisters,
+          o.int8Dot,  o.amx,         o.winograd.getValue(),
+          o.exportAlias, o.library};
 }
 
 
@@ -116,7 +129,8 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
     p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
          " vector-registers=" + std::to_string(o.vectorRegisters) +
          " winograd=" + o.winograd +
-         (o.int8Dot ? " int8-dot=1" : "") + "},canonicalize,";
+         (o.int8Dot ? " int8-dot=1" : "") +
+         (o.int8Dot && o.amx ? " amx=1" : "") + "},canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
   if (o.optLevel >= 2)
@@ -142,6 +156,12 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "buffer-deallocation-pipeline,"
              "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
+         // After the memory plan, which sees the marked generics' operands
+         // as used there (the tile loops use them through addresses).
+         (o.optLevel >= 2 && o.amx
+              ? std::string("hodu-cpu-amx-tiles") +
+                    (amxFallback ? "{ask-os=false}," : ",")
+              : std::string()) +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
          "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies" +
          (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels)" : "");
@@ -278,6 +298,7 @@ private:
     o.vectorBits = shape.vectorBits;
     o.vectorRegisters = shape.vectorRegisters;
     o.int8Dot = shape.int8Dot;
+    o.amx = shape.amx;
     return o;
   }
 };

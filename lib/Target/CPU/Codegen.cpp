@@ -118,6 +118,10 @@ cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
     shape.vectorBits = 512;
   shape.int8Dot = tm.getTargetTriple().isX86() &&
                   sti->checkFeatures("+avx512vnni,+avx512bw");
+  shape.amx = shape.int8Dot &&
+              tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
+              tm.getTargetTriple().isOSLinux() &&
+              sti->checkFeatures("+amx-int8,+amx-tile");
   if (shape.vectorBits < 128)
     shape.vectorBits = 128;
   if (shape.vectorRegisters == 0)

@@ -181,6 +181,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "Direct vector kernels for grouped and depthwise convolutions">,
     Option<"int8Dot", "int8-dot", "bool", "false",
            "Convolutions and matmuls of 8-bit integers (a uint8 input less its zero point, a constant filter or B of whole numbers) in int32 with AVX-512 VNNI dot products; the target must have avx512vnni and avx512bw">,
+    Option<"amx", "amx", "bool", "false",
+           "With int8-dot: int8 matmuls of at least 4 rows on AMX tiles (tdpbusd) where the OS grants them at run time (Linux), the VNNI kernels otherwise; the target must have amx-int8 and amx-tile">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",
            "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
   ];
@@ -188,7 +190,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
     "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
     "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",
-    "mlir::affine::AffineDialect"
+    "mlir::affine::AffineDialect", "mlir::bufferization::BufferizationDialect",
+    "mlir::func::FuncDialect"
   ];
 }
 
@@ -518,6 +521,49 @@ def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
     "mlir::vector::VectorDialect", "mlir::memref::MemRefDialect",
     "mlir::arith::ArithDialect", "mlir::affine::AffineDialect"
   ];
+}
+
+def CpuAmxTiles : Pass<"hodu-cpu-amx-tiles", "mlir::ModuleOp"> {
+  let summary = "Int8 matmul panels on AMX tiles, after bufferization (CPU)";
+  let description = [{
+    `hodu-cpu-vectorize{int8-dot amx}` writes each column panel of an int8
+    matmul (`uitofp(x) - zx` by a constant B of whole numbers, at least 4
+    rows) as one `linalg.generic` marked `hodu.amx_tiles`:
+    ```mlir
+    %acc = linalg.generic {indexing_maps = [(i, l, g, j) -> (i, 4 * g + j),
+        (i, l, g, j) -> (g, l, j), (i, l, g, j) -> (i, l)], ...}
+        ins(%x, %panel : tensor<64x1024xi8>, tensor<256x32x4xi8>)
+        outs(%empty : tensor<64x32xi32>) {hodu.amx_tiles} {
+      ^bb0(%a: i8, %w: i8, %c: i32):  // c + zext(a) * sext(w)
+    }
+    ```
+    inside an `scf.if` on `func.call @__hodu_amx_ready()` whose other
+    branch is the VNNI kernel of the same sums. The tensor passes leave
+    the marked op alone. After bufferization (and memory planning) this
+    pass turns each into loops of AMX instructions on the buffers'
+    addresses: `ldtilecfg` (16 x 64-byte tiles), then per pair of 16-row
+    tiles of x and per 16 words of K two `tileloadd` of x, one or two of
+    the packed B (its 32-column panel is two tiles, row stride 128 bytes),
+    `tdpbusd` into up to four int32 accumulator tiles, and `tilestored`
+    into the output; the sums start at zero (the output is not read).
+    The instructions are LLVM's register-numbered intrinsics
+    (`llvm.x86.tileloadd64` with an immediate tile), so that LLVM inserts
+    no `tilerelease`, after which the next tile instruction is slow.
+
+    It also defines `@__hodu_amx_ready`, declared by hodu-cpu-vectorize:
+    on its first call it asks Linux for the tile data registers
+    (`arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA)`, a `syscall` in
+    inline assembly) and keeps the answer in a global; the VNNI branch
+    runs where the answer is no (kernels before 5.16, CPUs without AMX).
+  }];
+  let options = [
+    Option<"askOS", "ask-os", "bool", "true",
+           "@__hodu_amx_ready asks the OS; false: it answers no without asking (the VNNI branch, for tests: hoduc --hodu-amx-fallback)">,
+  ];
+  let dependentDialects = ["mlir::memref::MemRefDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect",
+                           "mlir::LLVM::LLVMDialect"];
 }
 
 def CpuPrefetchPanels : Pass<"hodu-cpu-prefetch-panels", "mlir::func::FuncOp"> {

@@ -30,12 +30,26 @@
 // an offset column's correction uses x's row sums. The importer's int32
 // form (sums past 2^24) is taken the same way.
 //
+// Where the target has AMX (amx-int8, Linux), a matmul of at least
+// kAmxMinRows rows computes its panels with tile instructions instead
+// (tdpbusd: a 16 x 64 uint8 tile by a 16 x 64 int8 tile of words, 16384
+// multiply-adds): the same packed B, each panel of 32 columns two tiles of
+// 16 (row stride 128 bytes), read as 16 words at a time; x padded to whole
+// tiles (16 rows, 64 bytes of K). At tensor level a panel is one
+// linalg.generic marked kAmxTiles, which hodu-cpu-amx-tiles turns into tile
+// loads, products and stores after bufferization. Whether the OS lets the
+// process use the tile registers (Linux asks each process to request them)
+// is asked at run time, once, by @__hodu_amx_ready; where it says no, the
+// VNNI kernels above run instead (both are in the artifact).
+//
 //===----------------------------------------------------------------------===//
 
 #include "Int8Dot.h"
 #include "TileLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -53,6 +67,13 @@ namespace {
 
 constexpr int64_t kLanes = 16;   // int32 lanes of a 512-bit vector
 constexpr int64_t kMaxRows = 16; // accumulators of a register block
+// AMX: a tile is 16 rows of 64 bytes (K: 16 words of 4 bytes; an int32
+// accumulator: 16 columns). Below kAmxMinRows rows of x, the padding to 16
+// costs more than the tiles gain over VNNI (a quarter of the rows used is
+// about VNNI's peak).
+constexpr int64_t kTileRows = 16;
+constexpr int64_t kAmxMinRows = 4;
+constexpr int64_t kAmxGroups = 8; // most panel groups of one matmul
 
 /// The single op of `g`'s body before its yield, if it has exactly one and
 /// the yield returns it.
@@ -691,26 +712,40 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       flat ? ", panels across rows of the flattened plane" : ""));
 }
 
-bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
+/// The declaration of @__hodu_amx_ready (defined by hodu-cpu-amx-tiles).
+func::FuncOp amxReadyDecl(Operation *from) {
+  auto module = from->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<func::FuncOp>(hodu::cpu::kAmxReady))
+    return f;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto f = func::FuncOp::create(
+      b, module.getLoc(), hodu::cpu::kAmxReady,
+      b.getFunctionType({}, {b.getI1Type()}));
+  f.setPrivate();
+  return f;
+}
+
+std::optional<std::string>
+hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
   if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
-    return false;
+    return std::nullopt;
   auto aType = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
   auto bType = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
   auto cType = dyn_cast<RankedTensorType>(mm->getResult(0).getType());
   if (!aType || !bType || !cType || !aType.hasStaticShape() ||
       !bType.hasStaticShape() || !cType.hasStaticShape())
-    return false;
+    return std::nullopt;
   // Float (sums exact in f32) or int32: the importer's two forms.
   Type elt = cType.getElementType();
   if (!(isa<Float32Type, Float64Type>(elt) || elt.isInteger(32)) ||
       aType.getElementType() != elt || bType.getElementType() != elt ||
       !startsAtZero(mm.getOutputs()[0]))
-    return false;
+    return std::nullopt;
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
           n = bType.getDimSize(1);
   // Too little to pay for the packing of A.
   if (k < 16 || n < kLanes)
-    return false;
+    return std::nullopt;
 
   // A: uitofp(x) - za, possibly collapsed from a batch of rows.
   Value a = mm.getInputs()[0];
@@ -721,14 +756,14 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
   }
   std::optional<Uint8Input> src = matchUint8Input(a);
   if (!src)
-    return false;
+    return std::nullopt;
   std::optional<std::vector<double>> w = constantValues(mm.getInputs()[1]);
   if (!w)
-    return false;
+    return std::nullopt;
   std::optional<Int8Weights> iw =
       int8Weights(n, k, [&](int64_t o, int64_t t) { return (*w)[t * n + o]; });
   if (!iw)
-    return false;
+    return std::nullopt;
 
   // Panels of 32 columns (two vectors) where N has them, else 16; row
   // blocks of up to 12 rows (2 x 12 accumulators, two B vectors and a
@@ -738,6 +773,16 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
   int64_t blocks = llvm::divideCeil(m, vecs == 2 ? 12 : kMaxRows);
   int64_t mr = llvm::divideCeil(m, blocks), mp = blocks * mr;
   int64_t k4 = llvm::divideCeil(k, 4);
+  // AMX: K in whole tiles (16 words), rows in whole tiles (the VNNI
+  // kernels read the same padded x and packed B: zeros past K and M).
+  // (x and the sums have `rows` rows: the VNNI kernels' mp, the tiles'
+  // mt, whichever is more.)
+  bool tiles = amx && m >= kAmxMinRows;
+  int64_t mt = llvm::alignTo(m, kTileRows), rows = mp;
+  if (tiles) {
+    k4 = llvm::alignTo(k4, kTileRows);
+    rows = std::max(mp, mt);
+  }
 
   // Bp[panel, word, column * 4 + byte] = W'[4 word + byte, column] - off.
   AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
@@ -777,9 +822,9 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
     x = tensor::CollapseShapeOp::create(b, loc, x, collapse);
   Value zero8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, 0));
   Value ap = tensor::PadOp::create(
-      b, loc, RankedTensorType::get({mp, 4 * k4}, i8), x,
+      b, loc, RankedTensorType::get({rows, 4 * k4}, i8), x,
       ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(mp - m),
+      ArrayRef<OpFoldResult>{b.getIndexAttr(rows - m),
                              b.getIndexAttr(4 * k4 - k)},
       zero8);
 
@@ -787,9 +832,21 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
   auto acc16 = VectorType::get({kLanes}, i32);
   auto word4 = VectorType::get({4}, i8);
   auto word1 = VectorType::get({1}, i32);
+  // The sums, [rows, np]: both kernels write into the same tensor, so that
+  // neither branch of the choice below needs a buffer of its own (which
+  // would be allocated on every run). An alloc_tensor, not a tensor.empty:
+  // CSE would merge the empty tensors of two such matmuls (K parts), and
+  // the second, writing what the first's result still holds, would then
+  // bufferize out of place, in its branches.
   Value accInit =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{mp, np}, i32);
-  Value acc = hodu::cpu::tileLoop(
+      tiles ? bufferization::AllocTensorOp::create(
+                  b, loc, RankedTensorType::get({rows, np}, i32), ValueRange{})
+                  .getResult()
+            : tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, np}, i32)
+                  .getResult();
+  // The VNNI kernels: rows [0, mp).
+  auto vnni = [&](OpBuilder &b) -> Value {
+  return hodu::cpu::tileLoop(
       b, loc, panels, 1, accInit, parallel,
       [&](OpBuilder &nb, Value p, Value, SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
@@ -853,6 +910,91 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
             });
         return blockLoop.getResult(0);
       });
+  };
+
+  // The AMX kernels: per group of pc panels one marked generic,
+  //   acc[i, p nr + l] = sum_(g, j) zext(ap[i, 4 g + j]) * sext(bp[p, g, l, j])
+  // over all rows, which hodu-cpu-amx-tiles computes tile by tile (its
+  // output is written, not read: the sums start at zero). The groups (at
+  // most kAmxGroups, over threads) amortise the tile configuration, which
+  // each group loads once (ldtilecfg costs about as much as a panel).
+  auto amxTiles = [&](OpBuilder &b) -> Value {
+    // x's first mt rows (whole tiles).
+    Value xt = ap;
+    if (mt != rows)
+      xt = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({mt, 4 * k4}, i8), ap,
+          indexAttrs(b, {0, 0}), indexAttrs(b, {mt, 4 * k4}),
+          indexAttrs(b, {1, 1}));
+    int64_t groups = 1;
+    for (int64_t g = std::min(panels, kAmxGroups); g >= 1; --g)
+      if (panels % g == 0) {
+        groups = g;
+        break;
+      }
+    int64_t pc = panels / groups;
+    Value words = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({panels, k4, nr, 4}, i8), bp,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return hodu::cpu::tileLoop(
+        b, loc, groups, 1, accInit, parallel,
+        [&](OpBuilder &nb, Value q, Value, SmallVector<OpFoldResult> &offsets,
+            SmallVector<OpFoldResult> &sizes) -> Value {
+          offsets = {nb.getIndexAttr(0),
+                     arith::MulIOp::create(nb, loc, q, idx(nb, loc, pc * nr))
+                         .getResult()};
+          sizes = {nb.getIndexAttr(mt), nb.getIndexAttr(pc * nr)};
+          Value group = tensor::ExtractSliceOp::create(
+              nb, loc, RankedTensorType::get({pc, k4, nr, 4}, i8), words,
+              ArrayRef<OpFoldResult>{
+                  arith::MulIOp::create(nb, loc, q, idx(nb, loc, pc))
+                      .getResult(),
+                  nb.getIndexAttr(0), nb.getIndexAttr(0), nb.getIndexAttr(0)},
+              indexAttrs(nb, {pc, k4, nr, 4}), indexAttrs(nb, {1, 1, 1, 1}));
+          Value out = tensor::EmptyOp::create(
+              nb, loc, ArrayRef<int64_t>{mt, pc * nr}, i32);
+          AffineExpr i, p, l, g, j;
+          bindDims(ctx, i, p, l, g, j);
+          auto generic = linalg::GenericOp::create(
+              nb, loc, TypeRange{out.getType()}, ValueRange{xt, group},
+              ValueRange{out},
+              ArrayRef<AffineMap>{AffineMap::get(5, 0, {i, g * 4 + j}, ctx),
+                                  AffineMap::get(5, 0, {p, g, l, j}, ctx),
+                                  AffineMap::get(5, 0, {i, p * nr + l}, ctx)},
+              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction,
+                                            utils::IteratorType::reduction},
+              [&](OpBuilder &gb, Location l, ValueRange args) {
+                Value prod = arith::MulIOp::create(
+                    gb, l, arith::ExtUIOp::create(gb, l, i32, args[0]),
+                    arith::ExtSIOp::create(gb, l, i32, args[1]));
+                linalg::YieldOp::create(
+                    gb, l, arith::AddIOp::create(gb, l, args[2], prod)
+                               .getResult());
+              });
+          generic->setAttr(hodu::cpu::kAmxTiles, nb.getUnitAttr());
+          return generic.getResult(0);
+        });
+  };
+
+  Value acc;
+  if (tiles) {
+    func::FuncOp ready = amxReadyDecl(mm);
+    Value ok = func::CallOp::create(b, loc, ready, ValueRange{}).getResult(0);
+    acc = scf::IfOp::create(
+              b, loc, ok,
+              [&](OpBuilder &tb, Location) {
+                scf::YieldOp::create(tb, loc, amxTiles(tb));
+              },
+              [&](OpBuilder &eb, Location) {
+                scf::YieldOp::create(eb, loc, vnni(eb));
+              })
+              .getResult(0);
+  } else {
+    acc = vnni(b);
+  }
 
   // y[i, j] = float(acc[i, j] + off[j] * sum_k x[i, k] - za * sum_k W'[k, j]).
   AffineExpr d0, d1;
@@ -895,5 +1037,14 @@ bool hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel) {
       zx32);
   mm->getResult(0).replaceAllUsesWith(result);
   mm->erase();
-  return true;
+  std::string what = llvm::formatv(
+      "int8 dot products (AVX-512 VNNI), {0}x{1} register tile, {2} words "
+      "of 4 bytes of K{3}",
+      mr, nr, k4, iw->needSums ? ", columns offset into int8 (+ row sums)" : "");
+  if (tiles)
+    what = llvm::formatv("int8 AMX tiles, {0} panel(s) of {1} columns, {2} "
+                         "rows in tiles of 16 (the VNNI kernels where the OS "
+                         "refuses the tiles: {3})",
+                         panels, nr, mt, what);
+  return what;
 }

@@ -22,6 +22,15 @@ namespace hodu::cpu {
 /// turns into one vpdpbusd.
 inline constexpr char kInt8Dot[] = "hodu.int8_dot";
 
+/// Marks the linalg.generic of one panel of an int8 matmul on AMX tiles
+/// (Int8Dot.cpp), which the tensor passes leave alone and hodu-cpu-amx-tiles
+/// lowers to tile instructions after bufferization.
+inline constexpr char kAmxTiles[] = "hodu.amx_tiles";
+
+/// The function an artifact asks, at run time, whether the OS lets it use
+/// the AMX tile registers (hodu-cpu-amx-tiles defines it).
+inline constexpr char kAmxReady[] = "__hodu_amx_ready";
+
 /// Rewrites `conv`, a batch-1 float convolution of uitofp(x) - zx (x uint8,
 /// zx a uint8 scalar, zero padding) by a constant filter of whole numbers
 /// that fit an int8, into int32 sums of AVX-512 VNNI dot products (see
@@ -36,9 +45,13 @@ std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
 /// constant [K, N] of whole numbers, each column's within 255 of each other,
 /// into int32 sums of AVX-512 VNNI dot products: the columns packed as int8
 /// words at compile time, panels of 32 (or 16) columns over threads, row
-/// blocks of rows of x broadcast 4 bytes at a time. False (`mm` unchanged)
-/// when it does not apply. The caller checks the target.
-bool matmulToInt8Dot(mlir::linalg::MatmulOp mm, bool parallel);
+/// blocks of rows of x broadcast 4 bytes at a time. With `amx` (the target
+/// has AMX-INT8 and asks Linux for it), matmuls of enough rows use tile
+/// instructions where the OS allows them at run time, the VNNI kernels
+/// where it does not. Returns the strategy's description, or none (`mm`
+/// unchanged) when it does not apply. The caller checks the target.
+std::optional<std::string> matmulToInt8Dot(mlir::linalg::MatmulOp mm,
+                                           bool parallel, bool amx);
 
 } // namespace hodu::cpu
 

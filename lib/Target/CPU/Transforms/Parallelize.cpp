@@ -8,6 +8,7 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "Int8Dot.h"
 #include "TransformScript.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -50,6 +51,7 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
     hodu::cpu::TransformScript script(module);
     module.walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
+          op->hasAttr(hodu::cpu::kAmxTiles) ||
           !op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
           op->getNumResults() == 0)
         return;

@@ -19,6 +19,8 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -1012,8 +1014,14 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       // first: the rest below is for float ones.
       if (int8Dot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
-          return !mm->hasAttr(kIm2col) &&
-                 hodu::cpu::matmulToInt8Dot(mm, parallel);
+          if (mm->hasAttr(kIm2col))
+            return false;
+          Location loc = mm.getLoc();
+          std::optional<std::string> what =
+              hodu::cpu::matmulToInt8Dot(mm, parallel, amx);
+          if (what)
+            record(loc, *what);
+          return what.has_value();
         });
       for (linalg::MatmulOp &mm : matmuls)
         if (!mm->hasAttr(kIm2col))

@@ -109,6 +109,8 @@ windowForms(AffineMap map, ArrayRef<int64_t> newDim,
 ///   out[n,c,i,j] = max(x[n,c,2i,2j], x[n,c,2i,2j+1], x[n,c,2i+1,2j], ...)
 /// where each x[n,c,2i+a,2j+b] is slice(x, [0,0,a,b], strides [1,1,2,2]).
 void unrollSmallWindow(linalg::GenericOp op, int64_t maxPositions) {
+  if (op->hasAttr(hodu::cpu::kAmxTiles))
+    return; // hodu-cpu-amx-tiles'
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
       op.getNumReductionLoops() == 0 || !op.getBody()->getOps<linalg::IndexOp>().empty())
     return;
@@ -417,6 +419,8 @@ void splitInnerReduction(linalg::GenericOp op, int64_t lanes) {
 /// (hodu-cpu-vectorize owns those), projected-permutation maps, and accepted
 /// by the upstream vectoriser as it is.
 bool isVectorizableGeneric(linalg::LinalgOp op, bool gathers) {
+  if (op->hasAttr(hodu::cpu::kAmxTiles))
+    return false; // hodu-cpu-amx-tiles'
   if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
       op->getParentOfType<scf::ForOp>())
     return false;

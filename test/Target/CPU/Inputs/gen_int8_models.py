@@ -133,6 +133,13 @@ def main():
     # int32, taken the same way.
     matmul_model(out, "matmul-large", 1, 4, 12000, 32, INT8, 100, 127, 0, 3,
                  8)
+    # AMX tiles (amx-tiles.test): 80 rows (two pairs of row tiles and one
+    # more), K = 300 (padded to 5 steps of 64), 200 columns in 7 panels of
+    # 32, the last partly outside; and 3 x 7 rows (padded to 32), uint8
+    # weights less 200 (-200..55: offset per column into int8, with x's row
+    # sums) in 24 columns (panels of 16).
+    matmul_model(out, "amx-rows", 1, 80, 300, 200, INT8, -128, 127, 0, 50, 9)
+    matmul_model(out, "amx-offset", 3, 7, 130, 24, UINT8, 0, 255, 200, 0, 10)
     # Output rows of 5 columns, too narrow for panels of 16: at stride 1
     # the panels run across the flattened plane (35 of 48 lanes used; with
     # padding and dilation 2, 45 of 48), at stride 2 the f32 path.
