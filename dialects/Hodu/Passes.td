@@ -209,10 +209,13 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
     `reinterpret_cast`, `collapse_shape`, `expand_shape`, `cast`, `view`,
     `transpose`), only reads or writes it (`memref` load/store/copy/dim,
     `vector` transfers and loads/stores, `linalg` ops, and the kernel
-    operands of `gpu.launch_func`), at any nesting depth. A buffer that is
-    returned, passed to a call, stored, yielded or used by anything else is
-    left alone, and so are dynamically shaped buffers and allocs inside
-    loops.
+    operands of `gpu.launch_func`), at any nesting depth. A branch of an
+    `scf.if` that yields the buffer (or a view) makes the if's result one
+    more name for it, whose uses count the same way (the CPU's int8 kernels
+    choose AMX tiles or VNNI at run time, both writing one buffer). A
+    buffer that is returned, passed to a call, stored, yielded by anything
+    else or used by anything else is left alone, and so are dynamically
+    shaped buffers and allocs inside loops.
 
     A buffer lives from its alloc to the last op that reads or writes it
     or a view of it; a use inside a loop or other region counts at the

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
@@ -125,6 +126,14 @@ LogicalResult analyzeUses(Buffer &buffer, Block &body,
         worklist.push_back(user->getResult(0));
         continue;
       }
+      // A branch of an scf.if that yields the buffer (or a view): the if's
+      // result is one more name for it (the CPU's int8 kernels choose AMX
+      // tiles or VNNI at run time, both writing one buffer).
+      if (auto yield = dyn_cast<scf::YieldOp>(user))
+        if (auto branch = dyn_cast<scf::IfOp>(yield->getParentOp())) {
+          worklist.push_back(branch->getResult(use.getOperandNumber()));
+          continue;
+        }
       if (!isAccess(use))
         return failure();
     }

@@ -205,3 +205,37 @@ func.func @one_buffer(%n: index, %out: memref<8xf32>) {
   memref.dealloc %d : memref<?xf32>
   return
 }
+
+// -----
+
+// A buffer yielded by the branches of an scf.if (the CPU's int8 kernels
+// choose AMX tiles or VNNI at run time, both writing one buffer) is the
+// if's result too: planned, live until the if's result's last use (so the
+// buffer after it does not share its bytes).
+// CHECK-LABEL: func.func @if_yield
+// CHECK-SAME: arena_bytes = 512 : i64, buffer_bytes = 512 : i64, buffers = 2 : i64
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64, hodu.arena} : memref<512xi8>
+// CHECK: %[[A:.*]] = memref.view %[[ARENA]]
+// CHECK: scf.if
+// CHECK: scf.yield %[[A]]
+// CHECK: memref.view %[[ARENA]]
+// CHECK: linalg.add
+// CHECK: memref.dealloc %[[ARENA]]
+func.func @if_yield(%c: i1, %out: memref<64xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  %r = scf.if %c -> (memref<64xf32>) {
+    linalg.fill ins(%cst : f32) outs(%a : memref<64xf32>)
+    scf.yield %a : memref<64xf32>
+  } else {
+    linalg.fill ins(%two : f32) outs(%a : memref<64xf32>)
+    scf.yield %a : memref<64xf32>
+  }
+  %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  linalg.add ins(%r, %r : memref<64xf32>, memref<64xf32>) outs(%b : memref<64xf32>)
+  linalg.copy ins(%b : memref<64xf32>) outs(%out : memref<64xf32>)
+  memref.dealloc %a : memref<64xf32>
+  memref.dealloc %b : memref<64xf32>
+  return
+}

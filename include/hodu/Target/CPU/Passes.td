@@ -563,6 +563,7 @@ def CpuAmxTiles : Pass<"hodu-cpu-amx-tiles", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect",
+                           "mlir::vector::VectorDialect",
                            "mlir::LLVM::LLVMDialect"];
 }
 

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 namespace hodu::cpu {
@@ -106,10 +107,12 @@ struct Emitter {
 };
 
 /// One marked group of panels (Int8Dot.cpp), on buffers:
-///   C[i, p nr + l] = sum_(g, j) zext(A[i, 4 g + j]) * sext(W[p, g, l, j])
-/// A [rows, 4 k4] uint8, W [P, k4, nr, 4] int8, C [rows, P nr] int32; rows,
-/// k4 and nr multiples of 16 (nr at most 32), the innermost bytes of A and
-/// W and the columns of C contiguous.
+///   C[i, p nr + l] = sum_(g, j) ext(A[i, 4 g + j]) * ext(W[p, g, l, j])
+/// A [rows, 4 k4], W [P, k4, nr, 4] (or [k4, nr, 4]: P = 1), bytes, one
+/// unsigned and the other signed (matmuls: x unsigned by B; convolutions:
+/// the signed filter by the unsigned input panel), C [rows, P nr] int32;
+/// rows, k4 and nr multiples of 16 (nr at most 32), the innermost bytes of
+/// A and W and the columns of C contiguous.
 LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
@@ -130,6 +133,34 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
         return false;
     return true;
   };
+  // Which operand is unsigned: the body's extensions, c + ext(a) * ext(w).
+  bool unsignedA = false, unsignedW = false, found = false;
+  Value sum = op.getBody()->getTerminator()->getOperand(0);
+  if (auto add = sum.getDefiningOp<arith::AddIOp>())
+    for (Value term : add->getOperands())
+      if (auto mul = term.getDefiningOp<arith::MulIOp>()) {
+        auto extOf = [&](unsigned input, bool &isUnsigned) {
+          for (Value v : mul->getOperands()) {
+            Operation *e = v.getDefiningOp();
+            if (e && isa<arith::ExtUIOp, arith::ExtSIOp>(e) &&
+                e->getOperand(0) == op.getBody()->getArgument(input)) {
+              isUnsigned = isa<arith::ExtUIOp>(e);
+              return true;
+            }
+          }
+          return false;
+        };
+        found = extOf(0, unsignedA) && extOf(1, unsignedW);
+      }
+  if (!found || unsignedA == unsignedW)
+    return op.emitError("hodu-cpu-amx-tiles: the panels' product is not of "
+                        "one unsigned and one signed byte");
+  StringRef product = unsignedA ? "llvm.x86.tdpbusd" : "llvm.x86.tdpbsud";
+  auto wGiven = wType;
+  if (wType.getRank() == 3)
+    wType = MemRefType::get({1, wType.getDimSize(0), wType.getDimSize(1),
+                             wType.getDimSize(2)},
+                            wType.getElementType());
   if (aType.getRank() != 2 || wType.getRank() != 4 || cType.getRank() != 2 ||
       !aType.hasStaticShape() || !wType.hasStaticShape() ||
       !cType.hasStaticShape() || !aType.getElementType().isInteger(8) ||
@@ -142,7 +173,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
       nr > 2 * kTileRows || aType.getDimSize(1) != 4 * k4 ||
       wType.getDimSize(3) != 4 || cType.getDimSize(0) != rows ||
       cType.getDimSize(1) != panels * nr || !contiguousInner(aType, {1}) ||
-      !contiguousInner(wType, {4, 1}) || !contiguousInner(cType, {1}))
+      !contiguousInner(wGiven, {4, 1}) || !contiguousInner(cType, {1}))
     return op.emitError("hodu-cpu-amx-tiles: the panels are not in whole "
                         "tiles with contiguous rows");
 
@@ -155,13 +186,46 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   Value aStart = aAt.first, wStart = wAt0.first, cStart = cAt.first;
   Value cfg = memref::GetGlobalOp::create(b, loc, config.getType(),
                                           config.getSymName());
-  e.call("llvm.x86.ldtilecfg", {},
-         e.ptr(e.toI64(
-             memref::ExtractAlignedPointerAsIndexOp::create(b, loc, cfg))));
+  // The configuration, loaded only where the thread's differs: ldtilecfg
+  // costs about 120 ns (a convolution runs one panel of 16 columns per
+  // parallel iteration), sttilecfg and a compare about 4 (it stores zeros
+  // where the tiles are released or were never configured, and any other
+  // configuration of another library differs too).
+  {
+    auto scope = memref::AllocaScopeOp::create(b, loc, TypeRange{});
+    OpBuilder::InsertionGuard guard(b);
+    Block *body = b.createBlock(&scope.getBodyRegion());
+    b.setInsertionPointToStart(body);
+    auto bytes = MemRefType::get({64}, b.getI8Type());
+    Value current = memref::AllocaOp::create(b, loc, bytes,
+                                             b.getI64IntegerAttr(64));
+    e.call("llvm.x86.sttilecfg", {},
+           e.ptr(e.toI64(
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, current))));
+    auto vec = VectorType::get({64}, b.getI8Type());
+    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+    Value differs = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::OR,
+        arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ne,
+            vector::LoadOp::create(b, loc, vec, current, ValueRange{c0}),
+            vector::LoadOp::create(b, loc, vec, cfg, ValueRange{c0})));
+    auto ifOp = scf::IfOp::create(b, loc, differs, /*withElse=*/false);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    e.call("llvm.x86.ldtilecfg", {},
+           e.ptr(e.toI64(
+               memref::ExtractAlignedPointerAsIndexOp::create(b, loc, cfg))));
+    b.setInsertionPointToEnd(body);
+    memref::AllocaScopeReturnOp::create(b, loc, ValueRange{});
+  }
 
   int64_t colTiles = nr / kTileRows, rowTiles = rows / kTileRows,
           steps = k4 / kTileRows;
-  Value aRow = aAt.second[0], wRow = wAt0.second[1], cRow = cAt.second[0];
+  // W's strides: [panel, word, ...], or [word, ...] (one panel).
+  bool onePanel = wGiven.getRank() == 3;
+  Value aRow = aAt.second[0], cRow = cAt.second[0];
+  Value wRow = onePanel ? wAt0.second[0] : wAt0.second[1];
+  Value wPanel = onePanel ? e.i64(0) : wAt0.second[0];
   // One panel after the other: its B (k4 x nr words) stays in the L1 cache
   // while all row tiles of x go by.
   auto panelLoop =
@@ -171,7 +235,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   OpBuilder::InsertionGuard panelGuard(b);
   b.setInsertionPoint(panelLoop.getBody()->getTerminator());
   Value p = e.toI64(panelLoop.getInductionVar());
-  wStart = e.add(wStart, e.mul(p, wAt0.second[0]));
+  wStart = e.add(wStart, e.mul(p, wPanel));
   cStart = e.add(cStart, e.mul(p, e.i64(nr * 4)));
   // The sums of `count` row tiles from row tile `first` (an i64 value) by
   // the panel's column tiles, over all of K.
@@ -200,7 +264,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
                {e.ptr(e.add(wAt, e.i64(h * kTileBytes))), wRow});
       for (int64_t t = 0; t < count; ++t)
         for (int64_t h = 0; h < colTiles; ++h)
-          e.call("llvm.x86.tdpbusd",
+          e.call(product,
                  {t * colTiles + h, kFirstA + t, kFirstB + h});
     }
     for (int64_t t = 0; t < count; ++t)

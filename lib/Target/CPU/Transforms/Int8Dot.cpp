@@ -380,10 +380,24 @@ Value idx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// The declaration of @__hodu_amx_ready (defined by hodu-cpu-amx-tiles).
+func::FuncOp amxReadyDecl(Operation *from) {
+  auto module = from->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<func::FuncOp>(hodu::cpu::kAmxReady))
+    return f;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto f = func::FuncOp::create(
+      b, module.getLoc(), hodu::cpu::kAmxReady,
+      b.getFunctionType({}, {b.getI1Type()}));
+  f.setPrivate();
+  return f;
+}
+
 } // namespace
 
 std::optional<std::string>
-hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
+hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
+                          bool amx) {
   auto inType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto outType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
@@ -472,6 +486,12 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   int64_t blocks = llvm::divideCeil(rows, kMaxRows);
   int64_t mr = llvm::divideCeil(rows, blocks), mp = blocks * mr;
   int64_t c4 = llvm::divideCeil(c, 4), k4 = taps * c4;
+  // AMX (see the matmuls): the filter rows are the x tiles (signed), the
+  // panel the B tile (unsigned: tdpbsud), K in whole tiles of 16 words,
+  // the filter rows (and the row of ones) in whole tiles of 16.
+  bool tiles = amx;
+  int64_t kt = tiles ? llvm::alignTo(k4, kTileRows) : k4;
+  int64_t fa = tiles ? llvm::alignTo(rows, kTileRows) : mp;
 
   // The packed filter words.
   auto weight = [&](int64_t fi, int64_t ci, int64_t t) -> int64_t {
@@ -481,9 +501,33 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       return 1;
     return static_cast<int64_t>((*w)[fi * terms + ci * taps + t]) - offsets[fi];
   };
-  AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
-      static_cast<size_t>(blocks * k4 * mr) * 4, alignof(uint64_t));
-  {
+  // VNNI: words Wp[block, k4, r] (one broadcast per accumulator). AMX:
+  // rows of bytes Wa[fa, 4 kt] (a tile is 16 rows of 64 bytes), which the
+  // VNNI branch then reads a word at a time.
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value wp;
+  if (tiles) {
+    AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
+        static_cast<size_t>(fa * kt * 4), alignof(uint64_t));
+    char *out = packed.getMutableData().data();
+    std::memset(out, 0, packed.getData().size());
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t cg = 0; cg < c4; ++cg)
+          for (int64_t j = 0; j < 4; ++j)
+            out[(r * kt + t * c4 + cg) * 4 + j] = static_cast<char>(
+                static_cast<int8_t>(weight(r, cg * 4 + j, t)));
+    wp = arith::ConstantOp::create(
+        b, loc,
+        DenseResourceElementsAttr::get(
+            RankedTensorType::get({fa, 4 * kt}, i8), "hodu_packed_int8",
+            std::move(packed)));
+  } else {
+    AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
+        static_cast<size_t>(blocks * k4 * mr) * 4, alignof(uint64_t));
     char *out = packed.getMutableData().data();
     for (int64_t mb = 0; mb < blocks; ++mb)
       for (int64_t t = 0; t < taps; ++t)
@@ -497,17 +541,12 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
                   << (8 * j);
             std::memcpy(out + ((mb * k4 + t * c4 + cg) * mr + r) * 4, &word, 4);
           }
+    wp = arith::ConstantOp::create(
+        b, loc,
+        DenseResourceElementsAttr::get(
+            RankedTensorType::get({blocks, k4, mr}, i32), "hodu_packed_int8",
+            std::move(packed)));
   }
-
-  OpBuilder b(conv);
-  Location loc = conv.getLoc();
-  MLIRContext *ctx = b.getContext();
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
-  Value wp = arith::ConstantOp::create(
-      b, loc,
-      DenseResourceElementsAttr::get(
-          RankedTensorType::get({blocks, k4, mr}, i32), "hodu_packed_int8",
-          std::move(packed)));
 
   // The zero point, as i8 (the padding) and i32 (the correction).
   Value zx8 = zeroPoint(b, loc, *src);
@@ -547,28 +586,34 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
   int64_t rowStep = flat ? 0 : dh, rowToCol = flat ? dh * wpad : 0;
   int64_t outRows = flat ? 1 : oh, outCols = flat ? planePanels : owp;
 
-  // acc[Mp, OH, OWp]: one parallel iteration per panel (output row oh,
-  // 16 columns from q * 16); flattened, acc[Mp, 1, panels * 16].
+  // acc[Fa, OH, OWp]: one parallel iteration per panel (output row oh,
+  // 16 columns from q * 16); flattened, acc[Fa, 1, panels * 16]. The VNNI
+  // kernels write rows [0, mp), the tiles [0, fa).
   int64_t q = outCols / kLanes;
-  auto accType = RankedTensorType::get({mp, outRows, outCols}, i32);
+  auto accType = RankedTensorType::get({fa, outRows, outCols}, i32);
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
+  Value ok;
+  if (tiles)
+    ok = func::CallOp::create(b, loc, amxReadyDecl(conv), ValueRange{})
+             .getResult(0);
   auto b64 = VectorType::get({4 * kLanes}, i8);
   auto acc16 = VectorType::get({kLanes}, i32);
   Value acc = hodu::cpu::tileLoop(
       b, loc, outRows * q, 1, accInit, parallel,
-      [&](OpBuilder &nb, Value t, Value, SmallVector<OpFoldResult> &offsets,
+      [&](OpBuilder &nb, Value t, Value carried,
+          SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
         Value row = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
         Value col0 = arith::MulIOp::create(
             nb, loc, arith::RemUIOp::create(nb, loc, t, idx(nb, loc, q)),
             idx(nb, loc, kLanes));
         offsets = {nb.getIndexAttr(0), row, col0};
-        sizes = {nb.getIndexAttr(mp), nb.getIndexAttr(1),
+        sizes = {nb.getIndexAttr(fa), nb.getIndexAttr(1),
                  nb.getIndexAttr(kLanes)};
         Value c0 = idx(nb, loc, 0), c1 = idx(nb, loc, 1);
-        // The panel Bp[k4, 64].
+        // The panel Bp[kt, 64] (rows past k4 meet zero weights).
         Value panel0 = tensor::EmptyOp::create(
-            nb, loc, ArrayRef<int64_t>{k4, 4 * kLanes}, i8);
+            nb, loc, ArrayRef<int64_t>{kt, 4 * kLanes}, i8);
         Value pad8 =
             arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
         auto tapLoop = scf::ForOp::create(
@@ -629,8 +674,18 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
         Value panel = tapLoop.getResult(0);
 
         // The register blocks: mr accumulators over the k4 word groups.
-        Value tile0 = tensor::EmptyOp::create(
-            nb, loc, ArrayRef<int64_t>{mp, 1, kLanes}, i32);
+        // With tiles, both branches of the choice write the panel's slice
+        // of the sums in place (an empty tensor here would be a buffer of
+        // its own per panel, allocated and copied).
+        Value tile0 =
+            tiles ? tensor::ExtractSliceOp::create(
+                        nb, loc, RankedTensorType::get({fa, 1, kLanes}, i32),
+                        carried, offsets, sizes, indexAttrs(nb, {1, 1, 1}))
+                        .getResult()
+                  : tensor::EmptyOp::create(
+                        nb, loc, ArrayRef<int64_t>{fa, 1, kLanes}, i32)
+                        .getResult();
+        auto vnniBlocks = [&](OpBuilder &nb) -> Value {
         Value zeroAcc = arith::ConstantOp::create(
             nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
         auto blockLoop = scf::ForOp::create(
@@ -646,8 +701,20 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
                         pad8, ArrayRef<bool>{true});
                     SmallVector<Value> next;
                     for (int64_t r = 0; r < mr; ++r) {
-                      Value word = tensor::ExtractOp::create(
-                          kb, loc, wp, ValueRange{blk, kg, idx(kb, loc, r)});
+                      Value word;
+                      if (tiles)
+                        word = vector::BitCastOp::create(
+                            kb, loc, VectorType::get({1}, i32),
+                            vector::TransferReadOp::create(
+                                kb, loc, VectorType::get({4}, i8), wp,
+                                ValueRange{
+                                    hodu::cpu::scaledIndex(kb, loc, blk, mr,
+                                                           r),
+                                    hodu::cpu::scaledIndex(kb, loc, kg, 4, 0)},
+                                pad8, ArrayRef<bool>{true}));
+                      else
+                        word = tensor::ExtractOp::create(
+                            kb, loc, wp, ValueRange{blk, kg, idx(kb, loc, r)});
                       Value wv = vector::BitCastOp::create(
                           kb, loc, b64,
                           vector::BroadcastOp::create(kb, loc, acc16, word));
@@ -672,6 +739,51 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
               scf::YieldOp::create(mb, loc, tile);
             });
         return blockLoop.getResult(0);
+        };
+        if (!tiles)
+          return vnniBlocks(nb);
+        // The tiles: Wa [fa, 4 kt] by the panel's words [kt, 16, 4] into
+        // [fa, 16], marked for hodu-cpu-amx-tiles (signed by unsigned).
+        auto amxBlocks = [&](OpBuilder &ab) -> Value {
+          Value words = tensor::ExpandShapeOp::create(
+              ab, loc, RankedTensorType::get({kt, kLanes, 4}, i8), panel,
+              ArrayRef<ReassociationIndices>{{0}, {1, 2}});
+          SmallVector<ReassociationIndices> rowsOf{{0, 1}, {2}};
+          Value out = tensor::CollapseShapeOp::create(ab, loc, tile0, rowsOf);
+          AffineExpr i, l, g, j;
+          bindDims(ctx, i, l, g, j);
+          auto generic = linalg::GenericOp::create(
+              ab, loc, TypeRange{out.getType()}, ValueRange{wp, words},
+              ValueRange{out},
+              ArrayRef<AffineMap>{AffineMap::get(4, 0, {i, g * 4 + j}, ctx),
+                                  AffineMap::get(4, 0, {g, l, j}, ctx),
+                                  AffineMap::get(4, 0, {i, l}, ctx)},
+              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                            utils::IteratorType::parallel,
+                                            utils::IteratorType::reduction,
+                                            utils::IteratorType::reduction},
+              [&](OpBuilder &gb, Location l, ValueRange args) {
+                Value prod = arith::MulIOp::create(
+                    gb, l, arith::ExtSIOp::create(gb, l, i32, args[0]),
+                    arith::ExtUIOp::create(gb, l, i32, args[1]));
+                linalg::YieldOp::create(
+                    gb, l, arith::AddIOp::create(gb, l, args[2], prod)
+                               .getResult());
+              });
+          generic->setAttr(hodu::cpu::kAmxTiles, ab.getUnitAttr());
+          return tensor::ExpandShapeOp::create(
+              ab, loc, RankedTensorType::get({fa, 1, kLanes}, i32),
+              generic.getResult(0), rowsOf);
+        };
+        return scf::IfOp::create(
+                   nb, loc, ok,
+                   [&](OpBuilder &tb, Location) {
+                     scf::YieldOp::create(tb, loc, amxBlocks(tb));
+                   },
+                   [&](OpBuilder &eb, Location) {
+                     scf::YieldOp::create(eb, loc, vnniBlocks(eb));
+                   })
+            .getResult(0);
       });
 
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
@@ -704,51 +816,39 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel) {
       AffineMap::get(4, 0, {getAffineConstantExpr(0, ctx), d2, d3}, ctx), zx32);
   conv->getResult(0).replaceAllUsesWith(result);
   conv->erase();
-  return std::string(llvm::formatv(
+  std::string what = llvm::formatv(
       "int8 dot products (AVX-512 VNNI), {0}x16 register tile, {1} words "
       "of 4 channels per column{3}{2}",
       mr, k4,
       needSums ? ", filters offset into int8 (+ a row of input sums)" : "",
-      flat ? ", panels across rows of the flattened plane" : ""));
+      flat ? ", panels across rows of the flattened plane" : "");
+  if (tiles)
+    what = llvm::formatv("int8 AMX tiles, {0} filter rows in tiles of 16 by "
+                         "panels of 16 columns, {1} words (the VNNI kernels "
+                         "where the OS refuses the tiles: {2})",
+                         fa, kt, what);
+  return what;
 }
 
-/// The declaration of @__hodu_amx_ready (defined by hodu-cpu-amx-tiles).
-func::FuncOp amxReadyDecl(Operation *from) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto f = module.lookupSymbol<func::FuncOp>(hodu::cpu::kAmxReady))
-    return f;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto f = func::FuncOp::create(
-      b, module.getLoc(), hodu::cpu::kAmxReady,
-      b.getFunctionType({}, {b.getI1Type()}));
-  f.setPrivate();
-  return f;
-}
+namespace {
 
-std::optional<std::string>
-hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
-  if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
-    return std::nullopt;
-  auto aType = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
-  auto bType = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
-  auto cType = dyn_cast<RankedTensorType>(mm->getResult(0).getType());
-  if (!aType || !bType || !cType || !aType.hasStaticShape() ||
-      !bType.hasStaticShape() || !cType.hasStaticShape())
-    return std::nullopt;
-  // Float (sums exact in f32) or int32: the importer's two forms.
-  Type elt = cType.getElementType();
-  if (!(isa<Float32Type, Float64Type>(elt) || elt.isInteger(32)) ||
-      aType.getElementType() != elt || bType.getElementType() != elt ||
-      !startsAtZero(mm.getOutputs()[0]))
-    return std::nullopt;
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
+/// The int8 kernels of y = A W, A [m, k] = uitofp(x) - zx (possibly
+/// collapsed from a batch of rows), W [k, n] the values `w` (row-major),
+/// as `cType` (float, or int32: the sums as they are), built before `at`.
+/// Returns the strategy's description and sets `result`, or none (nothing
+/// built) when the kernels do not apply.
+std::optional<std::string> int8Matmul(Operation *at, Value aIn,
+                                      ArrayRef<double> w, int64_t n,
+                                      RankedTensorType cType, bool parallel,
+                                      bool amx, Value &result) {
+  auto aType = cast<RankedTensorType>(aIn.getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
   // Too little to pay for the packing of A.
   if (k < 16 || n < kLanes)
     return std::nullopt;
 
   // A: uitofp(x) - za, possibly collapsed from a batch of rows.
-  Value a = mm.getInputs()[0];
+  Value a = aIn;
   SmallVector<ReassociationIndices> collapse;
   if (auto c = a.getDefiningOp<tensor::CollapseShapeOp>()) {
     collapse = c.getReassociationIndices();
@@ -757,11 +857,8 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
   std::optional<Uint8Input> src = matchUint8Input(a);
   if (!src)
     return std::nullopt;
-  std::optional<std::vector<double>> w = constantValues(mm.getInputs()[1]);
-  if (!w)
-    return std::nullopt;
   std::optional<Int8Weights> iw =
-      int8Weights(n, k, [&](int64_t o, int64_t t) { return (*w)[t * n + o]; });
+      int8Weights(n, k, [&](int64_t o, int64_t t) { return w[t * n + o]; });
   if (!iw)
     return std::nullopt;
 
@@ -798,14 +895,14 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
             if (col >= n || t >= k)
               continue;
             int64_t v =
-                static_cast<int64_t>((*w)[t * n + col]) - iw->offsets[col];
+                static_cast<int64_t>(w[t * n + col]) - iw->offsets[col];
             out[((p * k4 + g) * nr + l) * 4 + j] =
                 static_cast<char>(static_cast<int8_t>(v));
           }
   }
 
-  OpBuilder b(mm);
-  Location loc = mm.getLoc();
+  OpBuilder b(at);
+  Location loc = at->getLoc();
   MLIRContext *ctx = b.getContext();
   Type i8 = b.getI8Type(), i32 = b.getI32Type();
   Value bp = arith::ConstantOp::create(
@@ -981,7 +1078,7 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
 
   Value acc;
   if (tiles) {
-    func::FuncOp ready = amxReadyDecl(mm);
+    func::FuncOp ready = amxReadyDecl(at);
     Value ok = func::CallOp::create(b, loc, ready, ValueRange{}).getResult(0);
     acc = scf::IfOp::create(
               b, loc, ok,
@@ -1027,7 +1124,7 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
             })
             .getResult(0);
   }
-  Value result = correctedSums(
+  result = correctedSums(
       b, loc, cType,
       tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({m, n}, i32), acc,
@@ -1035,8 +1132,6 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
       AffineMap::getMultiDimIdentityMap(2, ctx), *iw,
       AffineMap::get(2, 0, {d1}, ctx), rowSums, AffineMap::get(2, 0, {d0}, ctx),
       zx32);
-  mm->getResult(0).replaceAllUsesWith(result);
-  mm->erase();
   std::string what = llvm::formatv(
       "int8 dot products (AVX-512 VNNI), {0}x{1} register tile, {2} words "
       "of 4 bytes of K{3}",
@@ -1047,4 +1142,214 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
                          "refuses the tiles: {3})",
                          panels, nr, mt, what);
   return what;
+}
+
+} // namespace
+
+std::optional<std::string>
+hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
+  if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
+    return std::nullopt;
+  auto aType = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
+  auto bType = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
+  auto cType = dyn_cast<RankedTensorType>(mm->getResult(0).getType());
+  if (!aType || !bType || !cType || !aType.hasStaticShape() ||
+      !bType.hasStaticShape() || !cType.hasStaticShape())
+    return std::nullopt;
+  // Float (sums exact in f32) or int32: the importer's two forms.
+  Type elt = cType.getElementType();
+  if (!(isa<Float32Type, Float64Type>(elt) || elt.isInteger(32)) ||
+      aType.getElementType() != elt || bType.getElementType() != elt ||
+      !startsAtZero(mm.getOutputs()[0]))
+    return std::nullopt;
+  std::optional<std::vector<double>> w = constantValues(mm.getInputs()[1]);
+  if (!w)
+    return std::nullopt;
+  Value result;
+  std::optional<std::string> what =
+      int8Matmul(mm, mm.getInputs()[0], *w, bType.getDimSize(1), cType,
+                 parallel, amx, result);
+  if (!what)
+    return std::nullopt;
+  mm->getResult(0).replaceAllUsesWith(result);
+  mm->erase();
+  return what;
+}
+
+namespace {
+
+/// The generic defining `v` if it is elementwise (all parallel, identity
+/// maps) over `inputs` inputs with one body op of type OpT on the block
+/// arguments.
+template <typename OpT>
+linalg::GenericOp elementwiseOf(Value v, unsigned inputs) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || g.getNumDpsInputs() != inputs || g->getNumResults() != 1 ||
+      !allParallelIdentity(g))
+    return {};
+  auto op = dyn_cast_or_null<OpT>(singleBodyOp(g));
+  if (!op)
+    return {};
+  for (Value operand : op->getOperands()) {
+    auto arg = dyn_cast<BlockArgument>(operand);
+    if (!arg || arg.getOwner() != g.getBody() ||
+        arg.getArgNumber() >= inputs)
+      return {};
+  }
+  return g;
+}
+
+/// One part of the importer's K split: fptosi(A[..., offset : offset +
+/// size] x W) from zero, W constant; A of rank above 2 is collapsed to
+/// rows for the matmul and its result expanded back.
+struct KPart {
+  linalg::MatmulOp mm;
+  int64_t offset, size;
+};
+
+/// What the parts share: the sliced source and, for a source of rank above
+/// 2, the reassociations of the collapse into rows and the expansion back.
+struct KSplit {
+  Value source;
+  SmallVector<ReassociationIndices> collapse, expand;
+};
+
+/// Collects the parts under `v`, a tree of int32 adds (each used once but
+/// the root) whose leaves are parts slicing one source, and the ops to
+/// erase once the tree is replaced (users first).
+bool collectParts(Value v, bool root, KSplit &split, SmallVector<KPart> &parts,
+                  SmallVector<Operation *> &ops) {
+  if (!root && !v.hasOneUse())
+    return false;
+  if (linalg::GenericOp add = elementwiseOf<arith::AddIOp>(v, 2)) {
+    ops.push_back(add);
+    return collectParts(add.getDpsInputs()[0], false, split, parts, ops) &&
+           collectParts(add.getDpsInputs()[1], false, split, parts, ops);
+  }
+  linalg::GenericOp cvt = elementwiseOf<arith::FPToSIOp>(v, 1);
+  if (!cvt || root)
+    return false;
+  ops.push_back(cvt);
+  Value product = cvt.getDpsInputs()[0];
+  SmallVector<ReassociationIndices> expand;
+  if (auto e = product.getDefiningOp<tensor::ExpandShapeOp>()) {
+    if (!e->hasOneUse())
+      return false;
+    expand = e.getReassociationIndices();
+    product = e.getSrc();
+    ops.push_back(e);
+  }
+  auto mm = product.getDefiningOp<linalg::MatmulOp>();
+  if (!mm || !mm->hasOneUse() || !mm.hasPureTensorSemantics() ||
+      mm.hasUserDefinedMaps() || !startsAtZero(mm.getOutputs()[0]))
+    return false;
+  ops.push_back(mm);
+  Value a = mm.getInputs()[0];
+  SmallVector<ReassociationIndices> collapse;
+  if (auto c = a.getDefiningOp<tensor::CollapseShapeOp>()) {
+    collapse = c.getReassociationIndices();
+    a = c.getSrc();
+  }
+  // Rows collapsed for the matmul and expanded back the same way, or not.
+  if (collapse != expand)
+    return false;
+  auto slice = a.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.getSourceType().hasStaticShape() ||
+      !slice.hasUnitStride() || !slice.getType().hasStaticShape() ||
+      slice.getType().getRank() != slice.getSourceType().getRank())
+    return false;
+  // A slice of the last dim only.
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  int64_t rank = slice.getType().getRank();
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (offsets[d] != 0 || slice.getType().getDimSize(d) !=
+                               slice.getSourceType().getDimSize(d))
+      return false;
+  if (ShapedType::isDynamic(offsets[rank - 1]))
+    return false;
+  if (split.source &&
+      (split.source != slice.getSource() || split.collapse != collapse))
+    return false;
+  split.source = slice.getSource();
+  split.collapse = collapse;
+  split.expand = expand;
+  parts.push_back({mm, offsets[rank - 1], slice.getType().getDimSize(rank - 1)});
+  return true;
+}
+
+} // namespace
+
+std::optional<std::string>
+hodu::cpu::mergedPartsToInt8Dot(linalg::GenericOp add, bool parallel,
+                                bool amx) {
+  if (!add.hasPureTensorSemantics() ||
+      !elementwiseOf<arith::AddIOp>(add->getResult(0), 2))
+    return std::nullopt;
+  // The root: not itself an addend of a larger sum.
+  for (Operation *user : add->getResult(0).getUsers())
+    if (auto g = dyn_cast<linalg::GenericOp>(user))
+      if (elementwiseOf<arith::AddIOp>(g->getResult(0), 2))
+        return std::nullopt;
+  auto type = dyn_cast<RankedTensorType>(add->getResult(0).getType());
+  if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
+      !type.getElementType().isInteger(32))
+    return std::nullopt;
+  KSplit split;
+  SmallVector<KPart> parts;
+  SmallVector<Operation *> ops;
+  if (!collectParts(add->getResult(0), /*root=*/true, split, parts, ops) ||
+      parts.size() < 2)
+    return std::nullopt;
+  // The parts cover K in order, each by a constant [size, N].
+  llvm::sort(parts, [](const KPart &a, const KPart &b) {
+    return a.offset < b.offset;
+  });
+  auto sourceType = cast<RankedTensorType>(split.source.getType());
+  int64_t k = sourceType.getShape().back(), n = type.getShape().back(),
+          next = 0;
+  std::vector<double> w;
+  w.reserve(static_cast<size_t>(k * n));
+  for (KPart &part : parts) {
+    auto bType = dyn_cast<RankedTensorType>(part.mm.getInputs()[1].getType());
+    std::optional<std::vector<double>> values =
+        constantValues(part.mm.getInputs()[1]);
+    if (part.offset != next || !bType || bType.getDimSize(0) != part.size ||
+        bType.getDimSize(1) != n || !values)
+      return std::nullopt;
+    w.insert(w.end(), values->begin(), values->end());
+    next += part.size;
+  }
+  auto rowsType = cast<RankedTensorType>(parts.front().mm->getResultTypes()[0]);
+  if (next != k || sourceType.getRank() != type.getRank() ||
+      (split.collapse.empty() && sourceType.getRank() != 2))
+    return std::nullopt;
+
+  OpBuilder b(add);
+  Location loc = add.getLoc();
+  // A tensor.collapse_shape that nothing built yet uses: int8Matmul erases
+  // nothing when it does not apply, and then neither is this kept.
+  Value a = split.source;
+  tensor::CollapseShapeOp collapsed;
+  if (!split.collapse.empty()) {
+    collapsed = tensor::CollapseShapeOp::create(b, loc, a, split.collapse);
+    a = collapsed;
+  }
+  Value result;
+  std::optional<std::string> what = int8Matmul(
+      add, a, w, n,
+      RankedTensorType::get(rowsType.getShape(), b.getI32Type()), parallel,
+      amx, result);
+  if (!what) {
+    if (collapsed)
+      collapsed->erase();
+    return std::nullopt;
+  }
+  if (!split.expand.empty())
+    result = tensor::ExpandShapeOp::create(b, loc, type, result, split.expand);
+  add->getResult(0).replaceAllUsesWith(result);
+  for (Operation *op : ops)
+    op->erase();
+  return llvm::formatv("{0} K parts in one int32 sum: {1}", parts.size(),
+                       *what)
+      .str();
 }

@@ -13,6 +13,7 @@
 namespace mlir::linalg {
 class Conv2DNchwFchwOp;
 class MatmulOp;
+class GenericOp;
 } // namespace mlir::linalg
 
 namespace hodu::cpu {
@@ -36,9 +37,11 @@ inline constexpr char kAmxReady[] = "__hodu_amx_ready";
 /// that fit an int8, into int32 sums of AVX-512 VNNI dot products (see
 /// Int8Dot.cpp), the same integers as the float convolution's. Returns the
 /// strategy's description, or none (`conv` unchanged) when it does not
-/// apply. The caller checks that the target has AVX-512 VNNI and BW.
+/// apply. The caller checks that the target has AVX-512 VNNI and BW. With
+/// `amx`, the products use AMX tiles where the OS allows them at run time
+/// (the VNNI kernels where it does not).
 std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
-                                         bool parallel);
+                                         bool parallel, bool amx);
 
 /// Rewrites `mm`, a static float matmul (from zero) of uitofp(x) - zx (x
 /// uint8 [M, K], or collapsed from a batch of rows; zx a uint8 scalar) by a
@@ -52,6 +55,15 @@ std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
 /// unchanged) when it does not apply. The caller checks the target.
 std::optional<std::string> matmulToInt8Dot(mlir::linalg::MatmulOp mm,
                                            bool parallel, bool amx);
+
+/// The importer's integer matmul in K parts (MatMulInteger, QLinearMatMul
+/// whose sums f32 does not hold exactly: f32 matmuls over slices of K of
+/// the same A by constants, each converted to int32, added in int32) as one
+/// int8 matmul over the whole K, whose int32 sums need no parts. `add` is
+/// the root of the int32 adds. Returns the strategy's description, or none
+/// (nothing changed) when it does not apply.
+std::optional<std::string> mergedPartsToInt8Dot(mlir::linalg::GenericOp add,
+                                                bool parallel, bool amx);
 
 } // namespace hodu::cpu
 

@@ -976,7 +976,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       Location loc = conv.getLoc();
       if (int8Dot)
         if (std::optional<std::string> what =
-                hodu::cpu::convToInt8Dot(conv, parallel)) {
+                hodu::cpu::convToInt8Dot(conv, parallel, amx)) {
           record(loc, *what);
           continue;
         }
@@ -1008,6 +1008,22 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       record(loc, "im2col copy + matmul");
     }
     {
+      // The importer's integer matmuls in K parts (sums past 2^24), one
+      // int8 matmul each: the int32 sums need no parts.
+      // (One walk per merge: a merge erases the ops of its tree.)
+      while (int8Dot && module
+                            .walk([&](linalg::GenericOp g) {
+                              Location loc = g.getLoc();
+                              std::optional<std::string> what =
+                                  hodu::cpu::mergedPartsToInt8Dot(g, parallel,
+                                                                  amx);
+                              if (!what)
+                                return WalkResult::advance();
+                              record(loc, *what);
+                              return WalkResult::interrupt();
+                            })
+                            .wasInterrupted()) {
+      }
       SmallVector<linalg::MatmulOp> matmuls;
       module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
       // Matmuls of 8-bit integers (MatMulInteger, QLinearMatMul) on VNNI,

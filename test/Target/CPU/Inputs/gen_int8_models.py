@@ -89,7 +89,7 @@ def matmul_model(out, name, rows, m, k, n, wtype, w_lo, w_hi, wz, xz, seed):
     y = [sum((x[(r * m + i) * k + t] - xz) * (w[t * n + j] - wz)
              for t in range(k))
          for r in range(rows) for i in range(m) for j in range(n)]
-    if name == "matmul-large":
+    if name in ("matmul-large", "matmul-parts"):
         assert max(abs(v) for v in y) > 1 << 24
     dims = [rows, m, n]
     text += "  output" + value_info("y", INT32, dims) + "}\n"
@@ -140,6 +140,10 @@ def main():
     # sums) in 24 columns (panels of 16).
     matmul_model(out, "amx-rows", 1, 80, 300, 200, INT8, -128, 127, 0, 50, 9)
     matmul_model(out, "amx-offset", 3, 7, 130, 24, UINT8, 0, 255, 200, 0, 10)
+    # Sums past 2^24 (uint8 x uint8 over K = 2048) that 8 f32 parts of K
+    # hold: the importer's parts, one int32 matmul again where int8
+    # kernels take it.
+    matmul_model(out, "matmul-parts", 1, 8, 2048, 32, UINT8, 0, 255, 0, 0, 11)
     # Output rows of 5 columns, too narrow for panels of 16: at stride 1
     # the panels run across the flattened plane (35 of 48 lanes used; with
     # padding and dilation 2, 45 of 48), at stride 2 the f32 path.
