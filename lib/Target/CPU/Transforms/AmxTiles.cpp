@@ -76,6 +76,12 @@ struct Emitter {
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  /// An scf.for over [0, n) with step 1.
+  scf::ForOp loop(int64_t n) {
+    return scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                              arith::ConstantIndexOp::create(b, loc, n),
+                              arith::ConstantIndexOp::create(b, loc, 1));
+  }
   Value ptr(Value address) {
     return LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
@@ -229,9 +235,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   // One panel after the other: its B (k4 x nr words) stays in the L1 cache
   // while all row tiles of x go by.
   auto panelLoop =
-      scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                         arith::ConstantIndexOp::create(b, loc, panels),
-                         arith::ConstantIndexOp::create(b, loc, 1));
+      e.loop(panels);
   OpBuilder::InsertionGuard panelGuard(b);
   b.setInsertionPoint(panelLoop.getBody()->getTerminator());
   Value p = e.toI64(panelLoop.getInductionVar());
@@ -245,9 +249,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
         e.call("llvm.x86.tilezero", {t * colTiles + h});
     Value firstRow = e.mul(first, e.i64(kTileRows));
     auto kLoop =
-        scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                           arith::ConstantIndexOp::create(b, loc, steps),
-                           arith::ConstantIndexOp::create(b, loc, 1));
+        e.loop(steps);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(kLoop.getBody()->getTerminator());
@@ -279,9 +281,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   int64_t pairs = rowTiles / 2;
   if (pairs > 0) {
     auto pairLoop =
-        scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
-                           arith::ConstantIndexOp::create(b, loc, pairs),
-                           arith::ConstantIndexOp::create(b, loc, 1));
+        e.loop(pairs);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(pairLoop.getBody()->getTerminator());
     block(e.mul(e.toI64(pairLoop.getInductionVar()), e.i64(2)), 2);

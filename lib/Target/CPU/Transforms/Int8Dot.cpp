@@ -380,6 +380,33 @@ Value idx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// The marked generic of AMX panels, which hodu-cpu-amx-tiles lowers:
+///   out += ext(a) * ext(w)
+/// over `maps`' last two dims (the reductions; the others parallel), `a`
+/// zero-extended and `w` sign-extended where `unsignedA`, else the reverse.
+Value amxPanels(OpBuilder &b, Location loc, Value a, Value w, Value out,
+                ArrayRef<AffineMap> maps, bool unsignedA) {
+  SmallVector<utils::IteratorType> iterators(maps[0].getNumDims() - 2,
+                                             utils::IteratorType::parallel);
+  iterators.append(2, utils::IteratorType::reduction);
+  Type i32 = b.getI32Type();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{out.getType()}, ValueRange{a, w}, ValueRange{out},
+      maps, iterators, [&](OpBuilder &gb, Location l, ValueRange args) {
+        auto ext = [&](Value v, bool zero) -> Value {
+          if (zero)
+            return arith::ExtUIOp::create(gb, l, i32, v);
+          return arith::ExtSIOp::create(gb, l, i32, v);
+        };
+        Value prod = arith::MulIOp::create(gb, l, ext(args[0], unsignedA),
+                                           ext(args[1], !unsignedA));
+        linalg::YieldOp::create(
+            gb, l, arith::AddIOp::create(gb, l, args[2], prod).getResult());
+      });
+  generic->setAttr(hodu::cpu::kAmxTiles, b.getUnitAttr());
+  return generic.getResult(0);
+}
+
 /// The declaration of @__hodu_amx_ready (defined by hodu-cpu-amx-tiles).
 func::FuncOp amxReadyDecl(Operation *from) {
   auto module = from->getParentOfType<ModuleOp>();
@@ -752,28 +779,15 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
           Value out = tensor::CollapseShapeOp::create(ab, loc, tile0, rowsOf);
           AffineExpr i, l, g, j;
           bindDims(ctx, i, l, g, j);
-          auto generic = linalg::GenericOp::create(
-              ab, loc, TypeRange{out.getType()}, ValueRange{wp, words},
-              ValueRange{out},
-              ArrayRef<AffineMap>{AffineMap::get(4, 0, {i, g * 4 + j}, ctx),
-                                  AffineMap::get(4, 0, {g, l, j}, ctx),
-                                  AffineMap::get(4, 0, {i, l}, ctx)},
-              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                            utils::IteratorType::parallel,
-                                            utils::IteratorType::reduction,
-                                            utils::IteratorType::reduction},
-              [&](OpBuilder &gb, Location l, ValueRange args) {
-                Value prod = arith::MulIOp::create(
-                    gb, l, arith::ExtSIOp::create(gb, l, i32, args[0]),
-                    arith::ExtUIOp::create(gb, l, i32, args[1]));
-                linalg::YieldOp::create(
-                    gb, l, arith::AddIOp::create(gb, l, args[2], prod)
-                               .getResult());
-              });
-          generic->setAttr(hodu::cpu::kAmxTiles, ab.getUnitAttr());
+          Value sums = amxPanels(
+              ab, loc, wp, words, out,
+              {AffineMap::get(4, 0, {i, g * 4 + j}, ctx),
+               AffineMap::get(4, 0, {g, l, j}, ctx),
+               AffineMap::get(4, 0, {i, l}, ctx)},
+              /*unsignedA=*/false);
           return tensor::ExpandShapeOp::create(
-              ab, loc, RankedTensorType::get({fa, 1, kLanes}, i32),
-              generic.getResult(0), rowsOf);
+              ab, loc, RankedTensorType::get({fa, 1, kLanes}, i32), sums,
+              rowsOf);
         };
         return scf::IfOp::create(
                    nb, loc, ok,
@@ -1052,27 +1066,11 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
               nb, loc, ArrayRef<int64_t>{mt, pc * nr}, i32);
           AffineExpr i, p, l, g, j;
           bindDims(ctx, i, p, l, g, j);
-          auto generic = linalg::GenericOp::create(
-              nb, loc, TypeRange{out.getType()}, ValueRange{xt, group},
-              ValueRange{out},
-              ArrayRef<AffineMap>{AffineMap::get(5, 0, {i, g * 4 + j}, ctx),
-                                  AffineMap::get(5, 0, {p, g, l, j}, ctx),
-                                  AffineMap::get(5, 0, {i, p * nr + l}, ctx)},
-              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
-                                            utils::IteratorType::parallel,
-                                            utils::IteratorType::parallel,
-                                            utils::IteratorType::reduction,
-                                            utils::IteratorType::reduction},
-              [&](OpBuilder &gb, Location l, ValueRange args) {
-                Value prod = arith::MulIOp::create(
-                    gb, l, arith::ExtUIOp::create(gb, l, i32, args[0]),
-                    arith::ExtSIOp::create(gb, l, i32, args[1]));
-                linalg::YieldOp::create(
-                    gb, l, arith::AddIOp::create(gb, l, args[2], prod)
-                               .getResult());
-              });
-          generic->setAttr(hodu::cpu::kAmxTiles, nb.getUnitAttr());
-          return generic.getResult(0);
+          return amxPanels(nb, loc, xt, group, out,
+                           {AffineMap::get(5, 0, {i, g * 4 + j}, ctx),
+                            AffineMap::get(5, 0, {p, g, l, j}, ctx),
+                            AffineMap::get(5, 0, {i, p * nr + l}, ctx)},
+                           /*unsignedA=*/true);
         });
   };
 
