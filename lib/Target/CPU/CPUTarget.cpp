@@ -68,7 +68,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> amx{
       *this, "amx",
       llvm::cl::desc("The target has AMX-INT8 and runs Linux: int8 matmuls "
-                     "on tiles where the OS grants them, VNNI otherwise"),
+                     "and convolutions on tiles where the OS grants them, "
+                     "VNNI otherwise"),
       llvm::cl::init(false)};
   Option<std::string> winograd{
       *this, "winograd",
@@ -90,7 +91,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 llvm::cl::opt<bool> amxFallback(
     "hodu-amx-fallback", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("CPU: the artifact's AMX check answers no without asking "
-                   "the OS, so that its int8 matmuls take their VNNI "
+                   "the OS, so that its int8 matmuls and convolutions take "
+                   "their VNNI "
                    "kernels (for tests)"));
 
 /// What the phase builders need; the named pipelines' options and hoduc's

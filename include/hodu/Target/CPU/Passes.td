@@ -182,7 +182,7 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Option<"int8Dot", "int8-dot", "bool", "false",
            "Convolutions and matmuls of 8-bit integers (a uint8 input less its zero point, a constant filter or B of whole numbers) in int32 with AVX-512 VNNI dot products; the target must have avx512vnni and avx512bw">,
     Option<"amx", "amx", "bool", "false",
-           "With int8-dot: int8 matmuls of at least 4 rows on AMX tiles (tdpbusd) where the OS grants them at run time (Linux), the VNNI kernels otherwise; the target must have amx-int8 and amx-tile">,
+           "With int8-dot: int8 matmuls of at least 4 rows and int8 convolutions on AMX tiles (tdpbusd, tdpbsud) where the OS grants them at run time (Linux), the VNNI kernels otherwise; the target must have amx-int8 and amx-tile">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",
            "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
   ];
@@ -524,31 +524,39 @@ def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
 }
 
 def CpuAmxTiles : Pass<"hodu-cpu-amx-tiles", "mlir::ModuleOp"> {
-  let summary = "Int8 matmul panels on AMX tiles, after bufferization (CPU)";
+  let summary = "Int8 matmul and convolution panels on AMX tiles, after bufferization (CPU)";
   let description = [{
-    `hodu-cpu-vectorize{int8-dot amx}` writes each column panel of an int8
-    matmul (`uitofp(x) - zx` by a constant B of whole numbers, at least 4
-    rows) as one `linalg.generic` marked `hodu.amx_tiles`:
+    `hodu-cpu-vectorize{int8-dot amx}` writes each group of column panels
+    of an int8 matmul (`uitofp(x) - zx` by a constant B of whole numbers,
+    at least 4 rows; groups of panels over threads) as one `linalg.generic`
+    marked `hodu.amx_tiles`:
     ```mlir
-    %acc = linalg.generic {indexing_maps = [(i, l, g, j) -> (i, 4 * g + j),
-        (i, l, g, j) -> (g, l, j), (i, l, g, j) -> (i, l)], ...}
-        ins(%x, %panel : tensor<64x1024xi8>, tensor<256x32x4xi8>)
-        outs(%empty : tensor<64x32xi32>) {hodu.amx_tiles} {
+    %acc = linalg.generic {indexing_maps = [
+        (i, p, l, g, j) -> (i, 4 * g + j), (i, p, l, g, j) -> (p, g, l, j),
+        (i, p, l, g, j) -> (i, p * 32 + l)], ...}
+        ins(%x, %panels : tensor<64x1024xi8>, tensor<16x256x32x4xi8>)
+        outs(%empty : tensor<64x512xi32>) {hodu.amx_tiles} {
       ^bb0(%a: i8, %w: i8, %c: i32):  // c + zext(a) * sext(w)
     }
     ```
+    and each panel of 16 output columns of an int8 convolution as one with
+    the roles turned: the filter rows [F, 4 K4] (signed) by the run-time
+    panel [K4, 16, 4] (unsigned), `c + sext(a) * zext(w)`. Each sits
     inside an `scf.if` on `func.call @__hodu_amx_ready()` whose other
     branch is the VNNI kernel of the same sums. The tensor passes leave
     the marked op alone. After bufferization (and memory planning) this
     pass turns each into loops of AMX instructions on the buffers'
-    addresses: `ldtilecfg` (16 x 64-byte tiles), then per pair of 16-row
-    tiles of x and per 16 words of K two `tileloadd` of x, one or two of
-    the packed B (its 32-column panel is two tiles, row stride 128 bytes),
-    `tdpbusd` into up to four int32 accumulator tiles, and `tilestored`
-    into the output; the sums start at zero (the output is not read).
-    The instructions are LLVM's register-numbered intrinsics
-    (`llvm.x86.tileloadd64` with an immediate tile), so that LLVM inserts
-    no `tilerelease`, after which the next tile instruction is slow.
+    addresses: the tile configuration (16 x 64-byte tiles) loaded where
+    the thread's own differs (`sttilecfg` and a compare, then `ldtilecfg`),
+    then per panel, per pair of 16-row tiles of A and per 16 words of K two
+    `tileloadd` of A, one or two of the panel (a 32-column panel is two
+    tiles, row stride 128 bytes), `tdpbusd` (A unsigned) or `tdpbsud` (A
+    signed), as the body's extensions say, into up to four int32
+    accumulator tiles, and `tilestored` into the output; the sums start at
+    zero (the output is not read). The instructions are LLVM's
+    register-numbered intrinsics (`llvm.x86.tileloadd64` with an immediate
+    tile), so that LLVM inserts no `tilerelease`, after which the next
+    tile instruction is slow.
 
     It also defines `@__hodu_amx_ready`, declared by hodu-cpu-vectorize:
     on its first call it asks Linux for the tile data registers

@@ -1,5 +1,4 @@
-//===- AmxTiles.cpp - int8 matmul panels on AMX tiles
-//----------------------===//
+//===- AmxTiles.cpp - int8 matmul and convolution panels on AMX tiles ---===//
 //
 // See hodu-cpu-amx-tiles in include/hodu/Target/CPU/Passes.td.
 //
@@ -234,8 +233,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   Value wPanel = onePanel ? e.i64(0) : wAt0.second[0];
   // One panel after the other: its B (k4 x nr words) stays in the L1 cache
   // while all row tiles of x go by.
-  auto panelLoop =
-      e.loop(panels);
+  auto panelLoop = e.loop(panels);
   OpBuilder::InsertionGuard panelGuard(b);
   b.setInsertionPoint(panelLoop.getBody()->getTerminator());
   Value p = e.toI64(panelLoop.getInductionVar());
@@ -248,8 +246,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
       for (int64_t h = 0; h < colTiles; ++h)
         e.call("llvm.x86.tilezero", {t * colTiles + h});
     Value firstRow = e.mul(first, e.i64(kTileRows));
-    auto kLoop =
-        e.loop(steps);
+    auto kLoop = e.loop(steps);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(kLoop.getBody()->getTerminator());
@@ -266,8 +263,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
                {e.ptr(e.add(wAt, e.i64(h * kTileBytes))), wRow});
       for (int64_t t = 0; t < count; ++t)
         for (int64_t h = 0; h < colTiles; ++h)
-          e.call(product,
-                 {t * colTiles + h, kFirstA + t, kFirstB + h});
+          e.call(product, {t * colTiles + h, kFirstA + t, kFirstB + h});
     }
     for (int64_t t = 0; t < count; ++t)
       for (int64_t h = 0; h < colTiles; ++h) {
@@ -280,8 +276,7 @@ LogicalResult lowerPanels(linalg::GenericOp op, memref::GlobalOp config) {
   // Pairs of row tiles (2 x colTiles accumulators), then the odd one.
   int64_t pairs = rowTiles / 2;
   if (pairs > 0) {
-    auto pairLoop =
-        e.loop(pairs);
+    auto pairLoop = e.loop(pairs);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(pairLoop.getBody()->getTerminator());
     block(e.mul(e.toI64(pairLoop.getInductionVar()), e.i64(2)), 2);

@@ -407,17 +407,34 @@ Value amxPanels(OpBuilder &b, Location loc, Value a, Value w, Value out,
   return generic.getResult(0);
 }
 
-/// The declaration of @__hodu_amx_ready (defined by hodu-cpu-amx-tiles).
-func::FuncOp amxReadyDecl(Operation *from) {
-  auto module = from->getParentOfType<ModuleOp>();
-  if (auto f = module.lookupSymbol<func::FuncOp>(hodu::cpu::kAmxReady))
-    return f;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto f = func::FuncOp::create(
-      b, module.getLoc(), hodu::cpu::kAmxReady,
-      b.getFunctionType({}, {b.getI1Type()}));
-  f.setPrivate();
-  return f;
+/// Whether the OS lets the run use the AMX tiles: a call, before `at`, of
+/// @__hodu_amx_ready (declared here, defined by hodu-cpu-amx-tiles).
+Value amxReady(OpBuilder &b, Location loc, Operation *at) {
+  auto module = at->getParentOfType<ModuleOp>();
+  auto f = module.lookupSymbol<func::FuncOp>(hodu::cpu::kAmxReady);
+  if (!f) {
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    f = func::FuncOp::create(mb, module.getLoc(), hodu::cpu::kAmxReady,
+                             mb.getFunctionType({}, {mb.getI1Type()}));
+    f.setPrivate();
+  }
+  return func::CallOp::create(b, loc, f, ValueRange{}).getResult(0);
+}
+
+/// The tile kernel where `ready`, else the VNNI one: both build the same
+/// sums (into the same tensor, so that neither branch needs a buffer).
+Value tilesOrVnni(OpBuilder &b, Location loc, Value ready,
+                  function_ref<Value(OpBuilder &)> tiles,
+                  function_ref<Value(OpBuilder &)> vnni) {
+  return scf::IfOp::create(
+             b, loc, ready,
+             [&](OpBuilder &tb, Location) {
+               scf::YieldOp::create(tb, loc, tiles(tb));
+             },
+             [&](OpBuilder &eb, Location) {
+               scf::YieldOp::create(eb, loc, vnni(eb));
+             })
+      .getResult(0);
 }
 
 } // namespace
@@ -621,8 +638,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
   Value ok;
   if (tiles)
-    ok = func::CallOp::create(b, loc, amxReadyDecl(conv), ValueRange{})
-             .getResult(0);
+    ok = amxReady(b, loc, conv);
   auto b64 = VectorType::get({4 * kLanes}, i8);
   auto acc16 = VectorType::get({kLanes}, i32);
   Value acc = hodu::cpu::tileLoop(
@@ -789,15 +805,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
               ab, loc, RankedTensorType::get({fa, 1, kLanes}, i32), sums,
               rowsOf);
         };
-        return scf::IfOp::create(
-                   nb, loc, ok,
-                   [&](OpBuilder &tb, Location) {
-                     scf::YieldOp::create(tb, loc, amxBlocks(tb));
-                   },
-                   [&](OpBuilder &eb, Location) {
-                     scf::YieldOp::create(eb, loc, vnniBlocks(eb));
-                   })
-            .getResult(0);
+        return tilesOrVnni(nb, loc, ok, amxBlocks, vnniBlocks);
       });
 
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
@@ -1076,17 +1084,7 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
 
   Value acc;
   if (tiles) {
-    func::FuncOp ready = amxReadyDecl(at);
-    Value ok = func::CallOp::create(b, loc, ready, ValueRange{}).getResult(0);
-    acc = scf::IfOp::create(
-              b, loc, ok,
-              [&](OpBuilder &tb, Location) {
-                scf::YieldOp::create(tb, loc, amxTiles(tb));
-              },
-              [&](OpBuilder &eb, Location) {
-                scf::YieldOp::create(eb, loc, vnni(eb));
-              })
-              .getResult(0);
+    acc = tilesOrVnni(b, loc, amxReady(b, loc, at), amxTiles, vnni);
   } else {
     acc = vnni(b);
   }

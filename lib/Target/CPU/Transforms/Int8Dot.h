@@ -23,9 +23,9 @@ namespace hodu::cpu {
 /// turns into one vpdpbusd.
 inline constexpr char kInt8Dot[] = "hodu.int8_dot";
 
-/// Marks the linalg.generic of one panel of an int8 matmul on AMX tiles
-/// (Int8Dot.cpp), which the tensor passes leave alone and hodu-cpu-amx-tiles
-/// lowers to tile instructions after bufferization.
+/// Marks the linalg.generic of panels of an int8 matmul or convolution on
+/// AMX tiles (Int8Dot.cpp), which the tensor passes leave alone and
+/// hodu-cpu-amx-tiles lowers to tile instructions after bufferization.
 inline constexpr char kAmxTiles[] = "hodu.amx_tiles";
 
 /// The function an artifact asks, at run time, whether the OS lets it use
