@@ -35,9 +35,12 @@
 // (tdpbusd: a 16 x 64 uint8 tile by a 16 x 64 int8 tile of words, 16384
 // multiply-adds): the same packed B, each panel of 32 columns two tiles of
 // 16 (row stride 128 bytes), read as 16 words at a time; x padded to whole
-// tiles (16 rows, 64 bytes of K). At tensor level a panel is one
-// linalg.generic marked kAmxTiles, which hodu-cpu-amx-tiles turns into tile
-// loads, products and stores after bufferization. Whether the OS lets the
+// tiles (16 rows, 64 bytes of K). A convolution (any rows) takes the tiles
+// with the roles turned: its filter rows, packed as rows of bytes, are the
+// signed tiles, the run-time panel of 16 columns the unsigned one
+// (tdpbsud). At tensor level a group of matmul panels, or one conv panel,
+// is a linalg.generic marked kAmxTiles, which hodu-cpu-amx-tiles turns
+// into tile loads, products and stores after bufferization. Whether the OS lets the
 // process use the tile registers (Linux asks each process to request them)
 // is asked at run time, once, by @__hodu_amx_ready; where it says no, the
 // VNNI kernels above run instead (both are in the artifact).
