@@ -61,6 +61,14 @@ if shutil.which("protoc") and os.path.exists("/usr/include/onnx/onnx.proto"):
     config.available_features.add("protoc")
 config.substitutions.append(("%onnx_proto_dir", "/usr/include/onnx"))
 
+# Tests of the CPU target's compile-time choices (register tiles, conv
+# strategies, the memory plan that follows from them) compile for one
+# AVX-512 CPU rather than the host, whose vector width and register count
+# change those choices (an AVX2 host gets 256-bit vectors and 16 registers).
+# Artifacts built this way are checked, not run: they run on the host only
+# where it has AVX-512.
+config.substitutions.append(("%avx512", "--mcpu=sapphirerapids"))
+
 # The host CPU runs AVX-512 VNNI int8 dot products (the CPU target's int8
 # convolutions: lib/Target/CPU/Transforms/Int8Dot.cpp).
 try:

@@ -185,13 +185,16 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
 /// pattern rollback: with it, the conversion's bookkeeping grows with the
 /// ops of the function each loop is split out of (6 of the 18 s of silero
 /// VAD's compile). hodu-cpu-vector-to-llvm is upstream's
-/// convert-vector-to-llvm made to run per function (Passes.td).
+/// convert-vector-to-llvm made to run per function (Passes.td). Conversions
+/// between f32 and bf16 become integer arithmetic (arith-expand's bf16
+/// patterns, rounding to nearest even): a CPU without AVX512-BF16 would call
+/// compiler-rt's __truncsfbf2 instead, which the artifact does not link.
 std::string llvmPipeline(const CPUPipelineConfig &o) {
   return std::string("hodu-cpu-outline-kernels,hodu-cpu-flatten-globals,"
                      "func.func(convert-linalg-to-loops,") +
          (o.optLevel >= 2 ? "hodu-cpu-strided-reads," : "") +
          "convert-vector-to-scf{full-unroll},expand-strided-metadata,"
-         "lower-affine,convert-math-to-llvm,arith-expand),"
+         "lower-affine,convert-math-to-llvm,arith-expand{include-bf16}),"
          "convert-math-to-libm,finalize-memref-to-llvm,"
          "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},"
          "llvm.func(convert-scf-to-cf{allow-pattern-rollback=false},"
