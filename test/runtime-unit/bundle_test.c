@@ -12,6 +12,7 @@
 #include "bundles/bundle_writer.h"
 #include "hodu/runtime.h"
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1307,11 +1308,29 @@ static const struct {
     {"write_corpus", test_write_corpus},
 };
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HODURT_TEST_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define HODURT_TEST_ASAN 1
+#endif
+
 int main(int argc, char **argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s TEST SPIRV WORKDIR\n", argv[0]);
     return 2;
   }
+#ifdef HODURT_TEST_ASAN
+  /* Mesa 22.3's lavapipe keeps a few allocations reachable only from its
+     own data; when the Vulkan loader unloads it (vkDestroyInstance),
+     LeakSanitizer finds them unreachable and reports leaks of an unknown
+     module (128 bytes per instance on an AMD EPYC host; none on an Intel
+     one). Kept loaded, they stay reachable; the runtime's own leaks are
+     still reported. */
+  (void)dlopen("libvulkan_lvp.so", RTLD_NOW | RTLD_NODELETE);
+#endif
   spirv_path = argv[2];
   work_dir = argv[3];
   /* mkdir -p */
