@@ -2,14 +2,14 @@
 
 // hodu-cpu-outline-kernels: each op with regions at the top level of a
 // function (loops, linalg ops on buffers) becomes a private function of its
-// own, never inlined, called in its place. The views, globals and constants
-// it reads are recomputed inside it; buffers that cross a call under the
-// bare-pointer convention (static, identity layout) are passed. The loop
-// that writes a dynamically sized buffer stays inline, and so does what it
-// reads.
+// own, never inlined, called in its place. The views and constants it reads
+// are recomputed inside it; globals are passed (a constant one marked
+// noalias and readonly for LLVM), as are buffers that cross a call under the
+// bare-pointer convention (static, identity layout). The loop that writes a
+// dynamically sized buffer stays inline, and so does what it reads.
 
-// CHECK-LABEL: func.func private @main_kernel0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<512xi8>) attributes {hodu.kernel, passthrough = ["noinline"]}
-// CHECK: memref.get_global @w
+// CHECK-LABEL: func.func private @main_kernel0(%{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32> {llvm.noalias, llvm.readonly}, %{{.*}}: memref<512xi8>) attributes {hodu.kernel, passthrough = ["noinline"]}
+// CHECK-NOT: memref.get_global
 // CHECK: memref.view
 // CHECK: scf.for
 // CHECK: arith.addf
@@ -22,14 +22,14 @@
 // CHECK: scf.for
 // CHECK-LABEL: func.func @main(
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
-// CHECK: call @main_kernel0(%arg0, %arg2)
+// CHECK: %[[W:.*]] = memref.get_global @w
+// CHECK-NEXT: call @main_kernel0(%arg0, %[[W]], %arg2)
 // CHECK: %[[DYN:.*]] = memref.alloc
 // CHECK: scf.for
 // CHECK: memref.store {{.*}}, %[[DYN]]
 // CHECK: call @main_kernel1(%arg2)
 // CHECK-NEXT: call @main_kernel2(%arg2, %arg1)
 // CHECK-NEXT: memref.dealloc %[[DYN]]
-// CHECK-NOT: memref.get_global
 // CHECK-NOT: memref.subview
 memref.global "private" constant @w : memref<64xf32> = dense<1.0>
 
@@ -189,4 +189,69 @@ func.func @straight(%out: memref<64xf32>, %ws: memref<512xi8>) -> f32 {
     memref.store %a, %out[%i] : memref<64xf32>
   }
   return %s : f32
+}
+
+// Kernels that differ only in their arguments are one function: the first
+// two loops read different weights (a mutable global is passed without
+// noalias/readonly) into the same place, the third adds another constant,
+// the fourth writes elsewhere in the arena (its view is recomputed, so the
+// offset is its own).
+// CHECK-LABEL: func.func private @dedupe_kernel0(%{{.*}}: memref<16xf32> {llvm.align = 64 : i64, llvm.noalias, llvm.readonly}, %{{.*}}: memref<256xi8>)
+// CHECK-NOT: func.func private @dedupe_kernel1(
+// CHECK-LABEL: func.func private @dedupe_kernel2(
+// CHECK: arith.constant 2.0
+// CHECK-LABEL: func.func private @dedupe_kernel3(
+// CHECK: arith.constant 64 : index
+// CHECK-LABEL: func.func private @dedupe_kernel4(%{{.*}}: memref<16xf32>, %{{.*}}: memref<256xi8>)
+// CHECK-LABEL: func.func @dedupe(
+// CHECK: %[[A:.*]] = memref.get_global @a
+// CHECK-NEXT: call @dedupe_kernel0(%[[A]], %arg0)
+// CHECK: %[[B:.*]] = memref.get_global @b
+// CHECK-NEXT: call @dedupe_kernel0(%[[B]], %arg0)
+// CHECK: call @dedupe_kernel2(
+// CHECK: call @dedupe_kernel3(
+// CHECK: %[[M:.*]] = memref.get_global @m
+// CHECK-NEXT: call @dedupe_kernel4(%[[M]], %arg0)
+memref.global "private" constant @a : memref<16xf32> = dense<1.0> {alignment = 64 : i64}
+memref.global "private" constant @b : memref<16xf32> = dense<3.0> {alignment = 64 : i64}
+memref.global "private" @m : memref<16xf32> = dense<3.0>
+
+func.func @dedupe(%ws: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %t = memref.view %ws[%c0][] : memref<256xi8> to memref<16xf32>
+  %u = memref.view %ws[%c64][] : memref<256xi8> to memref<16xf32>
+  %a = memref.get_global @a : memref<16xf32>
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %a[%i] : memref<16xf32>
+    %y = arith.addf %x, %one : f32
+    memref.store %y, %t[%i] : memref<16xf32>
+  }
+  %b = memref.get_global @b : memref<16xf32>
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %b[%i] : memref<16xf32>
+    %y = arith.addf %x, %one : f32
+    memref.store %y, %t[%i] : memref<16xf32>
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %b[%i] : memref<16xf32>
+    %y = arith.addf %x, %two : f32
+    memref.store %y, %t[%i] : memref<16xf32>
+  }
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %b[%i] : memref<16xf32>
+    %y = arith.addf %x, %one : f32
+    memref.store %y, %u[%i] : memref<16xf32>
+  }
+  %m = memref.get_global @m : memref<16xf32>
+  scf.for %i = %c0 to %c16 step %c1 {
+    %x = memref.load %m[%i] : memref<16xf32>
+    %y = arith.addf %x, %one : f32
+    memref.store %y, %t[%i] : memref<16xf32>
+  }
+  return
 }

@@ -407,7 +407,12 @@ def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
     global, index arithmetic) in its block or one around it, recursively,
     or passed as arguments when
     their type crosses a call under the bare-pointer calling convention (a
-    scalar, or a static identity-layout memref). An op that reads anything
+    scalar, or a static identity-layout memref). Globals are passed, not
+    named (a constant one with `llvm.noalias`, `llvm.readonly` and the
+    global's `llvm.align`), so that kernels that differ only in which
+    weights they read are equal: of equal kernels (same type, argument
+    attributes and ops, compared in full after a hash) the first is kept
+    and the others' calls go to it. An op that reads anything
     else, or frees a buffer from outside it (a kernel sees only a buffer's
     aligned pointer, not the one its allocation returned), stays where it
     is, and so does a memory op whose result is used after its run (it

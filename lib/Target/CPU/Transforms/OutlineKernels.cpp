@@ -7,6 +7,8 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -15,6 +17,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -72,6 +76,12 @@ struct Captures {
     Operation *def = v.getDefiningOp();
     if (def && recomputed.contains(def))
       return true;
+    // A global is passed, not named, so that kernels that differ only in
+    // which weights they read are one function (dedupe below).
+    if (isa_and_nonnull<memref::GetGlobalOp>(def) && passable(v.getType())) {
+      arguments.insert(v);
+      return true;
+    }
     // Defined in the kernel op's block or one around it (an scf.if's
     // kernels recompute the views the function body made).
     if (def && def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
@@ -237,6 +247,73 @@ struct CpuOutlineKernels
     part.clear();
   }
 
+  /// Marks the arguments that are constant globals as what they are to
+  /// LLVM: never written, reached through no other argument, and as
+  /// aligned as the global (what LLVM knew of the global it named).
+  static void markConstantArguments(func::FuncOp kernel,
+                                    const llvm::SetVector<Value> &arguments,
+                                    SymbolTable &symbols) {
+    Builder b(kernel.getContext());
+    for (auto [i, v] : llvm::enumerate(arguments)) {
+      auto get = v.getDefiningOp<memref::GetGlobalOp>();
+      if (!get)
+        continue;
+      auto global = symbols.lookup<memref::GlobalOp>(get.getName());
+      if (!global || !global.getConstant())
+        continue;
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(),
+                        b.getUnitAttr());
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                        b.getUnitAttr());
+      if (std::optional<uint64_t> align = global.getAlignment())
+        kernel.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          b.getI64IntegerAttr(*align));
+    }
+  }
+
+  /// A hash of what a kernel computes: its type, argument attributes and,
+  /// in order, its ops' names, attributes, properties and types (values by
+  /// position only; kernels with equal hashes are then compared in full).
+  static llvm::hash_code kernelHash(func::FuncOp kernel) {
+    llvm::hash_code h = llvm::hash_combine(kernel.getFunctionType(),
+                                           kernel.getArgAttrsAttr());
+    kernel.getBody().walk([&](Operation *op) {
+      h = llvm::hash_combine(
+          h, OperationEquivalence::computeHash(
+                 op, OperationEquivalence::ignoreHashValue,
+                 OperationEquivalence::ignoreHashValue,
+                 OperationEquivalence::IgnoreLocations));
+    });
+    return h;
+  }
+
+  /// Kernels that compute the same thing on the same kinds of arguments
+  /// (convolutions of one shape with other weights, at other places in the
+  /// arena: whatever differs is an argument) are one function: `calls[i]`
+  /// calls `outlined[i]`; the later of two equal kernels is erased and its
+  /// call made to the first. LLVM then optimises and compiles each once.
+  static void dedupe(MutableArrayRef<func::FuncOp> outlined,
+                     MutableArrayRef<func::CallOp> calls, SymbolTable &symbols) {
+    llvm::DenseMap<llvm::hash_code, SmallVector<func::FuncOp, 1>> seen;
+    for (size_t i = 0; i < outlined.size(); ++i) {
+      func::FuncOp kernel = outlined[i];
+      SmallVector<func::FuncOp, 1> &same = seen[kernelHash(kernel)];
+      auto *equal = llvm::find_if(same, [&](func::FuncOp first) {
+        return first.getFunctionType() == kernel.getFunctionType() &&
+               first.getArgAttrsAttr() == kernel.getArgAttrsAttr() &&
+               OperationEquivalence::isRegionEquivalentTo(
+                   &first.getBody(), &kernel.getBody(),
+                   OperationEquivalence::IgnoreLocations);
+      });
+      if (equal == same.end()) {
+        same.push_back(kernel);
+        continue;
+      }
+      calls[i].setCallee(equal->getSymName());
+      symbols.erase(kernel);
+    }
+  }
+
   void outlineIn(func::FuncOp func, SymbolTable &symbols) {
     if (!func.getBody().hasOneBlock())
       return;
@@ -246,6 +323,8 @@ struct CpuOutlineKernels
     if (kernels.size() < 2)
       return; // the function is its kernel already
     int64_t index = 0;
+    SmallVector<func::FuncOp> outlined;
+    SmallVector<func::CallOp> calls;
     for (const Kernel &k : kernels) {
       ArrayRef<Operation *> ops = k.ops;
       Operation *op = ops.front();
@@ -277,6 +356,7 @@ struct CpuOutlineKernels
       kernel->setAttr("passthrough",
                       b.getArrayAttr({b.getStringAttr("noinline")}));
       symbols.insert(kernel);
+      markConstantArguments(kernel, captures.arguments, symbols);
 
       Block *entry = kernel.addEntryBlock();
       OpBuilder kb = OpBuilder::atBlockBegin(entry);
@@ -291,12 +371,14 @@ struct CpuOutlineKernels
       func::ReturnOp::create(kb, op->getLoc());
 
       OpBuilder cb(op);
-      func::CallOp::create(cb, op->getLoc(), kernel,
-                           llvm::to_vector(captures.arguments));
+      calls.push_back(func::CallOp::create(
+          cb, op->getLoc(), kernel, llvm::to_vector(captures.arguments)));
+      outlined.push_back(kernel);
       // What stays and is dead goes below.
       for (Operation *o : llvm::reverse(k.moved))
         o->erase();
     }
+    dedupe(outlined, calls, symbols);
     // What only the kernels used (views, constants) is left dead.
     for (Block *block : llvm::reverse(blocks))
       for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
