@@ -48,15 +48,23 @@ LogicalResult cpu::linkShared(ArrayRef<std::string> objects, StringRef out,
   if (host)
     dirs.append({"/lib64", "/usr/lib64", "/lib", "/usr/lib"});
   bool haveLibc = false;
+  bool haveLibgcc = false;
   for (const std::string &dir : dirs)
     if (llvm::sys::fs::is_directory(dir)) {
       argv.push_back("-L" + dir);
       haveLibc = true;
+      haveLibgcc |= llvm::sys::fs::exists(dir + "/libgcc_s.so.1");
     }
   if (haveLibc) {
     argv.push_back("-lm");
     argv.push_back("-lc");
   }
+  // f16 conversions on a CPU without F16C are calls to __extendhfsf2 and
+  // __truncsfhf2, which libgcc_s has (GCC 12 and later); --as-needed keeps
+  // it out of the libraries that make no such call. Without it the library
+  // would load only into programs that happen to have libgcc_s already.
+  if (haveLibgcc)
+    argv.push_back("-l:libgcc_s.so.1");
   // Multi-threaded models call LLVM's OpenMP runtime (libomp), found beside
   // LLVM 22 for the host. A cross-compiled library leaves its symbols to be
   // resolved by the program that loads it.
