@@ -288,8 +288,9 @@ struct CpuOutlineKernels
   }
 
   /// Kernels that compute the same thing on the same kinds of arguments
-  /// (convolutions of one shape with other weights, at other places in the
-  /// arena: whatever differs is an argument) are one function: `calls[i]`
+  /// (convolutions of one shape with other weights, at the same place in
+  /// the arena: the views a kernel recomputes carry their offsets, so one at
+  /// another place stays a function of its own) are one function: `calls[i]`
   /// calls `outlined[i]`; the later of two equal kernels is erased and its
   /// call made to the first. LLVM then optimises and compiles each once.
   static void dedupe(MutableArrayRef<func::FuncOp> outlined,
