@@ -77,6 +77,10 @@ try:
                       if l.startswith("flags")), [])
 except OSError:
     flags = []
+# And AVX2 (the int16 pair kernels of the same convolutions, which any
+# AVX2 host runs).
+if "avx2" in flags:
+    config.available_features.add("cpu-avx2")
 if "avx512_vnni" in flags and "avx512bw" in flags:
     config.available_features.add("cpu-avx512vnni")
     # And AMX-INT8 tiles (Int8Dot.cpp, AmxTiles.cpp), which the artifact

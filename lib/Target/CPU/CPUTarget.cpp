@@ -65,6 +65,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("The target has AVX-512 VNNI and BW: 8-bit integer "
                      "convolutions on int8 dot products"),
       llvm::cl::init(false)};
+  Option<bool> int16Dot{
+      *this, "int16-dot",
+      llvm::cl::desc("The target has AVX2 (AVX-512BW at 512 bits) and no "
+                     "VNNI: 8-bit integer convolutions on int16 pair "
+                     "products"),
+      llvm::cl::init(false)};
   Option<bool> amx{
       *this, "amx",
       llvm::cl::desc("The target has AMX-INT8 and runs Linux: int8 matmuls "
@@ -102,6 +108,7 @@ struct CPUPipelineConfig {
   unsigned vectorBits = 512;
   unsigned vectorRegisters = 32;
   bool int8Dot = false;
+  bool int16Dot = false;
   bool amx = false;
   std::string winograd = "auto";
   bool exportAlias = true;
@@ -109,9 +116,9 @@ struct CPUPipelineConfig {
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
-  return {o.optLevel, o.vectorBits,  o.vectorRegisters,
-          o.int8Dot,  o.amx,         o.winograd.getValue(),
-          o.exportAlias, o.library};
+  return {o.optLevel, o.vectorBits, o.vectorRegisters,     o.int8Dot,
+          o.int16Dot, o.amx,        o.winograd.getValue(), o.exportAlias,
+          o.library};
 }
 
 
@@ -130,8 +137,8 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
   if (o.optLevel >= 2)
     p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
          " vector-registers=" + std::to_string(o.vectorRegisters) +
-         " winograd=" + o.winograd +
-         (o.int8Dot ? " int8-dot=1" : "") +
+         " winograd=" + o.winograd + (o.int8Dot ? " int8-dot=1" : "") +
+         (!o.int8Dot && o.int16Dot ? " int16-dot=1" : "") +
          (o.int8Dot && o.amx ? " amx=1" : "") + "},canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
@@ -303,6 +310,7 @@ private:
     o.vectorBits = shape.vectorBits;
     o.vectorRegisters = shape.vectorRegisters;
     o.int8Dot = shape.int8Dot;
+    o.int16Dot = shape.int16Dot;
     o.amx = shape.amx;
     return o;
   }

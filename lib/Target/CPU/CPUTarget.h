@@ -35,6 +35,9 @@ struct VectorShape {
   unsigned vectorRegisters = 32;
   /// AVX-512 VNNI and BW: int8 dot products (vpdpbusd) on 512-bit vectors.
   bool int8Dot = false;
+  /// AVX2 (or AVX-512BW at 512 bits) without VNNI: exact 8-bit integer
+  /// convolutions and matmuls on int16 pair products (vpmaddwd).
+  bool int16Dot = false;
   /// AMX-INT8 tiles (tdpbusd) on Linux, which grants them per process at
   /// run time (arch_prctl); with int8Dot.
   bool amx = false;

@@ -118,6 +118,9 @@ cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
     shape.vectorBits = 512;
   shape.int8Dot = tm.getTargetTriple().isX86() &&
                   sti->checkFeatures("+avx512vnni,+avx512bw");
+  shape.int16Dot =
+      tm.getTargetTriple().isX86() && !shape.int8Dot &&
+      sti->checkFeatures(shape.vectorBits == 512 ? "+avx512bw" : "+avx2");
   shape.amx = shape.int8Dot &&
               tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
               tm.getTargetTriple().isOSLinux() &&

@@ -181,6 +181,8 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "Direct vector kernels for grouped and depthwise convolutions">,
     Option<"int8Dot", "int8-dot", "bool", "false",
            "Convolutions and matmuls of 8-bit integers (a uint8 input less its zero point, a constant filter or B of whole numbers) in int32 with AVX-512 VNNI dot products; the target must have avx512vnni and avx512bw">,
+    Option<"int16Dot", "int16-dot", "bool", "false",
+           "Without int8-dot: the same convolutions and matmuls in int32, exactly, with int16 pair products (vpmaddwd) of vector-bits wide vectors; the target must have avx2 (avx512bw at 512 bits)">,
     Option<"amx", "amx", "bool", "false",
            "With int8-dot: int8 matmuls of at least 4 rows and int8 convolutions on AMX tiles (tdpbusd, tdpbsud) where the OS grants them at run time (Linux), the VNNI kernels otherwise; the target must have amx-int8 and amx-tile">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",

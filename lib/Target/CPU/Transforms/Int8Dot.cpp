@@ -1,4 +1,4 @@
-//===- Int8Dot.cpp - 8-bit integer convolutions and matmuls on VNNI -----===//
+//===- Int8Dot.cpp - 8-bit integer convolutions and matmuls in int32 -----===//
 //
 // A quantized convolution (ONNX ConvInteger, QLinearConv, or any f32 conv
 // whose operands are 8-bit integers) arrives here as an f32 convolution of
@@ -11,6 +11,17 @@
 //   y[f, p]   = float(acc[f, p] - zx * sum_k W'[f, k])
 // which is the same integer the f32 convolution computes (exactly, where
 // f32 holds it; past 2^24 the int32 sum is the exact one).
+//
+// Without VNNI (AVX2, or AVX-512BW alone) the same kernels take int16
+// pairs instead of 4 bytes per 32-bit word: vpmaddwd multiplies 2 int16
+// pairs per int32 lane and adds them (16 multiply-adds per 256-bit
+// instruction, then a vpaddd into the accumulator), exactly: the inputs
+// are uint8 zero-extended at packing, the weights int16, so that no pair
+// sum leaves the int32 range (AVX2's vpmaddubsw, 32 byte products summed
+// in saturating int16 pairs, is what ONNX Runtime uses there, and its sums
+// are wrong where a pair passes 32767). The weights need no offsets: W'
+// of uint8 weights less a zero point fits an int16. Everything below that
+// says "word of 4 bytes" is a word of 2 int16 values there.
 //
 // Layout. K is ordered (tap, channel), the channels padded to a multiple of
 // 4; a group of 4 consecutive k (4 channels of one tap) is one 32-bit word.
@@ -40,8 +51,8 @@
 // signed tiles, the run-time panel of 16 columns the unsigned one
 // (tdpbsud). At tensor level a group of matmul panels, or one conv panel,
 // is a linalg.generic marked kAmxTiles, which hodu-cpu-amx-tiles turns
-// into tile loads, products and stores after bufferization. Whether the OS lets the
-// process use the tile registers (Linux asks each process to request them)
+// into tile loads, products and stores after bufferization. Whether the OS lets
+// the process use the tile registers (Linux asks each process to request them)
 // is asked at run time, once, by @__hodu_amx_ready; where it says no, the
 // VNNI kernels above run instead (both are in the artifact).
 //
@@ -68,8 +79,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr int64_t kLanes = 16;   // int32 lanes of a 512-bit vector
-constexpr int64_t kMaxRows = 16; // accumulators of a register block
 // AMX: a tile is 16 rows of 64 bytes (K: 16 words of 4 bytes; an int32
 // accumulator: 16 columns). Below kAmxMinRows rows of x, the padding to 16
 // costs more than the tiles gain over VNNI (a quarter of the rows used is
@@ -236,16 +245,55 @@ std::optional<std::vector<double>> constantValues(Value v) {
   return out;
 }
 
-/// acc + the sums of 4 products zext(u) * sext(s) per int32 lane, as vector
-/// ops marked kInt8Dot: one vpdpbusd once hodu-cpu-vector-to-llvm sees it
-/// (after bufferization, which takes no LLVM intrinsic calls).
-Value int8Dot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
-  auto wide = VectorType::get({4 * kLanes}, b.getI32Type());
+/// The kernels' vectors for an Int8Isa: 32-bit words of `per` values of
+/// type `elt` (4 bytes, or 2 int16), `lanes` words to a vector.
+struct Dot {
+  bool vnni;
+  int64_t lanes, per;
+  Type elt;
+  int64_t registers;
+  Dot(MLIRContext *ctx, const hodu::cpu::Int8Isa &kernels)
+      : vnni(kernels.vnni), lanes(kernels.vnni ? 16 : kernels.vectorBits / 32),
+        per(kernels.vnni ? 4 : 2),
+        elt(IntegerType::get(ctx, kernels.vnni ? 8 : 16)),
+        registers(kernels.registers) {}
+  /// One vector of words, as values.
+  VectorType values() const { return VectorType::get({per * lanes}, elt); }
+  /// One vector of int32 sums.
+  VectorType sums() const {
+    return VectorType::get({lanes}, IntegerType::get(elt.getContext(), 32));
+  }
+  /// The range of a weight.
+  int64_t lowest() const { return vnni ? -128 : -32768; }
+  int64_t highest() const { return vnni ? 127 : 32767; }
+  /// Rows of a register block of `vecs` accumulators per row: they, the
+  /// `vecs` B vectors, a broadcast word (and vpmaddwd's product) in the
+  /// registers.
+  int64_t maxRows(int64_t vecs) const {
+    int64_t rows = (registers - vecs - (vnni ? 1 : 2)) / vecs;
+    return std::clamp<int64_t>(rows, 1, vecs == 1 ? 16 : 12);
+  }
+  /// Its name in strategies.
+  StringRef name() const {
+    return vnni          ? "int8 dot products (AVX-512 VNNI)"
+           : lanes == 16 ? "int16 pair products (AVX-512BW vpmaddwd)"
+                         : "int16 pair products (AVX2 vpmaddwd)";
+  }
+};
+
+/// acc + the sums of `per` products zext(u) * sext(s) per int32 lane, as
+/// vector ops marked kInt8Dot: one vpdpbusd (or vpmaddwd and an add) once
+/// hodu-cpu-vector-to-llvm sees it (after bufferization, which takes no
+/// LLVM intrinsic calls). With int16 pairs, u's values are uint8 (so that
+/// its zero extension is its sign extension, as vpmaddwd's is).
+Value int8Dot(OpBuilder &b, Location loc, const Dot &d, Value acc, Value u,
+              Value s) {
+  auto wide = VectorType::get({d.per * d.lanes}, b.getI32Type());
   Value prod =
       arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, wide, u),
                             arith::ExtSIOp::create(b, loc, wide, s));
   Value groups = vector::ShapeCastOp::create(
-      b, loc, VectorType::get({kLanes, 4}, b.getI32Type()), prod);
+      b, loc, VectorType::get({d.lanes, d.per}, b.getI32Type()), prod);
   auto red = vector::MultiDimReductionOp::create(b, loc, groups, acc,
                                                  ArrayRef<bool>{false, true},
                                                  vector::CombiningKind::ADD);
@@ -253,17 +301,18 @@ Value int8Dot(OpBuilder &b, Location loc, Value acc, Value u, Value s) {
   return red;
 }
 
-/// Constant weights as int8: per output, the offset `off` that brings its
-/// whole-number weights W' into [-128, 127] (0 where they already are; none
-/// if some output's span more than 255 or a value is not whole), and the
-/// sums of W'. With an offset, sum W' x = sum (W' - off) x + off * sum x.
+/// Constant weights as int8 (int16 for pairs): per output, the offset `off`
+/// that brings its whole-number weights W' into [lowest, highest] (0 where
+/// they already are; none if some output's span more or a value is not
+/// whole), and the sums of W'. With an offset,
+/// sum W' x = sum (W' - off) x + off * sum x.
 struct Int8Weights {
   SmallVector<int32_t> offsets, sums;
   bool needSums = false; // some offset is not 0
 };
 
 std::optional<Int8Weights>
-int8Weights(int64_t outputs, int64_t terms,
+int8Weights(const Dot &d, int64_t outputs, int64_t terms,
             llvm::function_ref<double(int64_t, int64_t)> value) {
   Int8Weights r;
   r.offsets.assign(outputs, 0);
@@ -282,10 +331,10 @@ int8Weights(int64_t outputs, int64_t terms,
       sum += static_cast<uint32_t>(static_cast<int32_t>(v));
     }
     r.sums[o] = static_cast<int32_t>(sum);
-    if (hi - lo > 255)
+    if (hi - lo > d.highest() - d.lowest())
       return std::nullopt;
-    if (lo < -128 || hi > 127) {
-      r.offsets[o] = static_cast<int32_t>(hi) - 127;
+    if (lo < d.lowest() || hi > d.highest()) {
+      r.offsets[o] = static_cast<int32_t>(hi - d.highest());
       r.needSums = true;
     }
   }
@@ -444,7 +493,13 @@ Value tilesOrVnni(OpBuilder &b, Location loc, Value ready,
 
 std::optional<std::string>
 hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
-                          bool amx) {
+                         const Int8Isa &kernels) {
+  Dot d(conv.getContext(), kernels);
+  const int64_t lanes = d.lanes, per = d.per;
+  // Panels of 16 output columns: one vector (VNNI, or pairs at 512 bits),
+  // or two of 8 lanes (pairs at 256 bits, whose 16 registers hold fewer
+  // rows: two vectors per broadcast weight word are fewer broadcasts).
+  const int64_t vecs = lanes < 16 ? 2 : 1, pw = vecs * lanes;
   auto inType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
   auto wType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
   auto outType = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
@@ -496,9 +551,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
           dw = dilations[1];
-  // Panels of 16 output columns of one row; strides past 4 read too wide a
+  // Panels of pw output columns of one row; strides past 4 read too wide a
   // row per vector.
-  int64_t owp = llvm::alignTo(ow, kLanes);
+  int64_t owp = llvm::alignTo(ow, pw);
   if (sw > 4)
     return std::nullopt;
   // Narrow rows at stride 1: panels run across the flattened padded plane
@@ -506,7 +561,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   // input p + kh * dh * Wpad + kw * dw, the Wpad - OW last of each row
   // computed and dropped; still at least half the lanes useful.
   int64_t wpad = inType.getDimSize(3); // the conv's input is padded
-  int64_t planePanels = llvm::alignTo(oh * wpad, kLanes);
+  int64_t planePanels = llvm::alignTo(oh * wpad, pw);
   bool flat = false;
   if (ow * 2 < owp) {
     if (sh != 1 || sw != 1 || oh * ow * 2 < planePanels)
@@ -516,27 +571,28 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
 
   // Each filter's values: whole numbers within 255 of each other, so that
   // W' - off fits an int8 for some offset `off` per filter (uint8 weights
-  // less their zero point span -255..255, any 256 of them). With offsets,
-  // sum W' x = sum (W' - off) x + off * sum x, and sum x over the window is
-  // one more row of the product: ones.
+  // less their zero point span -255..255, any 256 of them; an int16 holds
+  // them as they are). With offsets, sum W' x = sum (W' - off) x + off *
+  // sum x, and sum x over the window is one more row of the product: ones.
   int64_t taps = kh * kw, terms = c * taps;
   std::optional<Int8Weights> iw = int8Weights(
-      f, terms, [&](int64_t o, int64_t k) { return (*w)[o * terms + k]; });
+      d, f, terms, [&](int64_t o, int64_t k) { return (*w)[o * terms + k]; });
   if (!iw)
     return std::nullopt;
   ArrayRef<int32_t> offsets = iw->offsets;
   bool needSums = iw->needSums;
 
   // Register blocks of at most 16 rows (the filters, then the row of ones
-  // if needed), as even as they can be.
+  // if needed; fewer in 16 registers), as even as they can be. Words of
+  // `per` channels of one tap: c4 per tap, k4 in all.
   int64_t rows = f + (needSums ? 1 : 0);
-  int64_t blocks = llvm::divideCeil(rows, kMaxRows);
+  int64_t blocks = llvm::divideCeil(rows, d.maxRows(vecs));
   int64_t mr = llvm::divideCeil(rows, blocks), mp = blocks * mr;
-  int64_t c4 = llvm::divideCeil(c, 4), k4 = taps * c4;
+  int64_t c4 = llvm::divideCeil(c, per), k4 = taps * c4;
   // AMX (see the matmuls): the filter rows are the x tiles (signed), the
   // panel the B tile (unsigned: tdpbsud), K in whole tiles of 16 words,
   // the filter rows (and the row of ones) in whole tiles of 16.
-  bool tiles = amx;
+  bool tiles = kernels.amx && d.vnni;
   int64_t kt = tiles ? llvm::alignTo(k4, kTileRows) : k4;
   int64_t fa = tiles ? llvm::alignTo(rows, kTileRows) : mp;
 
@@ -548,13 +604,13 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
       return 1;
     return static_cast<int64_t>((*w)[fi * terms + ci * taps + t]) - offsets[fi];
   };
-  // VNNI: words Wp[block, k4, r] (one broadcast per accumulator). AMX:
+  // Words Wp[block, k4, r] (one broadcast per accumulator). AMX:
   // rows of bytes Wa[fa, 4 kt] (a tile is 16 rows of 64 bytes), which the
   // VNNI branch then reads a word at a time.
   OpBuilder b(conv);
   Location loc = conv.getLoc();
   MLIRContext *ctx = b.getContext();
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type(), vt = d.elt;
   Value wp;
   if (tiles) {
     AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
@@ -581,11 +637,12 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         for (int64_t cg = 0; cg < c4; ++cg)
           for (int64_t r = 0; r < mr; ++r) {
             uint32_t word = 0;
-            for (int64_t j = 0; j < 4; ++j)
+            int64_t bits = 32 / per;
+            for (int64_t j = 0; j < per; ++j)
               word |=
-                  static_cast<uint32_t>(static_cast<uint8_t>(
-                      static_cast<int8_t>(weight(mb * mr + r, cg * 4 + j, t))))
-                  << (8 * j);
+                  (static_cast<uint32_t>(weight(mb * mr + r, cg * per + j, t)) &
+                   ((1u << bits) - 1))
+                  << (bits * j);
             std::memcpy(out + ((mb * k4 + t * c4 + cg) * mr + r) * 4, &word, 4);
           }
     wp = arith::ConstantOp::create(
@@ -600,8 +657,8 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   Value zx32 = arith::ExtUIOp::create(b, loc, i32, zx8);
 
   // The uint8 input: sliced like the f32 one, padded with the zero point
-  // (spatially as the conv pads, channels to a multiple of 4, and on the
-  // right so that the last panel's reads stay inside).
+  // (spatially as the conv pads, channels to whole words, and on the right
+  // so that the last panel's reads stay inside).
   Value x = slicedSource(b, loc, *src);
   auto xType = cast<RankedTensorType>(x.getType());
   int64_t h = xType.getDimSize(2);
@@ -615,8 +672,8 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   else
     extraW = std::max<int64_t>(0, owp * sw + (kw - 1) * dw - wpad);
   SmallVector<int64_t> padLow{0, 0, low[2], low[3]},
-      padHigh{0, c4 * 4 - c, high[2] + extraH, high[3] + extraW};
-  SmallVector<int64_t> paddedShape{1, c4 * 4, hpad + extraH, wpad + extraW};
+      padHigh{0, c4 * per - c, high[2] + extraH, high[3] + extraW};
+  SmallVector<int64_t> paddedShape{1, c4 * per, hpad + extraH, wpad + extraW};
   Value xp =
       tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, i8), x,
                             indexAttrs(b, padLow), indexAttrs(b, padHigh), zx8);
@@ -626,7 +683,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     int64_t len = (hpad + extraH) * wpad;
     xp = tensor::CollapseShapeOp::create(b, loc, xp, r);
     xp = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({1, c4 * 4, 1, len}, i8), xp, r);
+        b, loc, RankedTensorType::get({1, c4 * per, 1, len}, i8), xp, r);
   }
   // Where a tap reads: its row offset (i * rowStep) and column offset
   // (i * rowToCol + j * dw); in the flattened plane, rows are columns.
@@ -634,16 +691,16 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   int64_t outRows = flat ? 1 : oh, outCols = flat ? planePanels : owp;
 
   // acc[Fa, OH, OWp]: one parallel iteration per panel (output row oh,
-  // 16 columns from q * 16); flattened, acc[Fa, 1, panels * 16]. The VNNI
-  // kernels write rows [0, mp), the tiles [0, fa).
-  int64_t q = outCols / kLanes;
+  // pw columns from q * pw); flattened, acc[Fa, 1, panels * pw]. The
+  // vector kernels write rows [0, mp), the tiles [0, fa).
+  int64_t q = outCols / pw;
   auto accType = RankedTensorType::get({fa, outRows, outCols}, i32);
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
   Value ok;
   if (tiles)
     ok = amxReady(b, loc, conv);
-  auto b64 = VectorType::get({4 * kLanes}, i8);
-  auto acc16 = VectorType::get({kLanes}, i32);
+  auto b64 = d.values();
+  auto acc16 = d.sums();
   Value acc = hodu::cpu::tileLoop(
       b, loc, outRows * q, 1, accInit, parallel,
       [&](OpBuilder &nb, Value t, Value carried,
@@ -652,16 +709,17 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         Value row = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
         Value col0 = arith::MulIOp::create(
             nb, loc, arith::RemUIOp::create(nb, loc, t, idx(nb, loc, q)),
-            idx(nb, loc, kLanes));
+            idx(nb, loc, pw));
         offsets = {nb.getIndexAttr(0), row, col0};
-        sizes = {nb.getIndexAttr(fa), nb.getIndexAttr(1),
-                 nb.getIndexAttr(kLanes)};
+        sizes = {nb.getIndexAttr(fa), nb.getIndexAttr(1), nb.getIndexAttr(pw)};
         Value c0 = idx(nb, loc, 0), c1 = idx(nb, loc, 1);
-        // The panel Bp[kt, 64] (rows past k4 meet zero weights).
+        // The panel Bp[kt, per * pw] (rows past k4 meet zero weights).
         Value panel0 = tensor::EmptyOp::create(
-            nb, loc, ArrayRef<int64_t>{kt, 4 * kLanes}, i8);
+            nb, loc, ArrayRef<int64_t>{kt, per * pw}, vt);
         Value pad8 =
             arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
+        Value padE =
+            arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(vt, 0));
         auto tapLoop = scf::ForOp::create(
             nb, loc, c0, idx(nb, loc, taps), c1, ValueRange{panel0},
             [&](OpBuilder &tb, Location, Value tap, ValueRange tapIter) {
@@ -682,31 +740,40 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
                   ValueRange{tapIter[0]},
                   [&](OpBuilder &cb, Location, Value cg, ValueRange cgIter) {
                     Value rows[4];
-                    auto wide = VectorType::get({kLanes * sw}, i8);
-                    for (int64_t r = 0; r < 4; ++r) {
-                      Value ch = hodu::cpu::scaledIndex(cb, loc, cg, 4, r);
+                    auto wide = VectorType::get({pw * sw}, i8);
+                    for (int64_t r = 0; r < per; ++r) {
+                      Value ch = hodu::cpu::scaledIndex(cb, loc, cg, per, r);
                       Value v = vector::TransferReadOp::create(
                           cb, loc, wide, xp,
                           ValueRange{idx(cb, loc, 0), ch, y, xs}, pad8,
                           ArrayRef<bool>{true});
                       if (sw > 1) {
                         SmallVector<int64_t> mask;
-                        for (int64_t l = 0; l < kLanes; ++l)
+                        for (int64_t l = 0; l < pw; ++l)
                           mask.push_back(l * sw);
                         v = vector::ShuffleOp::create(cb, loc, v, v, mask);
                       }
                       rows[r] = v;
                     }
-                    Value ab =
-                        vector::InterleaveOp::create(cb, loc, rows[0], rows[1]);
-                    Value cd =
-                        vector::InterleaveOp::create(cb, loc, rows[2], rows[3]);
-                    auto half = VectorType::get({kLanes}, cb.getI16Type());
-                    Value words = vector::InterleaveOp::create(
-                        cb, loc, vector::BitCastOp::create(cb, loc, half, ab),
-                        vector::BitCastOp::create(cb, loc, half, cd));
-                    Value bytes =
-                        vector::BitCastOp::create(cb, loc, b64, words);
+                    Value bytes;
+                    if (per == 2) {
+                      // Two channels zero-extended, interleaved.
+                      auto half = VectorType::get({pw}, vt);
+                      bytes = vector::InterleaveOp::create(
+                          cb, loc,
+                          arith::ExtUIOp::create(cb, loc, half, rows[0]),
+                          arith::ExtUIOp::create(cb, loc, half, rows[1]));
+                    } else {
+                      Value ab = vector::InterleaveOp::create(cb, loc, rows[0],
+                                                              rows[1]);
+                      Value cd = vector::InterleaveOp::create(cb, loc, rows[2],
+                                                              rows[3]);
+                      auto half = VectorType::get({lanes}, cb.getI16Type());
+                      Value words = vector::InterleaveOp::create(
+                          cb, loc, vector::BitCastOp::create(cb, loc, half, ab),
+                          vector::BitCastOp::create(cb, loc, half, cd));
+                      bytes = vector::BitCastOp::create(cb, loc, b64, words);
+                    }
                     Value kg = arith::AddIOp::create(cb, loc, kgBase, cg);
                     Value next = vector::TransferWriteOp::create(
                                      cb, loc, bytes, cgIter[0],
@@ -725,11 +792,11 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         // its own per panel, allocated and copied).
         Value tile0 =
             tiles ? tensor::ExtractSliceOp::create(
-                        nb, loc, RankedTensorType::get({fa, 1, kLanes}, i32),
+                        nb, loc, RankedTensorType::get({fa, 1, pw}, i32),
                         carried, offsets, sizes, indexAttrs(nb, {1, 1, 1}))
                         .getResult()
-                  : tensor::EmptyOp::create(
-                        nb, loc, ArrayRef<int64_t>{fa, 1, kLanes}, i32)
+                  : tensor::EmptyOp::create(nb, loc,
+                                            ArrayRef<int64_t>{fa, 1, pw}, i32)
                         .getResult();
         auto vnniBlocks = [&](OpBuilder &nb) -> Value {
         Value zeroAcc = arith::ConstantOp::create(
@@ -737,14 +804,17 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         auto blockLoop = scf::ForOp::create(
             nb, loc, c0, idx(nb, loc, blocks), c1, ValueRange{tile0},
             [&](OpBuilder &mb, Location, Value blk, ValueRange blkIter) {
-              SmallVector<Value> inits(mr, zeroAcc);
+              SmallVector<Value> inits(mr * vecs, zeroAcc);
               auto kLoop = scf::ForOp::create(
                   mb, loc, idx(mb, loc, 0), idx(mb, loc, k4), idx(mb, loc, 1),
                   inits,
                   [&](OpBuilder &kb, Location, Value kg, ValueRange accs) {
-                    Value bv = vector::TransferReadOp::create(
-                        kb, loc, b64, panel, ValueRange{kg, idx(kb, loc, 0)},
-                        pad8, ArrayRef<bool>{true});
+                    SmallVector<Value> bv;
+                    for (int64_t v = 0; v < vecs; ++v)
+                      bv.push_back(vector::TransferReadOp::create(
+                          kb, loc, b64, panel,
+                          ValueRange{kg, idx(kb, loc, v * per * lanes)}, padE,
+                          ArrayRef<bool>{true}));
                     SmallVector<Value> next;
                     for (int64_t r = 0; r < mr; ++r) {
                       Value word;
@@ -764,7 +834,9 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
                       Value wv = vector::BitCastOp::create(
                           kb, loc, b64,
                           vector::BroadcastOp::create(kb, loc, acc16, word));
-                      next.push_back(int8Dot(kb, loc, accs[r], bv, wv));
+                      for (int64_t v = 0; v < vecs; ++v)
+                        next.push_back(
+                            int8Dot(kb, loc, d, accs[r * vecs + v], bv[v], wv));
                     }
                     scf::YieldOp::create(kb, loc, next);
                   });
@@ -773,14 +845,17 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
               for (int64_t r = 0; r < mr; ++r) {
                 Value fr =
                     arith::AddIOp::create(mb, loc, base, idx(mb, loc, r));
-                Value v = vector::ShapeCastOp::create(
-                    mb, loc, VectorType::get({1, 1, kLanes}, i32),
-                    kLoop.getResult(r));
-                tile = vector::TransferWriteOp::create(
-                           mb, loc, v, tile,
-                           ValueRange{fr, idx(mb, loc, 0), idx(mb, loc, 0)},
-                           ArrayRef<bool>{true, true, true})
-                           .getResult();
+                for (int64_t v = 0; v < vecs; ++v)
+                  tile = vector::TransferWriteOp::create(
+                             mb, loc,
+                             vector::ShapeCastOp::create(
+                                 mb, loc, VectorType::get({1, 1, lanes}, i32),
+                                 kLoop.getResult(r * vecs + v)),
+                             tile,
+                             ValueRange{fr, idx(mb, loc, 0),
+                                        idx(mb, loc, v * lanes)},
+                             ArrayRef<bool>{true, true, true})
+                             .getResult();
               }
               scf::YieldOp::create(mb, loc, tile);
             });
@@ -792,7 +867,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         // [fa, 16], marked for hodu-cpu-amx-tiles (signed by unsigned).
         auto amxBlocks = [&](OpBuilder &ab) -> Value {
           Value words = tensor::ExpandShapeOp::create(
-              ab, loc, RankedTensorType::get({kt, kLanes, 4}, i8), panel,
+              ab, loc, RankedTensorType::get({kt, lanes, 4}, i8), panel,
               ArrayRef<ReassociationIndices>{{0}, {1, 2}});
           SmallVector<ReassociationIndices> rowsOf{{0, 1}, {2}};
           Value out = tensor::CollapseShapeOp::create(ab, loc, tile0, rowsOf);
@@ -805,7 +880,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
                AffineMap::get(4, 0, {i, l}, ctx)},
               /*unsignedA=*/false);
           return tensor::ExpandShapeOp::create(
-              ab, loc, RankedTensorType::get({fa, 1, kLanes}, i32), sums,
+              ab, loc, RankedTensorType::get({fa, 1, lanes}, i32), sums,
               rowsOf);
         };
         return tilesOrVnni(nb, loc, ok, amxBlocks, vnniBlocks);
@@ -842,11 +917,15 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   conv->getResult(0).replaceAllUsesWith(result);
   conv->erase();
   std::string what = llvm::formatv(
-      "int8 dot products (AVX-512 VNNI), {0}x16 register tile, {1} words "
-      "of 4 channels per column{3}{2}",
+      "{4}, {0}x{5} register tile, {1} words of {6} channels per column{3}{2}",
       mr, k4,
-      needSums ? ", filters offset into int8 (+ a row of input sums)" : "",
-      flat ? ", panels across rows of the flattened plane" : "");
+      needSums ? llvm::formatv(", filters offset into {0} (+ a row of input "
+                               "sums)",
+                               d.vnni ? "int8" : "int16")
+                     .str()
+               : "",
+      flat ? ", panels across rows of the flattened plane" : "", d.name(), pw,
+      per);
   if (tiles)
     what = llvm::formatv("int8 AMX tiles, {0} filter rows in tiles of 16 by "
                          "panels of 16 columns, {1} words (the VNNI kernels "
@@ -865,11 +944,14 @@ namespace {
 std::optional<std::string> int8Matmul(Operation *at, Value aIn,
                                       ArrayRef<double> w, int64_t n,
                                       RankedTensorType cType, bool parallel,
-                                      bool amx, Value &result) {
+                                      const hodu::cpu::Int8Isa &kernels,
+                                      Value &result) {
+  Dot d(at->getContext(), kernels);
+  const int64_t lanes = d.lanes, per = d.per;
   auto aType = cast<RankedTensorType>(aIn.getType());
   int64_t m = aType.getDimSize(0), k = aType.getDimSize(1);
   // Too little to pay for the packing of A.
-  if (k < 16 || n < kLanes)
+  if (k < 16 || n < lanes)
     return std::nullopt;
 
   // A: uitofp(x) - za, possibly collapsed from a batch of rows.
@@ -883,30 +965,32 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
   if (!src)
     return std::nullopt;
   std::optional<Int8Weights> iw =
-      int8Weights(n, k, [&](int64_t o, int64_t t) { return w[t * n + o]; });
+      int8Weights(d, n, k, [&](int64_t o, int64_t t) { return w[t * n + o]; });
   if (!iw)
     return std::nullopt;
 
-  // Panels of 32 columns (two vectors) where N has them, else 16; row
-  // blocks of up to 12 rows (2 x 12 accumulators, two B vectors and a
-  // broadcast), or 16 with one vector, as even as they divide.
-  int64_t vecs = n >= 2 * kLanes ? 2 : 1, nr = vecs * kLanes;
+  // Panels of two vectors' columns where N has them, else one; row blocks
+  // of up to 12 rows (2 x 12 accumulators, two B vectors and a broadcast in
+  // 32 registers; 6 in 16), or 16 (13) with one vector, as even as they
+  // divide. K in words of `per` values: k4 of them.
+  int64_t vecs = n >= 2 * lanes ? 2 : 1, nr = vecs * lanes;
   int64_t np = llvm::alignTo(n, nr), panels = np / nr;
-  int64_t blocks = llvm::divideCeil(m, vecs == 2 ? 12 : kMaxRows);
+  int64_t blocks = llvm::divideCeil(m, d.maxRows(vecs));
   int64_t mr = llvm::divideCeil(m, blocks), mp = blocks * mr;
-  int64_t k4 = llvm::divideCeil(k, 4);
+  int64_t k4 = llvm::divideCeil(k, per);
   // AMX: K in whole tiles (16 words), rows in whole tiles (the VNNI
   // kernels read the same padded x and packed B: zeros past K and M).
   // (x and the sums have `rows` rows: the VNNI kernels' mp, the tiles'
   // mt, whichever is more.)
-  bool tiles = amx && m >= kAmxMinRows;
+  bool tiles = kernels.amx && d.vnni && m >= kAmxMinRows;
   int64_t mt = llvm::alignTo(m, kTileRows), rows = mp;
   if (tiles) {
     k4 = llvm::alignTo(k4, kTileRows);
     rows = std::max(mp, mt);
   }
 
-  // Bp[panel, word, column * 4 + byte] = W'[4 word + byte, column] - off.
+  // Bp[panel, word, column * per + j] = W'[per word + j, column] - off.
+  int64_t bytes = per == 4 ? 1 : 2;
   AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
       static_cast<size_t>(panels * k4 * nr * 4), alignof(uint64_t));
   {
@@ -915,44 +999,68 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t g = 0; g < k4; ++g)
         for (int64_t l = 0; l < nr; ++l)
-          for (int64_t j = 0; j < 4; ++j) {
-            int64_t col = p * nr + l, t = 4 * g + j;
+          for (int64_t j = 0; j < per; ++j) {
+            int64_t col = p * nr + l, t = per * g + j;
             if (col >= n || t >= k)
               continue;
             int64_t v =
                 static_cast<int64_t>(w[t * n + col]) - iw->offsets[col];
-            out[((p * k4 + g) * nr + l) * 4 + j] =
-                static_cast<char>(static_cast<int8_t>(v));
+            char *at = out + (((p * k4 + g) * nr + l) * per + j) * bytes;
+            if (bytes == 1) {
+              *at = static_cast<char>(static_cast<int8_t>(v));
+            } else {
+              int16_t h = static_cast<int16_t>(v);
+              std::memcpy(at, &h, 2);
+            }
           }
   }
 
   OpBuilder b(at);
   Location loc = at->getLoc();
   MLIRContext *ctx = b.getContext();
-  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type(), elt = d.elt;
   Value bp = arith::ConstantOp::create(
       b, loc,
       DenseResourceElementsAttr::get(
-          RankedTensorType::get({panels, k4, nr * 4}, i8), "hodu_packed_int8",
-          std::move(packed)));
+          RankedTensorType::get({panels, k4, nr * per}, elt),
+          "hodu_packed_int8", std::move(packed)));
   Value zx32 = arith::ExtUIOp::create(b, loc, i32, zeroPoint(b, loc, *src));
 
   // A as uint8 [M, K], rows padded to whole blocks and K to whole words
-  // with zeros (their weights are zero).
+  // with zeros (their weights are zero); for int16 pairs then
+  // zero-extended, once (ae).
   Value x = slicedSource(b, loc, *src);
   if (!collapse.empty())
     x = tensor::CollapseShapeOp::create(b, loc, x, collapse);
   Value zero8 = arith::ConstantOp::create(b, loc, b.getIntegerAttr(i8, 0));
   Value ap = tensor::PadOp::create(
-      b, loc, RankedTensorType::get({rows, 4 * k4}, i8), x,
+      b, loc, RankedTensorType::get({rows, per * k4}, i8), x,
       ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(rows - m),
-                             b.getIndexAttr(4 * k4 - k)},
+                             b.getIndexAttr(per * k4 - k)},
       zero8);
+  Value ae = ap;
+  if (elt != i8) {
+    auto wideType = RankedTensorType::get({rows, per * k4}, elt);
+    AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+    ae = linalg::GenericOp::create(
+             b, loc, TypeRange{wideType}, ValueRange{ap},
+             ValueRange{
+                 tensor::EmptyOp::create(b, loc, wideType.getShape(), elt)},
+             ArrayRef<AffineMap>{id, id},
+             ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::parallel},
+             [&](OpBuilder &gb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   gb, l,
+                   arith::ExtUIOp::create(gb, l, elt, args[0]).getResult());
+             })
+             .getResult(0);
+  }
 
-  auto b64 = VectorType::get({4 * kLanes}, i8);
-  auto acc16 = VectorType::get({kLanes}, i32);
-  auto word4 = VectorType::get({4}, i8);
+  auto b64 = d.values();
+  auto acc16 = d.sums();
+  auto word4 = VectorType::get({per}, elt);
   auto word1 = VectorType::get({1}, i32);
   // The sums, [rows, np]: both kernels write into the same tensor, so that
   // neither branch of the choice below needs a buffer of its own (which
@@ -977,7 +1085,7 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
             arith::MulIOp::create(nb, loc, p, idx(nb, loc, nr)).getResult()};
         sizes = {nb.getIndexAttr(mp), nb.getIndexAttr(nr)};
         Value pad8 =
-            arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
+            arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(elt, 0));
         Value zeroAcc = arith::ConstantOp::create(
             nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
         Value tile0 =
@@ -996,15 +1104,15 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
                     for (int64_t v = 0; v < vecs; ++v)
                       bv.push_back(vector::TransferReadOp::create(
                           kb, loc, b64, bp,
-                          ValueRange{p, g, idx(kb, loc, v * 4 * kLanes)}, pad8,
+                          ValueRange{p, g, idx(kb, loc, v * per * lanes)}, pad8,
                           ArrayRef<bool>{true}));
-                    Value col = hodu::cpu::scaledIndex(kb, loc, g, 4, 0);
+                    Value col = hodu::cpu::scaledIndex(kb, loc, g, per, 0);
                     SmallVector<Value> next;
                     for (int64_t r = 0; r < mr; ++r) {
                       Value row =
                           arith::AddIOp::create(kb, loc, row0, idx(kb, loc, r));
                       Value bytes = vector::TransferReadOp::create(
-                          kb, loc, word4, ap, ValueRange{row, col}, pad8,
+                          kb, loc, word4, ae, ValueRange{row, col}, pad8,
                           ArrayRef<bool>{true});
                       Value av = vector::BitCastOp::create(
                           kb, loc, b64,
@@ -1014,7 +1122,7 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
                                                         bytes)));
                       for (int64_t v = 0; v < vecs; ++v)
                         next.push_back(
-                            int8Dot(kb, loc, accs[r * vecs + v], av, bv[v]));
+                            int8Dot(kb, loc, d, accs[r * vecs + v], av, bv[v]));
                     }
                     scf::YieldOp::create(kb, loc, next);
                   });
@@ -1025,7 +1133,7 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
                              rb, loc, kLoop.getResult(r * vecs + v), tile,
                              ValueRange{arith::AddIOp::create(rb, loc, row0,
                                                               idx(rb, loc, r)),
-                                        idx(rb, loc, v * kLanes)},
+                                        idx(rb, loc, v * lanes)},
                              ArrayRef<bool>{true})
                              .getResult();
               scf::YieldOp::create(rb, loc, tile);
@@ -1132,9 +1240,12 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
       AffineMap::get(2, 0, {d1}, ctx), rowSums, AffineMap::get(2, 0, {d0}, ctx),
       zx32);
   std::string what = llvm::formatv(
-      "int8 dot products (AVX-512 VNNI), {0}x{1} register tile, {2} words "
-      "of 4 bytes of K{3}",
-      mr, nr, k4, iw->needSums ? ", columns offset into int8 (+ row sums)" : "");
+      "{4}, {0}x{1} register tile, {2} words of {5} of K{3}", mr, nr, k4,
+      iw->needSums ? llvm::formatv(", columns offset into {0} (+ row sums)",
+                                   d.vnni ? "int8" : "int16")
+                         .str()
+                   : "",
+      d.name(), d.vnni ? "4 bytes" : "2 values");
   if (tiles)
     what = llvm::formatv("int8 AMX tiles, {0} panel(s) of {1} columns, {2} "
                          "rows in tiles of 16 (the VNNI kernels where the OS "
@@ -1145,8 +1256,9 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
 
 } // namespace
 
-std::optional<std::string>
-hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
+std::optional<std::string> hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm,
+                                                      bool parallel,
+                                                      const Int8Isa &kernels) {
   if (!mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
     return std::nullopt;
   auto aType = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
@@ -1167,7 +1279,7 @@ hodu::cpu::matmulToInt8Dot(linalg::MatmulOp mm, bool parallel, bool amx) {
   Value result;
   std::optional<std::string> what =
       int8Matmul(mm, mm.getInputs()[0], *w, bType.getDimSize(1), cType,
-                 parallel, amx, result);
+                 parallel, kernels, result);
   if (!what)
     return std::nullopt;
   mm->getResult(0).replaceAllUsesWith(result);
@@ -1280,7 +1392,7 @@ bool collectParts(Value v, bool root, KSplit &split, SmallVector<KPart> &parts,
 
 std::optional<std::string>
 hodu::cpu::mergedPartsToInt8Dot(linalg::GenericOp add, bool parallel,
-                                bool amx) {
+                                const Int8Isa &kernels) {
   if (!add.hasPureTensorSemantics() ||
       !elementwiseOf<arith::AddIOp>(add->getResult(0), 2))
     return std::nullopt;
@@ -1335,9 +1447,8 @@ hodu::cpu::mergedPartsToInt8Dot(linalg::GenericOp add, bool parallel,
   }
   Value result;
   std::optional<std::string> what = int8Matmul(
-      add, a, w, n,
-      RankedTensorType::get(rowsType.getShape(), b.getI32Type()), parallel,
-      amx, result);
+      add, a, w, n, RankedTensorType::get(rowsType.getShape(), b.getI32Type()),
+      parallel, kernels, result);
   if (!what) {
     if (collapsed)
       collapsed->erase();

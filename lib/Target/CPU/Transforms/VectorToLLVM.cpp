@@ -46,9 +46,10 @@ Value memrefOf(Operation *op) {
 
 /// An int8 dot product of hodu-cpu-vectorize (Int8Dot.cpp):
 ///   multi_reduction<add>(shape_cast(extui(u) * extsi(s)) : 16x4, acc) [1]
-/// on 64 bytes each -> one AVX-512 VNNI vpdpbusd(acc, u, s). Marked ops only
-/// (the pass that made them checked the target); any other form is left to
-/// the generic lowering.
+/// on 64 bytes each -> one AVX-512 VNNI vpdpbusd(acc, u, s); on int16
+/// pairs (8x2 or 16x2, u's values uint8) -> acc + vpmaddwd(u, s). Marked
+/// ops only (the pass that made them checked the target); any other form
+/// is left to the generic lowering.
 struct Int8DotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
@@ -71,15 +72,31 @@ struct Int8DotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
         break;
       }
     }
-    auto bytes = VectorType::get({64}, rewriter.getI8Type());
-    auto lanes = VectorType::get({16}, rewriter.getI32Type());
-    if (!u || u.getType() != bytes || s.getType() != bytes ||
-        op.getAcc().getType() != lanes)
+    if (!u || u.getType() != s.getType())
       return failure();
-    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, lanes,
-        rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
-        ValueRange{op.getAcc(), u, s});
+    auto type = llvm::cast<VectorType>(u.getType());
+    auto acc = dyn_cast<VectorType>(op.getAcc().getType());
+    if (!acc || type.getRank() != 1 || acc.getRank() != 1 ||
+        !acc.getElementType().isInteger(32))
+      return failure();
+    int64_t n = type.getDimSize(0), lanes = acc.getDimSize(0);
+    if (type.getElementType().isInteger(8) && n == 64 && lanes == 16) {
+      rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+          op, acc, rewriter.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+          ValueRange{op.getAcc(), u, s});
+      return success();
+    }
+    if (!type.getElementType().isInteger(16) || n != 2 * lanes ||
+        (lanes != 8 && lanes != 16))
+      return failure();
+    Value pairs =
+        LLVM::CallIntrinsicOp::create(
+            rewriter, op.getLoc(), acc,
+            rewriter.getStringAttr(lanes == 8 ? "llvm.x86.avx2.pmadd.wd"
+                                              : "llvm.x86.avx512.pmaddw.d.512"),
+            ValueRange{u, s})
+            .getResult(0);
+    rewriter.replaceOpWithNewOp<LLVM::AddOp>(op, op.getAcc(), pairs);
     return success();
   }
 };

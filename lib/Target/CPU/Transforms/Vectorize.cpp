@@ -950,6 +950,13 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       return signalPassFailure();
     }
     RegisterTile tile = registerTile();
+    // The int8 kernels: VNNI, else int16 pairs (AVX2 or AVX-512BW).
+    hodu::cpu::Int8Isa int8Isa{/*vnni=*/int8Dot,
+                               static_cast<unsigned>(vectorBits),
+                               static_cast<unsigned>(vectorRegisters),
+                               /*amx=*/int8Dot && amx};
+    bool intDot =
+        int8Dot || (int16Dot && (vectorBits == 256 || vectorBits == 512));
     // Each convolution's strategy, as an analysis remark (MLIR's remark
     // engine: nothing unless a client enables it; hoduc --print-stats does).
     auto record = [&](Location loc, const std::string &what) {
@@ -974,9 +981,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
-      if (int8Dot)
+      if (intDot)
         if (std::optional<std::string> what =
-                hodu::cpu::convToInt8Dot(conv, parallel, amx)) {
+                hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)) {
           record(loc, *what);
           continue;
         }
@@ -1011,30 +1018,30 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       // The importer's integer matmuls in K parts (sums past 2^24), one
       // int8 matmul each: the int32 sums need no parts.
       // (One walk per merge: a merge erases the ops of its tree.)
-      while (int8Dot && module
-                            .walk([&](linalg::GenericOp g) {
-                              Location loc = g.getLoc();
-                              std::optional<std::string> what =
-                                  hodu::cpu::mergedPartsToInt8Dot(g, parallel,
-                                                                  amx);
-                              if (!what)
-                                return WalkResult::advance();
-                              record(loc, *what);
-                              return WalkResult::interrupt();
-                            })
-                            .wasInterrupted()) {
+      while (intDot && module
+                           .walk([&](linalg::GenericOp g) {
+                             Location loc = g.getLoc();
+                             std::optional<std::string> what =
+                                 hodu::cpu::mergedPartsToInt8Dot(g, parallel,
+                                                                 int8Isa);
+                             if (!what)
+                               return WalkResult::advance();
+                             record(loc, *what);
+                             return WalkResult::interrupt();
+                           })
+                           .wasInterrupted()) {
       }
       SmallVector<linalg::MatmulOp> matmuls;
       module.walk([&](linalg::MatmulOp mm) { matmuls.push_back(mm); });
       // Matmuls of 8-bit integers (MatMulInteger, QLinearMatMul) on VNNI,
       // first: the rest below is for float ones.
-      if (int8Dot)
+      if (intDot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
           if (mm->hasAttr(kIm2col))
             return false;
           Location loc = mm.getLoc();
           std::optional<std::string> what =
-              hodu::cpu::matmulToInt8Dot(mm, parallel, amx);
+              hodu::cpu::matmulToInt8Dot(mm, parallel, int8Isa);
           if (what)
             record(loc, *what);
           return what.has_value();
