@@ -645,8 +645,17 @@ def CpuVectorToLLVM : Pass<"hodu-cpu-vector-to-llvm"> {
       attribute before the conversion, computed once per element type.
       Upstream computes the same number per op, and builds an
       `llvm::LLVMContext` to do it, which was another tenth of the time.
+    - Elements extracted from a `vector.transfer_read` are scalar loads
+      (upstream's scalar-transfer patterns, which its pass does not add): a
+      register kernel's column of A, each element broadcast, then becomes
+      broadcasts from memory. As one read, a column of 6 floats was a
+      4-element and a 2-element load whose lanes took registers of their
+      own, and a 6x16 kernel on 16 registers spilled two accumulators.
+    - The int8 dot products of `hodu-cpu-vectorize` (marked reductions)
+      become `vpdpbusd`, or `vpmaddwd` and an add.
 
-    The LLVM IR it produces is the same as upstream's up to block order.
+    Apart from those, the LLVM IR it produces is the same as upstream's up
+    to block order.
   }];
   let options = [
     Option<"reassociateFPReductions", "reassociate-fp-reductions", "bool",

@@ -140,6 +140,14 @@ struct CpuVectorToLLVM
       vector::populateVectorStepLoweringPatterns(patterns);
       vector::populateVectorRankReducingFMAPattern(patterns);
       vector::populateVectorGatherLoweringPatterns(patterns);
+      // Elements extracted from a read (a register kernel's column of A,
+      // each broadcast) are scalar loads, which LLVM folds into its
+      // broadcasts. Left as a read, a column of 6 (or 10, 14) floats was a
+      // 4-element load and a 2-element one whose lanes took registers of
+      // their own to broadcast: with 16 registers, 2 of the 6x16 kernel's
+      // 12 accumulators then lived on the stack.
+      vector::populateScalarVectorTransferLoweringPatterns(
+          patterns, /*benefit=*/1, /*allowMultipleUses=*/true);
       vector::populateVectorFromElementsUnrollPatterns(patterns);
       vector::populateVectorToElementsUnrollPatterns(patterns);
       GreedyRewriteConfig config;
