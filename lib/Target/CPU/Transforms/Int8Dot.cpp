@@ -21,7 +21,9 @@
 // in saturating int16 pairs, is what ONNX Runtime uses there, and its sums
 // are wrong where a pair passes 32767). The weights need no offsets: W'
 // of uint8 weights less a zero point fits an int16. Everything below that
-// says "word of 4 bytes" is a word of 2 int16 values there.
+// says "word of 4 bytes" is a word of 2 int16 values there, and with
+// 256-bit vectors (8 lanes, 16 registers) a panel of 16 output columns is
+// two vectors, each broadcast weight word feeding both.
 //
 // Layout. K is ordered (tap, channel), the channels padded to a multiple of
 // 4; a group of 4 consecutive k (4 channels of one tap) is one 32-bit word.
