@@ -800,7 +800,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
                   : tensor::EmptyOp::create(nb, loc,
                                             ArrayRef<int64_t>{fa, 1, pw}, i32)
                         .getResult();
-        auto vnniBlocks = [&](OpBuilder &nb) -> Value {
+        auto vectorBlocks = [&](OpBuilder &nb) -> Value {
         Value zeroAcc = arith::ConstantOp::create(
             nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
         auto blockLoop = scf::ForOp::create(
@@ -864,7 +864,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
         return blockLoop.getResult(0);
         };
         if (!tiles)
-          return vnniBlocks(nb);
+          return vectorBlocks(nb);
         // The tiles: Wa [fa, 4 kt] by the panel's words [kt, 16, 4] into
         // [fa, 16], marked for hodu-cpu-amx-tiles (signed by unsigned).
         auto amxBlocks = [&](OpBuilder &ab) -> Value {
@@ -885,7 +885,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
               ab, loc, RankedTensorType::get({fa, 1, lanes}, i32), sums,
               rowsOf);
         };
-        return tilesOrVnni(nb, loc, ok, amxBlocks, vnniBlocks);
+        return tilesOrVnni(nb, loc, ok, amxBlocks, vectorBlocks);
       });
 
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
@@ -992,7 +992,7 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
   }
 
   // Bp[panel, word, column * per + j] = W'[per word + j, column] - off.
-  int64_t bytes = per == 4 ? 1 : 2;
+  int64_t bytes = d.elt.getIntOrFloatBitWidth() / 8;
   AsmResourceBlob packed = HeapAsmResourceBlob::allocate(
       static_cast<size_t>(panels * k4 * nr * 4), alignof(uint64_t));
   {
@@ -1007,12 +1007,12 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
               continue;
             int64_t v =
                 static_cast<int64_t>(w[t * n + col]) - iw->offsets[col];
-            char *at = out + (((p * k4 + g) * nr + l) * per + j) * bytes;
+            char *dst = out + (((p * k4 + g) * nr + l) * per + j) * bytes;
             if (bytes == 1) {
-              *at = static_cast<char>(static_cast<int8_t>(v));
+              *dst = static_cast<char>(static_cast<int8_t>(v));
             } else {
               int16_t h = static_cast<int16_t>(v);
-              std::memcpy(at, &h, 2);
+              std::memcpy(dst, &h, 2);
             }
           }
   }
@@ -1076,8 +1076,8 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
                   .getResult()
             : tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{rows, np}, i32)
                   .getResult();
-  // The VNNI kernels: rows [0, mp).
-  auto vnni = [&](OpBuilder &b) -> Value {
+  // The vector kernels (VNNI or int16 pairs): rows [0, mp).
+  auto vectorKernels = [&](OpBuilder &b) -> Value {
   return hodu::cpu::tileLoop(
       b, loc, panels, 1, accInit, parallel,
       [&](OpBuilder &nb, Value p, Value, SmallVector<OpFoldResult> &offsets,
@@ -1197,9 +1197,9 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
 
   Value acc;
   if (tiles) {
-    acc = tilesOrVnni(b, loc, amxReady(b, loc, at), amxTiles, vnni);
+    acc = tilesOrVnni(b, loc, amxReady(b, loc, at), amxTiles, vectorKernels);
   } else {
-    acc = vnni(b);
+    acc = vectorKernels(b);
   }
 
   // y[i, j] = float(acc[i, j] + off[j] * sum_k x[i, k] - za * sum_k W'[k, j]).

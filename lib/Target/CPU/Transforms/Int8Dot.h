@@ -1,5 +1,4 @@
-//===- Int8Dot.h - 8-bit integer convs and matmuls, exact in int32 -*- C++
-//-*-===//
+//===- Int8Dot.h - 8-bit integer convs and matmuls in int32 ---*- C++ -*-===//
 //
 // Internal to hodu-cpu-vectorize (Vectorize.cpp).
 //
@@ -53,11 +52,11 @@ inline constexpr char kAmxReady[] = "__hodu_amx_ready";
 /// products (see Int8Dot.cpp), the same integers as the float
 /// convolution's. Returns the strategy's description, or none (`conv`
 /// unchanged) when it does not apply. The caller checks that the target
-/// has the instructions of `isa`. With `isa.amx`, the products use AMX
+/// has the instructions of `kernels`. With `kernels.amx`, the products use AMX
 /// tiles where the OS allows them at run time (the VNNI kernels where it
 /// does not).
 std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
-                                         bool parallel, const Int8Isa &isa);
+                                         bool parallel, const Int8Isa &kernels);
 
 /// Rewrites `mm`, a static float matmul (from zero) of uitofp(x) - zx (x
 /// uint8 [M, K], or collapsed from a batch of rows; zx a uint8 scalar) by a
@@ -65,13 +64,13 @@ std::optional<std::string> convToInt8Dot(mlir::linalg::Conv2DNchwFchwOp conv,
 /// into int32 sums of dot products: the columns packed as int8 words (or
 /// int16 pairs) at compile time, panels of two vectors' (or one vector's)
 /// columns over threads, row blocks of rows of x broadcast a word at a
-/// time. With `isa.amx` (the target has AMX-INT8 and asks Linux for it),
+/// time. With `kernels.amx` (the target has AMX-INT8 and asks Linux for it),
 /// matmuls of enough rows use tile instructions where the OS allows them
 /// at run time, the VNNI kernels where it does not. Returns the strategy's
 /// description, or none (`mm` unchanged) when it does not apply. The
 /// caller checks the target.
 std::optional<std::string> matmulToInt8Dot(mlir::linalg::MatmulOp mm,
-                                           bool parallel, const Int8Isa &isa);
+                                           bool parallel, const Int8Isa &kernels);
 
 /// The importer's integer matmul in K parts (MatMulInteger, QLinearMatMul
 /// whose sums f32 does not hold exactly: f32 matmuls over slices of K of
@@ -81,7 +80,7 @@ std::optional<std::string> matmulToInt8Dot(mlir::linalg::MatmulOp mm,
 /// (nothing changed) when it does not apply.
 std::optional<std::string> mergedPartsToInt8Dot(mlir::linalg::GenericOp add,
                                                 bool parallel,
-                                                const Int8Isa &isa);
+                                                const Int8Isa &kernels);
 
 } // namespace hodu::cpu
 
