@@ -50,7 +50,7 @@ Value memrefOf(Operation *op) {
 /// pairs (8x2 or 16x2, u's values uint8) -> acc + vpmaddwd(u, s). Marked
 /// ops only (the pass that made them checked the target); any other form
 /// is left to the generic lowering.
-struct Int8DotToVnni : OpRewritePattern<vector::MultiDimReductionOp> {
+struct Int8DotToX86 : OpRewritePattern<vector::MultiDimReductionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -111,7 +111,7 @@ struct CpuVectorToLLVM
 
     {
       RewritePatternSet patterns(ctx);
-      patterns.add<Int8DotToVnni>(ctx);
+      patterns.add<Int8DotToX86>(ctx);
       (void)applyPatternsGreedily(root, std::move(patterns));
     }
 
