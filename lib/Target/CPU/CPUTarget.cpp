@@ -163,17 +163,19 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "modify-public-functions},"
              // The deallocation pipeline canonicalizes first and last.
              "buffer-deallocation-pipeline,"
-             "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-helpers,") +
+             "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-"
+             "helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
          // After the memory plan, which sees the marked generics' operands
          // as used there (the tile loops use them through addresses).
-         (o.optLevel >= 2 && o.amx
-              ? std::string("hodu-cpu-amx-tiles") +
-                    (amxFallback ? "{ask-os=false}," : ",")
-              : std::string()) +
+         (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
+                                         (amxFallback ? "{ask-os=false}," : ",")
+                                   : std::string()) +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
          "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies" +
-         (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels)" : "");
+         (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,hodu-cpu-"
+                            "kernel-loop-hints)"
+                          : "");
 }
 
 /// Buffers and loops to the LLVM dialect, ending with the entry point.

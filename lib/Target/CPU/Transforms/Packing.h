@@ -22,6 +22,17 @@ struct RegisterTile {
   /// two: a matmul whose M has a divisor up to it (10 tokens, 12, 14) takes
   /// that many rows instead of the largest power of two dividing M (2).
   int64_t maxRows;
+  /// The most rows of a tile one vector wide (a narrow panel): at least
+  /// maxRows, and up to 12 where the registers hold them, so that such a
+  /// tile keeps as many independent accumulators as a two-vector one (on
+  /// AVX2, 12 by 8 lanes instead of 6: six FMA chains do not cover the FMA
+  /// latency of two pipes, which takes eight).
+  int64_t maxRowsNarrow;
+
+  /// The most rows of a tile of `nr` columns.
+  int64_t maxRowsFor(int64_t nr) const {
+    return nr <= lanes ? maxRowsNarrow : maxRows;
+  }
 };
 /// The largest divisor of `m` that is at most `maxRows` (1 if none is
 /// larger).

@@ -708,9 +708,6 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   int64_t c = in.getDimSize(1), h = in.getDimSize(2), w = in.getDimSize(3),
           f = flt.getDimSize(0), kh = flt.getDimSize(2), kw = flt.getDimSize(3),
           oh = out.getDimSize(2), ow = out.getDimSize(3);
-  // Register rows: the largest divisor of F up to what the registers hold
-  // (12 for 24 or 480 filters, 10 for 120, 7 for 21).
-  int64_t mr = rowTile(f, tile.maxRows);
   // Prefer the widest panel, from the register tile's width down to one
   // vector (and 4 columns), that wastes at most an eighth of each row; a
   // narrow row takes one vector and wastes the rest. Half-vector panels
@@ -718,24 +715,7 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   // full ones with the padding (PaddleOCR, openWakeWord; docs/performance.md).
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
   int64_t nr = panelWidth(ow, tile.cols, narrowest);
-  // Filters whose divisors make a short tile (257 FFT bins: 1) get zero
-  // filters up to a power-of-two tile, for at most an eighth more (or up to
-  // 4 rows when nothing else gives 4); their output rows are dropped.
-  int64_t fp = f;
-  if (mr < tile.rows && f >= 4) {
-    for (int64_t m = llvm::bit_floor(uint64_t(std::max<int64_t>(tile.rows, 4)));
-         m > mr; m /= 2)
-      if ((llvm::alignTo(f, m) - f) * 8 <= llvm::alignTo(f, m)) {
-        fp = llvm::alignTo(f, m); // a wider tile for at most an eighth more
-        mr = m;
-        break;
-      }
-    if (mr < 4) {
-      fp = llvm::alignTo(f, 4);
-      mr = 4;
-    }
-  }
-  if (mr < 4 || nr < narrowest)
+  if (nr < narrowest)
     return false;
   int64_t owp = llvm::alignTo(ow, nr);
   SmallVector<int64_t> st(conv.getStrides().getValues<int64_t>());
@@ -757,6 +737,29 @@ bool convToPackedMatmul(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
       np = llvm::alignTo(plane, nrf);
     }
   }
+  // Register rows: the largest divisor of F up to what the registers hold
+  // beside panels of nr columns (12 for 24 or 480 filters, 10 for 120, 7
+  // for 21).
+  int64_t maxRows = tile.maxRowsFor(nr);
+  int64_t mr = rowTile(f, maxRows);
+  // Filters whose divisors make a short tile (257 FFT bins: 1) get zero
+  // filters up to a power-of-two tile, for at most an eighth more (or up to
+  // 4 rows when nothing else gives 4); their output rows are dropped.
+  int64_t fp = f, pow2Rows = llvm::bit_floor(uint64_t(maxRows));
+  if (mr < pow2Rows && f >= 4) {
+    for (int64_t m = std::max<int64_t>(pow2Rows, 4); m > mr; m /= 2)
+      if ((llvm::alignTo(f, m) - f) * 8 <= llvm::alignTo(f, m)) {
+        fp = llvm::alignTo(f, m); // a wider tile for at most an eighth more
+        mr = m;
+        break;
+      }
+    if (mr < 4) {
+      fp = llvm::alignTo(f, 4);
+      mr = 4;
+    }
+  }
+  if (mr < 4)
+    return false;
   Value init = conv.getOutputs()[0];
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (fill && !fill.hasPureTensorSemantics())
@@ -933,12 +936,16 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   /// step: rows * 2 + 2 + 1 <= vector-registers.
   RegisterTile registerTile() const {
     int64_t lanes = hodu::cpu::f32Lanes(vectorBits);
-    int64_t rows = registerM, maxRows = registerM;
+    int64_t rows = registerM, maxRows = registerM, maxRowsNarrow = registerM;
     if (rows == 0) {
       maxRows = std::max<int64_t>((vectorRegisters - 3) / 2, 1);
       rows = llvm::bit_floor(uint64_t(maxRows));
+      // One B vector, the broadcast and a spare beside the accumulators.
+      maxRowsNarrow = std::max<int64_t>(
+          maxRows, std::min<int64_t>(vectorRegisters - 3, 12));
     }
-    return {rows, registerN ? registerN : 2 * lanes, lanes, maxRows};
+    return {rows, registerN ? registerN : 2 * lanes, lanes, maxRows,
+            maxRowsNarrow};
   }
 
   void runOnOperation() override {
@@ -1065,7 +1072,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
           continue;
         int64_t m = a.getDimSize(0), n = bt.getDimSize(1), k = bt.getDimSize(0);
         int64_t nr = registerSize(n, tile.cols, 4);
-        int64_t mr = rowTile(m, tile.maxRows);
+        int64_t mr = rowTile(m, tile.maxRowsFor(nr));
         // One panel is B itself; short k loops gain nothing.
         if (nr < 4 || mr < 4 || n / nr < 2 || k < packMinK)
           continue;
@@ -1174,7 +1181,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
     // Register tile: up to tile.rows rows of tile.cols columns.
     int64_t nr = registerSize(n, tile.cols, 4);
-    int64_t mr = rowTile(m, tile.maxRows);
+    int64_t mr = rowTile(m, tile.maxRowsFor(nr));
     int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),
             kc = tileSize(k, cacheK, 1);
     // A k with no divisor up to cache-k (a prime such as 257 FFT bins) is

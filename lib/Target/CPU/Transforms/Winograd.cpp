@@ -186,8 +186,7 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   if (oh != h - 2 || ow != w - 2 || oh < 1 || ow < 1 || c < 1)
     return std::nullopt;
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
-  int64_t mr = registerSize(f, tile.rows, 4);
-  if (mr < 4)
+  if (registerSize(f, tile.rows, 4) < 4)
     return std::nullopt;
 
   // Cost model, in lane operations per conv: the alpha^2 matmuls'
@@ -240,6 +239,9 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   const Variant &vr = *plan.v;
   int64_t mt = vr.m, alpha = vr.alpha, positions = alpha * alpha;
   int64_t th = plan.th, nr = plan.nr, twp = plan.twp, q = twp / nr;
+  // Filter rows of the register tile: a power of two dividing F, as many as
+  // the registers hold beside panels of nr tiles.
+  int64_t mr = registerSize(f, tile.maxRowsFor(nr), 4);
 
   // Blocks of whole tile rows: the fewest rows that make kBlockTiles tiles,
   // dividing the tile rows.
