@@ -57,6 +57,8 @@
  * sleeping on a futex. The clock is read every PAUSES tries. */
 enum { PAUSES = 64, MAX_ARGS = 16 };
 #define WAIT_NS 200000L
+/* The least stack a worker thread gets (see team_of_size). */
+#define WORKER_STACK ((size_t)1 << 20)
 
 typedef void (*microtask)(int32_t *gtid, int32_t *btid, ...);
 
@@ -307,6 +309,15 @@ static team *team_of_size(int32_t size) {
   if (!threads)
     return t->workers ? t : NULL;
   t->threads = threads;
+  /* Workers get at least WORKER_STACK bytes of stack whatever the C
+   * library's default (musl's is 128 KiB): a parallel iteration may keep
+   * up to 64 KiB of scratch there (hodu-cpu-hoist-parallel-allocs). */
+  pthread_attr_t attr;
+  int have_attr = pthread_attr_init(&attr) == 0;
+  size_t stack = 0;
+  if (have_attr && pthread_attr_getstacksize(&attr, &stack) == 0 &&
+      stack < WORKER_STACK)
+    pthread_attr_setstacksize(&attr, WORKER_STACK);
   while (t->workers + 1 < size) {
     worker_start *start = malloc(sizeof *start);
     if (!start)
@@ -314,12 +325,15 @@ static team *team_of_size(int32_t size) {
     start->t = t;
     start->number = t->workers + 1;
     start->generation = atomic_load_explicit(&t->generation, memory_order_acquire);
-    if (pthread_create(&t->threads[t->workers], NULL, worker, start) != 0) {
+    if (pthread_create(&t->threads[t->workers], have_attr ? &attr : NULL,
+                       worker, start) != 0) {
       free(start);
       break;
     }
     ++t->workers;
   }
+  if (have_attr)
+    pthread_attr_destroy(&attr);
   return t->workers ? t : NULL;
 }
 

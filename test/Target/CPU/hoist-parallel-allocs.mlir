@@ -3,10 +3,13 @@
 // per iteration; buffers that may outlive the iteration or are freed in
 // it, loops of unknown or too many iterations and allocations inside
 // nested loops are left alone, and so is scratch whose parts would take
-// more than max-bytes together (768 bytes here).
+// more than max-bytes together (768 bytes here). Scratch that is not
+// hoisted for its loop's iterations or bytes goes on the stack (in a scope
+// around the iteration) up to max-stack-bytes, and stays a malloc past that.
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs))' | FileCheck %s
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2}))' | FileCheck %s --check-prefix=FEW
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-bytes=700}))' | FileCheck %s --check-prefix=FEW
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2 max-stack-bytes=64}))' | FileCheck %s --check-prefix=HEAP
 
 // CHECK-LABEL: func.func @scratch
 // CHECK: %[[ALL:.*]] = memref.alloc() {alignment = 64 : i64} : memref<768xi8>
@@ -18,7 +21,16 @@
 // CHECK: memref.view %[[ALL]][%[[OFF]]][] : memref<768xi8> to memref<5x5xf32>
 // FEW-LABEL: func.func @scratch
 // FEW: scf.forall
-// FEW-NEXT: memref.alloc() : memref<5x5xf32>
+// FEW-NEXT: memref.alloca_scope {
+// FEW-NEXT: %[[S:.*]] = memref.alloca() : memref<5x5xf32>
+// FEW-NEXT: linalg.fill {{.*}} outs(%[[S]] : memref<5x5xf32>)
+// FEW: memref.store
+// FEW-NEXT: }
+// FEW-NEXT: }
+// FEW-NEXT: return
+// HEAP-LABEL: func.func @scratch
+// HEAP: scf.forall
+// HEAP-NEXT: memref.alloc() : memref<5x5xf32>
 func.func @scratch(%out: memref<2x3xf32>) {
   %cst = arith.constant 1.0 : f32
   %c0 = arith.constant 0 : index
