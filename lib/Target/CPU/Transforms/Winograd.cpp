@@ -380,29 +380,48 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
       });
     });
   };
-  // The alpha^2 matmuls of a block: M[ab] = U[ab] x V[ab], [F, n] each.
+  // The blocks run in chunks (at most kChunks, a divisor of the blocks)
+  // over threads, each chunk with scratch V and M of its own, allocated in
+  // the chunk's body; hodu-cpu-hoist-parallel-allocs later makes that one
+  // allocation per chunk outside the parallel loop, in the workspace.
+  int64_t chunks = 1;
+  if (threads)
+    for (int64_t s = std::min<int64_t>(blocks, kChunks); s >= 1; --s)
+      if (blocks % s == 0) {
+        chunks = s;
+        break;
+      }
+  // M[ab] = U[ab] x V[ab], [F, n], of one position ab.
+  auto positionMatmul = [&](OpBuilder &mb, Value ab, Value v,
+                            Value m) -> Value {
+    auto sliceOf = [&](Value src, ArrayRef<int64_t> shape) {
+      SmallVector<OpFoldResult> offs{ab}, szs{mb.getIndexAttr(1)},
+          ones(shape.size() + 1, mb.getIndexAttr(1));
+      for (int64_t s : shape) {
+        offs.push_back(mb.getIndexAttr(0));
+        szs.push_back(mb.getIndexAttr(s));
+      }
+      return tensor::ExtractSliceOp::create(
+          mb, loc, RankedTensorType::get(shape, elt), src, offs, szs, ones);
+    };
+    return panelMatmul(mb, loc, sliceOf(ucst, {f / mr, c, mr}),
+                       sliceOf(v, {panels, c, nr}), sliceOf(m, {f, n}), zero, f,
+                       n, c, mr, nr, c, /*parallel=*/false);
+  };
+  // The alpha^2 matmuls of a block, into M [alpha^2, F, n]: in order, or,
+  // with a single chunk (the deep layers of a small image: one block), over
+  // threads, a share of the positions each.
+  bool parallelPositions = parallel && chunks == 1;
   auto matmuls = [&](OpBuilder &bb, Value v, Value m) -> Value {
-    return k.loop(bb, positions, m, [&](OpBuilder &mb, Value ab, Value m) {
-      auto sliceOf = [&](Value src, ArrayRef<int64_t> shape) {
-        SmallVector<OpFoldResult> offs{ab}, szs{mb.getIndexAttr(1)},
-            ones(shape.size() + 1, mb.getIndexAttr(1));
-        for (int64_t s : shape) {
-          offs.push_back(mb.getIndexAttr(0));
-          szs.push_back(mb.getIndexAttr(s));
-        }
-        return tensor::ExtractSliceOp::create(
-            mb, loc, RankedTensorType::get(shape, elt), src, offs, szs, ones);
-      };
-      Value mab = panelMatmul(mb, loc, sliceOf(ucst, {f / mr, c, mr}),
-                              sliceOf(v, {panels, c, nr}), sliceOf(m, {f, n}),
-                              zero, f, n, c, mr, nr, c, /*parallel=*/false);
-      return tensor::InsertSliceOp::create(
-          mb, loc, mab, m,
-          ArrayRef<OpFoldResult>{ab, mb.getIndexAttr(0), mb.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{mb.getIndexAttr(1), mb.getIndexAttr(f),
-                                 mb.getIndexAttr(n)},
-          SmallVector<OpFoldResult>(3, mb.getIndexAttr(1)));
-    });
+    return tileLoop(
+        bb, loc, positions, 1, m, parallelPositions,
+        [&](OpBuilder &mb, Value ab, Value m,
+            SmallVector<OpFoldResult> &offsets,
+            SmallVector<OpFoldResult> &sizes) -> Value {
+          offsets = {ab, mb.getIndexAttr(0), mb.getIndexAttr(0)};
+          sizes = {mb.getIndexAttr(1), mb.getIndexAttr(f), mb.getIndexAttr(n)};
+          return positionMatmul(mb, ab, v, m);
+        });
   };
   // The m output columns of a tile row, interleaved into one row of m*nr:
   // pairs of them concatenated, then the pairs' lanes picked.
@@ -483,17 +502,6 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
                                   bb.getIndexAttr(mt * twp)},
         SmallVector<OpFoldResult>(3, bb.getIndexAttr(1)));
   };
-  // The blocks run in chunks (at most kChunks, a divisor of the blocks)
-  // over threads, each chunk with scratch V and M of its own, allocated in
-  // the chunk's body; hodu-cpu-hoist-parallel-allocs later makes that one
-  // allocation per chunk outside the parallel loop, in the workspace.
-  int64_t chunks = 1;
-  if (threads)
-    for (int64_t s = std::min<int64_t>(blocks, kChunks); s >= 1; --s)
-      if (blocks % s == 0) {
-        chunks = s;
-        break;
-      }
   int64_t perChunk = blocks / chunks, chunkRows = mt * rowsPerBlock * perChunk;
   Value y = tensor::EmptyOp::create(b, loc, {f, mt * th, mt * twp}, elt);
   Value result = tileLoop(
@@ -541,6 +549,10 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
              "of {3} tile row(s) ({4} tiles); {5}",
              mt, mr, nr, rowsPerBlock, rowsPerBlock * twp,
              chunks > 1 ? llvm::formatv("{0} chunks over threads", chunks).str()
-                        : std::string("one thread"))
+             : parallelPositions
+                 ? llvm::formatv("one chunk, its {0} matmuls over threads",
+                                 positions)
+                       .str()
+                 : std::string("one thread"))
       .str();
 }
