@@ -46,6 +46,7 @@ const GOAL_RATIO = 0.8;
 const GOAL_MATMUL_PEAK = 0.85;
 const GOAL_OVERHEAD_NS = 1000;
 const GOAL_CNN_COMPILE_S = 2;
+const COMPILE_REPEAT_S = 10;
 // AVX-512 on Zen 5: two 512-bit FMA pipes = 2 x 16 lanes x 2 FLOPs = 64
 // FLOP/cycle; at the ~4.1 GHz boost that is the ~262 GFLOP/s per core the
 // issue names. The VM reports only its 2.6 GHz base clock.
@@ -458,7 +459,8 @@ Peak RSS is the whole process: for Hodu the small C harness
 Node.js worker, whose baseline before the session exists is in parentheses.
 "First run" is the first inference after loading (cold caches, lazy
 initialisation). The hoduc time is wall clock for \`hoduc model.onnx -o model.so\`
-(for a real model with its \`--input-shape\` and \`--freeze-input\` flags).
+(for a real model with its \`--input-shape\` and \`--freeze-input\` flags),
+the median of three compiles where one takes under ${COMPILE_REPEAT_S} s.
 
 ## Per-call overhead (one-op model \`add\`: x[16] + y[16])
 
@@ -587,7 +589,18 @@ async function main() {
       }
       model.flags = prepareInputs(model, modelsDir);
     }
-    const c = await compile(hoduc, model, lib, opts.cap * 5);
+    // The compile time is the median of three compiles where one takes
+    // under COMPILE_REPEAT_S (a VM's noise moves a single one by a third).
+    let c = await compile(hoduc, model, lib, opts.cap * 5);
+    if (c.ok && c.secs < COMPILE_REPEAT_S) {
+      const secs = [c.secs];
+      for (let i = 0; i < 2 && c.ok; ++i) {
+        const again = await compile(hoduc, model, lib, opts.cap * 5);
+        if (!again.ok) c = again;
+        else secs.push(again.secs);
+      }
+      if (c.ok) c.secs = median(secs);
+    }
     console.log(`${model.name}: hoduc ${c.secs.toFixed(2)} s${c.ok ? `, ${fmtBytes(c.bytes)}` : ` FAILED: ${c.error}`}`);
     const r = { model, compile: c, runs: [] };
     results.push(r);
