@@ -163,8 +163,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "modify-public-functions},"
              // The deallocation pipeline canonicalizes first and last.
              "buffer-deallocation-pipeline,"
-             "convert-bufferization-to-memref,hodu-cpu-inline-dealloc-"
-             "helpers,") +
+             "convert-bufferization-to-memref,"
+             "hodu-cpu-inline-dealloc-helpers,") +
          (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
          // After the memory plan, which sees the marked generics' operands
          // as used there (the tile loops use them through addresses).
@@ -173,9 +173,10 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
                                    : std::string()) +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
          "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies" +
-         (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,hodu-cpu-"
-                            "kernel-loop-hints)"
-                          : "");
+         (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,"
+                            "hodu-cpu-kernel-loop-hints{vector-bits=" +
+                                std::to_string(o.vectorBits) + "})"
+                          : std::string());
 }
 
 /// Buffers and loops to the LLVM dialect, ending with the entry point.

@@ -634,21 +634,26 @@ def CpuPrefetchPanels : Pass<"hodu-cpu-prefetch-panels", "mlir::func::FuncOp"> {
 }
 
 def CpuKernelLoopHints : Pass<"hodu-cpu-kernel-loop-hints", "mlir::func::FuncOp"> {
-  let summary = "Keep LLVM from unrolling the k loops of register kernels (CPU)";
+  let summary = "Keep LLVM from unrolling the k loops of one-vector register kernels (CPU)";
   let description = [{
     A register kernel's k loop (an `scf.for` carrying vector accumulators
     whose body multiplies and adds into them with `vector.fma`) is already
     the shape the vector registers hold: its accumulators, the B vectors
     and the broadcasts of A's column. LLVM's loop unroller doubles such a
     loop where the body is small; its scheduler then loads the
-    broadcasts of both steps first, and a tile with more broadcasts than
-    B vectors (one vector wide and 8 or 12 rows, on AVX2's 16 registers)
-    no longer fits: accumulators go to the stack, and a Winograd matmul of
+    broadcasts of both steps first, and a tile one vector wide (one B
+    vector, a broadcast per row: 8 or 12 rows on AVX2's 16 registers) no
+    longer fits: accumulators go to the stack, and a Winograd matmul of
     8x8 tiles measured no faster than 4x8. This pass marks those loops
-    `llvm.loop.unroll.disable` (a `loop_annotation` that the lowering to
-    `cf` and LLVM carries to the loop's latch branch). Loops whose body
-    holds another loop, and loops without vector accumulators (copies,
-    transforms, elementwise code), are left to LLVM.
+    (every FMA of the body multiplies the same B vector)
+    `llvm.loop.unroll.disable`, a `loop_annotation` that the lowering to
+    `cf` and LLVM carries to the loop's latch branch. Tiles of two vectors
+    per row (half as many broadcasts) fit unrolled and stay LLVM's, as do
+    loops whose body holds another loop and loops without vector
+    accumulators (copies, transforms, elementwise code). The width of a
+    register is the option `vector-bits` (the CPU pipeline passes the
+    target's): MLIR's vectors are the tile's rows, so a 16-lane f32 row on
+    AVX2 is two registers.
 
     ```mlir
     %acc = scf.for %k = %c0 to %c128 step %c1 iter_args(%c = %init) -> (vector<8x8xf32>) {
@@ -656,6 +661,10 @@ def CpuKernelLoopHints : Pass<"hodu-cpu-kernel-loop-hints", "mlir::func::FuncOp"
     } {loop_annotation = #llvm.loop_annotation<unroll = <disable = true>>}
     ```
   }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Bits of one vector register of the target">,
+  ];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
