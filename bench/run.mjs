@@ -377,11 +377,16 @@ function report(opts, machine, peaks, results, skipped, date) {
   if (mm && !mm.error) {
     const g = 2 * 1024 ** 3 / mm.hodu.median;
     const best = 2 * 1024 ** 3 / mm.hodu.min;
-    goals.push([`matmul 1024³, 1 thread: ≥ ${GOAL_MATMUL_PEAK * 100}% of fp32 FMA peak`,
-      `median ${g.toFixed(1)} GFLOP/s = ${(100 * g / NOMINAL_PEAK_PER_CORE).toFixed(1)}% of ${NOMINAL_PEAK_PER_CORE} (nominal)` +
-      (mmPeak ? `, ${(100 * g / mmPeak).toFixed(1)}% of ${mmPeak.toFixed(0)} (measured FMA loop)` : '') +
-      `; best run ${best.toFixed(1)} GFLOP/s = ${(100 * best / NOMINAL_PEAK_PER_CORE).toFixed(1)}%`,
-      g >= GOAL_MATMUL_PEAK * NOMINAL_PEAK_PER_CORE ? 'met' : 'not met']);
+    // The issue on real-model speed sets the goal against the measured
+    // FMA peak (the nominal one assumes a boost clock that this VM's CPU,
+    // which changes between sessions, need not have); without a
+    // measurement, against the nominal one.
+    const peak = mmPeak || NOMINAL_PEAK_PER_CORE;
+    goals.push([`matmul 1024³, 1 thread: ≥ ${GOAL_MATMUL_PEAK * 100}% of the measured fp32 FMA peak`,
+      (mmPeak ? `median ${g.toFixed(1)} GFLOP/s = ${(100 * g / mmPeak).toFixed(1)}% of ${mmPeak.toFixed(0)} (measured FMA loop), ` : `median ${g.toFixed(1)} GFLOP/s = `) +
+      `${(100 * g / NOMINAL_PEAK_PER_CORE).toFixed(1)}% of ${NOMINAL_PEAK_PER_CORE} (nominal)` +
+      `; best run ${best.toFixed(1)} GFLOP/s = ${(100 * best / peak).toFixed(1)}%`,
+      g >= GOAL_MATMUL_PEAK * peak ? 'met' : 'not met']);
   }
   const add = runOf('add', 1);
   if (add && !add.error)
@@ -422,7 +427,7 @@ sets these goals for fp32 CPU inference:
 - per model, Hodu's median latency ≤ ${GOAL_RATIO}× ONNX Runtime's, at 1 and at 2 threads,
   with outputs that match ORT's (here for the synthetic models and for the real
   models of the real-model test suite, \`test/models/manifest.json\`);
-- the 1024×1024×1024 matmul at ≥ ${GOAL_MATMUL_PEAK * 100}% of the core's fp32 FMA peak;
+- the 1024×1024×1024 matmul at ≥ ${GOAL_MATMUL_PEAK * 100}% of the core's measured fp32 FMA peak;
 - per-call overhead of a one-op model through the C runtime ≤ ${GOAL_OVERHEAD_NS / 1000} µs;
 - the CNN compiles in < ${GOAL_CNN_COMPILE_S} s.
 
@@ -480,8 +485,10 @@ ${table(peakRows)}
 The nominal figure is 2 FMA pipes × 16 fp32 lanes × 2 FLOPs × ~4.1 GHz boost
 = 262 GFLOP/s per core (AVX-512 on Zen 5, the issue's figure). The VM
 reports only the base clock, and the CPU it exposes differs between
-sessions (see Machine below), so \`bench/harness/fma_peak.c\` also measures what 24 independent
-chains of 512-bit \`vfmadd\` reach (best of three) on this machine right now; both are listed.
+sessions (see Machine below), so \`bench/harness/fma_peak.c\` also measures what independent
+chains of \`vfmadd\` reach on this machine right now (24 of 512 bits with AVX-512, 12 of 256
+bits with AVX2 only); both are listed, and the goal is against the measured one (as the issue on
+real-model speed sets it).
 
 ## Models
 
