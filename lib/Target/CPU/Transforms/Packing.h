@@ -17,7 +17,7 @@ namespace hodu::cpu {
 /// The most rows and columns of C one register kernel holds (f32), and the
 /// lanes of the target's vectors.
 struct RegisterTile {
-  int64_t rows, cols, lanes;
+  int64_t cols, lanes;
   /// The most rows a tile of `cols` columns may have, not only powers of
   /// two: a matmul whose M has a divisor up to it (10 tokens, 12, 14) takes
   /// that many rows instead of the largest power of two dividing M (2).

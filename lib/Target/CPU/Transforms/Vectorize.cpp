@@ -931,21 +931,19 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
   using Base::Base;
 
   /// `register-m` x `register-n`, or what the target's registers hold (see
-  /// the pass description): rows of two vectors, and as many rows (a power
-  /// of two) as leave room for the two B vectors and the A broadcast of a k
-  /// step: rows * 2 + 2 + 1 <= vector-registers.
+  /// the pass description): rows of two vectors, and as many rows as leave
+  /// room for the two B vectors and the A broadcast of a k step:
+  /// rows * 2 + 2 + 1 <= vector-registers.
   RegisterTile registerTile() const {
     int64_t lanes = hodu::cpu::f32Lanes(vectorBits);
-    int64_t rows = registerM, maxRows = registerM, maxRowsNarrow = registerM;
-    if (rows == 0) {
+    int64_t maxRows = registerM, maxRowsNarrow = registerM;
+    if (registerM == 0) {
       maxRows = std::max<int64_t>((vectorRegisters - 3) / 2, 1);
-      rows = llvm::bit_floor(uint64_t(maxRows));
       // One B vector, the broadcast and a spare beside the accumulators.
       maxRowsNarrow = std::max<int64_t>(
           maxRows, std::min<int64_t>(vectorRegisters - 3, 12));
     }
-    return {rows, registerN ? registerN : 2 * lanes, lanes, maxRows,
-            maxRowsNarrow};
+    return {registerN ? registerN : 2 * lanes, lanes, maxRows, maxRowsNarrow};
   }
 
   void runOnOperation() override {
@@ -1179,7 +1177,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     bool batched = ranges.size() == 4;
     int64_t m = ranges[batched], n = ranges[batched + 1], k = ranges[batched + 2];
-    // Register tile: up to tile.rows rows of tile.cols columns.
+    // Register tile: up to tile.maxRowsFor(nr) rows of nr <= tile.cols columns.
     int64_t nr = registerSize(n, tile.cols, 4);
     int64_t mr = rowTile(m, tile.maxRowsFor(nr));
     int64_t mc = tileSize(m, cacheM, mr), nc = tileSize(n, cacheN, nr),

@@ -186,7 +186,7 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   if (oh != h - 2 || ow != w - 2 || oh < 1 || ow < 1 || c < 1)
     return std::nullopt;
   int64_t narrowest = std::max<int64_t>(tile.lanes, 4);
-  if (registerSize(f, tile.rows, 4) < 4)
+  if (registerSize(f, tile.maxRows, 4) < 4)
     return std::nullopt;
 
   // Cost model, in lane operations per conv: the alpha^2 matmuls'
