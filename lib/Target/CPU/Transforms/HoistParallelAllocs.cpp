@@ -92,9 +92,11 @@ struct CpuHoistParallelAllocs
   using Base::Base;
 
   /// The body of `loop`, but its terminator, in a memref.alloca_scope (once
-  /// per loop): the stack an iteration takes is given back at its end,
-  /// whatever later passes make of the loop.
-  void scopeBody(scf::ForallOp loop) {
+  /// per loop: `scoped` holds the loops of this run done so far): the
+  /// stack an iteration takes is given back at its end, whatever later
+  /// passes make of the loop.
+  static void scopeBody(scf::ForallOp loop,
+                        llvm::SmallPtrSetImpl<Operation *> &scoped) {
     if (!scoped.insert(loop).second)
       return;
     Block *body = loop.getBody();
@@ -109,11 +111,10 @@ struct CpuHoistParallelAllocs
     memref::AllocaScopeReturnOp::create(end, loop.getLoc());
   }
 
-  llvm::SmallPtrSet<Operation *, 4> scoped;
-
   /// `alloc` (in `loop`'s body) on the stack of the iteration.
-  void toStack(scf::ForallOp loop, memref::AllocOp alloc) {
-    scopeBody(loop);
+  static void toStack(scf::ForallOp loop, memref::AllocOp alloc,
+                      llvm::SmallPtrSetImpl<Operation *> &scoped) {
+    scopeBody(loop, scoped);
     OpBuilder b(alloc);
     auto alloca = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
                                            alloc.getAlignmentAttr());
@@ -134,8 +135,10 @@ struct CpuHoistParallelAllocs
           alloc.getSymbolOperands().empty() && !escapes(alloc.getResult()))
         allocs.push_back({alloc, loop});
     });
-    // Each loop's linear iteration index, built once for all its allocs.
+    // Each loop's linear iteration index, built once for all its allocs;
+    // the loops whose body is already in a scope.
     llvm::DenseMap<Operation *, Value> linear;
+    llvm::SmallPtrSet<Operation *, 4> scoped;
     for (auto [alloc, loop] : allocs) {
       MemRefType type = alloc.getType();
       int64_t bits = type.getElementTypeBitWidth();
@@ -152,7 +155,7 @@ struct CpuHoistParallelAllocs
         // free per iteration (the im2col panel of a first convolution:
         // 1.7 KB, 3,136 times a run).
         if (bytes <= maxStackBytes)
-          toStack(loop, alloc);
+          toStack(loop, alloc, scoped);
         continue;
       }
       Location loc = alloc.getLoc();
