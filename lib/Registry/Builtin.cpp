@@ -16,6 +16,9 @@ using namespace hodu;
 /// types, and the importer does not re-infer a function body, so a pin that
 /// differs from the file (or refines a dynamic dim) is an error that says so.
 static LogicalResult checkPins(ModuleOp module, const ImportOptions &options) {
+  if (!options.sequenceLengths.empty())
+    return module.emitError("--sequence-length applies to ONNX sequence "
+                            "inputs; the inputs of IR are tensors");
   if (options.inputShapes.empty())
     return success();
   func::FuncOp entry = module.lookupSymbol<func::FuncOp>("main");

@@ -53,3 +53,20 @@ bool hodu::parseInputShape(const std::string &spec, InputShape &out,
   }
   return true;
 }
+
+bool hodu::parseSequenceLength(const std::string &spec,
+                               std::pair<std::string, int64_t> &out,
+                               std::string &error) {
+  llvm::StringRef text(spec);
+  size_t colon = text.rfind(':');
+  int64_t n;
+  if (colon == llvm::StringRef::npos || colon == 0 ||
+      text.drop_front(colon + 1).getAsInteger(10, n) || n < 0) {
+    error = "--sequence-length expects NAME:N with N a non-negative count "
+            "(e.g. frames:3), got '" +
+            spec + "'";
+    return false;
+  }
+  out = {text.take_front(colon).str(), n};
+  return true;
+}

@@ -185,6 +185,58 @@ TEST(TensorProto, RoundTrip) {
   EXPECT_EQ(back.data, tensor.data);
 }
 
+bool decodeSeq(const std::string &bytes, std::vector<HostTensor> &elements,
+               std::string &error) {
+  return decodeSequenceProto(reinterpret_cast<const uint8_t *>(bytes.data()),
+                             bytes.size(), elements, error);
+}
+
+TEST(SequenceProto, ElementsInOrderOfTheirOwnShapes) {
+  HostTensor a{"", HODU_DTYPE_I64, {2}, {}}, b{"", HODU_DTYPE_I64, {1, 1}, {}};
+  a.data.assign(16, 0);
+  a.data[0] = 7;
+  b.data.assign(8, 0);
+  b.data[0] = 9;
+  // name, elem_type TENSOR, two tensor_values, and a field from a later
+  // ONNX version, skipped.
+  std::string bytes = lengthDelimited(1, "seq") + key(2, 0) + varint(1) +
+                      lengthDelimited(3, encodeTensorProto(a)) +
+                      lengthDelimited(3, encodeTensorProto(b)) + key(20, 0) +
+                      varint(5);
+  std::vector<HostTensor> elements;
+  std::string error;
+  ASSERT_TRUE(decodeSeq(bytes, elements, error)) << error;
+  ASSERT_EQ(elements.size(), 2u);
+  EXPECT_EQ(elements[0].shape, (std::vector<int64_t>{2}));
+  EXPECT_EQ(at<int64_t>(elements[0], 0), 7);
+  EXPECT_EQ(elements[1].shape, (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(at<int64_t>(elements[1], 0), 9);
+  // An empty sequence (elem_type UNDEFINED) has no elements.
+  ASSERT_TRUE(decodeSeq(lengthDelimited(1, "e"), elements, error)) << error;
+  EXPECT_TRUE(elements.empty());
+}
+
+TEST(SequenceProto, Errors) {
+  std::vector<HostTensor> elements;
+  std::string error;
+  EXPECT_FALSE(decodeSeq(key(2, 0) + varint(3), elements, error));
+  EXPECT_NE(error.find("sequences of sequences"), std::string::npos) << error;
+  EXPECT_FALSE(decodeSeq(lengthDelimited(5, ""), elements, error));
+  EXPECT_NE(error.find("not supported"), std::string::npos) << error;
+  // A broken element names its position.
+  std::string bad = lengthDelimited(3, header({2}, 1) + key(4, 5) + "ab");
+  EXPECT_FALSE(decodeSeq(
+      lengthDelimited(3, header({1}, 7) +
+                             lengthDelimited(9, std::string(8, '\0'))) +
+          bad,
+      elements, error));
+  EXPECT_EQ(error.rfind("element 1: ", 0), 0u) << error;
+  // Truncated: a length past the end.
+  EXPECT_FALSE(decodeSeq(key(3, 2) + varint(100) + "x", elements, error));
+  EXPECT_NE(error.find("not a valid SequenceProto"), std::string::npos)
+      << error;
+}
+
 std::string npyFile(const std::string &dict, const std::string &data,
                     int major = 1) {
   std::string header = dict + "\n";

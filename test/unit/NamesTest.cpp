@@ -36,6 +36,20 @@ TEST(Names, InputShape) {
   EXPECT_FALSE(parseInputShape("x:-1", pin, error));
 }
 
+TEST(Names, ParsesSequenceLengths) {
+  std::pair<std::string, int64_t> length;
+  std::string error;
+  ASSERT_TRUE(parseSequenceLength("a:b:3", length, error)) << error;
+  EXPECT_EQ(length.first, "a:b");
+  EXPECT_EQ(length.second, 3);
+  ASSERT_TRUE(parseSequenceLength("s:0", length, error)) << error;
+  EXPECT_EQ(length.second, 0);
+  for (const char *bad : {"s", ":3", "s:", "s:-1", "s:x", "s:2x2"}) {
+    EXPECT_FALSE(parseSequenceLength(bad, length, error)) << bad;
+    EXPECT_NE(error.find("expects NAME:N"), std::string::npos) << error;
+  }
+}
+
 TEST(DType, RoundTripsEveryABIDType) {
   mlir::MLIRContext ctx;
   for (int32_t d = 0; d < HODU_DTYPE_COUNT; ++d) {

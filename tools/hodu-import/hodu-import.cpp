@@ -37,6 +37,11 @@ static cl::list<std::string>
                 cl::desc("Pin an input's shape: NAME:D0xD1x... (repeatable)"),
                 cl::value_desc("NAME:DIMS"));
 
+static cl::list<std::string> sequenceLengths(
+    "sequence-length",
+    cl::desc("The length of a sequence input: NAME:N (repeatable)"),
+    cl::value_desc("NAME:N"));
+
 static cl::list<std::string> freezeInputs(
     "freeze-input",
     cl::desc("Import a graph input as a constant: NAME=FILE.pb, or "
@@ -67,6 +72,15 @@ int main(int argc, char **argv) {
       return 1;
     }
     options.inputShapes.push_back(std::move(pin));
+  }
+  for (const std::string &spec : sequenceLengths) {
+    std::pair<std::string, int64_t> length;
+    std::string error;
+    if (!hodu::parseSequenceLength(spec, length, error)) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    options.sequenceLengths.push_back(std::move(length));
   }
 
   std::vector<hodu::OnnxFrozenInput> frozen;

@@ -179,6 +179,20 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
   return ok;
 }
 
+bool readSequenceFile(const std::string &path,
+                      std::vector<HostTensor> &elements, std::string &error,
+                      uint64_t maxBytes) {
+  std::string contents;
+  if (!readFile(path, contents, maxBytes, error))
+    return false;
+  if (!decodeSequenceProto(reinterpret_cast<const uint8_t *>(contents.data()),
+                           contents.size(), elements, error)) {
+    error = "'" + path + "': " + error;
+    return false;
+  }
+  return true;
+}
+
 bool encodeTensor(TensorFormat format, const HostTensor &tensor,
                   std::string &out, std::string &error) {
   switch (format) {

@@ -60,6 +60,10 @@ inline uint64_t maxTensorFileBytes(uint64_t dataBytes) {
 bool readTensorFile(const std::string &path, HostTensor &tensor,
                     std::string &error,
                     uint64_t maxBytes = kMaxTensorFileBytes);
+// Reads an ONNX SequenceProto file (.pb) of tensors.
+bool readSequenceFile(const std::string &path,
+                      std::vector<HostTensor> &elements, std::string &error,
+                      uint64_t maxBytes = kMaxTensorFileBytes);
 bool writeTensorFile(const std::string &path, TensorFormat format,
                      const HostTensor &tensor, std::string &error);
 
@@ -72,6 +76,10 @@ bool encodeTensor(TensorFormat format, const HostTensor &tensor,
 bool decodeTensorProto(const uint8_t *bytes, size_t size, HostTensor &tensor,
                        std::string &error);
 std::string encodeTensorProto(const HostTensor &tensor);
+// An ONNX SequenceProto of tensors (the test data of a sequence input or
+// output): its elements, in order.
+bool decodeSequenceProto(const uint8_t *bytes, size_t size,
+                         std::vector<HostTensor> &elements, std::string &error);
 bool decodeNpy(const uint8_t *bytes, size_t size, HostTensor &tensor,
                std::string &error);
 bool encodeNpy(const HostTensor &tensor, std::string &out, std::string &error);

@@ -330,6 +330,60 @@ bool decodeTensorProto(const uint8_t *bytes, size_t size, HostTensor &tensor,
   return copyTypedData(fields, tensor, error);
 }
 
+bool decodeSequenceProto(const uint8_t *bytes, size_t size,
+                         std::vector<HostTensor> &elements,
+                         std::string &error) {
+  elements.clear();
+  WireReader reader(bytes, bytes + size);
+  while (!reader.atEnd()) {
+    uint64_t key;
+    if (!reader.varint(key)) {
+      error = "not a valid SequenceProto (truncated field key)";
+      return false;
+    }
+    uint32_t field = uint32_t(key >> 3), wireType = uint32_t(key & 7);
+    const uint8_t *data;
+    size_t length;
+    uint64_t value;
+    bool ok;
+    switch (field) {
+    case 2: // elem_type: TENSOR (1) or UNDEFINED (0, an empty sequence)
+      ok = wireType == 0 && reader.varint(value);
+      if (ok && value > 1) {
+        error = "sequences of sequences, maps or optionals are not supported";
+        return false;
+      }
+      break;
+    case 3: // tensor_values
+      ok = wireType == 2 && reader.lengthDelimited(data, length);
+      if (ok) {
+        elements.emplace_back();
+        if (!decodeTensorProto(data, length, elements.back(), error)) {
+          error =
+              "element " + std::to_string(elements.size() - 1) + ": " + error;
+          return false;
+        }
+      }
+      break;
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+      error = "sequences of sparse tensors, sequences, maps or optionals are "
+              "not supported";
+      return false;
+    default: // name, and what later versions add
+      ok = reader.skip(wireType);
+    }
+    if (!ok) {
+      error = "not a valid SequenceProto (bad or truncated field " +
+              std::to_string(field) + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string encodeTensorProto(const HostTensor &tensor) {
   std::string out;
   for (int64_t dim : tensor.shape) {

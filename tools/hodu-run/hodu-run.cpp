@@ -25,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -737,6 +738,7 @@ int gatherInputs(const hodu_model *model, const Options &options,
   int32_t count = hodu_model_num_inputs(model);
   inputs.assign(size_t(count), HostTensor());
   std::vector<std::string> sources(static_cast<size_t>(count));
+  std::vector<bool> preloaded(static_cast<size_t>(count), false);
   std::vector<std::string> positional;
   // Named inputs first, so that unnamed files fill the remaining slots.
   for (const std::string &spec : options.inputs) {
@@ -747,13 +749,45 @@ int gatherInputs(const hodu_model *model, const Options &options,
       continue;
     }
     int32_t index;
-    hodu_status status =
-        hodu_model_input_index(model, spec.substr(0, eq).c_str(), &index);
+    std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    // A sequence's name (its elements are inputs NAME[0], NAME[1] ...)
+    // takes a SequenceProto file of as many elements.
+    auto lookup = [&](const std::string &n) {
+      hodu_status status = hodu_model_input_index(model, n.c_str(), &index);
+      if (!status)
+        return true;
+      consume(status);
+      return false;
+    };
+    if (!lookup(name) && lookup(name + "[0]")) {
+      std::vector<HostTensor> elements;
+      std::string message;
+      if (!readSequenceFile(file, elements, message))
+        return error(message);
+      size_t count = 0;
+      while (lookup(name + "[" + std::to_string(count) + "]"))
+        ++count;
+      if (elements.size() != count)
+        return error("'" + file + "' is a sequence of " +
+                     std::to_string(elements.size()) +
+                     " element(s), but the model was compiled for " +
+                     std::to_string(count) + " (hoduc --sequence-length)");
+      for (size_t e = 0; e < count; ++e) {
+        lookup(name + "[" + std::to_string(e) + "]");
+        if (!sources[size_t(index)].empty())
+          return error("input '" + name + "' given twice");
+        sources[size_t(index)] = file + " element " + std::to_string(e);
+        preloaded[size_t(index)] = true;
+        inputs[size_t(index)] = std::move(elements[e]);
+      }
+      continue;
+    }
+    hodu_status status = hodu_model_input_index(model, name.c_str(), &index);
     if (status)
       return error(consume(status));
     if (!sources[size_t(index)].empty())
-      return error("input '" + spec.substr(0, eq) + "' given twice");
-    sources[size_t(index)] = spec.substr(eq + 1);
+      return error("input '" + name + "' given twice");
+    sources[size_t(index)] = file;
   }
   size_t next = 0;
   for (const std::string &file : positional) {
@@ -782,7 +816,8 @@ int gatherInputs(const hodu_model *model, const Options &options,
                   ? kMaxTensorFileBytes
                   : bytes * uint64_t(shape[d] < 0 ? 0 : shape[d]);
     uint64_t limit = maxTensorFileBytes(bytes);
-    if (!readTensorFile(sources[size_t(i)], inputs[size_t(i)], message, limit))
+    if (!preloaded[size_t(i)] &&
+        !readTensorFile(sources[size_t(i)], inputs[size_t(i)], message, limit))
       return error(message);
     message = checkInput(model, i, inputs[size_t(i)], sources[size_t(i)]);
     if (!message.empty())
@@ -875,15 +910,86 @@ std::string compareOutput(const HostTensor &got, const HostTensor &expected,
   return text;
 }
 
-/// Reads DIR/<prefix>_0.pb, _1.pb ... until one is missing.
+/// The model's values as the ONNX graph has them: one file a tensor, and one
+/// for the elements of a sequence, which the model takes or returns as
+/// consecutive values named "NAME[0]", "NAME[1]" ... Each slot's first
+/// value and count (0 for a plain tensor).
+struct Slot {
+  size_t first;
+  size_t elements; // 0: a tensor; else a sequence of this many
+};
+
+/// The "NAME" of "NAME[i]", with i; nullopt for other names.
+std::optional<std::pair<std::string, size_t>>
+elementOf(const std::string &name) {
+  if (name.size() < 4 || name.back() != ']')
+    return std::nullopt;
+  size_t open = name.rfind('[');
+  if (open == std::string::npos || open == 0 || open + 2 >= name.size())
+    return std::nullopt;
+  size_t index = 0;
+  for (size_t i = open + 1; i + 1 < name.size(); ++i) {
+    if (!std::isdigit((unsigned char)name[i]) || index > (size_t(1) << 40))
+      return std::nullopt;
+    index = index * 10 + size_t(name[i] - '0');
+  }
+  return std::make_pair(name.substr(0, open), index);
+}
+
+std::vector<Slot> slotsOf(const std::vector<std::string> &names) {
+  std::vector<Slot> slots;
+  for (size_t i = 0; i < names.size();) {
+    auto element = elementOf(names[i]);
+    if (!element || element->second != 0) {
+      slots.push_back({i, 0});
+      ++i;
+      continue;
+    }
+    size_t count = 1;
+    while (i + count < names.size()) {
+      auto next = elementOf(names[i + count]);
+      if (!next || next->first != element->first || next->second != count)
+        break;
+      ++count;
+    }
+    slots.push_back({i, count});
+    i += count;
+  }
+  return slots;
+}
+
+/// Reads DIR/<prefix>_0.pb, _1.pb ... until one is missing: a TensorProto
+/// for each tensor slot, a SequenceProto (of as many elements) for each
+/// sequence slot. `paths` gets one entry per value.
 bool readNumbered(const fs::path &dir, const char *prefix,
+                  const std::vector<Slot> &slots,
                   std::vector<HostTensor> &tensors,
-                  std::vector<std::string> &paths, std::string &message) {
-  for (size_t i = 0;; ++i) {
-    fs::path path = dir / (std::string(prefix) + "_" + std::to_string(i) + ".pb");
+                  std::vector<std::string> &paths, size_t &files,
+                  std::string &message) {
+  for (files = 0;; ++files) {
+    fs::path path =
+        dir / (std::string(prefix) + "_" + std::to_string(files) + ".pb");
     std::error_code code;
     if (!fs::exists(path, code))
       return true;
+    if (files < slots.size() && slots[files].elements > 0) {
+      std::vector<HostTensor> elements;
+      if (!readSequenceFile(path.string(), elements, message))
+        return false;
+      if (elements.size() != slots[files].elements) {
+        message = "'" + path.string() + "' is a sequence of " +
+                  std::to_string(elements.size()) +
+                  " element(s), but the model was compiled for " +
+                  std::to_string(slots[files].elements) +
+                  " (hoduc --sequence-length)";
+        return false;
+      }
+      for (size_t e = 0; e < elements.size(); ++e) {
+        tensors.push_back(std::move(elements[e]));
+        paths.push_back(path.string() + " element " + std::to_string(e));
+      }
+      continue;
+    }
     tensors.emplace_back();
     paths.push_back(path.string());
     if (!readTensorFile(path.string(), tensors.back(), message))
@@ -919,25 +1025,36 @@ int runTestData(const hodu_model *model, const Options &options) {
   int32_t numInputs = hodu_model_num_inputs(model);
   std::vector<int32_t> reported = valueOutputs(model);
   int32_t numOutputs = int32_t(reported.size());
+  std::vector<std::string> inputNames, outputNames;
+  for (int32_t i = 0; i < numInputs; ++i)
+    inputNames.push_back(hodu_model_input_name(model, i));
+  for (int32_t i : reported)
+    outputNames.push_back(hodu_model_output_name(model, i));
+  std::vector<Slot> inputSlots = slotsOf(inputNames);
+  std::vector<Slot> outputSlots = slotsOf(outputNames);
   int status = ExitOk;
   for (const fs::path &set : sets) {
     std::vector<HostTensor> inputs, expected;
     std::vector<std::string> inputPaths, outputPaths;
     std::string message;
-    if (!readNumbered(set, "input", inputs, inputPaths, message) ||
-        !readNumbered(set, "output", expected, outputPaths, message))
+    size_t inputFiles, outputFiles;
+    if (!readNumbered(set, "input", inputSlots, inputs, inputPaths, inputFiles,
+                      message) ||
+        !readNumbered(set, "output", outputSlots, expected, outputPaths,
+                      outputFiles, message))
       return error(message);
-    if (int32_t(inputs.size()) != numInputs)
-      return error("'" + set.string() + "' has " +
-                   std::to_string(inputs.size()) + " input_N.pb file(s), but "
-                   "model '" + hodu_model_name(model) + "' takes " +
-                   std::to_string(numInputs) + " input(s)");
-    if (int32_t(expected.size()) != numOutputs)
-      return error("'" + set.string() + "' has " +
-                   std::to_string(expected.size()) +
+    if (inputFiles != inputSlots.size() || int32_t(inputs.size()) != numInputs)
+      return error("'" + set.string() + "' has " + std::to_string(inputFiles) +
+                   " input_N.pb file(s), but "
+                   "model '" +
+                   hodu_model_name(model) + "' takes " +
+                   std::to_string(inputSlots.size()) + " input(s)");
+    if (outputFiles != outputSlots.size() ||
+        int32_t(expected.size()) != numOutputs)
+      return error("'" + set.string() + "' has " + std::to_string(outputFiles) +
                    " output_N.pb file(s), but model '" +
                    hodu_model_name(model) + "' has " +
-                   std::to_string(numOutputs) + " output(s)");
+                   std::to_string(outputSlots.size()) + " output(s)");
     for (int32_t i = 0; i < numInputs; ++i) {
       message = checkInput(model, i, inputs[size_t(i)], inputPaths[size_t(i)]);
       if (!message.empty())

@@ -92,6 +92,13 @@ static cl::list<std::string>
                 cl::desc("Pin an input's dims: NAME:1x3x224x224 (repeatable; "
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
+static cl::list<std::string> sequenceLengths(
+    "sequence-length",
+    cl::desc("ONNX: the length of a sequence input, NAME:N; its elements "
+             "become the inputs NAME[0] .. NAME[N-1] (pin their shapes with "
+             "--input-shape=NAME[i]:DIMS, or NAME:DIMS for all), and a "
+             "sequence output's the outputs NAME[i] (repeatable)"),
+    cl::value_desc("name:n"), cl::cat(category));
 static cl::list<std::string> freezeInputs(
     "freeze-input",
     cl::desc("ONNX: import a graph input as a constant read from FILE (a "
@@ -230,6 +237,13 @@ int main(int argc, char **argv) {
     if (!hodu::parseInputShape(spec, pin, error))
       return usageError(error);
     opts.import.inputShapes.push_back(std::move(pin));
+  }
+  for (const std::string &spec : sequenceLengths) {
+    std::pair<std::string, int64_t> length;
+    std::string error;
+    if (!hodu::parseSequenceLength(spec, length, error))
+      return usageError(error);
+    opts.import.sequenceLengths.push_back(std::move(length));
   }
   for (const std::string &spec : freezeInputs) {
     size_t eq = spec.rfind('=');

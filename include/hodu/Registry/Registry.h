@@ -12,6 +12,7 @@
 #ifndef HODU_REGISTRY_REGISTRY_H
 #define HODU_REGISTRY_REGISTRY_H
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,6 +39,10 @@ struct ImportOptions {
   /// TensorProto .pb, or a test_data_set directory): hoduc --freeze-input.
   /// An If on such an input compiles only the branch taken.
   std::vector<std::pair<std::string, std::string>> frozenInputs;
+  /// ONNX: `NAME -> N`, the length of sequence input NAME (hoduc
+  /// --sequence-length); its elements become the inputs "NAME[0]" ...
+  /// "NAME[N-1]", and a sequence output's the outputs "NAME[i]".
+  std::vector<std::pair<std::string, int64_t>> sequenceLengths;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

@@ -36,6 +36,11 @@ using InputShape = std::pair<std::string, std::vector<int64_t>>;
 bool parseInputShape(const std::string &spec, InputShape &out,
                      std::string &error);
 
+/// Parses a `--sequence-length` "NAME:N" (split at the last ':').
+bool parseSequenceLength(const std::string &spec,
+                         std::pair<std::string, int64_t> &out,
+                         std::string &error);
+
 } // namespace hodu
 
 #endif // HODU_SUPPORT_NAMES_H

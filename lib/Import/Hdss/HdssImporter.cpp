@@ -571,6 +571,11 @@ OwningOpRef<ModuleOp> hodu::importHdssModel(const std::string &path,
                       "apply";
     return nullptr;
   }
+  if (!options.sequenceLengths.empty()) {
+    emitError(loc) << ".hdss inputs are tensors; --sequence-length does not "
+                      "apply";
+    return nullptr;
+  }
   Snapshot snapshot;
   std::string error;
   if (!readSnapshotFile(path, snapshot, error)) {

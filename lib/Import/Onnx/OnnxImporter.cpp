@@ -726,17 +726,17 @@ loadFrozenTensor(const OnnxFrozenInput &f, Location loc) {
                         << "' holds frozen input '" << f.name << "'";
 }
 
-/// The static shape of graph input `in` of tensor type `tt`: its pin from
-/// `--input-shape` (taken out of `pins`), else its declared shape, which must
-/// be static.
+/// The static shape of graph input `name` (or of an element of a sequence
+/// input, `seq[i]`) of tensor type `tt`: its pin from `--input-shape` (taken
+/// out of `pins`), else its declared shape, which must be static.
 static FailureOr<SmallVector<int64_t>>
-inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
+inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
            llvm::StringMap<std::vector<int64_t>> &pins, Location loc) {
-  auto pin = pins.find(in.name());
+  auto pin = pins.find(name);
   if (pin != pins.end()) {
     if (tt.has_shape() &&
         (size_t)tt.shape().dim_size() != pin->second.size()) {
-      emitError(loc) << "--input-shape for '" << in.name() << "' has rank "
+      emitError(loc) << "--input-shape for '" << name << "' has rank "
                      << pin->second.size() << ", but the input has rank "
                      << tt.shape().dim_size();
       return failure();
@@ -746,8 +746,8 @@ inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
                              ? tt.shape().dim((int)i).dim_value()
                              : -1;
       if (d < 0 || (declared >= 0 && declared != d)) {
-        emitError(loc) << "--input-shape for '" << in.name() << "' sets dim "
-                       << i << " to " << d << ", but the model fixes it to "
+        emitError(loc) << "--input-shape for '" << name << "' sets dim " << i
+                       << " to " << d << ", but the model fixes it to "
                        << declared;
         return failure();
       }
@@ -757,9 +757,9 @@ inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
     return dims;
   }
   if (!tt.has_shape()) {
-    emitError(loc) << "graph input '" << in.name()
-                   << "' has no shape; give one with --input-shape="
-                   << in.name() << ":DIMS";
+    emitError(loc) << "graph input '" << name
+                   << "' has no shape; give one with --input-shape=" << name
+                   << ":DIMS";
     return failure();
   }
   SmallVector<int64_t> suggestion;
@@ -776,9 +776,10 @@ inputShape(const onnx::ValueInfoProto &in, const onnx::TypeProto::Tensor &tt,
                                         : std::string(" (unknown)"));
   }
   if (!firstDynamic.empty()) {
-    emitError(loc) << "graph input '" << in.name() << "' has a dynamic "
-                   << firstDynamic << "; pin its shape, e.g. --input-shape="
-                   << in.name() << ":" << dimsString(suggestion);
+    emitError(loc) << "graph input '" << name << "' has a dynamic "
+                   << firstDynamic
+                   << "; pin its shape, e.g. --input-shape=" << name << ":"
+                   << dimsString(suggestion);
     return failure();
   }
   return suggestion;
@@ -793,6 +794,8 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
   GraphImporter &g = n.graph;
   EvaluationLimits limits = importEvaluationLimits();
   SmallVector<Operation *> created, constants;
+  // Results of evaluated ops, and the constants that replaced them.
+  llvm::DenseMap<Value, Value> replaced;
   for (Operation *op = first; op; op = op->getNextNode())
     created.push_back(op);
   for (Operation *op : created) {
@@ -812,10 +815,33 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
     SmallVector<Value> folded = foldToConstants(op, limits);
     if (folded.empty())
       continue;
-    for (Value c : folded)
+    for (auto [result, c] : llvm::zip(op->getResults(), folded)) {
       constants.push_back(c.getDefiningOp());
+      replaced[result] = c;
+    }
     for (auto [i, result] : outputs)
       n.setOutput(i, folded[result]);
+  }
+  // A sequence output holds its elements' values, which are not uses: an
+  // element that is a constant (evaluated here, or an input's own
+  // `hodu.constant`, which is released below) is kept as its value.
+  for (const std::string &out : n.node.output()) {
+    auto it = g.values.find(out);
+    if (out.empty() || it == g.values.end() || !it->second.sequence)
+      continue;
+    std::vector<ValueEntry> elements = *it->second.sequence;
+    for (ValueEntry &e : elements) {
+      if (!e.value)
+        continue;
+      if (Value c = replaced.lookup(e.value))
+        e.value = c;
+      if (auto c = e.value.getDefiningOp<ConstantOp>()) {
+        e.constant = c.getValue();
+        e.value = {};
+      }
+    }
+    it->second.sequence =
+        std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
   }
   // Names materialized for ops that were evaluated are unmaterialized
   // again (only a name's own entry holds its `hodu.constant`); other
@@ -956,6 +982,8 @@ constexpr int64_t kMaxUnrolledIterations = 4096;
 /// And at most this many nodes are imported in all, unrolled bodies
 /// included (the graph's own nodes count too).
 constexpr int64_t kMaxImportedNodes = int64_t(1) << 18;
+/// The longest sequence a graph input may be (each element is an input).
+constexpr int64_t kMaxSequenceInputLength = 4096;
 
 namespace {
 /// Imports a graph's nodes, in order, into a block: the model's graph into
@@ -990,6 +1018,9 @@ private:
   LogicalResult importIf(NodeContext &n, unsigned depth);
   LogicalResult importScan(NodeContext &n, unsigned depth);
   LogicalResult importLoop(NodeContext &n, unsigned depth);
+  /// SequenceMap: the body imported once per element, unrolled like a Loop
+  /// (the sequences' length is known at import time).
+  LogicalResult importSequenceMap(NodeContext &n, unsigned depth);
   /// A Loop whose iterations are known only at run time: `hodu.loop`, the
   /// body imported once into its region (loop-carried values only).
   LogicalResult importRuntimeLoop(NodeContext &n, const onnx::GraphProto &body,
@@ -1067,7 +1098,9 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     LogicalResult converted = node.op_type() == "If"     ? importIf(n, depth)
                               : node.op_type() == "Scan" ? importScan(n, depth)
                               : node.op_type() == "Loop" ? importLoop(n, depth)
-                                                         : convertNode(n);
+                              : node.op_type() == "SequenceMap"
+                                  ? importSequenceMap(n, depth)
+                                  : convertNode(n);
     if (failed(converted))
       return failure();
     Operation *first =
@@ -1617,11 +1650,62 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
   return success();
 }
 
+LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
+  TRY(body, graphAttr(n, "body"));
+  if (body->input_size() != (int)n.numInputs() ||
+      body->output_size() != (int)n.numOutputs())
+    return n.error("'body' has " + Twine(body->input_size()) + " inputs and " +
+                   Twine(body->output_size()) +
+                   " outputs; it needs one per "
+                   "input (" +
+                   Twine(n.numInputs()) + ") and output (" +
+                   Twine(n.numOutputs()) + ") of the node");
+  // Sequence inputs give the body their element i; tensors, themselves.
+  std::vector<std::optional<std::vector<ValueEntry>>> sequences;
+  std::optional<size_t> length;
+  for (size_t j = 0; j < n.numInputs(); ++j) {
+    if (!n.hasInput(j))
+      return n.error("input #" + Twine(j) + " is missing");
+    const ValueEntry &entry = g.values[n.node.input((int)j)];
+    if (!entry.sequence) {
+      if (j == 0)
+        return n.error("input #0 must be a sequence");
+      sequences.push_back(std::nullopt);
+      continue;
+    }
+    if (length && *length != entry.sequence->size())
+      return n.error("the input sequences have different lengths (" +
+                     Twine(*length) + " and " + Twine(entry.sequence->size()) +
+                     ")");
+    length = entry.sequence->size();
+    sequences.push_back(*entry.sequence);
+  }
+  std::vector<std::vector<ValueEntry>> results(n.numOutputs());
+  for (size_t i = 0; i < *length; ++i) {
+    SmallVector<ValueEntry> inputs;
+    for (size_t j = 0; j < n.numInputs(); ++j)
+      inputs.push_back(sequences[j] ? (*sequences[j])[i]
+                                    : g.values[n.node.input((int)j)]);
+    TRY(outputs, importBody(n, *body, inputs, depth));
+    for (auto [k, out] : llvm::enumerate(outputs)) {
+      if (out.sequence)
+        return n.error("output #" + Twine(k) +
+                       " of 'body' is a sequence; "
+                       "SequenceMap collects tensors");
+      results[k].push_back(out);
+    }
+  }
+  for (auto [k, elements] : llvm::enumerate(results))
+    n.setSequence(k, std::move(elements));
+  return success();
+}
+
 /// ONNX If. A condition known at import time (constants, or shapes once
 /// the inputs are pinned) inlines the branch taken, whose nodes are then
 /// imported like any others (an If inside it is decided the same way). A
 /// condition known only at run time becomes `hodu.if`, each branch imported
-/// into its region; the branches must give the same types.
+/// into its region; the branches must give the same types (a sequence
+/// output, the same length: its elements are yielded one by one).
 LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
   if (depth >= kMaxSubgraphDepth)
     return n.error("subgraphs nest more than " + Twine(kMaxSubgraphDepth) +
@@ -1653,6 +1737,8 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
   // regions are built under a placeholder, then moved.
   auto placeholder = IfOp::create(b, n.loc, TypeRange{}, cond);
   SmallVector<Type> types[2];
+  // Per node output: -1 for a tensor, else the length of its sequence.
+  SmallVector<int64_t> shapes;
   for (int k = 0; k < 2; ++k) {
     StringRef attrName = k == 0 ? "then_branch" : "else_branch";
     Region &region = k == 0 ? placeholder.getThenRegion()
@@ -1672,15 +1758,42 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
                      "the condition depends on (hoduc --freeze-input=NAME=FILE) "
                      "to compile only the branch taken");
     }
+    // A sequence output yields its elements, one value each; both branches
+    // must give it the same length (and the elements the same types).
     SmallVector<Value> yielded;
-    for (const std::string &name : *outputs) {
-      if (g.values[name].sequence) {
+    for (auto [i, name] : llvm::enumerate(*outputs)) {
+      const ValueEntry &entry = g.values[name];
+      int64_t length = entry.sequence ? (int64_t)entry.sequence->size() : -1;
+      if (k == 0) {
+        shapes.push_back(length);
+      } else if (shapes[i] != length) {
+        auto describe = [](int64_t l) {
+          return l < 0 ? std::string("a tensor")
+                       : "a sequence of " + std::to_string(l) + " element(s)";
+        };
         placeholder->erase();
-        return n.error("output '" + name + "' of '" + attrName +
-                       "' is a sequence; a condition known only at run time "
-                       "needs tensor outputs");
+        return n.error("output " + Twine(i) + " is " + describe(shapes[i]) +
+                       " in 'then_branch' but " + describe(length) +
+                       " in 'else_branch'; a condition known only at run "
+                       "time needs branches of the same kind and length");
       }
-      yielded.push_back(g.materialize(name, n.loc));
+      if (!entry.sequence) {
+        yielded.push_back(g.materialize(name, n.loc));
+        continue;
+      }
+      for (const ValueEntry &element : *entry.sequence) {
+        if (element.sequence || element.dataDim) {
+          placeholder->erase();
+          return n.error("output '" + name + "' of '" + attrName +
+                         "' is a sequence of sequences or of data-dependent "
+                         "sizes, which a condition known only at run time "
+                         "cannot choose between");
+        }
+        yielded.push_back(
+            element.value
+                ? element.value
+                : ConstantOp::create(b, n.loc, element.constant).getResult());
+      }
     }
     YieldOp::create(b, n.loc, yielded);
     for (Value v : yielded)
@@ -1711,8 +1824,17 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
   ifOp.getThenRegion().takeBody(placeholder.getThenRegion());
   ifOp.getElseRegion().takeBody(placeholder.getElseRegion());
   placeholder->erase();
-  for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
-    n.setOutput(i, result);
+  size_t next = 0;
+  for (auto [i, length] : llvm::enumerate(shapes)) {
+    if (length < 0) {
+      n.setOutput(i, ifOp.getResult(next++));
+      continue;
+    }
+    std::vector<ValueEntry> elements(length);
+    for (ValueEntry &element : elements)
+      element.value = ifOp.getResult(next++);
+    n.setSequence(i, std::move(elements));
+  }
   return success();
 }
 
@@ -1917,36 +2039,119 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   }
 
   // Graph inputs: static shapes, pinned by options.inputShapes if dynamic.
+  // A sequence input (of a length given by options.sequenceLengths) is one
+  // input per element, "NAME[i]"; its elements' shapes are pinned one by
+  // one ("NAME[i]") or all alike ("NAME").
   llvm::StringMap<std::vector<int64_t>> pins;
   for (const auto &[name, dims] : options.inputShapes)
     pins[name] = dims;
+  llvm::StringMap<int64_t> lengths;
+  for (const auto &[name, length] : options.sequenceLengths)
+    lengths[name] = length;
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  // Per graph input: where its arguments start, and whether it is a sequence.
+  struct GraphInput {
+    std::string name;
+    size_t firstArg;
+    std::optional<int64_t> length;
+  };
+  SmallVector<GraphInput> graphInputs;
   for (const auto &in : graph.input()) {
     if (initNames.contains(in.name()))
       continue;
     Location loc = NameLoc::get(StringAttr::get(&context, in.name()), fileLoc);
-    if (!in.type().has_tensor_type()) {
+    const onnx::TypeProto::Tensor *tt = nullptr;
+    std::optional<int64_t> length;
+    if (in.type().has_sequence_type()) {
+      const auto &st = in.type().sequence_type();
+      if (!st.has_elem_type() || !st.elem_type().has_tensor_type()) {
+        emitError(loc) << "graph input '" << in.name()
+                       << "' is a sequence of sequences, maps or optionals; "
+                          "Hodu takes sequences of tensors";
+        return nullptr;
+      }
+      auto it = lengths.find(in.name());
+      if (it == lengths.end()) {
+        emitError(loc) << "graph input '" << in.name()
+                       << "' is a sequence, whose length Hodu needs at "
+                          "compile time: give it with --sequence-length="
+                       << in.name() << ":N (its elements become the inputs '"
+                       << in.name() << "[0]' to '" << in.name() << "[N-1]')";
+        return nullptr;
+      }
+      length = it->second;
+      lengths.erase(it);
+      if (*length < 0 || *length > kMaxSequenceInputLength) {
+        emitError(loc) << "--sequence-length for '" << in.name() << "' is "
+                       << *length << "; it must be 0 to "
+                       << kMaxSequenceInputLength;
+        return nullptr;
+      }
+      tt = &st.elem_type().tensor_type();
+    } else if (in.type().has_tensor_type()) {
+      tt = &in.type().tensor_type();
+    } else {
       emitError(loc) << "graph input '" << in.name()
-                     << "' is not a tensor (sequences, maps and optionals are "
-                        "not supported)";
+                     << "' is not a tensor or a sequence of tensors (maps and "
+                        "optionals are not supported)";
       return nullptr;
     }
-    const auto &tt = in.type().tensor_type();
-    Type elt = onnxElementType(context, tt.elem_type());
+    Type elt = onnxElementType(context, tt->elem_type());
     if (!elt) {
-      emitError(loc) << "graph input '" << in.name() << "' has data type "
-                     << tt.elem_type() << ", which has no hodu dtype";
+      emitError(loc) << "graph input '" << in.name() << "' has "
+                     << (length ? "elements of " : "") << "data type "
+                     << tt->elem_type() << ", which has no hodu dtype";
       return nullptr;
     }
-    auto dims = inputShape(in, tt, pins, loc);
-    if (failed(dims))
-      return nullptr;
-    argTypes.push_back(RankedTensorType::get(*dims, elt));
-    argNames.push_back(in.name());
+    graphInputs.push_back({in.name(), argNames.size(), length});
+    if (!length) {
+      if (auto it = lengths.find(in.name()); it != lengths.end()) {
+        emitError(loc) << "--sequence-length names '" << in.name()
+                       << "', which is a tensor, not a sequence";
+        return nullptr;
+      }
+      auto dims = inputShape(in.name(), *tt, pins, loc);
+      if (failed(dims))
+        return nullptr;
+      argTypes.push_back(RankedTensorType::get(*dims, elt));
+      argNames.push_back(in.name());
+      continue;
+    }
+    // A pin of the sequence's own name applies to each element without one.
+    std::optional<std::vector<int64_t>> shared;
+    if (auto it = pins.find(in.name()); it != pins.end()) {
+      shared = it->second;
+      pins.erase(it);
+    }
+    for (int64_t i = 0; i < *length; ++i) {
+      std::string element = in.name() + "[" + std::to_string(i) + "]";
+      if (shared && !pins.count(element))
+        pins[element] = *shared;
+      auto dims = inputShape(element, *tt, pins, loc);
+      if (failed(dims))
+        return nullptr;
+      argTypes.push_back(RankedTensorType::get(*dims, elt));
+      argNames.push_back(element);
+    }
   }
   if (!pins.empty()) {
     emitError(fileLoc) << "--input-shape names '" << pins.begin()->first()
+                       << "', which is not a graph input";
+    return nullptr;
+  }
+  {
+    llvm::StringSet<> seen;
+    for (const std::string &name : argNames)
+      if (!seen.insert(name).second) {
+        emitError(fileLoc) << "the model has two inputs named '" << name
+                           << "' (a sequence's elements are named NAME[i])";
+        return nullptr;
+      }
+  }
+  if (!lengths.empty()) {
+    emitError(fileLoc) << "--sequence-length names '"
+                       << lengths.begin()->first()
                        << "', which is not a graph input";
     return nullptr;
   }
@@ -1960,11 +2165,20 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   for (auto [type, name] : llvm::zip(argTypes, argNames))
     body->addArgument(type,
                       NameLoc::get(StringAttr::get(&context, name), fileLoc));
-  for (auto [i, name] : llvm::enumerate(argNames)) {
+  for (auto [i, name] : llvm::enumerate(argNames))
     func.setArgAttr(i, "hodu.name", b.getStringAttr(name));
+  for (const GraphInput &in : graphInputs) {
     ValueEntry e;
-    e.value = body->getArgument(i);
-    g.values[name] = e;
+    if (!in.length) {
+      e.value = body->getArgument(in.firstArg);
+    } else {
+      std::vector<ValueEntry> elements(*in.length);
+      for (int64_t i = 0; i < *in.length; ++i)
+        elements[i].value = body->getArgument(in.firstArg + i);
+      e.sequence =
+          std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
+    }
+    g.values[in.name] = e;
   }
   b.setInsertionPointToEnd(body);
 
@@ -1977,11 +2191,33 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   SmallVector<std::string> resultNames;
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
+    // A sequence output is one output per element, "NAME[i]".
     if (auto it = g.values.find(out.name());
         it != g.values.end() && it->second.sequence) {
-      emitError(loc) << "graph output '" << out.name()
-                     << "' is a sequence; a model's outputs must be tensors";
-      return nullptr;
+      for (auto [i, element] : llvm::enumerate(*it->second.sequence)) {
+        std::string name = out.name() + "[" + std::to_string(i) + "]";
+        if (element.sequence) {
+          emitError(loc) << "graph output '" << out.name()
+                         << "' is a sequence of sequences; Hodu returns "
+                            "sequences of tensors";
+          return nullptr;
+        }
+        if (element.dataDim) {
+          emitError(loc) << "graph output '" << out.name() << "': element " << i
+                         << " has a size that depends on the data (the "
+                         << "count computed by " << element.dataDim->origin
+                         << "), which a sequence's element cannot return";
+          return nullptr;
+        }
+        Value v =
+            element.value
+                ? element.value
+                : ConstantOp::create(b, loc, element.constant).getResult();
+        results.push_back(v);
+        resultTypes.push_back(v.getType());
+        resultNames.push_back(name);
+      }
+      continue;
     }
     Value v = g.materialize(out.name(), loc);
     if (!v) {
@@ -1992,6 +2228,17 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     results.push_back(v);
     resultTypes.push_back(v.getType());
     resultNames.push_back(out.name());
+  }
+  // Two outputs of one name (a tensor output "s[0]" next to a sequence "s")
+  // would be ambiguous to the runtime.
+  {
+    llvm::StringSet<> seen;
+    for (const std::string &name : resultNames)
+      if (!seen.insert(name).second) {
+        emitError(fileLoc) << "the model has two outputs named '" << name
+                           << "' (a sequence's elements are named NAME[i])";
+        return nullptr;
+      }
   }
   // An output whose size depends on the data is computed at its bound; the
   // model returns its run-time dims too, as "<name>#dims" (abi.h).

@@ -283,10 +283,10 @@ const ConverterTable &converters() {
 } // namespace
 
 bool hodu::onnx_import::isSupportedOp(StringRef opType) {
-  // If, Loop and Scan are imported by the node loop itself
+  // If, Loop, Scan and SequenceMap are imported by the node loop itself
   // (OnnxImporter.cpp), which imports their subgraphs.
   return opType == "If" || opType == "Loop" || opType == "Scan" ||
-         converters().count(opType);
+         opType == "SequenceMap" || converters().count(opType);
 }
 
 LogicalResult hodu::onnx_import::convertNode(NodeContext &n) {
