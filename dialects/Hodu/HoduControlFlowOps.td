@@ -54,7 +54,9 @@ def Hodu_LoopOp : Hodu_Op<"loop", [RecursiveMemoryEffects]> {
     (the initial ones if none ran). The region reads values of the enclosing
     region directly. Not an upstream family: the importer unrolls loops
     whose iterations are known at import time and builds this op for the
-    others; it lowers to `scf.while`.
+    others (an ONNX Loop's scan outputs become carried buffers of as many
+    rows as its trip count, which the body writes row by row); it lowers
+    to `scf.while`.
 
     ```mlir
     %r = hodu.loop %m, %c, %x : tensor<i64>, tensor<i1>, tensor<2xf32> -> tensor<2xf32> {

@@ -3,10 +3,10 @@
 // The condition's one element is read with tensor.extract; the regions move
 // over as they are (their hodu ops are converted where they stand) and each
 // hodu.yield becomes scf.yield. hodu.loop becomes scf.while over (i64
-// counter, i1 condition, carried tensors): the `before` region tests
+// counter, carried tensors, i1 condition): the `before` region tests
 // `counter < max_trip_count && condition`, the `after` region is the body,
 // its counter and condition arguments rebuilt as 0-d tensors, its yield the
-// next counter, the next condition's element and the carried values.
+// next counter, the carried values and the next condition's element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,11 +61,18 @@ struct LoopToScf : OpConversionPattern<hodu::LoopOp> {
     Type i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
     Value maxTrip = element(rewriter, loc, adaptor.getMaxTripCount());
     Value cond = element(rewriter, loc, adaptor.getCondition());
+    // The state is (counter, carried..., condition): the condition last, so
+    // that when canonicalization drops it from what the `before` region
+    // forwards (the `after` region knows it is true), the carried values
+    // keep their positions, and bufferization sees each forwarded and
+    // yielded buffer as its own argument's (no copy per iteration).
     SmallVector<Value> inits = {
-        arith::ConstantIntOp::create(rewriter, loc, i64, 0), cond};
+        arith::ConstantIntOp::create(rewriter, loc, i64, 0)};
     llvm::append_range(inits, adaptor.getInits());
-    SmallVector<Type> stateTypes = {i64, i1};
+    inits.push_back(cond);
+    SmallVector<Type> stateTypes = {i64};
     llvm::append_range(stateTypes, types);
+    stateTypes.push_back(i1);
     SmallVector<Location> locs(stateTypes.size(), loc);
     auto whileOp = scf::WhileOp::create(rewriter, loc, stateTypes, inits);
 
@@ -73,16 +80,18 @@ struct LoopToScf : OpConversionPattern<hodu::LoopOp> {
     Block *before = rewriter.createBlock(&whileOp.getBefore(), {}, stateTypes, locs);
     Value more = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
                                        before->getArgument(0), maxTrip);
-    Value go = arith::AndIOp::create(rewriter, loc, more, before->getArgument(1));
+    Value go = arith::AndIOp::create(rewriter, loc, more,
+                                     before->getArguments().back());
     scf::ConditionOp::create(rewriter, loc, go, before->getArguments());
 
     // after: the body, whose arguments are 0-d tensors of the counter and
-    // the condition, then the carried values.
+    // the condition it was entered with (true), then the carried values.
     Block *after = rewriter.createBlock(&whileOp.getAfter(), {}, stateTypes, locs);
     Value counter = tensor::FromElementsOp::create(
         rewriter, loc, RankedTensorType::get({}, i64), after->getArgument(0));
     Value entered = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({}, i1), after->getArgument(1));
+        rewriter, loc, RankedTensorType::get({}, i1),
+        after->getArguments().back());
     // The carried types as converted (unsigned to signless).
     FailureOr<Block *> converted =
         rewriter.convertRegionTypes(&op.getBody(), *getTypeConverter());
@@ -91,16 +100,17 @@ struct LoopToScf : OpConversionPattern<hodu::LoopOp> {
     Block &body = **converted;
     auto yield = cast<hodu::YieldOp>(body.getTerminator());
     SmallVector<Value> bodyArgs = {counter, entered};
-    llvm::append_range(bodyArgs, after->getArguments().drop_front(2));
+    llvm::append_range(bodyArgs,
+                       after->getArguments().drop_front().drop_back());
     rewriter.inlineBlockBefore(&body, after, after->end(), bodyArgs);
     rewriter.setInsertionPoint(yield);
     Value one = arith::ConstantIntOp::create(rewriter, loc, i64, 1);
     Value next = arith::AddIOp::create(rewriter, loc, after->getArgument(0), one);
-    SmallVector<Value> yielded = {next,
-                                  element(rewriter, loc, yield.getValues().front())};
+    SmallVector<Value> yielded = {next};
     llvm::append_range(yielded, yield.getValues().drop_front());
+    yielded.push_back(element(rewriter, loc, yield.getValues().front()));
     rewriter.replaceOpWithNewOp<scf::YieldOp>(yield, yielded);
-    rewriter.replaceOp(op, whileOp.getResults().drop_front(2));
+    rewriter.replaceOp(op, whileOp.getResults().drop_front().drop_back());
     return success();
   }
 };

@@ -982,6 +982,10 @@ constexpr int64_t kMaxUnrolledIterations = 4096;
 /// And at most this many nodes are imported in all, unrolled bodies
 /// included (the graph's own nodes count too).
 constexpr int64_t kMaxImportedNodes = int64_t(1) << 18;
+/// A run-time loop's scan outputs are computed at the bound of its trip
+/// count: at most this many rows, and this many bytes each.
+constexpr int64_t kMaxScanBound = int64_t(1) << 20;
+constexpr uint64_t kMaxScanBytes = uint64_t(1) << 30;
 /// The longest sequence a graph input may be (each element is an input).
 constexpr int64_t kMaxSequenceInputLength = 4096;
 
@@ -1479,7 +1483,8 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
   }
   // More iterations than are unrolled: a run-time loop where its outputs
   // allow (no scan outputs).
-  if (cond && trips > kMaxUnrolledIterations && numScanOut == 0)
+  if (cond && trips > kMaxUnrolledIterations &&
+      (numScanOut == 0 || trips <= kMaxScanBound))
     return importRuntimeLoop(n, body, numCarried, numScanOut, depth);
   // The loop is unrolled; if its condition turns out to be computed at run
   // time, what was unrolled is taken back (ops and the constants they
@@ -1488,11 +1493,9 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
   bool atEnd = g.builder.getInsertionPoint() == block->end();
   Operation *before = block->empty() ? nullptr : &block->back();
   auto runtimeCondition = [&]() -> LogicalResult {
-    if (numScanOut > 0 || !atEnd)
-      return n.error("the loop condition is computed at run time, so its " +
-                     Twine(numScanOut) + " scan output(s) would have a "
-                     "dynamic shape; Hodu builds run-time loops with "
-                     "loop-carried values only");
+    if (!atEnd)
+      return n.error("the loop condition is computed at run time inside a "
+                     "construct Hodu cannot rebuild as a run-time loop here");
     SmallVector<Operation *> created;
     for (Operation *op = before ? before->getNextNode()
                                 : (block->empty() ? nullptr : &block->front());
@@ -1553,11 +1556,29 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
                                           const onnx::GraphProto &body,
                                           int64_t numCarried,
                                           int64_t numScanOut, unsigned depth) {
-  if (numScanOut > 0)
-    return n.error("the loop's iterations are known only at run time, so "
-                   "its " + Twine(numScanOut) + " scan output(s) would have "
-                   "a dynamic shape; Hodu builds run-time loops with "
-                   "loop-carried values only");
+  // Scan outputs need the trip count at import time: each is computed at
+  // that bound, [M, ...], with the number of iterations run as a count
+  // along dim 0 (DataDependentDim).
+  int64_t bound = 0;
+  if (numScanOut > 0) {
+    if (!n.hasInput(0) || !n.constantInput(0))
+      return n.error("the loop's iterations are known only at run time and "
+                     "its trip count is not known at import time, so its " +
+                     Twine(numScanOut) +
+                     " scan output(s) have no bound to be "
+                     "computed at; Hodu builds such loops with loop-carried "
+                     "values only");
+    TRY(m, n.constInts(0, "trip count"));
+    if (m.size() != 1)
+      return n.error("the trip count must have one element");
+    bound = m[0];
+    if (bound < 1 || bound > kMaxScanBound)
+      return n.error("the loop's iterations are known only at run time, and "
+                     "its scan outputs are computed at the bound of its trip "
+                     "count, " +
+                     Twine(m[0]) + ", which must be 1 to " +
+                     Twine(kMaxScanBound));
+  }
   if (depth >= kMaxSubgraphDepth)
     return n.error("subgraphs nest more than " + Twine(kMaxSubgraphDepth) +
                    " levels deep");
@@ -1590,6 +1611,7 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
     types.push_back(v.getType());
   }
   auto loop = LoopOp::create(b, n.loc, types, maxTrip, cond, inits);
+  SmallVector<RankedTensorType> scanTypes;
   Block *block = new Block();
   loop.getBody().push_back(block);
   SmallVector<Type> argTypes = {i64Scalar, boolScalar};
@@ -1624,6 +1646,14 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
       (void)n.error("the body's condition output must be one bool");
       return fail();
     }
+    if ((int64_t)yielded.size() != 1 + numCarried + numScanOut) {
+      (void)n.error("'body' gives " + Twine(yielded.size()) +
+                    " outputs; it "
+                    "needs the condition, " +
+                    Twine(numCarried) + " carried values and " +
+                    Twine(numScanOut) + " scan outputs");
+      return fail();
+    }
     for (int64_t i = 0; i < numCarried; ++i)
       if (yielded[1 + i].getType() != types[i]) {
         std::string before, after;
@@ -1635,7 +1665,65 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
                       "values of one type");
         return fail();
       }
-    YieldOp::create(b, n.loc, yielded);
+    if (numScanOut == 0) {
+      YieldOp::create(b, n.loc, yielded);
+    } else {
+      // Scan outputs: carried buffers [M, ...] that iteration i writes row
+      // i of, and the count of iterations run (i + 1 after iteration i).
+      Value iter = block->getArgument(0);
+      SmallVector<Value> next(yielded.begin(),
+                              yielded.begin() + 1 + numCarried);
+      TRY(count, make<AddOp>(n, iter, n.constant(i64, 1.0)));
+      next.push_back(count);
+      block->addArgument(i64Scalar, n.loc);
+      for (int64_t j = 0; j < numScanOut; ++j) {
+        Value row = yielded[1 + numCarried + j];
+        auto rt = cast<RankedTensorType>(row.getType());
+        SmallVector<int64_t> shape = {bound};
+        llvm::append_range(shape, rt.getShape());
+        auto bufType = RankedTensorType::get(shape, rt.getElementType());
+        uint64_t bytes = (uint64_t)bufType.getNumElements() *
+                         std::max<uint64_t>(1, rt.getElementTypeBitWidth() / 8);
+        if (bytes > kMaxScanBytes) {
+          (void)n.error("scan output " + Twine(j) +
+                        " would be computed at "
+                        "its bound, " +
+                        dimsString(shape) + ", " + Twine(bytes) +
+                        " bytes; at most " + Twine(kMaxScanBytes));
+          return fail();
+        }
+        Value buf = block->addArgument(bufType, n.loc);
+        SmallVector<int64_t> one(shape.size(), 1), rowShape(shape);
+        rowShape[0] = 1;
+        Value at =
+            BroadcastOp::create(b, n.loc, RankedTensorType::get(rowShape, i64),
+                                n.reshape(iter, one))
+                .getResult();
+        TRY(written,
+            make<ScatterOp>(n, buf, at, n.reshape(row, rowShape), int64_t(0)));
+        next.push_back(written);
+        scanTypes.push_back(bufType);
+      }
+      YieldOp::create(b, n.loc, next);
+    }
+  }
+  if (numScanOut > 0) {
+    // The loop again, now that the buffers' types are known: the body
+    // moves into it.
+    SmallVector<Value> allInits(inits);
+    SmallVector<Type> allTypes(types);
+    allInits.push_back(n.constant(i64, 0.0));
+    allTypes.push_back(i64Scalar);
+    for (RankedTensorType t : scanTypes) {
+      allInits.push_back(n.constant(DenseElementsAttr::get(
+          t, cast<TypedAttr>(n.b.getZeroAttr(t.getElementType())))));
+      allTypes.push_back(t);
+    }
+    auto full = LoopOp::create(b, n.loc, allTypes, loop.getMaxTripCount(),
+                               loop.getCondition(), allInits);
+    full.getBody().takeBody(loop.getBody());
+    loop->erase();
+    loop = full;
   }
   // Outer constants materialized inside the body are unmaterialized again,
   // so that code after the loop creates its own.
@@ -1645,8 +1733,12 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
         loop.getBody().isAncestor(v.getParentRegion()))
       entry.getValue().value = {};
   }
-  for (auto [i, result] : llvm::enumerate(loop.getResults()))
-    n.setOutput(i, result);
+  for (int64_t i = 0; i < numCarried; ++i)
+    n.setOutput(i, loop.getResult(i));
+  for (int64_t j = 0; j < numScanOut; ++j) {
+    n.setOutput(numCarried + j, loop.getResult(numCarried + 1 + j));
+    n.setDataDim(numCarried + j, 0, loop.getResult(numCarried));
+  }
   return success();
 }
 
