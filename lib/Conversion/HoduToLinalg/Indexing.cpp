@@ -73,7 +73,10 @@ struct OneHotLowering : StaticPattern<OneHotOp> {
     MLIRContext *ctx = getContext();
     auto type = resultType(op);
     int64_t rank = type.getRank();
-    int64_t axis = op.getAxis() < 0 ? op.getAxis() + rank : op.getAxis();
+    // I64Attr's getter is unsigned: a negative axis compares as huge.
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
     int64_t depth = op.getNumClasses();
     SmallVector<AffineExpr> e;
     for (int64_t d = 0; d < rank; ++d)

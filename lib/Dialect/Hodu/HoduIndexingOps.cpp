@@ -81,8 +81,8 @@ LogicalResult OneHotOp::verify() {
   if (axis < 0)
     axis += r;
   if (axis < 0 || axis >= r)
-    return emitOpError("axis ") << getAxis() << " is out of range for result rank "
-                                << r;
+    return emitOpError("axis ") << static_cast<int64_t>(getAxis())
+                                << " is out of range for result rank " << r;
   if (getNumClasses() <= 0)
     return emitOpError("expects a positive num_classes, got ")
            << getNumClasses();

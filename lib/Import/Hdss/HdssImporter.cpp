@@ -60,6 +60,9 @@ struct OpSpec {
   SmallVector<NamedAttribute> attrs;
   SmallVector<Type> resultTypes;
   unsigned resultIndex = 0;
+  /// Further results that are tensors of the snapshot: (result, tensor id),
+  /// as TopK's indices (`indices_id`).
+  SmallVector<std::pair<unsigned, uint64_t>> extraOutputs;
 };
 
 /// A node under import with its operands resolved, and the checks every op
@@ -157,6 +160,12 @@ private:
   LogicalResult describeTranspose(const NodeView &n, OpSpec &spec);
   LogicalResult describeSlice(const NodeView &n, OpSpec &spec);
   LogicalResult describeFlip(const NodeView &n, OpSpec &spec);
+  LogicalResult describeIndexing(const NodeView &n, OpSpec &spec);
+  LogicalResult describePadding(const NodeView &n, OpSpec &spec);
+  LogicalResult describeScan(const NodeView &n, OpSpec &spec);
+  LogicalResult describeTopK(const NodeView &n, OpSpec &spec);
+  LogicalResult describeEinsum(const NodeView &n, OpSpec &spec);
+  LogicalResult describeResize(const NodeView &n, OpSpec &spec);
 
   /// A Scalar as an attribute of `type` (the tensor's element type).
   TypedAttr scalarAttr(const Scalar &s, Type type);
@@ -221,9 +230,13 @@ LogicalResult SnapshotImporter::importConstant(const Constant &c) {
 
 LogicalResult SnapshotImporter::importNode(const Node &node, size_t index) {
   std::string upstream = opName(node.op.family, node.op.op);
-  Location loc = NameLoc::get(
-      b.getStringAttr("node " + std::to_string(index) + " (" + upstream + ")"),
-      fileLoc);
+  // Located as ONNX nodes are (the node, its op as metadata), so that
+  // errors print "model.hdss: node '3' (relu): ..." and partitioning reads
+  // the op (--force-cpu-ops=relu). Upstream nodes have no names: their
+  // index in the snapshot is theirs.
+  Location loc = FusedLoc::get(
+      &ctx, {NameLoc::get(b.getStringAttr(std::to_string(index)), fileLoc)},
+      b.getStringAttr(upstream));
   NodeView n{node, upstream, loc, {}};
   for (uint64_t id : node.inputIds) {
     Value v = lookup(id);
@@ -251,7 +264,12 @@ LogicalResult SnapshotImporter::importNode(const Node &node, size_t index) {
     return emitError(n.loc)
            << "'" << upstream << "' gives " << result.getType()
            << " but the node's output layout says " << resultType;
-  return success(define(node.outputId, result, n.loc));
+  if (!define(node.outputId, result, n.loc))
+    return failure();
+  for (auto [index, id] : spec.extraOutputs)
+    if (!define(id, op->getResult(index), n.loc))
+      return failure();
+  return success();
 }
 
 LogicalResult SnapshotImporter::describeNode(const NodeView &n, OpSpec &spec) {
@@ -304,6 +322,18 @@ LogicalResult SnapshotImporter::describeNode(const NodeView &n, OpSpec &spec) {
   case OpFamily::Memory:
     spec.name = "contiguous";
     return n.needInputs(1);
+  case OpFamily::Indexing:
+    return describeIndexing(n, spec);
+  case OpFamily::Padding:
+    return describePadding(n, spec);
+  case OpFamily::Scan:
+    return describeScan(n, spec);
+  case OpFamily::Sort:
+    return describeTopK(n, spec);
+  case OpFamily::Einsum:
+    return describeEinsum(n, spec);
+  case OpFamily::Resize:
+    return describeResize(n, spec);
   default:
     return emitError(n.loc) << "op '" << n.upstream
                             << "' is not supported by the .hdss importer";
@@ -509,6 +539,156 @@ LogicalResult SnapshotImporter::describeFlip(const NodeView &n, OpSpec &spec) {
     return failure();
   spec.name = "flip";
   spec.attrs.push_back(i64Array("dims", p->fields[0].list));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeIndexing(const NodeView &n,
+                                                 OpSpec &spec) {
+  // index_select, index_put, gather, scatter, scatter_add, scatter_max,
+  // scatter_min, onehot, nonzero, unique: the first seven take a dim over
+  // (input, indices[, values or src]).
+  static const ParamsKind kinds[] = {
+      ParamsKind::IndexSelect, ParamsKind::IndexPut,   ParamsKind::Gather,
+      ParamsKind::Scatter,     ParamsKind::ScatterAdd, ParamsKind::ScatterMax,
+      ParamsKind::ScatterMin,  ParamsKind::Onehoto};
+  static const size_t inputs[] = {2, 3, 2, 3, 3, 3, 3, 1};
+  uint32_t op = n.node.op.op;
+  if (op >= std::size(kinds))
+    return emitError(n.loc) << "'" << n.upstream << "' has a size that "
+                            << "depends on the data; the .hdss importer does "
+                               "not import it (ONNX models can use NonZero "
+                               "and Unique)";
+  const OpParams *p = n.paramsWithInputs(inputs[op], kinds[op]);
+  if (!p)
+    return failure();
+  if (kinds[op] == ParamsKind::Onehoto) {
+    spec.name = "onehot";
+    int64_t classes = p->fields[0].scalar.asInt();
+    if (classes < 1 || classes > (int64_t(1) << 24))
+      return emitError(n.loc) << "num_classes " << classes << " must be 1 to "
+                              << (int64_t(1) << 24);
+    spec.attrs.push_back(
+        b.getNamedAttr("num_classes", b.getI64IntegerAttr(classes)));
+    spec.attrs.push_back(b.getNamedAttr(
+        "axis", b.getI64IntegerAttr(p->fields[1].scalar.asInt())));
+    return success();
+  }
+  auto dim = n.dimParam(*p);
+  if (!dim)
+    return failure();
+  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describePadding(const NodeView &n,
+                                                OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Padding);
+  if (!p)
+    return failure();
+  // Upstream pairs (before, after) per dim; hodu.pad takes every begin,
+  // then every end.
+  const std::vector<uint64_t> &pairs = p->fields[0].list;
+  int64_t rank = n.inputType(0).getRank();
+  if ((int64_t)pairs.size() != 2 * rank)
+    return emitError(n.loc) << "'" << n.upstream << "' has " << pairs.size() / 2
+                            << " padding pairs for rank " << rank;
+  SmallVector<int64_t> pads(2 * rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (pairs[2 * d] > (uint64_t(1) << 40) ||
+        pairs[2 * d + 1] > (uint64_t(1) << 40))
+      return emitError(n.loc) << "padding of dim " << d << " is too large";
+    pads[d] = int64_t(pairs[2 * d]);
+    pads[rank + d] = int64_t(pairs[2 * d + 1]);
+  }
+  static const hodu::PadMode modes[] = {
+      hodu::PadMode::constant, hodu::PadMode::reflect, hodu::PadMode::replicate,
+      hodu::PadMode::circular};
+  hodu::PadMode mode = modes[n.node.op.op];
+  spec.name = "pad";
+  spec.attrs.push_back(
+      b.getNamedAttr("mode", hodu::PadModeAttr::get(&ctx, mode)));
+  spec.attrs.push_back(i64Array("pads", pads));
+  if (mode == hodu::PadMode::constant)
+    spec.attrs.push_back(
+        b.getNamedAttr("value", scalarAttr(p->fields[1].scalar,
+                                           n.inputType(0).getElementType())));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeScan(const NodeView &n, OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Scan);
+  if (!p)
+    return failure();
+  auto dim = n.normDim((int64_t)std::min<uint64_t>(p->fields[0].u, INT64_MAX),
+                       n.inputType(0).getRank());
+  if (!dim)
+    return failure();
+  spec.name = "cumsum";
+  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeTopK(const NodeView &n, OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::TopK);
+  if (!p)
+    return failure();
+  RankedTensorType in = n.inputType(0);
+  auto dim = n.normDim(p->fields[1].i, in.getRank());
+  if (!dim)
+    return failure();
+  uint64_t k = p->fields[0].u;
+  if (in.getRank() == 0 || k < 1 || k > (uint64_t)in.getDimSize(*dim))
+    return emitError(n.loc)
+           << "k = " << k << " must be 1 to the size of dim " << *dim;
+  spec.name = "topk";
+  spec.attrs.push_back(b.getNamedAttr("k", b.getI64IntegerAttr(int64_t(k))));
+  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  spec.attrs.push_back(
+      b.getNamedAttr("largest", b.getBoolAttr(p->fields[2].u != 0)));
+  spec.attrs.push_back(
+      b.getNamedAttr("sorted", b.getBoolAttr(p->fields[3].u != 0)));
+  auto values = cast<RankedTensorType>(spec.resultTypes[0]);
+  spec.resultTypes.push_back(
+      RankedTensorType::get(values.getShape(), b.getI64Type()));
+  spec.extraOutputs.push_back({1, p->fields[4].u});
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeEinsum(const NodeView &n,
+                                               OpSpec &spec) {
+  if (n.operands.empty())
+    return emitError(n.loc) << "'einsum' needs at least one input";
+  const OpParams *p = n.params(ParamsKind::Einsum);
+  if (!p)
+    return failure();
+  spec.name = "einsum";
+  spec.attrs.push_back(
+      b.getNamedAttr("equation", b.getStringAttr(p->fields[0].str)));
+  return success();
+}
+
+LogicalResult SnapshotImporter::describeResize(const NodeView &n,
+                                               OpSpec &spec) {
+  const OpParams *p = n.paramsWithInputs(1, ParamsKind::Resize);
+  if (!p)
+    return failure();
+  uint64_t mode = p->fields[1].u, coord = p->fields[2].u,
+           nearest = p->fields[3].u;
+  // Upstream's enums, in the order of the dialect's (docs/hdss.md).
+  if (mode > 2 || coord > 3 || nearest > 3)
+    return emitError(n.loc)
+           << "'resize' has mode " << mode << ", coord_transform " << coord
+           << " and nearest_mode " << nearest
+           << "; upstream defines 0-2, 0-3 and 0-3";
+  spec.name = "resize";
+  spec.attrs.push_back(b.getNamedAttr(
+      "mode", hodu::ResizeModeAttr::get(&ctx, hodu::ResizeMode(mode))));
+  spec.attrs.push_back(b.getNamedAttr(
+      "coord_transform",
+      hodu::CoordTransformAttr::get(&ctx, hodu::CoordTransform(coord))));
+  spec.attrs.push_back(b.getNamedAttr(
+      "nearest_mode",
+      hodu::NearestModeAttr::get(&ctx, hodu::NearestMode(nearest))));
   return success();
 }
 
