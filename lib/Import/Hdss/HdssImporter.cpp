@@ -409,26 +409,52 @@ LogicalResult SnapshotImporter::describeSplit(const NodeView &n, OpSpec &spec) {
 }
 
 LogicalResult SnapshotImporter::describeConv(const NodeView &n, OpSpec &spec) {
+  // conv{1,2,3}d, conv_transpose{1,2,3}d, conv{1,2,3}d_grad_weight,
+  // conv_transpose{1,2,3}d_grad_weight: params ParamsKind::Conv1d + op.
   unsigned op = n.node.op.op;
-  if (op > 2)
-    return emitError(n.loc)
-           << "'" << n.upstream << "' is not supported by the .hdss importer";
+  unsigned kind = op / 3;
+  int64_t spatial = op % 3 + 1;
   const OpParams *p =
       n.paramsWithInputs(2, ParamsKind(unsigned(ParamsKind::Conv1d) + op));
   if (!p)
     return failure();
-  // padding, stride and dilation are the last three fields.
+  // Padding, stride and dilation are one scalar each, the same for every
+  // spatial dim. The forward kinds end with (padding, [output_padding,]
+  // stride, dilation), as candle's params do, which upstream's follow; the
+  // gradients begin with (stride, padding, dilation).
   size_t count = p->fields.size();
-  int64_t pad = p->fields[count - 3].u, stride = p->fields[count - 2].u,
-          dilation = p->fields[count - 1].u;
-  int64_t spatial = op + 1;
-  spec.name = "conv";
+  uint64_t pad, stride, dilation, outputPad = 0;
+  if (kind < 2) {
+    pad = p->fields[count - (kind == 1 ? 4 : 3)].u;
+    if (kind == 1)
+      outputPad = p->fields[count - 3].u;
+    stride = p->fields[count - 2].u;
+    dilation = p->fields[count - 1].u;
+  } else {
+    stride = p->fields[0].u;
+    pad = p->fields[1].u;
+    dilation = p->fields[2].u;
+  }
+  const uint64_t limit = uint64_t(1) << 30;
+  if (stride < 1 || dilation < 1 || stride > limit || dilation > limit ||
+      pad > limit || outputPad > limit)
+    return emitError(n.loc) << "'" << n.upstream << "' has stride " << stride
+                            << ", dilation " << dilation << ", padding " << pad
+                            << " and output padding " << outputPad
+                            << "; strides and dilations must be 1 to 2^30, "
+                               "paddings at most 2^30";
+  static const char *names[] = {"conv", "conv_transpose", "conv_grad_weight",
+                                "conv_transpose_grad_weight"};
+  spec.name = names[kind];
   spec.attrs.push_back(
-      i64Array("strides", SmallVector<int64_t>(spatial, stride)));
+      i64Array("strides", SmallVector<int64_t>(spatial, int64_t(stride))));
   spec.attrs.push_back(
-      i64Array("pads", SmallVector<int64_t>(2 * spatial, pad)));
+      i64Array("pads", SmallVector<int64_t>(2 * spatial, int64_t(pad))));
   spec.attrs.push_back(
-      i64Array("dilations", SmallVector<int64_t>(spatial, dilation)));
+      i64Array("dilations", SmallVector<int64_t>(spatial, int64_t(dilation))));
+  if (kind == 1 || kind == 3)
+    spec.attrs.push_back(i64Array(
+        "output_padding", SmallVector<int64_t>(spatial, int64_t(outputPad))));
   return success();
 }
 

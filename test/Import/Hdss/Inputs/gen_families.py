@@ -1,5 +1,6 @@
 """Writes families.hdss: one node of each op family the .hdss importer
-gained (Indexing, Padding, Scan, Sort, Einsum, Resize), encoded from the
+gained (Indexing, Padding, Scan, Sort, Einsum, Resize, and the transposed
+and weight-gradient convolutions), encoded from the
 format as docs/hdss.md describes it -- a second writer, independent of
 lib/Import/Hdss/Postcard.cpp. Usage: gen_families.py OUT.hdss [nonzero|bad-resize|big-k], the variants
 adding a node the importer refuses."""
@@ -82,7 +83,10 @@ consts = [
     constant(5, "labels", [3], I64, i64s([0, 2, 1])),
     constant(6, "pidx", [2], I64, i64s([3, 0])),
     constant(7, "pvals", [2, 2], F32, f32s([1, 2, 3, 4])),
+    constant(8, "w", [1, 1, 2], F32, f32s([1, 10])),
+    constant(9, "dy", [1, 1, 2], F32, f32s([1, 1])),
 ]
+S = 40  # input s: f32 [1, 1, 3]
 # OpFamily numbers: Indexing 12, Resize 15, Padding 16, Scan 17, Sort 18,
 # Einsum 19. ParamsKind numbers: IndexSelect 12, IndexPut 13, Gather 14,
 # ScatterAdd 16, Onehoto 19, Padding 35, Scan 36, TopK 37, Einsum 38,
@@ -111,6 +115,13 @@ nodes = [
     node(15, 0, varint(39) + vec([4, 8], varint) + varint(0) + varint(1) + varint(0),
          [X], 20, [[2, 4]], [4, 8]),
     node(12, 1, varint(13) + scalar_i64(1), [X, 6, 7], 21, [[2, 4], [2], [2, 2]], [2, 4]),
+    # Conv (13): conv_transpose1d {batch, length, c_out, c_in, kernel, padding,
+    # output_padding, stride 2, dilation}; conv1d_grad_weight {stride,
+    # padding, dilation, out_channels, in_channels, kernel}.
+    node(13, 3, varint(25) + b"".join(varint(v) for v in [1, 3, 1, 1, 2, 0, 0, 2, 1]),
+         [S, 8], 22, [[1, 1, 3], [1, 1, 2]], [1, 1, 6]),
+    node(13, 6, varint(28) + b"".join(varint(v) for v in [1, 0, 1, 1, 1, 2]),
+         [S, 9], 23, [[1, 1, 3], [1, 1, 2]], [1, 1, 2]),
 ]
 variant = sys.argv[2] if len(sys.argv) > 2 else ""
 if variant == "nonzero":  # Nonzero {dynamic_count_dim: None}
@@ -123,10 +134,12 @@ elif variant == "big-k":
                       [X], 30, [[2, 4]], [2, 9]))
 targets = [("selected", 10), ("gathered", 11), ("scattered", 12), ("onehot", 13),
            ("reflected", 14), ("padded", 15), ("cumsum", 16), ("top", 17),
-           ("top_at", 18), ("gram", 19), ("resized", 20), ("put", 21)]
+           ("top_at", 18), ("gram", 19), ("resized", 20), ("put", 21),
+           ("upsampled", 22), ("dw", 23)]
 
 snapshot = (b"\x01" + string("families")
-            + vec([string("x") + varint(X) + shape([2, 4]) + bytes([F32])], lambda b: b)
+            + vec([string("x") + varint(X) + shape([2, 4]) + bytes([F32]),
+                   string("s") + varint(S) + shape([1, 1, 3]) + bytes([F32])], lambda b: b)
             + vec(consts, lambda b: b)
             + vec([string(n) + varint(i) for n, i in targets], lambda b: b)
             + vec(nodes, lambda b: b))
