@@ -105,6 +105,23 @@ struct NodeView {
     }
     return dim;
   }
+  /// Upstream's (before, after) pairs per dim as hodu's pads: every begin,
+  /// then every end; each at most 2^40.
+  std::optional<SmallVector<int64_t>>
+  pads(const std::vector<uint64_t> &pairs) const {
+    size_t rank = pairs.size() / 2;
+    SmallVector<int64_t> out(2 * rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (pairs[2 * d] > (uint64_t(1) << 40) ||
+          pairs[2 * d + 1] > (uint64_t(1) << 40)) {
+        emitError(loc) << "padding of dim " << d << " is too large";
+        return std::nullopt;
+      }
+      out[d] = int64_t(pairs[2 * d]);
+      out[rank + d] = int64_t(pairs[2 * d + 1]);
+    }
+    return out;
+  }
   /// The dim in the scalar of `p`'s first field, normalised against the rank
   /// of the first input (the dim of concat, split and slice).
   std::optional<int64_t> dimParam(const OpParams &p) const {
@@ -471,13 +488,9 @@ LogicalResult SnapshotImporter::describeWindow(const NodeView &n,
       int64_t(padding.list.size()) != 2 * rank)
     return emitError(n.loc) << "reduce-window params need one window dim, "
                                "stride and padding pair per input dim";
-  // Upstream pads are (low, high) pairs per dim; hodu's are all lows, then
-  // all highs.
-  SmallVector<int64_t> pads(2 * rank);
-  for (int64_t i = 0; i < rank; ++i) {
-    pads[i] = padding.list[2 * i];
-    pads[rank + i] = padding.list[2 * i + 1];
-  }
+  std::optional<SmallVector<int64_t>> pads = n.pads(padding.list);
+  if (!pads)
+    return failure();
   static const hodu::WindowKind kinds[] = {
       hodu::WindowKind::max, hodu::WindowKind::mean, hodu::WindowKind::sum,
       hodu::WindowKind::min};
@@ -486,7 +499,7 @@ LogicalResult SnapshotImporter::describeWindow(const NodeView &n,
       "kind", hodu::WindowKindAttr::get(&ctx, kinds[n.node.op.op])));
   spec.attrs.push_back(i64Array("window_dims", window.list));
   spec.attrs.push_back(i64Array("strides", strides.list));
-  spec.attrs.push_back(i64Array("pads", pads));
+  spec.attrs.push_back(i64Array("pads", *pads));
   spec.attrs.push_back(i64Array("dilations", SmallVector<int64_t>(rank, 1)));
   return success();
 }
@@ -611,21 +624,14 @@ LogicalResult SnapshotImporter::describePadding(const NodeView &n,
   const OpParams *p = n.paramsWithInputs(1, ParamsKind::Padding);
   if (!p)
     return failure();
-  // Upstream pairs (before, after) per dim; hodu.pad takes every begin,
-  // then every end.
   const std::vector<uint64_t> &pairs = p->fields[0].list;
   int64_t rank = n.inputType(0).getRank();
   if ((int64_t)pairs.size() != 2 * rank)
     return emitError(n.loc) << "'" << n.upstream << "' has " << pairs.size() / 2
                             << " padding pairs for rank " << rank;
-  SmallVector<int64_t> pads(2 * rank);
-  for (int64_t d = 0; d < rank; ++d) {
-    if (pairs[2 * d] > (uint64_t(1) << 40) ||
-        pairs[2 * d + 1] > (uint64_t(1) << 40))
-      return emitError(n.loc) << "padding of dim " << d << " is too large";
-    pads[d] = int64_t(pairs[2 * d]);
-    pads[rank + d] = int64_t(pairs[2 * d + 1]);
-  }
+  std::optional<SmallVector<int64_t>> pads = n.pads(pairs);
+  if (!pads)
+    return failure();
   static const hodu::PadMode modes[] = {
       hodu::PadMode::constant, hodu::PadMode::reflect, hodu::PadMode::replicate,
       hodu::PadMode::circular};
@@ -633,7 +639,7 @@ LogicalResult SnapshotImporter::describePadding(const NodeView &n,
   spec.name = "pad";
   spec.attrs.push_back(
       b.getNamedAttr("mode", hodu::PadModeAttr::get(&ctx, mode)));
-  spec.attrs.push_back(i64Array("pads", pads));
+  spec.attrs.push_back(i64Array("pads", *pads));
   if (mode == hodu::PadMode::constant)
     spec.attrs.push_back(
         b.getNamedAttr("value", scalarAttr(p->fields[1].scalar,

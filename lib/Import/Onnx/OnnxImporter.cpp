@@ -726,6 +726,15 @@ loadFrozenTensor(const OnnxFrozenInput &f, Location loc) {
                         << "' holds frozen input '" << f.name << "'";
 }
 
+/// The first name that `names` holds twice, if any.
+static std::optional<std::string> nameTwice(ArrayRef<std::string> names) {
+  llvm::StringSet<> seen;
+  for (const std::string &name : names)
+    if (!seen.insert(name).second)
+      return name;
+  return std::nullopt;
+}
+
 /// The static shape of graph input `name` (or of an element of a sequence
 /// input, `seq[i]`) of tensor type `tt`: its pin from `--input-shape` (taken
 /// out of `pins`), else its declared shape, which must be static.
@@ -2232,14 +2241,10 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                        << "', which is not a graph input";
     return nullptr;
   }
-  {
-    llvm::StringSet<> seen;
-    for (const std::string &name : argNames)
-      if (!seen.insert(name).second) {
-        emitError(fileLoc) << "the model has two inputs named '" << name
-                           << "' (a sequence's elements are named NAME[i])";
-        return nullptr;
-      }
+  if (std::optional<std::string> twice = nameTwice(argNames)) {
+    emitError(fileLoc) << "the model has two inputs named '" << *twice
+                       << "' (a sequence's elements are named NAME[i])";
+    return nullptr;
   }
   if (!lengths.empty()) {
     emitError(fileLoc) << "--sequence-length names '"
@@ -2323,14 +2328,10 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   }
   // Two outputs of one name (a tensor output "s[0]" next to a sequence "s")
   // would be ambiguous to the runtime.
-  {
-    llvm::StringSet<> seen;
-    for (const std::string &name : resultNames)
-      if (!seen.insert(name).second) {
-        emitError(fileLoc) << "the model has two outputs named '" << name
-                           << "' (a sequence's elements are named NAME[i])";
-        return nullptr;
-      }
+  if (std::optional<std::string> twice = nameTwice(resultNames)) {
+    emitError(fileLoc) << "the model has two outputs named '" << *twice
+                       << "' (a sequence's elements are named NAME[i])";
+    return nullptr;
   }
   // An output whose size depends on the data is computed at its bound; the
   // model returns its run-time dims too, as "<name>#dims" (abi.h).
