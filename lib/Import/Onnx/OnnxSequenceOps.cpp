@@ -213,7 +213,11 @@ LogicalResult convertSplitToSequence(NodeContext &n) {
   int64_t dim = xt.getDimSize(axis);
   SmallVector<int64_t> sizes;
   bool squeeze = false;
+  // The element count is checked before any list of that length is made
+  // (a dim of 2^31 from a stranger's model must not become 16 GB of sizes).
   if (!n.hasInput(1)) {
+    if (failed(checkLength(n, dim)))
+      return failure();
     sizes.assign(dim, 1);
     squeeze = keep == 0;
   } else {
@@ -222,6 +226,8 @@ LogicalResult convertSplitToSequence(NodeContext &n) {
     if (st && st.getRank() == 0) {
       if (split.size() != 1 || split[0] <= 0)
         return n.error("a scalar split must be positive");
+      if (failed(checkLength(n, (dim + split[0] - 1) / split[0])))
+        return failure();
       for (int64_t at = 0; at < dim; at += split[0])
         sizes.push_back(std::min(split[0], dim - at));
     } else {
