@@ -1,11 +1,11 @@
 //===- tensor_fuzz.cpp - libFuzzer target for hodu-run's tensor readers ---===//
 //
-// The first byte picks the reader (.pb TensorProto, .npy, JSON, .hdt), the
-// rest is the file. Each must give a tensor whose data matches its shape
-// and dtype, or an error message: never a crash, an out-of-bounds read or an
-// allocation larger than the input could describe. A tensor that was read
-// is written back in the same format and must read back the same. Seeds:
-// test/fuzz/corpus/tensor.
+// The first byte picks the reader (.pb TensorProto, .npy, JSON, .hdt; 'S'
+// an ONNX SequenceProto of tensors), the rest is the file. Each must give a
+// tensor whose data matches its shape and dtype, or an error message: never a
+// crash, an out-of-bounds read or an allocation larger than the input could
+// describe. A tensor that was read is written back in the same format and must
+// read back the same. Seeds: test/fuzz/corpus/tensor.
 //
 //===----------------------------------------------------------------------===//
 #include "TensorIO.h"
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 using namespace hodu_run;
 
@@ -44,6 +45,23 @@ bool decode(TensorFormat format, const uint8_t *data, size_t size,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
+  if (data[0] == 'S') {
+    std::vector<HostTensor> elements;
+    std::string error;
+    if (!decodeSequenceProto(data + 1, size - 1, elements, error)) {
+      if (error.empty())
+        fail("the sequence reader failed without a message", "");
+      return 0;
+    }
+    for (const HostTensor &t : elements) {
+      int64_t n = t.numElements();
+      if (n < 0 ||
+          t.data.size() != static_cast<uint64_t>(n) * hodu_dtype_size(t.dtype))
+        fail("a sequence element's data does not match its shape and dtype",
+             std::to_string(n));
+    }
+    return 0;
+  }
   const TensorFormat formats[] = {TensorFormat::Pb, TensorFormat::Npy,
                                   TensorFormat::Json, TensorFormat::Hdt};
   TensorFormat format = formats[data[0] % 4];
