@@ -1615,6 +1615,14 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
   for (int64_t i = 0; i < numCarried; ++i) {
     if (!n.hasInput(2 + i))
       return n.error("carried input " + Twine(i) + " is missing");
+    // A sequence's length must be known at import time, which a loop of
+    // run-time iterations cannot keep.
+    if (g.values.lookup(n.node.input((int)(2 + i))).sequence)
+      return n.error("carried value " + Twine(i) + " ('" +
+                     n.node.input((int)(2 + i)) +
+                     "') is a sequence, and the loop's iterations are known "
+                     "only at run time; such a loop carries tensors only (a "
+                     "sequence's length must be known at import time)");
     TRY(v, n.in(2 + i));
     inits.push_back(v);
     types.push_back(v.getType());
