@@ -186,6 +186,10 @@ private:
 
   /// A Scalar as an attribute of `type` (the tensor's element type).
   TypedAttr scalarAttr(const Scalar &s, Type type);
+  /// A named i64 attribute.
+  NamedAttribute i64(StringRef name, int64_t value) {
+    return b.getNamedAttr(name, b.getI64IntegerAttr(value));
+  }
   /// A named dense i64 array attribute.
   NamedAttribute i64Array(StringRef name, ArrayRef<int64_t> values) {
     return b.getNamedAttr(name, b.getDenseI64ArrayAttr(values));
@@ -394,7 +398,7 @@ LogicalResult SnapshotImporter::describeConcat(const NodeView &n,
   if (!d)
     return failure();
   spec.name = "concat";
-  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+  spec.attrs.push_back(i64("dim", *d));
   return success();
 }
 
@@ -420,7 +424,7 @@ LogicalResult SnapshotImporter::describeSplit(const NodeView &n, OpSpec &spec) {
     return emitError(n.loc) << "split output_index " << spec.resultIndex
                             << " out of range (" << sizes.size() << " parts)";
   spec.name = "split";
-  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*d)));
+  spec.attrs.push_back(i64("dim", *d));
   spec.attrs.push_back(i64Array("sizes", sizes));
   return success();
 }
@@ -606,16 +610,14 @@ LogicalResult SnapshotImporter::describeIndexing(const NodeView &n,
     if (classes < 1 || classes > (int64_t(1) << 24))
       return emitError(n.loc) << "num_classes " << classes << " must be 1 to "
                               << (int64_t(1) << 24);
-    spec.attrs.push_back(
-        b.getNamedAttr("num_classes", b.getI64IntegerAttr(classes)));
-    spec.attrs.push_back(b.getNamedAttr(
-        "axis", b.getI64IntegerAttr(p->fields[1].scalar.asInt())));
+    spec.attrs.push_back(i64("num_classes", classes));
+    spec.attrs.push_back(i64("axis", p->fields[1].scalar.asInt()));
     return success();
   }
   auto dim = n.dimParam(*p);
   if (!dim)
     return failure();
-  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  spec.attrs.push_back(i64("dim", *dim));
   return success();
 }
 
@@ -656,7 +658,7 @@ LogicalResult SnapshotImporter::describeScan(const NodeView &n, OpSpec &spec) {
   if (!dim)
     return failure();
   spec.name = "cumsum";
-  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  spec.attrs.push_back(i64("dim", *dim));
   return success();
 }
 
@@ -673,8 +675,8 @@ LogicalResult SnapshotImporter::describeTopK(const NodeView &n, OpSpec &spec) {
     return emitError(n.loc)
            << "k = " << k << " must be 1 to the size of dim " << *dim;
   spec.name = "topk";
-  spec.attrs.push_back(b.getNamedAttr("k", b.getI64IntegerAttr(int64_t(k))));
-  spec.attrs.push_back(b.getNamedAttr("dim", b.getI64IntegerAttr(*dim)));
+  spec.attrs.push_back(i64("k", int64_t(k)));
+  spec.attrs.push_back(i64("dim", *dim));
   spec.attrs.push_back(
       b.getNamedAttr("largest", b.getBoolAttr(p->fields[2].u != 0)));
   spec.attrs.push_back(

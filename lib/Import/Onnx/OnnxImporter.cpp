@@ -110,6 +110,11 @@ Value GraphImporter::materialize(StringRef name, Location loc) {
   return e.value;
 }
 
+Value GraphImporter::valueOf(const ValueEntry &e, Location loc) {
+  return e.value ? e.value
+                 : ConstantOp::create(builder, loc, e.constant).getResult();
+}
+
 RankedTensorType GraphImporter::typeOf(StringRef name) const {
   auto it = values.find(name);
   if (it == values.end())
@@ -726,6 +731,12 @@ loadFrozenTensor(const OnnxFrozenInput &f, Location loc) {
                         << "' holds frozen input '" << f.name << "'";
 }
 
+/// The name of element `i` of the sequence input or output `name` (an
+/// input or output of its own): "name[i]".
+static std::string elementName(StringRef name, size_t i) {
+  return (name + "[" + Twine(i) + "]").str();
+}
+
 /// The first name that `names` holds twice, if any.
 static std::optional<std::string> nameTwice(ArrayRef<std::string> names) {
   llvm::StringSet<> seen;
@@ -995,8 +1006,6 @@ constexpr int64_t kMaxImportedNodes = int64_t(1) << 18;
 /// count: at most this many rows, and this many bytes each.
 constexpr int64_t kMaxScanBound = int64_t(1) << 20;
 constexpr uint64_t kMaxScanBytes = uint64_t(1) << 30;
-/// The longest sequence a graph input may be (each element is an input).
-constexpr int64_t kMaxSequenceInputLength = 4096;
 
 namespace {
 /// Imports a graph's nodes, in order, into a block: the model's graph into
@@ -1250,7 +1259,7 @@ FailureOr<Value> NodeLoop::stackValues(NodeContext &n,
   for (const ValueEntry &e : values) {
     if (e.sequence)
       return n.error("a scan output is a sequence; scan outputs stack tensors");
-    Value v = e.value ? e.value : n.constant(e.constant);
+    Value v = g.valueOf(e, n.loc);
     int64_t rank = tensorType(v).getRank();
     TRY(a, normAxis(n, axis, rank + 1, "scan output axis"));
     TRY(u, make<UnsqueezeOp>(n, v, ArrayRef<int64_t>{a}));
@@ -1656,7 +1665,7 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
                       "tensors only");
         return fail();
       }
-      yielded.push_back(e.value ? e.value : n.constant(e.constant));
+      yielded.push_back(g.valueOf(e, n.loc));
     }
     auto ct = dyn_cast<RankedTensorType>(yielded.front().getType());
     if (!ct || ct.getNumElements() != 1 || !ct.getElementType().isInteger(1)) {
@@ -1770,7 +1779,7 @@ LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
                    Twine(n.numInputs()) + ") and output (" +
                    Twine(n.numOutputs()) + ") of the node");
   // Sequence inputs give the body their element i; tensors, themselves.
-  std::vector<std::optional<std::vector<ValueEntry>>> sequences;
+  std::vector<std::shared_ptr<const std::vector<ValueEntry>>> sequences;
   std::optional<size_t> length;
   for (size_t j = 0; j < n.numInputs(); ++j) {
     if (!n.hasInput(j))
@@ -1779,7 +1788,7 @@ LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
     if (!entry.sequence) {
       if (j == 0)
         return n.error("input #0 must be a sequence");
-      sequences.push_back(std::nullopt);
+      sequences.push_back(nullptr);
       continue;
     }
     if (length && *length != entry.sequence->size())
@@ -1787,7 +1796,7 @@ LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
                      Twine(*length) + " and " + Twine(entry.sequence->size()) +
                      ")");
     length = entry.sequence->size();
-    sequences.push_back(*entry.sequence);
+    sequences.push_back(entry.sequence);
   }
   std::vector<std::vector<ValueEntry>> results(n.numOutputs());
   for (size_t i = 0; i < *length; ++i) {
@@ -1898,10 +1907,7 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
                          "sizes, which a condition known only at run time "
                          "cannot choose between");
         }
-        yielded.push_back(
-            element.value
-                ? element.value
-                : ConstantOp::create(b, n.loc, element.constant).getResult());
+        yielded.push_back(g.valueOf(element, n.loc));
       }
     }
     YieldOp::create(b, n.loc, yielded);
@@ -2191,10 +2197,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       }
       length = it->second;
       lengths.erase(it);
-      if (*length < 0 || *length > kMaxSequenceInputLength) {
+      if (*length < 0 || *length > kMaxSequenceLength) {
         emitError(loc) << "--sequence-length for '" << in.name() << "' is "
-                       << *length << "; it must be 0 to "
-                       << kMaxSequenceInputLength;
+                       << *length << "; it must be 0 to " << kMaxSequenceLength;
         return nullptr;
       }
       tt = &st.elem_type().tensor_type();
@@ -2234,7 +2239,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       pins.erase(it);
     }
     for (int64_t i = 0; i < *length; ++i) {
-      std::string element = in.name() + "[" + std::to_string(i) + "]";
+      std::string element = elementName(in.name(), i);
       if (shared && !pins.count(element))
         pins[element] = *shared;
       auto dims = inputShape(element, *tt, pins, loc);
@@ -2300,7 +2305,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     if (auto it = g.values.find(out.name());
         it != g.values.end() && it->second.sequence) {
       for (auto [i, element] : llvm::enumerate(*it->second.sequence)) {
-        std::string name = out.name() + "[" + std::to_string(i) + "]";
+        std::string name = elementName(out.name(), i);
         if (element.sequence) {
           emitError(loc) << "graph output '" << out.name()
                          << "' is a sequence of sequences; Hodu returns "
@@ -2314,10 +2319,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                          << "), which a sequence's element cannot return";
           return nullptr;
         }
-        Value v =
-            element.value
-                ? element.value
-                : ConstantOp::create(b, loc, element.constant).getResult();
+        Value v = g.valueOf(element, loc);
         results.push_back(v);
         resultTypes.push_back(v.getType());
         resultNames.push_back(name);

@@ -39,6 +39,11 @@ constexpr int64_t kSmallTensorBytes = 1024;
 /// stops at 100 nested messages, and each level costs the importer stack.
 constexpr unsigned kMaxSubgraphDepth = 32;
 
+/// Most elements a sequence may have, whether built by the model's ops or
+/// given as a graph input (each element is a value of its own; each element
+/// of an input, an input of the artifact).
+constexpr int64_t kMaxSequenceLength = 4096;
+
 /// The largest dim a model may declare or compute (2^40): libonnx's
 /// inference and the importer's arithmetic stay far from int64 overflow.
 constexpr int64_t kMaxDim = int64_t(1) << 40;
@@ -223,6 +228,10 @@ public:
   llvm::StringMap<ValueEntry> values;
 
   mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
+  /// The entry's value, or a new `hodu.constant` of its constant at the
+  /// builder's insertion point; unlike materialize, the entry (a sequence's
+  /// element, a loop body's output) is left as it is.
+  mlir::Value valueOf(const ValueEntry &e, mlir::Location loc);
   mlir::RankedTensorType typeOf(llvm::StringRef name) const;
   /// The value of `name` when it is known at import time, else null.
   mlir::ElementsAttr constantOf(llvm::StringRef name) const;

@@ -19,11 +19,8 @@ using namespace hodu::onnx_import;
 
 namespace {
 
-/// Most elements a sequence may have: each is a value of its own.
-constexpr int64_t kMaxSequenceLength = 4096;
-
 Value valueOf(NodeContext &n, const ValueEntry &e) {
-  return e.value ? e.value : n.constant(e.constant);
+  return n.graph.valueOf(e, n.loc);
 }
 
 Type typeOfEntry(const ValueEntry &e) {
