@@ -250,8 +250,9 @@ def run_data_sets(hodu_run, artifact, test_dir, device, args, env=None, strip=Fa
     return None
 
 
-def check_artifact(model, name, hoduc, workdir, args):
-    """The target's own tool on what hoduc wrote; (ok, detail)."""
+def check_artifact(model, name, hoduc, workdir, args, pins):
+    """The target's own tool on what hoduc wrote, compiled with the same
+    input pins; (ok, detail)."""
     target = TARGETS[args.target]
     if target["check"] == "spirv-val":
         if not shutil.which("spirv-val"):
@@ -259,8 +260,7 @@ def check_artifact(model, name, hoduc, workdir, args):
         spv = os.path.join(workdir, name + ".spv")
         try:
             rc, out = run([hoduc, model, "--device=vulkan", "--emit=spv", "-o", spv]
-                          + input_pins(os.path.dirname(model)),
-                          args.compile_timeout)
+                          + pins, args.compile_timeout)
             if rc != 0:
                 return False, "compile spv: " + first_error_line(out or "")
             rc, out = run(["spirv-val", "--target-env", "vulkan1.1", spv], 60)
@@ -271,9 +271,8 @@ def check_artifact(model, name, hoduc, workdir, args):
     if target["check"] == "llvm-readelf":
         hsaco = os.path.join(workdir, name + ".hsaco")
         try:
-            rc, out = run([hoduc, model, "--device=rocm", "--gpu-arch=gfx942"]
-                          + input_pins(os.path.dirname(model)) + [
-                           "-o", hsaco], args.compile_timeout)
+            rc, out = run([hoduc, model, "--device=rocm", "--gpu-arch=gfx942",
+                           "-o", hsaco] + pins, args.compile_timeout)
             if rc != 0:
                 return False, "compile hsaco: " + first_error_line(out or "")
             rc, out = run([args.llvm_readelf, "--notes", hsaco], 60)
@@ -293,8 +292,9 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
     lib = os.path.join(workdir, name + target["ext"])
     # --onnx-shape-check: libonnx's shape inference cross-checks the
     # importer's types on these well-formed models.
+    pins = input_pins(test_dir)
     rc, out = run([hoduc, model, "--onnx-shape-check", "-o", lib] + target["flags"]
-                  + input_pins(test_dir), args.compile_timeout)
+                  + pins, args.compile_timeout)
     if rc is None:
         return "timeout", "hoduc " + out
     if rc < 0:
@@ -306,7 +306,7 @@ def run_test(test_dir, hoduc, hodu_run, workdir, args):
             with open(lib, errors="replace") as f:
                 if "kernel void " not in f.read():
                     return "fail", "the .metal file names no kernel"
-        ok, detail = check_artifact(model, name, hoduc, workdir, args)
+        ok, detail = check_artifact(model, name, hoduc, workdir, args, pins)
         if not ok:
             return "fail", detail
         if not target["runs"]:

@@ -732,6 +732,69 @@ int writeOutputs(const std::vector<HostTensor> &outputs,
   return ExitOk;
 }
 
+/// The model's values as the ONNX graph has them: one file a tensor, and one
+/// for the elements of a sequence, which the model takes or returns as
+/// consecutive values named "NAME[0]", "NAME[1]" ... Each slot's first
+/// value and count (0 for a plain tensor).
+struct Slot {
+  size_t first;
+  size_t elements; // 0: a tensor; else a sequence of this many
+};
+
+/// The "NAME" of "NAME[i]", with i; nullopt for other names.
+std::optional<std::pair<std::string, size_t>>
+elementOf(const std::string &name) {
+  if (name.size() < 4 || name.back() != ']')
+    return std::nullopt;
+  size_t open = name.rfind('[');
+  if (open == std::string::npos || open == 0 || open + 2 >= name.size())
+    return std::nullopt;
+  size_t index = 0;
+  for (size_t i = open + 1; i + 1 < name.size(); ++i) {
+    if (!std::isdigit((unsigned char)name[i]) || index > (size_t(1) << 40))
+      return std::nullopt;
+    index = index * 10 + size_t(name[i] - '0');
+  }
+  return std::make_pair(name.substr(0, open), index);
+}
+
+std::vector<Slot> slotsOf(const std::vector<std::string> &names) {
+  std::vector<Slot> slots;
+  for (size_t i = 0; i < names.size();) {
+    auto element = elementOf(names[i]);
+    if (!element || element->second != 0) {
+      slots.push_back({i, 0});
+      ++i;
+      continue;
+    }
+    size_t count = 1;
+    while (i + count < names.size()) {
+      auto next = elementOf(names[i + count]);
+      if (!next || next->first != element->first || next->second != count)
+        break;
+      ++count;
+    }
+    slots.push_back({i, count});
+    i += count;
+  }
+  return slots;
+}
+
+/// Reads `path`, the SequenceProto of a sequence slot of `count` elements.
+bool readSequenceSlot(const std::string &path, size_t count,
+                      std::vector<HostTensor> &elements, std::string &message) {
+  if (!readSequenceFile(path, elements, message))
+    return false;
+  if (elements.size() != count) {
+    message = "'" + path + "' is a sequence of " +
+              std::to_string(elements.size()) +
+              " element(s), but the model was compiled for " +
+              std::to_string(count) + " (hoduc --sequence-length)";
+    return false;
+  }
+  return true;
+}
+
 /// Reads --input files into model order.
 int gatherInputs(const hodu_model *model, const Options &options,
                  std::vector<HostTensor> &inputs) {
@@ -739,7 +802,10 @@ int gatherInputs(const hodu_model *model, const Options &options,
   inputs.assign(size_t(count), HostTensor());
   std::vector<std::string> sources(static_cast<size_t>(count));
   std::vector<bool> preloaded(static_cast<size_t>(count), false);
-  std::vector<std::string> positional;
+  std::vector<std::string> names, positional;
+  for (int32_t i = 0; i < count; ++i)
+    names.push_back(hodu_model_input_name(model, i));
+  std::vector<Slot> slots = slotsOf(names);
   // Named inputs first, so that unnamed files fill the remaining slots.
   for (const std::string &spec : options.inputs) {
     size_t eq = spec.find('=');
@@ -750,41 +816,30 @@ int gatherInputs(const hodu_model *model, const Options &options,
     }
     int32_t index;
     std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
-    // A sequence's name (its elements are inputs NAME[0], NAME[1] ...)
-    // takes a SequenceProto file of as many elements.
-    auto lookup = [&](const std::string &n) {
-      hodu_status status = hodu_model_input_index(model, n.c_str(), &index);
-      if (!status)
-        return true;
+    hodu_status status = hodu_model_input_index(model, name.c_str(), &index);
+    if (status) {
+      // A sequence's name (its elements are the inputs NAME[0], NAME[1]
+      // ...) takes a SequenceProto file of as many elements.
+      auto slot = std::find_if(slots.begin(), slots.end(), [&](const Slot &s) {
+        return s.elements > 0 && elementOf(names[s.first])->first == name;
+      });
+      if (slot == slots.end())
+        return error(consume(status));
       consume(status);
-      return false;
-    };
-    if (!lookup(name) && lookup(name + "[0]")) {
       std::vector<HostTensor> elements;
       std::string message;
-      if (!readSequenceFile(file, elements, message))
+      if (!readSequenceSlot(file, slot->elements, elements, message))
         return error(message);
-      size_t count = 0;
-      while (lookup(name + "[" + std::to_string(count) + "]"))
-        ++count;
-      if (elements.size() != count)
-        return error("'" + file + "' is a sequence of " +
-                     std::to_string(elements.size()) +
-                     " element(s), but the model was compiled for " +
-                     std::to_string(count) + " (hoduc --sequence-length)");
-      for (size_t e = 0; e < count; ++e) {
-        lookup(name + "[" + std::to_string(e) + "]");
-        if (!sources[size_t(index)].empty())
+      for (size_t e = 0; e < slot->elements; ++e) {
+        size_t at = slot->first + e;
+        if (!sources[at].empty())
           return error("input '" + name + "' given twice");
-        sources[size_t(index)] = file + " element " + std::to_string(e);
-        preloaded[size_t(index)] = true;
-        inputs[size_t(index)] = std::move(elements[e]);
+        sources[at] = file + " element " + std::to_string(e);
+        preloaded[at] = true;
+        inputs[at] = std::move(elements[e]);
       }
       continue;
     }
-    hodu_status status = hodu_model_input_index(model, name.c_str(), &index);
-    if (status)
-      return error(consume(status));
     if (!sources[size_t(index)].empty())
       return error("input '" + name + "' given twice");
     sources[size_t(index)] = file;
@@ -910,54 +965,6 @@ std::string compareOutput(const HostTensor &got, const HostTensor &expected,
   return text;
 }
 
-/// The model's values as the ONNX graph has them: one file a tensor, and one
-/// for the elements of a sequence, which the model takes or returns as
-/// consecutive values named "NAME[0]", "NAME[1]" ... Each slot's first
-/// value and count (0 for a plain tensor).
-struct Slot {
-  size_t first;
-  size_t elements; // 0: a tensor; else a sequence of this many
-};
-
-/// The "NAME" of "NAME[i]", with i; nullopt for other names.
-std::optional<std::pair<std::string, size_t>>
-elementOf(const std::string &name) {
-  if (name.size() < 4 || name.back() != ']')
-    return std::nullopt;
-  size_t open = name.rfind('[');
-  if (open == std::string::npos || open == 0 || open + 2 >= name.size())
-    return std::nullopt;
-  size_t index = 0;
-  for (size_t i = open + 1; i + 1 < name.size(); ++i) {
-    if (!std::isdigit((unsigned char)name[i]) || index > (size_t(1) << 40))
-      return std::nullopt;
-    index = index * 10 + size_t(name[i] - '0');
-  }
-  return std::make_pair(name.substr(0, open), index);
-}
-
-std::vector<Slot> slotsOf(const std::vector<std::string> &names) {
-  std::vector<Slot> slots;
-  for (size_t i = 0; i < names.size();) {
-    auto element = elementOf(names[i]);
-    if (!element || element->second != 0) {
-      slots.push_back({i, 0});
-      ++i;
-      continue;
-    }
-    size_t count = 1;
-    while (i + count < names.size()) {
-      auto next = elementOf(names[i + count]);
-      if (!next || next->first != element->first || next->second != count)
-        break;
-      ++count;
-    }
-    slots.push_back({i, count});
-    i += count;
-  }
-  return slots;
-}
-
 /// Reads DIR/<prefix>_0.pb, _1.pb ... until one is missing: a TensorProto
 /// for each tensor slot, a SequenceProto (of as many elements) for each
 /// sequence slot. `paths` gets one entry per value.
@@ -974,16 +981,9 @@ bool readNumbered(const fs::path &dir, const char *prefix,
       return true;
     if (files < slots.size() && slots[files].elements > 0) {
       std::vector<HostTensor> elements;
-      if (!readSequenceFile(path.string(), elements, message))
+      if (!readSequenceSlot(path.string(), slots[files].elements, elements,
+                            message))
         return false;
-      if (elements.size() != slots[files].elements) {
-        message = "'" + path.string() + "' is a sequence of " +
-                  std::to_string(elements.size()) +
-                  " element(s), but the model was compiled for " +
-                  std::to_string(slots[files].elements) +
-                  " (hoduc --sequence-length)";
-        return false;
-      }
       for (size_t e = 0; e < elements.size(); ++e) {
         tensors.push_back(std::move(elements[e]));
         paths.push_back(path.string() + " element " + std::to_string(e));
