@@ -135,8 +135,10 @@ def input_pins(test_dir):
     dynamic dims (or none), the length and element dims of a sequence input
     (shapes, never values). Without an ONNX package: GraphProto.input=11
     (ValueInfoProto name=1, type=2; TypeProto tensor_type=1 with shape=2 of
-    dim=1 with dim_value=1, sequence_type=4), initializer=5 (TensorProto
-    name=8), SequenceProto tensor_values=3, TensorProto dims=1."""
+    dim=1 with dim_value=1, sequence_type=4, optional_type=9 with
+    elem_type=1), initializer=5 (TensorProto name=8), SequenceProto
+    tensor_values=3, OptionalProto tensor_value=3 and sequence_value=5,
+    TensorProto dims=1."""
     def dims_of(tensor):
         return [d for n, wt, v in fields(tensor) if n == 1 for d in varints(wt, v)]
 
@@ -146,6 +148,19 @@ def input_pins(test_dir):
             return False
         return all(any(dn == 1 and dwt == 0 for dn, dwt, _ in fields(dim))
                    for n, wt, dim in fields(shapes[0]) if n == 1 and wt == 2)
+
+    def kind_of(type_proto):
+        for tn, twt, tv in fields(type_proto):
+            if tn == 4:
+                return "sequence"
+            if tn == 1 and twt == 2 and not is_static(tv):
+                return "dynamic"
+            if tn == 9 and twt == 2:  # optional_type: its elem_type (1)
+                for en, ewt, ev in fields(tv):
+                    if en == 1 and ewt == 2:
+                        inner = kind_of(ev)
+                        return "optional " + inner if inner != "static" else "static"
+        return "static"
 
     try:
         with open(os.path.join(test_dir, "model.onnx"), "rb") as f:
@@ -163,11 +178,7 @@ def input_pins(test_dir):
                     if vn == 1 and vwt == 2:
                         name = vv.decode()
                     elif vn == 2 and vwt == 2:
-                        for tn, twt, tv in fields(vv):
-                            if tn == 4:
-                                kind = "sequence"
-                            elif tn == 1 and twt == 2 and not is_static(tv):
-                                kind = "dynamic"
+                        kind = kind_of(vv)
                 inputs.append((name, kind))
         inputs = [i for i in inputs if i[0] not in inits]
         sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set"))
@@ -180,6 +191,16 @@ def input_pins(test_dir):
                 continue
             with open(path, "rb") as f:
                 data = f.read()
+            if kind.startswith("optional "):
+                # OptionalProto: tensor_value=3, sequence_value=5.
+                kind = kind[len("optional "):]
+                values = [v for n, wt, v in fields(data)
+                          if n == (5 if kind == "sequence" else 3) and wt == 2]
+                if not values:
+                    if kind == "sequence":
+                        flags.append("--sequence-length=%s:0" % name)
+                    continue
+                data = values[0]
             if kind == "dynamic":
                 flags.append("--input-shape=%s:%s" % (name, "x".join(map(str, dims_of(data)))))
                 continue

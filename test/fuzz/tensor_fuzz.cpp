@@ -1,7 +1,8 @@
 //===- tensor_fuzz.cpp - libFuzzer target for hodu-run's tensor readers ---===//
 //
 // The first byte picks the reader (.pb TensorProto, .npy, JSON, .hdt; 'S'
-// an ONNX SequenceProto of tensors), the rest is the file. Each must give a
+// an ONNX SequenceProto of tensors, 'O' an OptionalProto), the rest is the
+// file. Each must give a
 // tensor whose data matches its shape and dtype, or an error message: never a
 // crash, an out-of-bounds read or an allocation larger than the input could
 // describe. A tensor that was read is written back in the same format and must
@@ -45,13 +46,22 @@ bool decode(TensorFormat format, const uint8_t *data, size_t size,
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
-  if (data[0] == 'S') {
+  if (data[0] == 'S' || data[0] == 'O') {
     std::vector<HostTensor> elements;
     std::string error;
-    if (!decodeSequenceProto(data + 1, size - 1, elements, error)) {
+    OptionalValue optional;
+    bool ok = data[0] == 'S'
+                  ? decodeSequenceProto(data + 1, size - 1, elements, error)
+                  : decodeOptionalProto(data + 1, size - 1, optional, error);
+    if (!ok) {
       if (error.empty())
-        fail("the sequence reader failed without a message", "");
+        fail("the sequence or optional reader failed without a message", "");
       return 0;
+    }
+    if (data[0] == 'O') {
+      if (optional.present != !optional.elements.empty() && !optional.sequence)
+        fail("an optional tensor that is present has no tensor", "");
+      elements = std::move(optional.elements);
     }
     for (const HostTensor &t : elements) {
       int64_t n = t.numElements();

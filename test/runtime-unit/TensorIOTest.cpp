@@ -237,6 +237,73 @@ TEST(SequenceProto, Errors) {
       << error;
 }
 
+bool decodeOpt(const std::string &bytes, OptionalValue &value,
+               std::string &error) {
+  return decodeOptionalProto(reinterpret_cast<const uint8_t *>(bytes.data()),
+                             bytes.size(), value, error);
+}
+
+TEST(OptionalProto, TensorSequenceAndEmpty) {
+  HostTensor a{"", HODU_DTYPE_I64, {2}, {}};
+  a.data.assign(16, 0);
+  a.data[8] = 4;
+  OptionalValue value;
+  std::string error;
+  // name, elem_type TENSOR, tensor_value.
+  ASSERT_TRUE(decodeOpt(lengthDelimited(1, "o") + key(2, 0) + varint(1) +
+                            lengthDelimited(3, encodeTensorProto(a)),
+                        value, error))
+      << error;
+  EXPECT_TRUE(value.present);
+  EXPECT_FALSE(value.sequence);
+  ASSERT_EQ(value.elements.size(), 1u);
+  EXPECT_EQ(at<int64_t>(value.elements[0], 1), 4);
+  // elem_type SEQUENCE, sequence_value of two tensors.
+  std::string seq = key(2, 0) + varint(1) +
+                    lengthDelimited(3, encodeTensorProto(a)) +
+                    lengthDelimited(3, encodeTensorProto(a));
+  ASSERT_TRUE(
+      decodeOpt(key(2, 0) + varint(3) + lengthDelimited(5, seq), value, error))
+      << error;
+  EXPECT_TRUE(value.present);
+  EXPECT_TRUE(value.sequence);
+  EXPECT_EQ(value.elements.size(), 2u);
+  // elem_type UNDEFINED: empty.
+  ASSERT_TRUE(
+      decodeOpt(lengthDelimited(1, "o") + key(2, 0) + varint(0), value, error))
+      << error;
+  EXPECT_FALSE(value.present);
+  EXPECT_TRUE(value.elements.empty());
+}
+
+TEST(OptionalProto, Errors) {
+  HostTensor a{"", HODU_DTYPE_I64, {1}, {}};
+  a.data.assign(8, 0);
+  OptionalValue value;
+  std::string error;
+  // A TensorProto is not an OptionalProto (its dims are varints in field 1).
+  EXPECT_FALSE(decodeOpt(encodeTensorProto(a), value, error));
+  EXPECT_NE(error.find("not a valid OptionalProto"), std::string::npos)
+      << error;
+  // elem_type TENSOR without a tensor_value, and with a sequence_value.
+  EXPECT_FALSE(decodeOpt(key(2, 0) + varint(1), value, error));
+  EXPECT_NE(error.find("does not match its value"), std::string::npos) << error;
+  EXPECT_FALSE(
+      decodeOpt(key(2, 0) + varint(1) + lengthDelimited(5, ""), value, error));
+  // No elem_type at all.
+  EXPECT_FALSE(decodeOpt(lengthDelimited(1, "o"), value, error));
+  // Maps and optionals of optionals.
+  EXPECT_FALSE(
+      decodeOpt(key(2, 0) + varint(5) + lengthDelimited(7, ""), value, error));
+  EXPECT_NE(error.find("not supported"), std::string::npos) << error;
+  // A broken tensor inside.
+  EXPECT_FALSE(decodeOpt(
+      key(2, 0) + varint(1) +
+          lengthDelimited(3, key(1, 0) + varint(2) + key(2, 0) + varint(7)),
+      value, error));
+  EXPECT_FALSE(error.empty());
+}
+
 std::string npyFile(const std::string &dict, const std::string &data,
                     int major = 1) {
   std::string header = dict + "\n";

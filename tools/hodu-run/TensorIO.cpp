@@ -193,6 +193,19 @@ bool readSequenceFile(const std::string &path,
   return true;
 }
 
+bool readOptionalFile(const std::string &path, OptionalValue &value,
+                      std::string &error, uint64_t maxBytes) {
+  std::string contents;
+  if (!readFile(path, contents, maxBytes, error))
+    return false;
+  if (!decodeOptionalProto(reinterpret_cast<const uint8_t *>(contents.data()),
+                           contents.size(), value, error)) {
+    error = "'" + path + "': " + error;
+    return false;
+  }
+  return true;
+}
+
 bool encodeTensor(TensorFormat format, const HostTensor &tensor,
                   std::string &out, std::string &error) {
   switch (format) {

@@ -32,6 +32,15 @@ struct HostTensor {
   int64_t numElements() const;
 };
 
+// An ONNX OptionalProto of a tensor or a sequence of tensors: whether it
+// holds a value and, when it does, the tensor (one element) or the
+// sequence's elements.
+struct OptionalValue {
+  bool present = false;
+  bool sequence = false;
+  std::vector<HostTensor> elements;
+};
+
 enum class TensorFormat { Pb, Npy, Json, Hdt };
 
 // Parses "pb", "npy", "json" or "hdt".
@@ -64,6 +73,10 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
 bool readSequenceFile(const std::string &path,
                       std::vector<HostTensor> &elements, std::string &error,
                       uint64_t maxBytes = kMaxTensorFileBytes);
+// Reads an ONNX OptionalProto file (.pb) of a tensor or sequence.
+bool readOptionalFile(const std::string &path, OptionalValue &value,
+                      std::string &error,
+                      uint64_t maxBytes = kMaxTensorFileBytes);
 bool writeTensorFile(const std::string &path, TensorFormat format,
                      const HostTensor &tensor, std::string &error);
 
@@ -80,6 +93,8 @@ std::string encodeTensorProto(const HostTensor &tensor);
 // output): its elements, in order.
 bool decodeSequenceProto(const uint8_t *bytes, size_t size,
                          std::vector<HostTensor> &elements, std::string &error);
+bool decodeOptionalProto(const uint8_t *bytes, size_t size,
+                         OptionalValue &value, std::string &error);
 bool decodeNpy(const uint8_t *bytes, size_t size, HostTensor &tensor,
                std::string &error);
 bool encodeNpy(const HostTensor &tensor, std::string &out, std::string &error);

@@ -384,6 +384,77 @@ bool decodeSequenceProto(const uint8_t *bytes, size_t size,
   return true;
 }
 
+bool decodeOptionalProto(const uint8_t *bytes, size_t size,
+                         OptionalValue &value, std::string &error) {
+  value = OptionalValue();
+  WireReader reader(bytes, bytes + size);
+  uint64_t elemType = 0;
+  bool sawType = false;
+  const uint8_t *tensorData = nullptr, *sequenceData = nullptr;
+  size_t tensorLength = 0, sequenceLength = 0;
+  while (!reader.atEnd()) {
+    uint64_t key;
+    if (!reader.varint(key)) {
+      error = "not a valid OptionalProto (truncated field key)";
+      return false;
+    }
+    uint32_t field = uint32_t(key >> 3), wireType = uint32_t(key & 7);
+    const uint8_t *data;
+    size_t length;
+    bool ok;
+    switch (field) {
+    case 1: // name
+      ok = wireType == 2 && reader.lengthDelimited(data, length);
+      break;
+    case 2: // elem_type: UNDEFINED (0, empty), TENSOR (1), SEQUENCE (3)
+      ok = wireType == 0 && reader.varint(elemType);
+      sawType = true;
+      break;
+    case 3: // tensor_value
+      ok = wireType == 2 && reader.lengthDelimited(tensorData, tensorLength);
+      break;
+    case 5: // sequence_value
+      ok =
+          wireType == 2 && reader.lengthDelimited(sequenceData, sequenceLength);
+      break;
+    case 4:
+    case 6:
+    case 7:
+      error = "optionals of sparse tensors, maps or optionals are not "
+              "supported";
+      return false;
+    default:
+      error = "not a valid OptionalProto (unexpected field " +
+              std::to_string(field) + ")";
+      return false;
+    }
+    if (!ok) {
+      error = "not a valid OptionalProto (bad or truncated field " +
+              std::to_string(field) + ")";
+      return false;
+    }
+  }
+  if (!sawType || elemType > 5 || (elemType == 1) != (tensorData != nullptr) ||
+      (elemType == 3) != (sequenceData != nullptr) ||
+      (elemType != 0 && elemType != 1 && elemType != 3)) {
+    error = "not a valid OptionalProto (its elem_type " +
+            std::to_string(elemType) +
+            " does not match its value, or is not a tensor or sequence)";
+    return false;
+  }
+  value.present = elemType != 0;
+  value.sequence = elemType == 3;
+  if (tensorData) {
+    value.elements.emplace_back();
+    return decodeTensorProto(tensorData, tensorLength, value.elements.back(),
+                             error);
+  }
+  if (sequenceData)
+    return decodeSequenceProto(sequenceData, sequenceLength, value.elements,
+                               error);
+  return true;
+}
+
 std::string encodeTensorProto(const HostTensor &tensor) {
   std::string out;
   for (int64_t dim : tensor.shape) {

@@ -25,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -734,11 +735,14 @@ int writeOutputs(const std::vector<HostTensor> &outputs,
 
 /// The model's values as the ONNX graph has them: one file a tensor, and one
 /// for the elements of a sequence, which the model takes or returns as
-/// consecutive values named "NAME[0]", "NAME[1]" ... Each slot's first
-/// value and count (0 for a plain tensor).
+/// consecutive values named "NAME[0]", "NAME[1]" ..., and one for an
+/// optional, whose tensor or elements come before "NAME#present".
 struct Slot {
-  size_t first;
-  size_t elements; // 0: a tensor; else a sequence of this many
+  std::string name; // the ONNX value's
+  size_t first;     // its first value
+  size_t elements;  // 0: a tensor; else a sequence of this many
+  bool optional;    // followed by NAME#present
+  size_t values() const { return std::max<size_t>(elements, 1) + optional; }
 };
 
 /// The "NAME" of "NAME[i]", with i; nullopt for other names.
@@ -761,38 +765,93 @@ elementOf(const std::string &name) {
 std::vector<Slot> slotsOf(const std::vector<std::string> &names) {
   std::vector<Slot> slots;
   for (size_t i = 0; i < names.size();) {
+    Slot slot{names[i], i, 0, false};
     auto element = elementOf(names[i]);
-    if (!element || element->second != 0) {
-      slots.push_back({i, 0});
+    if (element && element->second == 0) {
+      size_t count = 1;
+      while (i + count < names.size()) {
+        auto next = elementOf(names[i + count]);
+        if (!next || next->first != element->first || next->second != count)
+          break;
+        ++count;
+      }
+      slot.name = element->first;
+      slot.elements = count;
+    }
+    i += std::max<size_t>(slot.elements, 1);
+    if (i < names.size() &&
+        names[i] == slot.name + HODU_OPTIONAL_PRESENT_SUFFIX) {
+      slot.optional = true;
       ++i;
-      continue;
     }
-    size_t count = 1;
-    while (i + count < names.size()) {
-      auto next = elementOf(names[i + count]);
-      if (!next || next->first != element->first || next->second != count)
-        break;
-      ++count;
-    }
-    slots.push_back({i, count});
-    i += count;
+    slots.push_back(slot);
   }
   return slots;
+}
+
+/// Checks that `path` held a sequence of `count` elements.
+bool checkSequenceLength(const std::string &path, size_t got, size_t count,
+                         std::string &message) {
+  if (got == count)
+    return true;
+  message = "'" + path + "' is a sequence of " + std::to_string(got) +
+            " element(s), but the model was compiled for " +
+            std::to_string(count) + " (hoduc --sequence-length)";
+  return false;
 }
 
 /// Reads `path`, the SequenceProto of a sequence slot of `count` elements.
 bool readSequenceSlot(const std::string &path, size_t count,
                       std::vector<HostTensor> &elements, std::string &message) {
-  if (!readSequenceFile(path, elements, message))
-    return false;
-  if (elements.size() != count) {
-    message = "'" + path + "' is a sequence of " +
-              std::to_string(elements.size()) +
-              " element(s), but the model was compiled for " +
-              std::to_string(count) + " (hoduc --sequence-length)";
-    return false;
+  return readSequenceFile(path, elements, message) &&
+         checkSequenceLength(path, elements.size(), count, message);
+}
+
+/// The values of optional slot `slot` that OptionalProto `value` (read from
+/// `path`) gives: its tensor or elements (`zeros(i)` for the i-th of an
+/// empty optional, listed in `absent`), then the flag.
+bool optionalSlotValues(const Slot &slot, OptionalValue value,
+                        const std::string &path,
+                        const std::function<HostTensor(size_t)> &zeros,
+                        std::vector<HostTensor> &values,
+                        std::vector<size_t> &absent, std::string &message) {
+  size_t payload = std::max<size_t>(slot.elements, 1);
+  if (value.present) {
+    if (value.sequence != (slot.elements > 0)) {
+      message = "'" + path + "' is an optional " +
+                (value.sequence ? "sequence" : "tensor") + ", but '" +
+                slot.name + "' is an optional " +
+                (slot.elements > 0 ? "sequence" : "tensor");
+      return false;
+    }
+    if (value.sequence && !checkSequenceLength(path, value.elements.size(),
+                                               slot.elements, message))
+      return false;
+    for (HostTensor &t : value.elements)
+      values.push_back(std::move(t));
+  } else {
+    for (size_t i = 0; i < payload; ++i) {
+      absent.push_back(values.size());
+      values.push_back(zeros(i));
+    }
   }
+  HostTensor flag;
+  flag.name = slot.name + HODU_OPTIONAL_PRESENT_SUFFIX;
+  flag.dtype = HODU_DTYPE_BOOL;
+  flag.data.assign(1, value.present ? 1 : 0);
+  values.push_back(std::move(flag));
   return true;
+}
+
+/// Input `i` of `model` as zeros.
+HostTensor zeroInput(const hodu_model *model, int32_t i) {
+  HostTensor t;
+  t.name = hodu_model_input_name(model, i);
+  t.dtype = hodu_model_input_dtype(model, i);
+  const int64_t *shape = hodu_model_input_shape(model, i);
+  t.shape.assign(shape, shape + hodu_model_input_rank(model, i));
+  t.data.assign(size_t(t.numElements()) * hodu_dtype_size(t.dtype), 0);
+  return t;
 }
 
 /// Reads --input files into model order.
@@ -816,30 +875,57 @@ int gatherInputs(const hodu_model *model, const Options &options,
     }
     int32_t index;
     std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
-    hodu_status status = hodu_model_input_index(model, name.c_str(), &index);
-    if (status) {
-      // A sequence's name (its elements are the inputs NAME[0], NAME[1]
-      // ...) takes a SequenceProto file of as many elements.
-      auto slot = std::find_if(slots.begin(), slots.end(), [&](const Slot &s) {
-        return s.elements > 0 && elementOf(names[s.first])->first == name;
-      });
-      if (slot == slots.end())
-        return error(consume(status));
-      consume(status);
-      std::vector<HostTensor> elements;
+    // A sequence (its elements are the inputs NAME[0], NAME[1] ...) takes a
+    // SequenceProto file of as many elements; an optional (its tensor or
+    // elements, then NAME#present), an OptionalProto file, or its tensor
+    // or sequence alone (then it holds them).
+    auto slot = std::find_if(slots.begin(), slots.end(), [&](const Slot &s) {
+      return s.name == name && (s.elements > 0 || s.optional);
+    });
+    if (slot != slots.end()) {
+      std::vector<HostTensor> values;
+      std::vector<size_t> absent;
       std::string message;
-      if (!readSequenceSlot(file, slot->elements, elements, message))
-        return error(message);
-      for (size_t e = 0; e < slot->elements; ++e) {
-        size_t at = slot->first + e;
-        if (!sources[at].empty())
-          return error("input '" + name + "' given twice");
-        sources[at] = file + " element " + std::to_string(e);
-        preloaded[at] = true;
-        inputs[at] = std::move(elements[e]);
+      OptionalValue optional;
+      bool read = false;
+      if (slot->optional && readOptionalFile(file, optional, message)) {
+        if (!optionalSlotValues(
+                *slot, std::move(optional), file,
+                [&](size_t e) {
+                  return zeroInput(model, int32_t(slot->first + e));
+                },
+                values, absent, message))
+          return error(message);
+        read = true;
+      } else if (slot->elements > 0) {
+        if (!readSequenceSlot(file, slot->elements, values, message))
+          return error(message);
+        read = true;
       }
-      continue;
+      if (read) {
+        for (size_t v = 0; v < values.size(); ++v) {
+          size_t at = slot->first + v;
+          if (!sources[at].empty())
+            return error("input '" + name + "' given twice");
+          sources[at] = file + " value " + std::to_string(v);
+          preloaded[at] = true;
+          inputs[at] = std::move(values[v]);
+        }
+        if (slot->optional && values.size() < slot->values()) {
+          // A sequence alone: the optional holds it.
+          size_t at = slot->first + slot->values() - 1;
+          sources[at] = file;
+          preloaded[at] = true;
+          inputs[at].name = names[at];
+          inputs[at].dtype = HODU_DTYPE_BOOL;
+          inputs[at].data.assign(1, 1);
+        }
+        continue;
+      }
     }
+    hodu_status status = hodu_model_input_index(model, name.c_str(), &index);
+    if (status)
+      return error(consume(status));
     if (!sources[size_t(index)].empty())
       return error("input '" + name + "' given twice");
     sources[size_t(index)] = file;
@@ -853,6 +939,17 @@ int gatherInputs(const hodu_model *model, const Options &options,
                    std::string(hodu_model_name(model)) + "' takes " +
                    std::to_string(count));
     sources[next] = file;
+  }
+  // An optional whose tensor is given without its NAME#present holds it.
+  for (const Slot &slot : slots) {
+    size_t at = slot.first + slot.values() - 1;
+    if (slot.optional && sources[at].empty() && !sources[slot.first].empty()) {
+      sources[at] = sources[slot.first];
+      preloaded[at] = true;
+      inputs[at].name = names[at];
+      inputs[at].dtype = HODU_DTYPE_BOOL;
+      inputs[at].data.assign(1, 1);
+    }
   }
   std::string missing;
   for (int32_t i = 0; i < count; ++i)
@@ -967,33 +1064,50 @@ std::string compareOutput(const HostTensor &got, const HostTensor &expected,
 
 /// Reads DIR/<prefix>_0.pb, _1.pb ... until one is missing: a TensorProto
 /// for each tensor slot, a SequenceProto (of as many elements) for each
-/// sequence slot. `paths` gets one entry per value.
+/// sequence slot, an OptionalProto for each optional slot (an empty one's
+/// values are `zeros(value index)`, and listed in `absent`). `paths` gets
+/// one entry per value.
 bool readNumbered(const fs::path &dir, const char *prefix,
                   const std::vector<Slot> &slots,
+                  const std::function<HostTensor(size_t)> &zeros,
                   std::vector<HostTensor> &tensors,
-                  std::vector<std::string> &paths, size_t &files,
-                  std::string &message) {
+                  std::vector<std::string> &paths, std::vector<size_t> &absent,
+                  size_t &files, std::string &message) {
   for (files = 0;; ++files) {
     fs::path path =
         dir / (std::string(prefix) + "_" + std::to_string(files) + ".pb");
     std::error_code code;
     if (!fs::exists(path, code))
       return true;
-    if (files < slots.size() && slots[files].elements > 0) {
-      std::vector<HostTensor> elements;
-      if (!readSequenceSlot(path.string(), slots[files].elements, elements,
+    std::vector<HostTensor> values;
+    if (files < slots.size() && slots[files].optional) {
+      OptionalValue value;
+      std::vector<size_t> empty;
+      size_t first = tensors.size();
+      if (!readOptionalFile(path.string(), value, message) ||
+          !optionalSlotValues(
+              slots[files], std::move(value), path.string(),
+              [&](size_t e) { return zeros(first + e); }, values, empty,
+              message))
+        return false;
+      for (size_t e : empty)
+        absent.push_back(first + e);
+    } else if (files < slots.size() && slots[files].elements > 0) {
+      if (!readSequenceSlot(path.string(), slots[files].elements, values,
                             message))
         return false;
-      for (size_t e = 0; e < elements.size(); ++e) {
-        tensors.push_back(std::move(elements[e]));
-        paths.push_back(path.string() + " element " + std::to_string(e));
-      }
+    } else {
+      values.emplace_back();
+      if (!readTensorFile(path.string(), values.back(), message))
+        return false;
+      tensors.push_back(std::move(values.back()));
+      paths.push_back(path.string());
       continue;
     }
-    tensors.emplace_back();
-    paths.push_back(path.string());
-    if (!readTensorFile(path.string(), tensors.back(), message))
-      return false;
+    for (size_t v = 0; v < values.size(); ++v) {
+      tensors.push_back(std::move(values[v]));
+      paths.push_back(path.string() + " value " + std::to_string(v));
+    }
   }
 }
 
@@ -1038,10 +1152,19 @@ int runTestData(const hodu_model *model, const Options &options) {
     std::vector<std::string> inputPaths, outputPaths;
     std::string message;
     size_t inputFiles, outputFiles;
-    if (!readNumbered(set, "input", inputSlots, inputs, inputPaths, inputFiles,
-                      message) ||
-        !readNumbered(set, "output", outputSlots, expected, outputPaths,
-                      outputFiles, message))
+    // An empty optional input holds zeros; an empty optional output's
+    // tensors are not compared.
+    std::vector<size_t> absentInputs, absentOutputs;
+    if (!readNumbered(
+            set, "input", inputSlots,
+            [&](size_t v) {
+              return v < size_t(numInputs) ? zeroInput(model, int32_t(v))
+                                           : HostTensor();
+            },
+            inputs, inputPaths, absentInputs, inputFiles, message) ||
+        !readNumbered(
+            set, "output", outputSlots, [](size_t) { return HostTensor(); },
+            expected, outputPaths, absentOutputs, outputFiles, message))
       return error(message);
     if (inputFiles != inputSlots.size() || int32_t(inputs.size()) != numInputs)
       return error("'" + set.string() + "' has " + std::to_string(inputFiles) +
@@ -1066,6 +1189,9 @@ int runTestData(const hodu_model *model, const Options &options) {
       return error(message);
     std::vector<std::string> failures;
     for (int32_t i = 0; i < numOutputs; ++i) {
+      if (std::find(absentOutputs.begin(), absentOutputs.end(), size_t(i)) !=
+          absentOutputs.end())
+        continue;
       std::string difference = compareOutput(outputs[size_t(reported[i])],
                                              expected[size_t(i)], options);
       if (!difference.empty())

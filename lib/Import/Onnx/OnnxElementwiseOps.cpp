@@ -128,10 +128,11 @@ LogicalResult convertCast(NodeContext &n) {
 }
 
 LogicalResult convertIdentity(NodeContext &n) {
-  // A sequence passes through as it is.
+  // A sequence or an optional passes through as it is.
   if (n.hasInput(0))
     if (auto it = n.graph.values.find(n.node.input(0));
-        it != n.graph.values.end() && it->second.sequence) {
+        it != n.graph.values.end() &&
+        (it->second.sequence || it->second.hasElement)) {
       n.setOutput(0, it->second);
       return success();
     }

@@ -395,6 +395,9 @@ FailureOr<Value> NodeContext::in(size_t i) {
     return error("input '" + node.input((int)i) +
                  "' is a sequence; this input takes a tensor");
   Value v = graph.materialize(node.input((int)i), loc);
+  if (!v && graph.values.lookup(node.input((int)i)).hasElement)
+    return error("input '" + node.input((int)i) +
+                 "' is an empty optional whose type has no static shape");
   if (!v)
     return error("input '" + node.input((int)i) + "' is not defined");
   return v;
@@ -609,7 +612,7 @@ void NodeContext::setDataDim(size_t i, int64_t axis, Value count,
 }
 
 void NodeContext::setOutput(size_t i, const ValueEntry &entry) {
-  if (entry.sequence) {
+  if (entry.sequence || entry.hasElement) {
     if (hasOutput(i))
       graph.values[node.output((int)i)] = entry;
     return;
@@ -963,7 +966,12 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
   for (const auto &out : n.node.output()) {
     if (out.empty())
       continue;
-    if (auto it = g.values.find(out); it != g.values.end() && it->second.sequence)
+    // Sequences, and empty optionals without a type of static shape, have
+    // no tensor type to check.
+    if (auto it = g.values.find(out);
+        it != g.values.end() &&
+        (it->second.sequence ||
+         (it->second.hasElement && !it->second.value && !it->second.constant)))
       continue;
     RankedTensorType t = g.typeOf(out);
     if (!t) {
@@ -1038,6 +1046,20 @@ private:
   LogicalResult importSubgraph(NodeContext &n, const onnx::GraphProto &graph,
                                unsigned depth);
   LogicalResult importIf(NodeContext &n, unsigned depth);
+  /// A run-time If's output `i` as the branches give it (`a`, `b`): an
+  /// error unless they are of one kind (tensor, sequence of one length,
+  /// optional); an optional one branch leaves empty becomes zeros shaped
+  /// like the other's.
+  LogicalResult matchBranchOutputs(NodeContext &n, size_t i, ValueEntry &a,
+                                   ValueEntry &b);
+  /// The values an If yields for an output: an optional's flag first, then
+  /// the tensor or the sequence's elements.
+  void appendYielded(const ValueEntry &e, mlir::Location loc,
+                     SmallVectorImpl<Value> &yielded);
+  /// The entry an If's `results` from `next` on give for an output yielded
+  /// like `like`.
+  ValueEntry takeYielded(const ValueEntry &like, ValueRange results,
+                         size_t &next);
   LogicalResult importScan(NodeContext &n, unsigned depth);
   LogicalResult importLoop(NodeContext &n, unsigned depth);
   /// SequenceMap: the body imported once per element, unrolled like a Loop
@@ -1257,8 +1279,10 @@ FailureOr<Value> NodeLoop::stackValues(NodeContext &n,
                    "tensor, which is not supported");
   SmallVector<Value> parts;
   for (const ValueEntry &e : values) {
-    if (e.sequence)
-      return n.error("a scan output is a sequence; scan outputs stack tensors");
+    if (e.sequence || e.hasElement)
+      return n.error(Twine("a scan output is ") +
+                     (e.sequence ? "a sequence" : "an optional") +
+                     "; scan outputs stack tensors");
     Value v = g.valueOf(e, n.loc);
     int64_t rank = tensorType(v).getRank();
     TRY(a, normAxis(n, axis, rank + 1, "scan output axis"));
@@ -1626,12 +1650,19 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
       return n.error("carried input " + Twine(i) + " is missing");
     // A sequence's length must be known at import time, which a loop of
     // run-time iterations cannot keep.
-    if (g.values.lookup(n.node.input((int)(2 + i))).sequence)
+    const ValueEntry &carried = g.values.lookup(n.node.input((int)(2 + i)));
+    if (carried.sequence)
       return n.error("carried value " + Twine(i) + " ('" +
                      n.node.input((int)(2 + i)) +
                      "') is a sequence, and the loop's iterations are known "
                      "only at run time; such a loop carries tensors only (a "
                      "sequence's length must be known at import time)");
+    if (carried.hasElement)
+      return n.error("carried value " + Twine(i) + " ('" +
+                     n.node.input((int)(2 + i)) +
+                     "') is an optional, and the loop's iterations are "
+                     "known only at run time; such a loop carries tensors "
+                     "only");
     TRY(v, n.in(2 + i));
     inits.push_back(v);
     types.push_back(v.getType());
@@ -1660,9 +1691,10 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
       return fail();
     SmallVector<Value> yielded;
     for (const ValueEntry &e : *outs) {
-      if (e.sequence) {
-        (void)n.error("the body gives a sequence; a run-time loop carries "
-                      "tensors only");
+      if (e.sequence || e.hasElement) {
+        (void)n.error(Twine("the body gives ") +
+                      (e.sequence ? "a sequence" : "an optional") +
+                      "; a run-time loop carries tensors only");
         return fail();
       }
       yielded.push_back(g.valueOf(e, n.loc));
@@ -1852,19 +1884,20 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
   TRY(cond, n.in(0));
   OpBuilder &b = g.builder;
   // The result types are known once both branches are imported: the
-  // regions are built under a placeholder, then moved.
+  // regions are built under a placeholder, then moved. Each branch's
+  // outputs are kept as entries and yielded once both are known, so that
+  // an optional one branch leaves empty takes the shape of the other's.
   auto placeholder = IfOp::create(b, n.loc, TypeRange{}, cond);
-  SmallVector<Type> types[2];
-  // Per node output: -1 for a tensor, else the length of its sequence.
-  SmallVector<int64_t> shapes;
+  std::vector<ValueEntry> outs[2];
+  Block *blocks[2];
   for (int k = 0; k < 2; ++k) {
     StringRef attrName = k == 0 ? "then_branch" : "else_branch";
     Region &region = k == 0 ? placeholder.getThenRegion()
                             : placeholder.getElseRegion();
-    Block *block = new Block();
-    region.push_back(block);
+    blocks[k] = new Block();
+    region.push_back(blocks[k]);
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(block);
+    b.setInsertionPointToEnd(blocks[k]);
     llvm::StringSet<> outer = definedNames();
     auto outputs = importBranch(n, attrName, (k == 0 ? thenAttr : elseAttr)->g(),
                                 depth + 1);
@@ -1876,43 +1909,8 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
                      "the condition depends on (hoduc --freeze-input=NAME=FILE) "
                      "to compile only the branch taken");
     }
-    // A sequence output yields its elements, one value each; both branches
-    // must give it the same length (and the elements the same types).
-    SmallVector<Value> yielded;
-    for (auto [i, name] : llvm::enumerate(*outputs)) {
-      const ValueEntry &entry = g.values[name];
-      int64_t length = entry.sequence ? (int64_t)entry.sequence->size() : -1;
-      if (k == 0) {
-        shapes.push_back(length);
-      } else if (shapes[i] != length) {
-        auto describe = [](int64_t l) {
-          return l < 0 ? std::string("a tensor")
-                       : "a sequence of " + std::to_string(l) + " element(s)";
-        };
-        placeholder->erase();
-        return n.error("output " + Twine(i) + " is " + describe(shapes[i]) +
-                       " in 'then_branch' but " + describe(length) +
-                       " in 'else_branch'; a condition known only at run "
-                       "time needs branches of the same kind and length");
-      }
-      if (!entry.sequence) {
-        yielded.push_back(g.materialize(name, n.loc));
-        continue;
-      }
-      for (const ValueEntry &element : *entry.sequence) {
-        if (element.sequence || element.dataDim) {
-          placeholder->erase();
-          return n.error("output '" + name + "' of '" + attrName +
-                         "' is a sequence of sequences or of data-dependent "
-                         "sizes, which a condition known only at run time "
-                         "cannot choose between");
-        }
-        yielded.push_back(g.valueOf(element, n.loc));
-      }
-    }
-    YieldOp::create(b, n.loc, yielded);
-    for (Value v : yielded)
-      types[k].push_back(v.getType());
+    for (const std::string &name : *outputs)
+      outs[k].push_back(g.values[name]);
     // The branch's own names end with it; outer names materialized inside
     // the region are unmaterialized again, so that code after the If
     // creates its own constant.
@@ -1923,6 +1921,30 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
         entry.getValue().value = {};
     }
   }
+  // Each output is yielded as its values: a tensor's, a sequence's
+  // elements' (both branches must give it the same length), an optional's
+  // flag and then its element's.
+  SmallVector<Type> types[2];
+  for (size_t i = 0; i < outs[0].size(); ++i) {
+    if (failed(matchBranchOutputs(n, i, outs[0][i], outs[1][i]))) {
+      placeholder->erase();
+      return failure();
+    }
+  }
+  SmallVector<size_t> outputOf; // per yielded value, its output
+  for (int k = 0; k < 2; ++k) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(blocks[k]);
+    SmallVector<Value> yielded;
+    for (auto [i, entry] : llvm::enumerate(outs[k])) {
+      appendYielded(entry, n.loc, yielded);
+      if (k == 0)
+        outputOf.resize(yielded.size(), i);
+    }
+    YieldOp::create(b, n.loc, yielded);
+    for (Value v : yielded)
+      types[k].push_back(v.getType());
+  }
   for (auto [i, pair] : llvm::enumerate(llvm::zip(types[0], types[1]))) {
     auto [thenType, elseType] = pair;
     if (thenType == elseType)
@@ -1931,26 +1953,136 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
     llvm::raw_string_ostream(t) << thenType;
     llvm::raw_string_ostream(e) << elseType;
     placeholder->erase();
-    return n.error("output " + Twine(i) + " is " + t + " in 'then_branch' but " +
-                   e + " in 'else_branch'; a condition known only at run "
-                   "time needs branches of the same type");
+    return n.error(
+        "output " + Twine(outputOf[i]) +
+        (outs[0][outputOf[i]].sequence || outs[0][outputOf[i]].hasElement
+             ? " has " + t + " in 'then_branch' but "
+             : " is " + t + " in 'then_branch' but ") +
+        e +
+        " in 'else_branch'; a condition known only at run "
+        "time needs branches of the same type");
   }
   auto ifOp = IfOp::create(b, n.loc, types[0], cond);
   ifOp.getThenRegion().takeBody(placeholder.getThenRegion());
   ifOp.getElseRegion().takeBody(placeholder.getElseRegion());
   placeholder->erase();
   size_t next = 0;
-  for (auto [i, length] : llvm::enumerate(shapes)) {
-    if (length < 0) {
-      n.setOutput(i, ifOp.getResult(next++));
+  for (auto [i, entry] : llvm::enumerate(outs[0]))
+    n.setOutput(i, takeYielded(entry, ifOp->getResults(), next));
+  return success();
+}
+
+/// Zeros shaped like `e`: an empty optional's element, where the other
+/// branch of a run-time If decides its shape.
+static ValueEntry zerosLike(const ValueEntry &e) {
+  ValueEntry z;
+  if (e.sequence) {
+    std::vector<ValueEntry> elements;
+    for (const ValueEntry &element : *e.sequence)
+      elements.push_back(zerosLike(element));
+    z.sequence =
+        std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
+    return z;
+  }
+  auto type = cast<RankedTensorType>(e.value ? e.value.getType()
+                                             : Type(e.constant.getType()));
+  z.constant = cast<ElementsAttr>(Builder(type.getContext()).getZeroAttr(type));
+  return z;
+}
+
+/// Whether `e` is an optional known at import time to be empty.
+static bool knownEmpty(const ValueEntry &e) {
+  if (!e.hasElement || !e.hasElement->constant)
+    return false;
+  std::optional<ConstantView> flag = ConstantView::get(e.hasElement->constant);
+  return flag && !flag->truth(0);
+}
+
+LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
+                                           ValueEntry &a, ValueEntry &b) {
+  auto describe = [](const ValueEntry &e) {
+    std::string kind = e.sequence ? "a sequence of " +
+                                        std::to_string(e.sequence->size()) +
+                                        " element(s)"
+                                  : std::string("a tensor");
+    return e.hasElement ? "an optional holding " + kind : kind;
+  };
+  auto mismatch = [&]() {
+    return n.error("output " + Twine(i) + " is " + describe(a) +
+                   " in 'then_branch' but " + describe(b) +
+                   " in 'else_branch'; a condition known only at run time "
+                   "needs branches of the same kind and length");
+  };
+  if (!a.hasElement != !b.hasElement)
+    return mismatch();
+  // An empty optional holds what the other branch's holds, as zeros.
+  bool hasA = a.value || a.constant || a.sequence;
+  bool hasB = b.value || b.constant || b.sequence;
+  auto sameKind = [](const ValueEntry &x, const ValueEntry &y) {
+    return !x.sequence == !y.sequence &&
+           (!x.sequence || x.sequence->size() == y.sequence->size());
+  };
+  if (a.hasElement && hasB && knownEmpty(a) && (!hasA || !sameKind(a, b))) {
+    auto flag = a.hasElement;
+    a = zerosLike(b);
+    a.hasElement = flag;
+    hasA = true;
+  } else if (b.hasElement && hasA && knownEmpty(b) &&
+             (!hasB || !sameKind(a, b))) {
+    auto flag = b.hasElement;
+    b = zerosLike(a);
+    b.hasElement = flag;
+    hasB = true;
+  }
+  if (!hasA || !hasB)
+    return n.error("output " + Twine(i) +
+                   " is an empty optional in both branches, of a type "
+                   "without a static shape");
+  if (!sameKind(a, b))
+    return mismatch();
+  for (const ValueEntry *e : {&a, &b}) {
+    if (!e->sequence)
       continue;
-    }
-    std::vector<ValueEntry> elements(length);
-    for (ValueEntry &element : elements)
-      element.value = ifOp.getResult(next++);
-    n.setSequence(i, std::move(elements));
+    for (const ValueEntry &element : *e->sequence)
+      if (element.sequence || element.dataDim || element.hasElement)
+        return n.error("output " + Twine(i) +
+                       " is a sequence of sequences, optionals or "
+                       "data-dependent sizes, which a condition known only "
+                       "at run time cannot choose between");
   }
   return success();
+}
+
+void NodeLoop::appendYielded(const ValueEntry &e, Location loc,
+                             SmallVectorImpl<Value> &yielded) {
+  if (e.hasElement)
+    yielded.push_back(g.valueOf(*e.hasElement, loc));
+  if (!e.sequence) {
+    yielded.push_back(g.valueOf(e, loc));
+    return;
+  }
+  for (const ValueEntry &element : *e.sequence)
+    yielded.push_back(g.valueOf(element, loc));
+}
+
+ValueEntry NodeLoop::takeYielded(const ValueEntry &like, ValueRange results,
+                                 size_t &next) {
+  ValueEntry e;
+  if (like.hasElement) {
+    auto flag = std::make_shared<ValueEntry>();
+    flag->value = results[next++];
+    e.hasElement = flag;
+  }
+  if (!like.sequence) {
+    e.value = results[next++];
+    return e;
+  }
+  std::vector<ValueEntry> elements(like.sequence->size());
+  for (ValueEntry &element : elements)
+    element.value = results[next++];
+  e.sequence =
+      std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
+  return e;
 }
 
 OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
@@ -2170,16 +2302,23 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     std::string name;
     size_t firstArg;
     std::optional<int64_t> length;
+    bool optional;
   };
   SmallVector<GraphInput> graphInputs;
+  auto boolScalar = RankedTensorType::get({}, b.getI1Type());
   for (const auto &in : graph.input()) {
     if (initNames.contains(in.name()))
       continue;
     Location loc = NameLoc::get(StringAttr::get(&context, in.name()), fileLoc);
     const onnx::TypeProto::Tensor *tt = nullptr;
     std::optional<int64_t> length;
-    if (in.type().has_sequence_type()) {
-      const auto &st = in.type().sequence_type();
+    // An optional input is its element's input(s) and "NAME#present".
+    const onnx::TypeProto *type = &in.type();
+    bool optional = type->has_optional_type();
+    if (optional)
+      type = &type->optional_type().elem_type();
+    if (type->has_sequence_type()) {
+      const auto &st = type->sequence_type();
       if (!st.has_elem_type() || !st.elem_type().has_tensor_type()) {
         emitError(loc) << "graph input '" << in.name()
                        << "' is a sequence of sequences, maps or optionals; "
@@ -2203,12 +2342,13 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
         return nullptr;
       }
       tt = &st.elem_type().tensor_type();
-    } else if (in.type().has_tensor_type()) {
-      tt = &in.type().tensor_type();
+    } else if (type->has_tensor_type()) {
+      tt = &type->tensor_type();
     } else {
       emitError(loc) << "graph input '" << in.name()
-                     << "' is not a tensor or a sequence of tensors (maps and "
-                        "optionals are not supported)";
+                     << "' is not a tensor, a sequence of tensors or an "
+                        "optional of one (maps, sparse tensors and optionals "
+                        "of other types are not supported)";
       return nullptr;
     }
     Type elt = onnxElementType(context, tt->elem_type());
@@ -2218,7 +2358,13 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                      << tt->elem_type() << ", which has no hodu dtype";
       return nullptr;
     }
-    graphInputs.push_back({in.name(), argNames.size(), length});
+    graphInputs.push_back({in.name(), argNames.size(), length, optional});
+    auto addPresent = [&] {
+      if (!optional)
+        return;
+      argTypes.push_back(boolScalar);
+      argNames.push_back(in.name() + HODU_OPTIONAL_PRESENT_SUFFIX);
+    };
     if (!length) {
       if (auto it = lengths.find(in.name()); it != lengths.end()) {
         emitError(loc) << "--sequence-length names '" << in.name()
@@ -2230,6 +2376,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
         return nullptr;
       argTypes.push_back(RankedTensorType::get(*dims, elt));
       argNames.push_back(in.name());
+      addPresent();
       continue;
     }
     // A pin of the sequence's own name applies to each element without one.
@@ -2248,6 +2395,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       argTypes.push_back(RankedTensorType::get(*dims, elt));
       argNames.push_back(element);
     }
+    addPresent();
   }
   if (!pins.empty()) {
     emitError(fileLoc) << "--input-shape names '" << pins.begin()->first()
@@ -2279,14 +2427,20 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     func.setArgAttr(i, "hodu.name", b.getStringAttr(name));
   for (const GraphInput &in : graphInputs) {
     ValueEntry e;
+    size_t next = in.firstArg;
     if (!in.length) {
-      e.value = body->getArgument(in.firstArg);
+      e.value = body->getArgument(next++);
     } else {
       std::vector<ValueEntry> elements(*in.length);
       for (int64_t i = 0; i < *in.length; ++i)
-        elements[i].value = body->getArgument(in.firstArg + i);
+        elements[i].value = body->getArgument(next++);
       e.sequence =
           std::make_shared<const std::vector<ValueEntry>>(std::move(elements));
+    }
+    if (in.optional) {
+      auto flag = std::make_shared<ValueEntry>();
+      flag->value = body->getArgument(next);
+      e.hasElement = flag;
     }
     g.values[in.name] = e;
   }
@@ -2299,11 +2453,37 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
   SmallVector<std::string> resultNames;
+  // An optional output is its element's output(s), then "NAME#present";
+  // an empty one of a type without a static shape cannot be returned.
   for (const auto &out : graph.output()) {
     Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
+    auto it = g.values.find(out.name());
+    Value present;
+    if (it != g.values.end() &&
+        (it->second.hasElement || out.type().has_optional_type())) {
+      const ValueEntry &e = it->second;
+      if (!e.value && !e.constant && !e.sequence) {
+        emitError(loc) << "graph output '" << out.name()
+                       << "' is an empty optional whose type has no static "
+                          "shape, which Hodu cannot return";
+        return nullptr;
+      }
+      ValueEntry flag;
+      if (e.hasElement)
+        flag = *e.hasElement;
+      else
+        flag.constant = DenseElementsAttr::get(boolScalar, APInt(1, 1));
+      present = g.valueOf(flag, loc);
+    }
+    auto addPresent = [&] {
+      if (!present)
+        return;
+      results.push_back(present);
+      resultTypes.push_back(present.getType());
+      resultNames.push_back(out.name() + HODU_OPTIONAL_PRESENT_SUFFIX);
+    };
     // A sequence output is one output per element, "NAME[i]".
-    if (auto it = g.values.find(out.name());
-        it != g.values.end() && it->second.sequence) {
+    if (it != g.values.end() && it->second.sequence) {
       for (auto [i, element] : llvm::enumerate(*it->second.sequence)) {
         std::string name = elementName(out.name(), i);
         if (element.sequence) {
@@ -2324,6 +2504,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
         resultTypes.push_back(v.getType());
         resultNames.push_back(name);
       }
+      addPresent();
       continue;
     }
     Value v = g.materialize(out.name(), loc);
@@ -2335,6 +2516,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     results.push_back(v);
     resultTypes.push_back(v.getType());
     resultNames.push_back(out.name());
+    addPresent();
   }
   // Two outputs of one name (a tensor output "s[0]" next to a sequence "s")
   // would be ambiguous to the runtime.

@@ -97,6 +97,11 @@ struct ValueEntry {
   std::shared_ptr<const std::vector<ValueEntry>> sequence;
   /// Set when one of the value's dims depends on the data.
   std::shared_ptr<const DataDependentDim> dataDim;
+  /// An ONNX optional: whether it holds an element (a 0-d i1, known at
+  /// import time or computed), the element being the rest of this entry.
+  /// An empty optional holds zeros of its type (or, where the type has no
+  /// static shape, nothing), so that a run-time If can yield it.
+  std::shared_ptr<const ValueEntry> hasElement;
 };
 
 class GraphImporter;

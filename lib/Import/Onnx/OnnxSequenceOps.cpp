@@ -1,4 +1,4 @@
-//===- OnnxSequenceOps.cpp - sequences as import-time lists ---------------===//
+//===- OnnxSequenceOps.cpp - sequences and optionals at import time -------===//
 //
 // ONNX sequences never reach the IR: a sequence is a list of its elements'
 // values whose length is known at import time (ValueEntry::sequence), as
@@ -6,6 +6,11 @@
 // ops rearrange that list; a position known only at run time selects among
 // the elements (which must then have one type) with `hodu.select`, so the
 // length stays known. A model's inputs and outputs stay tensors.
+//
+// Optionals do not reach the IR either: an optional is its element's entry
+// plus a 0-d bool, whether it holds the element (ValueEntry::hasElement),
+// known at import time or computed (a graph input's "NAME#present", a
+// run-time If's result). An empty optional holds zeros of its type.
 //
 //===----------------------------------------------------------------------===//
 
@@ -292,6 +297,108 @@ LogicalResult convertConcatFromSequence(NodeContext &n) {
   return success();
 }
 
+/// A 0-d bool entry.
+std::shared_ptr<const ValueEntry> knownFlag(NodeContext &n, bool v) {
+  auto e = std::make_shared<ValueEntry>();
+  e->constant = DenseElementsAttr::get(
+      RankedTensorType::get({}, n.b.getI1Type()), APInt(1, v));
+  return e;
+}
+
+/// The element of an empty optional of type `type` (Optional's attribute):
+/// zeros of a tensor type of static shape, an empty sequence for a sequence
+/// type, nothing where the shape is not static.
+FailureOr<ValueEntry> emptyElement(NodeContext &n,
+                                   const onnx::TypeProto &type) {
+  ValueEntry e;
+  if (type.has_sequence_type()) {
+    e.sequence = std::make_shared<const std::vector<ValueEntry>>();
+    return e;
+  }
+  if (!type.has_tensor_type())
+    return n.error("'type' must be a tensor or sequence type (maps and "
+                   "optionals of optionals are not supported)");
+  const auto &tt = type.tensor_type();
+  Type elt = onnxElementType(n.graph.ctx, tt.elem_type());
+  if (!elt)
+    return n.error("'type' has data type " + Twine(tt.elem_type()) +
+                   ", which has no hodu dtype");
+  if (!tt.has_shape())
+    return e;
+  SmallVector<int64_t> dims;
+  int64_t count = 1;
+  for (const auto &d : tt.shape().dim()) {
+    if (!d.has_dim_value())
+      return e;
+    if (d.dim_value() < 0 || d.dim_value() > kMaxDim ||
+        (d.dim_value() && count > kMaxDim / d.dim_value()))
+      return n.error("'type' has a dim out of range");
+    count *= d.dim_value();
+    dims.push_back(d.dim_value());
+  }
+  e.constant =
+      cast<ElementsAttr>(n.b.getZeroAttr(RankedTensorType::get(dims, elt)));
+  return e;
+}
+
+/// Optional(x) holds x; Optional() with a 'type' attribute is empty.
+LogicalResult convertOptional(NodeContext &n) {
+  ValueEntry e;
+  if (n.hasInput(0)) {
+    auto it = n.graph.values.find(n.node.input(0));
+    if (it == n.graph.values.end())
+      return n.error("input '" + n.node.input(0) + "' is not defined");
+    if (it->second.hasElement)
+      return n.error("optionals of optionals are not supported");
+    e = it->second;
+    e.hasElement = knownFlag(n, true);
+  } else {
+    const onnx::AttributeProto *type = n.attr("type");
+    if (!type || !type->has_tp())
+      return n.error("an empty optional needs the 'type' attribute");
+    TRY(element, emptyElement(n, type->tp()));
+    e = element;
+    e.hasElement = knownFlag(n, false);
+  }
+  n.setOutput(0, e);
+  return success();
+}
+
+/// Whether an optional holds an element; a tensor or sequence does, an
+/// absent input (opset 18) does not.
+LogicalResult convertOptionalHasElement(NodeContext &n) {
+  if (!n.hasInput(0)) {
+    n.setOutput(0, *knownFlag(n, false));
+    return success();
+  }
+  auto it = n.graph.values.find(n.node.input(0));
+  if (it == n.graph.values.end())
+    return n.error("input '" + n.node.input(0) + "' is not defined");
+  n.setOutput(0, it->second.hasElement ? *it->second.hasElement
+                                       : *knownFlag(n, true));
+  return success();
+}
+
+/// An optional's element (a tensor or sequence input passes through, as
+/// opset 18 allows). Reading an empty optional is an error in ONNX; here an
+/// optional known to be empty gives its zeros, so that a branch a run-time
+/// If does not take still compiles.
+LogicalResult convertOptionalGetElement(NodeContext &n) {
+  if (!n.hasInput(0))
+    return n.error("input #0 is required");
+  auto it = n.graph.values.find(n.node.input(0));
+  if (it == n.graph.values.end())
+    return n.error("input '" + n.node.input(0) + "' is not defined");
+  ValueEntry e = it->second;
+  e.hasElement = nullptr;
+  if (!e.value && !e.constant && !e.sequence)
+    return n.error("input '" + n.node.input(0) +
+                   "' is an empty optional whose type has no static shape; "
+                   "it has no element to read");
+  n.setOutput(0, e);
+  return success();
+}
+
 } // namespace
 
 void hodu::onnx_import::registerSequenceOps(ConverterTable &table) {
@@ -304,5 +411,8 @@ void hodu::onnx_import::registerSequenceOps(ConverterTable &table) {
       {"SequenceInsert", convertSequenceInsert},
       {"SplitToSequence", convertSplitToSequence},
       {"ConcatFromSequence", convertConcatFromSequence},
+      {"Optional", convertOptional},
+      {"OptionalHasElement", convertOptionalHasElement},
+      {"OptionalGetElement", convertOptionalGetElement},
   });
 }

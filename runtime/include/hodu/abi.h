@@ -159,6 +159,14 @@ enum hodu_thread_api_entry {
  * companion. */
 #define HODU_OUTPUT_DIMS_SUFFIX "#dims"
 
+/* ONNX optionals at a model's boundary: an optional input or output is
+ * its element's tensor (or a sequence's tensors, "NAME[0]", "NAME[1]" ...)
+ * followed by a bool scalar named like it plus HODU_OPTIONAL_PRESENT_SUFFIX
+ * ("state#present"), whether the optional holds its element. An empty
+ * optional's element tensors are read as nothing (inputs) and hold zeros
+ * (outputs). */
+#define HODU_OPTIONAL_PRESENT_SUFFIX "#present"
+
 /* Alignment the entry point expects of hodu_run_context.workspace. */
 #define HODU_WORKSPACE_ALIGNMENT 64
 
