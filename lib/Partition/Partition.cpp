@@ -120,6 +120,23 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
     collectNodes(body, nodes, nodeOfOp);
     if (failed(place(module, *backend, nodes)))
       return signalPassFailure();
+    // A constant returned as it is belongs to no node; the target writes
+    // it, and must hold its dtype (Metal has no f64).
+    Operation *terminator = body.getTerminator();
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      std::string why;
+      if (def && def->hasTrait<OpTrait::ConstantLike>() &&
+          !backend->isLegal(def, &why)) {
+        unsigned i = operand.getOperandNumber();
+        auto name = main.getResultAttrOfType<StringAttr>(i, "hodu.name");
+        main.emitError("output ")
+            << i << (name ? " ('" + name.str() + "')" : std::string())
+            << " is a constant that target '" << target
+            << "' cannot write: " << why;
+        return signalPassFailure();
+      }
+    }
     if (!dumpPlacement.empty() &&
         failed(writePlacement(nodes, module.getLoc())))
       return signalPassFailure();

@@ -80,6 +80,49 @@ Value fc(OpBuilder &b, Location loc, const ScalarCtx &sc, double v) {
   return constNumber(b, loc, sc.computeType, v);
 }
 
+/// x^y for integers, exact and wrapping like repeated multiplication:
+/// square-and-multiply over every bit of y, unrolled (no loop, no f64,
+/// which Metal lacks; a constant exponent folds to its multiplies). A
+/// negative exponent gives the integer part of 1/x^|y|: 1 for x = 1, +-1
+/// for x = -1, else 0.
+Value integerPow(OpBuilder &b, Location loc, Kind k, Value x, Value y) {
+  Type t = x.getType();
+  unsigned width = t.getIntOrFloatBitWidth();
+  auto c = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v))
+        .getResult();
+  };
+  Value one = c(1), zero = c(0);
+  Value result = one, base = x;
+  for (unsigned i = 0; i < width; ++i) {
+    Value bit = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, y, c(i)), one);
+    Value set =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero);
+    result = arith::SelectOp::create(
+        b, loc, set, arith::MulIOp::create(b, loc, result, base), result);
+    if (i + 1 < width)
+      base = arith::MulIOp::create(b, loc, base, base);
+  }
+  if (k != Kind::Signed || width < 2)
+    return result;
+  Value minusOne = c(-1);
+  Value odd =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                            arith::AndIOp::create(b, loc, y, one), zero);
+  Value isOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, one);
+  Value isMinusOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, minusOne);
+  Value negative = arith::SelectOp::create(
+      b, loc, isOne, one,
+      arith::SelectOp::create(
+          b, loc, isMinusOne,
+          arith::SelectOp::create(b, loc, odd, minusOne, one), zero));
+  Value isNegative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+  return arith::SelectOp::create(b, loc, isNegative, negative, result);
+}
+
 Value binaryArith(StringRef what, OpBuilder &b, Location loc,
                   const ScalarCtx &sc, Value x, Value y) {
   Kind k = sc.kind;
@@ -124,13 +167,7 @@ Value binaryArith(StringRef what, OpBuilder &b, Location loc,
       }
       return math::PowFOp::create(b, loc, x, y);
     }
-    // Integer power through f64: exact while the result fits 53 bits, and
-    // lowers on every target without a helper function or a loop.
-    Type f64 = b.getF64Type();
-    Value xf = convertScalar(b, loc, x, k, f64, Kind::Float);
-    Value yf = convertScalar(b, loc, y, k, f64, Kind::Float);
-    Value p = math::PowFOp::create(b, loc, xf, yf);
-    return convertScalar(b, loc, p, Kind::Float, x.getType(), k);
+    return integerPow(b, loc, k, x, y);
   }
   if (what == "maximum")
     return emitMax(b, loc, k, x, y);

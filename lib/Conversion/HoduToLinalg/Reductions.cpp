@@ -337,27 +337,31 @@ struct ReduceWindowLowering : StaticPattern<ReduceWindowOp> {
     Value r = generic.getResult(0);
     Type resElt = resultType.getElementType();
     if (wk == WindowKind::mean) {
-      // Divisor per output position: separable into per-dim tap counts.
-      int64_t fullCount = 1;
+      // Divisor per output position: separable into per-dim tap counts,
+      // the product of small integers, exact in f32 (or the f64 of an f64
+      // model; no f64 otherwise, which Metal lacks).
+      Type countType = acc.isF64() ? acc : Type(b.getF32Type());
       SmallVector<Value> countVectors;
       SmallVector<int64_t> countDims;
+      int64_t fullCount = 1; // the dims whose windows never leave the input
       for (int64_t d = 0; d < rank; ++d) {
-        fullCount *= window[d];
-        if (op.getCountIncludePad() || (pads[d] == 0 && pads[rank + d] == 0))
+        if (op.getCountIncludePad() || (pads[d] == 0 && pads[rank + d] == 0)) {
+          fullCount *= window[d];
           continue;
+        }
         int64_t outN = resultType.getDimSize(d), in = inType.getDimSize(d);
-        SmallVector<double> counts;
+        SmallVector<Attribute> counts;
         for (int64_t o = 0; o < outN; ++o) {
           int64_t c = 0;
           for (int64_t k = 0; k < window[d]; ++k) {
             int64_t p = o * strides[d] + k * dil[d] - pads[d];
             c += p >= 0 && p < in;
           }
-          counts.push_back(double(c) / double(window[d]));
+          counts.push_back(b.getFloatAttr(countType, double(c)));
         }
-        auto ct = RankedTensorType::get({outN}, b.getF64Type());
+        auto ct = RankedTensorType::get({outN}, countType);
         countVectors.push_back(arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(ct, ArrayRef<double>(counts))));
+            b, loc, DenseElementsAttr::get(ct, counts)));
         countDims.push_back(d);
       }
       SmallVector<Value> ins{r};
@@ -369,7 +373,7 @@ struct ReduceWindowLowering : StaticPattern<ReduceWindowOp> {
       r = buildIndexed(
           b, loc, resultType, ins, emaps,
           [&](OpBuilder &nb, Location l, ValueRange, ValueRange a) {
-            Value divisor = constFloat(nb, l, nb.getF64Type(), double(fullCount));
+            Value divisor = constFloat(nb, l, countType, double(fullCount));
             for (Value c : a.drop_front())
               divisor = arith::MulFOp::create(nb, l, divisor, c);
             divisor = convertScalar(nb, l, divisor, Kind::Float, acc,

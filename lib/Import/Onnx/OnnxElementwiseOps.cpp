@@ -304,18 +304,17 @@ LogicalResult convertBitShift(NodeContext &n) {
   Type elt = tensorType(x).getElementType();
   if (!elt.isUnsignedInteger())
     return n.error("expects unsigned integers");
-  // x << y = x * 2^y (wrapping like the shift); x >> y = x / 2^y.
-  TRY(p, make<PowOp>(n, n.constant(elt, 2), y));
-  FailureOr<Value> r = failure();
-  if (dir == "LEFT")
-    r = make<MulOp>(n, x, p);
-  else if (dir == "RIGHT")
-    r = make<DivOp>(n, x, p);
-  else
+  if (dir != "LEFT" && dir != "RIGHT")
     return n.error("direction must be LEFT or RIGHT");
-  if (failed(r))
-    return failure();
-  n.setOutput(0, *r);
+  // x << y = x * 2^y (wrapping like the shift); x >> y = x / 2^y. A shift
+  // by the width or more gives 0 (2^y would wrap to 0: a division by zero).
+  unsigned width = elt.getIntOrFloatBitWidth();
+  TRY(shift, make<MinimumScalarOp>(n, y, n.scalarAttr(elt, width - 1)));
+  TRY(p, make<PowOp>(n, n.constant(elt, 2), shift));
+  TRY(r, dir == "LEFT" ? make<MulOp>(n, x, p) : make<DivOp>(n, x, p));
+  TRY(out, make<GeScalarOp>(n, y, n.scalarAttr(elt, width)));
+  TRY(zeroed, make<SelectOp>(n, out, n.constant(elt, 0), r));
+  n.setOutput(0, zeroed);
   return success();
 }
 
