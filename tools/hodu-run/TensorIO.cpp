@@ -179,31 +179,31 @@ bool readTensorFile(const std::string &path, HostTensor &tensor,
   return ok;
 }
 
-bool readSequenceFile(const std::string &path,
-                      std::vector<HostTensor> &elements, std::string &error,
-                      uint64_t maxBytes) {
+/// Reads `path` and decodes it with `decode` (bytes, size, out, error); an
+/// error names the file.
+template <typename T, typename Decode>
+static bool readDecoded(const std::string &path, T &out, std::string &error,
+                        uint64_t maxBytes, Decode decode) {
   std::string contents;
   if (!readFile(path, contents, maxBytes, error))
     return false;
-  if (!decodeSequenceProto(reinterpret_cast<const uint8_t *>(contents.data()),
-                           contents.size(), elements, error)) {
+  if (!decode(reinterpret_cast<const uint8_t *>(contents.data()),
+              contents.size(), out, error)) {
     error = "'" + path + "': " + error;
     return false;
   }
   return true;
 }
 
+bool readSequenceFile(const std::string &path,
+                      std::vector<HostTensor> &elements, std::string &error,
+                      uint64_t maxBytes) {
+  return readDecoded(path, elements, error, maxBytes, decodeSequenceProto);
+}
+
 bool readOptionalFile(const std::string &path, OptionalValue &value,
                       std::string &error, uint64_t maxBytes) {
-  std::string contents;
-  if (!readFile(path, contents, maxBytes, error))
-    return false;
-  if (!decodeOptionalProto(reinterpret_cast<const uint8_t *>(contents.data()),
-                           contents.size(), value, error)) {
-    error = "'" + path + "': " + error;
-    return false;
-  }
-  return true;
+  return readDecoded(path, value, error, maxBytes, decodeOptionalProto);
 }
 
 bool encodeTensor(TensorFormat format, const HostTensor &tensor,
