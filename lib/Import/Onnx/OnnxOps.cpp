@@ -273,6 +273,7 @@ const ConverterTable &converters() {
     registerSamplingOps(t);
     registerSequenceOps(t);
     registerSignalOps(t);
+    registerRandomOps(t);
     registerShapeOps(t);
     registerIndexingOps(t);
     registerMiscOps(t);

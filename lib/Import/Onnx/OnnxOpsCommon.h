@@ -38,6 +38,7 @@ void registerSamplingOps(ConverterTable &table);
 void registerSequenceOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
 void registerSignalOps(ConverterTable &table);
+void registerRandomOps(ConverterTable &table);
 
 /// Creates an op whose result types are inferred, reporting inference
 /// failures as import errors.
