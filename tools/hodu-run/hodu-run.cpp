@@ -1212,7 +1212,8 @@ int runTestData(const hodu_model *model, const Options &options) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+namespace {
+int runMain(int argc, char **argv) {
   Options options;
   int parsed = parseOptions(argc, argv, options);
   if (parsed >= 0)
@@ -1278,4 +1279,16 @@ int main(int argc, char **argv) {
     for (const HostTensor &output : outputs)
       printTensor(output, options.printLimit);
   return ExitOk;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  // A model whose tensors do not fit in memory (an output of 4 TiB at its
+  // static shape) is an error, not std::terminate.
+  try {
+    return runMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return error("out of memory: the model's inputs and outputs do not fit "
+                 "(hodu-run --info lists their shapes)");
+  }
 }

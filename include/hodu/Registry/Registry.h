@@ -43,6 +43,10 @@ struct ImportOptions {
   /// --sequence-length); its elements become the inputs "NAME[0]" ...
   /// "NAME[N-1]", and a sequence output's the outputs "NAME[i]".
   std::vector<std::pair<std::string, int64_t>> sequenceLengths;
+  /// The most elements one tensor may have (hoduc --max-tensor-elements):
+  /// the ONNX importer refuses a node past it as it converts it, before
+  /// building anything of that size.
+  int64_t maxTensorElements = int64_t(1) << 40;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

@@ -378,6 +378,9 @@ struct SelectLowering : StaticPattern<SelectOp> {
   }
 };
 
+/// Splat constants of more bytes than this are filled at run time.
+constexpr int64_t kLargeSplatBytes = int64_t(1) << 20;
+
 struct ConstantLowering : OpConversionPattern<ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -385,6 +388,30 @@ struct ConstantLowering : OpConversionPattern<ConstantOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = convertedType(*getTypeConverter(), op.getType());
     ElementsAttr value = op.getValue();
+    // A large splat (ConstantOfShape of a big shape) is a fill at run time,
+    // not a global of its every element: a 4 TiB splat from a stranger's
+    // model made the LLVM translation allocate it and abort.
+    if (auto dense = dyn_cast<DenseElementsAttr>(value);
+        dense && dense.isSplat() && type.hasStaticShape() &&
+        type.getNumElements() *
+                std::max<int64_t>(1, type.getElementTypeBitWidth() / 8) >
+            kLargeSplatBytes) {
+      Location loc = op.getLoc();
+      Attribute scalar = dense.getSplatValue<Attribute>();
+      Type elt = type.getElementType();
+      TypedAttr typed;
+      if (auto f = dyn_cast<FloatAttr>(scalar))
+        typed = FloatAttr::get(elt, f.getValue());
+      else if (auto i = dyn_cast<IntegerAttr>(scalar))
+        typed = IntegerAttr::get(elt, i.getValue());
+      if (typed) {
+        Value init =
+            tensor::EmptyOp::create(rewriter, loc, type.getShape(), elt);
+        Value fill = arith::ConstantOp::create(rewriter, loc, typed);
+        rewriter.replaceOpWithNewOp<linalg::FillOp>(op, fill, init);
+        return success();
+      }
+    }
     TypedAttr newValue;
     if (value.getType() == type) {
       newValue = cast<TypedAttr>(value);

@@ -887,6 +887,40 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
 /// the ops' verifiers catch the rest (operands whose shapes contradict each
 /// other in a model from a stranger). The verifier's message is reported as
 /// the node's error.
+LogicalResult NodeContext::checkElementCount(ArrayRef<int64_t> shape,
+                                             const Twine &what) const {
+  int64_t count = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return success(); // not static
+    overflow = overflow || __builtin_mul_overflow(count, d, &count);
+  }
+  if (!overflow && count <= graph.maxTensorElements)
+    return success();
+  return error(
+      what + " has shape " + dimsString(shape) + ", " +
+      (overflow ? std::string("more than 2^63") : std::to_string(count)) +
+      " elements; the limit is " + Twine(graph.maxTensorElements) +
+      " (--max-tensor-elements)");
+}
+
+/// The node's outputs and the values its ops made, each within
+/// --max-tensor-elements: refused here by name, before import-time
+/// evaluation or a later pass works on them.
+static LogicalResult checkTensorSizes(NodeContext &n, Operation *first) {
+  for (const std::string &out : n.node.output())
+    if (RankedTensorType t = out.empty() ? nullptr : n.graph.typeOf(out))
+      if (failed(n.checkElementCount(t.getShape(), "output '" + out + "'")))
+        return failure();
+  for (Operation *op = first; op; op = op->getNextNode())
+    for (Type t : op->getResultTypes())
+      if (auto rt = dyn_cast<RankedTensorType>(t))
+        if (failed(n.checkElementCount(rt.getShape(), "a value it computes")))
+          return failure();
+  return success();
+}
+
 static LogicalResult verifyNewOps(NodeContext &n, Operation *first) {
   for (Operation *op = first; op; op = op->getNextNode()) {
     std::string message;
@@ -1149,7 +1183,7 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
       return failure();
     Operation *first =
         last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
-    if (failed(verifyNewOps(n, first)))
+    if (failed(verifyNewOps(n, first)) || failed(checkTensorSizes(n, first)))
       return failure();
     evaluateNewOps(n, first);
     if (failed(propagateDataDependentDims(n, dataDims)) ||
@@ -2246,6 +2280,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
 
   onnx::GraphProto &graph = *model.mutable_graph();
   GraphImporter g(context, path);
+  g.maxTensorElements = options.maxTensorElements;
   OpBuilder &b = g.builder;
 
   auto module = ModuleOp::create(fileLoc);

@@ -140,6 +140,10 @@ public:
                                                         llvm::StringRef what);
   mlir::FailureOr<llvm::SmallVector<double>> constFloats(size_t i,
                                                          llvm::StringRef what);
+  /// An error unless a tensor of `shape` has at most
+  /// --max-tensor-elements elements; `what` names it ("output 'y'").
+  mlir::LogicalResult checkElementCount(llvm::ArrayRef<int64_t> shape,
+                                        const llvm::Twine &what) const;
   /// The error for an input that must be known at import time but is not.
   mlir::InFlightDiagnostic notKnownError(size_t i, llvm::StringRef what) const;
 
@@ -231,6 +235,8 @@ public:
   mlir::OpBuilder builder;
   std::string modelPath;
   llvm::StringMap<ValueEntry> values;
+  /// The most elements one tensor may have (--max-tensor-elements).
+  int64_t maxTensorElements = int64_t(1) << 40;
 
   mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
   /// The entry's value, or a new `hodu.constant` of its constant at the

@@ -71,6 +71,24 @@ FailureOr<Value> mix(NodeContext &n, Value z) {
   return z;
 }
 
+/// `stride * i` for i in [0, size) along dim `d` of a rank-`rank` u64
+/// tensor whose other dims are 1: a constant for short dims, a running sum
+/// of a splat of ones for long ones (a constant of 2^30 indices would be
+/// 8 GiB at import).
+FailureOr<Value> indexAlong(NodeContext &n, int64_t size, int64_t rank,
+                            int64_t d, int64_t stride) {
+  Type u64 = u64Type(n);
+  if (size <= 4096)
+    return iota(n, u64, size, rank, d, double(stride));
+  SmallVector<int64_t> shape(rank, 1);
+  shape[d] = size;
+  auto type = RankedTensorType::get(shape, u64);
+  Value ones = n.constant(DenseElementsAttr::get(type, APInt(64, 1)));
+  TRY(positions, make<CumSumOp>(n, ones, d, /*exclusive=*/true,
+                                /*reverse=*/false));
+  return make<MulOp>(n, positions, u64Constant(n, uint64_t(stride)));
+}
+
 /// Uniform numbers in [0, 1) (or (0, 1] with `openAtZero`), one per element
 /// of `shape`, of float type `elt` (f64: 53 random bits; others: 24, which
 /// f32 holds exactly), from stream `stream` of seed `seed`.
@@ -78,14 +96,17 @@ FailureOr<Value> uniform(NodeContext &n, ArrayRef<int64_t> shape, Type elt,
                          uint64_t seed, uint64_t stream,
                          bool openAtZero = false) {
   Type u64 = u64Type(n);
+  // Checked before the index vectors and u64 numbers are built.
+  if (failed(n.checkElementCount(shape, "the sample")))
+    return failure();
   int64_t rank = shape.size();
   // The flat index, as a sum of per-dim index vectors that broadcast.
   Value index = u64Constant(n, 0);
   int64_t stride = 1;
   for (int64_t d = rank - 1; d >= 0; --d) {
     if (shape[d] != 1) {
-      TRY(sum, make<AddOp>(n, index,
-                           iota(n, u64, shape[d], rank, d, double(stride))));
+      TRY(along, indexAlong(n, shape[d], rank, d, stride));
+      TRY(sum, make<AddOp>(n, index, along));
       index = sum;
     }
     stride *= shape[d];
@@ -153,12 +174,8 @@ FailureOr<std::pair<SmallVector<int64_t>, Type>> outputShape(NodeContext &n,
   TRY(shape, n.attrInts("shape"));
   if (!shape)
     return n.error("needs the 'shape' attribute");
-  int64_t count = 1;
-  for (int64_t d : *shape) {
-    if (d < 0 || d > kMaxDim || (d && count > kMaxDim / d))
-      return n.error("'shape' has a dim out of range");
-    count *= d;
-  }
+  if (llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
+    return n.error("'shape' has a negative dim");
   TRY(elt, dtypeOf(n, n.b.getF32Type()));
   return std::make_pair(SmallVector<int64_t>(*shape), elt);
 }
@@ -224,8 +241,11 @@ LogicalResult convertMultinomial(NodeContext &n) {
   if (classes < 1)
     return n.error("needs at least one class");
   TRY(samples, n.attrInt("sample_size", 1));
-  if (samples < 1 || samples > kMaxDim / std::max<int64_t>(batch, 1))
+  if (samples < 1)
     return n.error("'sample_size' must be positive");
+  if (failed(n.checkElementCount({batch, samples, classes},
+                                 "the comparison of samples with classes")))
+    return failure();
   TRY(code, n.attrInt("dtype", 6));
   Type elt = onnxElementType(n.graph.ctx, int(code));
   if (!elt || !(elt.isInteger(32) || elt.isInteger(64)))
