@@ -141,16 +141,6 @@ LogicalResult convertIdentity(NodeContext &n) {
   return success();
 }
 
-LogicalResult convertDropout(NodeContext &n) {
-  TRY(x, n.in(0));
-  n.setOutput(0, x);
-  if (n.hasOutput(1)) {
-    auto t = tensorType(x);
-    n.setOutput(1, n.constant(n.b.getI1Type(), 1, t.getShape()));
-  }
-  return success();
-}
-
 /// Gelu (opset 20): x * Phi(x), exact (hodu.gelu) or, with approximate =
 /// "tanh", 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 LogicalResult convertGelu(NodeContext &n) {
@@ -346,7 +336,6 @@ void hodu::onnx_import::registerElementwiseOps(ConverterTable &table) {
       {"Cast", convertCast},
       {"CastLike", convertCast},
       {"Identity", convertIdentity},
-      {"Dropout", convertDropout},
       {"Neg", unary<NegOp>},
       {"Abs", unary<AbsOp>},
       {"Sign", unary<SignOp>},

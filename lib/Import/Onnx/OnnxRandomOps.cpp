@@ -1,6 +1,7 @@
 //===- OnnxRandomOps.cpp - random sampling as a counter-based hash --------===//
 //
-// RandomNormal, RandomUniform, their *Like forms, Bernoulli and Multinomial.
+// RandomNormal, RandomUniform, their *Like forms, Bernoulli, Multinomial,
+// and Dropout in training mode.
 // Each element's random number is a hash of its flat index and the node's
 // seed, built from hodu ops (wrapping u64 multiplies and additions, shifts
 // as divisions by powers of two; mix() below): there is no generator state,
@@ -35,12 +36,16 @@ Value u64Constant(NodeContext &n, uint64_t v) {
       RankedTensorType::get({}, u64Type(n)), APInt(64, v)));
 }
 
-/// The node's seed: its 'seed' attribute's bits, else a hash of its name.
+/// The node's seed: its 'seed' attribute's bits (as a double), else a hash
+/// of its name.
 FailureOr<uint64_t> seedOf(NodeContext &n) {
   if (const onnx::AttributeProto *a = n.attr("seed")) {
-    if (a->type() != onnx::AttributeProto::FLOAT)
-      return n.error("'seed' must be a float");
-    double seed = a->f();
+    // A float (the Random* ops) or an int (Dropout).
+    if (a->type() != onnx::AttributeProto::FLOAT &&
+        a->type() != onnx::AttributeProto::INT)
+      return n.error("'seed' must be a number");
+    double seed = a->type() == onnx::AttributeProto::INT ? double(a->i())
+                                                         : double(a->f());
     uint64_t bits;
     std::memcpy(&bits, &seed, sizeof bits);
     return bits;
@@ -272,6 +277,61 @@ LogicalResult convertMultinomial(NodeContext &n) {
   return success();
 }
 
+/// Dropout: the input as it is at inference; with `training_mode` true,
+/// each element kept when a uniform number is at least `ratio` and scaled
+/// by 1 / (1 - ratio) (all dropped for a ratio of 1), the mask the kept
+/// ones. A training mode known only at run time selects between the two.
+LogicalResult convertDropout(NodeContext &n) {
+  TRY(x, n.in(0));
+  auto xt = tensorType(x);
+  auto passThrough = [&] {
+    n.setOutput(0, x);
+    if (n.hasOutput(1))
+      n.setOutput(1, n.constant(n.b.getI1Type(), 1, xt.getShape()));
+    return success();
+  };
+  std::optional<ConstantView> mode = n.constantInput(2);
+  if (!n.hasInput(2) || (mode && !mode->truth(0)))
+    return passThrough();
+  if (!isa<FloatType>(xt.getElementType()))
+    return n.error("training-mode dropout takes floats");
+  Type compute = xt.getElementType().isF64() ? xt.getElementType()
+                                             : Type(n.b.getF32Type());
+  Value ratio;
+  if (n.hasInput(1)) {
+    TRY(r, scalarInput(n, 1, compute, "ratio"));
+    ratio = r;
+  } else {
+    ratio = n.constant(compute, 0.5);
+  }
+  TRY(seed, seedOf(n));
+  TRY(u, uniform(n, xt.getShape(), compute, seed, 0));
+  TRY(keep, make<GeOp>(n, u, ratio));
+  TRY(kept, make<SubOp>(n, n.constant(compute, 1), ratio));
+  TRY(all, make<EqScalarOp>(n, ratio, n.scalarAttr(compute, 1)));
+  // 1 / (1 - ratio); 0 for a ratio of 1, where nothing is kept.
+  TRY(safe, make<SelectOp>(n, all, n.constant(compute, 1), kept));
+  TRY(inverse, make<DivOp>(n, n.constant(compute, 1), safe));
+  TRY(scale, make<SelectOp>(n, all, n.constant(compute, 0), inverse));
+  TRY(masked, make<MulOp>(n, n.cast(x, compute), n.cast(keep, compute)));
+  TRY(scaled, make<MulOp>(n, masked, scale));
+  Value y = n.cast(scaled, xt.getElementType());
+  Value mask = keep;
+  if (!mode) {
+    TRY(flag, scalarInput(n, 2, n.b.getI1Type(), "training_mode"));
+    TRY(chosen, make<SelectOp>(n, flag, y, x));
+    TRY(chosenMask,
+        make<SelectOp>(n, flag, keep,
+                       n.constant(n.b.getI1Type(), 1, xt.getShape())));
+    y = chosen;
+    mask = chosenMask;
+  }
+  n.setOutput(0, y);
+  if (n.hasOutput(1))
+    n.setOutput(1, mask);
+  return success();
+}
+
 } // namespace
 
 void hodu::onnx_import::registerRandomOps(ConverterTable &table) {
@@ -282,5 +342,6 @@ void hodu::onnx_import::registerRandomOps(ConverterTable &table) {
       {"RandomUniformLike", convertRandomUniform<true>},
       {"Bernoulli", convertBernoulli},
       {"Multinomial", convertMultinomial},
+      {"Dropout", convertDropout},
   });
 }

@@ -71,11 +71,18 @@ for c in range(4):
 if set(row1) != {2}:
     sys.exit("multinomial of a certain class drew %s" % sorted(set(row1)))
 
+dropped, kept = load(d, "dropped"), load(d, "kept")  # ones, ratio 0.25
+if set(dropped) - {0.0, 4 / 3} and any(abs(x - 4 / 3) > 1e-6 and x != 0 for x in dropped):
+    sys.exit("dropout gave values other than 0 and 1 / (1 - 0.25)")
+if any((x != 0) != bool(k) for x, k in zip(dropped, kept)):
+    sys.exit("dropout's mask is not where its output is kept")
+near("dropout's dropped share", dropped.count(0.0) / len(dropped), 0.25, 0.01)
+
 if load(d, "a") == load(d, "b"):
     sys.exit("two unseeded nodes drew the same numbers")
 
 if len(sys.argv) > 2:
-    for name in ("normal", "uniform", "coin", "draws", "a", "b"):
+    for name in ("normal", "uniform", "coin", "draws", "dropped", "kept", "a", "b"):
         if load(d, name) != load(sys.argv[2], name):
             sys.exit("%s differs between two runs" % name)
 print("random: ok")
