@@ -256,16 +256,7 @@ static LogicalResult checkTensorSizes(ModuleOp module, int64_t limit) {
     auto shaped = dyn_cast<ShapedType>(type);
     if (!shaped || !shaped.hasRank())
       return std::nullopt;
-    int64_t count = 1;
-    for (int64_t d : shaped.getShape()) {
-      if (ShapedType::isDynamic(d))
-        return std::nullopt;
-      if (__builtin_mul_overflow(count, d, &count))
-        return std::string("more than 2^63");
-    }
-    if (count > limit)
-      return std::to_string(count);
-    return std::nullopt;
+    return elementCountOverLimit(shaped.getShape(), limit);
   };
   auto fail = [&](Location loc, Type type, const std::string &count) {
     std::string node;

@@ -114,3 +114,17 @@ bool hodu::constantBytes(Attribute value, std::string &bytes) {
   bytes.assign(raw.begin(), raw.end());
   return true;
 }
+
+std::optional<std::string>
+hodu::elementCountOverLimit(llvm::ArrayRef<int64_t> shape, int64_t limit) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (__builtin_mul_overflow(count, d, &count))
+      return std::string("more than 2^63");
+  }
+  if (count > limit)
+    return std::to_string(count);
+  return std::nullopt;
+}

@@ -807,6 +807,15 @@ bool readSequenceSlot(const std::string &path, size_t count,
          checkSequenceLength(path, elements.size(), count, message);
 }
 
+/// The bool scalar NAME#present of optional `name`.
+HostTensor presentFlag(const std::string &name, bool present) {
+  HostTensor flag;
+  flag.name = name + HODU_OPTIONAL_PRESENT_SUFFIX;
+  flag.dtype = HODU_DTYPE_BOOL;
+  flag.data.assign(1, present ? 1 : 0);
+  return flag;
+}
+
 /// The values of optional slot `slot` that OptionalProto `value` (read from
 /// `path`) gives: its tensor or elements (`zeros(i)` for the i-th of an
 /// empty optional, listed in `absent`), then the flag.
@@ -835,11 +844,7 @@ bool optionalSlotValues(const Slot &slot, OptionalValue value,
       values.push_back(zeros(i));
     }
   }
-  HostTensor flag;
-  flag.name = slot.name + HODU_OPTIONAL_PRESENT_SUFFIX;
-  flag.dtype = HODU_DTYPE_BOOL;
-  flag.data.assign(1, value.present ? 1 : 0);
-  values.push_back(std::move(flag));
+  values.push_back(presentFlag(slot.name, value.present));
   return true;
 }
 
@@ -911,15 +916,6 @@ int gatherInputs(const hodu_model *model, const Options &options,
           preloaded[at] = true;
           inputs[at] = std::move(values[v]);
         }
-        if (slot->optional && values.size() < slot->values()) {
-          // A sequence alone: the optional holds it.
-          size_t at = slot->first + slot->values() - 1;
-          sources[at] = file;
-          preloaded[at] = true;
-          inputs[at].name = names[at];
-          inputs[at].dtype = HODU_DTYPE_BOOL;
-          inputs[at].data.assign(1, 1);
-        }
         continue;
       }
     }
@@ -940,15 +936,14 @@ int gatherInputs(const hodu_model *model, const Options &options,
                    std::to_string(count));
     sources[next] = file;
   }
-  // An optional whose tensor is given without its NAME#present holds it.
+  // An optional whose tensor or sequence is given without its NAME#present
+  // holds it.
   for (const Slot &slot : slots) {
     size_t at = slot.first + slot.values() - 1;
     if (slot.optional && sources[at].empty() && !sources[slot.first].empty()) {
       sources[at] = sources[slot.first];
       preloaded[at] = true;
-      inputs[at].name = names[at];
-      inputs[at].dtype = HODU_DTYPE_BOOL;
-      inputs[at].data.assign(1, 1);
+      inputs[at] = presentFlag(slot.name, true);
     }
   }
   std::string missing;

@@ -11,6 +11,8 @@
 
 #include "hodu/abi.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <optional>
 
 #include <string>
@@ -41,6 +43,14 @@ const char *dtypeName(int32_t dtype);
 bool constantBytes(mlir::Attribute value, std::string &bytes);
 
 /// Bytes per element (bool: one); 0 outside the table.
+/// The element count of `shape` when it is more than `limit`, as text
+/// ("1100585369600", or "more than 2^63" when the product overflows), else
+/// nullopt; nullopt too for a shape with a dynamic (negative) dim before the
+/// product overflows. hoduc --max-tensor-elements: the driver's check of
+/// every tensor and the ONNX importer's of each node.
+std::optional<std::string> elementCountOverLimit(llvm::ArrayRef<int64_t> shape,
+                                                 int64_t limit);
+
 unsigned dtypeSize(int32_t dtype);
 
 /// The C type that stores one element ("float", "uint16_t" for bf16/f16,

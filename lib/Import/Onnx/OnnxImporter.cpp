@@ -16,9 +16,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "OnnxImporterImpl.h"
-#include "hodu/abi.h"
 #include "OnnxOpsCommon.h"
+#include "hodu/Support/DType.h"
 #include "hodu/Support/Names.h"
+#include "hodu/abi.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Import/Onnx.h"
@@ -882,27 +883,15 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
       c->erase();
 }
 
-/// Verifies the ops node `n` was converted to, from `first` on, before
-/// anything evaluates or folds them: a conversion checks what it needs, and
-/// the ops' verifiers catch the rest (operands whose shapes contradict each
-/// other in a model from a stranger). The verifier's message is reported as
-/// the node's error.
 LogicalResult NodeContext::checkElementCount(ArrayRef<int64_t> shape,
                                              const Twine &what) const {
-  int64_t count = 1;
-  bool overflow = false;
-  for (int64_t d : shape) {
-    if (d < 0)
-      return success(); // not static
-    overflow = overflow || __builtin_mul_overflow(count, d, &count);
-  }
-  if (!overflow && count <= graph.maxTensorElements)
+  std::optional<std::string> count =
+      elementCountOverLimit(shape, graph.maxTensorElements);
+  if (!count)
     return success();
-  return error(
-      what + " has shape " + dimsString(shape) + ", " +
-      (overflow ? std::string("more than 2^63") : std::to_string(count)) +
-      " elements; the limit is " + Twine(graph.maxTensorElements) +
-      " (--max-tensor-elements)");
+  return error(what + " has shape " + dimsString(shape) + ", " + *count +
+               " elements; the limit is " + Twine(graph.maxTensorElements) +
+               " (--max-tensor-elements)");
 }
 
 /// The node's outputs and the values its ops made, each within
@@ -921,6 +910,11 @@ static LogicalResult checkTensorSizes(NodeContext &n, Operation *first) {
   return success();
 }
 
+/// Verifies the ops node `n` was converted to, from `first` on, before
+/// anything evaluates or folds them: a conversion checks what it needs, and
+/// the ops' verifiers catch the rest (operands whose shapes contradict each
+/// other in a model from a stranger). The verifier's message is reported as
+/// the node's error.
 static LogicalResult verifyNewOps(NodeContext &n, Operation *first) {
   for (Operation *op = first; op; op = op->getNextNode()) {
     std::string message;

@@ -116,6 +116,10 @@ FailureOr<Value> hodu::onnx_import::sliceDim(NodeContext &n, Value v,
   return make<SliceOp>(n, v, starts, ends, steps);
 }
 
+Type hodu::onnx_import::floatComputeType(NodeContext &n, Type elt) {
+  return elt.isF64() ? elt : Type(n.b.getF32Type());
+}
+
 Value hodu::onnx_import::broadcastTo(NodeContext &n, Value v,
                                      ArrayRef<int64_t> shape) {
   auto t = tensorType(v);

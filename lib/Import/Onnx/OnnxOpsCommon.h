@@ -126,6 +126,9 @@ mlir::FailureOr<mlir::Value> sliceDim(NodeContext &n, mlir::Value v,
 /// most 32 bits) and cast to it: QuantizeLinear's saturation.
 mlir::FailureOr<mlir::Value> saturateToInteger(NodeContext &n, mlir::Value y,
                                                mlir::Type qe);
+/// The float type float work on elements of type `elt` is done in: f64 for
+/// f64, f32 for everything else (narrow floats, integers).
+mlir::Type floatComputeType(NodeContext &n, mlir::Type elt);
 /// `v` broadcast to `shape` (numpy rules); `v` itself when it has it.
 mlir::Value broadcastTo(NodeContext &n, mlir::Value v,
                         llvm::ArrayRef<int64_t> shape);

@@ -129,7 +129,7 @@ FailureOr<Value> uniform(NodeContext &n, ArrayRef<int64_t> shape, Type elt,
     TRY(plus, make<AddOp>(n, z, u64Constant(n, 1)));
     z = plus;
   }
-  Type compute = elt.isF64() ? elt : n.b.getF32Type();
+  Type compute = floatComputeType(n, elt);
   TRY(scaled,
       make<MulScalarOp>(n, n.cast(z, compute),
                         n.scalarAttr(compute, std::ldexp(1.0, -int(bits)))));
@@ -139,7 +139,7 @@ FailureOr<Value> uniform(NodeContext &n, ArrayRef<int64_t> shape, Type elt,
 /// Standard normal numbers (Box-Muller on two uniform streams).
 FailureOr<Value> normal(NodeContext &n, ArrayRef<int64_t> shape, Type elt,
                         uint64_t seed) {
-  Type compute = elt.isF64() ? elt : n.b.getF32Type();
+  Type compute = floatComputeType(n, elt);
   TRY(u1, uniform(n, shape, compute, seed, 0, /*openAtZero=*/true));
   TRY(u2, uniform(n, shape, compute, seed, 1));
   TRY(lnU1, make<LnOp>(n, u1));
@@ -225,8 +225,7 @@ LogicalResult convertBernoulli(NodeContext &n) {
   TRY(seed, seedOf(n));
   // Compared in f32 (f64 for f64 probabilities): a uniform number rounded
   // to f16 could reach 1.0, which a probability of 1 must exceed.
-  Type compute = pt.getElementType().isF64() ? pt.getElementType()
-                                             : Type(n.b.getF32Type());
+  Type compute = floatComputeType(n, pt.getElementType());
   TRY(u, uniform(n, pt.getShape(), compute, seed, 0));
   TRY(below, make<LtOp>(n, u, n.cast(p, compute)));
   n.setOutput(0, n.cast(below, elt));
@@ -256,8 +255,7 @@ LogicalResult convertMultinomial(NodeContext &n) {
   if (!elt || !(elt.isInteger(32) || elt.isInteger(64)))
     return n.error("'dtype' must be int32 or int64");
   TRY(seed, seedOf(n));
-  Type ft = xt.getElementType().isF64() ? xt.getElementType()
-                                        : Type(n.b.getF32Type());
+  Type ft = floatComputeType(n, xt.getElementType());
   Value xf = n.cast(x, ft);
   TRY(mx, make<ReduceMaxOp>(n, xf, ArrayRef<int64_t>{1}, true));
   TRY(shifted, make<SubOp>(n, xf, mx));
@@ -295,8 +293,7 @@ LogicalResult convertDropout(NodeContext &n) {
     return passThrough();
   if (!isa<FloatType>(xt.getElementType()))
     return n.error("training-mode dropout takes floats");
-  Type compute = xt.getElementType().isF64() ? xt.getElementType()
-                                             : Type(n.b.getF32Type());
+  Type compute = floatComputeType(n, xt.getElementType());
   Value ratio;
   if (n.hasInput(1)) {
     TRY(r, scalarInput(n, 1, compute, "ratio"));

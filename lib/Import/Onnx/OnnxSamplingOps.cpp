@@ -206,8 +206,7 @@ LogicalResult convertGridSample(NodeContext &n) {
           height = xt.getDimSize(2), width = xt.getDimSize(3);
   int64_t points = gt.getDimSize(1) * gt.getDimSize(2);
   // Coordinates are computed in f32 (f64 for f64 grids).
-  Type ct = tensorType(grid).getElementType().isF64() ? n.b.getF64Type()
-                                                      : n.b.getF32Type();
+  Type ct = floatComputeType(n, tensorType(grid).getElementType());
   grid = n.cast(grid, ct);
   GridSampler s{n, Arith{n, ct}, n.reshape(x, {batch, channels, height * width}),
                 batch, channels, height, width, points, padding, align != 0,
@@ -312,7 +311,7 @@ LogicalResult convertRoiAlign(NodeContext &n) {
   int64_t batch = xt.getDimSize(0), channels = xt.getDimSize(1),
           height = xt.getDimSize(2), width = xt.getDimSize(3);
   Type elt = xt.getElementType();
-  Type ct = elt.isF64() ? n.b.getF64Type() : n.b.getF32Type();
+  Type ct = floatComputeType(n, elt);
   Arith a{n, ct};
   rois = n.cast(rois, ct);
 
