@@ -893,7 +893,10 @@ int gatherInputs(const hodu_model *model, const Options &options,
       std::string message;
       OptionalValue optional;
       bool read = false;
-      if (slot->optional && readOptionalFile(file, optional, message)) {
+      // A one-element SequenceProto is, byte for byte, an OptionalProto
+      // holding a tensor: for an optional sequence it is the sequence.
+      if (slot->optional && readOptionalFile(file, optional, message) &&
+          !(slot->elements > 0 && optional.present && !optional.sequence)) {
         if (!optionalSlotValues(
                 *slot, std::move(optional), file,
                 [&](size_t e) {

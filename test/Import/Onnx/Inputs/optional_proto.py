@@ -4,6 +4,7 @@ decoder:
   optional_proto.py OUT empty
   optional_proto.py OUT tensor DIMS VALUES            (f32; DIMS "2x3", VALUES "1,2,...")
   optional_proto.py OUT sequence DIMS VALUES [DIMS VALUES ...]
+  optional_proto.py OUT bare-sequence DIMS VALUES [...]  (a SequenceProto)
 """
 import struct
 import sys
@@ -45,7 +46,7 @@ def main():
         seq = field(2, 0, 1)  # SequenceProto elem_type TENSOR
         for i in range(0, len(rest), 2):
             seq += field(3, 2, tensor(rest[i], rest[i + 1]))
-        msg += field(2, 0, 3) + field(5, 2, seq)
+        msg = seq if kind == "bare-sequence" else msg + field(2, 0, 3) + field(5, 2, seq)
     with open(out, "wb") as f:
         f.write(msg)
 
