@@ -998,8 +998,7 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
     // no tensor type to check.
     if (auto it = g.values.find(out);
         it != g.values.end() &&
-        (it->second.sequence ||
-         (it->second.hasElement && !it->second.value && !it->second.constant)))
+        (it->second.sequence || !it->second.holdsValue()))
       continue;
     RankedTensorType t = g.typeOf(out);
     if (!t) {
@@ -2043,26 +2042,23 @@ LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
   };
   if (!a.hasElement != !b.hasElement)
     return mismatch();
-  // An empty optional holds what the other branch's holds, as zeros.
-  bool hasA = a.value || a.constant || a.sequence;
-  bool hasB = b.value || b.constant || b.sequence;
   auto sameKind = [](const ValueEntry &x, const ValueEntry &y) {
     return !x.sequence == !y.sequence &&
            (!x.sequence || x.sequence->size() == y.sequence->size());
   };
-  if (a.hasElement && hasB && knownEmpty(a) && (!hasA || !sameKind(a, b))) {
-    auto flag = a.hasElement;
-    a = zerosLike(b);
-    a.hasElement = flag;
-    hasA = true;
-  } else if (b.hasElement && hasA && knownEmpty(b) &&
-             (!hasB || !sameKind(a, b))) {
-    auto flag = b.hasElement;
-    b = zerosLike(a);
-    b.hasElement = flag;
-    hasB = true;
-  }
-  if (!hasA || !hasB)
+  // An empty optional holds what the other branch's holds, as zeros.
+  auto adopt = [&](ValueEntry &x, const ValueEntry &y) {
+    if (!x.hasElement || !y.holdsValue() || !knownEmpty(x) ||
+        (x.holdsValue() && sameKind(x, y)))
+      return false;
+    auto flag = x.hasElement;
+    x = zerosLike(y);
+    x.hasElement = flag;
+    return true;
+  };
+  if (!adopt(a, b))
+    adopt(b, a);
+  if (!a.holdsValue() || !b.holdsValue())
     return n.error("output " + Twine(i) +
                    " is an empty optional in both branches, of a type "
                    "without a static shape");
@@ -2491,7 +2487,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     if (it != g.values.end() &&
         (it->second.hasElement || out.type().has_optional_type())) {
       const ValueEntry &e = it->second;
-      if (!e.value && !e.constant && !e.sequence) {
+      if (!e.holdsValue()) {
         emitError(loc) << "graph output '" << out.name()
                        << "' is an empty optional whose type has no static "
                           "shape, which Hodu cannot return";

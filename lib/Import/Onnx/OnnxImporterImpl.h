@@ -102,6 +102,11 @@ struct ValueEntry {
   /// An empty optional holds zeros of its type (or, where the type has no
   /// static shape, nothing), so that a run-time If can yield it.
   std::shared_ptr<const ValueEntry> hasElement;
+
+  /// Whether the entry holds a value: a tensor (computed or constant) or a
+  /// sequence; only an empty optional of a type without a static shape
+  /// holds none.
+  bool holdsValue() const { return value || constant || sequence; }
 };
 
 class GraphImporter;

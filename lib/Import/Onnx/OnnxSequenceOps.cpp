@@ -391,7 +391,7 @@ LogicalResult convertOptionalGetElement(NodeContext &n) {
     return n.error("input '" + n.node.input(0) + "' is not defined");
   ValueEntry e = it->second;
   e.hasElement = nullptr;
-  if (!e.value && !e.constant && !e.sequence)
+  if (!e.holdsValue())
     return n.error("input '" + n.node.input(0) +
                    "' is an empty optional whose type has no static shape; "
                    "it has no element to read");
