@@ -36,8 +36,6 @@ using DimPtr = std::shared_ptr<const DataDependentDim>;
 
 } // namespace
 
-static FailureOr<Value> positions(NodeContext &n, int64_t size);
-
 namespace {
 
 /// Ops that compute each element from the elements at the same (broadcast)
@@ -497,10 +495,7 @@ FailureOr<Value> hodu::onnx_import::exclusiveScan(NodeContext &n, Value v) {
                         /*reverse=*/false);
 }
 
-/// 0, 1, ..., size - 1 (i64). A long one is a [rows, cols] sum of a column
-/// and a row of about sqrt(size) constants each, rather than a constant of
-/// `size` elements in the artifact.
-static FailureOr<Value> positions(NodeContext &n, int64_t size) {
+FailureOr<Value> hodu::onnx_import::positions(NodeContext &n, int64_t size) {
   Type i64 = n.b.getI64Type();
   constexpr int64_t kConstant = 4096;
   if (size <= kConstant)

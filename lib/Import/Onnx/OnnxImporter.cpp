@@ -133,7 +133,18 @@ ElementsAttr GraphImporter::constantOf(StringRef name) const {
   if (it == values.end())
     return {};
   const ValueEntry &e = it->second;
-  return e.constant ? e.constant : getConstantValue(e.value);
+  if (e.constant)
+    return e.constant;
+  if (ElementsAttr c = getConstantValue(e.value))
+    return c;
+  // A tensor without elements is known whatever computes it (a graph
+  // input of shape [0] given as ReduceSum's axes, say): its type is all
+  // there is to it.
+  auto type = dyn_cast_if_present<RankedTensorType>(e.value ? e.value.getType()
+                                                            : Type());
+  if (type && type.hasStaticShape() && type.getNumElements() == 0)
+    return DenseElementsAttr::get(type, ArrayRef<Attribute>{});
+  return {};
 }
 
 void GraphImporter::release(StringRef name) {

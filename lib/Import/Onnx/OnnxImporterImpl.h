@@ -214,6 +214,10 @@ mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
 /// The exclusive running sum of `v` (1-D i64).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
+/// 0, 1, ..., size - 1 (i64). A long one is a [rows, cols] sum of a column
+/// and a row of about sqrt(size) constants each, rather than a constant of
+/// `size` elements in the artifact.
+mlir::FailureOr<mlir::Value> positions(NodeContext &n, int64_t size);
 /// Entries `[0, count)` of the positions where `values` (1-D, any element
 /// type) is nonzero, in order, padded with zeros to its length, and
 /// `count` (0-d i64): the compaction behind NonZero, Compress and

@@ -120,21 +120,50 @@ LogicalResult convertCumSum(NodeContext &n) {
   return success();
 }
 
+/// TopK whose k is known only at run time: the outputs are computed at
+/// their bound, every entry along the axis sorted, and the first k of them
+/// are the value (DataDependentDim; k is clamped to [0, size], where ONNX
+/// leaves a k outside it undefined).
+LogicalResult convertTopKRuntimeK(NodeContext &n, Value x, int64_t axis,
+                                  bool largest) {
+  if (auto d = n.dataDim(0))
+    return n.error("k is known only at run time, and so is the size of dim " +
+                   Twine(d->axis) + " of input #0 (the count computed by " +
+                   d->origin +
+                   "); a value has at most one dim whose size "
+                   "depends on the data");
+  Type i64 = n.b.getI64Type();
+  int64_t size = tensorType(x).getDimSize(axis);
+  TRY(k, scalarInput(n, 1, i64, "k"));
+  TRY(atLeast0, make<MaximumScalarOp>(n, k, n.scalarAttr(i64, 0)));
+  TRY(count,
+      make<MinimumScalarOp>(n, atLeast0, n.scalarAttr(i64, (double)size)));
+  // Sorted, so that the first k entries are the k largest (smallest).
+  TRY(op, makeOp<TopKOp>(n, x, size, axis, largest, true));
+  for (unsigned i = 0; i < 2; ++i) {
+    n.setOutput(i, op->getResult(i));
+    n.setDataDim(i, axis, count);
+  }
+  return success();
+}
+
 LogicalResult convertTopK(NodeContext &n) {
   TRY(x, n.in(0));
+  TRY(axisAttr, n.attrInt("axis", -1));
+  TRY(largest, n.attrInt("largest", 1));
+  TRY(sorted, n.attrInt("sorted", 1));
+  auto t = tensorType(x);
+  TRY(axis, normAxis(n, axisAttr, t.getRank()));
   int64_t k;
   if (n.opset >= 10) {
+    if (n.hasInput(1) && !n.constantInput(1))
+      return convertTopKRuntimeK(n, x, axis, largest != 0);
     TRY(kv, constScalar(n, 1, "k"));
     k = kv;
   } else {
     TRY(ka, n.attrInt("k", -1));
     k = ka;
   }
-  TRY(axisAttr, n.attrInt("axis", -1));
-  TRY(largest, n.attrInt("largest", 1));
-  TRY(sorted, n.attrInt("sorted", 1));
-  auto t = tensorType(x);
-  TRY(axis, normAxis(n, axisAttr, t.getRank()));
   if (k < 0 || k > t.getDimSize(axis))
     return n.error("k = " + Twine(k) + " is out of range for dim " +
                    Twine(axis) + " of size " + Twine(t.getDimSize(axis)));

@@ -195,6 +195,51 @@ LogicalResult convertConcat(NodeContext &n) {
   return success();
 }
 
+/// Split whose sizes are known only at run time: each part is computed at
+/// its bound, the whole dim, and holds the part's entries first
+/// (DataDependentDim), gathered from its run-time offset. Sizes that do not
+/// add up to the dim, which ONNX calls an error, are cut at its end.
+LogicalResult convertSplitRuntimeSizes(NodeContext &n, Value x, int64_t axis) {
+  if (auto d = n.dataDim(0))
+    return n.error("the split sizes are known only at run time, and so is "
+                   "the size of dim " +
+                   Twine(d->axis) +
+                   " of input #0 (the "
+                   "count computed by " +
+                   d->origin +
+                   "); a value has at "
+                   "most one dim whose size depends on the data");
+  int64_t parts = n.numOutputs();
+  RankedTensorType st = n.type(1);
+  if (!st || st.getRank() != 1 || st.getDimSize(0) != parts)
+    return n.error("split must be a 1-D tensor of " + Twine(parts) +
+                   " sizes, one per output");
+  Type i64 = n.b.getI64Type();
+  int64_t dim = tensorType(x).getDimSize(axis);
+  TRY(raw, n.in(1));
+  TRY(nonNegative,
+      make<MaximumScalarOp>(n, n.cast(raw, i64), n.scalarAttr(i64, 0)));
+  TRY(offsets, exclusiveScan(n, nonNegative));
+  TRY(where, positions(n, dim));
+  for (int64_t i = 0; i < parts; ++i) {
+    TRY(offset, takeAt(n, offsets, 0, i));
+    TRY(size, takeAt(n, nonNegative, 0, i));
+    // The entries left after the offset bound the part's size.
+    TRY(left, make<SubOp>(n, n.constant(i64, (double)dim), offset));
+    TRY(leftPos, make<MaximumScalarOp>(n, left, n.scalarAttr(i64, 0)));
+    TRY(count, make<MinimumOp>(n, size, leftPos));
+    // Padding rows repeat the last entry of the dim.
+    TRY(from, make<AddOp>(n, where, offset));
+    TRY(index,
+        make<MinimumScalarOp>(
+            n, from, n.scalarAttr(i64, (double)std::max<int64_t>(dim - 1, 0))));
+    TRY(part, make<IndexSelectOp>(n, x, index, axis));
+    n.setOutput(i, part);
+    n.setDataDim(i, axis, count);
+  }
+  return success();
+}
+
 LogicalResult convertSplit(NodeContext &n) {
   TRY(x, n.in(0));
   auto t = tensorType(x);
@@ -202,6 +247,8 @@ LogicalResult convertSplit(NodeContext &n) {
   TRY(axis, normAxis(n, axisAttr, t.getRank()));
   SmallVector<int64_t> sizes;
   if (n.opset >= 13) {
+    if (n.hasInput(1) && !n.constantInput(1))
+      return convertSplitRuntimeSizes(n, x, axis);
     if (n.hasInput(1)) {
       TRY(s, n.constInts(1, "split"));
       sizes = s;

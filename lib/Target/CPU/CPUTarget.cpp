@@ -200,7 +200,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
 /// patterns, rounding to nearest even): a CPU without AVX512-BF16 would call
 /// compiler-rt's __truncsfbf2 instead, which the artifact does not link.
 std::string llvmPipeline(const CPUPipelineConfig &o) {
-  return std::string("hodu-cpu-outline-kernels,hodu-cpu-flatten-globals,"
+  return std::string("hodu-cpu-outline-kernels,hodu-cpu-flatten-globals,hodu-"
+                     "cpu-empty-arguments,"
                      "func.func(convert-linalg-to-loops,") +
          (o.optLevel >= 2 ? "hodu-cpu-strided-reads," : "") +
          "convert-vector-to-scf{full-unroll},expand-strided-metadata,"

@@ -506,6 +506,36 @@ def CpuFlattenGlobals : Pass<"hodu-cpu-flatten-globals", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::memref::MemRefDialect"];
 }
 
+def CpuEmptyArguments : Pass<"hodu-cpu-empty-arguments", "mlir::ModuleOp"> {
+  let summary = "Function arguments without elements as flat memrefs (CPU)";
+  let description = [{
+    MLIR's bare-pointer calling convention, which the CPU entry point and
+    its kernels use, refuses a memref of rank 2 or more with a zero dim
+    (`memref<3x0x5xi64>`: its strides are not all static), so a model with
+    an empty input or output (ONNX `test_tril_zero`, a Split with a part of
+    size 0) failed to lower. Nothing can be read or written through such an
+    argument, so this pass gives every zero-element memref argument of a
+    function with a body the type `memref<0 x T>` (a bare pointer that is
+    never dereferenced) and lets its uses read a stack allocation of the
+    original type, also of zero bytes, instead. Calls to such a function
+    pass a zero-element allocation of the new type.
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<3x0x5xi64>, %y: memref<3x0x5xi64>) {
+      memref.copy %x, %y : memref<3x0x5xi64> to memref<3x0x5xi64>
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<0xi64>, %y: memref<0xi64>) {
+      %0 = memref.alloca() : memref<3x0x5xi64>
+      %1 = memref.alloca() : memref<3x0x5xi64>
+      memref.copy %0, %1 : memref<3x0x5xi64> to memref<3x0x5xi64>
+    ```
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
 def CpuStridedReads : Pass<"hodu-cpu-strided-reads", "mlir::func::FuncOp"> {
   let summary = "Stride-2 vector reads as one contiguous load and a deinterleave (CPU)";
   let description = [{
