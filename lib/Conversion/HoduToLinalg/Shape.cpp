@@ -123,7 +123,16 @@ struct SliceLowering : StaticPattern<SliceOp> {
                       ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = resultType(op);
-    auto starts = op.getStarts(), steps = op.getSteps();
+    // A dim that takes one entry or none needs no step (a step of
+    // INT64_MAX would overflow the offsets), and one that takes none no
+    // start (tensor.extract_slice refuses an offset at the dim's end).
+    SmallVector<int64_t> starts(op.getStarts()), steps(op.getSteps());
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.getDimSize(d) <= 1)
+        steps[d] = 1;
+      if (type.getDimSize(d) == 0)
+        starts[d] = 0;
+    }
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
       rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
                                  rewriter, loc, type, adaptor.getInput(),

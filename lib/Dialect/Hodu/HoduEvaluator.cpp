@@ -830,8 +830,12 @@ ElementsAttr Evaluator::movement(Operation *op, ArrayRef<ConstantView> in,
       .Case<SliceOp>([&](SliceOp s) {
         Walk src;
         for (size_t d = 0; d < shape.size(); ++d) {
-          src.base += s.getStarts()[d] * inStrides[d];
-          src.strides.push_back(s.getSteps()[d] * inStrides[d]);
+          // A dim of one entry or none never steps (a step of INT64_MAX
+          // times the stride would overflow); one of none starts nowhere.
+          if (shape[d] > 0)
+            src.base += s.getStarts()[d] * inStrides[d];
+          src.strides.push_back(shape[d] > 1 ? s.getSteps()[d] * inStrides[d]
+                                             : 0);
         }
         copyAll(shape, src, dense, x);
       })

@@ -294,9 +294,16 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
         return emitOptionalError(loc, "slice [", b, ":", e, ":", s, "] of dim ",
                                  d, " is out of bounds for size ", size);
     }
-    int64_t n = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
-    shape.push_back(ShapedType::isDynamic(size) ? ShapedType::kDynamic
-                                                : std::max<int64_t>(n, 0));
+    if (ShapedType::isDynamic(size)) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    // ceil(len / |s|) without overflow: len is at most size + 1 here, and
+    // a step as long as INT64_MAX (or as short as INT64_MIN) takes one
+    // entry.
+    int64_t len = s > 0 ? e - b : b - e;
+    uint64_t stride = s > 0 ? (uint64_t)s : 0 - (uint64_t)s;
+    shape.push_back(len <= 0 ? 0 : (int64_t)(1 + (uint64_t)(len - 1) / stride));
   }
   types.push_back(RankedTensorType::get(shape, t.getElementType()));
   return success();

@@ -79,20 +79,16 @@ bool inputMayCarry(StringRef op, size_t i) {
           op == "TopK" || isReduction(op));
 }
 
-std::string describe(const DataDependentDim &d) {
-  return "dim " + std::to_string(d.axis) + " depends on the data (its size "
-         "is the count computed by " + d.origin + ")";
-}
-
 /// The refusal of an op that would mix a data-dependent dim's padding into
 /// its result.
 LogicalResult refuse(NodeContext &n, size_t input, const DataDependentDim &d,
                      const Twine &why) {
   return n.error("input #" + Twine(input) + " ('" + n.node.input((int)input) +
-                 "'): " + describe(d) + ", and " + why +
+                 "'): " + d.describe() + ", and " + why +
                  "; Hodu carries such a size, computed at its bound, only "
                  "through ops that keep its entries apart (elementwise ops, "
-                 "Gather, GatherND's indices, Transpose, reshapes that keep the dim, Slice, Split "
+                 "Gather, GatherND's indices, Transpose, reshapes that keep "
+                 "the dim, Slice, Split "
                  "along other axes, Concat, MatMul rows, reductions, "
                  "Softmax and TopK over other axes) to a model output");
 }
@@ -201,6 +197,15 @@ LogicalResult concatAlongDataDim(NodeContext &n, ArrayRef<DimPtr> inputs,
 
 } // namespace
 
+std::string DataDependentDim::describe() const {
+  if (everyDim())
+    return "its dims depend on sizes known only at run time (computed by " +
+           origin + ")";
+  return "dim " + std::to_string(axis) +
+         " depends on the data (its size is the count computed by " + origin +
+         ")";
+}
+
 LogicalResult hodu::onnx_import::checkDataDependentInputs(NodeContext &n,
                                                           bool inSubgraph) {
   StringRef op = n.node.op_type();
@@ -208,6 +213,12 @@ LogicalResult hodu::onnx_import::checkDataDependentInputs(NodeContext &n,
     DimPtr d = n.dataDim(i);
     if (!d)
       continue;
+    if (d->everyDim())
+      return n.error("input #" + Twine(i) + " ('" + n.node.input((int)i) +
+                     "'): " + d->describe() +
+                     "; Hodu computes such a value at its bound and returns "
+                     "its dims, but no op may read it: it can only be a "
+                     "model output");
     if (inSubgraph)
       return refuse(n, i, *d, "it is read inside a subgraph (If, Loop, Scan)");
     if (!inputMayCarry(op, i))
@@ -466,6 +477,8 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
 
 Value hodu::onnx_import::runtimeDims(OpBuilder &b, Location loc, Value v,
                                      const DataDependentDim &dim) {
+  if (dim.everyDim())
+    return dim.count;
   auto t = cast<RankedTensorType>(v.getType());
   Type i64 = b.getI64Type();
   auto vec = [&](ArrayRef<int64_t> values) {

@@ -1245,11 +1245,9 @@ LogicalResult NodeLoop::importSubgraph(NodeContext &n,
   for (const auto &out : graph.output())
     if (auto it = g.values.find(out.name());
         it != g.values.end() && it->second.dataDim)
-      return n.error("subgraph output '" + out.name() + "': its dim " +
-                     Twine(it->second.dataDim->axis) +
-                     " depends on the data (the count computed by " +
-                     it->second.dataDim->origin +
-                     "); such a size cannot leave an If, Loop or Scan");
+      return n.error("subgraph output '" + out.name() +
+                     "': " + it->second.dataDim->describe() +
+                     "; such a size cannot leave an If, Loop or Scan");
   return success();
 }
 

@@ -82,10 +82,19 @@ mlir::LogicalResult checkModelStructure(const onnx::GraphProto &graph,
 /// that flows through the ops that keep such a dimension's entries apart
 /// (OnnxDataDependent.cpp) and is cut off at the model's output, whose
 /// run-time dims the model returns in a companion output.
+///
+/// A value may instead have every dim known only at run time (a Slice by
+/// starts and axes given at run time): `axis` is then kEveryDim and `count`
+/// the 1-D i64 of its dims. Such a value can only be a model output.
 struct DataDependentDim {
+  static constexpr int64_t kEveryDim = -1;
   int64_t axis;
-  mlir::Value count; // 0-d i64, computed by the model
+  mlir::Value count;  // 0-d i64 (1-D, one per dim, for kEveryDim)
   std::string origin; // "node 'NonZero_0' (NonZero)": where it comes from
+
+  bool everyDim() const { return axis == kEveryDim; }
+  /// "dim 1 depends on the data (its size is the count computed by ...)".
+  std::string describe() const;
 };
 
 /// What an ONNX value name stands for during import.

@@ -127,11 +127,9 @@ LogicalResult convertCumSum(NodeContext &n) {
 LogicalResult convertTopKRuntimeK(NodeContext &n, Value x, int64_t axis,
                                   bool largest) {
   if (auto d = n.dataDim(0))
-    return n.error("k is known only at run time, and so is the size of dim " +
-                   Twine(d->axis) + " of input #0 (the count computed by " +
-                   d->origin +
-                   "); a value has at most one dim whose size "
-                   "depends on the data");
+    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
+                   ", and k is known only at run time too; a value has at "
+                   "most one dim whose size depends on the data");
   Type i64 = n.b.getI64Type();
   int64_t size = tensorType(x).getDimSize(axis);
   TRY(k, scalarInput(n, 1, i64, "k"));

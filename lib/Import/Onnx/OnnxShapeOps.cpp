@@ -201,14 +201,9 @@ LogicalResult convertConcat(NodeContext &n) {
 /// add up to the dim, which ONNX calls an error, are cut at its end.
 LogicalResult convertSplitRuntimeSizes(NodeContext &n, Value x, int64_t axis) {
   if (auto d = n.dataDim(0))
-    return n.error("the split sizes are known only at run time, and so is "
-                   "the size of dim " +
-                   Twine(d->axis) +
-                   " of input #0 (the "
-                   "count computed by " +
-                   d->origin +
-                   "); a value has at "
-                   "most one dim whose size depends on the data");
+    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
+                   ", and the split sizes are known only at run time too; a "
+                   "value has at most one dim whose size depends on the data");
   int64_t parts = n.numOutputs();
   RankedTensorType st = n.type(1);
   if (!st || st.getRank() != 1 || st.getDimSize(0) != parts)
@@ -291,11 +286,168 @@ LogicalResult convertSplit(NodeContext &n) {
   return success();
 }
 
+/// Slice whose starts, ends, axes or steps are known only at run time: the
+/// result is computed at its bound, the input's shape, each dim the slice
+/// may cut gathered from its run-time start by its run-time step (padding
+/// repeats an edge entry), with the run-time count of entries ONNX's
+/// clamping leaves (DataDependentDim). Where the axes are known and one
+/// dim is cut, that dim carries the count on through the model; otherwise
+/// every dim does, and the result can only be a model output.
+LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  if (auto d = n.dataDim(0))
+    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
+                   ", and the slice's bounds are known only at run time too; "
+                   "a value has at most one dim whose size depends on the "
+                   "data");
+  RankedTensorType st = n.type(1);
+  if (!st || st.getRank() != 1 || st.isDynamicDim(0))
+    return n.error("starts must be a 1-D tensor of static length");
+  int64_t k = st.getDimSize(0);
+  Type i64 = n.b.getI64Type();
+  // Entry j of input `i` as a 0-d i64, or `dflt` when the input is absent.
+  auto entries =
+      [&](size_t i, StringRef what,
+          function_ref<double(int64_t)> dflt) -> FailureOr<SmallVector<Value>> {
+    SmallVector<Value> out;
+    if (!n.hasInput(i)) {
+      for (int64_t j = 0; j < k; ++j)
+        out.push_back(n.constant(i64, dflt(j)));
+      return out;
+    }
+    RankedTensorType ti = n.type(i);
+    if (!ti || ti.getRank() != 1 || ti.getDimSize(0) != k)
+      return n.error(what + " must be a 1-D tensor of " + Twine(k) +
+                     " entries, as starts is");
+    TRY(v, n.in(i));
+    Value w = n.cast(v, i64);
+    for (int64_t j = 0; j < k; ++j) {
+      TRY(e, takeAt(n, w, 0, j));
+      out.push_back(e);
+    }
+    return out;
+  };
+  auto j0 = [](int64_t) { return 0.0; };
+  TRY(starts, entries(1, "starts", j0));
+  TRY(ends, entries(2, "ends", j0));
+  TRY(axes, entries(3, "axes", [](int64_t j) { return (double)j; }));
+  TRY(steps, entries(4, "steps", [](int64_t) { return 1.0; }));
+  // Where the axes are known, only the dims they name are cut.
+  std::optional<SmallVector<int64_t>> known;
+  if (!n.hasInput(3)) {
+    known = SmallVector<int64_t>();
+    for (int64_t j = 0; j < k; ++j)
+      known->push_back(j);
+  } else if (n.constantInput(3)) {
+    TRY(a, n.constInts(3, "axes"));
+    known = a;
+  }
+  if (known) {
+    for (int64_t &a : *known) {
+      TRY(ax, normAxis(n, a, r));
+      a = ax;
+    }
+  }
+  auto scalar = [&](double v) { return n.constant(i64, v); };
+  auto clamp = [&](Value v, double lo, double hi) -> FailureOr<Value> {
+    TRY(a, make<MaximumScalarOp>(n, v, n.scalarAttr(i64, lo)));
+    return make<MinimumScalarOp>(n, a, n.scalarAttr(i64, hi));
+  };
+  Value y = x;
+  SmallVector<Value> dims;
+  SmallVector<int64_t> cut;
+  for (int64_t d = 0; d < r; ++d) {
+    int64_t size = t.getDimSize(d);
+    if (known && !llvm::is_contained(*known, d)) {
+      dims.push_back(n.reshape(scalar((double)size), {1}));
+      continue;
+    }
+    cut.push_back(d);
+    // The entries that name dim d (as d or d - r); the last one wins.
+    Value start = scalar(0), end = scalar((double)size), step = scalar(1);
+    for (int64_t j = 0; j < k; ++j) {
+      Value is;
+      if (known) {
+        if ((*known)[j] != d)
+          continue;
+        is = n.constant(n.b.getI1Type(), 1);
+      } else {
+        TRY(pos, make<EqScalarOp>(n, axes[j], n.scalarAttr(i64, (double)d)));
+        TRY(neg,
+            make<EqScalarOp>(n, axes[j], n.scalarAttr(i64, (double)(d - r))));
+        TRY(either, make<LogicalOrOp>(n, pos, neg));
+        is = either;
+      }
+      TRY(s1, make<SelectOp>(n, is, starts[j], start));
+      TRY(e1, make<SelectOp>(n, is, ends[j], end));
+      TRY(st1, make<SelectOp>(n, is, steps[j], step));
+      start = s1;
+      end = e1;
+      step = st1;
+    }
+    // ONNX's clamping. A step of 0 (an error in ONNX) takes nothing; a
+    // step longer than the dim takes at most one entry, so it is cut to
+    // size + 1 and the arithmetic below cannot overflow.
+    Value dimV = scalar((double)size);
+    auto fromEnd = [&](Value v) -> FailureOr<Value> {
+      TRY(isNeg, make<LtScalarOp>(n, v, n.scalarAttr(i64, 0)));
+      TRY(clampedLow, clamp(v, -(double)size - 1, (double)size + 1));
+      TRY(plus, make<AddOp>(n, clampedLow, dimV));
+      return make<SelectOp>(n, isNeg, plus, clampedLow);
+    };
+    TRY(s0, fromEnd(start));
+    TRY(e0, fromEnd(end));
+    TRY(zero, make<EqScalarOp>(n, step, n.scalarAttr(i64, 0)));
+    TRY(forward, make<GtScalarOp>(n, step, n.scalarAttr(i64, 0)));
+    TRY(stepC, clamp(step, -(double)size - 1, (double)size + 1));
+    TRY(stepNZ, make<SelectOp>(n, zero, scalar(1), stepC));
+    // Forward: start and end in [0, size]; count ceil((end - start) / step).
+    TRY(sF, clamp(s0, 0, (double)size));
+    TRY(eF, clamp(e0, 0, (double)size));
+    TRY(lenF, make<SubOp>(n, eF, sF));
+    // Backward: start and end in [-1, size - 1]; count ceil((start - end) /
+    // -step).
+    TRY(sB, clamp(s0, -1, (double)size - 1));
+    TRY(eB, clamp(e0, -1, (double)size - 1));
+    TRY(lenB, make<SubOp>(n, sB, eB));
+    TRY(len, make<SelectOp>(n, forward, lenF, lenB));
+    TRY(absStep, make<AbsOp>(n, stepNZ));
+    TRY(lenUp, make<AddOp>(n, len, absStep));
+    TRY(lenUp1, make<SubOp>(n, lenUp, scalar(1)));
+    TRY(q, make<DivOp>(n, lenUp1, absStep));
+    TRY(qPos, make<MaximumScalarOp>(n, q, n.scalarAttr(i64, 0)));
+    TRY(count, make<SelectOp>(n, zero, scalar(0), qPos));
+    TRY(first, make<SelectOp>(n, forward, sF, sB));
+    // Entry i of the result is entry first + i * step of the input.
+    TRY(where, positions(n, size));
+    TRY(scaled, make<MulOp>(n, where, stepNZ));
+    TRY(from, make<AddOp>(n, scaled, first));
+    TRY(index, clamp(from, 0, (double)std::max<int64_t>(size - 1, 0)));
+    TRY(gathered, make<IndexSelectOp>(n, y, index, d));
+    y = gathered;
+    dims.push_back(n.reshape(count, {1}));
+  }
+  n.setOutput(0, y);
+  if (cut.size() == 1) {
+    TRY(count, takeAt(n, dims[cut[0]], 0, 0));
+    n.setDataDim(0, cut[0], count);
+  } else if (!cut.empty()) {
+    TRY(all, make<ConcatOp>(n, ValueRange(dims), int64_t(0)));
+    n.setDataDim(0, DataDependentDim::kEveryDim, all);
+  }
+  return success();
+}
+
 LogicalResult convertSlice(NodeContext &n) {
   TRY(x, n.in(0));
   auto t = tensorType(x);
   int64_t r = t.getRank();
   SmallVector<int64_t> starts, ends, axes, steps;
+  if (n.opset >= 10 && llvm::any_of(llvm::seq<size_t>(1, 5), [&](size_t i) {
+        return n.hasInput(i) && !n.constantInput(i);
+      }))
+    return convertSliceRuntime(n, x);
   if (n.opset < 10) {
     TRY(s, n.attrInts("starts"));
     TRY(e, n.attrInts("ends"));

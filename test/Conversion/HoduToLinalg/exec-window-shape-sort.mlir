@@ -49,6 +49,12 @@ func.func @main() {
   %slm = bufferization.to_buffer %sl : tensor<2x2xf32> to memref<2x2xf32>
   %slu = memref.cast %slm : memref<2x2xf32> to memref<*xf32>
   call @printMemrefF32(%slu) : (memref<*xf32>) -> ()
+  // Steps of INT64_MAX and INT64_MIN take one entry each (their count and
+  // offsets do not overflow).
+  %sh = hodu.slice %v {starts = array<i64: 1, 2>, ends = array<i64: 2, -1>, steps = array<i64: 9223372036854775807, -9223372036854775808>} : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  %shm = bufferization.to_buffer %sh : tensor<1x1xf32> to memref<1x1xf32>
+  %shu = memref.cast %shm : memref<1x1xf32> to memref<*xf32>
+  call @printMemrefF32(%shu) : (memref<*xf32>) -> ()
   // topk / argmax / cumsum
   %t = hodu.constant dense<[[3.0, 1.0, 4.0, 1.0, 5.0], [9.0, 2.0, 6.0, 5.0, 3.0]]> : tensor<2x5xf32>
   %tv, %ti = hodu.topk %t {k = 3 : i64, dim = 1 : i64} : (tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
@@ -114,6 +120,8 @@ func.func @main() {
 // CHECK: Unranked Memref {{.*}} sizes = [2, 2]
 // CHECK-NEXT: {{\[\[}}6, 4],
 // CHECK-NEXT: [3, 1]]
+// CHECK: Unranked Memref {{.*}} sizes = [1, 1]
+// CHECK-NEXT: {{\[\[}}6]]
 // CHECK: Unranked Memref {{.*}} sizes = [2, 3]
 // CHECK-NEXT: {{\[\[}}5, 4, 3],
 // CHECK-NEXT: [9, 6, 5]]

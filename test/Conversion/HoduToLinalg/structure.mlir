@@ -70,7 +70,8 @@ func.func @matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<5x2x3xf32
 // CHECK-LABEL: func.func @movement
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [2, 3] [1, 1]
 // CHECK: tensor.insert_slice %{{.*}} into %{{.*}}[0, 3] [2, 1] [1, 1]
-// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 1] [1, 2]
+// (A dim that takes one entry takes it with step 1, whatever the step.)
+// CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 1] [1, 1]
 // CHECK: tensor.extract_slice %{{.*}}[0, 1] [2, 2] [1, 1]
 // CHECK: tensor.pad %{{.*}} low[0, 1] high[1, 0]
 // CHECK: tensor.yield %{{.*}} : f32
