@@ -312,7 +312,12 @@ Value unaryNumeric(StringRef what, OpBuilder &b, Location loc,
   if (what == "abs") {
     if (f)
       return math::AbsFOp::create(b, loc, x);
-    return k == Kind::Signed ? Value(math::AbsIOp::create(b, loc, x)) : x;
+    // max(x, 0 - x), not math.absi, which the NVVM conversion leaves
+    // unconverted (INT_MIN stays INT_MIN either way).
+    if (k != Kind::Signed)
+      return x;
+    return arith::MaxSIOp::create(b, loc, x,
+                                  arith::SubIOp::create(b, loc, zero, x));
   }
   if (what == "square")
     return emitMul(b, loc, x, x);

@@ -508,6 +508,52 @@ FailureOr<Value> hodu::onnx_import::exclusiveScan(NodeContext &n, Value v) {
                         /*reverse=*/false);
 }
 
+FailureOr<Value> hodu::onnx_import::layAtBound(NodeContext &n, Value x,
+                                               ArrayRef<Value> dims,
+                                               ArrayRef<int64_t> bound) {
+  // The bound can be far larger than `x` (each dim at its most): checked
+  // before anything of its size is built.
+  if (failed(n.checkElementCount(bound, "the bound of the result")))
+    return failure();
+  Type i64 = n.b.getI64Type();
+  auto t = tensorType(x);
+  int64_t count = t.getNumElements(), size = product(bound);
+  if (count == 0 || size == 0)
+    return n.constant(t.getElementType(), 0, bound);
+  Value flat = n.reshape(x, {count});
+  // Position p of the bound holds element sum_k p_k * S_k of `x`, where S
+  // are the row-major strides of the run-time dims.
+  TRY(where, positions(n, size));
+  TRY(coords, unravelPositions(n, where, bound));
+  Value index, stride;
+  for (int64_t k = (int64_t)bound.size() - 1; k >= 0; --k) {
+    Value term = coords[k];
+    if (stride) {
+      TRY(scaled, make<MulOp>(n, term, stride));
+      term = scaled;
+    }
+    if (index) {
+      TRY(sum, make<AddOp>(n, index, term));
+      index = sum;
+    } else {
+      index = term;
+    }
+    if (k > 0) {
+      if (stride) {
+        TRY(next, make<MulOp>(n, stride, dims[k]));
+        stride = next;
+      } else {
+        stride = dims[k];
+      }
+    }
+  }
+  TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));
+  TRY(inside,
+      make<MinimumScalarOp>(n, low, n.scalarAttr(i64, (double)count - 1)));
+  TRY(gathered, make<IndexSelectOp>(n, flat, inside, int64_t(0)));
+  return n.reshape(gathered, bound);
+}
+
 FailureOr<Value> hodu::onnx_import::positions(NodeContext &n, int64_t size) {
   Type i64 = n.b.getI64Type();
   constexpr int64_t kConstant = 4096;

@@ -223,6 +223,14 @@ mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
 /// The exclusive running sum of `v` (1-D i64).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
+/// `x`'s elements, read in row-major order as a tensor of the run-time
+/// `dims` (0-d i64 each), laid out at `bound` (each dim's most): the value
+/// whose every dim is known only at run time (DataDependentDim::kEveryDim)
+/// of a Reshape-like op (Squeeze, Unsqueeze by axes given at run time).
+/// Entries outside the dims repeat some element of `x` (padding).
+mlir::FailureOr<mlir::Value> layAtBound(NodeContext &n, mlir::Value x,
+                                        llvm::ArrayRef<mlir::Value> dims,
+                                        llvm::ArrayRef<int64_t> bound);
 /// 0, 1, ..., size - 1 (i64). A long one is a [rows, cols] sum of a column
 /// and a row of about sqrt(size) constants each, rather than a constant of
 /// `size` elements in the artifact.
