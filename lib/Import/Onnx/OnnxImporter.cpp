@@ -1151,7 +1151,9 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     // The node's name, and its op type as the location's metadata, which
     // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
     Location loc = nodeLocation(context, name, node.op_type(), fileLoc);
-    if (opset < 1) {
+    // (Nodes of another domain: their domain's version was checked with
+    // the ops, before the import.)
+    if (opset < 1 && (node.domain().empty() || node.domain() == "ai.onnx")) {
       emitError(loc) << "the model imports no opset of the default ONNX "
                         "domain";
       return failure();
@@ -2174,14 +2176,14 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   if (opset < 0 && model.ir_version() < 3)
     opset = 1; // before opset_import, the default domain was implied
   // Opsets 1-21 of the default domain are imported: up to 17 each node is
-  // checked against libonnx's schema for the model's opset (checkModelStructure),
-  // and the conversions apply the opset-specific rules they know (18-21,
-  // which libonnx 1.12 does not know, by the ONNX definitions: Reduce*'s
-  // axes input, Split's num_outputs, Resize's axes, antialias and
-  // keep_aspect_ratio_policy, Pad's axes and wrap, AveragePool's dilations,
-  // Gelu, QuantizeLinear's output_dtype and block_size). A model
-  // without the default domain (training ops only) is rejected at its first
-  // node, which names the domain.
+  // checked against libonnx's schema for the model's opset
+  // (checkModelStructure), and the conversions apply the opset-specific rules
+  // they know (18-21, which libonnx 1.12 does not know, by the ONNX
+  // definitions: Reduce*'s axes input, Split's num_outputs, Resize's axes,
+  // antialias and keep_aspect_ratio_policy, Pad's axes and wrap, AveragePool's
+  // dilations, Gelu, QuantizeLinear's output_dtype and block_size). The
+  // optimizers of ai.onnx.preview.training (version 1) import whatever the
+  // default domain's opset; a default-domain node needs one.
   if ((declaresOpset && opset < 1) || opset > 21) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
@@ -2200,12 +2202,31 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
               node.name().empty() ? node.op_type() + "_" + std::to_string(index)
                                   : node.name();
           Location loc = nodeLocation(context, name, node.op_type(), fileLoc);
-          if (!node.domain().empty() && node.domain() != "ai.onnx") {
+          bool defaultDomain =
+              node.domain().empty() || node.domain() == "ai.onnx";
+          if (!defaultDomain && !isSupportedOp(node.domain(), node.op_type())) {
             emitError(loc) << "op '" << node.op_type() << "' of domain '"
                            << node.domain() << "' is not supported";
             return false;
           }
-          if (!isSupportedOp(node.op_type())) {
+          if (!defaultDomain) {
+            // The one other domain with ops (ai.onnx.preview.training) has
+            // had one version.
+            int64_t version = -1;
+            for (const auto &o : model.opset_import())
+              if (o.domain() == node.domain())
+                version = o.version();
+            if (version != 1) {
+              emitError(loc)
+                  << "op '" << node.op_type() << "' of domain '"
+                  << node.domain() << "': the model imports "
+                  << (version < 0 ? std::string("no version")
+                                  : "version " + std::to_string(version))
+                  << " of the domain; Hodu imports version 1";
+              return false;
+            }
+          }
+          if (defaultDomain && !isSupportedOp("", node.op_type())) {
             emitError(loc) << "unsupported op '" << node.op_type()
                            << "' (opset " << opset << ")";
             return false;

@@ -247,8 +247,9 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 unravelPositions(NodeContext &n, mlir::Value flat,
                  llvm::ArrayRef<int64_t> shape);
 
-/// Whether an op type of the default domain has a conversion.
-bool isSupportedOp(llvm::StringRef opType);
+/// Whether an op type of `domain` ("" or "ai.onnx" for the default one)
+/// has a conversion.
+bool isSupportedOp(llvm::StringRef domain, llvm::StringRef opType);
 /// Converts one node; defined in OnnxOps.cpp.
 mlir::LogicalResult convertNode(NodeContext &n);
 

@@ -278,6 +278,7 @@ const ConverterTable &converters() {
     registerSequenceOps(t);
     registerSignalOps(t);
     registerRandomOps(t);
+    registerTrainingOps(t);
     registerShapeOps(t);
     registerIndexingOps(t);
     registerMiscOps(t);
@@ -287,16 +288,29 @@ const ConverterTable &converters() {
 }
 } // namespace
 
-bool hodu::onnx_import::isSupportedOp(StringRef opType) {
+/// The converter table's key of an op: its type in the default domain,
+/// "domain:OpType" in another.
+static std::string converterKey(StringRef domain, StringRef opType) {
+  if (domain.empty() || domain == "ai.onnx")
+    return opType.str();
+  return (domain + ":" + opType).str();
+}
+
+std::string hodu::onnx_import::trainingOpKey(StringRef opType) {
+  return converterKey("ai.onnx.preview.training", opType);
+}
+
+bool hodu::onnx_import::isSupportedOp(StringRef domain, StringRef opType) {
+  std::string key = converterKey(domain, opType);
   // If, Loop, Scan and SequenceMap are imported by the node loop itself
   // (OnnxImporter.cpp), which imports their subgraphs.
-  return opType == "If" || opType == "Loop" || opType == "Scan" ||
-         opType == "SequenceMap" || converters().count(opType);
+  return key == "If" || key == "Loop" || key == "Scan" ||
+         key == "SequenceMap" || converters().count(key);
 }
 
 LogicalResult hodu::onnx_import::convertNode(NodeContext &n) {
   const auto &table = converters();
-  auto it = table.find(n.node.op_type());
+  auto it = table.find(converterKey(n.node.domain(), n.node.op_type()));
   if (it == table.end())
     return n.error("unsupported op");
   // Every op is created at the node's location.

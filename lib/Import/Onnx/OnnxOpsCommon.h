@@ -39,6 +39,11 @@ void registerSequenceOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
 void registerSignalOps(ConverterTable &table);
 void registerRandomOps(ConverterTable &table);
+/// The optimizers of domain ai.onnx.preview.training, keyed by
+/// trainingOpKey() (ops of other domains than the default one are keyed
+/// "domain:OpType", so that a default-domain node never finds them).
+void registerTrainingOps(ConverterTable &table);
+std::string trainingOpKey(llvm::StringRef opType);
 
 /// Creates an op whose result types are inferred, reporting inference
 /// failures as import errors.
