@@ -5,6 +5,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -155,6 +157,39 @@ void cpu::optimize(llvm::Module &m, llvm::TargetMachine &tm,
   pb.buildPerModuleDefaultPipeline(level).run(m, mam);
 }
 
+void cpu::constantsAsBytes(llvm::Module &m) {
+  // Small arrays cost nothing either way.
+  constexpr uint64_t kMinBytes = 4096;
+  llvm::SmallVector<llvm::GlobalVariable *> globals;
+  for (llvm::GlobalVariable &g : m.globals())
+    globals.push_back(&g);
+  for (llvm::GlobalVariable *g : globals) {
+    if (!g->isConstant() || !g->hasInitializer())
+      continue;
+    auto *data =
+        llvm::dyn_cast<llvm::ConstantDataSequential>(g->getInitializer());
+    if (!data || data->isString())
+      continue;
+    StringRef bytes = data->getRawDataValues();
+    if (bytes.size() < kMinBytes)
+      continue;
+    // The raw data is in the host's byte order; the target's must match.
+    if (m.getDataLayout().isLittleEndian() != llvm::sys::IsLittleEndianHost)
+      continue;
+    auto *init = llvm::ConstantDataArray::getRaw(
+        bytes, bytes.size(), llvm::Type::getInt8Ty(m.getContext()));
+    auto *flat = new llvm::GlobalVariable(
+        m, init->getType(), /*isConstant=*/true, g->getLinkage(), init, "", g,
+        g->getThreadLocalMode(), g->getAddressSpace());
+    flat->copyAttributesFrom(g);
+    flat->setAlignment(
+        g->getAlign().value_or(m.getDataLayout().getPreferredAlign(g)));
+    flat->takeName(g);
+    g->replaceAllUsesWith(flat);
+    g->eraseFromParent();
+  }
+}
+
 LogicalResult cpu::emitMachineCode(llvm::Module &m, llvm::TargetMachine &tm,
                                    llvm::CodeGenFileType kind, StringRef path,
                                    Location loc) {
@@ -165,6 +200,8 @@ LogicalResult cpu::emitMachineCode(llvm::Module &m, llvm::TargetMachine &tm,
   {
     // The pass manager owns the streamer: destroy it (flushing the asm
     // printer) before closing the file.
+    if (kind == llvm::CodeGenFileType::ObjectFile)
+      constantsAsBytes(m);
     llvm::legacy::PassManager pm;
     if (tm.addPassesToEmitFile(pm, os, nullptr, kind))
       return emitError(loc, "the target cannot emit this file type");

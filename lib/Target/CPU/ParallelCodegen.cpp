@@ -223,6 +223,7 @@ LogicalResult cpu::compileInParts(
         return;
       }
       {
+        constantsAsBytes(*part.module);
         llvm::legacy::PassManager pm;
         if (part.tm->addPassesToEmitFile(pm, os, nullptr,
                                          llvm::CodeGenFileType::ObjectFile)) {
