@@ -508,6 +508,137 @@ FailureOr<Value> hodu::onnx_import::exclusiveScan(NodeContext &n, Value v) {
                         /*reverse=*/false);
 }
 
+FailureOr<SmallVector<Value>> hodu::onnx_import::runtimeAxes(NodeContext &n,
+                                                             size_t input) {
+  RankedTensorType at = n.type(input);
+  if (!at || at.getRank() != 1 || at.isDynamicDim(0))
+    return n.error("axes must be a 1-D tensor of static length");
+  TRY(v, n.in(input));
+  Value w = n.cast(v, n.b.getI64Type());
+  SmallVector<Value> out;
+  for (int64_t j = 0; j < at.getDimSize(0); ++j) {
+    TRY(e, takeAt(n, w, 0, j));
+    out.push_back(e);
+  }
+  return out;
+}
+
+FailureOr<Value> hodu::onnx_import::namesDim(NodeContext &n,
+                                             ArrayRef<Value> axes, int64_t d,
+                                             int64_t rank) {
+  Type i64 = n.b.getI64Type();
+  Value any = n.constant(n.b.getI1Type(), 0);
+  for (Value a : axes) {
+    TRY(pos, make<EqScalarOp>(n, a, n.scalarAttr(i64, (double)d)));
+    TRY(neg, make<EqScalarOp>(n, a, n.scalarAttr(i64, (double)(d - rank))));
+    TRY(either, make<LogicalOrOp>(n, pos, neg));
+    TRY(acc, make<LogicalOrOp>(n, any, either));
+    any = acc;
+  }
+  return any;
+}
+
+/// Output dim k of a value with dims dropped at run time: the size of
+/// input dim `i` where `which[i]` (0-d i64) equals k, among the input dims
+/// `candidates`.
+static FailureOr<Value> pickDim(NodeContext &n, ArrayRef<int64_t> inShape,
+                                ArrayRef<Value> which, int64_t k,
+                                ArrayRef<int64_t> candidates) {
+  Type i64 = n.b.getI64Type();
+  Value dim = n.constant(i64, 0);
+  for (int64_t i : candidates) {
+    TRY(is, make<EqScalarOp>(n, which[i], n.scalarAttr(i64, (double)k)));
+    TRY(sel, make<SelectOp>(n, is, n.constant(i64, (double)inShape[i]), dim));
+    dim = sel;
+  }
+  return dim;
+}
+
+Value hodu::onnx_import::dimsVector(NodeContext &n, ArrayRef<Value> dims) {
+  SmallVector<Value> parts;
+  for (Value d : dims)
+    parts.push_back(n.reshape(d, {1}));
+  if (parts.size() == 1)
+    return parts[0];
+  return ConcatOp::create(
+             n.b, n.loc,
+             RankedTensorType::get({(int64_t)parts.size()}, n.b.getI64Type()),
+             parts, n.b.getI64IntegerAttr(0))
+      .getResult();
+}
+
+FailureOr<std::pair<Value, SmallVector<Value>>>
+hodu::onnx_import::dropDims(NodeContext &n, Value x, ArrayRef<Value> dropped,
+                            int64_t k) {
+  Type i64 = n.b.getI64Type();
+  auto t = tensorType(x);
+  ArrayRef<int64_t> in = t.getShape();
+  int64_t r = t.getRank(), outRank = r - k;
+  if (outRank < 0)
+    return n.error("drops " + Twine(k) + " dims of a " + Twine(r) + "-d value");
+  // Input dim i, when kept, is output dim (the kept dims before it); a
+  // dropped one is none (-1).
+  SmallVector<Value> which;
+  Value kept = n.constant(i64, 0);
+  for (int64_t i = 0; i < r; ++i) {
+    TRY(slot, make<SelectOp>(n, dropped[i], n.constant(i64, -1), kept));
+    which.push_back(slot);
+    TRY(keeps, make<LogicalNotOp>(n, dropped[i]));
+    TRY(plus, make<AddOp>(n, kept, n.cast(keeps, i64)));
+    kept = plus;
+  }
+  // Output dim o is one of input dims o .. o + k.
+  SmallVector<Value> dims;
+  SmallVector<int64_t> bound;
+  for (int64_t o = 0; o < outRank; ++o) {
+    auto candidates = llvm::to_vector(llvm::seq<int64_t>(o, o + k + 1));
+    TRY(dim, pickDim(n, in, which, o, candidates));
+    dims.push_back(dim);
+    int64_t most = 1;
+    for (int64_t i : candidates)
+      most = std::max(most, in[i]);
+    bound.push_back(most);
+  }
+  if (failed(n.checkElementCount(bound, "the bound of the result")))
+    return failure();
+  int64_t size = product(bound), count = t.getNumElements();
+  if (count == 0 || size == 0)
+    return std::make_pair(n.constant(t.getElementType(), 0, bound), dims);
+  // Position p of the bound reads input position c: c_i is p's coordinate
+  // along the output dim that input dim i became, 0 along a dropped dim.
+  TRY(where, positions(n, size));
+  SmallVector<Value> coords;
+  if (outRank > 0) {
+    TRY(c, unravelPositions(n, where, bound));
+    coords = c;
+  }
+  Value index = n.constant(i64, 0);
+  int64_t stride = count;
+  for (int64_t i = 0; i < r; ++i) {
+    stride /= in[i];
+    if (in[i] == 1)
+      continue;
+    Value c = n.constant(i64, 0);
+    for (int64_t o = std::max<int64_t>(0, i - k); o <= std::min(outRank - 1, i);
+         ++o) {
+      TRY(is, make<EqScalarOp>(n, which[i], n.scalarAttr(i64, (double)o)));
+      TRY(sel, make<SelectOp>(n, is, coords[o], c));
+      c = sel;
+    }
+    TRY(scaled, make<MulScalarOp>(n, c, n.scalarAttr(i64, (double)stride)));
+    TRY(sum, make<AddOp>(n, index, scaled));
+    index = sum;
+  }
+  TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));
+  TRY(inside,
+      make<MinimumScalarOp>(n, low, n.scalarAttr(i64, (double)count - 1)));
+  Value flat = n.reshape(x, {count});
+  if (tensorType(inside).getRank() == 0)
+    inside = n.reshape(inside, {1});
+  TRY(gathered, make<IndexSelectOp>(n, flat, inside, int64_t(0)));
+  return std::make_pair(n.reshape(gathered, bound), dims);
+}
+
 FailureOr<Value> hodu::onnx_import::layAtBound(NodeContext &n, Value x,
                                                ArrayRef<Value> dims,
                                                ArrayRef<int64_t> bound) {

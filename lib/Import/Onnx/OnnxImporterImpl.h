@@ -223,6 +223,25 @@ mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
 /// The exclusive running sum of `v` (1-D i64).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
+/// The entries of a 1-D axes input known only at run time, each a 0-d
+/// i64; an error unless its length is static.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> runtimeAxes(NodeContext &n,
+                                                            size_t input);
+/// Whether one of `axes` (0-d i64 each) names dim `d` of `rank` (as d or
+/// d - rank): a 0-d bool.
+mlir::FailureOr<mlir::Value> namesDim(NodeContext &n,
+                                      llvm::ArrayRef<mlir::Value> axes,
+                                      int64_t d, int64_t rank);
+/// The 1-D i64 of `dims` (0-d i64 each).
+mlir::Value dimsVector(NodeContext &n, llvm::ArrayRef<mlir::Value> dims);
+/// `x` without the `k` dims that `dropped` (a 0-d bool per dim, known at
+/// run time) marks, whose entry 0 is taken: a Squeeze by axes given at run
+/// time, or a reduction without keepdims. The result is laid out at its
+/// bound (output dim o at the most of input dims o .. o + k), with its
+/// run-time dims (0-d i64 each; none for a 0-d result).
+mlir::FailureOr<std::pair<mlir::Value, llvm::SmallVector<mlir::Value>>>
+dropDims(NodeContext &n, mlir::Value x, llvm::ArrayRef<mlir::Value> dropped,
+         int64_t k);
 /// `x`'s elements, read in row-major order as a tensor of the run-time
 /// `dims` (0-d i64 each), laid out at `bound` (each dim's most): the value
 /// whose every dim is known only at run time (DataDependentDim::kEveryDim)

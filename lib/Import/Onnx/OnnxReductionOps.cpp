@@ -14,6 +14,80 @@ using namespace hodu::onnx_import;
 
 namespace {
 
+/// One dim of a reduction whose axes are known only at run time: `op`'s
+/// reduction of `y` over dim `d` (kept), or its inner step.
+FailureOr<Value> reduceOneDim(NodeContext &n, StringRef op, Value y,
+                              int64_t d) {
+  SmallVector<int64_t, 1> dims{d};
+  if (op == "ReduceMean")
+    return make<ReduceMeanOp>(n, y, dims, true);
+  if (op == "ReduceMax")
+    return make<ReduceMaxOp>(n, y, dims, true);
+  if (op == "ReduceMin")
+    return make<ReduceMinOp>(n, y, dims, true);
+  if (op == "ReduceProd")
+    return make<ReduceProdOp>(n, y, dims, true);
+  if (op == "ReduceLogSumExp")
+    return make<ReduceLogSumExpOp>(n, y, dims, true);
+  // Sum, and the sums inside L1, L2, SumSquare and LogSum.
+  return make<ReduceSumOp>(n, y, dims, true);
+}
+
+/// A reduction whose axes are a run-time input: each dim the axes may name
+/// is reduced in turn, its result broadcast back and selected where the
+/// axes name the dim (L1, L2, SumSquare and LogSum as a sum between their
+/// elementwise steps), so the result has the input's shape with each
+/// reduced dim's value at its entry 0. With keepdims its dims are the
+/// input's, 1 where reduced; without, the reduced dims are dropped at run
+/// time (dropDims). Either way every dim is known only at run time.
+LogicalResult convertReduceRuntime(NodeContext &n, Value x, bool keep) {
+  StringRef op = n.node.op_type();
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  if (auto d = n.dataDim(0))
+    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
+                   ", and the axes are known only at run time too; a value "
+                   "has at most one dim whose size depends on the data");
+  TRY(axes, runtimeAxes(n, 1));
+  Value y = x;
+  if (op == "ReduceL1") {
+    TRY(a, make<AbsOp>(n, y));
+    y = a;
+  } else if (op == "ReduceL2" || op == "ReduceSumSquare") {
+    TRY(sq, make<SquareOp>(n, y));
+    y = sq;
+  }
+  Type i64 = n.b.getI64Type();
+  SmallVector<Value> reduced, dims;
+  for (int64_t d = 0; d < r; ++d) {
+    TRY(named, namesDim(n, axes, d, r));
+    reduced.push_back(named);
+    TRY(dim, make<SelectOp>(n, named, n.constant(i64, 1),
+                            n.constant(i64, (double)t.getDimSize(d))));
+    dims.push_back(dim);
+    TRY(one, reduceOneDim(n, op, y, d));
+    TRY(sel, make<SelectOp>(n, named, broadcastTo(n, one, t.getShape()), y));
+    y = sel;
+  }
+  if (op == "ReduceL2") {
+    TRY(root, make<SqrtOp>(n, y));
+    y = root;
+  } else if (op == "ReduceLogSum") {
+    TRY(log, make<LnOp>(n, y));
+    y = log;
+  }
+  if (keep) {
+    n.setOutput(0, y);
+    n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, dims));
+    return success();
+  }
+  TRY(result, dropDims(n, y, reduced, (int64_t)axes.size()));
+  n.setOutput(0, result.first);
+  if (!result.second.empty())
+    n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, result.second));
+  return success();
+}
+
 LogicalResult convertReduce(NodeContext &n) {
   StringRef op = n.node.op_type();
   TRY(x, n.in(0));
@@ -22,6 +96,8 @@ LogicalResult convertReduce(NodeContext &n) {
   TRY(noop, n.attrInt("noop_with_empty_axes", 0));
   bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
   SmallVector<int64_t> axes;
+  if (axesAsInput && n.hasInput(1) && !n.constantInput(1) && rank > 0)
+    return convertReduceRuntime(n, x, keep != 0);
   if (axesAsInput) {
     if (n.hasInput(1)) {
       TRY(a, n.constInts(1, "axes"));

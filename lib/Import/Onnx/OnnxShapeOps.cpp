@@ -83,54 +83,6 @@ FailureOr<SmallVector<int64_t>> axesOf(NodeContext &n, bool required) {
   return SmallVector<int64_t>();
 }
 
-/// The entries of a 1-D axes input known only at run time, each a 0-d
-/// i64; an error unless its length is static.
-FailureOr<SmallVector<Value>> runtimeAxes(NodeContext &n, size_t input) {
-  RankedTensorType at = n.type(input);
-  if (!at || at.getRank() != 1 || at.isDynamicDim(0))
-    return n.error("axes must be a 1-D tensor of static length");
-  TRY(v, n.in(input));
-  Value w = n.cast(v, n.b.getI64Type());
-  SmallVector<Value> out;
-  for (int64_t j = 0; j < at.getDimSize(0); ++j) {
-    TRY(e, takeAt(n, w, 0, j));
-    out.push_back(e);
-  }
-  return out;
-}
-
-/// Whether one of `axes` (0-d i64 each) names dim `d` of `rank` (as d or
-/// d - rank): a 0-d bool.
-FailureOr<Value> namesDim(NodeContext &n, ArrayRef<Value> axes, int64_t d,
-                          int64_t rank) {
-  Type i64 = n.b.getI64Type();
-  Value any = n.constant(n.b.getI1Type(), 0);
-  for (Value a : axes) {
-    TRY(pos, make<EqScalarOp>(n, a, n.scalarAttr(i64, (double)d)));
-    TRY(neg, make<EqScalarOp>(n, a, n.scalarAttr(i64, (double)(d - rank))));
-    TRY(either, make<LogicalOrOp>(n, pos, neg));
-    TRY(acc, make<LogicalOrOp>(n, any, either));
-    any = acc;
-  }
-  return any;
-}
-
-/// Output dim k of a Squeeze or Unsqueeze known only at run time: the
-/// size of input dim `i` where `which[i]` (0-d i64) equals k, among the
-/// input dims `candidates`.
-FailureOr<Value> pickDim(NodeContext &n, ArrayRef<int64_t> inShape,
-                         ArrayRef<Value> which, int64_t k,
-                         ArrayRef<int64_t> candidates) {
-  Type i64 = n.b.getI64Type();
-  Value dim = n.constant(i64, 0);
-  for (int64_t i : candidates) {
-    TRY(is, make<EqScalarOp>(n, which[i], n.scalarAttr(i64, (double)k)));
-    TRY(sel, make<SelectOp>(n, is, n.constant(i64, (double)inShape[i]), dim));
-    dim = sel;
-  }
-  return dim;
-}
-
 /// Squeeze or Unsqueeze by axes known only at run time. Which of the
 /// input's dims of size 1 a Squeeze drops (the others cannot be dropped)
 /// decides the result only where it has more of them than it drops; then,
@@ -159,68 +111,49 @@ LogicalResult convertSqueezeRuntime(NodeContext &n, Value x, bool squeeze) {
   if (squeeze && (int64_t)ones.size() < k)
     return n.error("squeezes " + Twine(k) + " dims, but the input (" +
                    Twine(r) + "-d) has " + Twine(ones.size()) + " of size 1");
-  Type i64 = n.b.getI64Type();
-  int64_t outRank = squeeze ? r - k : r + k;
-  SmallVector<Value> dims;
-  SmallVector<int64_t> bound;
   if (squeeze) {
-    // Input dim i, when kept, is output dim (the kept dims before it).
-    SmallVector<Value> which;
-    Value kept = n.constant(i64, 0);
+    // The dims the axes name, all of size 1, are dropped.
+    SmallVector<Value> dropped;
     for (int64_t i = 0; i < r; ++i) {
       TRY(named, namesDim(n, axes, i, r));
-      // A dropped dim goes to no output dim.
-      TRY(slot, make<SelectOp>(n, named, n.constant(i64, -1), kept));
-      which.push_back(slot);
-      TRY(keeps, make<LogicalNotOp>(n, named));
-      TRY(plus, make<AddOp>(n, kept, n.cast(keeps, i64)));
-      kept = plus;
+      dropped.push_back(named);
     }
-    for (int64_t o = 0; o < outRank; ++o) {
-      auto candidates = llvm::to_vector(llvm::seq<int64_t>(o, o + k + 1));
-      TRY(dim, pickDim(n, in, which, o, candidates));
-      dims.push_back(dim);
-      int64_t most = 1;
-      for (int64_t i : candidates)
-        most = std::max(most, in[i]);
-      bound.push_back(most);
+    TRY(result, dropDims(n, x, dropped, k));
+    n.setOutput(0, result.first);
+    if (!result.second.empty())
+      n.setDataDim(0, DataDependentDim::kEveryDim,
+                   dimsVector(n, result.second));
+    return success();
+  }
+  // Output dim o is a new dim of size 1 where the axes name it, else
+  // input dim o - (the new dims up to o).
+  Type i64 = n.b.getI64Type();
+  int64_t outRank = r + k;
+  SmallVector<Value> dims;
+  SmallVector<int64_t> bound;
+  Value upTo = n.constant(i64, 0);
+  for (int64_t o = 0; o < outRank; ++o) {
+    TRY(named, namesDim(n, axes, o, outRank));
+    TRY(plus, make<AddOp>(n, upTo, n.cast(named, i64)));
+    upTo = plus;
+    TRY(source, make<SubOp>(n, n.constant(i64, (double)o), upTo));
+    auto candidates = llvm::to_vector(llvm::seq<int64_t>(
+        std::max<int64_t>(0, o - k), std::min(r - 1, o) + 1));
+    int64_t most = 1;
+    Value picked = n.constant(i64, 1);
+    for (int64_t i : candidates) {
+      most = std::max(most, in[i]);
+      TRY(is, make<EqScalarOp>(n, source, n.scalarAttr(i64, (double)i)));
+      TRY(sel, make<SelectOp>(n, is, n.constant(i64, (double)in[i]), picked));
+      picked = sel;
     }
-  } else {
-    // Output dim o is a new dim of size 1 where the axes name it, else
-    // input dim o - (the new dims up to o).
-    Value upTo = n.constant(i64, 0);
-    for (int64_t o = 0; o < outRank; ++o) {
-      TRY(named, namesDim(n, axes, o, outRank));
-      TRY(plus, make<AddOp>(n, upTo, n.cast(named, i64)));
-      upTo = plus;
-      TRY(source, make<SubOp>(n, n.constant(i64, (double)o), upTo));
-      auto candidates = llvm::to_vector(llvm::seq<int64_t>(
-          std::max<int64_t>(0, o - k), std::min(r - 1, o) + 1));
-      int64_t most = 1;
-      for (int64_t i : candidates)
-        most = std::max(most, in[i]);
-      Value picked = n.constant(i64, 1);
-      for (int64_t i : candidates) {
-        TRY(is, make<EqScalarOp>(n, source, n.scalarAttr(i64, (double)i)));
-        TRY(sel, make<SelectOp>(n, is, n.constant(i64, (double)in[i]), picked));
-        picked = sel;
-      }
-      TRY(one, make<SelectOp>(n, named, n.constant(i64, 1), picked));
-      dims.push_back(one);
-      bound.push_back(most);
-    }
+    TRY(one, make<SelectOp>(n, named, n.constant(i64, 1), picked));
+    dims.push_back(one);
+    bound.push_back(most);
   }
   TRY(y, layAtBound(n, x, dims, bound));
-  SmallVector<Value> parts;
-  for (Value d : dims)
-    parts.push_back(n.reshape(d, {1}));
-  Value all = parts.size() == 1 ? parts[0] : Value();
-  if (!all) {
-    TRY(cat, make<ConcatOp>(n, ValueRange(parts), int64_t(0)));
-    all = cat;
-  }
   n.setOutput(0, y);
-  n.setDataDim(0, DataDependentDim::kEveryDim, all);
+  n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, dims));
   return success();
 }
 
