@@ -23,7 +23,7 @@ namespace {
 struct Step {
   Type elt;
   Value rate, count; // R and T, both of `elt`
-  Value countI64;    // T as it came (for T > 0)
+  Value started;     // T > 0: a step after the first
   int64_t n;
 };
 
@@ -46,9 +46,10 @@ FailureOr<Step> readStep(NodeContext &n, int64_t groups, int64_t outGroups) {
   s.elt = elt;
   TRY(rate, scalarInput(n, 0, elt, "R"));
   TRY(count, scalarInput(n, 1, n.b.getI64Type(), "T"));
+  TRY(started, make<GtScalarOp>(n, count, n.scalarAttr(n.b.getI64Type(), 0)));
   s.rate = rate;
-  s.countI64 = count;
   s.count = n.cast(count, elt);
+  s.started = started;
   return s;
 }
 
@@ -103,12 +104,9 @@ LogicalResult convertMomentum(NodeContext &n) {
   TRY(mode, n.attrString("mode", "standard"));
   if (mode != "standard" && mode != "nesterov")
     return n.error("mode is '" + mode +
-                   "'; ONNX defines 'standard' and "
-                   "'nesterov'");
+                   "'; ONNX defines 'standard' and 'nesterov'");
   // The first step (T = 0) takes the gradient whole.
-  TRY(started,
-      make<GtScalarOp>(n, s.countI64, n.scalarAttr(n.b.getI64Type(), 0)));
-  TRY(betaT, make<SelectOp>(n, started, n.constant(s.elt, beta),
+  TRY(betaT, make<SelectOp>(n, s.started, n.constant(s.elt, beta),
                             n.constant(s.elt, 1)));
   for (int64_t i = 0; i < s.n; ++i) {
     TRY(x, n.in(2 + i));
@@ -147,9 +145,7 @@ LogicalResult convertAdam(NodeContext &n) {
   TRY(rootB, make<SqrtOp>(n, oneMinusB));
   TRY(num, make<MulOp>(n, s.rate, rootB));
   TRY(corrected, make<DivOp>(n, num, oneMinusA));
-  TRY(started,
-      make<GtScalarOp>(n, s.countI64, n.scalarAttr(n.b.getI64Type(), 0)));
-  TRY(rate, make<SelectOp>(n, started, corrected, s.rate));
+  TRY(rate, make<SelectOp>(n, s.started, corrected, s.rate));
   for (int64_t i = 0; i < s.n; ++i) {
     TRY(x, n.in(2 + i));
     TRY(g, n.in(2 + s.n + i));
