@@ -554,6 +554,33 @@ static FailureOr<Value> pickDim(NodeContext &n, ArrayRef<int64_t> inShape,
   return dim;
 }
 
+LogicalResult hodu::onnx_import::checkNoDataDim(NodeContext &n,
+                                                StringRef what) {
+  DimPtr d = n.dataDim(0);
+  if (!d)
+    return success();
+  return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
+                 ", and " + what +
+                 " known only at run time too; a value has at most one dim "
+                 "whose size depends on the data");
+}
+
+/// Entries `index` of `x` read flat (clamped into it, so that padding reads
+/// some element), shaped as `bound`.
+static FailureOr<Value> gatherFlat(NodeContext &n, Value x, Value index,
+                                   ArrayRef<int64_t> bound) {
+  Type i64 = n.b.getI64Type();
+  int64_t count = tensorType(x).getNumElements();
+  TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));
+  TRY(inside,
+      make<MinimumScalarOp>(n, low, n.scalarAttr(i64, (double)count - 1)));
+  if (tensorType(inside).getRank() == 0)
+    inside = n.reshape(inside, {1});
+  TRY(gathered,
+      make<IndexSelectOp>(n, n.reshape(x, {count}), inside, int64_t(0)));
+  return n.reshape(gathered, bound);
+}
+
 Value hodu::onnx_import::dimsVector(NodeContext &n, ArrayRef<Value> dims) {
   SmallVector<Value> parts;
   for (Value d : dims)
@@ -629,14 +656,8 @@ hodu::onnx_import::dropDims(NodeContext &n, Value x, ArrayRef<Value> dropped,
     TRY(sum, make<AddOp>(n, index, scaled));
     index = sum;
   }
-  TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));
-  TRY(inside,
-      make<MinimumScalarOp>(n, low, n.scalarAttr(i64, (double)count - 1)));
-  Value flat = n.reshape(x, {count});
-  if (tensorType(inside).getRank() == 0)
-    inside = n.reshape(inside, {1});
-  TRY(gathered, make<IndexSelectOp>(n, flat, inside, int64_t(0)));
-  return std::make_pair(n.reshape(gathered, bound), dims);
+  TRY(y, gatherFlat(n, x, index, bound));
+  return std::make_pair(y, dims);
 }
 
 FailureOr<Value> hodu::onnx_import::layAtBound(NodeContext &n, Value x,
@@ -646,12 +667,10 @@ FailureOr<Value> hodu::onnx_import::layAtBound(NodeContext &n, Value x,
   // before anything of its size is built.
   if (failed(n.checkElementCount(bound, "the bound of the result")))
     return failure();
-  Type i64 = n.b.getI64Type();
   auto t = tensorType(x);
   int64_t count = t.getNumElements(), size = product(bound);
   if (count == 0 || size == 0)
     return n.constant(t.getElementType(), 0, bound);
-  Value flat = n.reshape(x, {count});
   // Position p of the bound holds element sum_k p_k * S_k of `x`, where S
   // are the row-major strides of the run-time dims.
   TRY(where, positions(n, size));
@@ -678,11 +697,7 @@ FailureOr<Value> hodu::onnx_import::layAtBound(NodeContext &n, Value x,
       }
     }
   }
-  TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));
-  TRY(inside,
-      make<MinimumScalarOp>(n, low, n.scalarAttr(i64, (double)count - 1)));
-  TRY(gathered, make<IndexSelectOp>(n, flat, inside, int64_t(0)));
-  return n.reshape(gathered, bound);
+  return gatherFlat(n, x, index, bound);
 }
 
 FailureOr<Value> hodu::onnx_import::positions(NodeContext &n, int64_t size) {

@@ -223,6 +223,10 @@ mlir::Value runtimeDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         const DataDependentDim &dim);
 /// The exclusive running sum of `v` (1-D i64).
 mlir::FailureOr<mlir::Value> exclusiveScan(NodeContext &n, mlir::Value v);
+/// An error unless input #0 is free of sizes known only at run time: an
+/// op whose `what` ("k is", "the axes are") is known only then would give
+/// its result a second such size.
+mlir::LogicalResult checkNoDataDim(NodeContext &n, llvm::StringRef what);
 /// The entries of a 1-D axes input known only at run time, each a 0-d
 /// i64; an error unless its length is static.
 mlir::FailureOr<llvm::SmallVector<mlir::Value>> runtimeAxes(NodeContext &n,

@@ -44,10 +44,8 @@ LogicalResult convertReduceRuntime(NodeContext &n, Value x, bool keep) {
   StringRef op = n.node.op_type();
   auto t = tensorType(x);
   int64_t r = t.getRank();
-  if (auto d = n.dataDim(0))
-    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
-                   ", and the axes are known only at run time too; a value "
-                   "has at most one dim whose size depends on the data");
+  if (failed(checkNoDataDim(n, "the axes are")))
+    return failure();
   TRY(axes, runtimeAxes(n, 1));
   Value y = x;
   if (op == "ReduceL1") {
@@ -202,10 +200,8 @@ LogicalResult convertCumSum(NodeContext &n) {
 /// leaves a k outside it undefined).
 LogicalResult convertTopKRuntimeK(NodeContext &n, Value x, int64_t axis,
                                   bool largest) {
-  if (auto d = n.dataDim(0))
-    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
-                   ", and k is known only at run time too; a value has at "
-                   "most one dim whose size depends on the data");
+  if (failed(checkNoDataDim(n, "k is")))
+    return failure();
   Type i64 = n.b.getI64Type();
   int64_t size = tensorType(x).getDimSize(axis);
   TRY(k, scalarInput(n, 1, i64, "k"));

@@ -93,10 +93,8 @@ LogicalResult convertSqueezeRuntime(NodeContext &n, Value x, bool squeeze) {
   auto t = tensorType(x);
   int64_t r = t.getRank();
   ArrayRef<int64_t> in = t.getShape();
-  if (auto d = n.dataDim(0))
-    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
-                   ", and the axes are known only at run time too; a value "
-                   "has at most one dim whose size depends on the data");
+  if (failed(checkNoDataDim(n, "the axes are")))
+    return failure();
   TRY(axes, runtimeAxes(n, 1));
   int64_t k = axes.size();
   SmallVector<int64_t> ones;
@@ -278,10 +276,8 @@ LogicalResult convertConcat(NodeContext &n) {
 /// (DataDependentDim), gathered from its run-time offset. Sizes that do not
 /// add up to the dim, which ONNX calls an error, are cut at its end.
 LogicalResult convertSplitRuntimeSizes(NodeContext &n, Value x, int64_t axis) {
-  if (auto d = n.dataDim(0))
-    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
-                   ", and the split sizes are known only at run time too; a "
-                   "value has at most one dim whose size depends on the data");
+  if (failed(checkNoDataDim(n, "the split sizes are")))
+    return failure();
   int64_t parts = n.numOutputs();
   RankedTensorType st = n.type(1);
   if (!st || st.getRank() != 1 || st.getDimSize(0) != parts)
@@ -374,11 +370,8 @@ LogicalResult convertSplit(NodeContext &n) {
 LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
   auto t = tensorType(x);
   int64_t r = t.getRank();
-  if (auto d = n.dataDim(0))
-    return n.error("input #0 ('" + n.node.input(0) + "'): " + d->describe() +
-                   ", and the slice's bounds are known only at run time too; "
-                   "a value has at most one dim whose size depends on the "
-                   "data");
+  if (failed(checkNoDataDim(n, "the slice's bounds are")))
+    return failure();
   RankedTensorType st = n.type(1);
   if (!st || st.getRank() != 1 || st.isDynamicDim(0))
     return n.error("starts must be a 1-D tensor of static length");
@@ -451,11 +444,8 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
           continue;
         is = n.constant(n.b.getI1Type(), 1);
       } else {
-        TRY(pos, make<EqScalarOp>(n, axes[j], n.scalarAttr(i64, (double)d)));
-        TRY(neg,
-            make<EqScalarOp>(n, axes[j], n.scalarAttr(i64, (double)(d - r))));
-        TRY(either, make<LogicalOrOp>(n, pos, neg));
-        is = either;
+        TRY(named, namesDim(n, ArrayRef<Value>(axes[j]), d, r));
+        is = named;
       }
       TRY(s1, make<SelectOp>(n, is, starts[j], start));
       TRY(e1, make<SelectOp>(n, is, ends[j], end));
