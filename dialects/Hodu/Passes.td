@@ -176,6 +176,34 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def SplitEmptyTensors : Pass<"hodu-split-empty-tensors", "mlir::func::FuncOp"> {
+  let summary = "Give each chain of uses of a tensor.empty a tensor.empty of its own";
+  let description = [{
+    CSE merges the `tensor.empty` ops of one type into one, so a large model
+    ends with a single `tensor.empty() : tensor<f32>` that is the `outs` of
+    every rank-0 computation (IS-Net's 238 quantisation scales). One-shot
+    bufferization then puts every value written into it in one alias set and
+    checks each read of the set against each write, quadratic in the set
+    (16 of IS-Net's 20 s of bufferization), and the one buffer it allocates
+    lives from the top of the function to the last use.
+
+    Sharing an empty helps in one case, in-place reuse along a chain: a bias
+    add that reads a matmul's result, where the matmul wrote into the fill
+    of the same empty, may overwrite the matmul's buffer. So the uses are
+    taken in program order and split into chains. A use joins the current
+    chain when it reads, as an operand or from inside its regions (a tile
+    loop's body), a value written into the chain's buffer: a result of a use
+    in the chain, or a value tied to one (a destination-style op's init, a
+    loop's init, a reshape's or slice's source). A chain holds at most 16
+    uses. Each chain gets a clone of the empty right before its first use
+    (before that use's ancestor in the empty's block, so never inside a
+    loop the original was outside of), and the original is erased.
+
+    Run right before `eliminate-empty-tensors`, with no CSE in between.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def DistinctResults : Pass<"hodu-distinct-results", "mlir::func::FuncOp"> {
   let summary = "Give each result of a bufferized function a buffer of its own";
   let description = [{

@@ -153,6 +153,7 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
 /// workspace; parallel tile loops run on OpenMP threads.
 std::string bufferizedPipeline(const CPUPipelineConfig &o) {
   return std::string(
+             "func.func(hodu-split-empty-tensors),"
              "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
              "boundaries function-boundary-type-conversion=identity-layout-map "
              // A run-time loop (hodu.loop's scf.while) may carry a new

@@ -28,7 +28,7 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
   std::string threads = std::to_string(o.maxThreads);
   return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
          " workgroup-memory=" + std::to_string(o.workgroupMemory) +
-         "},canonicalize,cse,"
+         "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
          "func.func(hodu-distinct-results),"
