@@ -54,6 +54,12 @@ static unsigned bytesOf(Type t) {
   return t.isInteger(1) ? 1 : (t.getIntOrFloatBitWidth() + 7) / 8;
 }
 
+static FloatRepr reprOf(Type t) {
+  return t.isF32()   ? FloatRepr::F32
+         : t.isF64() ? FloatRepr::F64
+                     : FloatRepr::Other;
+}
+
 std::optional<ConstantView> ConstantView::get(Attribute attr) {
   auto elements = dyn_cast_if_present<ElementsAttr>(attr);
   if (!elements)
@@ -68,6 +74,7 @@ std::optional<ConstantView> ConstantView::get(Attribute attr) {
   e.attr = elements;
   e.type = type;
   e.kind = *kind;
+  e.repr = reprOf(type.getElementType());
   e.bytes = bytesOf(type.getElementType());
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     e.splat = dense.isSplat();
@@ -105,13 +112,34 @@ ConstantView ConstantView::asScalar() const {
 }
 
 uint64_t ConstantView::raw(int64_t i) const {
-  uint64_t v = 0;
-  std::memcpy(&v, ptr(i), bytes);
-  return v;
+  const char *p = ptr(i);
+  switch (bytes) { // fixed-size copies, no call per element
+  case 1:
+    return static_cast<uint8_t>(*p);
+  case 2: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    uint64_t v = 0;
+    std::memcpy(&v, p, bytes);
+    return v;
+  }
+  }
 }
 
-double ConstantView::f(int64_t i) const {
-  Type e = type.getElementType();
+double ConstantView::slowF(int64_t i) const {
+  if (repr == FloatRepr::F64) {
+    double v;
+    std::memcpy(&v, ptr(i), 8);
+    return v;
+  }
   switch (kind) {
   case ElementKind::Bool:
     return raw(i) ? 1.0 : 0.0;
@@ -122,17 +150,7 @@ double ConstantView::f(int64_t i) const {
   case ElementKind::Float:
     break;
   }
-  if (e.isF32()) {
-    float v;
-    std::memcpy(&v, ptr(i), 4);
-    return v;
-  }
-  if (e.isF64()) {
-    double v;
-    std::memcpy(&v, ptr(i), 8);
-    return v;
-  }
-  auto ft = cast<FloatType>(e);
+  auto ft = cast<FloatType>(type.getElementType());
   llvm::APFloat a(ft.getFloatSemantics(), llvm::APInt(ft.getWidth(), raw(i)));
   bool lost;
   a.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
@@ -149,6 +167,7 @@ uint64_t ConstantView::s(int64_t i) const {
 
 ConstantWriter::ConstantWriter(RankedTensorType type, int64_t resourceBytes)
     : type(type), kind(*getElementKind(type.getElementType())),
+      repr(reprOf(type.getElementType())),
       bytes(bytesOf(type.getElementType())) {
   size_t total = static_cast<size_t>(type.getNumElements()) * bytes;
   if (kind != ElementKind::Bool &&
@@ -171,24 +190,18 @@ void ConstantWriter::setRaw(int64_t i, uint64_t v) {
   std::memcpy(data + i * bytes, &v, bytes);
 }
 
-void ConstantWriter::setF(int64_t i, double v) {
-  Type e = type.getElementType();
+void ConstantWriter::slowSetF(int64_t i, double v) {
+  if (repr == FloatRepr::F64) {
+    std::memcpy(data + i * 8, &v, 8);
+    return;
+  }
   if (kind != ElementKind::Float)
     return setRaw(i, kind == ElementKind::Signed
                          ? static_cast<uint64_t>(static_cast<int64_t>(v))
                          : static_cast<uint64_t>(v));
-  if (e.isF32()) {
-    float f = static_cast<float>(v);
-    std::memcpy(data + i * 4, &f, 4);
-    return;
-  }
-  if (e.isF64()) {
-    std::memcpy(data + i * 8, &v, 8);
-    return;
-  }
   llvm::APFloat a(v);
   bool lost;
-  a.convert(cast<FloatType>(e).getFloatSemantics(),
+  a.convert(cast<FloatType>(type.getElementType()).getFloatSemantics(),
             llvm::APFloat::rmNearestTiesToEven, &lost);
   setRaw(i, a.bitcastToAPInt().getZExtValue());
 }

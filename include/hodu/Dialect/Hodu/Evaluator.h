@@ -19,6 +19,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -33,6 +34,10 @@ namespace hodu {
 
 /// How the evaluator computes with an element type.
 enum class ElementKind { Float, Signed, Unsigned, Bool };
+
+/// The float formats that the evaluator reads and writes as C++ floats;
+/// the others go through APFloat.
+enum class FloatRepr : uint8_t { Other, F32, F64 };
 
 /// The kind of `t`, or nullopt for types the evaluator does not handle
 /// (widths that are not whole bytes, or wider than 64 bits).
@@ -60,7 +65,14 @@ public:
   /// The element's bytes, zero-extended.
   uint64_t raw(int64_t i) const;
   /// The value as a double (integers convert by signedness).
-  double f(int64_t i) const;
+  double f(int64_t i) const {
+    if (repr == FloatRepr::F32) {
+      float v;
+      std::memcpy(&v, ptr(i), 4);
+      return v;
+    }
+    return slowF(i);
+  }
   /// The integer value extended to 64 bits by the dtype's signedness.
   uint64_t s(int64_t i) const;
   /// Whether the element is nonzero.
@@ -69,9 +81,14 @@ public:
   }
 
 private:
+  double slowF(int64_t i) const;
+
   mlir::ElementsAttr attr;
   mlir::RankedTensorType type;
   ElementKind kind = ElementKind::Float;
+  /// The float formats read without APFloat, known once per view (the
+  /// folds of a large model read tens of millions of elements).
+  FloatRepr repr = FloatRepr::Other;
   unsigned bytes = 0;
   llvm::ArrayRef<char> data;
   bool splat = false;
@@ -93,15 +110,25 @@ public:
   /// Stores the low bytes of `v` (any nonzero value is true for i1).
   void setRaw(int64_t i, uint64_t v);
   /// Rounds a double to the float dtype, or converts it to an integer one.
-  void setF(int64_t i, double v);
+  void setF(int64_t i, double v) {
+    if (repr == FloatRepr::F32) {
+      float f = static_cast<float>(v);
+      std::memcpy(data + i * 4, &f, 4);
+      return;
+    }
+    slowSetF(i, v);
+  }
   /// Copies element `j` of `in` (of the same dtype) to element `i`.
   void copy(int64_t i, const ConstantView &in, int64_t j);
   /// The attribute written; the writer is spent.
   mlir::ElementsAttr finish();
 
 private:
+  void slowSetF(int64_t i, double v);
+
   mlir::RankedTensorType type;
   ElementKind kind;
+  FloatRepr repr;
   unsigned bytes;
   char *data = nullptr;
   std::vector<char> vec;
