@@ -103,8 +103,13 @@ struct SplitEmptyTensors
         if (!joins) {
           // Before the user's ancestor in the original's block: the
           // original dominates it, so its dynamic sizes do too, and a use
-          // inside a loop does not allocate once per iteration.
-          OpBuilder b(op->getBlock()->findAncestorOpInBlock(*user));
+          // inside a loop does not allocate once per iteration. A user in
+          // another block of a CFG region: right after the original.
+          OpBuilder b(op);
+          if (Operation *anchor = op->getBlock()->findAncestorOpInBlock(*user))
+            b.setInsertionPoint(anchor);
+          else
+            b.setInsertionPointAfter(op);
           current = b.clone(*op)->getResult(0);
           chainValues.clear();
           chain = 0;

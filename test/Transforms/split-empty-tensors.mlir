@@ -107,3 +107,23 @@ func.func @loop(%a: tensor<?xf32>, %n: index) -> (tensor<?xf32>, tensor<?xf32>) 
   }
   return %t, %l : tensor<?xf32>, tensor<?xf32>
 }
+
+// -----
+
+// A use in another block of the function (a CFG region): its empty goes
+// right after the original, which dominates that block.
+// CHECK-LABEL: func.func @blocks
+// CHECK-NEXT:    %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    %[[E0:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK-NEXT:    linalg.fill {{.*}} outs(%[[E0]] : tensor<4xf32>)
+// CHECK:       ^bb1:
+// CHECK-NEXT:    linalg.fill {{.*}} outs(%[[E1]] : tensor<4xf32>)
+// CHECK-NOT:     tensor.empty
+func.func @blocks(%x: f32) -> (tensor<4xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %a = linalg.fill ins(%x : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  cf.br ^bb1
+^bb1:
+  %b = linalg.fill ins(%x : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  return %a, %b : tensor<4xf32>, tensor<4xf32>
+}
