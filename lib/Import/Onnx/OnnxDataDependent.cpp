@@ -594,6 +594,13 @@ Value hodu::onnx_import::dimsVector(NodeContext &n, ArrayRef<Value> dims) {
       .getResult();
 }
 
+void hodu::onnx_import::setEveryDimOutput(NodeContext &n, Value y,
+                                          ArrayRef<Value> dims) {
+  n.setOutput(0, y);
+  if (!dims.empty())
+    n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, dims));
+}
+
 FailureOr<std::pair<Value, SmallVector<Value>>>
 hodu::onnx_import::dropDims(NodeContext &n, Value x, ArrayRef<Value> dropped,
                             int64_t k) {

@@ -238,6 +238,10 @@ mlir::FailureOr<mlir::Value> namesDim(NodeContext &n,
                                       int64_t d, int64_t rank);
 /// The 1-D i64 of `dims` (0-d i64 each).
 mlir::Value dimsVector(NodeContext &n, llvm::ArrayRef<mlir::Value> dims);
+/// Sets output 0 to `y`, laid out at its bound, whose every dim is known
+/// only at run time: `dims` (0-d i64 each), none for a 0-d `y`.
+void setEveryDimOutput(NodeContext &n, mlir::Value y,
+                       llvm::ArrayRef<mlir::Value> dims);
 /// `x` without the `k` dims that `dropped` (a 0-d bool per dim, known at
 /// run time) marks, whose entry 0 is taken: a Squeeze by axes given at run
 /// time, or a reduction without keepdims. The result is laid out at its

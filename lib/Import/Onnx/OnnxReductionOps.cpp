@@ -75,14 +75,11 @@ LogicalResult convertReduceRuntime(NodeContext &n, Value x, bool keep) {
     y = log;
   }
   if (keep) {
-    n.setOutput(0, y);
-    n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, dims));
+    setEveryDimOutput(n, y, dims);
     return success();
   }
   TRY(result, dropDims(n, y, reduced, (int64_t)axes.size()));
-  n.setOutput(0, result.first);
-  if (!result.second.empty())
-    n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, result.second));
+  setEveryDimOutput(n, result.first, result.second);
   return success();
 }
 

@@ -117,10 +117,7 @@ LogicalResult convertSqueezeRuntime(NodeContext &n, Value x, bool squeeze) {
       dropped.push_back(named);
     }
     TRY(result, dropDims(n, x, dropped, k));
-    n.setOutput(0, result.first);
-    if (!result.second.empty())
-      n.setDataDim(0, DataDependentDim::kEveryDim,
-                   dimsVector(n, result.second));
+    setEveryDimOutput(n, result.first, result.second);
     return success();
   }
   // Output dim o is a new dim of size 1 where the axes name it, else
@@ -150,8 +147,7 @@ LogicalResult convertSqueezeRuntime(NodeContext &n, Value x, bool squeeze) {
     bound.push_back(most);
   }
   TRY(y, layAtBound(n, x, dims, bound));
-  n.setOutput(0, y);
-  n.setDataDim(0, DataDependentDim::kEveryDim, dimsVector(n, dims));
+  setEveryDimOutput(n, y, dims);
   return success();
 }
 
