@@ -101,7 +101,8 @@ bool isAccess(OpOperand &use) {
 /// alloc and of every view of it; fails on a use that could let the buffer
 /// escape or free it elsewhere.
 LogicalResult analyzeUses(Buffer &buffer, Block &body,
-                          const DenseMap<Operation *, int64_t> &position) {
+                          const DenseMap<Operation *, int64_t> &position,
+                          bool beforeDeallocation) {
   Value root = buffer.alloc.getResult();
   SmallVector<Value> worklist = {root};
   buffer.end = buffer.start;
@@ -138,7 +139,10 @@ LogicalResult analyzeUses(Buffer &buffer, Block &body,
         return failure();
     }
   }
-  // An alloc nobody frees belongs to someone we cannot see.
+  // Before deallocation no buffer has a dealloc, and every use was checked
+  // above; after it, an alloc nobody frees belongs to someone we cannot see.
+  if (beforeDeallocation)
+    return success(buffer.deallocs.empty());
   return success(!buffer.deallocs.empty());
 }
 
@@ -228,7 +232,7 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
       if (!llvm::isPowerOf2_64(buffer.align))
         continue;
       buffer.start = position.lookup(alloc);
-      if (succeeded(analyzeUses(buffer, body, position)))
+      if (succeeded(analyzeUses(buffer, body, position, beforeDeallocation)))
         buffers.push_back(std::move(buffer));
     }
     if (buffers.empty() || static_cast<int64_t>(buffers.size()) < minBuffers)
@@ -267,8 +271,10 @@ struct PlanMemory : hodu::impl::PlanMemoryBase<PlanMemory> {
       b.alloc.replaceAllUsesWith(view);
       b.alloc.erase();
     }
-    builder.setInsertionPoint(body.getTerminator());
-    memref::DeallocOp::create(builder, loc, arena);
+    if (!beforeDeallocation) {
+      builder.setInsertionPoint(body.getTerminator());
+      memref::DeallocOp::create(builder, loc, arena);
+    }
 
     numBuffers += buffers.size();
     bufferBytes += bufferSum;

@@ -161,12 +161,17 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
              "allow-return-allocs-from-loops},"
              "func.func(hodu-cpu-hoist-parallel-allocs,hodu-distinct-results),"
              "buffer-results-to-out-params{hoist-static-allocs "
-             "modify-public-functions},"
-             // The deallocation pipeline canonicalizes first and last.
-             "buffer-deallocation-pipeline,"
-             "convert-bufferization-to-memref,"
-             "hodu-cpu-inline-dealloc-helpers,") +
-         (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory)," : "") +
+             "modify-public-functions},") +
+         // The arena before deallocation, which then frees one buffer
+         // instead of every intermediate (its simplification compares the
+         // buffers freed at one point pair by pair).
+         (o.optLevel >= 1 ? "canonicalize,func.func(hodu-plan-memory{before-"
+                            "deallocation=1}),"
+                          : "") +
+         // The deallocation pipeline canonicalizes first and last.
+         "buffer-deallocation-pipeline,"
+         "convert-bufferization-to-memref,"
+         "hodu-cpu-inline-dealloc-helpers," +
          // After the memory plan, which sees the marked generics' operands
          // as used there (the tile loops use them through addresses).
          (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
