@@ -211,13 +211,27 @@ FailureOr<Value> integerConv(NodeContext &n, size_t xIn, size_t xZeroIn,
           channels = std::max<int64_t>(wt.getDimSize(1), 1);
   int64_t terms = product(wt.getShape()) / filters, taps = terms / channels;
   double xBound = integerOperandBound(n, xt.getElementType(), xZeroIn);
+  // |w - w_zp| summed over the taps of each (filter, channel), when the
+  // weights are known: the sums over any split of the channels add these,
+  // so the weights are read once, not once per split tried.
+  std::optional<std::vector<double>> perChannel = integerTermSums(
+      n, wIn, wZeroIn, filters * channels, [&](int64_t i) { return i / taps; },
+      [&](int64_t i) { return i / terms; });
   // The bound of the sums over `parts` parts of the channels.
   auto boundOf = [&](int64_t parts) {
     int64_t per = llvm::divideCeil(channels, parts);
-    return integerDotBound(
-        n, xBound, wIn, wZeroIn, per * taps, filters * parts,
-        [&](int64_t i) { return i / terms * parts + i % terms / taps / per; },
-        [&](int64_t i) { return i / terms; });
+    if (!perChannel)
+      return xBound * integerOperandBound(n, wt.getElementType(), wZeroIn) *
+             double(per * taps);
+    double largest = 0;
+    for (int64_t f = 0; f < filters; ++f)
+      for (int64_t lo = 0; lo < channels; lo += per) {
+        double sum = 0;
+        for (int64_t c = lo, e = std::min(channels, lo + per); c < e; ++c)
+          sum += (*perChannel)[static_cast<size_t>(f * channels + c)];
+        largest = std::max(largest, sum);
+      }
+    return xBound * largest;
   };
   int64_t parts = 1;
   if (!exactInF32(boundOf(1)))

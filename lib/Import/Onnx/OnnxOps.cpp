@@ -169,29 +169,52 @@ double hodu::onnx_import::integerOperandBound(NodeContext &n, Type elt,
   return bound;
 }
 
+std::optional<std::vector<double>>
+hodu::onnx_import::integerTermSums(NodeContext &n, size_t wInput,
+                                   size_t zeroInput, int64_t outputs,
+                                   function_ref<int64_t(int64_t)> outputOf,
+                                   function_ref<int64_t(int64_t)> zeroOf) {
+  std::optional<ConstantView> w = n.constantInput(wInput);
+  std::optional<ConstantView> zp;
+  if (n.hasInput(zeroInput) && !(zp = n.constantInput(zeroInput)))
+    return std::nullopt; // the terms' values are not known
+  if (!w || w->getKind() == ElementKind::Float ||
+      (zp && zp->getKind() == ElementKind::Float))
+    return std::nullopt;
+  // The zero points, read once (they are few).
+  std::vector<double> zeros;
+  if (zp)
+    for (int64_t j = 0, e = zp->isSplat() ? 1 : zp->size(); j < e; ++j)
+      zeros.push_back(double(int64_t(zp->s(j))));
+  // One pass over the weights, summing per output.
+  std::vector<double> sums(static_cast<size_t>(outputs), 0.0);
+  bool wSplat = w->isSplat();
+  for (int64_t i = 0, e = w->size(); i < e; ++i) {
+    double v = double(int64_t(w->s(wSplat ? 0 : i)));
+    if (zp) {
+      size_t z = zeros.size() == 1 ? 0 : static_cast<size_t>(zeroOf(i));
+      if (z >= zeros.size()) // zero points that do not fit the weights
+        return std::nullopt;
+      v -= zeros[z];
+    }
+    sums[static_cast<size_t>(outputOf(i))] += std::abs(v);
+  }
+  return sums;
+}
+
 double hodu::onnx_import::integerDotBound(
     NodeContext &n, double xBound, size_t wInput, size_t zeroInput,
     int64_t terms, int64_t outputs, function_ref<int64_t(int64_t)> outputOf,
     function_ref<int64_t(int64_t)> zeroOf) {
-  Type elt = n.type(wInput).getElementType();
-  std::optional<ConstantView> w = n.constantInput(wInput);
-  std::optional<ConstantView> zp;
-  if (n.hasInput(zeroInput) && !(zp = n.constantInput(zeroInput)))
-    w.reset(); // the terms' values are not known
-  if (!w || w->getKind() == ElementKind::Float ||
-      (zp && zp->getKind() == ElementKind::Float))
-    return xBound * integerOperandBound(n, elt, zeroInput) * double(terms);
-  // One pass over the weights, summing per output.
-  std::vector<double> sums(static_cast<size_t>(outputs), 0.0);
+  std::optional<std::vector<double>> sums =
+      integerTermSums(n, wInput, zeroInput, outputs, outputOf, zeroOf);
+  if (!sums)
+    return xBound *
+           integerOperandBound(n, n.type(wInput).getElementType(), zeroInput) *
+           double(terms);
   double largest = 0;
-  for (int64_t i = 0, e = w->size(); i < e; ++i) {
-    double v = double(int64_t(w->s(w->isSplat() ? 0 : i)));
-    if (zp)
-      v -= double(int64_t(zp->s(zp->isSplat() ? 0 : zeroOf(i))));
-    double &s = sums[static_cast<size_t>(outputOf(i))];
-    s += std::abs(v);
+  for (double s : *sums)
     largest = std::max(largest, s);
-  }
   return xBound * largest;
 }
 

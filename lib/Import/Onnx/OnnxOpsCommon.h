@@ -108,6 +108,13 @@ mlir::FailureOr<mlir::Value> requantize(NodeContext &n, mlir::Value acc,
 /// output outputOf(i) < outputs, centered by zero point zeroOf(i)); else
 /// `xBound` times the bound of w times `terms`, the terms per output.
 double integerOperandBound(NodeContext &n, mlir::Type elt, size_t zeroInput);
+/// The sums over each output's terms of |w - w_zp| that `integerDotBound`
+/// takes the largest of, when `wInput` and its zero points are integers
+/// known at import time; nullopt otherwise.
+std::optional<std::vector<double>>
+integerTermSums(NodeContext &n, size_t wInput, size_t zeroInput,
+                int64_t outputs, llvm::function_ref<int64_t(int64_t)> outputOf,
+                llvm::function_ref<int64_t(int64_t)> zeroOf);
 double integerDotBound(NodeContext &n, double xBound, size_t wInput,
                        size_t zeroInput, int64_t terms, int64_t outputs,
                        llvm::function_ref<int64_t(int64_t)> outputOf,
