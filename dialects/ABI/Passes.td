@@ -59,6 +59,25 @@ def ArenaToWorkspace : Pass<"hodu-arena-to-workspace", "mlir::ModuleOp"> {
   }];
 }
 
+def LowerAsserts : Pass<"hodu-lower-asserts", "mlir::ModuleOp"> {
+  let summary = "Turn @main's hodu.assert ops into writes of a run status, a trailing argument";
+  let description = [{
+    After `hodu-arena-to-workspace`: when `@main` holds `hodu.assert` ops
+    (on an `i1`), it gains a trailing `memref<i32>` argument, the run's
+    status word, which the entry point zeroes before the run and returns
+    after it. The k-th assert (k = 0, 1, ... in the order of the function)
+    becomes `status = (status == 0 && !condition) ? k + 2 : status`, so the
+    status names the first assert that failed (0 and 1 are the entry
+    point's own: success, no memory for the workspace). The module records
+    the messages, in that order, as `hodu.asserts`; the descriptor carries
+    them for libhodurt's error. An assert elsewhere than in `@main` of a
+    module with a `hodu.entry_point` (a CPU partition of a heterogeneous
+    bundle) is an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def LowerEntryPoint : Pass<"hodu-lower-entry-point", "mlir::ModuleOp"> {
   let summary = "Lower hodu.entry_point to the artifact's descriptor and entry wrapper (LLVM dialect)";
   let description = [{

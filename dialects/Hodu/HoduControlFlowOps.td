@@ -77,6 +77,33 @@ def Hodu_LoopOp : Hodu_Op<"loop", [RecursiveMemoryEffects]> {
   let hasVerifier = 1;
 }
 
+def Hodu_AssertOp : Hodu_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Fails the run unless a boolean known only at run time holds";
+  let description = [{
+    Checks at run time what the importer had to assume at compile time:
+    a size computed from data known only at run time (a Reshape's shape,
+    Range's bounds, Expand's shape, a OneHot depth) gives the shape the
+    model declares for the value, which is the shape the op is compiled
+    at. When `condition` (a 0-d boolean tensor, or after lowering to
+    linalg an `i1`) is false, the run goes on (every op is compiled to stay
+    within its buffers whatever the data) but fails: the entry point
+    returns the code of the first failed assert, and libhodurt reports its
+    `message`. An assert whose condition folds to true goes away.
+
+    Not an upstream family. The CPU target runs asserts
+    (`hodu-lower-asserts`: a status word the entry point passes to
+    `@main`); the other targets reject a model that has them.
+
+    ```mlir
+    hodu.assert %ok : tensor<i1> {message = "node 'r' (Reshape): ..."}
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[0DTensorOf<[I1]>, I1]>:$condition,
+                       StrAttr:$message);
+  let assemblyFormat = "$condition `:` type($condition) attr-dict";
+  let hasCanonicalizeMethod = 1;
+}
+
 def Hodu_YieldOp : Hodu_Op<"yield", [Pure, Terminator,
     ParentOneOf<["IfOp", "LoopOp"]>]> {
   let summary = "The values a `hodu.if` or `hodu.loop` region gives";

@@ -1,8 +1,8 @@
 //===- EntryPoint.cpp - recording the entry point, phase boundaries -------===//
 //
-// hodu-record-entry-point, hodu-check-lowered and hodu-arena-to-workspace:
-// the target-independent steps that carry the model's signature from the
-// hodu dialect to the artifact's entry point.
+// hodu-record-entry-point, hodu-check-lowered, hodu-arena-to-workspace and
+// hodu-lower-asserts: the target-independent steps that carry the model's
+// signature from the hodu dialect to the artifact's entry point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,7 @@
 #include "hodu/Support/DType.h"
 #include "hodu/Support/Names.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -21,6 +22,7 @@ namespace hodu {
 #define GEN_PASS_DEF_RECORDENTRYPOINT
 #define GEN_PASS_DEF_CHECKLOWERED
 #define GEN_PASS_DEF_ARENATOWORKSPACE
+#define GEN_PASS_DEF_LOWERASSERTS
 #include "ABI/Passes.h.inc"
 } // namespace hodu
 
@@ -160,12 +162,31 @@ struct RecordEntryPointPass
   }
 };
 
+/// What an assert checks, without the "node 'n' (Op): " its message
+/// starts with: for errors located at the op, which name the node.
+StringRef checkedFact(AssertOp op) {
+  StringRef what = op.getMessage();
+  if (what.starts_with("node '") && what.contains("): "))
+    what = what.split("): ").second;
+  return what;
+}
+
 struct CheckLoweredPass : hodu::impl::CheckLoweredBase<CheckLoweredPass> {
   using Base::Base;
 
   void runOnOperation() override {
     std::string backend = StringRef(target).upper();
     WalkResult r = getOperation().walk([&](Operation *op) {
+      if (auto check = dyn_cast<AssertOp>(op)) {
+        if (target == "cpu" && check.getCondition().getType().isInteger(1))
+          return WalkResult::advance();
+        op->emitError("the model checks at run time what it assumes of its "
+                      "data (")
+            << checkedFact(check)
+            << "); only the CPU target runs such checks, not the " << backend
+            << " target";
+        return WalkResult::interrupt();
+      }
       if (isa<HoduDialect>(op->getDialect()) && !isa<EntryPointOp>(op)) {
         op->emitError("'") << op->getName() << "' cannot be lowered for the "
                            << backend << " target";
@@ -203,6 +224,56 @@ struct ArenaToWorkspacePass
                     IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                      arena.getType().getNumElements()));
     arena.erase();
+  }
+};
+
+struct LowerAssertsPass : hodu::impl::LowerAssertsBase<LowerAssertsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<AssertOp> asserts;
+    module.walk([&](AssertOp op) { asserts.push_back(op); });
+    if (asserts.empty())
+      return;
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    bool hasEntry = !module.getOps<EntryPointOp>().empty();
+    for (AssertOp op : asserts) {
+      if (!hasEntry || op->getParentOfType<func::FuncOp>() != main) {
+        op.emitError("a run-time check (")
+            << checkedFact(op)
+            << ") outside the entry function of a whole-CPU model: only a "
+               "model compiled for the CPU as a whole runs such checks";
+        return signalPassFailure();
+      }
+      if (!op.getCondition().getType().isInteger(1)) {
+        op.emitError("hodu-lower-asserts: the assert is not on an i1 (run "
+                     "it after the lowering to linalg)");
+        return signalPassFailure();
+      }
+    }
+    MLIRContext *ctx = module.getContext();
+    Type i32 = IntegerType::get(ctx, 32);
+    auto statusT = MemRefType::get({}, i32);
+    unsigned index = main.getNumArguments();
+    if (failed(main.insertArgument(index, statusT, {}, main.getLoc())))
+      return signalPassFailure();
+    Value status = main.getArgument(index);
+    SmallVector<Attribute> messages;
+    for (auto [k, op] : llvm::enumerate(asserts)) {
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      Value old = memref::LoadOp::create(b, loc, status);
+      Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+      Value code = arith::ConstantIntOp::create(b, loc, i32, int64_t(k) + 2);
+      Value clean =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, old, zero);
+      Value fail =
+          arith::SelectOp::create(b, loc, op.getCondition(), old, code);
+      Value next = arith::SelectOp::create(b, loc, clean, fail, old);
+      memref::StoreOp::create(b, loc, next, status);
+      messages.push_back(op.getMessageAttr());
+      op.erase();
+    }
+    module->setAttr("hodu.asserts", ArrayAttr::get(ctx, messages));
   }
 };
 

@@ -47,9 +47,11 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, workspace_size) == 56 &&
                   offsetof(hodu_model_desc, num_meta_slots) == 64 &&
                   offsetof(hodu_model_desc, meta_slot_init) == 72 &&
-                  sizeof(hodu_model_desc) == 80,
+                  offsetof(hodu_model_desc, num_checks) == 80 &&
+                  offsetof(hodu_model_desc, check_messages) == 88 &&
+                  sizeof(hodu_model_desc) == 96,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
-              "ptr, i64, i32, ptr}");
+              "ptr, i64, i32, ptr, i32, ptr}");
 static_assert(sizeof(hodu_run_context::struct_size) == 4 &&
                   sizeof(hodu_run_context::num_threads) == 4 &&
                   sizeof(hodu_run_context::workspace_size) == 8,
@@ -127,7 +129,8 @@ private:
   }
 
   LLVM::GlobalOp tensorArray(ArrayAttr tensors, StringRef kind);
-  LogicalResult buildEntry(LLVM::LLVMFuncOp impl, uint64_t workspaceSize);
+  LogicalResult buildEntry(LLVM::LLVMFuncOp impl, uint64_t workspaceSize,
+                           bool checks);
 
   ModuleOp module;
   EntryPointOp op;
@@ -183,7 +186,8 @@ LLVM::GlobalOp EntryPointLowering::tensorArray(ArrayAttr tensors,
 
 /// int32_t <prefix>_entry(void *const *inputs, void *const *outputs, void *ctx)
 LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
-                                             uint64_t workspaceSize) {
+                                             uint64_t workspaceSize,
+                                             bool checks) {
   size_t nIn = op.getInputs().size(), nOut = op.getOutputs().size();
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToEnd(module.getBody());
@@ -294,12 +298,24 @@ LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
     args.push_back(callBB->getArgument(0));
     owned = callBB->getArgument(1);
   }
+  // The run's status word (hodu-lower-asserts): 0, or 2 + the index of
+  // the first run-time check that failed.
+  Value status;
+  if (checks) {
+    status = LLVM::AllocaOp::create(b, loc, ptrT, i32, constant(i64, 1),
+                                    /*alignment=*/4);
+    LLVM::StoreOp::create(b, loc, constant(i32, 0), status);
+    args.push_back(status);
+  }
   LLVM::CallOp::create(b, loc, impl, args);
   if (owned) {
     auto freeFn = declare("free", LLVM::LLVMVoidType::get(ctx), {ptrT});
     LLVM::CallOp::create(b, loc, freeFn, ValueRange{owned}); // free(NULL): no-op
   }
-  LLVM::ReturnOp::create(b, loc, constant(i32, 0));
+  LLVM::ReturnOp::create(b, loc,
+                         status
+                             ? Value(LLVM::LoadOp::create(b, loc, i32, status))
+                             : constant(i32, 0));
   return success();
 }
 
@@ -310,10 +326,16 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   uint64_t workspaceSize = 0;
   if (auto ws = module->getAttrOfType<IntegerAttr>("hodu.workspace_size"))
     workspaceSize = ws.getValue().getZExtValue();
+  auto checks = module->getAttrOfType<ArrayAttr>("hodu.asserts");
+  if (checks && !llvm::all_of(checks, llvm::IsaPred<StringAttr>))
+    return op.emitError("hodu.asserts must list the checks' messages");
+  size_t numChecks = checks ? checks.size() : 0;
   if (!impl || impl.isExternal() ||
-      impl.getNumArguments() != nIn + nOut + (workspaceSize != 0) ||
+      impl.getNumArguments() !=
+          nIn + nOut + (workspaceSize != 0) + (numChecks != 0) ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
-      !llvm::all_of(impl.getArgumentTypes(), llvm::IsaPred<LLVM::LLVMPointerType>)) {
+      !llvm::all_of(impl.getArgumentTypes(),
+                    llvm::IsaPred<LLVM::LLVMPointerType>)) {
     // A tensor without elements has no buffer to point to.
     for (auto [list, what] : {std::pair(op.getInputs(), "input"),
                               std::pair(op.getOutputs(), "output")})
@@ -343,11 +365,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
       failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
-                             i64, i32, ptrT},
+                             i64, i32, ptrT, i32, ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
-  if (failed(buildEntry(impl, workspaceSize)))
+  if (failed(buildEntry(impl, workspaceSize, numChecks != 0)))
     return failure();
   auto modelName = cString(op.getModelName(), prefix + "_model_name");
   auto targetName = cString(target, prefix + "_target");
@@ -391,6 +413,23 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         });
   }
 
+  // The checks' messages, in the order of their codes.
+  LLVM::GlobalOp checkArray;
+  if (numChecks) {
+    SmallVector<LLVM::GlobalOp> messages;
+    for (auto [k, m] : llvm::enumerate(checks))
+      messages.push_back(cString(cast<StringAttr>(m).getValue(),
+                                 prefix + "_check" + Twine(k)));
+    auto arrT = LLVM::LLVMArrayType::get(ptrT, numChecks);
+    checkArray = aggregate(arrT, prefix + "_checks", LLVM::Linkage::Internal,
+                           [&]() -> Value {
+                             Value arr = LLVM::UndefOp::create(b, loc, arrT);
+                             for (auto [i, g] : llvm::enumerate(messages))
+                               arr = insert(arr, addressOf(g), i);
+                             return arr;
+                           });
+  }
+
   // Everything defined so far is internal: only descriptors are exported.
   for (auto f : module.getOps<LLVM::LLVMFuncOp>())
     if (!f.isExternal())
@@ -416,7 +455,10 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
             constant(i64, workspaceSize),
             constant(i32, numMeta),
             metaInitArray ? addressOf(metaInitArray)
-                          : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
+                          : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+            constant(i32, (int64_t)numChecks),
+            checkArray ? addressOf(checkArray)
+                       : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

@@ -291,6 +291,9 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
       memmove(step->pointers[1], step->pointers[0], (size_t)step->size);
       break;
     }
+    if (result != 0 && step->op == HODU_STEP_ENTRY_)
+      return hodu_entry_failure(program->code->desc, program->plan->name,
+                                result);
     if (result != 0)
       return hodu_make_status(
           HODU_RUN_FAILED, "model '%s' failed: its %s returned %d",

@@ -31,6 +31,12 @@ hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
 hodu_status hodu_make_status(hodu_status_code code, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The status of a run whose entry (of `desc`, the model `name`) returned
+ * the non-zero `result`: a failed run-time check with its message, no
+ * memory for the workspace, or the bare code. */
+hodu_status hodu_entry_failure(const hodu_model_desc *desc, const char *name,
+                               int32_t result);
+
 /* The thread budget for the next run (the set value, or the CPU count). */
 int32_t hodu_effective_num_threads(void);
 

@@ -116,6 +116,24 @@ static hodu_status validate_descriptor(const char *origin,
   return status;
 }
 
+hodu_status hodu_entry_failure(const hodu_model_desc *desc, const char *name,
+                               int32_t result) {
+  if (result >= 2 && DESC_HAS(desc, check_messages) &&
+      result - 2 < desc->num_checks && desc->check_messages &&
+      desc->check_messages[result - 2])
+    return hodu_make_status(HODU_RUN_FAILED,
+                            "model '%s': the input data breaks a run-time "
+                            "check: %s",
+                            name, desc->check_messages[result - 2]);
+  if (result == 1)
+    return hodu_make_status(HODU_OUT_OF_MEMORY,
+                            "model '%s' failed: no memory for its workspace",
+                            name);
+  return hodu_make_status(HODU_RUN_FAILED,
+                          "model '%s' failed: its entry returned %d", name,
+                          (int)result);
+}
+
 /*===--------------------------------------------------------------------===*
  * Plans
  *===--------------------------------------------------------------------===*/
@@ -967,9 +985,7 @@ hodu_status hodu_model_run(const hodu_model *model,
   if (args != stack_args)
     free(args);
   if (result != 0)
-    return hodu_make_status(HODU_RUN_FAILED,
-                            "model '%s' failed: its entry returned %d",
-                            hodu_model_name(model), (int)result);
+    return hodu_entry_failure(model->desc, hodu_model_name(model), result);
   return NULL;
 }
 

@@ -1,7 +1,7 @@
 //===- Passes.h - the artifact ABI as passes --------------------*- C++ -*-===//
 //
-// hodu-record-entry-point, hodu-check-lowered, hodu-arena-to-workspace and
-// hodu-lower-entry-point (dialects/ABI/Passes.td).
+// hodu-record-entry-point, hodu-check-lowered, hodu-arena-to-workspace,
+// hodu-lower-asserts and hodu-lower-entry-point (dialects/ABI/Passes.td).
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_ABI_PASSES_H

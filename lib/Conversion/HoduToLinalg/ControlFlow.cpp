@@ -7,6 +7,7 @@
 // `counter < max_trip_count && condition`, the `after` region is the body,
 // its counter and condition arguments rebuilt as 0-d tensors, its yield the
 // next counter, the carried values and the next condition's element.
+// hodu.assert keeps its op, on the condition's element.
 //
 //===----------------------------------------------------------------------===//
 
@@ -127,11 +128,28 @@ struct YieldToScf : OpConversionPattern<hodu::YieldOp> {
   }
 };
 
+/// hodu.assert of a 0-d tensor becomes hodu.assert of its element: an op
+/// on a scalar, which bufferization leaves alone, for the target's lowering
+/// (on the CPU, hodu-lower-asserts).
+struct AssertToScalar : OpConversionPattern<hodu::AssertOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(hodu::AssertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(adaptor.getCondition().getType()))
+      return failure();
+    Value flag = element(rewriter, op.getLoc(), adaptor.getCondition());
+    rewriter.replaceOpWithNewOp<hodu::AssertOp>(op, flag, op.getMessage());
+    return success();
+  }
+};
+
 } // namespace
 
 void populateControlFlowPatterns(TypeConverter &tc,
                                  RewritePatternSet &patterns) {
-  patterns.add<IfToScf, LoopToScf, YieldToScf>(tc, patterns.getContext());
+  patterns.add<IfToScf, LoopToScf, YieldToScf, AssertToScalar>(
+      tc, patterns.getContext());
 }
 
 } // namespace hodu::lowering

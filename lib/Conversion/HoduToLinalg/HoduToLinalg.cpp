@@ -90,6 +90,10 @@ struct ConvertHoduToLinalgPass
     target.addIllegalDialect<hodu::HoduDialect>();
     // The entry point is the artifact ABI, lowered by the target.
     target.addLegalOp<hodu::EntryPointOp>();
+    // An assert on a scalar is the target's to lower.
+    target.addDynamicallyLegalOp<hodu::AssertOp>([](hodu::AssertOp op) {
+      return op.getCondition().getType().isInteger(1);
+    });
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, scf::SCFDialect,
                            tensor::TensorDialect,

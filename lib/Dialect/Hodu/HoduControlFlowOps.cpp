@@ -1,5 +1,9 @@
-//===- HoduControlFlowOps.cpp - hodu.if, hodu.loop -------------------------===//
+//===- HoduControlFlowOps.cpp - hodu.if, hodu.loop, hodu.assert
+//------------===//
 #include "hodu/Dialect/Hodu/HoduOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -58,5 +62,21 @@ LogicalResult LoopOp::verify() {
     return emitOpError("the body yields ") << values.drop_front().getTypes()
                                            << " for the carried types "
                                            << getResultTypes();
+  return success();
+}
+
+/// An assert that holds whatever the data goes.
+LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
+  Attribute value;
+  if (!matchPattern(op.getCondition(), m_Constant(&value)))
+    return failure();
+  bool holds = false;
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    holds = i.getValue().getBoolValue();
+  else if (auto e = dyn_cast<DenseIntElementsAttr>(value))
+    holds = e.isSplat() && e.getSplatValue<bool>();
+  if (!holds)
+    return failure();
+  rewriter.eraseOp(op);
   return success();
 }

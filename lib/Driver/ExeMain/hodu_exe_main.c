@@ -17,6 +17,7 @@
 #include "npy.h"
 #include "shape.h"
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +153,22 @@ int main(int argc, char **argv) {
   for (int i = 0; i < m->num_outputs && !rc; ++i)
     if (!(out[i] = malloc(tensor_bytes(&m->outputs[i]) + 1)))
       rc = 2;
-  if (!rc && m->entry((void *const *)in, (void *const *)out, NULL) != 0) {
-    fprintf(stderr, "error: model '%s' failed to run\n", m->model_name);
+  int code = rc ? 0 : m->entry((void *const *)in, (void *const *)out, NULL);
+  if (code) {
+    int has_checks =
+        m->struct_size >=
+        offsetof(hodu_model_desc, check_messages) + sizeof(m->check_messages);
+    if (code >= 2 && has_checks && code - 2 < m->num_checks &&
+        m->check_messages)
+      fprintf(stderr,
+              "error: model '%s': the input data breaks a run-time check: %s\n",
+              m->model_name, m->check_messages[code - 2]);
+    else if (code == 1)
+      fprintf(stderr, "error: model '%s' failed to run: out of memory\n",
+              m->model_name);
+    else
+      fprintf(stderr, "error: model '%s' failed to run (code %d)\n",
+              m->model_name, code);
     rc = 2;
   }
   for (int i = 0; i < m->num_outputs && !rc; ++i) {

@@ -446,6 +446,51 @@ InFlightDiagnostic NodeContext::notKnownError(size_t i, StringRef what) const {
                "--freeze-input)");
 }
 
+std::optional<SmallVector<int64_t>> NodeContext::declaredShape(size_t i) const {
+  if (!hasOutput(i) || !graph.declaredShapes)
+    return std::nullopt;
+  auto it = graph.declaredShapes->find(node.output((int)i));
+  if (it == graph.declaredShapes->end())
+    return std::nullopt;
+  return it->second;
+}
+
+FailureOr<SmallVector<int64_t>>
+NodeContext::declaredShapeFor(size_t i, size_t in, StringRef what) const {
+  if (std::optional<SmallVector<int64_t>> shape = declaredShape(i)) {
+    if (failed(checkElementCount(*shape, "output '" + node.output((int)i) +
+                                             "' (its declared shape)")))
+      return failure();
+    return *shape;
+  }
+  return error("input #" + Twine(in) + " ('" +
+               (hasInput(in) ? node.input((int)in) : std::string()) + "', " +
+               what +
+               ") is computed at run time, and the model declares no static "
+               "shape for output '" +
+               (hasOutput(i) ? node.output((int)i) : std::string()) +
+               "'; Hodu compiles ahead of time and needs one of them fixed "
+               "(declare the output's shape in value_info, or freeze the "
+               "input: the ONNX test driver hodu-import has --freeze-input)");
+}
+
+LogicalResult NodeContext::checkAtRunTime(Value ok, const Twine &what) {
+  auto t = llvm::cast<RankedTensorType>(ok.getType());
+  if (t.getRank() > 0) {
+    auto all = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
+    FailureOr<Value> all0d =
+        make<ReduceAllOp>(*this, ok, ArrayRef<int64_t>(all), false);
+    if (failed(all0d))
+      return failure();
+    ok = *all0d;
+  }
+  std::string type = node.op_type();
+  AssertOp::create(
+      b, loc, ok,
+      b.getStringAttr("node '" + name + "' (" + type + "): " + what));
+  return success();
+}
+
 /// The elements of input `i` of `n` as `T`s (`get` reads element j), or
 /// the error for an input not known at import time.
 template <typename T, typename Get>
@@ -1640,13 +1685,38 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
   // that bound, [M, ...], with the number of iterations run as a count
   // along dim 0 (DataDependentDim).
   int64_t bound = 0;
-  if (numScanOut > 0) {
+  // Without a trip count known at import time, the scan outputs' declared
+  // shapes give the bound, and a run-time check that the loop ran exactly
+  // that many iterations (the run stops there at the latest).
+  bool declaredBound = false;
+  if (numScanOut > 0 && (!n.hasInput(0) || !n.constantInput(0))) {
+    for (int64_t k = 0; k < numScanOut; ++k) {
+      std::optional<SmallVector<int64_t>> shape =
+          n.declaredShape(numCarried + k);
+      if (!shape || shape->empty())
+        continue;
+      if (declaredBound && (*shape)[0] != bound)
+        return n.error("the model declares scan outputs of " + Twine(bound) +
+                       " and " + Twine((*shape)[0]) +
+                       " rows; a loop's scan outputs have one row per "
+                       "iteration");
+      bound = (*shape)[0];
+      declaredBound = true;
+    }
+  }
+  if (declaredBound) {
+    if (bound < 1 || bound > kMaxScanBound)
+      return n.error("the loop's scan outputs are declared with " +
+                     Twine(bound) + " rows, which must be 1 to " +
+                     Twine(kMaxScanBound));
+  } else if (numScanOut > 0) {
     if (!n.hasInput(0) || !n.constantInput(0))
       return n.error("the loop's iterations are known only at run time and "
                      "its trip count is not known at import time, so its " +
                      Twine(numScanOut) +
                      " scan output(s) have no bound to be "
-                     "computed at; Hodu builds such loops with loop-carried "
+                     "computed at (the model declares no static shape for "
+                     "them); Hodu builds such loops with loop-carried "
                      "values only");
     TRY(m, n.constInts(0, "trip count"));
     if (m.size() != 1)
@@ -1681,6 +1751,12 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
   TRY(maxTrip, scalar(0, i64Scalar, APInt(64, INT64_MAX),
                       "the trip count must be one int64"));
   TRY(cond, scalar(1, boolScalar, APInt(1, 1), "the loop condition must be one bool"));
+  Value requestedTrip = maxTrip;
+  if (declaredBound) {
+    TRY(capped,
+        make<MinimumScalarOp>(n, maxTrip, n.scalarAttr(i64, (double)bound)));
+    maxTrip = capped;
+  }
   SmallVector<Value> inits;
   SmallVector<Type> types;
   for (int64_t i = 0; i < numCarried; ++i) {
@@ -1800,6 +1876,11 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
         next.push_back(written);
         scanTypes.push_back(bufType);
       }
+      if (declaredBound) {
+        // The condition the last iteration gave, for the check.
+        block->addArgument(boolScalar, n.loc);
+        next.push_back(n.reshape(yielded.front(), {}));
+      }
       YieldOp::create(b, n.loc, next);
     }
   }
@@ -1814,6 +1895,10 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
       allInits.push_back(n.constant(DenseElementsAttr::get(
           t, cast<TypedAttr>(n.b.getZeroAttr(t.getElementType())))));
       allTypes.push_back(t);
+    }
+    if (declaredBound) {
+      allInits.push_back(n.constant(DenseElementsAttr::get(boolScalar, true)));
+      allTypes.push_back(boolScalar);
     }
     auto full = LoopOp::create(b, n.loc, allTypes, loop.getMaxTripCount(),
                                loop.getCondition(), allInits);
@@ -1833,7 +1918,24 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
     n.setOutput(i, loop.getResult(i));
   for (int64_t j = 0; j < numScanOut; ++j) {
     n.setOutput(numCarried + j, loop.getResult(numCarried + 1 + j));
-    n.setDataDim(numCarried + j, 0, loop.getResult(numCarried));
+    if (!declaredBound)
+      n.setDataDim(numCarried + j, 0, loop.getResult(numCarried));
+  }
+  if (declaredBound) {
+    // Exactly `bound` iterations: the count reached it, and the loop would
+    // not have gone on (the trip count ends there, or the condition did).
+    Value count = loop.getResult(numCarried);
+    Value lastCond = loop.getResult(numCarried + 1 + numScanOut);
+    TRY(reached, make<EqScalarOp>(n, count, n.scalarAttr(i64, (double)bound)));
+    TRY(tripEnds,
+        make<LeScalarOp>(n, requestedTrip, n.scalarAttr(i64, (double)bound)));
+    TRY(condEnds, make<LogicalNotOp>(n, lastCond));
+    TRY(ends, make<LogicalOrOp>(n, tripEnds, condEnds));
+    TRY(ok, make<LogicalAndOp>(n, reached, ends));
+    if (failed(n.checkAtRunTime(
+            ok, "the loop must run the " + Twine(bound) +
+                    " iterations its scan outputs are declared with")))
+      return failure();
   }
   return success();
 }
@@ -2301,6 +2403,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   onnx::GraphProto &graph = *model.mutable_graph();
   GraphImporter g(context, path);
   g.maxTensorElements = options.maxTensorElements;
+  g.declaredShapes = &declared.shapes;
   OpBuilder &b = g.builder;
 
   auto module = ModuleOp::create(fileLoc);

@@ -161,6 +161,20 @@ public:
   /// The error for an input that must be known at import time but is not.
   mlir::InFlightDiagnostic notKnownError(size_t i, llvm::StringRef what) const;
 
+  // Shapes the model declares for outputs of data known only at run time.
+  /// The static shape the model declares for output `i` (value_info or
+  /// graph output), if any.
+  std::optional<llvm::SmallVector<int64_t>> declaredShape(size_t i) const;
+  /// Output `i`'s declared static shape, or, without one, the error for
+  /// input `in` (`what`: "shape"), known only at run time, from which the
+  /// op would compute it.
+  mlir::FailureOr<llvm::SmallVector<int64_t>>
+  declaredShapeFor(size_t i, size_t in, llvm::StringRef what) const;
+  /// A run-time check that `ok` (a bool tensor) holds everywhere: the
+  /// model's run fails with "node 'NAME' (OpType): <what>" when it does
+  /// not (hodu.assert).
+  mlir::LogicalResult checkAtRunTime(mlir::Value ok, const llvm::Twine &what);
+
   // Attributes.
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;
   mlir::FailureOr<int64_t> attrInt(llvm::StringRef attrName, int64_t dflt) const;
@@ -289,6 +303,11 @@ public:
   mlir::OpBuilder builder;
   std::string modelPath;
   llvm::StringMap<ValueEntry> values;
+  /// The static shapes the model declares (value_info, graph outputs):
+  /// the shapes of outputs that ops compute from data known only at run
+  /// time, checked when the model runs. Null: none.
+  const std::map<std::string, llvm::SmallVector<int64_t>> *declaredShapes =
+      nullptr;
   /// The most elements one tensor may have (--max-tensor-elements).
   int64_t maxTensorElements = int64_t(1) << 40;
 

@@ -101,7 +101,18 @@ LogicalResult convertScatter(NodeContext &n) {
 
 LogicalResult convertOneHot(NodeContext &n) {
   TRY(idx, n.in(0));
-  TRY(depthV, n.constFloats(1, "depth"));
+  TRY(axisAttr, n.attrInt("axis", -1));
+  auto it = tensorType(idx);
+  TRY(axis, normAxis(n, axisAttr, it.getRank() + 1));
+  SmallVector<double> depthV;
+  if (n.hasInput(1) && !n.constantInput(1)) {
+    // Known only at run time: the declared output's dim, checked then.
+    TRY(declared, scalarOrDeclared(n, 1, "depth", 0, axis));
+    depthV.push_back((double)declared);
+  } else {
+    TRY(known, n.constFloats(1, "depth"));
+    depthV = known;
+  }
   // A depth past 2^40 (a dim no tensor may have) or NaN is refused before
   // the conversion, which would be undefined beyond int64's range.
   if (depthV.size() != 1 || !(depthV[0] >= 1 && depthV[0] <= 0x1p40))
@@ -110,9 +121,6 @@ LogicalResult convertOneHot(NodeContext &n) {
   RankedTensorType vt = n.type(2);
   if (!vt || vt.getNumElements() != 2)
     return n.error("values must hold [off, on]");
-  TRY(axisAttr, n.attrInt("axis", -1));
-  auto it = tensorType(idx);
-  TRY(axis, normAxis(n, axisAttr, it.getRank() + 1));
   Type ielt = it.getElementType();
   if (!ielt.isInteger(64) && !ielt.isInteger(32))
     idx = n.cast(idx, n.b.getI64Type());

@@ -50,7 +50,22 @@ LogicalResult convertConstant(NodeContext &n) {
 
 /// A splat of the `value` attribute (one element, f32 0 by default).
 LogicalResult convertConstantOfShape(NodeContext &n) {
-  TRY(shape, n.constInts(0, "shape"));
+  SmallVector<int64_t> shape;
+  if (n.hasInput(0) && !n.constantInput(0)) {
+    // Known only at run time: the declared shape, checked when the model
+    // runs.
+    TRY(declared, n.declaredShapeFor(0, 0, "shape"));
+    if (failed(checkEntries(n, 0, declared, declared,
+                            "input '" + n.node.input(0) +
+                                "' must be the shape " + dimsString(declared) +
+                                " declared for output '" + n.node.output(0) +
+                                "'")))
+      return failure();
+    shape = declared;
+  } else {
+    TRY(known, n.constInts(0, "shape"));
+    shape = known;
+  }
   for (int64_t d : shape)
     if (d < 0)
       return n.error("negative dim in shape");
@@ -95,13 +110,55 @@ LogicalResult convertShapeOrSize(NodeContext &n) {
 
 /// Range has no hodu op (its size is its inputs' value): the evaluator
 /// computes it from constant inputs.
+/// Range by bounds known only at run time: as many entries as the model
+/// declares for its output, start + i * delta, with a run-time check that
+/// the bounds give that many (max(ceil((limit - start) / delta), 0),
+/// computed in f64).
+LogicalResult rangeToDeclared(NodeContext &n, size_t unknown) {
+  TRY(shape, n.declaredShapeFor(0, unknown, "the bounds"));
+  if (shape.size() != 1)
+    return n.error("the model declares output '" + n.node.output(0) +
+                   "' with shape " + dimsString(shape) +
+                   "; Range gives a 1-D tensor");
+  RankedTensorType st = n.type(0);
+  if (!st)
+    return n.error("input #0 (start) is required");
+  Type elt = st.getElementType(), f64 = n.b.getF64Type();
+  SmallVector<Value, 3> v;
+  static const char *const names[] = {"start", "limit", "delta"};
+  for (auto [i, what] : llvm::enumerate(names)) {
+    RankedTensorType t = n.type(i);
+    if (!t || t.getElementType() != elt)
+      return n.error(Twine(what) + " must have start's element type");
+    TRY(x, scalarInput(n, i, elt, what));
+    v.push_back(x);
+  }
+  TRY(span, make<SubOp>(n, n.cast(v[1], f64), n.cast(v[0], f64)));
+  TRY(steps, make<DivOp>(n, span, n.cast(v[2], f64)));
+  TRY(up, make<CeilOp>(n, steps));
+  TRY(count, make<MaximumScalarOp>(n, up, n.scalarAttr(f64, 0)));
+  TRY(ok, make<EqScalarOp>(n, count, n.scalarAttr(f64, (double)shape[0])));
+  if (failed(n.checkAtRunTime(
+          ok, "start, limit and delta must give the " + Twine(shape[0]) +
+                  " entries declared for output '" + n.node.output(0) + "'")))
+    return failure();
+  TRY(i, positions(n, shape[0]));
+  TRY(scaled, make<MulOp>(n, n.cast(i, elt), v[2]));
+  TRY(r, make<AddOp>(n, scaled, v[0]));
+  n.setOutput(0, r);
+  return success();
+}
+
 LogicalResult convertRange(NodeContext &n) {
   static const char *const names[] = {"start", "limit", "delta"};
   SmallVector<ConstantView, 3> bounds;
+  for (size_t i = 0; i < 3; ++i)
+    if (n.hasInput(i) && !n.constantInput(i) && n.declaredShape(0))
+      return rangeToDeclared(n, i);
   for (auto [i, what] : llvm::enumerate(names)) {
     std::optional<ConstantView> v = n.constantInput(i);
     if (!v)
-      return n.notKnownError(i, what);
+      return rangeToDeclared(n, i);
     if (v->size() != 1)
       return n.error(Twine(what) + " must hold one value");
     bounds.push_back(*v);

@@ -472,7 +472,21 @@ LogicalResult convertMaxUnpool(NodeContext &n) {
   TRY(p, windowParams(n, xt.getShape().drop_front(2), {}, false));
   SmallVector<int64_t> shape = {xt.getDimSize(0), xt.getDimSize(1)};
   if (n.hasInput(2)) {
-    TRY(os, n.constInts(2, "output_shape"));
+    SmallVector<int64_t> os;
+    if (!n.constantInput(2)) {
+      // Known only at run time: the declared output shape, checked then.
+      TRY(declared, n.declaredShapeFor(0, 2, "output_shape"));
+      if (failed(checkEntries(
+              n, 2, declared, declared,
+              "input '" + n.node.input(2) + "' must be the shape " +
+                  dimsString(declared) + " declared for output '" +
+                  n.node.output(0) + "'")))
+        return failure();
+      os = declared;
+    } else {
+      TRY(known, n.constInts(2, "output_shape"));
+      os = known;
+    }
     if ((int64_t)os.size() != r + 2 || os[0] != shape[0] || os[1] != shape[1])
       return n.error("output_shape must be [N, C, spatial...] of the input's "
                      "N and C");

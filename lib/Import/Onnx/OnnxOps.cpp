@@ -28,6 +28,12 @@ RankedTensorType hodu::onnx_import::tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
 
+ElementsAttr hodu::onnx_import::boolTensor(NodeContext &n,
+                                           ArrayRef<bool> values) {
+  return DenseElementsAttr::get(
+      RankedTensorType::get({(int64_t)values.size()}, n.b.getI1Type()), values);
+}
+
 int64_t hodu::onnx_import::product(ArrayRef<int64_t> s) {
   // Saturates rather than overflow (declared element counts are bounded by
   // the model check; computed shapes by the tensor-size check after import).
@@ -257,6 +263,56 @@ FailureOr<int64_t> hodu::onnx_import::constScalar(NodeContext &n, size_t input,
   if (v.size() != 1)
     return n.error(what + " must hold one value");
   return v[0];
+}
+
+/// The check that input #`in` (1-D i64), known only at run time, holds
+/// `want[j]` or `alt[j]` at each entry j (any value where `anyEntry[j]`).
+LogicalResult hodu::onnx_import::checkEntries(NodeContext &n, size_t in,
+                                              ArrayRef<int64_t> want,
+                                              ArrayRef<int64_t> alt,
+                                              const Twine &what,
+                                              ArrayRef<bool> anyEntry) {
+  RankedTensorType st = n.type(in);
+  if (!st || st.getRank() != 1 || st.getDimSize(0) != (int64_t)want.size())
+    return n.error("input #" + Twine(in) + " ('" + n.node.input((int)in) +
+                   "') must be 1-D with " + Twine(want.size()) +
+                   " entries for the declared shape of output '" +
+                   n.node.output(0) + "'");
+  TRY(s, n.in(in));
+  s = n.cast(s, n.b.getI64Type());
+  TRY(ok, make<EqOp>(n, s, n.constant(want)));
+  if (alt != want) {
+    TRY(okAlt, make<EqOp>(n, s, n.constant(alt)));
+    TRY(either, make<LogicalOrOp>(n, ok, okAlt));
+    ok = either;
+  }
+  if (llvm::is_contained(anyEntry, true)) {
+    TRY(either, make<LogicalOrOp>(n, ok, n.constant(boolTensor(n, anyEntry))));
+    ok = either;
+  }
+  return n.checkAtRunTime(ok, what);
+}
+
+FailureOr<int64_t>
+hodu::onnx_import::scalarOrDeclared(NodeContext &n, size_t input,
+                                    StringRef what, size_t out, int64_t dim) {
+  if (!n.hasInput(input) || n.constantInput(input))
+    return constScalar(n, input, what);
+  TRY(shape, n.declaredShapeFor(out, input, what));
+  if (dim < 0 || dim >= (int64_t)shape.size())
+    return n.error("the model declares output '" + n.node.output((int)out) +
+                   "' with shape " + dimsString(shape) + ", which has no dim " +
+                   Twine(dim) + " to give " + what);
+  TRY(v, scalarInput(n, input, n.b.getI64Type(), what));
+  TRY(ok, make<EqScalarOp>(n, v,
+                           n.scalarAttr(n.b.getI64Type(), (double)shape[dim])));
+  if (failed(n.checkAtRunTime(ok, "input '" + n.node.input((int)input) + "' (" +
+                                      what + ") must be " + Twine(shape[dim]) +
+                                      ", as the shape " + dimsString(shape) +
+                                      " declared for output '" +
+                                      n.node.output((int)out) + "' says")))
+    return failure();
+  return shape[dim];
 }
 
 FailureOr<Value> hodu::onnx_import::scalarInput(NodeContext &n, size_t input,

@@ -80,6 +80,8 @@ mlir::FailureOr<mlir::Value> make(NodeContext &n, Args &&...args) {
 }
 
 mlir::RankedTensorType tensorType(mlir::Value v);
+/// A 1-D bool constant of `values`.
+mlir::ElementsAttr boolTensor(NodeContext &n, llvm::ArrayRef<bool> values);
 int64_t product(llvm::ArrayRef<int64_t> s);
 /// Normalizes a possibly negative axis into [0, rank).
 mlir::FailureOr<int64_t> normAxis(NodeContext &n, int64_t axis, int64_t rank,
@@ -159,6 +161,20 @@ llvm::SmallVector<int64_t> nonzeroPositions(const ConstantView &c);
 /// `what` when it is not known or not one value.
 mlir::FailureOr<int64_t> constScalar(NodeContext &n, size_t input,
                                      llvm::StringRef what);
+/// A one-element integer input: its value when known at import time, else
+/// dim `dim` of the shape the model declares for output `out` (an error
+/// without one), with a run-time check that the input holds that value.
+mlir::FailureOr<int64_t> scalarOrDeclared(NodeContext &n, size_t input,
+                                          llvm::StringRef what, size_t out,
+                                          int64_t dim);
+/// The run-time check that input #`in` (1-D integers), known only at run
+/// time, holds `want[j]` or `alt[j]` at each entry j (any value where
+/// `anyEntry[j]`); an error unless it has one entry per `want`.
+mlir::LogicalResult checkEntries(NodeContext &n, size_t in,
+                                 llvm::ArrayRef<int64_t> want,
+                                 llvm::ArrayRef<int64_t> alt,
+                                 const llvm::Twine &what,
+                                 llvm::ArrayRef<bool> anyEntry = {});
 /// A one-element input (a run-time scalar operand such as Trilu's k) as a
 /// 0-d tensor of element type `elt`; an error naming `what` otherwise.
 mlir::FailureOr<mlir::Value> scalarInput(NodeContext &n, size_t input,

@@ -17,11 +17,62 @@ using namespace hodu::onnx_import;
 
 namespace {
 
+/// A Reshape by a shape known only at run time, to the shape the model
+/// declares for its output: checked when the model runs, entry by entry
+/// (the declared dim; 0 for the input's dim where that is the declared
+/// one, unless `allowzero`; -1, at most once, which then stands for the
+/// declared dim as the element counts agree).
+LogicalResult reshapeToDeclared(NodeContext &n, Value x, int64_t allowZero) {
+  auto t = tensorType(x);
+  TRY(shape, n.declaredShapeFor(0, 1, "shape"));
+  RankedTensorType st = n.type(1);
+  if (!st || st.getRank() != 1 || st.isDynamicDim(0))
+    return n.error("input #1 ('shape') must be 1-D");
+  int64_t rank = (int64_t)shape.size();
+  if (st.getDimSize(0) != rank)
+    return n.error("the model declares output '" + n.node.output(0) +
+                   "' with shape " + dimsString(shape) +
+                   ", but input #1 "
+                   "('shape') has " +
+                   Twine(st.getDimSize(0)) + " entries");
+  if (product(shape) != t.getNumElements())
+    return n.error("cannot reshape " + Twine(t.getNumElements()) +
+                   " elements to the declared shape " + dimsString(shape) +
+                   " of output '" + n.node.output(0) + "'");
+  TRY(s, n.in(1));
+  SmallVector<bool> zeroKeeps;
+  for (int64_t i = 0; i < rank; ++i)
+    zeroKeeps.push_back(!allowZero && i < t.getRank() &&
+                        t.getDimSize(i) == shape[i]);
+  Type i64 = n.b.getI64Type();
+  TRY(same, make<EqOp>(n, s, n.constant(shape)));
+  TRY(minusOne, make<EqScalarOp>(n, s, n.scalarAttr(i64, -1)));
+  TRY(zero, make<EqScalarOp>(n, s, n.scalarAttr(i64, 0)));
+  TRY(zeroOk,
+      make<LogicalAndOp>(n, zero, n.constant(boolTensor(n, zeroKeeps))));
+  TRY(either, make<LogicalOrOp>(n, same, minusOne));
+  TRY(entryOk, make<LogicalOrOp>(n, either, zeroOk));
+  TRY(entriesOk, make<ReduceAllOp>(n, entryOk, ArrayRef<int64_t>{0}, false));
+  TRY(minusOnes,
+      make<ReduceSumOp>(n, n.cast(minusOne, i64), ArrayRef<int64_t>{0}, false));
+  TRY(oneInfer, make<LeScalarOp>(n, minusOnes, n.scalarAttr(i64, 1)));
+  TRY(ok, make<LogicalAndOp>(n, entriesOk, oneInfer));
+  if (failed(n.checkAtRunTime(
+          ok, "input '" + n.node.input(1) + "' must give the shape " +
+                  dimsString(shape) + " declared for output '" +
+                  n.node.output(0) + "'")))
+    return failure();
+  n.setOutput(0, n.reshape(x, shape));
+  return success();
+}
+
 LogicalResult convertReshape(NodeContext &n) {
   TRY(x, n.in(0));
   auto t = tensorType(x);
-  TRY(shapeV, n.constInts(1, "shape"));
   TRY(allowZero, n.attrInt("allowzero", 0));
+  if (n.hasInput(1) && !n.constantInput(1))
+    return reshapeToDeclared(n, x, allowZero);
+  TRY(shapeV, n.constInts(1, "shape"));
   SmallVector<int64_t> shape;
   int64_t known = 1, infer = -1;
   for (auto [i, d] : llvm::enumerate(shapeV)) {
@@ -207,13 +258,52 @@ LogicalResult convertTranspose(NodeContext &n) {
   return success();
 }
 
+/// The shape of an Expand whose shape input is known only at run time: the
+/// shape the model declares for its output, which the input must broadcast
+/// to, checked when the model runs (each entry gives the declared dim, or
+/// 1 where the input's dim already does).
+FailureOr<SmallVector<int64_t>> expandToDeclared(NodeContext &n,
+                                                 RankedTensorType t) {
+  TRY(out, n.declaredShapeFor(0, 1, "shape"));
+  RankedTensorType st = n.type(1);
+  int64_t r = st && st.getRank() == 1 ? st.getDimSize(0) : -1;
+  int64_t rank = (int64_t)out.size();
+  SmallVector<int64_t> check;
+  if (r < 0 || rank != std::max(r, t.getRank()) ||
+      failed(hodu::detail::broadcastShapes(t.getShape(), out, check)) ||
+      ArrayRef<int64_t>(check) != ArrayRef<int64_t>(out))
+    return n.error("the input (" + dimsString(t.getShape()) +
+                   ") cannot expand by a shape of " + Twine(r) +
+                   " entries to the declared shape " + dimsString(out) +
+                   " of output '" + n.node.output(0) + "'");
+  SmallVector<int64_t> want, alt;
+  for (int64_t j = 0; j < r; ++j) {
+    int64_t o = j + rank - r, xi = o - (rank - t.getRank());
+    int64_t xd = xi >= 0 ? t.getDimSize(xi) : 1;
+    want.push_back(out[o]);
+    alt.push_back(xd != 1 ? 1 : out[o]);
+  }
+  if (failed(checkEntries(n, 1, want, alt,
+                          "input '" + n.node.input(1) +
+                              "' must expand the input to the shape " +
+                              dimsString(out) + " declared for output '" +
+                              n.node.output(0) + "'")))
+    return failure();
+  return out;
+}
+
 LogicalResult convertExpand(NodeContext &n) {
   TRY(x, n.in(0));
-  TRY(shape, n.constInts(1, "shape"));
   auto t = tensorType(x);
   SmallVector<int64_t> out;
-  if (failed(hodu::detail::broadcastShapes(t.getShape(), shape, out)))
-    return n.error("cannot expand the input to the given shape");
+  if (n.hasInput(1) && !n.constantInput(1)) {
+    TRY(declared, expandToDeclared(n, t));
+    out = declared;
+  } else {
+    TRY(shape, n.constInts(1, "shape"));
+    if (failed(hodu::detail::broadcastShapes(t.getShape(), shape, out)))
+      return n.error("cannot expand the input to the given shape");
+  }
   if (ArrayRef<int64_t>(out) == t.getShape()) {
     n.setOutput(0, x);
     return success();
@@ -225,10 +315,48 @@ LogicalResult convertExpand(NodeContext &n) {
   return success();
 }
 
+/// The repeats of a Tile whose repeats are known only at run time: those
+/// that give the shape the model declares for its output, checked when the
+/// model runs.
+FailureOr<SmallVector<int64_t>> tileToDeclared(NodeContext &n,
+                                               RankedTensorType t) {
+  TRY(out, n.declaredShapeFor(0, 1, "repeats"));
+  SmallVector<int64_t> reps;
+  bool fits = (int64_t)out.size() == t.getRank();
+  for (int64_t i = 0; fits && i < t.getRank(); ++i) {
+    int64_t d = t.getDimSize(i);
+    fits = d ? out[i] % d == 0 : out[i] == 0;
+    reps.push_back(d ? out[i] / d : 0);
+  }
+  if (!fits)
+    return n.error("no repeats tile the input (" + dimsString(t.getShape()) +
+                   ") to the declared shape " + dimsString(out) +
+                   " of output '" + n.node.output(0) + "'");
+  // Any repeat of an empty dim gives the declared 0.
+  SmallVector<bool> anyEntry;
+  for (int64_t d : t.getShape())
+    anyEntry.push_back(d == 0);
+  if (failed(checkEntries(n, 1, reps, reps,
+                          "input '" + n.node.input(1) +
+                              "' must tile the input to the shape " +
+                              dimsString(out) + " declared for output '" +
+                              n.node.output(0) + "'",
+                          anyEntry)))
+    return failure();
+  return reps;
+}
+
 LogicalResult convertTile(NodeContext &n) {
   TRY(x, n.in(0));
-  TRY(reps, n.constInts(1, "repeats"));
   auto t = tensorType(x);
+  SmallVector<int64_t> reps;
+  if (n.hasInput(1) && !n.constantInput(1)) {
+    TRY(declared, tileToDeclared(n, t));
+    reps = declared;
+  } else {
+    TRY(constant, n.constInts(1, "repeats"));
+    reps = constant;
+  }
   if ((int64_t)reps.size() != t.getRank())
     return n.error("repeats must have one entry per dim");
   // [d0, d1] -> [1, d0, 1, d1] -> broadcast [r0, d0, r1, d1] -> reshape.
@@ -705,9 +833,63 @@ LogicalResult convertResize(NodeContext &n) {
     }
     SmallVector<int64_t> given;
     SmallVector<double> givenScales;
-    if (n.hasInput(3)) {
+    if (n.hasInput(3) && !n.constantInput(3) && policy == "stretch") {
+      // Sizes known only at run time: the declared output's, checked then.
+      TRY(declared, n.declaredShapeFor(0, 3, "sizes"));
+      if ((int64_t)declared.size() != r)
+        return n.error("the model declares output '" + n.node.output(0) +
+                       "' with shape " + dimsString(declared) +
+                       " for an input of rank " + Twine(r));
+      for (int64_t ax : axes)
+        given.push_back(declared[ax]);
+      if (failed(checkEntries(
+              n, 3, given, given,
+              "input '" + n.node.input(3) +
+                  "' must give the sizes of the shape " + dimsString(declared) +
+                  " declared for output '" + n.node.output(0) + "'")))
+        return failure();
+    } else if (n.hasInput(3)) {
       TRY(s, n.constInts(3, "sizes"));
       given = s;
+    } else if (n.hasInput(2) && !n.constantInput(2)) {
+      // Scales known only at run time: those of the declared output's
+      // sizes (output / input, as f32 holds them), checked then. A scale
+      // that gives the same size but maps coordinates differently (0.6 of
+      // 4 is 2, as is 0.5) fails the check rather than the output.
+      TRY(declared, n.declaredShapeFor(0, 2, "scales"));
+      if ((int64_t)declared.size() != r)
+        return n.error("the model declares output '" + n.node.output(0) +
+                       "' with shape " + dimsString(declared) +
+                       " for an input of rank " + Twine(r));
+      SmallVector<float> want;
+      for (int64_t ax : axes) {
+        if (t.getDimSize(ax) == 0)
+          return n.error("scales known only at run time cannot be found "
+                         "from the declared shape for an empty input dim");
+        want.push_back(float(double(declared[ax]) / double(t.getDimSize(ax))));
+        givenScales.push_back(want.back());
+        if ((int64_t)std::floor(t.getDimSize(ax) * givenScales.back()) !=
+            declared[ax])
+          return n.error("no f32 scale gives the declared size " +
+                         Twine(declared[ax]) + " of axis " + Twine(ax));
+      }
+      RankedTensorType st = n.type(2);
+      if (!st || st.getRank() != 1 ||
+          st.getDimSize(0) != (int64_t)want.size() ||
+          !st.getElementType().isF32())
+        return n.error("input #2 ('scales') must be 1-D f32 with one entry "
+                       "per axis");
+      TRY(sv, n.in(2));
+      auto wantAttr = DenseElementsAttr::get(
+          RankedTensorType::get({(int64_t)want.size()}, n.b.getF32Type()),
+          ArrayRef<float>(want));
+      TRY(ok, make<EqOp>(n, sv, n.constant(wantAttr)));
+      if (failed(n.checkAtRunTime(
+              ok, "input '" + n.node.input(2) +
+                      "' must hold the scales of the shape " +
+                      dimsString(declared) + " declared for output '" +
+                      n.node.output(0) + "' (output / input size)")))
+        return failure();
     } else if (n.hasInput(2)) {
       TRY(s, n.constFloats(2, "scales"));
       givenScales = s;

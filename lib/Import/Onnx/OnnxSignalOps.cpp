@@ -227,7 +227,7 @@ FailureOr<Type> outputType(NodeContext &n) {
 }
 
 LogicalResult convertWindow(NodeContext &n) {
-  TRY(size, constScalar(n, 0, "size"));
+  TRY(size, scalarOrDeclared(n, 0, "size", 0, 0));
   if (size < 0 || size > (int64_t(1) << 24))
     return n.error("size " + Twine(size) + " must be in [0, 2^24]");
   TRY(periodic, n.attrInt("periodic", 1));

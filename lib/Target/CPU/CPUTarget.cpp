@@ -178,7 +178,8 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
                                          (amxFallback ? "{ask-os=false}," : ",")
                                    : std::string()) +
          "scf-forall-to-parallel,convert-scf-to-openmp,"
-         "hodu-arena-to-workspace,hodu-cpu-expand-strided-copies" +
+         "hodu-arena-to-workspace,hodu-lower-asserts,hodu-cpu-expand-strided-"
+         "copies" +
          (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,"
                             "hodu-cpu-kernel-loop-hints{vector-bits=" +
                                 std::to_string(o.vectorBits) + "})"

@@ -94,7 +94,11 @@ typedef struct hodu_run_context {
  * unspecified, and a non-zero return without outputs written also means
  * the model could not allocate its scratch). The function is reentrant: it
  * keeps no state between calls, so one model may run on several threads at
- * once, provided each concurrent run has its own workspace. */
+ * once, provided each concurrent run has its own workspace. Return codes:
+ * 0 success, 1 no memory for the workspace, and from 2 on a run-time check
+ * of the model that failed: code 2 + k is check k of the descriptor's
+ * `check_messages` (the data gave a size other than the one the model was
+ * compiled for); the outputs are then unspecified. */
 typedef int32_t (*hodu_entry_fn)(void *const *inputs, void *const *outputs,
                                  void *ctx);
 
@@ -122,6 +126,13 @@ typedef struct hodu_model_desc {
   /* Their initial values: NULL (all zero), or num_meta_slots pointers, each
    * NULL (zeros) or to the slot's bytes (its dtype and shape). */
   const void *const *meta_slot_init;
+  /* Run-time checks (appended in Hodu 0.4; absent, and so 0, when
+   * struct_size ends before them): what the compiler assumed of data known
+   * only at run time, such as a Reshape's shape input giving the shape the
+   * model declares for its output. A run whose data breaks check k returns
+   * 2 + k; check_messages[k] says what was assumed (node and op). */
+  int32_t num_checks;
+  const char *const *check_messages;
 } hodu_model_desc;
 
 /* Multi-threaded code in a shared library (hoduc -o model.so, and the CPU

@@ -55,3 +55,11 @@ func.func @loop_wrong_args(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<2xf32>) -
   }
   return %r : tensor<2xf32>
 }
+
+// -----
+
+func.func @assert_not_scalar(%c: tensor<2xi1>) {
+  // expected-error @+1 {{'hodu.assert' op operand #0 must be 0D tensor of 1-bit signless integer values or 1-bit signless integer, but got 'tensor<2xi1>'}}
+  hodu.assert %c : tensor<2xi1> {message = "m"}
+  return
+}

@@ -1,4 +1,4 @@
-// Round trip of hodu.if, hodu.loop and hodu.yield.
+// Round trip of hodu.if, hodu.loop, hodu.yield and hodu.assert.
 // RUN: hodu-opt %s --split-input-file | hodu-opt --split-input-file | FileCheck %s
 
 // CHECK-LABEL: func.func @branch
@@ -54,4 +54,17 @@ func.func @loop(%m: tensor<i64>, %c: tensor<i1>, %x: tensor<2xf32>, %s: tensor<i
     hodu.yield %cin, %n, %t : tensor<i1>, tensor<2xf32>, tensor<i64>
   }
   return %r#0 : tensor<2xf32>
+}
+
+// -----
+
+// hodu.assert on a 0-d boolean tensor, and (after the lowering to linalg)
+// on an i1.
+// CHECK-LABEL: func.func @checks
+// CHECK-NEXT: hodu.assert %{{.*}} : tensor<i1> {message = "node 'r' (Reshape): fits"}
+// CHECK-NEXT: hodu.assert %{{.*}} : i1 {message = "scalar"}
+func.func @checks(%ok: tensor<i1>, %b: i1) {
+  hodu.assert %ok : tensor<i1> {message = "node 'r' (Reshape): fits"}
+  hodu.assert %b : i1 {message = "scalar"}
+  return
 }

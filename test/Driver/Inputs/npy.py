@@ -1,13 +1,18 @@
 """Tiny .npy writer/reader for tests (no numpy needed).
-  npy.py write FILE DESCR N v1 ... vN   (1-D)
+  npy.py write FILE DESCR N v1 ... vN   (1-D; N may be dims "2,3,4")
   npy.py read FILE                      prints: descr shape values
 """
 import ast, struct, sys
 fmt = {"<i4": "i", "<f4": "f", "<i8": "q", "<f8": "d", "|u1": "B", "|b1": "?"}
 if sys.argv[1] == "write":
-    path, descr, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+    path, descr = sys.argv[2], sys.argv[3]
+    dims = [int(d) for d in sys.argv[4].split(",")]
+    n = 1
+    for d in dims:
+        n *= d
     vals = [float(v) if "f" in descr else int(v) for v in sys.argv[5:5 + n]]
-    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, n)
+    shape = "(%d,)" % n if len(dims) == 1 else "(%s)" % ", ".join(map(str, dims))
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
     header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())

@@ -16,6 +16,12 @@
 #define GET_ATTRDEF_CLASSES
 #include "Hodu/HoduAttrs.h.inc"
 
+namespace mlir {
+// hodu.assert's canonicalize method (defined with PatternMatch.h included).
+class PatternRewriter;
+class RewritePatternSet;
+} // namespace mlir
+
 namespace hodu::detail {
 // Shared verification and shape-inference helpers used by the generated op
 // classes (see the extraClassDefinition blocks in dialects/Hodu/*.td).
