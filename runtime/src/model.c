@@ -113,6 +113,14 @@ static hodu_status validate_descriptor(const char *origin,
                               "%d inputs (the slots are the last inputs)",
                               origin, (int)desc->num_meta_slots,
                               (int)desc->num_inputs);
+  if (!status && DESC_HAS(desc, check_messages) &&
+      (desc->num_checks < 0 || (desc->num_checks > 0 && !desc->check_messages)))
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: malformed descriptor: %d run-time checks "
+                              "%s",
+                              origin, (int)desc->num_checks,
+                              desc->num_checks < 0 ? "(a negative count)"
+                                                   : "without their messages");
   return status;
 }
 

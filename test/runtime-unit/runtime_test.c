@@ -489,6 +489,47 @@ static void test_run_failed(void) {
   hodu_model_free(model);
 }
 
+/* An entry's code names the run-time check that failed; 1 is no memory
+ * for the workspace; other codes stay bare. */
+static void test_run_checks(void) {
+  hodu_model *model = load("checking");
+  if (!model)
+    return;
+  static const struct {
+    float code;
+    hodu_status_code status;
+    const char *message;
+  } cases[] = {
+      {2, HODU_RUN_FAILED,
+       "model 'checking': the input data breaks a run-time check: node 'r' "
+       "(Reshape): the first assumption"},
+      {3, HODU_RUN_FAILED,
+       "model 'checking': the input data breaks a run-time check: node 'l' "
+       "(Loop): the second assumption"},
+      {1, HODU_OUT_OF_MEMORY,
+       "model 'checking' failed: no memory for its workspace"},
+      {4, HODU_RUN_FAILED, "model 'checking' failed: its entry returned 4"},
+      {-1, HODU_RUN_FAILED, "model 'checking' failed: its entry returned -1"},
+  };
+  hodu_tensor *v = NULL, *w = NULL;
+  CHECK_OK(hodu_model_create_input(model, 0, &v));
+  CHECK_OK(hodu_model_create_output(model, 0, &w));
+  const hodu_tensor *inputs[] = {v};
+  CHECK_OK(hodu_model_run(model, inputs, 1, &w, 1));
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    ((float *)hodu_tensor_data(v))[0] = cases[i].code;
+    CHECK_ERROR(hodu_model_run(model, inputs, 1, &w, 1), cases[i].status,
+                cases[i].message);
+  }
+  hodu_tensor_free(v);
+  hodu_tensor_free(w);
+  hodu_model_free(model);
+  CHECK_ERROR(hodu_model_load(model_path("bad_checks"), &model),
+              HODU_INVALID_ARTIFACT,
+              "malformed descriptor: 3 run-time checks without their "
+              "messages");
+}
+
 static int32_t probe_threads(const hodu_model *model) {
   hodu_tensor *out = NULL;
   int32_t value = -100;
@@ -819,6 +860,7 @@ static const struct {
     {"relative_path", test_relative_path},
     {"int_and_bool", test_int_and_bool},
     {"run_failed", test_run_failed},
+    {"run_checks", test_run_checks},
     {"threads", test_threads},
     {"concurrent_runs", test_concurrent_runs},
     {"thread_team", test_thread_team},

@@ -707,12 +707,113 @@ LogicalResult convertSlice(NodeContext &n) {
   return success();
 }
 
+/// Pad by pads known only at run time, to the shape the model declares for
+/// its output: each output position reads the input at its position less
+/// the leading pad of each axis (clamped for `edge`, reflected for
+/// `reflect`, outside the input the constant value), by a gather along
+/// each axis; checked when the model runs: the pads of each axis add up to
+/// the declared growth.
+LogicalResult padToDeclared(NodeContext &n, Value x, StringRef mode) {
+  auto t = tensorType(x);
+  int64_t r = t.getRank();
+  Type elt = t.getElementType(), i64 = n.b.getI64Type();
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    return n.error("pads known only at run time support the modes constant, "
+                   "edge and reflect, not '" +
+                   mode + "'");
+  if (n.hasInput(3))
+    return n.error("pads known only at run time need all the axes (no "
+                   "'axes' input)");
+  TRY(shape, n.declaredShapeFor(0, 1, "pads"));
+  RankedTensorType pt = n.type(1);
+  if ((int64_t)shape.size() != r || !pt || pt.getRank() != 1 ||
+      pt.getDimSize(0) != 2 * r)
+    return n.error("the pads (" + Twine(pt ? pt.getNumElements() : 0) +
+                   " entries) and the declared shape " + dimsString(shape) +
+                   " of output '" + n.node.output(0) +
+                   "' must have two entries and one dim per input dim (" +
+                   Twine(r) + ")");
+  SmallVector<int64_t> growth;
+  for (int64_t i = 0; i < r; ++i) {
+    if (shape[i] > 0 && t.getDimSize(i) == 0)
+      return n.error("cannot pad the empty dim " + Twine(i) +
+                     " to the declared " + Twine(shape[i]));
+    growth.push_back(shape[i] - t.getDimSize(i));
+  }
+  TRY(pads, n.in(1));
+  Value pairs = n.reshape(n.cast(pads, i64), {2, r});
+  TRY(sums, make<ReduceSumOp>(n, pairs, ArrayRef<int64_t>{0}, false));
+  TRY(fits, make<EqOp>(n, sums, n.constant(growth)));
+  if (failed(n.checkAtRunTime(
+          fits, "input '" + n.node.input(1) +
+                    "' must pad the input to the shape " + dimsString(shape) +
+                    " declared for output '" + n.node.output(0) + "'")))
+    return failure();
+  Value y = x, inside;
+  for (int64_t ax = 0; ax < r; ++ax) {
+    int64_t len = t.getDimSize(ax), out = shape[ax];
+    if (out == 0 || len == 0)
+      continue; // nothing to read: the output dim is empty
+    TRY(lead, make<SliceOp>(n, n.reshape(pairs, {2 * r}), ArrayRef<int64_t>{ax},
+                            ArrayRef<int64_t>{ax + 1}, ArrayRef<int64_t>{1}));
+    TRY(pos, positions(n, out));
+    TRY(src, make<SubOp>(n, pos, lead));
+    Value idx = src;
+    if (mode == "reflect" && len > 1) {
+      // |j| folds the left edge; (len-1) - |(len-1) - j| the right one.
+      TRY(a, make<AbsOp>(n, src));
+      TRY(d, make<SubScalarOp>(n, a, n.scalarAttr(i64, double(len - 1))));
+      TRY(ad, make<AbsOp>(n, d));
+      TRY(back, make<MulScalarOp>(n, ad, n.scalarAttr(i64, -1)));
+      TRY(refl, make<AddScalarOp>(n, back, n.scalarAttr(i64, double(len - 1))));
+      idx = refl;
+    }
+    // Every mode reads within the input whatever the pads.
+    TRY(lo, make<MaximumScalarOp>(n, idx, n.scalarAttr(i64, 0)));
+    TRY(clamped,
+        make<MinimumScalarOp>(n, lo, n.scalarAttr(i64, double(len - 1))));
+    TRY(g, make<IndexSelectOp>(n, y, clamped, ax));
+    y = g;
+    if (mode == "constant") {
+      TRY(ge, make<GeScalarOp>(n, src, n.scalarAttr(i64, 0)));
+      TRY(lt, make<LtScalarOp>(n, src, n.scalarAttr(i64, double(len))));
+      TRY(in, make<LogicalAndOp>(n, ge, lt));
+      SmallVector<int64_t> along(r, 1);
+      along[ax] = out;
+      Value v = n.reshape(in, along);
+      if (inside) {
+        TRY(both, make<LogicalAndOp>(n, inside, v));
+        inside = both;
+      } else {
+        inside = v;
+      }
+    }
+  }
+  if (mode == "constant" && inside) {
+    Value value = n.constant(elt, 0);
+    if (n.hasInput(2)) {
+      TRY(v, scalarInput(n, 2, elt, "constant_value"));
+      value = v;
+    }
+    Value mask =
+        BroadcastOp::create(
+            n.b, n.loc, RankedTensorType::get(shape, n.b.getI1Type()), inside)
+            .getResult();
+    TRY(sel, make<SelectOp>(n, mask, y, value));
+    y = sel;
+  }
+  n.setOutput(0, y);
+  return success();
+}
+
 LogicalResult convertPad(NodeContext &n) {
   TRY(x, n.in(0));
   auto t = tensorType(x);
   int64_t r = t.getRank();
   Type elt = t.getElementType();
   TRY(modeStr, n.attrString("mode", "constant"));
+  if (n.opset >= 11 && n.hasInput(1) && !n.constantInput(1))
+    return padToDeclared(n, x, modeStr);
   SmallVector<int64_t> pads;
   double value = 0;
   if (n.opset < 11) {
@@ -785,6 +886,50 @@ LogicalResult convertPad(NodeContext &n) {
   return success();
 }
 
+/// The scales of a Resize (Upsample) whose scales input #`in` is known only
+/// at run time, for `axes`: those of the shape the model declares for its
+/// output (output / input, as f32 holds them), checked when the model
+/// runs. A scale that gives the same size but maps coordinates differently
+/// (0.6 of 4 is 2, as is 0.5) fails the check rather than the output.
+FailureOr<SmallVector<double>> scalesOfDeclared(NodeContext &n,
+                                                RankedTensorType t, size_t in,
+                                                ArrayRef<int64_t> axes) {
+  TRY(declared, n.declaredShapeFor(0, in, "scales"));
+  if ((int64_t)declared.size() != t.getRank())
+    return n.error("the model declares output '" + n.node.output(0) +
+                   "' with shape " + dimsString(declared) +
+                   " for an input of rank " + Twine(t.getRank()));
+  SmallVector<float> want;
+  SmallVector<double> scales;
+  for (int64_t ax : axes) {
+    if (t.getDimSize(ax) == 0)
+      return n.error("scales known only at run time cannot be found "
+                     "from the declared shape for an empty input dim");
+    want.push_back(float(double(declared[ax]) / double(t.getDimSize(ax))));
+    scales.push_back(want.back());
+    if ((int64_t)std::floor(t.getDimSize(ax) * scales.back()) != declared[ax])
+      return n.error("no f32 scale gives the declared size " +
+                     Twine(declared[ax]) + " of axis " + Twine(ax));
+  }
+  RankedTensorType st = n.type(in);
+  if (!st || st.getRank() != 1 || st.getDimSize(0) != (int64_t)want.size() ||
+      !st.getElementType().isF32())
+    return n.error("input #" + Twine(in) +
+                   " ('scales') must be 1-D f32 with one entry per axis");
+  TRY(sv, n.in(in));
+  auto wantAttr = DenseElementsAttr::get(
+      RankedTensorType::get({(int64_t)want.size()}, n.b.getF32Type()),
+      ArrayRef<float>(want));
+  TRY(ok, make<EqOp>(n, sv, n.constant(wantAttr)));
+  if (failed(n.checkAtRunTime(
+          ok, "input '" + n.node.input((int)in) +
+                  "' must hold the scales of the shape " +
+                  dimsString(declared) + " declared for output '" +
+                  n.node.output(0) + "' (output / input size)")))
+    return failure();
+  return scales;
+}
+
 LogicalResult convertResize(NodeContext &n) {
   StringRef op = n.node.op_type();
   TRY(x, n.in(0));
@@ -802,6 +947,10 @@ LogicalResult convertResize(NodeContext &n) {
       if (!s)
         return n.error("needs the scales attribute");
       scales.assign(s->begin(), s->end());
+    } else if (n.hasInput(1) && !n.constantInput(1)) {
+      auto all = llvm::to_vector(llvm::seq<int64_t>(0, r));
+      TRY(s, scalesOfDeclared(n, t, 1, all));
+      scales = s;
     } else {
       TRY(s, n.constFloats(1, "scales"));
       scales = s;
@@ -852,44 +1001,8 @@ LogicalResult convertResize(NodeContext &n) {
       TRY(s, n.constInts(3, "sizes"));
       given = s;
     } else if (n.hasInput(2) && !n.constantInput(2)) {
-      // Scales known only at run time: those of the declared output's
-      // sizes (output / input, as f32 holds them), checked then. A scale
-      // that gives the same size but maps coordinates differently (0.6 of
-      // 4 is 2, as is 0.5) fails the check rather than the output.
-      TRY(declared, n.declaredShapeFor(0, 2, "scales"));
-      if ((int64_t)declared.size() != r)
-        return n.error("the model declares output '" + n.node.output(0) +
-                       "' with shape " + dimsString(declared) +
-                       " for an input of rank " + Twine(r));
-      SmallVector<float> want;
-      for (int64_t ax : axes) {
-        if (t.getDimSize(ax) == 0)
-          return n.error("scales known only at run time cannot be found "
-                         "from the declared shape for an empty input dim");
-        want.push_back(float(double(declared[ax]) / double(t.getDimSize(ax))));
-        givenScales.push_back(want.back());
-        if ((int64_t)std::floor(t.getDimSize(ax) * givenScales.back()) !=
-            declared[ax])
-          return n.error("no f32 scale gives the declared size " +
-                         Twine(declared[ax]) + " of axis " + Twine(ax));
-      }
-      RankedTensorType st = n.type(2);
-      if (!st || st.getRank() != 1 ||
-          st.getDimSize(0) != (int64_t)want.size() ||
-          !st.getElementType().isF32())
-        return n.error("input #2 ('scales') must be 1-D f32 with one entry "
-                       "per axis");
-      TRY(sv, n.in(2));
-      auto wantAttr = DenseElementsAttr::get(
-          RankedTensorType::get({(int64_t)want.size()}, n.b.getF32Type()),
-          ArrayRef<float>(want));
-      TRY(ok, make<EqOp>(n, sv, n.constant(wantAttr)));
-      if (failed(n.checkAtRunTime(
-              ok, "input '" + n.node.input(2) +
-                      "' must hold the scales of the shape " +
-                      dimsString(declared) + " declared for output '" +
-                      n.node.output(0) + "' (output / input size)")))
-        return failure();
+      TRY(s, scalesOfDeclared(n, t, 2, axes));
+      givenScales = s;
     } else if (n.hasInput(2)) {
       TRY(s, n.constFloats(2, "scales"));
       givenScales = s;
