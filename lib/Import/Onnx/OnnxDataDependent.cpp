@@ -36,11 +36,7 @@ using DimPtr = std::shared_ptr<const DataDependentDim>;
 
 } // namespace
 
-namespace {
-
-/// Ops that compute each element from the elements at the same (broadcast)
-/// position of their inputs.
-bool isElementwise(StringRef op) {
+bool hodu::onnx_import::isElementwiseOp(StringRef op) {
   static const llvm::StringSet<> ops = {
       "Abs", "Acos", "Acosh", "Add", "And", "Asin", "Asinh", "Atan", "Atanh",
       "BitShift", "BitwiseAnd", "BitwiseNot", "BitwiseOr", "BitwiseXor",
@@ -56,6 +52,8 @@ bool isElementwise(StringRef op) {
   return ops.contains(op);
 }
 
+namespace {
+
 bool isReduction(StringRef op) {
   return op.starts_with("Reduce") || op == "ArgMax" || op == "ArgMin";
 }
@@ -63,7 +61,7 @@ bool isReduction(StringRef op) {
 /// The node inputs that may carry a data-dependent dim into `op` (others,
 /// such as shapes and axes, may not).
 bool inputMayCarry(StringRef op, size_t i) {
-  if (isElementwise(op) || op == "Concat")
+  if (isElementwiseOp(op) || op == "Concat")
     return true;
   if (op == "Gather" || op == "MatMul")
     return i <= 1;
@@ -271,7 +269,7 @@ LogicalResult hodu::onnx_import::propagateDataDependentDims(
                       "is fixed, in an elementwise op");
   };
 
-  if (isElementwise(op) || op == "Concat") {
+  if (isElementwiseOp(op) || op == "Concat") {
     int64_t catAxis = -1;
     if (op == "Concat") {
       TRY(a, n.attrInt("axis", 0));

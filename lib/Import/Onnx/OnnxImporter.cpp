@@ -48,6 +48,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace hodu;
@@ -472,6 +473,15 @@ NodeContext::declaredShapeFor(size_t i, size_t in, StringRef what) const {
                "'; Hodu compiles ahead of time and needs one of them fixed "
                "(declare the output's shape in value_info, or freeze the "
                "input: the ONNX test driver hodu-import has --freeze-input)");
+}
+
+std::string NodeContext::declaredFor(size_t i) const {
+  std::string out = hasOutput(i) ? node.output((int)i) : std::string();
+  if (graph.declaredVia)
+    if (auto it = graph.declaredVia->find(out); it != graph.declaredVia->end())
+      return "that output '" + out + "' takes from '" + it->second +
+             "' (declared), through elementwise ops";
+  return "declared for output '" + out + "'";
 }
 
 LogicalResult NodeContext::checkAtRunTime(Value ok, const Twine &what) {
@@ -2403,7 +2413,52 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   onnx::GraphProto &graph = *model.mutable_graph();
   GraphImporter g(context, path);
   g.maxTensorElements = options.maxTensorElements;
-  g.declaredShapes = &declared.shapes;
+  // A value without a declared shape whose only way to a declared one is
+  // through elementwise ops takes that shape too: the expanded window
+  // functions' Range, whose values go through Mul, Cos and Sub to the
+  // output. Such a shape is only ever an assumption checked at run time
+  // (declaredShapeFor), never a shape the importer trusts.
+  std::map<std::string, SmallVector<int64_t>> hinted = declared.shapes;
+  std::map<std::string, std::string> hintedVia;
+  {
+    std::set<std::string> known; // constants: their own shapes
+    for (const auto &init : model.graph().initializer())
+      known.insert(init.name());
+    for (const auto &node : model.graph().node())
+      if (node.op_type() == "Constant")
+        for (const auto &out : node.output())
+          known.insert(out);
+    std::set<std::string> ambiguous;
+    const auto &nodes = model.graph().node();
+    for (int k = nodes.size() - 1; k >= 0; --k) {
+      const onnx::NodeProto &node = nodes[k];
+      if (!node.domain().empty() && node.domain() != "ai.onnx")
+        continue;
+      if (!isElementwiseOp(node.op_type()) || node.output_size() != 1)
+        continue;
+      auto out = hinted.find(node.output(0));
+      if (out == hinted.end())
+        continue;
+      std::string origin = hintedVia.count(node.output(0))
+                               ? hintedVia[node.output(0)]
+                               : node.output(0);
+      for (const auto &in : node.input()) {
+        if (in.empty() || known.count(in) || declared.shapes.count(in))
+          continue;
+        auto it = hinted.find(in);
+        if (it == hinted.end() && !ambiguous.count(in)) {
+          hinted[in] = out->second;
+          hintedVia[in] = origin;
+        } else if (it != hinted.end() && it->second != out->second) {
+          hinted.erase(it); // two consumers, two shapes: no hint
+          hintedVia.erase(in);
+          ambiguous.insert(in);
+        }
+      }
+    }
+  }
+  g.declaredShapes = &hinted;
+  g.declaredVia = &hintedVia;
   OpBuilder &b = g.builder;
 
   auto module = ModuleOp::create(fileLoc);

@@ -170,6 +170,9 @@ public:
   /// op would compute it.
   mlir::FailureOr<llvm::SmallVector<int64_t>>
   declaredShapeFor(size_t i, size_t in, llvm::StringRef what) const;
+  /// "declared for output 'y'" (or, for a shape declared downstream,
+  /// "that output 'y' takes from 'z', declared"): for messages.
+  std::string declaredFor(size_t i) const;
   /// A run-time check that `ok` (a bool tensor) holds everywhere: the
   /// model's run fails with "node 'NAME' (OpType): <what>" when it does
   /// not (hodu.assert).
@@ -288,6 +291,9 @@ mlir::FailureOr<llvm::SmallVector<mlir::Value>>
 unravelPositions(NodeContext &n, mlir::Value flat,
                  llvm::ArrayRef<int64_t> shape);
 
+/// Ops that compute each element from the elements at the same (broadcast)
+/// position of their inputs.
+bool isElementwiseOp(llvm::StringRef op);
 /// Whether an op type of `domain` ("" or "ai.onnx" for the default one)
 /// has a conversion.
 bool isSupportedOp(llvm::StringRef domain, llvm::StringRef opType);
@@ -308,6 +314,9 @@ public:
   /// time, checked when the model runs. Null: none.
   const std::map<std::string, llvm::SmallVector<int64_t>> *declaredShapes =
       nullptr;
+  /// For a shape in declaredShapes that the model declares for a value
+  /// downstream (reached through elementwise ops), that value's name.
+  const std::map<std::string, std::string> *declaredVia = nullptr;
   /// The most elements one tensor may have (--max-tensor-elements).
   int64_t maxTensorElements = int64_t(1) << 40;
 

@@ -58,8 +58,7 @@ LogicalResult convertConstantOfShape(NodeContext &n) {
     if (failed(checkEntries(n, 0, declared, declared,
                             "input '" + n.node.input(0) +
                                 "' must be the shape " + dimsString(declared) +
-                                " declared for output '" + n.node.output(0) +
-                                "'")))
+                                " " + n.declaredFor(0))))
       return failure();
     shape = declared;
   } else {
@@ -138,9 +137,9 @@ LogicalResult rangeToDeclared(NodeContext &n, size_t unknown) {
   TRY(up, make<CeilOp>(n, steps));
   TRY(count, make<MaximumScalarOp>(n, up, n.scalarAttr(f64, 0)));
   TRY(ok, make<EqScalarOp>(n, count, n.scalarAttr(f64, (double)shape[0])));
-  if (failed(n.checkAtRunTime(
-          ok, "start, limit and delta must give the " + Twine(shape[0]) +
-                  " entries declared for output '" + n.node.output(0) + "'")))
+  if (failed(n.checkAtRunTime(ok, "start, limit and delta must give the " +
+                                      Twine(shape[0]) + " entries " +
+                                      n.declaredFor(0))))
     return failure();
   TRY(i, positions(n, shape[0]));
   TRY(scaled, make<MulOp>(n, n.cast(i, elt), v[2]));

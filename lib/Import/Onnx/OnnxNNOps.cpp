@@ -479,8 +479,7 @@ LogicalResult convertMaxUnpool(NodeContext &n) {
       if (failed(checkEntries(
               n, 2, declared, declared,
               "input '" + n.node.input(2) + "' must be the shape " +
-                  dimsString(declared) + " declared for output '" +
-                  n.node.output(0) + "'")))
+                  dimsString(declared) + " " + n.declaredFor(0))))
         return failure();
       os = declared;
     } else {

@@ -309,8 +309,7 @@ hodu::onnx_import::scalarOrDeclared(NodeContext &n, size_t input,
   if (failed(n.checkAtRunTime(ok, "input '" + n.node.input((int)input) + "' (" +
                                       what + ") must be " + Twine(shape[dim]) +
                                       ", as the shape " + dimsString(shape) +
-                                      " declared for output '" +
-                                      n.node.output((int)out) + "' says")))
+                                      " " + n.declaredFor(out) + " says")))
     return failure();
   return shape[dim];
 }

@@ -59,8 +59,7 @@ LogicalResult reshapeToDeclared(NodeContext &n, Value x, int64_t allowZero) {
   TRY(ok, make<LogicalAndOp>(n, entriesOk, oneInfer));
   if (failed(n.checkAtRunTime(
           ok, "input '" + n.node.input(1) + "' must give the shape " +
-                  dimsString(shape) + " declared for output '" +
-                  n.node.output(0) + "'")))
+                  dimsString(shape) + " " + n.declaredFor(0))))
     return failure();
   n.setOutput(0, n.reshape(x, shape));
   return success();
@@ -286,8 +285,7 @@ FailureOr<SmallVector<int64_t>> expandToDeclared(NodeContext &n,
   if (failed(checkEntries(n, 1, want, alt,
                           "input '" + n.node.input(1) +
                               "' must expand the input to the shape " +
-                              dimsString(out) + " declared for output '" +
-                              n.node.output(0) + "'")))
+                              dimsString(out) + " " + n.declaredFor(0))))
     return failure();
   return out;
 }
@@ -339,8 +337,7 @@ FailureOr<SmallVector<int64_t>> tileToDeclared(NodeContext &n,
   if (failed(checkEntries(n, 1, reps, reps,
                           "input '" + n.node.input(1) +
                               "' must tile the input to the shape " +
-                              dimsString(out) + " declared for output '" +
-                              n.node.output(0) + "'",
+                              dimsString(out) + " " + n.declaredFor(0),
                           anyEntry)))
     return failure();
   return reps;
@@ -744,10 +741,10 @@ LogicalResult padToDeclared(NodeContext &n, Value x, StringRef mode) {
   Value pairs = n.reshape(n.cast(pads, i64), {2, r});
   TRY(sums, make<ReduceSumOp>(n, pairs, ArrayRef<int64_t>{0}, false));
   TRY(fits, make<EqOp>(n, sums, n.constant(growth)));
-  if (failed(n.checkAtRunTime(
-          fits, "input '" + n.node.input(1) +
-                    "' must pad the input to the shape " + dimsString(shape) +
-                    " declared for output '" + n.node.output(0) + "'")))
+  if (failed(n.checkAtRunTime(fits, "input '" + n.node.input(1) +
+                                        "' must pad the input to the shape " +
+                                        dimsString(shape) + " " +
+                                        n.declaredFor(0))))
     return failure();
   Value y = x, inside;
   for (int64_t ax = 0; ax < r; ++ax) {
@@ -921,11 +918,11 @@ FailureOr<SmallVector<double>> scalesOfDeclared(NodeContext &n,
       RankedTensorType::get({(int64_t)want.size()}, n.b.getF32Type()),
       ArrayRef<float>(want));
   TRY(ok, make<EqOp>(n, sv, n.constant(wantAttr)));
-  if (failed(n.checkAtRunTime(
-          ok, "input '" + n.node.input((int)in) +
-                  "' must hold the scales of the shape " +
-                  dimsString(declared) + " declared for output '" +
-                  n.node.output(0) + "' (output / input size)")))
+  if (failed(n.checkAtRunTime(ok, "input '" + n.node.input((int)in) +
+                                      "' must hold the scales of the shape " +
+                                      dimsString(declared) + " " +
+                                      n.declaredFor(0) +
+                                      " (output / input size)")))
     return failure();
   return scales;
 }
@@ -991,11 +988,11 @@ LogicalResult convertResize(NodeContext &n) {
                        " for an input of rank " + Twine(r));
       for (int64_t ax : axes)
         given.push_back(declared[ax]);
-      if (failed(checkEntries(
-              n, 3, given, given,
-              "input '" + n.node.input(3) +
-                  "' must give the sizes of the shape " + dimsString(declared) +
-                  " declared for output '" + n.node.output(0) + "'")))
+      if (failed(checkEntries(n, 3, given, given,
+                              "input '" + n.node.input(3) +
+                                  "' must give the sizes of the shape " +
+                                  dimsString(declared) + " " +
+                                  n.declaredFor(0))))
         return failure();
     } else if (n.hasInput(3)) {
       TRY(s, n.constInts(3, "sizes"));
