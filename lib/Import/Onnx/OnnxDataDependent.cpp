@@ -511,6 +511,14 @@ FailureOr<SmallVector<Value>> hodu::onnx_import::runtimeAxes(NodeContext &n,
   RankedTensorType at = n.type(input);
   if (!at || at.getRank() != 1 || at.isDynamicDim(0))
     return n.error("axes must be a 1-D tensor of static length");
+  // Each entry becomes ops of its own; a tensor has at most 64 dims to
+  // name (a declared length of 2^31 ran out of memory building them).
+  constexpr int64_t kMaxAxes = 64;
+  if (at.getDimSize(0) > kMaxAxes)
+    return n.error("axes known only at run time has " +
+                   Twine(at.getDimSize(0)) + " entries; at most " +
+                   Twine(kMaxAxes) +
+                   ", as tensors have at most that many dims");
   TRY(v, n.in(input));
   Value w = n.cast(v, n.b.getI64Type());
   SmallVector<Value> out;
