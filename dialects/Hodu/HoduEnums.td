@@ -33,7 +33,8 @@ def Hodu_CoordTransformEnum : I32EnumAttr<"CoordTransform",
     "resize coordinate transformation", [
     I32EnumAttrCase<"half_pixel", 0>, I32EnumAttrCase<"asymmetric", 1>,
     I32EnumAttrCase<"align_corners", 2>, I32EnumAttrCase<"pytorch_half_pixel", 3>,
-    I32EnumAttrCase<"tf_crop_and_resize", 4>, I32EnumAttrCase<"half_pixel_symmetric", 5>]> {
+    I32EnumAttrCase<"tf_crop_and_resize", 4>, I32EnumAttrCase<"half_pixel_symmetric", 5>,
+    I32EnumAttrCase<"tf_half_pixel_for_nn", 6>]> {
   let cppNamespace = "::hodu";
   let genSpecializedAttr = 0;
 }

@@ -201,35 +201,62 @@ def Hodu_PadOp : Hodu_InferredOp<"pad"> {
   let hasVerifier = 1;
 }
 
-def Hodu_ResizeOp : Hodu_Op<"resize", [Pure]> {
+def Hodu_ResizeOp : Hodu_Op<"resize", [Pure, AttrSizedOperandSegments]> {
   let summary = "Resize: resample spatial dimensions (nearest, linear, cubic)";
   let description = [{
     Resamples the input to the result's shape with the ONNX Resize rules:
     `mode` (nearest, linear, cubic), `coord_transform` (half_pixel,
-    asymmetric, align_corners, pytorch_half_pixel, ...), `nearest_mode` for
-    nearest, `cubic_coeff_a` for cubic and `exclude_outside`. `scales`,
-    when present (one positive entry per dim), is what the coordinate
-    transforms divide by, as ONNX means a Resize given by scales (the output
-    size is then floor(input * scale), so the ratio of the sizes differs);
-    without it each dim's scale is output / input. Ranks and element types of
-    input and result match. Family **Resize**.
+    asymmetric, align_corners, pytorch_half_pixel, tf_half_pixel_for_nn,
+    tf_crop_and_resize, half_pixel_symmetric), `nearest_mode` for nearest,
+    `cubic_coeff_a` for cubic and `exclude_outside`. Ranks and element types
+    of input and result match. Family **Resize**.
+
+    The scale of each dim, what the coordinate transforms divide by, is one
+    of:
+    - the `scales` attribute (one positive entry per dim), as ONNX means a
+      Resize given by scales: the output size is then floor(input * scale),
+      so the ratio of the sizes differs;
+    - the operand after `scales`, a 1-D float tensor with one entry per dim
+      read when the model runs (a Resize whose scales are known only then,
+      to the output shape the model declares; the importer checks that they
+      give it);
+    - without either, output / input.
+
+    `tf_crop_and_resize` maps the region of interest given by the `roi`
+    operand (a 1-D float tensor: the start of each dim, then the end, as
+    fractions of the input; [0, 1] without it) to the output; an output
+    element whose source coordinate falls outside the input in any dim is
+    `extrapolation_value`. A source coordinate computed from operands is
+    clamped before it is rounded to an index, so that no data makes the op
+    read outside its input.
 
     ```mlir
     %r = hodu.resize %x {mode = #hodu<resize_mode nearest>,
            coord_transform = #hodu<coord_transform asymmetric>,
            nearest_mode = #hodu<nearest_mode floor>}
          : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+    %c = hodu.resize %x roi(%roi) {mode = #hodu<resize_mode linear>,
+           coord_transform = #hodu<coord_transform tf_crop_and_resize>,
+           extrapolation_value = 10.0 : f32}
+         : (tensor<1x1x4x4xf32>, tensor<8xf32>) -> tensor<1x1x3x3xf32>
     ```
   }];
-  let arguments = (ins Hodu_FloatTensor:$input, Hodu_ResizeModeAttr:$mode,
+  let arguments = (ins Hodu_FloatTensor:$input,
+                       Optional<Hodu_FloatTensor>:$scale_values,
+                       Optional<Hodu_FloatTensor>:$roi,
+                       Hodu_ResizeModeAttr:$mode,
                        Hodu_CoordTransformAttr:$coord_transform,
                        DefaultValuedAttr<Hodu_NearestModeAttr,
                            "::hodu::NearestMode::round_prefer_floor">:$nearest_mode,
                        DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
                        UnitAttr:$exclude_outside,
-                       OptionalAttr<DenseF64ArrayAttr>:$scales);
+                       OptionalAttr<DenseF64ArrayAttr>:$scales,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value);
   let results = (outs Hodu_FloatTensor:$result);
-  let assemblyFormat = "$input attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $input (`scales` `(` $scale_values^ `)`)? (`roi` `(` $roi^ `)`)? attr-dict
+    `:` functional-type(operands, results)
+  }];
   let hasVerifier = 1;
 }
 

@@ -251,44 +251,85 @@ struct PadLowering : StaticPattern<PadOp> {
 struct ResizeLowering : StaticPattern<ResizeOp> {
   using StaticPattern::StaticPattern;
 
-  /// The source coordinate of output index `x` (f64) along one dim.
-  static Value sourceCoord(OpBuilder &b, Location l, CoordTransform ct,
-                           Value x, int64_t in, int64_t out, double scale) {
+  /// What the coordinate transform of one dim reads: its scale (known at
+  /// compile time, or f64 read from the scales operand) and, for
+  /// tf_crop_and_resize given a roi operand, the region's start and end
+  /// (f64; without them the default region [0, 1]).
+  struct DimScale {
+    double value = 1.0;
+    Value dynamic, start, end;
+    bool fromOperands() const { return dynamic || start; }
+  };
+
+  /// The source coordinate of output index `x` (of the coordinate type)
+  /// along one dim.
+  static Value sourceCoord(OpBuilder &b, Location l, CoordTransform ct, Value x,
+                           int64_t in, int64_t out, const DimScale &s) {
     Type ft = x.getType();
     auto c = [&](double v) { return constFloat(b, l, ft, v); };
-    double resized = double(in) * scale;
-    auto add = [&](Value p, Value q) { return arith::AddFOp::create(b, l, p, q); };
-    auto mul = [&](Value p, Value q) { return arith::MulFOp::create(b, l, p, q); };
-    auto halfPixel = [&]() {
-      Value v = arith::DivFOp::create(b, l, add(x, c(0.5)), c(scale));
-      return arith::SubFOp::create(b, l, v, c(0.5)).getResult();
+    auto conv = [&](Value v) -> Value {
+      return v.getType() == ft ? v : arith::TruncFOp::create(b, l, ft, v);
     };
+    auto add = [&](Value p, Value q) {
+      return arith::AddFOp::create(b, l, p, q).getResult();
+    };
+    auto sub = [&](Value p, Value q) {
+      return arith::SubFOp::create(b, l, p, q).getResult();
+    };
+    auto mul = [&](Value p, Value q) {
+      return arith::MulFOp::create(b, l, p, q).getResult();
+    };
+    auto div = [&](Value p, Value q) {
+      return arith::DivFOp::create(b, l, p, q).getResult();
+    };
+    Value scale = s.dynamic ? conv(s.dynamic) : c(s.value);
+    auto halfPixel = [&]() { return sub(div(add(x, c(0.5)), scale), c(0.5)); };
     switch (ct) {
     case CoordTransform::half_pixel:
       return halfPixel();
     case CoordTransform::asymmetric:
-      return arith::DivFOp::create(b, l, x, c(scale));
-    case CoordTransform::align_corners:
+      return div(x, scale);
+    case CoordTransform::tf_half_pixel_for_nn:
+      return div(add(x, c(0.5)), scale);
+    case CoordTransform::align_corners: {
       // length_resized is in * scale, not the (floored) output size: they
       // differ when the model gives scales (2 columns from 4 at 0.6: 2.4).
-      if (resized == 1.0)
-        return c(0.0);
-      return arith::DivFOp::create(b, l, mul(x, c(double(in - 1))),
-                                   c(resized - 1.0));
+      if (!s.dynamic) {
+        double resized = double(in) * s.value;
+        if (resized == 1.0)
+          return c(0.0);
+        return div(mul(x, c(double(in - 1))), c(resized - 1.0));
+      }
+      Value resized = mul(c(double(in)), scale);
+      Value one = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                        resized, c(1.0));
+      Value v = div(mul(x, c(double(in - 1))), sub(resized, c(1.0)));
+      return arith::SelectOp::create(b, l, one, c(0.0), v);
+    }
     case CoordTransform::pytorch_half_pixel:
       if (out == 1)
         return c(0.0);
       return halfPixel();
-    case CoordTransform::tf_crop_and_resize:
-      // The default region of interest [0, 1] (no roi attribute).
+    case CoordTransform::tf_crop_and_resize: {
+      if (!s.start) {
+        // The default region of interest [0, 1].
+        if (out == 1)
+          return c(0.5 * double(in - 1));
+        return mul(x, c(double(in - 1) / double(out - 1)));
+      }
+      Value start = conv(s.start), end = conv(s.end), last = c(double(in - 1));
       if (out == 1)
-        return c(0.5 * double(in - 1));
-      return mul(x, c(double(in - 1) / double(out - 1)));
+        return mul(mul(c(0.5), add(start, end)), last);
+      return add(mul(start, last),
+                 div(mul(mul(x, sub(end, start)), last), c(double(out - 1))));
+    }
     case CoordTransform::half_pixel_symmetric: {
-      double adjustment = double(out) / (scale * double(in));
-      double center = double(in) / 2.0;
-      double offset = center * (1.0 - adjustment);
-      return add(c(offset), halfPixel());
+      // ONNX: offset = in/2 * (1 - out / (scale * in)).
+      Value adjustment = s.dynamic
+                             ? div(c(double(out)), mul(scale, c(double(in))))
+                             : c(double(out) / (s.value * double(in)));
+      Value offset = mul(c(double(in) / 2.0), sub(c(1.0), adjustment));
+      return add(offset, halfPixel());
     }
     }
     llvm_unreachable("unknown coordinate transform");
@@ -329,31 +370,48 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
   using Tap = std::pair<Value, Value>;
 
   /// The taps output index `iv` reads along a dim of input size `in`, output
-  /// size `out` and scale `scale`: one for nearest (and unscaled dims), two
-  /// for linear, four for cubic.
+  /// size `out` and scale `s`: one for nearest (and unscaled dims), two for
+  /// linear, four for cubic. For tf_crop_and_resize, `outside` is set to
+  /// whether the source coordinate falls outside the input (NaN included).
   static SmallVector<Tap> tapsAlong(OpBuilder &b, Location l, ResizeOp op,
                                     Value iv, int64_t in, int64_t out,
-                                    double scale) {
+                                    const DimScale &s, Value &outside) {
     ResizeMode mode = op.getMode();
     NearestMode nm = op.getNearestMode();
     bool excludeOutside = op.getExcludeOutside();
+    bool crop = op.getCoordTransform() == CoordTransform::tf_crop_and_resize;
     Type f64 = b.getF64Type();
     auto c = [&](double v) { return constFloat(b, l, f64, v); };
     auto toIndex = [&](Value f) {
       Value i = arith::FPToSIOp::create(b, l, b.getI64Type(), f);
       return arith::IndexCastOp::create(b, l, b.getIndexType(), i);
     };
-    if (in == out && scale == 1.0)
+    if (in == out && !s.fromOperands() && s.value == 1.0)
       return {{iv, Value()}};
+    // Outside [0, in - 1], or NaN.
+    auto outsideOf = [&](Value x, Value zero, Value last) {
+      if (!crop)
+        return;
+      outside = arith::OrIOp::create(
+          b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::ULT, x, zero),
+          arith::CmpFOp::create(b, l, arith::CmpFPredicate::UGT, x, last));
+    };
     Value xi = arith::IndexCastOp::create(b, l, b.getI64Type(), iv);
     if (mode == ResizeMode::linear) {
       Type ft = linearType(b, op);
       auto cf = [&](double v) { return constFloat(b, l, ft, v); };
       Value x = sourceCoord(b, l, op.getCoordTransform(),
-                            arith::SIToFPOp::create(b, l, ft, xi), in, out,
-                            scale);
-      x = arith::MaximumFOp::create(
-          b, l, arith::MinimumFOp::create(b, l, x, cf(double(in - 1))), cf(0));
+                            arith::SIToFPOp::create(b, l, ft, xi), in, out, s);
+      outsideOf(x, cf(0), cf(double(in - 1)));
+      // A coordinate computed from operands may be NaN: the clamp takes
+      // the number then, and no index comes from a NaN.
+      if (s.fromOperands())
+        x = arith::MaxNumFOp::create(
+            b, l, arith::MinNumFOp::create(b, l, x, cf(double(in - 1))), cf(0));
+      else
+        x = arith::MaximumFOp::create(
+            b, l, arith::MinimumFOp::create(b, l, x, cf(double(in - 1))),
+            cf(0));
       Value i1 = arith::FPToSIOp::create(b, l, b.getI64Type(), x);
       Value last = constInt(b, l, b.getI64Type(), in - 1);
       Value i2 = arith::MinSIOp::create(
@@ -373,7 +431,13 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
       return {{index(i1), w1}, {index(i2), w2}};
     }
     Value xf = arith::SIToFPOp::create(b, l, f64, xi);
-    Value x = sourceCoord(b, l, op.getCoordTransform(), xf, in, out, scale);
+    Value x = sourceCoord(b, l, op.getCoordTransform(), xf, in, out, s);
+    outsideOf(x, c(0), c(double(in - 1)));
+    // Every tap of a coordinate beyond [-4, in + 3] reads the edge (or
+    // lies outside) as it would from the clamped one; NaN becomes -4.
+    if (s.fromOperands())
+      x = arith::MaxNumFOp::create(
+          b, l, arith::MinNumFOp::create(b, l, x, c(double(in + 3))), c(-4));
     if (mode == ResizeMode::nearest) {
       Value rounded;
       switch (nm) {
@@ -433,8 +497,8 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
     auto type = resultType(op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     int64_t rank = type.getRank();
-    // Scales: the op's `scales` (ONNX scales, verified: one per dim), else
-    // output / input.
+    // Scales: the op's `scales` (ONNX scales, verified: one per dim), the
+    // scales operand (read in the body), else output / input.
     SmallVector<double> scales;
     if (std::optional<ArrayRef<double>> s = op.getScales())
       scales.assign(s->begin(), s->end());
@@ -443,19 +507,41 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
         scales.push_back(double(type.getDimSize(d)) /
                          double(inType.getDimSize(d)));
     Value input = adaptor.getInput();
+    Value scaleValues = adaptor.getScaleValues(), roi = adaptor.getRoi();
     Type elt = type.getElementType();
 
     Value r = buildIndexed(
         rewriter, op.getLoc(), type, {}, {},
         [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange) -> Value {
+          Type f64 = b.getF64Type();
+          auto read = [&](Value t, int64_t i) -> Value {
+            Value v = tensor::ExtractOp::create(
+                b, l, t, ValueRange{constIndex(b, l, i)});
+            return v.getType() == f64 ? v : arith::ExtFOp::create(b, l, f64, v);
+          };
           // Linear sums in the compute type (its weights are of it), the
           // others in f64.
-          Type accT = op.getMode() == ResizeMode::linear ? linearType(b, op)
-                                                         : b.getF64Type();
+          Type accT =
+              op.getMode() == ResizeMode::linear ? linearType(b, op) : f64;
           SmallVector<SmallVector<Tap>> taps;
-          for (int64_t d = 0; d < rank; ++d)
+          Value outside;
+          for (int64_t d = 0; d < rank; ++d) {
+            DimScale s;
+            s.value = scales[d];
+            if (scaleValues)
+              s.dynamic = read(scaleValues, d);
+            if (roi) {
+              s.start = read(roi, d);
+              s.end = read(roi, rank + d);
+            }
+            Value out;
             taps.push_back(tapsAlong(b, l, op, ivs[d], inType.getDimSize(d),
-                                     type.getDimSize(d), scales[d]));
+                                     type.getDimSize(d), s, out));
+            if (out)
+              outside =
+                  outside ? arith::OrIOp::create(b, l, outside, out).getResult()
+                          : out;
+          }
           // Sum over the tap combinations (product of the per-dim weights).
           Value acc = constFloat(b, l, accT, 0.0);
           SmallVector<int64_t> pos(rank, 0);
@@ -478,7 +564,15 @@ struct ResizeLowering : StaticPattern<ResizeOp> {
             if (d < 0)
               break;
           }
-          return convertScalar(b, l, acc, Kind::Float, elt, Kind::Float);
+          Value result =
+              convertScalar(b, l, acc, Kind::Float, elt, Kind::Float);
+          if (outside)
+            result = arith::SelectOp::create(
+                b, l, outside,
+                constFloat(b, l, elt,
+                           op.getExtrapolationValue().convertToDouble()),
+                result);
+          return result;
         });
     rewriter.replaceOp(op, r);
     return success();

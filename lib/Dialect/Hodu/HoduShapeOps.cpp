@@ -390,6 +390,22 @@ LogicalResult ResizeOp::verify() {
       if (!(scale > 0) || !std::isfinite(scale))
         return emitOpError("needs positive finite scales, got ") << scale;
   }
+  if (Value sv = getScaleValues()) {
+    if (getScales())
+      return emitOpError("has both the scales attribute and a scales operand");
+    auto st = rankedType(sv.getType());
+    if (st.getRank() != 1 || st.getDimSize(0) != in.getRank())
+      return emitOpError("expects a scales operand of one entry per dim (")
+             << in.getRank() << "), got " << st;
+  }
+  if (Value roi = getRoi()) {
+    if (getCoordTransform() != CoordTransform::tf_crop_and_resize)
+      return emitOpError("takes a roi operand with tf_crop_and_resize only");
+    auto rt = rankedType(roi.getType());
+    if (rt.getRank() != 1 || rt.getDimSize(0) != 2 * in.getRank())
+      return emitOpError("expects a roi operand of two entries per dim (")
+             << 2 * in.getRank() << "), got " << rt;
+  }
   return success();
 }
 

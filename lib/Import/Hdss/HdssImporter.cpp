@@ -723,6 +723,9 @@ LogicalResult SnapshotImporter::describeResize(const NodeView &n,
   spec.attrs.push_back(b.getNamedAttr(
       "nearest_mode",
       hodu::NearestModeAttr::get(&ctx, hodu::NearestMode(nearest))));
+  // The input only: no scales or roi operands.
+  spec.attrs.push_back(
+      b.getNamedAttr("operandSegmentSizes", b.getDenseI32ArrayAttr({1, 0, 0})));
   return success();
 }
 

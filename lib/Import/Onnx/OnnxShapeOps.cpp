@@ -738,7 +738,7 @@ LogicalResult padToDeclared(NodeContext &n, Value x, StringRef mode) {
     growth.push_back(shape[i] - t.getDimSize(i));
   }
   TRY(pads, n.in(1));
-  Value pairs = n.reshape(n.cast(pads, i64), {2, r});
+  Value flat = n.cast(pads, i64), pairs = n.reshape(flat, {2, r});
   TRY(sums, make<ReduceSumOp>(n, pairs, ArrayRef<int64_t>{0}, false));
   TRY(fits, make<EqOp>(n, sums, n.constant(growth)));
   if (failed(n.checkAtRunTime(fits, "input '" + n.node.input(1) +
@@ -751,7 +751,7 @@ LogicalResult padToDeclared(NodeContext &n, Value x, StringRef mode) {
     int64_t len = t.getDimSize(ax), out = shape[ax];
     if (out == 0 || len == 0)
       continue; // nothing to read: the output dim is empty
-    TRY(lead, make<SliceOp>(n, n.reshape(pairs, {2 * r}), ArrayRef<int64_t>{ax},
+    TRY(lead, make<SliceOp>(n, flat, ArrayRef<int64_t>{ax},
                             ArrayRef<int64_t>{ax + 1}, ArrayRef<int64_t>{1}));
     TRY(pos, positions(n, out));
     TRY(src, make<SubOp>(n, pos, lead));
@@ -883,47 +883,77 @@ LogicalResult convertPad(NodeContext &n) {
   return success();
 }
 
+/// Input #`in` of `n` (1-D float, one entry per axis of `axes`, once per
+/// entry of `fill`: a roi's starts, then its ends) as f32 with one entry
+/// per dim of rank `r`, once per entry of `fill`; the dims not in `axes`
+/// take `fill[g]`.
+static FailureOr<Value> perDim(NodeContext &n, size_t in,
+                               ArrayRef<int64_t> axes, int64_t r,
+                               ArrayRef<float> fill, StringRef what) {
+  auto k = (int64_t)axes.size(), groups = (int64_t)fill.size();
+  RankedTensorType t = n.type(in);
+  if (!t || t.getRank() != 1 || t.getDimSize(0) != groups * k ||
+      !isa<FloatType>(t.getElementType()))
+    return n.error("input #" + Twine(in) + " ('" + what +
+                   "') must be 1-D float with " + Twine(groups * k) +
+                   " entries (" + (groups == 1 ? "one" : "two") + " per axis)");
+  TRY(v, n.in(in));
+  Type f32 = n.b.getF32Type();
+  v = n.cast(v, f32);
+  if (llvm::equal(axes, llvm::seq<int64_t>(0, r)))
+    return v;
+  Value rest = n.constant(
+      DenseElementsAttr::get(RankedTensorType::get({groups}, f32), fill));
+  TRY(cat, make<ConcatOp>(n, ValueRange{v, rest}, int64_t(0)));
+  SmallVector<int64_t> idx;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t d = 0; d < r; ++d) {
+      const int64_t *pos = llvm::find(axes, d);
+      idx.push_back(pos != axes.end() ? g * k + (pos - axes.begin())
+                                      : groups * k + g);
+    }
+  return make<IndexSelectOp>(n, cat, n.constant(idx), int64_t(0));
+}
+
 /// The scales of a Resize (Upsample) whose scales input #`in` is known only
-/// at run time, for `axes`: those of the shape the model declares for its
-/// output (output / input, as f32 holds them), checked when the model
-/// runs. A scale that gives the same size but maps coordinates differently
-/// (0.6 of 4 is 2, as is 0.5) fails the check rather than the output.
-FailureOr<SmallVector<double>> scalesOfDeclared(NodeContext &n,
-                                                RankedTensorType t, size_t in,
-                                                ArrayRef<int64_t> axes) {
+/// at run time, as the op's scales operand (f32, one per dim); `sizes`
+/// becomes the shape the model declares for its output, checked when the
+/// model runs: floor(input size * scale) (in f64) is the declared size of
+/// every axis.
+static FailureOr<Value> runtimeScales(NodeContext &n, RankedTensorType t,
+                                      size_t in, ArrayRef<int64_t> axes,
+                                      SmallVector<int64_t> &sizes) {
   TRY(declared, n.declaredShapeFor(0, in, "scales"));
-  if ((int64_t)declared.size() != t.getRank())
+  int64_t r = t.getRank();
+  if ((int64_t)declared.size() != r)
     return n.error("the model declares output '" + n.node.output(0) +
                    "' with shape " + dimsString(declared) +
-                   " for an input of rank " + Twine(t.getRank()));
-  SmallVector<float> want;
-  SmallVector<double> scales;
-  for (int64_t ax : axes) {
-    if (t.getDimSize(ax) == 0)
-      return n.error("scales known only at run time cannot be found "
-                     "from the declared shape for an empty input dim");
-    want.push_back(float(double(declared[ax]) / double(t.getDimSize(ax))));
-    scales.push_back(want.back());
-    if ((int64_t)std::floor(t.getDimSize(ax) * scales.back()) != declared[ax])
-      return n.error("no f32 scale gives the declared size " +
-                     Twine(declared[ax]) + " of axis " + Twine(ax));
-  }
-  RankedTensorType st = n.type(in);
-  if (!st || st.getRank() != 1 || st.getDimSize(0) != (int64_t)want.size() ||
-      !st.getElementType().isF32())
-    return n.error("input #" + Twine(in) +
-                   " ('scales') must be 1-D f32 with one entry per axis");
-  TRY(sv, n.in(in));
-  auto wantAttr = DenseElementsAttr::get(
-      RankedTensorType::get({(int64_t)want.size()}, n.b.getF32Type()),
-      ArrayRef<float>(want));
-  TRY(ok, make<EqOp>(n, sv, n.constant(wantAttr)));
+                   " for an input of rank " + Twine(r));
+  for (int64_t d = 0; d < r; ++d)
+    if (!llvm::is_contained(axes, d) && declared[d] != t.getDimSize(d))
+      return n.error("the model declares output '" + n.node.output(0) +
+                     "' with shape " + dimsString(declared) +
+                     ", but Resize keeps the size of axis " + Twine(d));
+  TRY(scales, perDim(n, in, axes, r, {1.0f}, "scales"));
+  Type f64 = n.b.getF64Type();
+  auto vec = RankedTensorType::get({r}, f64);
+  SmallVector<double> inDims(t.getShape()),
+      outDims(declared.begin(), declared.end());
+  TRY(wide, make<MulOp>(n, n.cast(scales, f64),
+                        n.constant(DenseElementsAttr::get(
+                            vec, ArrayRef<double>(inDims)))));
+  TRY(fl, make<FloorOp>(n, wide));
+  TRY(ok, make<EqOp>(n, fl,
+                     n.constant(DenseElementsAttr::get(
+                         vec, ArrayRef<double>(outDims)))));
   if (failed(n.checkAtRunTime(ok, "input '" + n.node.input((int)in) +
-                                      "' must hold the scales of the shape " +
+                                      "' must hold scales that give the "
+                                      "shape " +
                                       dimsString(declared) + " " +
                                       n.declaredFor(0) +
-                                      " (output / input size)")))
+                                      " (floor(input size * scale))")))
     return failure();
+  sizes.assign(declared.begin(), declared.end());
   return scales;
 }
 
@@ -936,6 +966,8 @@ LogicalResult convertResize(NodeContext &n) {
   std::string coordStr = "half_pixel", nearestStr = "round_prefer_floor";
   SmallVector<double> scales;
   SmallVector<int64_t> sizes;
+  Value scaleValues, roi; // the op's operands, when known only at run time
+  float extrapolation = 0.0f;
   if (op == "Upsample" || n.opset < 11) {
     coordStr = "asymmetric";
     nearestStr = "floor";
@@ -946,8 +978,8 @@ LogicalResult convertResize(NodeContext &n) {
       scales.assign(s->begin(), s->end());
     } else if (n.hasInput(1) && !n.constantInput(1)) {
       auto all = llvm::to_vector(llvm::seq<int64_t>(0, r));
-      TRY(s, scalesOfDeclared(n, t, 1, all));
-      scales = s;
+      TRY(s, runtimeScales(n, t, 1, all, sizes));
+      scaleValues = s;
     } else {
       TRY(s, n.constFloats(1, "scales"));
       scales = s;
@@ -977,9 +1009,23 @@ LogicalResult convertResize(NodeContext &n) {
       for (int64_t i = 0; i < r; ++i)
         axes.push_back(i);
     }
+    bool crop = coordStr == "tf_crop_and_resize";
+    if (crop) {
+      TRY(e, n.attrFloat("extrapolation_value", 0.0f));
+      extrapolation = e;
+      if (n.hasInput(1)) {
+        TRY(v, perDim(n, 1, axes, r, {0.0f, 1.0f}, "roi"));
+        roi = v;
+      }
+    }
     SmallVector<int64_t> given;
     SmallVector<double> givenScales;
-    if (n.hasInput(3) && !n.constantInput(3) && policy == "stretch") {
+    if (crop && !n.hasInput(3) && n.hasInput(2) && n.hasInput(1) &&
+        !(n.constantInput(1) && n.constantInput(2))) {
+      // The size is the region's times the scale.
+      return n.error("tf_crop_and_resize given scales needs the roi and the "
+                     "scales known at import time (or sizes)");
+    } else if (n.hasInput(3) && !n.constantInput(3) && policy == "stretch") {
       // Sizes known only at run time: the declared output's, checked then.
       TRY(declared, n.declaredShapeFor(0, 3, "sizes"));
       if ((int64_t)declared.size() != r)
@@ -998,21 +1044,23 @@ LogicalResult convertResize(NodeContext &n) {
       TRY(s, n.constInts(3, "sizes"));
       given = s;
     } else if (n.hasInput(2) && !n.constantInput(2)) {
-      TRY(s, scalesOfDeclared(n, t, 2, axes));
-      givenScales = s;
+      TRY(s, runtimeScales(n, t, 2, axes, sizes));
+      scaleValues = s;
     } else if (n.hasInput(2)) {
       TRY(s, n.constFloats(2, "scales"));
       givenScales = s;
     }
-    if (given.empty() && givenScales.empty())
+    if (given.empty() && givenScales.empty() && !scaleValues)
       return n.error("needs scales or sizes");
     size_t count = given.empty() ? givenScales.size() : given.size();
-    if (count != axes.size())
+    if (!scaleValues && count != axes.size())
       return n.error(Twine(given.empty() ? "scales" : "sizes") + " has " +
                      Twine(count) + " entries for " + Twine(axes.size()) +
                      " axes");
     scales.assign(r, 1.0);
-    if (!given.empty()) {
+    if (scaleValues) {
+      scales.clear(); // the operand's
+    } else if (!given.empty()) {
       for (int64_t v : given)
         if (v < 1 || v > kMaxDim)
           return n.error("sizes must be between 1 and 2^40, got " + Twine(v));
@@ -1043,6 +1091,22 @@ LogicalResult convertResize(NodeContext &n) {
     } else {
       for (auto [k, ax] : llvm::enumerate(axes))
         scales[ax] = givenScales[k];
+      if (crop && roi) {
+        // ONNX: floor(input * (roi end - roi start) * scale).
+        TRY(region, n.constFloats(1, "roi"));
+        sizes.assign(t.getShape().begin(), t.getShape().end());
+        for (auto [k, ax] : llvm::enumerate(axes)) {
+          double size = std::floor(double(t.getDimSize(ax)) *
+                                   (region[axes.size() + k] - region[k]) *
+                                   givenScales[k]);
+          if (!(size >= 0 && size <= double(kMaxDim)))
+            return n.error("roi and scales give no size between 0 and 2^40 "
+                           "for axis " +
+                           Twine(ax));
+          sizes[ax] = (int64_t)size;
+        }
+        scales.clear(); // tf_crop_and_resize maps by the sizes
+      }
     }
   }
   if (sizes.empty()) {
@@ -1067,15 +1131,17 @@ LogicalResult convertResize(NodeContext &n) {
   std::optional<CoordTransform> coord = symbolizeCoordTransform(coordStr);
   if (!coord)
     return n.error("unknown coordinate_transformation_mode '" + coordStr + "'");
-  if (*coord == CoordTransform::tf_crop_and_resize)
-    return n.error("tf_crop_and_resize is not supported");
   std::optional<NearestMode> nearest = symbolizeNearestMode(nearestStr);
   if (!nearest)
     return n.error("unknown nearest_mode '" + nearestStr + "'");
   TRY(cubicA, n.attrFloat("cubic_coeff_a", -0.75f));
   TRY(exclude, n.attrInt("exclude_outside", 0));
   MLIRContext *ctx = n.b.getContext();
-  if (ArrayRef<int64_t>(sizes) == t.getShape() && *mode == ResizeMode::nearest) {
+  // Nearest at the same size and scale 1 (the default region) reads each
+  // element where it is.
+  if (ArrayRef<int64_t>(sizes) == t.getShape() &&
+      *mode == ResizeMode::nearest && !scaleValues && !roi &&
+      llvm::all_of(scales, [](double s) { return s == 1.0; })) {
     n.setOutput(0, x);
     return success();
   }
@@ -1084,14 +1150,15 @@ LogicalResult convertResize(NodeContext &n) {
   DenseF64ArrayAttr scalesAttr;
   if (!scales.empty())
     scalesAttr = n.b.getDenseF64ArrayAttr(scales);
-  n.setOutput(0, ResizeOp::create(n.b, n.loc, RankedTensorType::get(sizes, t.getElementType()),
-                                  x, ResizeModeAttr::get(ctx, *mode),
-                                  CoordTransformAttr::get(ctx, *coord),
-                                  NearestModeAttr::get(ctx, *nearest),
-                                  n.b.getF32FloatAttr(cubicA),
-                                  exclude ? n.b.getUnitAttr() : UnitAttr(),
-                                  scalesAttr)
-                     .getResult());
+  n.setOutput(
+      0, ResizeOp::create(
+             n.b, n.loc, RankedTensorType::get(sizes, t.getElementType()), x,
+             scaleValues, roi, ResizeModeAttr::get(ctx, *mode),
+             CoordTransformAttr::get(ctx, *coord),
+             NearestModeAttr::get(ctx, *nearest), n.b.getF32FloatAttr(cubicA),
+             exclude ? n.b.getUnitAttr() : UnitAttr(), scalesAttr,
+             n.b.getF32FloatAttr(extrapolation))
+             .getResult());
   return success();
 }
 

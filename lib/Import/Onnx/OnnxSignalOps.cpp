@@ -162,12 +162,19 @@ LogicalResult convertDFT(NodeContext &n) {
   return success();
 }
 
+/// ONNX's STFT. A frame_step known only at run time takes the frame count
+/// from the output shape the model declares ([batch, frames, bins, 2]), a
+/// frame_length known only then the window's length or, without a window,
+/// the declared bins' (onesided: the even length 2 * (bins - 1)); both are
+/// checked when the model runs, and the frames are gathered at run-time
+/// offsets clamped into the signal.
 LogicalResult convertSTFT(NodeContext &n) {
   TRY(signal, n.in(0));
   auto st = tensorType(signal);
   if (st.getRank() != 3)
     return n.error("expects a signal [batch, length, 1 | 2]");
-  TRY(step, constScalar(n, 1, "frame_step"));
+  Type i64 = n.b.getI64Type(), f64 = n.b.getF64Type();
+  TRY(onesided, n.attrInt("onesided", 1));
   std::optional<Value> window;
   int64_t frameLength = -1;
   if (n.hasInput(2)) {
@@ -177,7 +184,33 @@ LogicalResult convertSTFT(NodeContext &n) {
     window = w;
     frameLength = tensorType(w).getDimSize(0);
   }
-  if (n.hasInput(3)) {
+  bool stepAtRunTime = !n.constantInput(1);
+  bool lengthAtRunTime = n.hasInput(3) && !n.constantInput(3);
+  SmallVector<int64_t> declared;
+  if (stepAtRunTime || (lengthAtRunTime && !window)) {
+    size_t in = stepAtRunTime ? 1 : 3;
+    TRY(d, n.declaredShapeFor(0, in,
+                              stepAtRunTime ? "frame_step" : "frame_length"));
+    if (d.size() != 4 || d[0] != st.getDimSize(0) || d[3] != 2)
+      return n.error("the model declares output '" + n.node.output(0) +
+                     "' with shape " + dimsString(d) + ", not [" +
+                     Twine(st.getDimSize(0)) + ", frames, bins, 2]");
+    declared.assign(d.begin(), d.end());
+  }
+  if (lengthAtRunTime) {
+    if (!window)
+      frameLength = onesided ? 2 * (declared[2] - 1) : declared[2];
+    TRY(v, scalarInput(n, 3, i64, "frame_length"));
+    TRY(ok, make<EqScalarOp>(n, v, n.scalarAttr(i64, double(frameLength))));
+    if (failed(n.checkAtRunTime(
+            ok,
+            "input '" + n.node.input(3) + "' (frame_length) must be " +
+                Twine(frameLength) +
+                (window ? Twine(", the window's length")
+                        : Twine(", the frame length of the shape ") +
+                              dimsString(declared) + " " + n.declaredFor(0)))))
+      return failure();
+  } else if (n.hasInput(3)) {
     TRY(fl, constScalar(n, 3, "frame_length"));
     if (window && fl != frameLength)
       return n.error("frame_length " + Twine(fl) + " differs from the "
@@ -186,26 +219,60 @@ LogicalResult convertSTFT(NodeContext &n) {
   }
   if (frameLength < 0)
     return n.error("needs a window or a frame_length");
-  TRY(onesided, n.attrInt("onesided", 1));
   int64_t len = st.getDimSize(1);
-  if (step < 1)
-    return n.error("frame_step must be positive");
   if (frameLength < 1 || frameLength > len)
     return n.error("frame_length " + Twine(frameLength) +
                    " must be in [1, the signal's length " + Twine(len) + "]");
-  int64_t frames = (len - frameLength) / step + 1;
-  if (frames > kMaxDftMatrix / frameLength)
-    return n.error("the STFT has more frames x frame length than Hodu "
-                   "builds (2^23)");
-  // Frames: signal[:, f * step + j, :] by one gather with a constant table.
-  ConstantWriter idx(RankedTensorType::get({frames, frameLength},
-                                           n.b.getI64Type()),
-                     kSmallTensorBytes);
-  for (int64_t f = 0; f < frames; ++f)
-    for (int64_t j = 0; j < frameLength; ++j)
-      idx.setF(f * frameLength + j, (double)(f * step + j));
-  TRY(framed, make<IndexSelectOp>(n, signal, n.constant(idx.finish()), 1));
-  Value y = framed; // [batch, frames, frameLength, 1 | 2]
+  Value framed; // [batch, frames, frameLength, 1 | 2]
+  if (stepAtRunTime) {
+    int64_t frames = declared[1];
+    if (frames < 1 || frames > kMaxDftMatrix / frameLength)
+      return n.error("the declared " + Twine(frames) +
+                     " frames must be between 1 and 2^23 / frame_length");
+    // Frame f starts at f * step, clamped so that any step reads within
+    // the signal; the check: step >= 1 and (frames - 1) * step <= len -
+    // frame_length < frames * step, so the count is floor(...) + 1.
+    TRY(step, scalarInput(n, 1, i64, "frame_step"));
+    TRY(starts, make<MulOp>(n, iota(n, i64, frames, 2, 0), step));
+    TRY(at, make<AddOp>(n, starts, iota(n, i64, frameLength, 2, 1)));
+    TRY(lo, make<MaximumScalarOp>(n, at, n.scalarAttr(i64, 0)));
+    TRY(idx, make<MinimumScalarOp>(n, lo, n.scalarAttr(i64, double(len - 1))));
+    TRY(g, make<IndexSelectOp>(n, signal, idx, int64_t(1)));
+    framed = g;
+    Value s = n.cast(step, f64);
+    double room = double(len - frameLength);
+    TRY(positive, make<GeScalarOp>(n, s, n.scalarAttr(f64, 1.0)));
+    TRY(lastFits,
+        make<MulScalarOp>(n, s, n.scalarAttr(f64, double(frames - 1))));
+    TRY(fits, make<LeScalarOp>(n, lastFits, n.scalarAttr(f64, room)));
+    TRY(past, make<MulScalarOp>(n, s, n.scalarAttr(f64, double(frames))));
+    TRY(noMore, make<GtScalarOp>(n, past, n.scalarAttr(f64, room)));
+    TRY(ok1, make<LogicalAndOp>(n, positive, fits));
+    TRY(ok, make<LogicalAndOp>(n, ok1, noMore));
+    if (failed(n.checkAtRunTime(
+            ok, "input '" + n.node.input(1) + "' (frame_step) must give the " +
+                    Twine(frames) + " frames of the shape " +
+                    dimsString(declared) + " " + n.declaredFor(0) +
+                    " ((length - frame_length) / step + 1)")))
+      return failure();
+  } else {
+    TRY(step, constScalar(n, 1, "frame_step"));
+    if (step < 1)
+      return n.error("frame_step must be positive");
+    int64_t frames = (len - frameLength) / step + 1;
+    if (frames > kMaxDftMatrix / frameLength)
+      return n.error("the STFT has more frames x frame length than Hodu "
+                     "builds (2^23)");
+    // Frames: signal[:, f * step + j, :] by one gather with a constant table.
+    ConstantWriter idx(RankedTensorType::get({frames, frameLength}, i64),
+                       kSmallTensorBytes);
+    for (int64_t f = 0; f < frames; ++f)
+      for (int64_t j = 0; j < frameLength; ++j)
+        idx.setF(f * frameLength + j, (double)(f * step + j));
+    TRY(g, make<IndexSelectOp>(n, signal, n.constant(idx.finish()), 1));
+    framed = g;
+  }
+  Value y = framed;
   if (window) {
     Value w = n.reshape(n.cast(*window, st.getElementType()),
                         {1, 1, frameLength, 1});

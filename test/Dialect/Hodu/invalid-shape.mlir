@@ -308,6 +308,38 @@ func.func @resize_element_type(%a: tensor<1x1x2x2xf32>) {
 
 // -----
 
+func.func @resize_scales_twice(%a: tensor<1x1x2x2xf32>, %s: tensor<4xf32>) {
+  // expected-error @+1 {{'hodu.resize' op has both the scales attribute and a scales operand}}
+  %0 = hodu.resize %a scales(%s) {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform half_pixel>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_scales_count(%a: tensor<1x1x2x2xf32>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{'hodu.resize' op expects a scales operand of one entry per dim (4), got 'tensor<2xf32>'}}
+  %0 = hodu.resize %a scales(%s) {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform half_pixel>} : (tensor<1x1x2x2xf32>, tensor<2xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_roi_mode(%a: tensor<1x1x2x2xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{'hodu.resize' op takes a roi operand with tf_crop_and_resize only}}
+  %0 = hodu.resize %a roi(%r) {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform half_pixel>} : (tensor<1x1x2x2xf32>, tensor<8xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @resize_roi_count(%a: tensor<1x1x2x2xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{'hodu.resize' op expects a roi operand of two entries per dim (8), got 'tensor<4xf32>'}}
+  %0 = hodu.resize %a roi(%r) {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform tf_crop_and_resize>} : (tensor<1x1x2x2xf32>, tensor<4xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
 // Memory and Dummy are identities: the type cannot change.
 func.func @contiguous_type(%a: tensor<2x3xf32>) {
   // expected-error @+2 {{'hodu.contiguous' op inferred type(s) 'tensor<2x3xf32>' are incompatible with return type(s) of operation 'tensor<3x2xf32>'}}

@@ -162,6 +162,19 @@ func.func @resize(%x: tensor<1x1x2x2xf32>) {
   return
 }
 
+// Scales and a region of interest read when the model runs.
+// CHECK-LABEL: func.func @resize_operands
+// CHECK-SAME: (%[[X:[a-z0-9]+]]: tensor<1x1x4x4xf32>, %[[S:[a-z0-9]+]]: tensor<4xf32>, %[[R:[a-z0-9]+]]: tensor<8xf16>)
+// CHECK-NEXT: hodu.resize %[[X]] scales(%[[S]]) {coord_transform = #hodu<coord_transform tf_half_pixel_for_nn>, mode = #hodu<resize_mode nearest>} : (tensor<1x1x4x4xf32>, tensor<4xf32>) -> tensor<1x1x2x3xf32>
+// CHECK-NEXT: hodu.resize %[[X]] roi(%[[R]]) {coord_transform = #hodu<coord_transform tf_crop_and_resize>, extrapolation_value = 1.000000e+01 : f32, mode = #hodu<resize_mode linear>} : (tensor<1x1x4x4xf32>, tensor<8xf16>) -> tensor<1x1x3x3xf32>
+func.func @resize_operands(%x: tensor<1x1x4x4xf32>, %s: tensor<4xf32>, %roi: tensor<8xf16>) {
+  %0 = hodu.resize %x scales(%s) {mode = #hodu<resize_mode nearest>, coord_transform = #hodu<coord_transform tf_half_pixel_for_nn>}
+         : (tensor<1x1x4x4xf32>, tensor<4xf32>) -> tensor<1x1x2x3xf32>
+  %1 = hodu.resize %x roi(%roi) {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform tf_crop_and_resize>,
+         extrapolation_value = 10.0 : f32} : (tensor<1x1x4x4xf32>, tensor<8xf16>) -> tensor<1x1x3x3xf32>
+  return
+}
+
 // -----
 
 // Memory (contiguous) and Dummy are identities on values.
