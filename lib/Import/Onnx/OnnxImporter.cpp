@@ -2418,18 +2418,41 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   // functions' Range, whose values go through Mul, Cos and Sub to the
   // output. Such a shape is only ever an assumption checked at run time
   // (declaredShapeFor), never a shape the importer trusts.
+  // Subgraphs' (a loop body's) declarations count too: their names are
+  // distinct from every other scope's (SSA), and their nesting is bounded
+  // (kMaxSubgraphDepth, checked above).
   std::map<std::string, SmallVector<int64_t>> hinted = declared.shapes;
   std::map<std::string, std::string> hintedVia;
   {
+    SmallVector<const onnx::GraphProto *> graphs{&model.graph()};
+    for (size_t i = 0; i < graphs.size(); ++i)
+      for (const auto &node : graphs[i]->node())
+        for (const auto &attr : node.attribute()) {
+          if (attr.has_g())
+            graphs.push_back(&attr.g());
+          for (const auto &sub : attr.graphs())
+            graphs.push_back(&sub);
+        }
+    std::set<std::string> own; // declared by the model itself
+    for (const onnx::GraphProto *g : graphs)
+      for (const auto *list : {&g->value_info(), &g->output()})
+        for (const auto &vi : *list)
+          if (auto shape = staticShapeOf(vi)) {
+            hinted.emplace(vi.name(), *shape);
+            own.insert(vi.name());
+          }
     std::set<std::string> known; // constants: their own shapes
-    for (const auto &init : model.graph().initializer())
-      known.insert(init.name());
-    for (const auto &node : model.graph().node())
-      if (node.op_type() == "Constant")
-        for (const auto &out : node.output())
-          known.insert(out);
+    for (const onnx::GraphProto *g : graphs) {
+      for (const auto &init : g->initializer())
+        known.insert(init.name());
+      for (const auto &node : g->node())
+        if (node.op_type() == "Constant")
+          for (const auto &out : node.output())
+            known.insert(out);
+    }
     std::set<std::string> ambiguous;
-    const auto &nodes = model.graph().node();
+    for (const onnx::GraphProto *g : graphs) {
+    const auto &nodes = g->node();
     for (int k = nodes.size() - 1; k >= 0; --k) {
       const onnx::NodeProto &node = nodes[k];
       if (!node.domain().empty() && node.domain() != "ai.onnx")
@@ -2443,7 +2466,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                                ? hintedVia[node.output(0)]
                                : node.output(0);
       for (const auto &in : node.input()) {
-        if (in.empty() || known.count(in) || declared.shapes.count(in))
+        if (in.empty() || known.count(in) || own.count(in))
           continue;
         auto it = hinted.find(in);
         if (it == hinted.end() && !ambiguous.count(in)) {
@@ -2455,6 +2478,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
           ambiguous.insert(in);
         }
       }
+    }
     }
   }
   g.declaredShapes = &hinted;

@@ -546,6 +546,19 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
     TRY(a, make<MaximumScalarOp>(n, v, n.scalarAttr(i64, lo)));
     return make<MinimumScalarOp>(n, a, n.scalarAttr(i64, hi));
   };
+  // A shape the model declares for the output (that the slice can give:
+  // no dim past the input's, the dims no axis names kept) is the output's,
+  // checked when the model runs; else each cut dim is computed at its
+  // bound, the input's size, with the count as its data-dependent size.
+  std::optional<SmallVector<int64_t>> want = n.declaredShape(0);
+  if (want && ((int64_t)want->size() != r ||
+               llvm::any_of(llvm::seq<int64_t>(0, r), [&](int64_t d) {
+                 int64_t w = (*want)[d], size = t.getDimSize(d);
+                 if (known && !llvm::is_contained(*known, d))
+                   return w != size;
+                 return w < 1 || w > size;
+               })))
+    want.reset();
   Value y = x;
   SmallVector<Value> dims;
   SmallVector<int64_t> cut;
@@ -609,7 +622,7 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
     TRY(count, make<SelectOp>(n, zero, scalar(0), qPos));
     TRY(first, make<SelectOp>(n, forward, sF, sB));
     // Entry i of the result is entry first + i * step of the input.
-    TRY(where, positions(n, size));
+    TRY(where, positions(n, want ? (*want)[d] : size));
     TRY(scaled, make<MulOp>(n, where, stepNZ));
     TRY(from, make<AddOp>(n, scaled, first));
     TRY(index, clamp(from, 0, (double)std::max<int64_t>(size - 1, 0)));
@@ -618,6 +631,14 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
     dims.push_back(n.reshape(count, {1}));
   }
   n.setOutput(0, y);
+  if (want && !cut.empty()) {
+    TRY(all, make<ConcatOp>(n, ValueRange(dims), int64_t(0)));
+    TRY(ok, make<EqOp>(n, all, n.constant(ArrayRef<int64_t>(*want))));
+    return n.checkAtRunTime(ok, "starts, ends, axes and steps must give the "
+                                "shape " +
+                                    dimsString(*want) + " " +
+                                    n.declaredFor(0));
+  }
   if (cut.size() == 1) {
     TRY(count, takeAt(n, dims[cut[0]], 0, 0));
     n.setDataDim(0, cut[0], count);
