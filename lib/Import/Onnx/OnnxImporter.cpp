@@ -1222,13 +1222,14 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
       }
     }
     NodeContext n(g, node, name, opset, loc);
+    n.inSubgraph = subgraphLevel > 0;
     // Unrolled loops (nested ones multiply) are bounded as a whole, so a
     // model from a stranger cannot make the import run for hours.
     if (++imported > kMaxImportedNodes)
       return n.error("the model unrolls to more than " +
                      Twine(kMaxImportedNodes) + " nodes");
     // Inputs whose size depends on the data flow only through some ops.
-    if (failed(checkDataDependentInputs(n, subgraphLevel > 0)))
+    if (failed(checkDataDependentInputs(n, n.inSubgraph)))
       return failure();
     SmallVector<std::shared_ptr<const DataDependentDim>> dataDims;
     for (size_t i = 0; i < n.numInputs(); ++i)

@@ -129,6 +129,9 @@ public:
   const onnx::NodeProto &node;
   std::string name;
   int64_t opset;
+  /// Whether the node is inside a subgraph (If, Loop, Scan), where no value
+  /// may have a size that depends on the data.
+  bool inSubgraph = false;
   mlir::Location loc;
   mlir::OpBuilder &b;
   GraphImporter &graph;

@@ -546,11 +546,15 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
     TRY(a, make<MaximumScalarOp>(n, v, n.scalarAttr(i64, lo)));
     return make<MinimumScalarOp>(n, a, n.scalarAttr(i64, hi));
   };
-  // A shape the model declares for the output (that the slice can give:
-  // no dim past the input's, the dims no axis names kept) is the output's,
-  // checked when the model runs; else each cut dim is computed at its
-  // bound, the input's size, with the count as its data-dependent size.
-  std::optional<SmallVector<int64_t>> want = n.declaredShape(0);
+  // Each cut dim is computed at its bound, the input's size, with the
+  // count as its data-dependent size; inside a subgraph, where no value
+  // may have such a size, a shape the model declares for the output (that
+  // the slice can give: no dim past the input's, the dims no axis names
+  // kept) is the output's, checked when the model runs. (A GPU target
+  // runs the bounded form, not the check.)
+  std::optional<SmallVector<int64_t>> want;
+  if (n.inSubgraph)
+    want = n.declaredShape(0);
   if (want && ((int64_t)want->size() != r ||
                llvm::any_of(llvm::seq<int64_t>(0, r), [&](int64_t d) {
                  int64_t w = (*want)[d], size = t.getDimSize(d);

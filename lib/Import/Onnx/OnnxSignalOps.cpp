@@ -317,9 +317,135 @@ LogicalResult convertWindow(NodeContext &n) {
   return success();
 }
 
+/// MelWeightMatrix with inputs known only at run time: the output shape
+/// the model declares gives the spectrogram bins and the mel bands; the
+/// edges and the triangles are computed when the model runs, in f64 as
+/// the constant path computes them, over the [bins, mels] grid (each edge
+/// compared with the bin's index, so no value indexes anything). Checked
+/// then: num_mel_bins and dft_length give the declared shape, the sample
+/// rate is at least 1, 0 <= lower <= upper edge, and the last edge falls
+/// within the bins.
+static LogicalResult melWeightsAtRunTime(NodeContext &n, Type elt) {
+  static const char *const names[] = {"num_mel_bins", "dft_length",
+                                      "sample_rate", "lower_edge_hertz",
+                                      "upper_edge_hertz"};
+  size_t first = 0;
+  while (first < 4 && n.constantInput(first))
+    ++first;
+  TRY(declared, n.declaredShapeFor(0, first, names[first]));
+  if (declared.size() != 2 || declared[0] < 1 || declared[0] > (1 << 19) + 1 ||
+      declared[1] < 1 || declared[1] > 65536)
+    return n.error("the model declares output '" + n.node.output(0) +
+                   "' with shape " + dimsString(declared) +
+                   ", not [dft_length / 2 + 1, num_mel_bins] within [2^19 + "
+                   "1, 65536]");
+  int64_t bins = declared[0], mels = declared[1];
+  Type f64 = n.b.getF64Type();
+  auto sc = [&](double v) { return n.scalarAttr(f64, v); };
+  SmallVector<Value> v;
+  for (size_t i = 0; i < 5; ++i) {
+    TRY(x, scalarInput(n, i, f64, names[i]));
+    v.push_back(x);
+  }
+  Value dft = v[1], rate = v[2], low = v[3], high = v[4];
+  auto all = [&](ArrayRef<Value> conds) -> FailureOr<Value> {
+    Value r = conds[0];
+    for (Value c : conds.drop_front()) {
+      TRY(a, make<LogicalAndOp>(n, r, c));
+      r = a;
+    }
+    return r;
+  };
+  TRY(melsOk, make<EqScalarOp>(n, v[0], sc(double(mels))));
+  TRY(dftLo, make<GeScalarOp>(n, dft, sc(2.0 * double(bins - 1))));
+  TRY(dftHi, make<LeScalarOp>(n, dft, sc(2.0 * double(bins) - 1)));
+  TRY(shapeOk, all({melsOk, dftLo, dftHi}));
+  if (failed(n.checkAtRunTime(
+          shapeOk, "num_mel_bins and dft_length must give the shape " +
+                       dimsString(declared) + " " + n.declaredFor(0) +
+                       " (dft_length / 2 + 1 bins by num_mel_bins)")))
+    return failure();
+  // mel(f) = 2595 log10(1 + f / 700); the edge k is the bin of
+  // 700 (10^((k step + low mel) / 2595) - 1) Hz.
+  auto mel = [&](Value hz) -> FailureOr<Value> {
+    TRY(a, make<DivScalarOp>(n, hz, sc(700)));
+    TRY(b, make<AddScalarOp>(n, a, sc(1)));
+    TRY(l, make<LnOp>(n, b));
+    return make<MulScalarOp>(n, l, sc(2595 / std::log(10.0)));
+  };
+  TRY(lowMel, mel(low));
+  TRY(highMel, mel(high));
+  TRY(span, make<SubOp>(n, highMel, lowMel));
+  TRY(step, make<DivScalarOp>(n, span, sc(double(mels + 2))));
+  TRY(km, make<MulOp>(n, iota(n, f64, mels + 2, 1, 0), step));
+  TRY(m, make<AddOp>(n, km, lowMel));
+  TRY(e, make<MulScalarOp>(n, m, sc(std::log(10.0) / 2595)));
+  TRY(p, make<ExpOp>(n, e));
+  TRY(p1, make<SubScalarOp>(n, p, sc(1)));
+  TRY(hz, make<MulScalarOp>(n, p1, sc(700)));
+  TRY(dft1, make<AddScalarOp>(n, dft, sc(1)));
+  TRY(scaled, make<MulOp>(n, hz, dft1));
+  TRY(q, make<DivOp>(n, scaled, rate));
+  TRY(edges, make<FloorOp>(n, q)); // [mels + 2]
+  TRY(lastEdge, takeAt(n, edges, 0, mels + 1));
+  TRY(rateOk, make<GeScalarOp>(n, rate, sc(1)));
+  TRY(lowOk, make<GeScalarOp>(n, low, sc(0)));
+  TRY(order, make<LeOp>(n, low, high));
+  TRY(highOk, make<LeScalarOp>(n, high, sc(1e9)));
+  TRY(fits, make<LeScalarOp>(n, lastEdge, sc(double(bins - 1))));
+  TRY(valuesOk, all({rateOk, lowOk, order, highOk, fits}));
+  if (failed(n.checkAtRunTime(
+          valuesOk, "sample_rate must be at least 1, 0 <= lower_edge_hertz "
+                    "<= upper_edge_hertz <= 1e9, and the upper edge within "
+                    "the " +
+                        Twine(bins) + " spectrogram bins")))
+    return failure();
+  // Band i rises from edge i to edge i + 1 and falls to edge i + 2.
+  auto edge = [&](int64_t from) -> FailureOr<Value> {
+    TRY(s, make<SliceOp>(n, edges, ArrayRef<int64_t>{from},
+                         ArrayRef<int64_t>{from + mels}, ArrayRef<int64_t>{1}));
+    return n.reshape(s, {1, mels});
+  };
+  TRY(L, edge(0));
+  TRY(C, edge(1));
+  TRY(R, edge(2));
+  SmallVector<int64_t> grid{bins, mels};
+  Value j = broadcastTo(n, iota(n, f64, bins, 2, 0), grid);
+  Value l = broadcastTo(n, L, grid), c = broadcastTo(n, C, grid),
+        r = broadcastTo(n, R, grid);
+  Value zero = n.constant(f64, 0), one = n.constant(f64, 1);
+  // Rising: (j - L) / (C - L) on [L, C]; where C == L, 1 at j == C.
+  TRY(jl, make<SubOp>(n, j, l));
+  TRY(cl, make<SubOp>(n, c, l));
+  TRY(up, make<DivOp>(n, jl, cl));
+  TRY(geL, make<GeOp>(n, j, l));
+  TRY(leC, make<LeOp>(n, j, c));
+  TRY(onRise, make<LogicalAndOp>(n, geL, leC));
+  TRY(rise, make<SelectOp>(n, onRise, up, zero));
+  TRY(flat, make<EqOp>(n, c, l));
+  TRY(atC, make<EqOp>(n, j, c));
+  TRY(spike, make<SelectOp>(n, atC, one, zero));
+  TRY(rising, make<SelectOp>(n, flat, spike, rise));
+  // Falling, over the rising where both apply: (R - j) / (R - C) on [C, R).
+  TRY(rj, make<SubOp>(n, r, j));
+  TRY(rc, make<SubOp>(n, r, c));
+  TRY(down, make<DivOp>(n, rj, rc));
+  TRY(geC, make<GeOp>(n, j, c));
+  TRY(ltR, make<LtOp>(n, j, r));
+  TRY(onFall, make<LogicalAndOp>(n, geC, ltR));
+  TRY(w, make<SelectOp>(n, onFall, down, rising));
+  n.setOutput(0, n.cast(w, elt));
+  return success();
+}
+
 /// ONNX's MelWeightMatrix: triangular filters between mel-spaced edges,
 /// [dft_length / 2 + 1, num_mel_bins], as the ONNX reference computes it.
 LogicalResult convertMelWeightMatrix(NodeContext &n) {
+  if (llvm::any_of(llvm::seq<size_t>(0, 5),
+                   [&](size_t i) { return !n.constantInput(i); })) {
+    TRY(elt, outputType(n));
+    return melWeightsAtRunTime(n, elt);
+  }
   TRY(mels, constScalar(n, 0, "num_mel_bins"));
   TRY(dftLength, constScalar(n, 1, "dft_length"));
   TRY(rate, constScalar(n, 2, "sample_rate"));
