@@ -414,26 +414,29 @@ static LogicalResult melWeightsAtRunTime(NodeContext &n, Type elt) {
   Value l = broadcastTo(n, L, grid), c = broadcastTo(n, C, grid),
         r = broadcastTo(n, R, grid);
   Value zero = n.constant(f64, 0), one = n.constant(f64, 1);
-  // Rising: (j - L) / (C - L) on [L, C]; where C == L, 1 at j == C.
-  TRY(jl, make<SubOp>(n, j, l));
-  TRY(cl, make<SubOp>(n, c, l));
-  TRY(up, make<DivOp>(n, jl, cl));
-  TRY(geL, make<GeOp>(n, j, l));
-  TRY(leC, make<LeOp>(n, j, c));
-  TRY(onRise, make<LogicalAndOp>(n, geL, leC));
-  TRY(rise, make<SelectOp>(n, onRise, up, zero));
+  // (j - base) / (C - base) where lo <= j <= hi (j < hi unless `closed`),
+  // else `otherwise`.
+  auto ramp = [&](Value base, Value lo, Value hi, bool closed,
+                  Value otherwise) -> FailureOr<Value> {
+    TRY(num, make<SubOp>(n, j, base));
+    TRY(den, make<SubOp>(n, c, base));
+    TRY(q, make<DivOp>(n, num, den));
+    TRY(ge, make<GeOp>(n, j, lo));
+    FailureOr<Value> below =
+        closed ? make<LeOp>(n, j, hi) : make<LtOp>(n, j, hi);
+    if (failed(below))
+      return failure();
+    TRY(on, make<LogicalAndOp>(n, ge, *below));
+    return make<SelectOp>(n, on, q, otherwise);
+  };
+  // Rising on [L, C]; where C == L, 1 at j == C.
+  TRY(rise, ramp(l, l, c, true, zero));
   TRY(flat, make<EqOp>(n, c, l));
   TRY(atC, make<EqOp>(n, j, c));
   TRY(spike, make<SelectOp>(n, atC, one, zero));
   TRY(rising, make<SelectOp>(n, flat, spike, rise));
-  // Falling, over the rising where both apply: (R - j) / (R - C) on [C, R).
-  TRY(rj, make<SubOp>(n, r, j));
-  TRY(rc, make<SubOp>(n, r, c));
-  TRY(down, make<DivOp>(n, rj, rc));
-  TRY(geC, make<GeOp>(n, j, c));
-  TRY(ltR, make<LtOp>(n, j, r));
-  TRY(onFall, make<LogicalAndOp>(n, geC, ltR));
-  TRY(w, make<SelectOp>(n, onFall, down, rising));
+  // Falling on [C, R), over the rising where both apply: (j - R) / (C - R).
+  TRY(w, ramp(r, c, r, false, rising));
   n.setOutput(0, n.cast(w, elt));
   return success();
 }
