@@ -497,6 +497,11 @@ LogicalResult convertSliceRuntime(NodeContext &n, Value x) {
   if (!st || st.getRank() != 1 || st.isDynamicDim(0))
     return n.error("starts must be a 1-D tensor of static length");
   int64_t k = st.getDimSize(0);
+  // Each entry names a dim of its own (ONNX: axes are unique), and an op
+  // is built per entry: a declared length of 2^31 must not be followed.
+  if (k > r)
+    return n.error("starts has " + Twine(k) + " entries for an input of rank " +
+                   Twine(r) + "; each names a different dim");
   Type i64 = n.b.getI64Type();
   // Entry j of input `i` as a 0-d i64, or `dflt` when the input is absent.
   auto entries =
