@@ -205,3 +205,29 @@ func.func @long_row_sum(%x: tensor<16x1024xf32>, %init: tensor<16xf32>) -> tenso
   } -> tensor<16xf32>
   return %0 : tensor<16xf32>
 }
+
+// -----
+
+#in4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#w4 = affine_map<(d0, d1, d2, d3) -> (0, 0, d2, d3)>
+
+// An op whose innermost loop has one iteration (a slot of size 1 of a
+// concat, written by a fused producer) has its unit dims dropped first: a
+// vector dim of 1 innermost would make every vector op one scalar op per
+// element (a DFT into such a slot gave LLVM 20,000-line kernels). The op
+// runs on 15x9 and its vectors are rows of the 9 columns.
+// CHECK-LABEL: func.func @trailing_unit_dim
+// CHECK: tensor.collapse_shape {{.*}} : tensor<1x15x9x1xf32> into tensor<15x9xf32>
+// CHECK: vector.transfer_read {{.*}} vector<{{[0-9]+}}x9xf32>
+// CHECK-NOT: x1xf32>
+// CHECK: tensor.expand_shape {{.*}} : tensor<15x9xf32> into tensor<1x15x9x1xf32>
+func.func @trailing_unit_dim(%x: tensor<1x15x9x1xf32>, %w: tensor<1x1x9x1xf32>) -> tensor<1x15x9x1xf32> {
+  %e = tensor.empty() : tensor<1x15x9x1xf32>
+  %0 = linalg.generic {indexing_maps = [#in4, #w4, #in4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %w : tensor<1x15x9x1xf32>, tensor<1x1x9x1xf32>) outs(%e : tensor<1x15x9x1xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x15x9x1xf32>
+  return %0 : tensor<1x15x9x1xf32>
+}

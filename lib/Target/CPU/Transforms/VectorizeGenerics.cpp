@@ -446,6 +446,29 @@ bool isVectorizableGeneric(linalg::LinalgOp op, bool gathers) {
       /*vectorizeNDExtract=*/gathers));
 }
 
+/// An op whose innermost loop has one iteration (a concat's slot of size 1
+/// written by a fused producer, a trailing unit dim) would be vectorised
+/// with a last vector dim of 1: every vector op becomes one scalar op per
+/// element, fully unrolled. A DFT's 16-tap sum into such a slot gave LLVM
+/// two 20,000-line kernels and LICM 15 s. Drop its unit dims first
+/// (collapse_shape around the op), so that a dim with more than one
+/// iteration is innermost.
+void dropTrailingUnitDim(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.size() < 2 || ranges.back() != 1 ||
+      llvm::all_of(ranges, [](int64_t r) { return r == 1; }))
+    return;
+  IRRewriter rewriter(op);
+  linalg::ControlDropUnitDims options;
+  FailureOr<linalg::DropUnitDimsResult> r =
+      linalg::dropUnitDims(rewriter, op, options);
+  if (failed(r))
+    return;
+  for (NamedAttribute a : op->getDiscardableAttrs())
+    r->resultOp->setAttr(a.getName(), a.getValue());
+  rewriter.replaceOp(op, r->replacements);
+}
+
 struct CpuVectorizeGenerics
     : hodu::cpu::impl::CpuVectorizeGenericsBase<CpuVectorizeGenerics> {
   using Base::Base;
@@ -457,6 +480,13 @@ struct CpuVectorizeGenerics
     module.walk([&](linalg::GenericOp op) { windows.push_back(op); });
     for (linalg::GenericOp op : windows)
       unrollSmallWindow(op, maxWindow);
+    SmallVector<linalg::GenericOp> generics;
+    module.walk([&](linalg::GenericOp op) {
+      if (isVectorizableGeneric(op, gathers))
+        generics.push_back(op);
+    });
+    for (linalg::GenericOp op : generics)
+      dropTrailingUnitDim(op);
     // vector-elements, or vector-registers / 8 vectors' worth: room for the
     // temporaries of the body (see the pass description).
     int64_t tileElements = vectorElements;
