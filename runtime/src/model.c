@@ -644,6 +644,20 @@ int32_t hodu_model_num_outputs(const hodu_model *model) {
   return model ? (int32_t)model->plan->num_outputs : 0;
 }
 
+int32_t hodu_model_num_checks(const hodu_model *model) {
+  const hodu_model_desc *desc = model ? model->desc : NULL;
+  if (!desc || !DESC_HAS(desc, check_messages) || desc->num_checks <= 0 ||
+      !desc->check_messages)
+    return 0;
+  return desc->num_checks;
+}
+
+const char *hodu_model_check_message(const hodu_model *model, int32_t index) {
+  if (index < 0 || index >= hodu_model_num_checks(model))
+    return NULL;
+  return model->desc->check_messages[index];
+}
+
 int32_t hodu_model_num_meta_slots(const hodu_model *model) {
   return model ? (int32_t)model->plan->num_meta : 0;
 }

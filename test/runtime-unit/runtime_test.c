@@ -511,6 +511,16 @@ static void test_run_checks(void) {
       {4, HODU_RUN_FAILED, "model 'checking' failed: its entry returned 4"},
       {-1, HODU_RUN_FAILED, "model 'checking' failed: its entry returned -1"},
   };
+  /* The checks as the API lists them, and nothing past them. */
+  CHECK(hodu_model_num_checks(model) == 2);
+  CHECK(strcmp(hodu_model_check_message(model, 0),
+               "node 'r' (Reshape): the first assumption") == 0);
+  CHECK(strcmp(hodu_model_check_message(model, 1),
+               "node 'l' (Loop): the second assumption") == 0);
+  CHECK(hodu_model_check_message(model, 2) == NULL);
+  CHECK(hodu_model_check_message(model, -1) == NULL);
+  CHECK(hodu_model_num_checks(NULL) == 0);
+  CHECK(hodu_model_check_message(NULL, 0) == NULL);
   hodu_tensor *v = NULL, *w = NULL;
   CHECK_OK(hodu_model_create_input(model, 0, &v));
   CHECK_OK(hodu_model_create_output(model, 0, &w));

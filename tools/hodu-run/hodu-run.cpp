@@ -387,6 +387,13 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
   if (uint64_t bytes = hodu_model_workspace_size(model))
     std::printf("workspace: %llu bytes per concurrent run\n",
                 (unsigned long long)bytes);
+  if (int32_t n = hodu_model_num_checks(model)) {
+    std::printf("run-time checks (what the model assumes of its data):\n");
+    for (int32_t i = 0; i < n; ++i) {
+      const char *m = hodu_model_check_message(model, i);
+      std::printf("  %s\n", m ? m : "(no message)");
+    }
+  }
   if (hodu_model_is_bundle(model))
     printPlan(model);
 }

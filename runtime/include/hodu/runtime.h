@@ -299,6 +299,15 @@ HODU_API int32_t hodu_model_num_outputs(const hodu_model *model);
  * The cache is freed by hodu_model_free. */
 HODU_API uint64_t hodu_model_workspace_size(const hodu_model *model);
 
+/* Run-time checks: what the model assumes of its data, checked at every
+ * run (sizes the model declares for outputs of data known only then; see
+ * docs/architecture.md, "Declared shapes and run-time checks"). A run whose
+ * data breaks check k fails with HODU_STATUS_RUN_FAILED and this message.
+ * 0 and NULL for bundles and for models built before Hodu 0.4. */
+HODU_API int32_t hodu_model_num_checks(const hodu_model *model);
+HODU_API const char *hodu_model_check_message(const hodu_model *model,
+                                              int32_t index);
+
 /* Per-tensor queries, for 0 <= index < count. An index out of range gives
  * NULL, -1 (dtype and rank) respectively. Results are borrowed. */
 HODU_API const char *hodu_model_input_name(const hodu_model *model,
