@@ -18,6 +18,15 @@ using namespace mlir;
 using namespace hodu;
 
 void hodu::driver::printKernelStats(ModuleOp module) {
+  int64_t checks = 0;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "hodu.assert")
+      ++checks;
+  });
+  if (checks)
+    llvm::errs() << "hoduc: stats: run-time checks: " << checks
+                 << " (what the model assumes of its data; hodu-run --info "
+                    "lists them)\n";
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
   PassManager pm(module->getName());
   if (!PassInfo::lookup("hodu-form-fusion-groups") ||
