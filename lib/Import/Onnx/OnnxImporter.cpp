@@ -2453,33 +2453,33 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     }
     std::set<std::string> ambiguous;
     for (const onnx::GraphProto *g : graphs) {
-    const auto &nodes = g->node();
-    for (int k = nodes.size() - 1; k >= 0; --k) {
-      const onnx::NodeProto &node = nodes[k];
-      if (!node.domain().empty() && node.domain() != "ai.onnx")
-        continue;
-      if (!isElementwiseOp(node.op_type()) || node.output_size() != 1)
-        continue;
-      auto out = hinted.find(node.output(0));
-      if (out == hinted.end())
-        continue;
-      std::string origin = hintedVia.count(node.output(0))
-                               ? hintedVia[node.output(0)]
-                               : node.output(0);
-      for (const auto &in : node.input()) {
-        if (in.empty() || known.count(in) || own.count(in))
+      const auto &nodes = g->node();
+      for (int k = nodes.size() - 1; k >= 0; --k) {
+        const onnx::NodeProto &node = nodes[k];
+        if (!node.domain().empty() && node.domain() != "ai.onnx")
           continue;
-        auto it = hinted.find(in);
-        if (it == hinted.end() && !ambiguous.count(in)) {
-          hinted[in] = out->second;
-          hintedVia[in] = origin;
-        } else if (it != hinted.end() && it->second != out->second) {
-          hinted.erase(it); // two consumers, two shapes: no hint
-          hintedVia.erase(in);
-          ambiguous.insert(in);
+        if (!isElementwiseOp(node.op_type()) || node.output_size() != 1)
+          continue;
+        auto out = hinted.find(node.output(0));
+        if (out == hinted.end())
+          continue;
+        std::string origin = hintedVia.count(node.output(0))
+                                 ? hintedVia[node.output(0)]
+                                 : node.output(0);
+        for (const auto &in : node.input()) {
+          if (in.empty() || known.count(in) || own.count(in))
+            continue;
+          auto it = hinted.find(in);
+          if (it == hinted.end() && !ambiguous.count(in)) {
+            hinted[in] = out->second;
+            hintedVia[in] = origin;
+          } else if (it != hinted.end() && it->second != out->second) {
+            hinted.erase(it); // two consumers, two shapes: no hint
+            hintedVia.erase(in);
+            ambiguous.insert(in);
+          }
         }
       }
-    }
     }
   }
   g.declaredShapes = &hinted;

@@ -1048,14 +1048,15 @@ LogicalResult convertResize(NodeContext &n) {
         roi = v;
       }
     }
-    SmallVector<int64_t> given;
-    SmallVector<double> givenScales;
+    // Given scales, tf_crop_and_resize's size is the region's times the
+    // scale.
     if (crop && !n.hasInput(3) && n.hasInput(2) && n.hasInput(1) &&
-        !(n.constantInput(1) && n.constantInput(2))) {
-      // The size is the region's times the scale.
+        !(n.constantInput(1) && n.constantInput(2)))
       return n.error("tf_crop_and_resize given scales needs the roi and the "
                      "scales known at import time (or sizes)");
-    } else if (n.hasInput(3) && !n.constantInput(3) && policy == "stretch") {
+    SmallVector<int64_t> given;
+    SmallVector<double> givenScales;
+    if (n.hasInput(3) && !n.constantInput(3) && policy == "stretch") {
       // Sizes known only at run time: the declared output's, checked then.
       TRY(declared, n.declaredShapeFor(0, 3, "sizes"));
       if ((int64_t)declared.size() != r)

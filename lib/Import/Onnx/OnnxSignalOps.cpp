@@ -162,6 +162,16 @@ LogicalResult convertDFT(NodeContext &n) {
   return success();
 }
 
+/// The conjunction of the bool tensors `conds` (at least one).
+static FailureOr<Value> allOf(NodeContext &n, ArrayRef<Value> conds) {
+  Value r = conds[0];
+  for (Value c : conds.drop_front()) {
+    TRY(a, make<LogicalAndOp>(n, r, c));
+    r = a;
+  }
+  return r;
+}
+
 /// ONNX's STFT. A frame_step known only at run time takes the frame count
 /// from the output shape the model declares ([batch, frames, bins, 2]), a
 /// frame_length known only then the window's length or, without a window,
@@ -247,8 +257,7 @@ LogicalResult convertSTFT(NodeContext &n) {
     TRY(fits, make<LeScalarOp>(n, lastFits, n.scalarAttr(f64, room)));
     TRY(past, make<MulScalarOp>(n, s, n.scalarAttr(f64, double(frames))));
     TRY(noMore, make<GtScalarOp>(n, past, n.scalarAttr(f64, room)));
-    TRY(ok1, make<LogicalAndOp>(n, positive, fits));
-    TRY(ok, make<LogicalAndOp>(n, ok1, noMore));
+    TRY(ok, allOf(n, {positive, fits, noMore}));
     if (failed(n.checkAtRunTime(
             ok, "input '" + n.node.input(1) + "' (frame_step) must give the " +
                     Twine(frames) + " frames of the shape " +
@@ -348,18 +357,10 @@ static LogicalResult melWeightsAtRunTime(NodeContext &n, Type elt) {
     v.push_back(x);
   }
   Value dft = v[1], rate = v[2], low = v[3], high = v[4];
-  auto all = [&](ArrayRef<Value> conds) -> FailureOr<Value> {
-    Value r = conds[0];
-    for (Value c : conds.drop_front()) {
-      TRY(a, make<LogicalAndOp>(n, r, c));
-      r = a;
-    }
-    return r;
-  };
   TRY(melsOk, make<EqScalarOp>(n, v[0], sc(double(mels))));
   TRY(dftLo, make<GeScalarOp>(n, dft, sc(2.0 * double(bins - 1))));
   TRY(dftHi, make<LeScalarOp>(n, dft, sc(2.0 * double(bins) - 1)));
-  TRY(shapeOk, all({melsOk, dftLo, dftHi}));
+  TRY(shapeOk, allOf(n, {melsOk, dftLo, dftHi}));
   if (failed(n.checkAtRunTime(
           shapeOk, "num_mel_bins and dft_length must give the shape " +
                        dimsString(declared) + " " + n.declaredFor(0) +
@@ -393,7 +394,7 @@ static LogicalResult melWeightsAtRunTime(NodeContext &n, Type elt) {
   TRY(order, make<LeOp>(n, low, high));
   TRY(highOk, make<LeScalarOp>(n, high, sc(1e9)));
   TRY(fits, make<LeScalarOp>(n, lastEdge, sc(double(bins - 1))));
-  TRY(valuesOk, all({rateOk, lowOk, order, highOk, fits}));
+  TRY(valuesOk, allOf(n, {rateOk, lowOk, order, highOk, fits}));
   if (failed(n.checkAtRunTime(
           valuesOk, "sample_rate must be at least 1, 0 <= lower_edge_hertz "
                     "<= upper_edge_hertz <= 1e9, and the upper edge within "

@@ -452,12 +452,15 @@ bool isVectorizableGeneric(linalg::LinalgOp op, bool gathers) {
 /// element, fully unrolled. A DFT's 16-tap sum into such a slot gave LLVM
 /// two 20,000-line kernels and LICM 15 s. Drop its unit dims first
 /// (collapse_shape around the op), so that a dim with more than one
-/// iteration is innermost.
-void dropTrailingUnitDim(linalg::GenericOp op) {
+/// iteration is innermost: the ops this holds for.
+bool hasTrailingUnitDim(linalg::GenericOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (ranges.size() < 2 || ranges.back() != 1 ||
-      llvm::all_of(ranges, [](int64_t r) { return r == 1; }))
-    return;
+  return ranges.size() >= 2 && ranges.back() == 1 &&
+         llvm::any_of(ranges, [](int64_t r) { return r != 1; });
+}
+
+/// Drops `op`'s unit dims (linalg::dropUnitDims), keeping its attributes.
+void dropTrailingUnitDim(linalg::GenericOp op) {
   IRRewriter rewriter(op);
   linalg::ControlDropUnitDims options;
   FailureOr<linalg::DropUnitDimsResult> r =
@@ -482,7 +485,7 @@ struct CpuVectorizeGenerics
       unrollSmallWindow(op, maxWindow);
     SmallVector<linalg::GenericOp> generics;
     module.walk([&](linalg::GenericOp op) {
-      if (isVectorizableGeneric(op, gathers))
+      if (hasTrailingUnitDim(op) && isVectorizableGeneric(op, gathers))
         generics.push_back(op);
     });
     for (linalg::GenericOp op : generics)
