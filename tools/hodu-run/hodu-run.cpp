@@ -749,8 +749,102 @@ struct Slot {
   size_t first;     // its first value
   size_t elements;  // 0: a tensor; else a sequence of this many
   bool optional;    // followed by NAME#present
-  size_t values() const { return std::max<size_t>(elements, 1) + optional; }
+  /// A sequence of run-time length: its three tensors (abi.h), elements 0.
+  bool runtime = false;
+  size_t values() const {
+    return (runtime ? 3 : std::max<size_t>(elements, 1)) + optional;
+  }
 };
+
+/// Whether `names[i]` starts the three outputs of a sequence of run-time
+/// length ("NAME#sequence_data", "#sequence_shapes", "#sequence_length");
+/// `base` gets NAME.
+bool runtimeSequenceAt(const std::vector<std::string> &names, size_t i,
+                       std::string &base) {
+  const std::string data = HODU_SEQUENCE_DATA_SUFFIX;
+  const std::string &name = names[i];
+  if (i + 2 >= names.size() || name.size() <= data.size() ||
+      name.compare(name.size() - data.size(), data.size(), data) != 0)
+    return false;
+  base = name.substr(0, name.size() - data.size());
+  return names[i + 1] == base + HODU_SEQUENCE_SHAPES_SUFFIX &&
+         names[i + 2] == base + HODU_SEQUENCE_LENGTH_SUFFIX;
+}
+
+/// The elements "NAME[i]" of the sequence of run-time length `base` that
+/// a run returned as `data`, `shapes` and `length`; false (with `message`)
+/// if those do not describe one.
+bool decodeRuntimeSequence(const std::string &base, const HostTensor &data,
+                           const HostTensor &shapes, const HostTensor &length,
+                           std::vector<HostTensor> &elements,
+                           std::string &message) {
+  if (data.shape.size() != 2 || shapes.shape.size() != 2 ||
+      shapes.dtype != HODU_DTYPE_I64 || length.dtype != HODU_DTYPE_I64 ||
+      length.data.size() != sizeof(int64_t) || shapes.shape[1] < 1 ||
+      shapes.shape[0] != data.shape[0]) {
+    message = "outputs of sequence '" + base +
+              "' do not have the layout of a sequence of run-time length";
+    return false;
+  }
+  int64_t count, capacity = data.shape[0], most = data.shape[1];
+  int64_t columns = shapes.shape[1];
+  std::memcpy(&count, length.data.data(), sizeof(count));
+  if (count < 0 || count > capacity) {
+    message = "sequence '" + base + "': the model returned a length of " +
+              std::to_string(count) + ", beyond its capacity " +
+              std::to_string(capacity);
+    return false;
+  }
+  size_t elt = hodu_dtype_size(data.dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    std::vector<int64_t> row(size_t(columns), 0);
+    std::memcpy(row.data(), shapes.data.data() + size_t(i * columns) * 8,
+                size_t(columns) * 8);
+    HostTensor t;
+    t.name = base + "[" + std::to_string(i) + "]";
+    t.dtype = data.dtype;
+    int64_t rank = row[0], size = 1;
+    bool ok = rank >= 0 && rank < columns;
+    for (int64_t k = 0; ok && k < rank; ++k) {
+      int64_t d = row[size_t(k + 1)];
+      ok = d >= 0 && (d == 0 || size <= most / d);
+      size *= ok ? d : 1;
+      t.shape.push_back(d);
+    }
+    if (!ok || size > most) {
+      message = "sequence '" + base + "': element " + std::to_string(i) +
+                " has a shape that does not fit its row";
+      return false;
+    }
+    const uint8_t *from = data.data.data() + size_t(i * most) * elt;
+    t.data.assign(from, from + size_t(size) * elt);
+    elements.push_back(std::move(t));
+  }
+  return true;
+}
+
+/// `outputs` (in valueOutputs order) with each sequence of run-time
+/// length's three tensors replaced by its elements.
+bool expandRuntimeSequences(std::vector<HostTensor> &outputs,
+                            std::string &message) {
+  std::vector<std::string> names;
+  for (const HostTensor &t : outputs)
+    names.push_back(t.name);
+  std::vector<HostTensor> expanded;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::string base;
+    if (!runtimeSequenceAt(names, i, base)) {
+      expanded.push_back(std::move(outputs[i]));
+      continue;
+    }
+    if (!decodeRuntimeSequence(base, outputs[i], outputs[i + 1], outputs[i + 2],
+                               expanded, message))
+      return false;
+    i += 2;
+  }
+  outputs = std::move(expanded);
+  return true;
+}
 
 /// The "NAME" of "NAME[i]", with i; nullopt for other names.
 std::optional<std::pair<std::string, size_t>>
@@ -773,6 +867,18 @@ std::vector<Slot> slotsOf(const std::vector<std::string> &names) {
   std::vector<Slot> slots;
   for (size_t i = 0; i < names.size();) {
     Slot slot{names[i], i, 0, false};
+    std::string base;
+    if (runtimeSequenceAt(names, i, base)) {
+      slot.name = base;
+      slot.runtime = true;
+      i += 3;
+      if (i < names.size() && names[i] == base + HODU_OPTIONAL_PRESENT_SUFFIX) {
+        slot.optional = true;
+        ++i;
+      }
+      slots.push_back(slot);
+      continue;
+    }
     auto element = elementOf(names[i]);
     if (element && element->second == 0) {
       size_t count = 1;
@@ -1077,15 +1183,30 @@ bool readNumbered(const fs::path &dir, const char *prefix,
                   const std::function<HostTensor(size_t)> &zeros,
                   std::vector<HostTensor> &tensors,
                   std::vector<std::string> &paths, std::vector<size_t> &absent,
-                  size_t &files, std::string &message) {
-  for (files = 0;; ++files) {
+                  size_t &files, std::string &message,
+                  std::vector<size_t> *counts = nullptr) {
+  // An empty sequence input has no values (nor a slot): its file, an empty
+  // SequenceProto, is passed over.
+  size_t skipped = 0;
+  for (size_t file = 0;; ++file) {
+    files = file - skipped;
     fs::path path =
-        dir / (std::string(prefix) + "_" + std::to_string(files) + ".pb");
+        dir / (std::string(prefix) + "_" + std::to_string(file) + ".pb");
     std::error_code code;
     if (!fs::exists(path, code))
       return true;
     std::vector<HostTensor> values;
-    if (files < slots.size() && slots[files].optional) {
+    if (files < slots.size() && slots[files].runtime) {
+      // A sequence of run-time length (an output): any number of elements.
+      if (slots[files].optional) {
+        message = "'" + slots[files].name +
+                  "' is an optional sequence of run-time length, which "
+                  "--test-data does not compare";
+        return false;
+      }
+      if (!readSequenceFile(path.string(), values, message))
+        return false;
+    } else if (files < slots.size() && slots[files].optional) {
       OptionalValue value;
       std::vector<size_t> empty;
       size_t first = tensors.size();
@@ -1103,12 +1224,23 @@ bool readNumbered(const fs::path &dir, const char *prefix,
         return false;
     } else {
       values.emplace_back();
-      if (!readTensorFile(path.string(), values.back(), message))
-        return false;
+      if (!readTensorFile(path.string(), values.back(), message)) {
+        std::vector<HostTensor> elements;
+        std::string ignored;
+        if (!readSequenceFile(path.string(), elements, ignored) ||
+            !elements.empty())
+          return false;
+        ++skipped;
+        continue;
+      }
       tensors.push_back(std::move(values.back()));
       paths.push_back(path.string());
+      if (counts)
+        counts->push_back(1);
       continue;
     }
+    if (counts)
+      counts->push_back(values.size());
     for (size_t v = 0; v < values.size(); ++v) {
       tensors.push_back(std::move(values[v]));
       paths.push_back(path.string() + " value " + std::to_string(v));
@@ -1157,6 +1289,7 @@ int runTestData(const hodu_model *model, const Options &options) {
     std::vector<std::string> inputPaths, outputPaths;
     std::string message;
     size_t inputFiles, outputFiles;
+    std::vector<size_t> expectedCounts; // values per output file
     // An empty optional input holds zeros; an empty optional output's
     // tensors are not compared.
     std::vector<size_t> absentInputs, absentOutputs;
@@ -1169,7 +1302,8 @@ int runTestData(const hodu_model *model, const Options &options) {
             inputs, inputPaths, absentInputs, inputFiles, message) ||
         !readNumbered(
             set, "output", outputSlots, [](size_t) { return HostTensor(); },
-            expected, outputPaths, absentOutputs, outputFiles, message))
+            expected, outputPaths, absentOutputs, outputFiles, message,
+            &expectedCounts))
       return error(message);
     if (inputFiles != inputSlots.size() || int32_t(inputs.size()) != numInputs)
       return error("'" + set.string() + "' has " + std::to_string(inputFiles) +
@@ -1177,8 +1311,11 @@ int runTestData(const hodu_model *model, const Options &options) {
                    "model '" +
                    hodu_model_name(model) + "' takes " +
                    std::to_string(inputSlots.size()) + " input(s)");
+    bool runtimeSlots =
+        std::any_of(outputSlots.begin(), outputSlots.end(),
+                    [](const Slot &slot) { return slot.runtime; });
     if (outputFiles != outputSlots.size() ||
-        int32_t(expected.size()) != numOutputs)
+        (!runtimeSlots && int32_t(expected.size()) != numOutputs))
       return error("'" + set.string() + "' has " + std::to_string(outputFiles) +
                    " output_N.pb file(s), but model '" +
                    hodu_model_name(model) + "' has " +
@@ -1193,14 +1330,38 @@ int runTestData(const hodu_model *model, const Options &options) {
         !cropOutputs(model, outputs, message))
       return error(message);
     std::vector<std::string> failures;
-    for (int32_t i = 0; i < numOutputs; ++i) {
-      if (std::find(absentOutputs.begin(), absentOutputs.end(), size_t(i)) !=
-          absentOutputs.end())
-        continue;
-      std::string difference = compareOutput(outputs[size_t(reported[i])],
-                                             expected[size_t(i)], options);
-      if (!difference.empty())
-        failures.push_back(difference);
+    // Slot by slot: a sequence of run-time length is compared element by
+    // element, once its lengths agree.
+    size_t at = 0; // in `expected`
+    for (size_t s = 0; s < outputSlots.size(); ++s) {
+      const Slot &slot = outputSlots[s];
+      std::vector<HostTensor> got;
+      if (slot.runtime) {
+        if (!decodeRuntimeSequence(
+                slot.name, outputs[size_t(reported[slot.first])],
+                outputs[size_t(reported[slot.first + 1])],
+                outputs[size_t(reported[slot.first + 2])], got, message))
+          return error(message);
+        if (got.size() != expectedCounts[s]) {
+          failures.push_back("sequence '" + slot.name + "': the model gave " +
+                             std::to_string(got.size()) +
+                             " element(s), the test data has " +
+                             std::to_string(expectedCounts[s]));
+          at += expectedCounts[s];
+          continue;
+        }
+      } else {
+        for (size_t v = 0; v < slot.values(); ++v)
+          got.push_back(outputs[size_t(reported[slot.first + v])]);
+      }
+      for (size_t v = 0; v < got.size(); ++v, ++at) {
+        if (std::find(absentOutputs.begin(), absentOutputs.end(), at) !=
+            absentOutputs.end())
+          continue;
+        std::string difference = compareOutput(got[v], expected[at], options);
+        if (!difference.empty())
+          failures.push_back(difference);
+      }
     }
     if (failures.empty()) {
       std::printf("PASS %s (%d output(s))\n", set.string().c_str(),
@@ -1276,7 +1437,8 @@ int runMain(int argc, char **argv) {
   if (options.replay > 0)
     if (int result = replayModel(model, inputs, outputs, options))
       return result;
-  if (!cropOutputs(model, outputs, message))
+  if (!cropOutputs(model, outputs, message) ||
+      !expandRuntimeSequences(outputs, message))
     return error(message);
   if (!options.outputDir.empty())
     return writeOutputs(outputs, options);

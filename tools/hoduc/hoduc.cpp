@@ -99,6 +99,13 @@ static cl::list<std::string> sequenceLengths(
              "--input-shape=NAME[i]:DIMS, or NAME:DIMS for all), and a "
              "sequence output's the outputs NAME[i] (repeatable)"),
     cl::value_desc("name:n"), cl::cat(category));
+static cl::opt<int64_t> sequenceCapacity(
+    "sequence-capacity",
+    cl::desc("ONNX: the most elements a sequence whose length is known only "
+             "at run time holds (one a Loop of run-time iterations grows); "
+             "a run that would insert more fails with a run-time check "
+             "(default 256)"),
+    cl::init(256), cl::value_desc("n"), cl::cat(category));
 static cl::list<std::string> freezeInputs(
     "freeze-input",
     cl::desc("ONNX: import a graph input as a constant read from FILE (a "
@@ -231,6 +238,9 @@ int main(int argc, char **argv) {
     return usageError("--name '" + opts.name + "' is not a C identifier");
 
   opts.import.onnxShapeCheck = onnxShapeCheck;
+  if (sequenceCapacity < 1 || sequenceCapacity > (int64_t(1) << 24))
+    return usageError("--sequence-capacity must be 1 to 2^24");
+  opts.import.sequenceCapacity = sequenceCapacity;
   for (const std::string &spec : inputShapes) {
     hodu::InputShape pin;
     std::string error;

@@ -43,6 +43,9 @@ struct ImportOptions {
   /// --sequence-length); its elements become the inputs "NAME[0]" ...
   /// "NAME[N-1]", and a sequence output's the outputs "NAME[i]".
   std::vector<std::pair<std::string, int64_t>> sequenceLengths;
+  /// ONNX: the elements a sequence whose length is known only at run time
+  /// is stored for (hoduc --sequence-capacity).
+  int64_t sequenceCapacity = 256;
   /// The most elements one tensor may have (hoduc --max-tensor-elements):
   /// the ONNX importer refuses a node past it as it converts it, before
   /// building anything of that size.

@@ -211,6 +211,10 @@ LogicalResult hodu::onnx_import::checkDataDependentInputs(NodeContext &n,
     DimPtr d = n.dataDim(i);
     if (!d)
       continue;
+    // A sequence stores such an element compacted, with its run-time dims
+    // (OnnxRuntimeSequence.cpp).
+    if (op == "SequenceInsert" && i == 1)
+      continue;
     if (d->everyDim())
       return n.error("input #" + Twine(i) + " ('" + n.node.input((int)i) +
                      "'): " + d->describe() +
@@ -571,10 +575,9 @@ LogicalResult hodu::onnx_import::checkNoDataDim(NodeContext &n,
                  "whose size depends on the data");
 }
 
-/// Entries `index` of `x` read flat (clamped into it, so that padding reads
-/// some element), shaped as `bound`.
-static FailureOr<Value> gatherFlat(NodeContext &n, Value x, Value index,
-                                   ArrayRef<int64_t> bound) {
+FailureOr<Value> hodu::onnx_import::gatherFlat(NodeContext &n, Value x,
+                                               Value index,
+                                               ArrayRef<int64_t> bound) {
   Type i64 = n.b.getI64Type();
   int64_t count = tensorType(x).getNumElements();
   TRY(low, make<MaximumScalarOp>(n, index, n.scalarAttr(i64, 0)));

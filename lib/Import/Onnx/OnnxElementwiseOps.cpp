@@ -132,7 +132,7 @@ LogicalResult convertIdentity(NodeContext &n) {
   if (n.hasInput(0))
     if (auto it = n.graph.values.find(n.node.input(0));
         it != n.graph.values.end() &&
-        (it->second.sequence || it->second.hasElement)) {
+        (it->second.isSequence() || it->second.hasElement)) {
       n.setOutput(0, it->second);
       return success();
     }

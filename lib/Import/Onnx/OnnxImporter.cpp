@@ -404,7 +404,7 @@ FailureOr<Value> NodeContext::in(size_t i) {
   if (!hasInput(i))
     return error("input #" + Twine(i) + " is required");
   if (auto it = graph.values.find(node.input((int)i));
-      it != graph.values.end() && it->second.sequence)
+      it != graph.values.end() && it->second.isSequence())
     return error("input '" + node.input((int)i) +
                  "' is a sequence; this input takes a tensor");
   Value v = graph.materialize(node.input((int)i), loc);
@@ -420,6 +420,14 @@ FailureOr<std::vector<ValueEntry>> NodeContext::sequenceIn(size_t i) {
   if (!hasInput(i))
     return error("input #" + Twine(i) + " is required");
   auto it = graph.values.find(node.input((int)i));
+  if (it != graph.values.end() && it->second.runtimeSequence)
+    return error("input '" + node.input((int)i) +
+                 "' is a sequence whose length is known only at run time (it "
+                 "comes from a run-time Loop or If), and '" +
+                 node.op_type() +
+                 "' needs the length at import time; such a sequence "
+                 "supports SequenceInsert, SequenceErase, SequenceLength, "
+                 "Identity and the optional ops, and can be a model output");
   if (it == graph.values.end() || !it->second.sequence)
     return error("input '" + node.input((int)i) + "' is not a sequence");
   return *it->second.sequence;
@@ -679,7 +687,7 @@ void NodeContext::setDataDim(size_t i, int64_t axis, Value count,
 }
 
 void NodeContext::setOutput(size_t i, const ValueEntry &entry) {
-  if (entry.sequence || entry.hasElement) {
+  if (entry.isSequence() || entry.hasElement) {
     if (hasOutput(i))
       graph.values[node.output((int)i)] = entry;
     return;
@@ -909,8 +917,29 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
       constants.push_back(c.getDefiningOp());
       replaced[result] = c;
     }
-    for (auto [i, result] : outputs)
+    for (auto [i, result] : outputs) {
+      // (A value at its bound keeps its run-time count.)
+      auto dataDim = g.values.lookup(n.node.output((int)i)).dataDim;
       n.setOutput(i, folded[result]);
+      if (dataDim)
+        g.values[n.node.output((int)i)].dataDim = dataDim;
+    }
+  }
+  // A run-time sequence output holds its three values, which are not uses
+  // either: evaluated ones become their constants, which are kept.
+  llvm::SmallPtrSet<Operation *, 8> named;
+  for (const std::string &out : n.node.output()) {
+    auto it = g.values.find(out);
+    if (out.empty() || it == g.values.end() || !it->second.runtimeSequence)
+      continue;
+    auto rs = std::make_shared<RuntimeSequence>(*it->second.runtimeSequence);
+    for (Value *v : {&rs->data, &rs->shapes, &rs->length}) {
+      if (Value c = replaced.lookup(*v))
+        *v = c;
+      if (Operation *def = v->getDefiningOp())
+        named.insert(def);
+    }
+    it->second.runtimeSequence = rs;
   }
   // A sequence output holds its elements' values, which are not uses: an
   // element that is a constant (evaluated here, or an input's own
@@ -936,7 +965,6 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
   // Names materialized for ops that were evaluated are unmaterialized
   // again (only a name's own entry holds its `hodu.constant`); other
   // constants nothing reads go.
-  llvm::SmallPtrSet<Operation *, 8> named;
   for (const auto *names : {&n.node.input(), &n.node.output()})
     for (const std::string &name : *names) {
       auto it = g.values.find(name);
@@ -1064,7 +1092,7 @@ checkOutputTypes(NodeContext &n, const GraphImporter &g,
     // no tensor type to check.
     if (auto it = g.values.find(out);
         it != g.values.end() &&
-        (it->second.sequence || !it->second.holdsValue()))
+        (it->second.isSequence() || !it->second.holdsValue()))
       continue;
     RankedTensorType t = g.typeOf(out);
     if (!t) {
@@ -1145,8 +1173,13 @@ private:
   /// like the other's.
   LogicalResult matchBranchOutputs(NodeContext &n, size_t i, ValueEntry &a,
                                    ValueEntry &b);
+  /// For a run-time If's output that is a sequence in both branches: the
+  /// layout of the run-time sequence both become, unless they are lists
+  /// that match element by element (yielded as they are).
+  FailureOr<std::optional<SequenceLayout>>
+  branchJoin(NodeContext &n, const ValueEntry &a, const ValueEntry &b);
   /// The values an If yields for an output: an optional's flag first, then
-  /// the tensor or the sequence's elements.
+  /// the tensor, the list's elements or the run-time sequence's tensors.
   void appendYielded(const ValueEntry &e, mlir::Location loc,
                      SmallVectorImpl<Value> &yielded);
   /// The entry an If's `results` from `next` on give for an output yielded
@@ -1373,9 +1406,9 @@ FailureOr<Value> NodeLoop::stackValues(NodeContext &n,
                    "tensor, which is not supported");
   SmallVector<Value> parts;
   for (const ValueEntry &e : values) {
-    if (e.sequence || e.hasElement)
+    if (e.isSequence() || e.hasElement)
       return n.error(Twine("a scan output is ") +
-                     (e.sequence ? "a sequence" : "an optional") +
+                     (e.isSequence() ? "a sequence" : "an optional") +
                      "; scan outputs stack tensors");
     Value v = g.valueOf(e, n.loc);
     int64_t rank = tensorType(v).getRank();
@@ -1768,131 +1801,207 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
         make<MinimumScalarOp>(n, maxTrip, n.scalarAttr(i64, (double)bound)));
     maxTrip = capped;
   }
-  SmallVector<Value> inits;
-  SmallVector<Type> types;
+  // Carried values as their entries: a tensor, an optional (its flag,
+  // then its element), a sequence (a list's elements, or a run-time
+  // sequence's three tensors). A body that changes a sequence's length or
+  // its elements' shapes carries it as a run-time sequence: the loop is
+  // built again with the initial sequence converted, until the layout
+  // holds what the body gives.
+  SmallVector<ValueEntry> carried;
   for (int64_t i = 0; i < numCarried; ++i) {
     if (!n.hasInput(2 + i))
       return n.error("carried input " + Twine(i) + " is missing");
-    // A sequence's length must be known at import time, which a loop of
-    // run-time iterations cannot keep.
-    const ValueEntry &carried = g.values.lookup(n.node.input((int)(2 + i)));
-    if (carried.sequence)
+    const ValueEntry &e = g.values.lookup(n.node.input((int)(2 + i)));
+    if (!e.holdsValue())
+      return n.error("carried value " + Twine(i) + " ('" +
+                     n.node.input((int)(2 + i)) + "') " +
+                     (e.hasElement ? "is an empty optional whose type has "
+                                     "no static shape"
+                                   : "is not defined"));
+    if (e.dataDim)
       return n.error("carried value " + Twine(i) + " ('" +
                      n.node.input((int)(2 + i)) +
-                     "') is a sequence, and the loop's iterations are known "
-                     "only at run time; such a loop carries tensors only (a "
-                     "sequence's length must be known at import time)");
-    if (carried.hasElement)
-      return n.error("carried value " + Twine(i) + " ('" +
-                     n.node.input((int)(2 + i)) +
-                     "') is an optional, and the loop's iterations are "
-                     "known only at run time; such a loop carries tensors "
-                     "only");
-    TRY(v, n.in(2 + i));
-    inits.push_back(v);
-    types.push_back(v.getType());
+                     "'): " + e.dataDim->describe() +
+                     "; a run-time loop carries values of static shape");
+    carried.push_back(e);
   }
-  auto loop = LoopOp::create(b, n.loc, types, maxTrip, cond, inits);
+  auto knownTrue = std::make_shared<ValueEntry>();
+  knownTrue->constant = DenseElementsAttr::get(boolScalar, APInt(1, 1));
+  LoopOp loop;
+  Block *block = nullptr;
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
   SmallVector<RankedTensorType> scanTypes;
-  Block *block = new Block();
-  loop.getBody().push_back(block);
-  SmallVector<Type> argTypes = {i64Scalar, boolScalar};
-  llvm::append_range(argTypes, types);
-  SmallVector<ValueEntry> inputs;
-  for (Type t : argTypes) {
-    ValueEntry e;
-    e.value = block->addArgument(t, n.loc);
-    inputs.push_back(e);
-  }
+  // Outer constants materialized inside the body are unmaterialized again,
+  // so that code after the loop (or the loop built again) creates its own.
+  auto forgetBody = [&]() {
+    for (auto &entry : g.values) {
+      Value v = entry.getValue().value;
+      if (v && entry.getValue().constant &&
+          loop.getBody().isAncestor(v.getParentRegion()))
+        entry.getValue().value = {};
+    }
+  };
   auto fail = [&]() {
+    forgetBody();
     loop->erase();
     return failure();
   };
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(block);
-    auto outs = importBody(n, body, inputs, depth);
-    if (failed(outs))
-      return fail();
-    SmallVector<Value> yielded;
-    for (const ValueEntry &e : *outs) {
-      if (e.sequence || e.hasElement) {
-        (void)n.error(Twine("the body gives ") +
-                      (e.sequence ? "a sequence" : "an optional") +
-                      "; a run-time loop carries tensors only");
+  auto describe = [](const ValueEntry &e) -> std::string {
+    std::string kind;
+    if (e.runtimeSequence) {
+      kind = "a sequence of run-time length";
+    } else if (e.sequence) {
+      kind =
+          "a sequence of " + std::to_string(e.sequence->size()) + " element(s)";
+    } else if (e.dataDim) {
+      kind = "a tensor with " + e.dataDim->describe();
+    } else if (e.holdsValue()) {
+      llvm::raw_string_ostream(kind)
+          << (e.value ? e.value.getType() : Type(e.constant.getType()));
+    }
+    return e.hasElement ? "an optional holding " + kind : kind;
+  };
+  for (int attempt = 0;; ++attempt) {
+    inits.clear();
+    types.clear();
+    scanTypes.clear();
+    for (const ValueEntry &e : carried)
+      appendYielded(e, n.loc, inits);
+    for (Value v : inits)
+      types.push_back(v.getType());
+    loop = LoopOp::create(b, n.loc, types, maxTrip, cond, inits);
+    block = new Block();
+    loop.getBody().push_back(block);
+    SmallVector<ValueEntry> inputs(2);
+    inputs[0].value = block->addArgument(i64Scalar, n.loc);
+    inputs[1].value = block->addArgument(boolScalar, n.loc);
+    SmallVector<Value> args;
+    for (Type t : types)
+      args.push_back(block->addArgument(t, n.loc));
+    size_t next = 0;
+    for (const ValueEntry &e : carried)
+      inputs.push_back(takeYielded(e, args, next));
+    // The sequences whose layout the body changes, with the layout that
+    // holds both.
+    SmallVector<std::pair<int64_t, SequenceLayout>> grow;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToEnd(block);
+      auto outs = importBody(n, body, inputs, depth);
+      if (failed(outs))
+        return fail();
+      if ((int64_t)outs->size() != 1 + numCarried + numScanOut) {
+        (void)n.error("'body' gives " + Twine(outs->size()) +
+                      " outputs; it "
+                      "needs the condition, " +
+                      Twine(numCarried) + " carried values and " +
+                      Twine(numScanOut) + " scan outputs");
         return fail();
       }
-      yielded.push_back(g.valueOf(e, n.loc));
-    }
-    auto ct = dyn_cast<RankedTensorType>(yielded.front().getType());
-    if (!ct || ct.getNumElements() != 1 || !ct.getElementType().isInteger(1)) {
-      (void)n.error("the body's condition output must be one bool");
-      return fail();
-    }
-    if ((int64_t)yielded.size() != 1 + numCarried + numScanOut) {
-      (void)n.error("'body' gives " + Twine(yielded.size()) +
-                    " outputs; it "
-                    "needs the condition, " +
-                    Twine(numCarried) + " carried values and " +
-                    Twine(numScanOut) + " scan outputs");
-      return fail();
-    }
-    for (int64_t i = 0; i < numCarried; ++i)
-      if (yielded[1 + i].getType() != types[i]) {
-        std::string before, after;
-        llvm::raw_string_ostream(before) << types[i];
-        llvm::raw_string_ostream(after) << yielded[1 + i].getType();
-        (void)n.error("carried value " + Twine(i) + " is " + before +
-                      " before the loop but " + after +
+      for (int64_t i = 0; i < numCarried; ++i) {
+        ValueEntry &out = (*outs)[1 + i];
+        // An optional carried on as its element (which ONNX allows) holds
+        // one.
+        if (carried[i].hasElement && !out.hasElement && out.holdsValue())
+          out.hasElement = knownTrue;
+        if (sameCarriedKind(carried[i], out))
+          continue;
+        if (carried[i].isSequence() && out.isSequence() &&
+            !carried[i].hasElement == !out.hasElement && attempt < 4) {
+          auto before = sequenceLayout(n, carried[i]);
+          auto after = succeeded(before) ? sequenceLayout(n, out) : before;
+          auto both =
+              succeeded(after) ? joinLayouts(n, *before, *after) : after;
+          if (failed(both))
+            return fail();
+          both->capacity = std::max(both->capacity, g.sequenceCapacity);
+          grow.push_back({i, *both});
+          continue;
+        }
+        (void)n.error("carried value " + Twine(i) + " is " +
+                      describe(carried[i]) + " before the loop but " +
+                      describe(out) +
                       " after an iteration; a run-time loop needs carried "
-                      "values of one type");
+                      "values of one type (a sequence may change its length "
+                      "and its elements' shapes)");
         return fail();
       }
-    if (numScanOut == 0) {
-      YieldOp::create(b, n.loc, yielded);
-    } else {
-      // Scan outputs: carried buffers [M, ...] that iteration i writes row
-      // i of, and the count of iterations run (i + 1 after iteration i).
-      Value iter = block->getArgument(0);
-      SmallVector<Value> next(yielded.begin(),
-                              yielded.begin() + 1 + numCarried);
-      TRY(count, make<AddOp>(n, iter, n.constant(i64, 1.0)));
-      next.push_back(count);
-      block->addArgument(i64Scalar, n.loc);
       for (int64_t j = 0; j < numScanOut; ++j) {
-        Value row = yielded[1 + numCarried + j];
-        auto rt = cast<RankedTensorType>(row.getType());
-        SmallVector<int64_t> shape = {bound};
-        llvm::append_range(shape, rt.getShape());
-        auto bufType = RankedTensorType::get(shape, rt.getElementType());
-        uint64_t bytes = (uint64_t)bufType.getNumElements() *
-                         std::max<uint64_t>(1, rt.getElementTypeBitWidth() / 8);
-        if (bytes > kMaxScanBytes) {
-          (void)n.error("scan output " + Twine(j) +
-                        " would be computed at "
-                        "its bound, " +
-                        dimsString(shape) + ", " + Twine(bytes) +
-                        " bytes; at most " + Twine(kMaxScanBytes));
+        const ValueEntry &e = (*outs)[1 + numCarried + j];
+        if (e.isSequence() || e.hasElement || e.dataDim) {
+          (void)n.error("scan output " + Twine(j) + " is " + describe(e) +
+                        "; scan outputs stack tensors of static shape");
           return fail();
         }
-        Value buf = block->addArgument(bufType, n.loc);
-        SmallVector<int64_t> one(shape.size(), 1), rowShape(shape);
-        rowShape[0] = 1;
-        Value at =
-            BroadcastOp::create(b, n.loc, RankedTensorType::get(rowShape, i64),
-                                n.reshape(iter, one))
-                .getResult();
-        TRY(written,
-            make<ScatterOp>(n, buf, at, n.reshape(row, rowShape), int64_t(0)));
-        next.push_back(written);
-        scanTypes.push_back(bufType);
       }
-      if (declaredBound) {
-        // The condition the last iteration gave, for the check.
-        block->addArgument(boolScalar, n.loc);
-        next.push_back(n.reshape(yielded.front(), {}));
+      if (grow.empty()) {
+        SmallVector<Value> yielded;
+        for (const ValueEntry &e : *outs)
+          appendYielded(e, n.loc, yielded);
+        auto ct = dyn_cast<RankedTensorType>(yielded.front().getType());
+        if (!ct || ct.getNumElements() != 1 ||
+            !ct.getElementType().isInteger(1)) {
+          (void)n.error("the body's condition output must be one bool");
+          return fail();
+        }
+        size_t numCarriedValues = types.size();
+        if (numScanOut == 0) {
+          YieldOp::create(b, n.loc, yielded);
+        } else {
+          // Scan outputs: carried buffers [M, ...] that iteration i writes row
+          // i of, and the count of iterations run (i + 1 after iteration i).
+          Value iter = block->getArgument(0);
+          SmallVector<Value> next(yielded.begin(),
+                                  yielded.begin() + 1 + numCarriedValues);
+          TRY(count, make<AddOp>(n, iter, n.constant(i64, 1.0)));
+          next.push_back(count);
+          block->addArgument(i64Scalar, n.loc);
+          for (int64_t j = 0; j < numScanOut; ++j) {
+            Value row = yielded[1 + numCarriedValues + j];
+            auto rt = cast<RankedTensorType>(row.getType());
+            SmallVector<int64_t> shape = {bound};
+            llvm::append_range(shape, rt.getShape());
+            auto bufType = RankedTensorType::get(shape, rt.getElementType());
+            uint64_t bytes =
+                (uint64_t)bufType.getNumElements() *
+                std::max<uint64_t>(1, rt.getElementTypeBitWidth() / 8);
+            if (bytes > kMaxScanBytes) {
+              (void)n.error("scan output " + Twine(j) +
+                            " would be computed at "
+                            "its bound, " +
+                            dimsString(shape) + ", " + Twine(bytes) +
+                            " bytes; at most " + Twine(kMaxScanBytes));
+              return fail();
+            }
+            Value buf = block->addArgument(bufType, n.loc);
+            SmallVector<int64_t> one(shape.size(), 1), rowShape(shape);
+            rowShape[0] = 1;
+            Value at = BroadcastOp::create(b, n.loc,
+                                           RankedTensorType::get(rowShape, i64),
+                                           n.reshape(iter, one))
+                           .getResult();
+            TRY(written, make<ScatterOp>(n, buf, at, n.reshape(row, rowShape),
+                                         int64_t(0)));
+            next.push_back(written);
+            scanTypes.push_back(bufType);
+          }
+          if (declaredBound) {
+            // The condition the last iteration gave, for the check.
+            block->addArgument(boolScalar, n.loc);
+            next.push_back(n.reshape(yielded.front(), {}));
+          }
+          YieldOp::create(b, n.loc, next);
+        }
+        break;
       }
-      YieldOp::create(b, n.loc, next);
+    }
+    // Built again, the carried sequences converted before the loop.
+    forgetBody();
+    loop->erase();
+    for (auto &[i, layout] : grow) {
+      TRY(converted, toRuntimeSequence(n, carried[i], layout));
+      carried[i] = converted;
     }
   }
   if (numScanOut > 0) {
@@ -1917,26 +2026,20 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
     loop->erase();
     loop = full;
   }
-  // Outer constants materialized inside the body are unmaterialized again,
-  // so that code after the loop creates its own.
-  for (auto &entry : g.values) {
-    Value v = entry.getValue().value;
-    if (v && entry.getValue().constant &&
-        loop.getBody().isAncestor(v.getParentRegion()))
-      entry.getValue().value = {};
-  }
+  forgetBody();
+  size_t numCarriedValues = types.size(), next = 0;
   for (int64_t i = 0; i < numCarried; ++i)
-    n.setOutput(i, loop.getResult(i));
+    n.setOutput(i, takeYielded(carried[i], loop->getResults(), next));
   for (int64_t j = 0; j < numScanOut; ++j) {
-    n.setOutput(numCarried + j, loop.getResult(numCarried + 1 + j));
+    n.setOutput(numCarried + j, loop.getResult(numCarriedValues + 1 + j));
     if (!declaredBound)
-      n.setDataDim(numCarried + j, 0, loop.getResult(numCarried));
+      n.setDataDim(numCarried + j, 0, loop.getResult(numCarriedValues));
   }
   if (declaredBound) {
     // Exactly `bound` iterations: the count reached it, and the loop would
     // not have gone on (the trip count ends there, or the condition did).
-    Value count = loop.getResult(numCarried);
-    Value lastCond = loop.getResult(numCarried + 1 + numScanOut);
+    Value count = loop.getResult(numCarriedValues);
+    Value lastCond = loop.getResult(numCarriedValues + 1 + numScanOut);
     TRY(reached, make<EqScalarOp>(n, count, n.scalarAttr(i64, (double)bound)));
     TRY(tripEnds,
         make<LeScalarOp>(n, requestedTrip, n.scalarAttr(i64, (double)bound)));
@@ -1968,6 +2071,11 @@ LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
     if (!n.hasInput(j))
       return n.error("input #" + Twine(j) + " is missing");
     const ValueEntry &entry = g.values[n.node.input((int)j)];
+    if (entry.runtimeSequence)
+      return n.error("input #" + Twine(j) +
+                     " is a sequence whose length is known only at run "
+                     "time; SequenceMap unrolls its body over sequences of "
+                     "a length known at import time");
     if (!entry.sequence) {
       if (j == 0)
         return n.error("input #0 must be a sequence");
@@ -1989,7 +2097,7 @@ LogicalResult NodeLoop::importSequenceMap(NodeContext &n, unsigned depth) {
                                     : g.values[n.node.input((int)j)]);
     TRY(outputs, importBody(n, *body, inputs, depth));
     for (auto [k, out] : llvm::enumerate(outputs)) {
-      if (out.sequence)
+      if (out.isSequence())
         return n.error("output #" + Twine(k) +
                        " of 'body' is a sequence; "
                        "SequenceMap collects tensors");
@@ -2076,17 +2184,34 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
   // elements' (both branches must give it the same length), an optional's
   // flag and then its element's.
   SmallVector<Type> types[2];
+  SmallVector<std::optional<SequenceLayout>> joins;
   for (size_t i = 0; i < outs[0].size(); ++i) {
-    if (failed(matchBranchOutputs(n, i, outs[0][i], outs[1][i]))) {
+    auto join = succeeded(matchBranchOutputs(n, i, outs[0][i], outs[1][i]))
+                    ? branchJoin(n, outs[0][i], outs[1][i])
+                    : FailureOr<std::optional<SequenceLayout>>(failure());
+    if (failed(join)) {
       placeholder->erase();
       return failure();
     }
+    joins.push_back(*join);
   }
   SmallVector<size_t> outputOf; // per yielded value, its output
   for (int k = 0; k < 2; ++k) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToEnd(blocks[k]);
     SmallVector<Value> yielded;
+    // Sequences of different lengths or shapes become run-time sequences
+    // of one layout.
+    for (auto [i, join] : llvm::enumerate(joins)) {
+      if (!join)
+        continue;
+      auto converted = toRuntimeSequence(n, outs[k][i], *join);
+      if (failed(converted)) {
+        placeholder->erase();
+        return failure();
+      }
+      outs[k][i] = *converted;
+    }
     for (auto [i, entry] : llvm::enumerate(outs[k])) {
       appendYielded(entry, n.loc, yielded);
       if (k == 0)
@@ -2106,7 +2231,7 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
     placeholder->erase();
     return n.error(
         "output " + Twine(outputOf[i]) +
-        (outs[0][outputOf[i]].sequence || outs[0][outputOf[i]].hasElement
+        (outs[0][outputOf[i]].isSequence() || outs[0][outputOf[i]].hasElement
              ? " has " + t + " in 'then_branch' but "
              : " is " + t + " in 'then_branch' but ") +
         e +
@@ -2127,6 +2252,11 @@ LogicalResult NodeLoop::importIf(NodeContext &n, unsigned depth) {
 /// branch of a run-time If decides its shape.
 static ValueEntry zerosLike(const ValueEntry &e) {
   ValueEntry z;
+  // (A run-time If joins the empty list with the other branch's sequence.)
+  if (e.runtimeSequence) {
+    z.sequence = std::make_shared<const std::vector<ValueEntry>>();
+    return z;
+  }
   if (e.sequence) {
     std::vector<ValueEntry> elements;
     for (const ValueEntry &element : *e.sequence)
@@ -2152,10 +2282,11 @@ static bool knownEmpty(const ValueEntry &e) {
 LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
                                            ValueEntry &a, ValueEntry &b) {
   auto describe = [](const ValueEntry &e) {
-    std::string kind = e.sequence ? "a sequence of " +
-                                        std::to_string(e.sequence->size()) +
-                                        " element(s)"
-                                  : std::string("a tensor");
+    std::string kind = e.runtimeSequence ? "a sequence of run-time length"
+                       : e.sequence      ? "a sequence of " +
+                                          std::to_string(e.sequence->size()) +
+                                          " element(s)"
+                                    : std::string("a tensor");
     return e.hasElement ? "an optional holding " + kind : kind;
   };
   auto mismatch = [&]() {
@@ -2166,9 +2297,11 @@ LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
   };
   if (!a.hasElement != !b.hasElement)
     return mismatch();
+  // (Sequences of either kind are of one kind: a run-time If joins them.)
   auto sameKind = [](const ValueEntry &x, const ValueEntry &y) {
-    return !x.sequence == !y.sequence &&
-           (!x.sequence || x.sequence->size() == y.sequence->size());
+    return x.isSequence() == y.isSequence() &&
+           (!x.sequence || !y.sequence ||
+            x.sequence->size() == y.sequence->size());
   };
   // An empty optional holds what the other branch's holds, as zeros.
   auto adopt = [&](ValueEntry &x, const ValueEntry &y) {
@@ -2186,25 +2319,37 @@ LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
     return n.error("output " + Twine(i) +
                    " is an empty optional in both branches, of a type "
                    "without a static shape");
-  if (!sameKind(a, b))
+  if (!a.isSequence() && !sameKind(a, b))
     return mismatch();
-  for (const ValueEntry *e : {&a, &b}) {
-    if (!e->sequence)
-      continue;
-    for (const ValueEntry &element : *e->sequence)
-      if (element.sequence || element.dataDim || element.hasElement)
-        return n.error("output " + Twine(i) +
-                       " is a sequence of sequences, optionals or "
-                       "data-dependent sizes, which a condition known only "
-                       "at run time cannot choose between");
-  }
   return success();
+}
+
+FailureOr<std::optional<SequenceLayout>>
+NodeLoop::branchJoin(NodeContext &n, const ValueEntry &a, const ValueEntry &b) {
+  if (!a.isSequence() || !b.isSequence())
+    return std::optional<SequenceLayout>();
+  // Lists whose elements match one by one are yielded element by element.
+  auto plain = [](const ValueEntry &e) {
+    ValueEntry p = e;
+    p.hasElement = nullptr;
+    return p;
+  };
+  if (sameCarriedKind(plain(a), plain(b)) && !a.runtimeSequence)
+    return std::optional<SequenceLayout>();
+  TRY(la, sequenceLayout(n, a));
+  TRY(lb, sequenceLayout(n, b));
+  TRY(joined, joinLayouts(n, la, lb));
+  return std::optional<SequenceLayout>(joined);
 }
 
 void NodeLoop::appendYielded(const ValueEntry &e, Location loc,
                              SmallVectorImpl<Value> &yielded) {
   if (e.hasElement)
     yielded.push_back(g.valueOf(*e.hasElement, loc));
+  if (const auto &rs = e.runtimeSequence) {
+    yielded.append({rs->data, rs->shapes, rs->length});
+    return;
+  }
   if (!e.sequence) {
     yielded.push_back(g.valueOf(e, loc));
     return;
@@ -2220,6 +2365,14 @@ ValueEntry NodeLoop::takeYielded(const ValueEntry &like, ValueRange results,
     auto flag = std::make_shared<ValueEntry>();
     flag->value = results[next++];
     e.hasElement = flag;
+  }
+  if (like.runtimeSequence) {
+    auto rs = std::make_shared<RuntimeSequence>();
+    rs->data = results[next++];
+    rs->shapes = results[next++];
+    rs->length = results[next++];
+    e.runtimeSequence = rs;
+    return e;
   }
   if (!like.sequence) {
     e.value = results[next++];
@@ -2414,6 +2567,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
   onnx::GraphProto &graph = *model.mutable_graph();
   GraphImporter g(context, path);
   g.maxTensorElements = options.maxTensorElements;
+  g.sequenceCapacity = options.sequenceCapacity;
   // A value without a declared shape whose only way to a declared one is
   // through elementwise ops takes that shape too: the expanded window
   // functions' Range, whose values go through Mul, Cos and Sub to the
@@ -2697,7 +2851,12 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     Location loc = NameLoc::get(StringAttr::get(&context, out.name()), fileLoc);
     auto it = g.values.find(out.name());
     Value present;
-    if (it != g.values.end() &&
+    // An output the graph declares a tensor or a sequence is returned as
+    // that, even where it is an optional inside (a Loop's carried optional
+    // that the body gives as its element).
+    bool declaredPlain =
+        out.type().has_tensor_type() || out.type().has_sequence_type();
+    if (it != g.values.end() && !declaredPlain &&
         (it->second.hasElement || out.type().has_optional_type())) {
       const ValueEntry &e = it->second;
       if (!e.holdsValue()) {
@@ -2720,6 +2879,20 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       resultTypes.push_back(present.getType());
       resultNames.push_back(out.name() + HODU_OPTIONAL_PRESENT_SUFFIX);
     };
+    // A sequence of run-time length is its three tensors (abi.h).
+    if (it != g.values.end() && it->second.runtimeSequence) {
+      const RuntimeSequence &rs = *it->second.runtimeSequence;
+      for (auto [v, suffix] :
+           {std::pair<Value, const char *>{rs.data, HODU_SEQUENCE_DATA_SUFFIX},
+            {rs.shapes, HODU_SEQUENCE_SHAPES_SUFFIX},
+            {rs.length, HODU_SEQUENCE_LENGTH_SUFFIX}}) {
+        results.push_back(v);
+        resultTypes.push_back(v.getType());
+        resultNames.push_back(out.name() + suffix);
+      }
+      addPresent();
+      continue;
+    }
     // A sequence output is one output per element, "NAME[i]".
     if (it != g.values.end() && it->second.sequence) {
       for (auto [i, element] : llvm::enumerate(*it->second.sequence)) {

@@ -97,6 +97,30 @@ struct DataDependentDim {
   std::string describe() const;
 };
 
+/// An ONNX sequence whose length is known only at run time: one carried
+/// through a run-time Loop whose body changes its length, or one a
+/// run-time If chooses between sequences of different lengths
+/// (OnnxRuntimeSequence.cpp). Its elements are stored flat, each in
+/// row-major order and padded, in `data` [capacity, maxElements]; their
+/// shapes in `shapes` [capacity, 1 + maxRank] (i64: the rank, then the
+/// dims, 0 past the rank); how many there are in `length` (0-d i64).
+/// Entries past the length are padding.
+struct RuntimeSequence {
+  mlir::Value data, shapes, length;
+
+  int64_t capacity() const;
+  int64_t maxElements() const;
+  int64_t maxRank() const;
+  mlir::Type elementType() const;
+};
+
+/// The sizes a run-time sequence is stored at (RuntimeSequence); a null
+/// element type where nothing fixes it yet (an empty list).
+struct SequenceLayout {
+  int64_t capacity = 0, maxElements = 1, maxRank = 0;
+  mlir::Type elementType;
+};
+
 /// What an ONNX value name stands for during import.
 struct ValueEntry {
   mlir::Value value;           // null until materialized
@@ -104,6 +128,8 @@ struct ValueEntry {
   /// An ONNX sequence: its elements, a list whose length is known at
   /// import time (sequences never reach the IR; their elements do).
   std::shared_ptr<const std::vector<ValueEntry>> sequence;
+  /// An ONNX sequence whose length is known only at run time.
+  std::shared_ptr<const RuntimeSequence> runtimeSequence;
   /// Set when one of the value's dims depends on the data.
   std::shared_ptr<const DataDependentDim> dataDim;
   /// An ONNX optional: whether it holds an element (a 0-d i1, known at
@@ -115,7 +141,11 @@ struct ValueEntry {
   /// Whether the entry holds a value: a tensor (computed or constant) or a
   /// sequence; only an empty optional of a type without a static shape
   /// holds none.
-  bool holdsValue() const { return value || constant || sequence; }
+  bool holdsValue() const {
+    return value || constant || sequence || runtimeSequence;
+  }
+  /// Whether the entry is a sequence, of either kind.
+  bool isSequence() const { return sequence || runtimeSequence; }
 };
 
 class GraphImporter;
@@ -322,6 +352,9 @@ public:
   const std::map<std::string, std::string> *declaredVia = nullptr;
   /// The most elements one tensor may have (--max-tensor-elements).
   int64_t maxTensorElements = int64_t(1) << 40;
+  /// The elements a sequence whose length is known only at run time is
+  /// stored for (--sequence-capacity).
+  int64_t sequenceCapacity = 256;
 
   mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
   /// The entry's value, or a new `hodu.constant` of its constant at the
@@ -340,6 +373,49 @@ public:
   mlir::FailureOr<mlir::ElementsAttr> decodeTensor(const onnx::TensorProto &t,
                                                    mlir::Location loc);
 };
+
+/// Run-time sequences (OnnxRuntimeSequence.cpp).
+/// The layout of sequence entry `seq` as it is: a list's length, its
+/// elements' most elements and rank (their bounds, for elements with sizes
+/// known only at run time) and their element type. An error if the
+/// elements are sequences or optionals, or mix element types.
+mlir::FailureOr<SequenceLayout> sequenceLayout(NodeContext &n,
+                                               const ValueEntry &seq);
+/// The layout that holds both; an error if their element types differ.
+mlir::FailureOr<SequenceLayout>
+joinLayouts(NodeContext &n, const SequenceLayout &a, const SequenceLayout &b);
+/// `seq` (a list or a run-time sequence) as a run-time sequence stored at
+/// `layout`, which must hold it.
+mlir::FailureOr<ValueEntry> toRuntimeSequence(NodeContext &n,
+                                              const ValueEntry &seq,
+                                              const SequenceLayout &layout);
+/// Whether two entries are carried or yielded as values of the same types
+/// (a tensor's type, a list's length and element types, a run-time
+/// sequence's layout, an optional's flag).
+bool sameCarriedKind(const ValueEntry &a, const ValueEntry &b);
+/// `rs` with `element` inserted at run-time position `pos` (0-d i64,
+/// normalized and checked here; null: at the end), checked at run time to
+/// fit the capacity. The layout grows at import time to hold the element.
+mlir::FailureOr<ValueEntry> runtimeSequenceInsert(NodeContext &n,
+                                                  const ValueEntry &rs,
+                                                  const ValueEntry &element,
+                                                  mlir::Value pos);
+/// `rs` without the element at run-time position `pos` (null: the last).
+mlir::FailureOr<ValueEntry>
+runtimeSequenceErase(NodeContext &n, const ValueEntry &rs, mlir::Value pos);
+/// `x` split along `axis` into `parts` by `sizes` (1-D integers), known
+/// only at run time: each part computed at its bound, the whole dim, its
+/// entries first (gathered from its run-time offset), with its size (0-d
+/// i64, cut at the dim's end: sizes that do not add up to the dim, which
+/// ONNX calls an error, do not read past it).
+mlir::FailureOr<llvm::SmallVector<std::pair<mlir::Value, mlir::Value>>>
+splitAtRunTime(NodeContext &n, mlir::Value x, int64_t axis, mlir::Value sizes,
+               int64_t parts);
+/// Entries `index` of `x` read flat (clamped into it, so that padding
+/// reads some element), shaped as `bound`.
+mlir::FailureOr<mlir::Value> gatherFlat(NodeContext &n, mlir::Value x,
+                                        mlir::Value index,
+                                        llvm::ArrayRef<int64_t> bound);
 
 /// Maps an ONNX TensorProto data type to an MLIR element type; null if the
 /// type has no hodu dtype (strings, complex).

@@ -1,11 +1,15 @@
 //===- OnnxSequenceOps.cpp - sequences and optionals at import time -------===//
 //
-// ONNX sequences never reach the IR: a sequence is a list of its elements'
-// values whose length is known at import time (ValueEntry::sequence), as
-// the unrolled loops and the static shapes already require. The sequence
-// ops rearrange that list; a position known only at run time selects among
-// the elements (which must then have one type) with `hodu.select`, so the
-// length stays known. A model's inputs and outputs stay tensors.
+// Most ONNX sequences never reach the IR as such: a sequence is a list of
+// its elements' values whose length is known at import time
+// (ValueEntry::sequence), as the unrolled loops and the static shapes
+// already require. The sequence ops rearrange that list; a position known
+// only at run time selects among the elements (which must then have one
+// type) with `hodu.select`, so the length stays known. A sequence whose
+// length is known only at run time (a run-time Loop grows it, a run-time
+// If chooses it, an element's size depends on the data) is three tensors
+// (OnnxRuntimeSequence.cpp), which SequenceInsert, SequenceErase and
+// SequenceLength handle here.
 //
 // Optionals do not reach the IR either: an optional is its element's entry
 // plus a 0-d bool, whether it holds the element (ValueEntry::hasElement),
@@ -73,6 +77,34 @@ LogicalResult checkUniform(NodeContext &n, ArrayRef<ValueEntry> elements,
   return success();
 }
 
+/// Whether the elements (and `extra`) share one type, so that a run-time
+/// position can select among them; otherwise the sequence becomes a
+/// run-time sequence.
+bool uniform(ArrayRef<ValueEntry> elements,
+             std::optional<Type> extra = std::nullopt) {
+  std::optional<Type> t = extra;
+  for (const ValueEntry &e : elements) {
+    if (e.isSequence() || e.hasElement || e.dataDim)
+      return false;
+    Type et = typeOfEntry(e);
+    if (t && *t != et)
+      return false;
+    t = et;
+  }
+  return true;
+}
+
+/// `list` as a run-time sequence with room for `extra` more elements.
+FailureOr<ValueEntry> listToRuntime(NodeContext &n,
+                                    const std::vector<ValueEntry> &list,
+                                    int64_t extra) {
+  ValueEntry l;
+  l.sequence = std::make_shared<const std::vector<ValueEntry>>(list);
+  TRY(layout, sequenceLayout(n, l));
+  layout.capacity += extra;
+  return toRuntimeSequence(n, l, layout);
+}
+
 /// `pos == j` (or `pos > j`) for a run-time position, as a 0-d bool.
 FailureOr<Value> compare(NodeContext &n, Value pos, int64_t j, bool greater) {
   TypedAttr c = n.scalarAttr(n.b.getI64Type(), (double)j);
@@ -113,7 +145,31 @@ LogicalResult convertSequenceEmpty(NodeContext &n) {
   return success();
 }
 
+/// Input `i`'s entry when it is a sequence whose length is known only at
+/// run time, else null.
+const ValueEntry *runtimeSequenceIn(NodeContext &n, size_t i) {
+  if (!n.hasInput(i))
+    return nullptr;
+  auto it = n.graph.values.find(n.node.input((int)i));
+  return it != n.graph.values.end() && it->second.runtimeSequence ? &it->second
+                                                                  : nullptr;
+}
+
+/// A one-element integer position input known only at run time, 0-d.
+FailureOr<Value> runtimePosition(NodeContext &n, size_t i) {
+  TRY(p, n.in(i));
+  auto t = tensorType(p);
+  if (t.getNumElements() != 1 || !t.getElementType().isInteger() ||
+      t.getElementType().isInteger(1))
+    return n.error("the position must be one integer");
+  return n.reshape(p, {});
+}
+
 LogicalResult convertSequenceLength(NodeContext &n) {
+  if (const ValueEntry *rs = runtimeSequenceIn(n, 0)) {
+    n.setOutput(0, rs->runtimeSequence->length);
+    return success();
+  }
   TRY(seq, n.sequenceIn(0));
   n.setConstant(0, DenseElementsAttr::get(
                        RankedTensorType::get({}, n.b.getI64Type()),
@@ -143,7 +199,26 @@ LogicalResult convertSequenceAt(NodeContext &n) {
 }
 
 LogicalResult convertSequenceErase(NodeContext &n) {
+  if (const ValueEntry *rs = runtimeSequenceIn(n, 0)) {
+    Value pos;
+    if (n.hasInput(1)) {
+      TRY(p, runtimePosition(n, 1));
+      pos = p;
+    }
+    TRY(out, runtimeSequenceErase(n, *rs, pos));
+    n.setOutput(0, out);
+    return success();
+  }
   TRY(seq, n.sequenceIn(0));
+  // A run-time position among elements of different shapes: the sequence
+  // becomes a run-time one.
+  if (!seq.empty() && n.hasInput(1) && !n.constantInput(1) && !uniform(seq)) {
+    TRY(rs, listToRuntime(n, seq, 0));
+    TRY(p, runtimePosition(n, 1));
+    TRY(out, runtimeSequenceErase(n, rs, p));
+    n.setOutput(0, out);
+    return success();
+  }
   if (seq.empty())
     return n.error("erases from an empty sequence");
   Position pos{(int64_t)seq.size() - 1, {}};
@@ -170,6 +245,36 @@ LogicalResult convertSequenceErase(NodeContext &n) {
 }
 
 LogicalResult convertSequenceInsert(NodeContext &n) {
+  // Into a sequence of run-time length, or an element whose size is known
+  // only at run time (stored compacted): a run-time sequence.
+  const ValueEntry *rs = runtimeSequenceIn(n, 0);
+  // (Also a run-time position among elements of different shapes.)
+  bool mixed = false;
+  if (!rs && n.hasInput(2) && !n.constantInput(2) && n.hasInput(1)) {
+    TRY(list, n.sequenceIn(0));
+    mixed = !uniform(list, typeOfEntry(n.graph.values.lookup(n.node.input(1))));
+  }
+  if (rs || n.dataDim(1) || mixed) {
+    ValueEntry element = n.graph.values.lookup(n.node.input(1));
+    if (!n.hasInput(1) || element.isSequence() || element.hasElement ||
+        !element.holdsValue())
+      return n.error("input #1 must be a tensor");
+    ValueEntry seq;
+    if (rs) {
+      seq = *rs;
+    } else {
+      TRY(list, n.sequenceIn(0));
+      seq.sequence = std::make_shared<const std::vector<ValueEntry>>(list);
+    }
+    Value pos;
+    if (n.hasInput(2)) {
+      TRY(p, runtimePosition(n, 2));
+      pos = p;
+    }
+    TRY(out, runtimeSequenceInsert(n, seq, element, pos));
+    n.setOutput(0, out);
+    return success();
+  }
   TRY(seq, n.sequenceIn(0));
   TRY(t, n.in(1));
   ValueEntry item;
@@ -222,6 +327,28 @@ LogicalResult convertSplitToSequence(NodeContext &n) {
       return failure();
     sizes.assign(dim, 1);
     squeeze = keep == 0;
+  } else if (!n.constantInput(1) && n.type(1) && n.type(1).getRank() == 1) {
+    // Sizes known only at run time: as many elements as sizes, each of a
+    // size known only at run time, so a run-time sequence.
+    if (failed(checkNoDataDim(n, "the split sizes are")))
+      return failure();
+    int64_t parts = n.type(1).getDimSize(0);
+    if (parts < 1 || failed(checkLength(n, parts)))
+      return n.error("split must have 1 to " + Twine(kMaxSequenceLength) +
+                     " sizes");
+    TRY(raw, n.in(1));
+    TRY(split, splitAtRunTime(n, x, axis, raw, parts));
+    std::vector<ValueEntry> elements;
+    for (auto &[part, count] : split) {
+      ValueEntry e;
+      e.value = part;
+      e.dataDim = std::make_shared<const DataDependentDim>(DataDependentDim{
+          axis, count, "node '" + n.name + "' (SplitToSequence)"});
+      elements.push_back(e);
+    }
+    TRY(rs, listToRuntime(n, elements, 0));
+    n.setOutput(0, rs);
+    return success();
   } else {
     TRY(split, n.constInts(1, "split"));
     RankedTensorType st = n.type(1);

@@ -392,10 +392,46 @@ LogicalResult convertConcat(NodeContext &n) {
   return success();
 }
 
-/// Split whose sizes are known only at run time: each part is computed at
-/// its bound, the whole dim, and holds the part's entries first
-/// (DataDependentDim), gathered from its run-time offset. Sizes that do not
-/// add up to the dim, which ONNX calls an error, are cut at its end.
+} // namespace
+
+FailureOr<SmallVector<std::pair<Value, Value>>>
+hodu::onnx_import::splitAtRunTime(NodeContext &n, Value x, int64_t axis,
+                                  Value sizes, int64_t parts) {
+  Type i64 = n.b.getI64Type();
+  int64_t dim = tensorType(x).getDimSize(axis);
+  TRY(nonNegative,
+      make<MaximumScalarOp>(n, n.cast(sizes, i64), n.scalarAttr(i64, 0)));
+  TRY(offsets, exclusiveScan(n, nonNegative));
+  SmallVector<std::pair<Value, Value>> result;
+  Value where;
+  if (dim > 0) {
+    TRY(w, positions(n, dim));
+    where = w;
+  }
+  for (int64_t i = 0; i < parts; ++i) {
+    TRY(offset, takeAt(n, offsets, 0, i));
+    TRY(size, takeAt(n, nonNegative, 0, i));
+    // The entries left after the offset bound the part's size.
+    TRY(left, make<SubOp>(n, n.constant(i64, (double)dim), offset));
+    TRY(leftPos, make<MaximumScalarOp>(n, left, n.scalarAttr(i64, 0)));
+    TRY(count, make<MinimumOp>(n, size, leftPos));
+    if (dim == 0) {
+      result.push_back({x, count});
+      continue;
+    }
+    // Padding rows repeat the last entry of the dim.
+    TRY(from, make<AddOp>(n, where, offset));
+    TRY(index,
+        make<MinimumScalarOp>(n, from, n.scalarAttr(i64, (double)(dim - 1))));
+    TRY(part, make<IndexSelectOp>(n, x, index, axis));
+    result.push_back({part, count});
+  }
+  return result;
+}
+
+namespace {
+
+/// Split whose sizes are known only at run time (splitAtRunTime).
 LogicalResult convertSplitRuntimeSizes(NodeContext &n, Value x, int64_t axis) {
   if (failed(checkNoDataDim(n, "the split sizes are")))
     return failure();
@@ -404,28 +440,11 @@ LogicalResult convertSplitRuntimeSizes(NodeContext &n, Value x, int64_t axis) {
   if (!st || st.getRank() != 1 || st.getDimSize(0) != parts)
     return n.error("split must be a 1-D tensor of " + Twine(parts) +
                    " sizes, one per output");
-  Type i64 = n.b.getI64Type();
-  int64_t dim = tensorType(x).getDimSize(axis);
   TRY(raw, n.in(1));
-  TRY(nonNegative,
-      make<MaximumScalarOp>(n, n.cast(raw, i64), n.scalarAttr(i64, 0)));
-  TRY(offsets, exclusiveScan(n, nonNegative));
-  TRY(where, positions(n, dim));
-  for (int64_t i = 0; i < parts; ++i) {
-    TRY(offset, takeAt(n, offsets, 0, i));
-    TRY(size, takeAt(n, nonNegative, 0, i));
-    // The entries left after the offset bound the part's size.
-    TRY(left, make<SubOp>(n, n.constant(i64, (double)dim), offset));
-    TRY(leftPos, make<MaximumScalarOp>(n, left, n.scalarAttr(i64, 0)));
-    TRY(count, make<MinimumOp>(n, size, leftPos));
-    // Padding rows repeat the last entry of the dim.
-    TRY(from, make<AddOp>(n, where, offset));
-    TRY(index,
-        make<MinimumScalarOp>(
-            n, from, n.scalarAttr(i64, (double)std::max<int64_t>(dim - 1, 0))));
-    TRY(part, make<IndexSelectOp>(n, x, index, axis));
-    n.setOutput(i, part);
-    n.setDataDim(i, axis, count);
+  TRY(split, splitAtRunTime(n, x, axis, raw, parts));
+  for (auto [i, part] : llvm::enumerate(split)) {
+    n.setOutput(i, part.first);
+    n.setDataDim(i, axis, part.second);
   }
   return success();
 }

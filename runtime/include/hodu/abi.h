@@ -178,6 +178,22 @@ enum hodu_thread_api_entry {
  * (outputs). */
 #define HODU_OPTIONAL_PRESENT_SUFFIX "#present"
 
+/* ONNX sequences whose length is known only at run time (one that a Loop
+ * of run-time iterations grows, or that an If decided at run time chooses
+ * between sequences of different lengths). Such an output NAME is three
+ * outputs, in this order:
+ *   "NAME" HODU_SEQUENCE_DATA_SUFFIX: [capacity, max_elements] of the
+ *     element type; row i holds element i's values in row-major order
+ *     from its start, the rest of the row being padding;
+ *   "NAME" HODU_SEQUENCE_SHAPES_SUFFIX: i64 [capacity, 1 + max_rank]; row
+ *     i is element i's rank, then its dims (0 past the rank);
+ *   "NAME" HODU_SEQUENCE_LENGTH_SUFFIX: i64 scalar, the run's number of
+ *     elements (at most the capacity, hoduc --sequence-capacity).
+ * Rows past the length are padding. */
+#define HODU_SEQUENCE_DATA_SUFFIX "#sequence_data"
+#define HODU_SEQUENCE_SHAPES_SUFFIX "#sequence_shapes"
+#define HODU_SEQUENCE_LENGTH_SUFFIX "#sequence_length"
+
 /* Alignment the entry point expects of hodu_run_context.workspace. */
 #define HODU_WORKSPACE_ALIGNMENT 64
 
