@@ -95,8 +95,9 @@ hodu::onnx_import::sequenceLayout(NodeContext &n, const ValueEntry &seq) {
 
 bool hodu::onnx_import::sameCarriedKind(const ValueEntry &a,
                                         const ValueEntry &b) {
+  // (A value whose size depends on the data is never carried as it is.)
   if (!a.hasElement != !b.hasElement || !a.sequence != !b.sequence ||
-      !a.runtimeSequence != !b.runtimeSequence)
+      !a.runtimeSequence != !b.runtimeSequence || a.dataDim || b.dataDim)
     return false;
   auto typeOf = [](const ValueEntry &e) {
     return e.value ? e.value.getType() : Type(e.constant.getType());
