@@ -76,6 +76,10 @@ struct team {
   _Atomic int32_t arrived;
   _Atomic uint32_t barrier_generation;
   _Atomic int32_t quit;
+  /* Threads asleep in futex_wait on one of the words above: a fork, a
+   * barrier or a worker's answer wakes the sleepers only when there are
+   * any (the futex system call costs about a microsecond, per fork). */
+  _Atomic int32_t sleepers;
   int32_t workers; /* threads made, the root not counted */
   pthread_t *threads;
   team *next; /* every team, for the unload destructor */
@@ -112,8 +116,13 @@ static long now_ns(void) {
 }
 
 /* Waits until *word differs from value: pausing (or, with more threads
- * than CPUs, yielding) for about WAIT_NS, then sleeping. */
-static void wait_change(_Atomic uint32_t *word, uint32_t value, int yield) {
+ * than CPUs, yielding) for about WAIT_NS, then sleeping, counted in
+ * *sleepers. The count goes up before the word is read again and the
+ * waker changes the word before it reads the count, both sequentially
+ * consistent, so a waker that sees no sleeper changed the word before the
+ * sleeper's read (which then does not sleep). */
+static void wait_change(_Atomic uint32_t *word, uint32_t value, int yield,
+                        _Atomic int32_t *sleepers) {
   long until = 0;
   for (unsigned i = 0;; ++i) {
     if (atomic_load_explicit(word, memory_order_acquire) != value)
@@ -130,8 +139,16 @@ static void wait_change(_Atomic uint32_t *word, uint32_t value, int yield) {
     else
       CPU_RELAX();
   }
-  while (atomic_load_explicit(word, memory_order_acquire) == value)
+  atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+  while (atomic_load_explicit(word, memory_order_seq_cst) == value)
     futex_wait(word, value);
+  atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
+}
+
+/* Wakes the threads asleep on *word (just changed) if any thread sleeps. */
+static void wake_sleepers(_Atomic uint32_t *word, _Atomic int32_t *sleepers) {
+  if (atomic_load_explicit(sleepers, memory_order_seq_cst) > 0)
+    futex_wake(word);
 }
 
 static void call(microtask fn, int32_t *gtid, int32_t *btid, int32_t argc,
@@ -186,7 +203,7 @@ static void *worker(void *arg) {
   uint32_t seen = start.generation;
   int yield = 0; /* the last fork's: the root may be writing the next's */
   for (;;) {
-    wait_change(&t->generation, seen, yield);
+    wait_change(&t->generation, seen, yield, &t->sleepers);
     seen = atomic_load_explicit(&t->generation, memory_order_acquire);
     if (atomic_load_explicit(&t->quit, memory_order_acquire))
       return NULL;
@@ -202,8 +219,8 @@ static void *worker(void *arg) {
       call(t->fn, &gtid, &btid, t->argc, t->args);
       current = NULL;
     }
-    if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_acq_rel) == 1)
-      futex_wake(&t->pending);
+    if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_seq_cst) == 1)
+      wake_sleepers(&t->pending, &t->sleepers);
   }
 }
 
@@ -380,8 +397,8 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     atomic_store_explicit(&t->pending, (uint32_t)t->workers,
                           memory_order_relaxed);
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->generation, 1, memory_order_acq_rel);
-    futex_wake(&t->generation);
+    atomic_fetch_add_explicit(&t->generation, 1, memory_order_seq_cst);
+    wake_sleepers(&t->generation, &t->sleepers);
     current = t;
     thread_number = 0;
     team_size = size;
@@ -389,7 +406,7 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     /* Wait for the workers of this fork. */
     uint32_t left;
     while ((left = atomic_load_explicit(&t->pending, memory_order_acquire)))
-      wait_change(&t->pending, left, t->yield);
+      wait_change(&t->pending, left, t->yield, &t->sleepers);
   }
   current = outer;
   thread_number = outer_number;
@@ -407,11 +424,11 @@ static void hodu_kmpc_barrier(void *loc, int32_t gtid) {
   if (atomic_fetch_add_explicit(&t->arrived, 1, memory_order_acq_rel) ==
       team_size - 1) {
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
-    atomic_fetch_add_explicit(&t->barrier_generation, 1, memory_order_acq_rel);
-    futex_wake(&t->barrier_generation);
+    atomic_fetch_add_explicit(&t->barrier_generation, 1, memory_order_seq_cst);
+    wake_sleepers(&t->barrier_generation, &t->sleepers);
     return;
   }
-  wait_change(&t->barrier_generation, generation, t->yield);
+  wait_change(&t->barrier_generation, generation, t->yield, &t->sleepers);
 }
 
 /* libomp's schedule numbers: static chunked and static (balanced). */
