@@ -611,6 +611,16 @@ static void test_thread_team(void) {
       ok = team_run_ok(model, sizes[k]);
     CHECK(ok);
   }
+  /* Runs a millisecond apart: the workers stop spinning (after about
+   * 200 us) and sleep in futex_wait, so each fork must wake them (a fork
+   * wakes only when a thread sleeps); a lost wake-up hangs here. */
+  CHECK_OK(hodu_runtime_set_num_threads(2));
+  int rested = 1;
+  for (int i = 0; i < 20 && rested; ++i) {
+    usleep(1000);
+    rested = team_run_ok(model, 2);
+  }
+  CHECK(rested);
   CHECK_OK(hodu_runtime_set_num_threads(0));
   CHECK(team_run_ok(model, 0));
   /* Roots running at once each get their own team; each root's team goes
