@@ -251,8 +251,10 @@ LogicalResult convertSequenceInsert(NodeContext &n) {
   // (Also a run-time position among elements of different shapes.)
   bool mixed = false;
   if (!rs && n.hasInput(2) && !n.constantInput(2) && n.hasInput(1)) {
+    const ValueEntry &item = n.graph.values.lookup(n.node.input(1));
     TRY(list, n.sequenceIn(0));
-    mixed = !uniform(list, typeOfEntry(n.graph.values.lookup(n.node.input(1))));
+    if (item.holdsValue() && !item.isSequence())
+      mixed = !uniform(list, typeOfEntry(item));
   }
   if (rs || n.dataDim(1) || mixed) {
     ValueEntry element = n.graph.values.lookup(n.node.input(1));
