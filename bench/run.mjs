@@ -403,9 +403,10 @@ function report(opts, machine, peaks, results, skipped, date) {
     if (!m.error) ovRows.push([m.threads, `${m.hodu.median.toFixed(0)} ns (timer: ${m.clockNs} ns)`, `${(m.ort.median / 1e3).toFixed(1)} µs`]);
   if (ovRows.length === 1) ovRows.push(['-', '`add` not measured in this run', '-']);
 
-  const peakRows = [['threads', 'measured FMA loop', 'nominal']];
+  const peakRows = [['threads', 'measured FMA loop', 'nominal', 'measured int8 dot loop']];
   for (const t of opts.threads)
-    peakRows.push([t, peaks[t] ? `${peaks[t].gflops.toFixed(1)} GFLOP/s (${peaks[t].isa})` : '-', `${nominalPeakPerCore(peaks[t]?.isa) * t} GFLOP/s`]);
+    peakRows.push([t, peaks[t] ? `${peaks[t].gflops.toFixed(1)} GFLOP/s (${peaks[t].isa})` : '-', `${nominalPeakPerCore(peaks[t]?.isa) * t} GFLOP/s`,
+      peaks[t]?.int8?.isa ? `${peaks[t].int8.gops.toFixed(1)} GOP/s (${peaks[t].int8.isa})` : '-']);
 
   const modelRows = [['model', 'suite', 'what', 'source', 'inputs (pinned shape)', 'GFLOP per run']];
   const fmtInputs = (m) => m.inputs.map((i) => `${i.name} ${i.dtype}[${i.shape.join('×')}]${i.freeze ? ' (frozen)' : ''}`).join(', ');
@@ -488,7 +489,9 @@ reports only the base clock, and the CPU it exposes differs between
 sessions (see Machine below), so \`bench/harness/fma_peak.c\` also measures what independent
 chains of \`vfmadd\` reach on this machine right now (24 of 512 bits with AVX-512, 12 of 256
 bits with AVX2 only); both are listed, and the goal is against the measured one (as the issue on
-real-model speed sets it).
+real-model speed sets it). The int8 column is the same for \`vpdpbusd\` (12 chains; a multiply
+and an add per byte pair), the instruction of the integer matmuls: the ceiling of \`qmlp\`'s
+GFLOP/s column.
 
 ## Models
 
@@ -580,6 +583,10 @@ async function main() {
   for (const t of opts.threads)
     peaks[t] = JSON.parse(sh(path.join(nativeDir, 'fma_peak'), [String(t)]) || 'null');
   console.log(`FMA peak: ${opts.threads.map((t) => `${t} thread(s) ${peaks[t]?.gflops} GFLOP/s`).join(', ')}`);
+  for (const t of opts.threads)
+    if (peaks[t])
+      peaks[t].int8 = JSON.parse(sh(path.join(nativeDir, 'fma_peak'), [String(t), 'int8']) || 'null');
+  console.log(`int8 dot peak: ${opts.threads.map((t) => `${t} thread(s) ${peaks[t]?.int8?.gops ?? '-'} GOP/s`).join(', ')}`);
 
   const libDir = path.join(resultsDir, 'lib');
   fs.mkdirSync(libDir, { recursive: true });
