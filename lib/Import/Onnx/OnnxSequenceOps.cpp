@@ -257,9 +257,10 @@ LogicalResult convertSequenceInsert(NodeContext &n) {
       mixed = !uniform(list, typeOfEntry(item));
   }
   if (rs || n.dataDim(1) || mixed) {
+    if (!n.hasInput(1))
+      return n.error("input #1 is required");
     ValueEntry element = n.graph.values.lookup(n.node.input(1));
-    if (!n.hasInput(1) || element.isSequence() || element.hasElement ||
-        !element.holdsValue())
+    if (element.isSequence() || element.hasElement || !element.holdsValue())
       return n.error("input #1 must be a tensor");
     ValueEntry seq;
     if (rs) {
