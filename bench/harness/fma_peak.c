@@ -79,6 +79,28 @@ static void *work(void *arg) {
   return NULL;
 }
 
+/* Runs `fn` on `threads` threads, thread i writing results + i * size, once
+ * to let the clock ramp up (into `warm`) and then three times; the best
+ * time: the machine may be shared, and the best run is the closest to
+ * what the hardware can do. */
+static double bestSeconds(void *(*fn)(void *), int threads, char *results,
+                          size_t size, void *warm) {
+  pthread_t tid[256];
+  fn(warm);
+  double secs = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    double t0 = nowS();
+    for (int i = 0; i < threads; ++i)
+      pthread_create(&tid[i], NULL, fn, results + (size_t)i * size);
+    for (int i = 0; i < threads; ++i)
+      pthread_join(tid[i], NULL);
+    double s = nowS() - t0;
+    if (s < secs)
+      secs = s;
+  }
+  return secs;
+}
+
 #if defined(__AVX512VNNI__)
 typedef __m512i ivec;
 #define IDOT _mm512_dpbusd_epi32
@@ -120,20 +142,9 @@ static void *intWork(void *arg) {
 /* The int8 mode: the best of three runs of `threads` threads. */
 static int intPeak(int threads) {
 #ifdef IISA
-  pthread_t tid[256];
   int results[256], warm;
-  intWork(&warm);
-  double secs = 1e30;
-  for (int rep = 0; rep < 3; ++rep) {
-    double t0 = nowS();
-    for (int i = 0; i < threads; ++i)
-      pthread_create(&tid[i], NULL, intWork, &results[i]);
-    for (int i = 0; i < threads; ++i)
-      pthread_join(tid[i], NULL);
-    double s = nowS() - t0;
-    if (s < secs)
-      secs = s;
-  }
+  double secs =
+      bestSeconds(intWork, threads, (char *)results, sizeof *results, &warm);
   double ops = 2.0 * IBYTES * kIntChains * (double)kIters * threads;
   printf("{\"isa\": \"%s\", \"threads\": %d, \"gops\": %.1f, "
          "\"check\": %d}\n",
@@ -152,23 +163,10 @@ int main(int argc, char **argv) {
   }
   if (argc > 2)
     return intPeak(threads);
-  pthread_t tid[256];
   float results[256];
   float warm;
-  work(&warm); /* let the clock ramp up */
-  /* Best of three: the machine may be shared, and the best run is the
-   * closest to what the hardware can do. */
-  double secs = 1e30;
-  for (int rep = 0; rep < 3; ++rep) {
-    double t0 = nowS();
-    for (int i = 0; i < threads; ++i)
-      pthread_create(&tid[i], NULL, work, &results[i]);
-    for (int i = 0; i < threads; ++i)
-      pthread_join(tid[i], NULL);
-    double s = nowS() - t0;
-    if (s < secs)
-      secs = s;
-  }
+  double secs =
+      bestSeconds(work, threads, (char *)results, sizeof *results, &warm);
   double flops = 2.0 * LANES * kChains * (double)kIters * threads;
   printf("{\"isa\": \"%s\", \"threads\": %d, \"gflops\": %.1f, "
          "\"check\": %g}\n",

@@ -1721,6 +1721,27 @@ LogicalResult NodeLoop::importLoop(NodeContext &n, unsigned depth) {
   return success();
 }
 
+/// What entry `e` holds, for messages: "a sequence of 2 element(s)", "an
+/// optional holding tensor<2xf32>"; a tensor by its type (`withType`) or
+/// as "a tensor".
+static std::string describeEntry(const ValueEntry &e, bool withType) {
+  std::string kind;
+  if (e.runtimeSequence) {
+    kind = "a sequence of run-time length";
+  } else if (e.sequence) {
+    kind =
+        "a sequence of " + std::to_string(e.sequence->size()) + " element(s)";
+  } else if (!withType) {
+    kind = "a tensor";
+  } else if (e.dataDim) {
+    kind = "a tensor with " + e.dataDim->describe();
+  } else if (e.holdsValue()) {
+    llvm::raw_string_ostream(kind)
+        << (e.value ? e.value.getType() : Type(e.constant.getType()));
+  }
+  return e.hasElement ? "an optional holding " + kind : kind;
+}
+
 LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
                                           const onnx::GraphProto &body,
                                           int64_t numCarried,
@@ -1847,21 +1868,7 @@ LogicalResult NodeLoop::importRuntimeLoop(NodeContext &n,
     loop->erase();
     return failure();
   };
-  auto describe = [](const ValueEntry &e) -> std::string {
-    std::string kind;
-    if (e.runtimeSequence) {
-      kind = "a sequence of run-time length";
-    } else if (e.sequence) {
-      kind =
-          "a sequence of " + std::to_string(e.sequence->size()) + " element(s)";
-    } else if (e.dataDim) {
-      kind = "a tensor with " + e.dataDim->describe();
-    } else if (e.holdsValue()) {
-      llvm::raw_string_ostream(kind)
-          << (e.value ? e.value.getType() : Type(e.constant.getType()));
-    }
-    return e.hasElement ? "an optional holding " + kind : kind;
-  };
+  auto describe = [](const ValueEntry &e) { return describeEntry(e, true); };
   for (int attempt = 0;; ++attempt) {
     inits.clear();
     types.clear();
@@ -2281,14 +2288,7 @@ static bool knownEmpty(const ValueEntry &e) {
 
 LogicalResult NodeLoop::matchBranchOutputs(NodeContext &n, size_t i,
                                            ValueEntry &a, ValueEntry &b) {
-  auto describe = [](const ValueEntry &e) {
-    std::string kind = e.runtimeSequence ? "a sequence of run-time length"
-                       : e.sequence      ? "a sequence of " +
-                                          std::to_string(e.sequence->size()) +
-                                          " element(s)"
-                                    : std::string("a tensor");
-    return e.hasElement ? "an optional holding " + kind : kind;
-  };
+  auto describe = [](const ValueEntry &e) { return describeEntry(e, false); };
   auto mismatch = [&]() {
     return n.error("output " + Twine(i) + " is " + describe(a) +
                    " in 'then_branch' but " + describe(b) +

@@ -60,23 +60,6 @@ FailureOr<Position> position(NodeContext &n, size_t input, int64_t length,
   return Position{std::nullopt, norm};
 }
 
-/// Elements chosen by a run-time position must share one type.
-LogicalResult checkUniform(NodeContext &n, ArrayRef<ValueEntry> elements,
-                           std::optional<Type> extra = std::nullopt) {
-  std::optional<Type> t = extra;
-  for (const ValueEntry &e : elements) {
-    if (e.sequence)
-      return n.error("sequences of sequences are not supported");
-    Type et = typeOfEntry(e);
-    if (t && *t != et)
-      return n.error("the position is computed at run time, so the elements "
-                     "it chooses among must have one type; this sequence "
-                     "mixes shapes or element types");
-    t = et;
-  }
-  return success();
-}
-
 /// Whether the elements (and `extra`) share one type, so that a run-time
 /// position can select among them; otherwise the sequence becomes a
 /// run-time sequence.
@@ -92,6 +75,19 @@ bool uniform(ArrayRef<ValueEntry> elements,
     t = et;
   }
   return true;
+}
+
+/// Elements chosen by a run-time position (SequenceAt's result) must share
+/// one type.
+LogicalResult checkUniform(NodeContext &n, ArrayRef<ValueEntry> elements) {
+  if (uniform(elements))
+    return success();
+  if (llvm::any_of(elements,
+                   [](const ValueEntry &e) { return e.isSequence(); }))
+    return n.error("sequences of sequences are not supported");
+  return n.error("the position is computed at run time, so the elements "
+                 "it chooses among must have one type; this sequence "
+                 "mixes shapes or element types");
 }
 
 /// `list` as a run-time sequence with room for `extra` more elements.
@@ -231,8 +227,7 @@ LogicalResult convertSequenceErase(NodeContext &n) {
     out = seq;
     out.erase(out.begin() + *pos.known);
   } else {
-    if (failed(checkUniform(n, seq)))
-      return failure();
+    // (Elements of different types made it a run-time sequence above.)
     // Element j is old j before the position, old j + 1 from it on.
     for (int64_t j = 0; j + 1 < (int64_t)seq.size(); ++j) {
       TRY(before, compare(n, pos.runtime, j, true));
@@ -248,13 +243,17 @@ LogicalResult convertSequenceInsert(NodeContext &n) {
   // Into a sequence of run-time length, or an element whose size is known
   // only at run time (stored compacted): a run-time sequence.
   const ValueEntry *rs = runtimeSequenceIn(n, 0);
+  std::vector<ValueEntry> seq;
+  if (!rs) {
+    TRY(list, n.sequenceIn(0));
+    seq = std::move(list);
+  }
   // (Also a run-time position among elements of different shapes.)
   bool mixed = false;
   if (!rs && n.hasInput(2) && !n.constantInput(2) && n.hasInput(1)) {
     const ValueEntry &item = n.graph.values.lookup(n.node.input(1));
-    TRY(list, n.sequenceIn(0));
     if (item.holdsValue() && !item.isSequence())
-      mixed = !uniform(list, typeOfEntry(item));
+      mixed = !uniform(seq, typeOfEntry(item));
   }
   if (rs || n.dataDim(1) || mixed) {
     if (!n.hasInput(1))
@@ -262,23 +261,20 @@ LogicalResult convertSequenceInsert(NodeContext &n) {
     ValueEntry element = n.graph.values.lookup(n.node.input(1));
     if (element.isSequence() || element.hasElement || !element.holdsValue())
       return n.error("input #1 must be a tensor");
-    ValueEntry seq;
-    if (rs) {
-      seq = *rs;
-    } else {
-      TRY(list, n.sequenceIn(0));
-      seq.sequence = std::make_shared<const std::vector<ValueEntry>>(list);
-    }
+    ValueEntry from;
+    if (rs)
+      from = *rs;
+    else
+      from.sequence = std::make_shared<const std::vector<ValueEntry>>(seq);
     Value pos;
     if (n.hasInput(2)) {
       TRY(p, runtimePosition(n, 2));
       pos = p;
     }
-    TRY(out, runtimeSequenceInsert(n, seq, element, pos));
+    TRY(out, runtimeSequenceInsert(n, from, element, pos));
     n.setOutput(0, out);
     return success();
   }
-  TRY(seq, n.sequenceIn(0));
   TRY(t, n.in(1));
   ValueEntry item;
   item.value = t;
@@ -293,8 +289,8 @@ LogicalResult convertSequenceInsert(NodeContext &n) {
   if (pos.known) {
     out.insert(out.begin() + *pos.known, item);
   } else {
-    if (failed(checkUniform(n, seq, t.getType())))
-      return failure();
+    // (Elements of another type than the item's made it a run-time
+    // sequence above.)
     // Element j: old j before the position, the item at it, old j - 1
     // after it.
     out.clear();
