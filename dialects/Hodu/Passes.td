@@ -143,7 +143,11 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
     varies only along the channel (conv: dim 1; matmul: the last dim) or a
     scalar op, and every intermediate has exactly one user. Such a chain
     on any other value (a BatchNormalization with no conv before it)
-    collapses into at most one per-channel `mul` and one `add`.
+    collapses into at most one per-channel `mul` and one `add`; a lone
+    `div` by a constant becomes a `mul` by its reciprocal when that is a
+    normal number of the element type (GELU's `x / sqrt(2)`: a division
+    costs several multiplies; the result may differ from the quotient by
+    one rounding, as a collapsed chain's may).
 
     Before:
     ```mlir

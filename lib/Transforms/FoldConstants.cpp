@@ -220,8 +220,26 @@ Value affineInput(Operation *op) {
   return data;
 }
 
+/// Whether each of `v` rounds to a finite, nonzero, normal value of `elt`.
+bool normalIn(ArrayRef<double> v, Type elt) {
+  const llvm::fltSemantics &sem = cast<FloatType>(elt).getFloatSemantics();
+  for (double x : v) {
+    APFloat a(x);
+    bool lost = false;
+    a.convert(sem, APFloat::rmNearestTiesToEven, &lost);
+    if (!a.isFiniteNonZero() || a.isDenormal())
+      return false;
+  }
+  return true;
+}
+
 /// Collapses a per-channel affine chain on any value (BatchNormalization
-/// after something other than a conv) into at most one mul and one add.
+/// after something other than a conv) into at most one mul and one add. A
+/// lone division by a constant becomes a multiply by its reciprocal (when
+/// that is a normal number of the element type): a division is several
+/// times the cost of a multiply (GELU's x / sqrt(2) was one of two
+/// `vdivps` per vector); the result can differ from the quotient by one
+/// rounding, as the chains' folding already can.
 bool collapseChain(Operation *head, const EvaluationLimits &limits) {
   Value x = affineInput(head);
   if (!x)
@@ -235,7 +253,12 @@ bool collapseChain(Operation *head, const EvaluationLimits &limits) {
   for (int64_t axis : {std::min<int64_t>(1, rank - 1), rank - 1}) {
     AffineChain ch = collectChain(x, head, rt, axis);
     bool needMul = anyNot(ch.s, 1.0), needAdd = anyNot(ch.t, 0.0);
-    if (ch.ops.size() <= static_cast<size_t>(needMul + needAdd))
+    bool loneDivision =
+        ch.ops.size() == 1 && needMul && !needAdd &&
+        ch.ops[0]->getName().stripDialect().starts_with("div") &&
+        normalIn(ch.s, rt.getElementType());
+    if (!loneDivision &&
+        ch.ops.size() <= static_cast<size_t>(needMul + needAdd))
       continue;
     OpBuilder b(ch.ops.back());
     Location loc = ch.ops.back()->getLoc();

@@ -119,3 +119,36 @@ func.func @single_op(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %m = hodu.mul %x, %s : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
   return %m : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A lone division by a constant becomes a multiply by its reciprocal
+// (GELU's x / sqrt(2)): 1 / 1.41421354 = 0.707106769 in f32.
+// CHECK-LABEL: func.func @lone_division
+// CHECK: %[[R:.*]] = hodu.constant dense<0.707106769> : tensor<8xf32>
+// CHECK-NEXT: %[[M:.*]] = hodu.mul %arg0, %[[R]]
+// CHECK-NEXT: return %[[M]]
+func.func @lone_division(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %c = hodu.constant dense<1.41421354> : tensor<f32>
+  %d = hodu.div %x, %c : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %d : tensor<2x8xf32>
+}
+
+// -----
+
+// Not when the reciprocal is no normal number of the element type (1/1e-39
+// overflows f32; 1/1e38 is subnormal), nor for a division by the data.
+// CHECK-LABEL: func.func @division_kept
+// CHECK: hodu.div %arg0
+// CHECK: hodu.div %arg0
+// CHECK: hodu.div %{{.*}}, %arg0
+// CHECK-NOT: hodu.mul
+func.func @division_kept(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %tiny = hodu.constant dense<1.0e-39> : tensor<f32>
+  %huge = hodu.constant dense<1.0e+38> : tensor<f32>
+  %two = hodu.constant dense<2.0> : tensor<8xf32>
+  %a = hodu.div %x, %tiny : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %b = hodu.div %x, %huge : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %c = hodu.div %two, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %a, %b, %c : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}

@@ -116,7 +116,7 @@ struct CpuVectorToLLVM
     }
 
     // Vector-to-vector lowerings, as upstream's pass with its defaults
-    // (dot contractions, element-wise transposes, 32-bit mask indices).
+    // (dot contractions, 32-bit mask indices), but 16x16 transposes.
     {
       RewritePatternSet patterns(ctx);
       vector::populateVectorToVectorCanonicalizationPatterns(patterns);
@@ -129,8 +129,9 @@ struct CpuVectorToLLVM
           patterns, vector::VectorMultiReductionLowering::InnerReduction);
       vector::populateVectorShapeCastLoweringPatterns(patterns);
       vector::populateVectorInterleaveLoweringPatterns(patterns);
+      // 16x16 transposes as shuffles; other shapes element by element.
       vector::populateVectorTransposeLoweringPatterns(
-          patterns, vector::VectorTransposeLowering::EltWise);
+          patterns, vector::VectorTransposeLowering::Shuffle16x16);
       // Transfers of rank > 1 were unrolled by convert-vector-to-scf.
       vector::populateVectorTransferLoweringPatterns(patterns,
                                                      /*maxTransferRank=*/1);
