@@ -70,9 +70,15 @@ def LowerAsserts : Pass<"hodu-lower-asserts", "mlir::ModuleOp"> {
     status names the first assert that failed (0 and 1 are the entry
     point's own: success, no memory for the workspace). The module records
     the messages, in that order, as `hodu.asserts`; the descriptor carries
-    them for libhodurt's error. An assert elsewhere than in `@main` of a
-    module with a `hodu.entry_point` (a CPU partition of a heterogeneous
-    bundle) is an error.
+    them for libhodurt's error.
+
+    In the CPU partitions of a heterogeneous bundle (a module without a
+    `hodu.entry_point`), each function marked `hodu.host_call` that holds
+    asserts gains the status word the same way, and the mark
+    `hodu.host_call_status` for `hodu-lower-host-calls`, which returns it
+    from the partition's HOST_CALL wrapper and exports the messages. The
+    codes count over the whole module. An assert anywhere else (a function
+    that is neither) is an error: nothing would report it.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect"];
@@ -121,8 +127,15 @@ def LowerHostCalls : Pass<"hodu-lower-host-calls", "mlir::ModuleOp"> {
     and is made internal:
 
     ```c
-    int32_t hodu_host_<name>(void *const *buffers); // returns 0
+    int32_t hodu_host_<name>(void *const *buffers); // returns 0, or 2 + k
     ```
+
+    A partition marked `hodu.host_call_status` (`hodu-lower-asserts`: it
+    runs run-time checks) takes the status word as a last pointer, which
+    the wrapper zeroes on its stack and returns; the module's checks'
+    messages (`hodu.asserts`) are exported as `hodu_host_checks` (each
+    NUL-terminated, one after another, in the order of their codes) and
+    `int32_t hodu_host_num_checks` (runtime/include/hodu/bundle.h).
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }

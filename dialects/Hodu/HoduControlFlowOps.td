@@ -102,6 +102,16 @@ def Hodu_AssertOp : Hodu_Op<"assert", [MemoryEffects<[MemWrite]>]> {
                        StrAttr:$message);
   let assemblyFormat = "$condition `:` type($condition) attr-dict";
   let hasCanonicalizeMethod = 1;
+  let extraClassDeclaration = [{
+    /// What the check states, without the "node 'n' (Op): " its message
+    /// starts with (for errors located at the op, which name the node).
+    ::llvm::StringRef getCheckedFact() {
+      ::llvm::StringRef what = getMessage();
+      if (what.starts_with("node '") && what.contains("): "))
+        what = what.split("): ").second;
+      return what;
+    }
+  }];
 }
 
 def Hodu_YieldOp : Hodu_Op<"yield", [Pure, Terminator,

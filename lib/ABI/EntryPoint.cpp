@@ -162,15 +162,6 @@ struct RecordEntryPointPass
   }
 };
 
-/// What an assert checks, without the "node 'n' (Op): " its message
-/// starts with: for errors located at the op, which name the node.
-StringRef checkedFact(AssertOp op) {
-  StringRef what = op.getMessage();
-  if (what.starts_with("node '") && what.contains("): "))
-    what = what.split("): ").second;
-  return what;
-}
-
 struct CheckLoweredPass : hodu::impl::CheckLoweredBase<CheckLoweredPass> {
   using Base::Base;
 
@@ -182,7 +173,7 @@ struct CheckLoweredPass : hodu::impl::CheckLoweredBase<CheckLoweredPass> {
           return WalkResult::advance();
         op->emitError("the model checks at run time what it assumes of its "
                       "data (")
-            << checkedFact(check)
+            << check.getCheckedFact()
             << "); only the CPU target runs such checks, not the " << backend
             << " target";
         return WalkResult::interrupt();
@@ -236,12 +227,18 @@ struct LowerAssertsPass : hodu::impl::LowerAssertsBase<LowerAssertsPass> {
       return;
     auto main = module.lookupSymbol<func::FuncOp>("main");
     bool hasEntry = !module.getOps<EntryPointOp>().empty();
+    // The functions whose checks are lowered: the entry function of a
+    // whole-CPU model, or the CPU partitions of a heterogeneous bundle
+    // (hodu.host_call; their HOST_CALL returns the status word).
+    auto runsChecks = [&](func::FuncOp f) {
+      return f && (hasEntry ? f == main : f->hasAttr("hodu.host_call"));
+    };
     for (AssertOp op : asserts) {
-      if (!hasEntry || op->getParentOfType<func::FuncOp>() != main) {
+      if (!runsChecks(op->getParentOfType<func::FuncOp>())) {
         op.emitError("a run-time check (")
-            << checkedFact(op)
-            << ") outside the entry function of a whole-CPU model: only a "
-               "model compiled for the CPU as a whole runs such checks";
+            << op.getCheckedFact()
+            << ") outside the entry function of a CPU model and outside the "
+               "CPU partitions of a bundle: nothing would report it";
         return signalPassFailure();
       }
       if (!op.getCondition().getType().isInteger(1)) {
@@ -253,12 +250,22 @@ struct LowerAssertsPass : hodu::impl::LowerAssertsBase<LowerAssertsPass> {
     MLIRContext *ctx = module.getContext();
     Type i32 = IntegerType::get(ctx, 32);
     auto statusT = MemRefType::get({}, i32);
-    unsigned index = main.getNumArguments();
-    if (failed(main.insertArgument(index, statusT, {}, main.getLoc())))
-      return signalPassFailure();
-    Value status = main.getArgument(index);
+    // Each function with checks takes the status word as a last argument.
+    DenseMap<Operation *, Value> statusOf;
+    for (AssertOp op : asserts) {
+      auto f = op->getParentOfType<func::FuncOp>();
+      if (statusOf.count(f))
+        continue;
+      unsigned index = f.getNumArguments();
+      if (failed(f.insertArgument(index, statusT, {}, f.getLoc())))
+        return signalPassFailure();
+      if (f != main)
+        f->setAttr("hodu.host_call_status", UnitAttr::get(ctx));
+      statusOf[f] = f.getArgument(index);
+    }
     SmallVector<Attribute> messages;
     for (auto [k, op] : llvm::enumerate(asserts)) {
+      Value status = statusOf[op->getParentOfType<func::FuncOp>()];
       OpBuilder b(op);
       Location loc = op.getLoc();
       Value old = memref::LoadOp::create(b, loc, status);

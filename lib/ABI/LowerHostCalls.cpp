@@ -6,6 +6,8 @@
 
 #include "hodu/ABI/Passes.h"
 
+#include "hodu/bundle.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -38,6 +40,10 @@ struct LowerHostCallsPass
                     "pointers and return nothing");
         return signalPassFailure();
       }
+      // hodu-lower-asserts gave a partition with run-time checks the
+      // status word as a last parameter: the wrapper's own, returned.
+      bool status = f->hasAttr("hodu.host_call_status");
+      unsigned buffers = type.getNumParams() - (status ? 1 : 0);
       OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
       Location loc = f.getLoc();
       auto wrapper = LLVM::LLVMFuncOp::create(
@@ -46,18 +52,54 @@ struct LowerHostCallsPass
       Block *body = wrapper.addEntryBlock(b);
       b.setInsertionPointToStart(body);
       SmallVector<Value> args;
-      for (unsigned i = 0; i < type.getNumParams(); ++i) {
+      for (unsigned i = 0; i < buffers; ++i) {
         Value at = LLVM::GEPOp::create(
             b, loc, ptr, ptr, body->getArgument(0),
             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
         args.push_back(LLVM::LoadOp::create(b, loc, ptr, at));
       }
-      LLVM::CallOp::create(b, loc, f, args);
       Value zero = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
-      LLVM::ReturnOp::create(b, loc, zero);
+      Value word;
+      if (status) {
+        Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                             b.getI64IntegerAttr(1));
+        word = LLVM::AllocaOp::create(b, loc, ptr, i32, one, /*alignment=*/4);
+        LLVM::StoreOp::create(b, loc, zero, word);
+        args.push_back(word);
+      }
+      LLVM::CallOp::create(b, loc, f, args);
+      LLVM::ReturnOp::create(
+          b, loc, word ? Value(LLVM::LoadOp::create(b, loc, i32, word)) : zero);
       f.setLinkage(LLVM::Linkage::Internal);
       f->removeAttr("hodu.host_call");
+      f->removeAttr("hodu.host_call_status");
     }
+    exportCheckMessages(module);
+  }
+
+  /// The checks' messages (hodu-lower-asserts' hodu.asserts, in the order
+  /// of their codes) for the runtime: HODU_HOST_CHECKS_SYMBOL, each
+  /// NUL-terminated, one after the other, and HODU_HOST_NUM_CHECKS_SYMBOL.
+  void exportCheckMessages(ModuleOp module) {
+    auto checks = module->getAttrOfType<ArrayAttr>("hodu.asserts");
+    if (!checks || checks.empty())
+      return;
+    std::string blob;
+    for (Attribute m : checks) {
+      blob += cast<StringAttr>(m).getValue().str();
+      blob.push_back('\0');
+    }
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Location loc = module.getLoc();
+    LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), blob.size()),
+        /*isConstant=*/true, LLVM::Linkage::External, HODU_HOST_CHECKS_SYMBOL,
+        b.getStringAttr(blob), /*alignment=*/1);
+    LLVM::GlobalOp::create(b, loc, b.getI32Type(), /*isConstant=*/true,
+                           LLVM::Linkage::External, HODU_HOST_NUM_CHECKS_SYMBOL,
+                           b.getI32IntegerAttr(int32_t(checks.size())),
+                           /*alignment=*/4);
+    module->removeAttr("hodu.asserts");
   }
 };
 } // namespace

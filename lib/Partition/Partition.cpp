@@ -240,6 +240,12 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
         node.device = target;
       } else if (fallback == kHost) {
         node.device = kHost;
+      } else if (auto check = dyn_cast<hodu::AssertOp>(illegal)) {
+        return illegal->emitError("the model checks at run time what it "
+                                  "assumes of its data (")
+               << check.getCheckedFact() << "); target '" << target
+               << "' does not run such checks (--fallback=cpu runs them on "
+                  "the CPU)";
       } else {
         return illegal->emitError("op '")
                << illegal->getName() << "' of " << node.describe()
@@ -511,9 +517,37 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
         homeOf[v] = part.device;
       }
     }
-    // Outputs are returned from the host.
-    for (OpOperand &operand : terminator->getOpOperands())
-      operand.set(valueOn(operand.get(), kHost));
+    // Outputs are returned from the host. A constant output (a
+    // ConstantOfShape whose input only fed a run-time check, a window
+    // function of a declared size) is computed by a CPU partition of its
+    // own, which writes it into the output's buffer: a bundle's outputs
+    // are values its steps compute.
+    DenseMap<Value, Value> constantOutputs;
+    for (OpOperand &operand : terminator->getOpOperands()) {
+      Value v = operand.get();
+      if (!isConstant(v)) {
+        operand.set(valueOn(v, kHost));
+        continue;
+      }
+      Value &computed = constantOutputs[v];
+      if (!computed) {
+        OpBuilder fb = OpBuilder::atBlockEnd(module.getBody());
+        auto fn =
+            func::FuncOp::create(fb, main.getLoc(), kHost.str() + "_constant",
+                                 FunctionType::get(ctx, {}, {v.getType()}));
+        fn.setPrivate();
+        fn->setAttr("hodu.device", StringAttr::get(ctx, kHost));
+        symbols.insert(fn); // renamed if the name is taken
+        OpBuilder inside = OpBuilder::atBlockEnd(fn.addEntryBlock());
+        Operation *copy = inside.clone(*v.getDefiningOp());
+        func::ReturnOp::create(
+            inside, main.getLoc(),
+            copy->getResult(cast<OpResult>(v).getResultNumber()));
+        computed = func::CallOp::create(b, main.getLoc(), fn, ValueRange{})
+                       .getResult(0);
+      }
+      operand.set(computed);
+    }
     // The originals, last use first.
     for (const Part &part : llvm::reverse(parts))
       for (Operation *op : llvm::reverse(part.ops)) {

@@ -30,6 +30,8 @@ struct hodu_code {
   void *library;               /* dlopen handle of the ELF code object */
   host_call_fn *functions;     /* per plan kernel (NULL for other devices) */
   const hodu_model_desc *desc; /* ENTRY steps */
+  const char *checks;          /* HODU_HOST_CHECKS_SYMBOL, or NULL */
+  int32_t num_checks;          /* HODU_HOST_NUM_CHECKS_SYMBOL */
 };
 
 typedef struct cpu_step {
@@ -191,6 +193,11 @@ static hodu_status cpu_code_load(hodu_device *device, const hodu_plan *plan,
     if (!code->functions)
       status = hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   }
+  if (!status) {
+    const int32_t *count = dlsym(code->library, HODU_HOST_NUM_CHECKS_SYMBOL);
+    code->checks = dlsym(code->library, HODU_HOST_CHECKS_SYMBOL);
+    code->num_checks = count && code->checks && *count > 0 ? *count : 0;
+  }
   for (uint32_t k = 0; k < plan->num_kernels && !status; ++k) {
     if (plan->kernels[k].device != index)
       continue;
@@ -268,6 +275,17 @@ static hodu_status cpu_program_create(hodu_device *device, hodu_code *code,
   return NULL;
 }
 
+/* Message k of a CPU code object's run-time checks, or NULL (the object is
+ * the bundle's own code, trusted as far as its functions that run). */
+static const char *check_message(const hodu_code *code, int32_t k) {
+  if (!code->checks || k < 0 || k >= code->num_checks)
+    return NULL;
+  const char *m = code->checks;
+  for (int32_t i = 0; i < k; ++i)
+    m += strlen(m) + 1;
+  return m;
+}
+
 static hodu_status run_steps(const hodu_program *program, int32_t threads) {
   for (uint32_t i = 0; i < program->num_steps; ++i) {
     const cpu_step *step = &program->steps[i];
@@ -294,6 +312,14 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
     if (result != 0 && step->op == HODU_STEP_ENTRY_)
       return hodu_entry_failure(program->code->desc, program->plan->name,
                                 result);
+    const char *check = result >= 2 && step->op == HODU_STEP_HOST_CALL
+                            ? check_message(program->code, result - 2)
+                            : NULL;
+    if (check)
+      return hodu_make_status(HODU_RUN_FAILED,
+                              "model '%s': the input data breaks a run-time "
+                              "check: %s",
+                              program->plan->name, check);
     if (result != 0)
       return hodu_make_status(
           HODU_RUN_FAILED, "model '%s' failed: its %s returned %d",

@@ -57,11 +57,15 @@ std::vector<hodu::OpSupport> hodu::gpu::opSupport(GPUElementTypes types) {
   std::vector<OpSupport> table = opSupportForAll(dtypes);
   // A run-time branch or loop is host control flow: with --fallback=cpu,
   // hodu.if and hodu.loop (their regions whole) run on the CPU between the
-  // device's partitions.
+  // device's partitions. So is a run-time check of the model's data
+  // (hodu.assert, whose failure the run reports): the partitioner places
+  // its node on the CPU at once, where it used to fail the device's code
+  // generation and cost a compile attempt.
   llvm::erase_if(table, [](const OpSupport &row) {
     return row.op == hodu::IfOp::getOperationName() ||
            row.op == hodu::LoopOp::getOperationName() ||
-           row.op == hodu::YieldOp::getOperationName();
+           row.op == hodu::YieldOp::getOperationName() ||
+           row.op == hodu::AssertOp::getOperationName();
   });
   for (OpSupport &row : table) {
     row.condition = "on static shapes";

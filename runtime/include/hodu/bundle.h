@@ -190,10 +190,20 @@ typedef enum hodu_step_op {
    * partitions of a heterogeneous plan. */
   HODU_STEP_TRANSFER = 3,
   /* Call host function `kernel` (in an ELF code object of a CPU device)
-   * as int32_t f(void *const *buffers) with the args' addresses. */
+   * as int32_t f(void *const *buffers) with the args' addresses. It
+   * returns 0, or 2 + k when the model's run-time check k failed (see
+   * HODU_HOST_CHECKS_SYMBOL). */
   HODU_STEP_HOST_CALL = 4,
   HODU_STEP_OP_COUNT
 } hodu_step_op;
+
+/* A CPU code object whose host calls run run-time checks of the model's
+ * data (a declared shape the data must give, ...) exports their messages:
+ * HODU_HOST_CHECKS_SYMBOL, a char array of the messages one after another,
+ * each NUL-terminated, in the order of their codes, and
+ * HODU_HOST_NUM_CHECKS_SYMBOL, an int32_t count. */
+#define HODU_HOST_CHECKS_SYMBOL "hodu_host_checks"
+#define HODU_HOST_NUM_CHECKS_SYMBOL "hodu_host_num_checks"
 
 typedef struct hodu_bundle_step {
   uint32_t op;        /* hodu_step_op */
