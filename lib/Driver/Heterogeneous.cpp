@@ -229,6 +229,39 @@ bool driver::compileHeterogeneous(ModuleOp module, const CompileOptions &opts,
   FailureOr<Schedule> schedule = readSchedule(module);
   if (failed(schedule))
     return false;
+  // A bundle passes tensors of at least one element (each step's args are
+  // buffers): refuse one here, by name, as the device-only path does,
+  // rather than write a bundle libhodurt calls malformed.
+  {
+    std::vector<bool> passed(schedule->values.size(), false);
+    for (const ScheduleStep &step : schedule->steps)
+      for (const auto *list : {&step.operands, &step.results})
+        for (unsigned n : *list)
+          passed[n] = true;
+    for (unsigned n : schedule->outputs)
+      passed[n] = true;
+    auto describe = [&](unsigned n) -> std::string {
+      for (auto [i, v] : llvm::enumerate(schedule->inputs))
+        if (v == n && i < signature.inputs.size())
+          return "input '" + signature.inputs[i].name + "'";
+      for (auto [i, v] : llvm::enumerate(schedule->outputs))
+        if (v == n && i < signature.outputs.size())
+          return "output '" + signature.outputs[i].name + "'";
+      return "a value passed between partitions";
+    };
+    for (auto [n, value] : llvm::enumerate(schedule->values)) {
+      if (!passed[n] || value.bytes != 0)
+        continue;
+      std::string dims;
+      for (auto [k, d] : llvm::enumerate(value.shape))
+        dims += (k ? "x" : "") + std::to_string(d);
+      emitError(loc, describe(n))
+          << " has no elements (shape " << dims << "); a bundle for '"
+          << target.name() << "' and the CPU passes tensors of at least one "
+          << "element to its steps";
+      return false;
+    }
+  }
 
   OwningOpRef<ModuleOp> host = partitionsOf(module, /*host=*/true);
   FailureOr<std::string> hostCode =
