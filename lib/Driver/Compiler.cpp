@@ -338,13 +338,10 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
           for (auto [index, t] : llvm::enumerate(*list))
             if (llvm::is_contained(t.shape, 0) &&
                 !(list == &signature->inputs && unread(index))) {
-              std::string dims;
-              for (auto [k, d] : llvm::enumerate(t.shape))
-                dims += (k ? "x" : "") + std::to_string(d);
               emitError(loc,
                         list == &signature->inputs ? "input '" : "output '")
-                  << t.name << "' has no elements (shape " << dims
-                  << "); target '" << target.name()
+                  << t.name << "' has no elements (shape "
+                  << dimsString(t.shape) << "); target '" << target.name()
                   << "' passes tensors of at least one element to its "
                      "kernels";
               return false;

@@ -18,6 +18,7 @@
 #include "hodu/Partition/Passes.h"
 #include "hodu/Registry/Registry.h"
 #include "hodu/Support/DType.h"
+#include "hodu/Support/Names.h"
 #include "hodu/Support/Timer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -252,12 +253,10 @@ bool driver::compileHeterogeneous(ModuleOp module, const CompileOptions &opts,
     for (auto [n, value] : llvm::enumerate(schedule->values)) {
       if (!passed[n] || value.bytes != 0)
         continue;
-      std::string dims;
-      for (auto [k, d] : llvm::enumerate(value.shape))
-        dims += (k ? "x" : "") + std::to_string(d);
       emitError(loc, describe(n))
-          << " has no elements (shape " << dims << "); a bundle for '"
-          << target.name() << "' and the CPU passes tensors of at least one "
+          << " has no elements (shape " << dimsString(value.shape)
+          << "); a bundle for '" << target.name()
+          << "' and the CPU passes tensors of at least one "
           << "element to its steps";
       return false;
     }

@@ -1,6 +1,7 @@
 //===- Names.cpp - C identifiers and input-shape pins ---------------------===//
 #include "hodu/Support/Names.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -52,6 +53,13 @@ bool hodu::parseInputShape(const std::string &spec, InputShape &out,
     out.second.push_back(v);
   }
   return true;
+}
+
+std::string hodu::dimsString(llvm::ArrayRef<int64_t> dims) {
+  std::string s;
+  for (auto [i, d] : llvm::enumerate(dims))
+    s += (i ? "x" : "") + std::to_string(d);
+  return s;
 }
 
 bool hodu::parseSequenceLength(const std::string &spec,

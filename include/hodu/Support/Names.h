@@ -9,6 +9,8 @@
 #ifndef HODU_SUPPORT_NAMES_H
 #define HODU_SUPPORT_NAMES_H
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -35,6 +37,10 @@ using InputShape = std::pair<std::string, std::vector<int64_t>>;
 /// ':'); "NAME:" pins a scalar. Returns false with a message in `error`.
 bool parseInputShape(const std::string &spec, InputShape &out,
                      std::string &error);
+
+/// Dims as `--input-shape` and messages spell them: "2x3x4" ("" for a
+/// scalar).
+std::string dimsString(llvm::ArrayRef<int64_t> dims);
 
 /// Parses a `--sequence-length` "NAME:N" (split at the last ':').
 bool parseSequenceLength(const std::string &spec,

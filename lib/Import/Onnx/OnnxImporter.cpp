@@ -756,14 +756,6 @@ Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
 // Model import
 //===----------------------------------------------------------------------===//
 
-std::string hodu::onnx_import::dimsString(ArrayRef<int64_t> dims) {
-  std::string s;
-  for (auto [i, d] : llvm::enumerate(dims))
-    s += (i ? "x" : "") + std::to_string(d);
-  return s;
-}
-
-
 /// The shape ONNX shape inference found for a value, if fully static.
 static std::optional<SmallVector<int64_t>>
 staticShapeOf(const onnx::ValueInfoProto &vi) {

@@ -9,6 +9,7 @@
 
 #include "hodu/Dialect/Hodu/Evaluator.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Support/Names.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -61,9 +62,6 @@ inline hodu::EvaluationLimits importEvaluationLimits() {
 /// the op type (--force-cpu-ops): the node's name, its op type as metadata.
 mlir::Location nodeLocation(mlir::MLIRContext &ctx, llvm::StringRef name,
                             llvm::StringRef opType, mlir::Location fileLoc);
-
-/// Dims as "2x3x4", as messages print shapes.
-std::string dimsString(llvm::ArrayRef<int64_t> dims);
 
 /// The checks that run before libonnx's shape inference (whose inference
 /// functions crash on some malformed models): names defined once, a graph
