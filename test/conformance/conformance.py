@@ -57,7 +57,10 @@ TARGETS = {
     # bundles (issue 13's goal: at least every test the CPU passes).
     "vulkan-fallback": {"ext": ".hodu", "flags": ["--device=vulkan", "--fallback=cpu"],
                         "runs": True, "check": "", "device": "vulkan"},
-    "cuda": {"ext": ".hodu", "flags": ["--device=cuda", "--gpu-arch=sm_80,sm_90"],
+    # cuda: the tensor-core kernels (--gpu-math=3xtf32), which ptxas checks
+    # here and a lent GPU runs (test/device).
+    "cuda": {"ext": ".hodu", "flags": ["--device=cuda", "--gpu-arch=sm_80,sm_90",
+                                        "--gpu-math=3xtf32"],
              "runs": False, "check": ""},
     "rocm": {"ext": ".hodu", "flags": ["--device=rocm", "--gpu-arch=gfx90a,gfx942"],
              "runs": False, "check": "llvm-readelf"},

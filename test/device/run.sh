@@ -8,7 +8,8 @@ stage=$1 target=$2 results=${3:-${OUT:-/tmp/hodu-device-results}}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/hodu-device
 rm -rf "$work" && mkdir -p "$work" "$results"
-for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz" "$stage/$target-tools.tgz"; do
+for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz" "$stage/$target-tools.tgz" \
+         "$stage/$target-tc.tgz"; do
   [ -f "$t" ] && tar xzf "$t" -C "$work"
 done
 if [ "$target" = cuda ]; then
@@ -23,6 +24,11 @@ if [ -d "$work/$target" ]; then
   python3 "$here/../conformance/conformance.py" --target "$target" --run-staged "$work/$target" \
     --results "$results/$target-conformance.tsv" --device-name "$dev, $(date -u +%F)" \
     --jobs 8 --run-timeout 60 || rc=1
+fi
+if [ -d "$work/tc" ]; then
+  python3 "$here/tensor_core.py" run "$work/tc" "$work/bin" "$results" 2>&1 \
+    | tee "$results/$target-tensor-core.txt"
+  [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
 if [ -d "$work/models" ]; then
   python3 "$here/run_models.py" "$work/models" "$work/bin" "$target" 2>&1 \

@@ -32,10 +32,14 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--models-cache", default=os.path.join(ROOT, "build", "test", "models-cache"))
     ap.add_argument("--bench-models", default=os.path.join(ROOT, "bench", "results", "models"))
-    ap.add_argument("--skip", default="isnet-quint8,mlp",
+    ap.add_argument("--skip", default="isnet-quint8,mlp,qmlp",
                     help="models left out (too large to carry)")
     ap.add_argument("--no-conformance", action="store_true")
     ap.add_argument("--no-bench", action="store_true", help="leave the bench models out")
+    ap.add_argument("--gpu-math", default="3xtf32",
+                    help="cuda: the models' and bench models' --gpu-math (default 3xtf32)")
+    ap.add_argument("--no-tensor-core", action="store_true",
+                    help="leave out the tensor-core matmuls (tensor_core.py; cuda only)")
     ap.add_argument("--models", help="only these real models (comma-separated)")
     ap.add_argument("--cpu", metavar="MCPU",
                     help="also compile real models for the CPU with -mcpu=MCPU "
@@ -61,6 +65,19 @@ def main():
             t.add(stage, arcname=args.target)
         shutil.rmtree(stage)
 
+    # Tensor-core matmuls of every kind and layout, checked against float64
+    # and timed against cuBLAS there (tensor_core.py).
+    if args.target == "cuda" and not args.no_tensor_core:
+        tc = os.path.join(args.out, "tc")
+        shutil.rmtree(tc, ignore_errors=True)
+        rc = subprocess.call([sys.executable, os.path.join(HERE, "tensor_core.py"), "stage",
+                              "--bin", args.bin, "--out", tc, "--gpu-arch", args.gpu_arch])
+        if rc != 0:
+            return rc
+        with tarfile.open(os.path.join(args.out, "cuda-tc.tgz"), "w:gz") as t:
+            t.add(tc, arcname="tc")
+        shutil.rmtree(tc)
+
     # Real models: one folder each with model.hodu, test_data_set_0 (the
     # frozen inputs left out, as run_model_test.py does) and tolerances.
     models = os.path.join(args.out, "models")
@@ -68,6 +85,9 @@ def main():
     os.makedirs(models)
     manifest = json.load(open(os.path.join(ROOT, "test", "models", "manifest.json")))
     flags_common = ["--device=" + args.target, "--gpu-arch=" + args.gpu_arch]
+    if args.target == "cuda":
+        # The tensor-core kernels, which only a GPU run can check.
+        flags_common.append("--gpu-math=" + args.gpu_math)
     for m in manifest["models"]:
         name = m["name"]
         onnx = os.path.join(args.models_cache, name + ".onnx")

@@ -72,6 +72,12 @@ static cl::list<std::string>
              cl::desc("GPU targets: the architectures to compile for "
                       "(sm_80,sm_90; gfx942)"),
              cl::value_desc("arch,..."), cl::cat(category));
+static cl::opt<std::string> gpuMath(
+    "gpu-math",
+    cl::desc("CUDA: matmuls and convolutions on tensor cores (sm_80+), with "
+             "f32 ones as 3xtf32 (f32-accurate) or tf32 (faster, about 1e-3 "
+             "relative); fma (default): the FMA kernels"),
+    cl::value_desc("fma|3xtf32|tf32"), cl::init("fma"), cl::cat(category));
 static cl::opt<bool> printOpSupport(
     "print-op-support",
     cl::desc("Print the op support table of --device: the hodu ops it runs, "
@@ -219,6 +225,10 @@ int main(int argc, char **argv) {
                       "'");
   opts.targetOptions.fpContract = fpContract;
   opts.targetOptions.gpuArchs.assign(gpuArchs.begin(), gpuArchs.end());
+  if (gpuMath != "3xtf32" && gpuMath != "tf32" && gpuMath != "fma")
+    return usageError("--gpu-math takes 3xtf32, tf32 or fma, not '" + gpuMath +
+                      "'");
+  opts.targetOptions.gpuMath = gpuMath;
   opts.target = device;
   opts.name = modelName;
   opts.headerPath = headerPath;

@@ -136,19 +136,39 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
   ListOption<std::string> gpuArchs{
       *this, "gpu-arch",
       llvm::cl::desc("Architectures to compile for (default sm_80)")};
+  Option<std::string> gpuMath{
+      *this, "gpu-math",
+      llvm::cl::desc("Contractions on tensor cores, f32 ones as 3xtf32 or "
+                     "tf32; fma: none"),
+      llvm::cl::init("fma")};
 };
 
 struct CUDAPipelineConfig {
   unsigned optLevel = 2;
   std::vector<std::string> archs;
+  std::string gpuMath = "fma";
 };
 
-CUDAPipelineConfig configOf(unsigned optLevel,
-                            ArrayRef<std::string> gpuArchs) {
-  CUDAPipelineConfig c{optLevel, {gpuArchs.begin(), gpuArchs.end()}};
+CUDAPipelineConfig configOf(unsigned optLevel, ArrayRef<std::string> gpuArchs,
+                            StringRef gpuMath) {
+  CUDAPipelineConfig c{optLevel, {gpuArchs.begin(), gpuArchs.end()},
+                       gpuMath.str()};
   if (c.archs.empty())
     c.archs.push_back(kDefaultArch.str());
   return c;
+}
+
+/// The kernels are shared by every architecture of the bundle, so tensor
+/// cores (mma.sync m16n8k16/m16n8k8 and cp.async: sm_80) are used only
+/// when every one has them.
+bool allHaveTensorCores(ArrayRef<std::string> archs) {
+  return llvm::all_of(archs, [](const std::string &arch) {
+    unsigned major = 0;
+    return StringRef(arch).starts_with("sm_") &&
+           !StringRef(arch).drop_front(3).take_while(llvm::isDigit)
+                .getAsInteger(10, major) &&
+           major >= 80;
+  });
 }
 
 
@@ -165,11 +185,16 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
          " features=" + (arch ? arch->ptxFeatures : "+ptx80").str() +
          " O=" + std::to_string(std::min(c.optLevel, 3u)) + "},";
   }
+  // The tensor-core kernels' nvgpu ops (ldmatrix, mma.sync, cp.async) go
+  // to NVVM first, with the vectors of their fragments; convert-nvvm-to-llvm
+  // lowers what NVVM ops have no LLVM intrinsic for (inline PTX).
   return p +
-         "gpu.module(convert-scf-to-cf{allow-pattern-rollback=false},"
+         "gpu.module(convert-nvgpu-to-nvvm,"
+         "convert-scf-to-cf{allow-pattern-rollback=false},"
          "expand-strided-metadata,lower-affine,"
          "arith-expand,"
-         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},canonicalize,"
+         "convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1},"
+         "convert-nvvm-to-llvm,canonicalize,"
          "cse,reconcile-unrealized-casts),"
          "hodu-cuda-kernels-to-ptx{toolkit=" +
          toolkitRoot() + "}";
@@ -185,8 +210,12 @@ LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
                              const CUDAPipelineConfig &c) {
   if (phase == "linalg")
     return addPassPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
-  if (phase == "gpu")
-    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda", kKernelOptions));
+  if (phase == "gpu") {
+    hodu::gpu::KernelOptions options = kKernelOptions;
+    if (allHaveTensorCores(c.archs) && c.gpuMath != "fma")
+      options.tensorCores = c.gpuMath;
+    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda", options));
+  }
   if (phase == "nvvm")
     return addPassPipeline(pm, nvvmPipeline(c));
   llvm::errs() << "hoduc: internal error: the CUDA target has no phase '"
@@ -262,7 +291,8 @@ public:
 
 private:
   static CUDAPipelineConfig configOf(const PipelineRequest &request) {
-    return ::configOf(request.target.optLevel, request.target.gpuArchs);
+    return ::configOf(request.target.optLevel, request.target.gpuArchs,
+                      request.target.gpuMath);
   }
 };
 } // namespace
@@ -435,7 +465,7 @@ void hodu::registerCUDATarget() {
           name, desc,
           [phase](OpPassManager &pm, const CUDAPipelineOptions &o) {
             if (failed(buildCUDAPhase(phase, pm,
-                                      configOf(o.optLevel, o.gpuArchs))))
+                                      configOf(o.optLevel, o.gpuArchs, o.gpuMath))))
               llvm::report_fatal_error("cannot build the CUDA pipeline");
           });
     }

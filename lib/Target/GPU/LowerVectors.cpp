@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -349,6 +350,14 @@ struct GpuLowerVectors
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     for (gpu::LaunchOp f : launches) {
+      // A tensor-core kernel (TensorCore.cpp) is built with the vectors
+      // its MMA fragments need, which these stages would take apart.
+      if (f.walk([](Operation *op) {
+             return isa<nvgpu::NVGPUDialect>(op->getDialect())
+                        ? WalkResult::interrupt()
+                        : WalkResult::advance();
+           }).wasInterrupted())
+        continue;
       // Views folded into the transfers (the hoisting below needs the
       // buffer itself), multiply-reductions made contractions, transfer
       // maps made minor identities.

@@ -11,6 +11,9 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -156,6 +159,8 @@ struct GpuMapToLaunches
 
     TransformScript script(module);
     for (scf::ForallOp block : blocks) {
+      if (failed(lowerTensorCoreContractions(block)))
+        return signalPassFailure();
       SmallVector<int64_t> dims = blockDimsOf(block);
       if (failed(placeTemporaries(block)) ||
           failed(toWorkgroupGlobals(block, symbols)))

@@ -26,9 +26,11 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel) {
 std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                        const KernelOptions &o) {
   std::string threads = std::to_string(o.maxThreads);
+  std::string tensorCores =
+      o.tensorCores.empty() ? "" : " tensor-cores=" + o.tensorCores;
   return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
          " workgroup-memory=" + std::to_string(o.workgroupMemory) +
-         "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
+         tensorCores + "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
          "func.func(hodu-distinct-results),"

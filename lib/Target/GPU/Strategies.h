@@ -20,10 +20,12 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace hodu::gpu {
 
@@ -51,7 +53,15 @@ struct TileOptions {
   int64_t tileK = 16;             // most K of a contraction's shared tiles
   int64_t reduceThreads = 256;    // most threads reducing one row
   int64_t minWorkgroupReduction = 32; // shortest row for a workgroup
+  /// Contractions on NVIDIA tensor cores (TensorCore.cpp): "" none, else
+  /// what f32 contractions compute as there ("3xtf32" or "tf32").
+  std::string tensorCores;
 };
+
+/// The discardable attribute on a contraction that runs on tensor cores:
+/// its plan (TensorCore.cpp), from hodu-gpu-tile to
+/// hodu-gpu-map-to-launches.
+constexpr llvm::StringLiteral kTensorCore = "hodu.gpu.mma";
 
 /// The discardable attribute on a reduction that hodu-gpu-map-to-launches
 /// turns into a workgroup reduction after bufferisation:
@@ -114,6 +124,20 @@ void tileWorkgroupReduction(TransformScript &s, mlir::linalg::LinalgOp op,
 void tilePerElement(TransformScript &s, mlir::linalg::LinalgOp op,
                     mlir::Value handle, mlir::linalg::LinalgOp init,
                     mlir::Value initHandle, const TileOptions &o);
+
+/// Whether contraction `op` can run on tensor cores under `o`.
+bool runsOnTensorCores(mlir::linalg::LinalgOp op, const TileOptions &o);
+/// Whether contraction `op` runs on tensor cores under `o`; if so, marks
+/// it with its plan (and drops a zero fill of its output, which the
+/// kernel's accumulators replace).
+bool planTensorCore(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                    const TileOptions &o);
+/// The block loops of a contraction planTensorCore marked.
+void tileTensorCore(TransformScript &s, mlir::linalg::LinalgOp op,
+                    mlir::Value handle);
+/// After bufferisation: the marked contraction in `block` becomes the
+/// tensor-core kernel body (128 threads).
+mlir::LogicalResult lowerTensorCoreContractions(mlir::scf::ForallOp block);
 
 /// After bufferisation: every op hodu-gpu-tile marked for a workgroup
 /// reduction under `root` becomes thread loops (partials, the tree levels,

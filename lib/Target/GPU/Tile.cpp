@@ -36,7 +36,7 @@ namespace {
 constexpr llvm::StringLiteral kKernel = "hodu.gpu.kernel";
 constexpr llvm::StringLiteral kRole = "hodu.gpu.role";
 
-enum class Strategy { Contraction, Reduction, PerElement };
+enum class Strategy { Contraction, Reduction, PerElement, TensorCore };
 
 /// The ops of one kernel, found again by their tags.
 struct Kernel {
@@ -56,6 +56,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     o.tileK = tileK;
     o.reduceThreads = std::min<int64_t>(reduceThreads, blockThreads);
     o.minWorkgroupReduction = minWorkgroupReduction;
+    o.tensorCores = tensorCores;
     IRRewriter rewriter(&getContext());
     bool ok = true;
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
@@ -109,6 +110,9 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     for (linalg::LinalgOp op : llvm::reverse(ops)) {
       if (op->hasAttr(kKernel))
         continue;
+      // A fill a tensor-core contraction bypassed (erased below).
+      if (isa<linalg::FillOp>(op) && op->use_empty())
+        continue;
       // Ops without parallel loops that no workgroup reduces (scalar
       // arithmetic) are left whole: hodu-gpu-map-to-launches gives them a
       // one-thread kernel after bufferisation.
@@ -119,12 +123,19 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       Strategy strategy = Strategy::PerElement;
       linalg::LinalgOp init;
       if (op.getNumReductionLoops() == 0) {
-        // An elementwise op may be the epilogue of the contraction it reads.
-        if (linalg::LinalgOp contraction = fuseableEpilogue(rewriter, op)) {
+        // An elementwise op may be the epilogue of the contraction it reads
+        // (not yet of one on tensor cores, whose kernel writes its
+        // accumulators straight to the output).
+        if (linalg::LinalgOp contraction =
+                readsTensorCoreContraction(op, o)
+                    ? linalg::LinalgOp()
+                    : fuseableEpilogue(rewriter, op)) {
           strategy = Strategy::Contraction;
           tag(contraction, "contraction", id);
           init = fuseableInit(contraction);
         }
+      } else if (planTensorCore(rewriter, op, o)) {
+        strategy = Strategy::TensorCore;
       } else if (isContraction(op)) {
         strategy = Strategy::Contraction;
         init = fuseableInit(op);
@@ -142,7 +153,22 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       if (init)
         tag(init, "init", id);
     }
+    for (auto fill : llvm::make_early_inc_range(
+             func.getBody().front().getOps<linalg::FillOp>()))
+      if (fill->use_empty() && fill.hasPureTensorSemantics())
+        rewriter.eraseOp(fill);
     return next;
+  }
+
+  /// Whether an input of elementwise `op` comes from a contraction that
+  /// runs on tensor cores.
+  static bool readsTensorCoreContraction(linalg::LinalgOp op,
+                                         const TileOptions &o) {
+    return llvm::any_of(op.getDpsInputs(), [&](Value in) {
+      auto producer = in.getDefiningOp<linalg::LinalgOp>();
+      return producer && producer->getBlock() == op->getBlock() &&
+             runsOnTensorCores(producer, o);
+    });
   }
 
   /// The tagged ops of kernel `id`.
@@ -199,6 +225,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       if (!op)
         continue;
       op->removeAttr(kWorkgroupReduce);
+      op->removeAttr(kTensorCore);
       if (op.getNumParallelLoops() == 0)
         continue; // a one-thread kernel after bufferisation
       std::string fallbackWhy;
@@ -244,6 +271,9 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       return;
     case Strategy::PerElement:
       tilePerElement(s, k.root, root, k.init, init, o);
+      return;
+    case Strategy::TensorCore:
+      tileTensorCore(s, k.root, root);
       return;
     }
   }

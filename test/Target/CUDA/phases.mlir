@@ -1,11 +1,12 @@
 // The cuda target's phases: gpu (kernels tiled, mapped and outlined) and
-// nvvm (one PTX object per --gpu-arch).
-// RUN: hoduc --device=cuda --compile-to=gpu %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=GPU
-// RUN: hoduc --device=cuda --compile-to=gpu %S/Inputs/matmul_bias_relu.mlir | hodu-opt --hodu-cuda-nvvm | FileCheck %s --check-prefix=NVVM
-// RUN: hoduc --device=cuda --compile-to=nvvm %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=NVVM
-// RUN: hoduc --device=cuda --compile-to=nvvm --gpu-arch=sm_80,sm_90 %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=ARCHS
+// nvvm (one PTX object per --gpu-arch). The matmuls here take the FMA
+// kernels (--gpu-math=fma); tensor-cores.test has the tensor-core ones.
+// RUN: hoduc --device=cuda --gpu-math=fma --compile-to=gpu %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=GPU
+// RUN: hoduc --device=cuda --gpu-math=fma --compile-to=gpu %S/Inputs/matmul_bias_relu.mlir | hodu-opt --hodu-cuda-nvvm | FileCheck %s --check-prefix=NVVM
+// RUN: hoduc --device=cuda --gpu-math=fma --compile-to=nvvm %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=NVVM
+// RUN: hoduc --device=cuda --gpu-math=fma --compile-to=nvvm --gpu-arch=sm_80,sm_90 %S/Inputs/matmul_bias_relu.mlir | FileCheck %s --check-prefix=ARCHS
 // RUN: hoduc --device=cuda --compile-to=gpu %S/Inputs/rowsum.mlir | FileCheck %s --check-prefix=ROWS
-// RUN: hoduc --device=cuda --compile-to=gpu %S/Inputs/batch_matmul.mlir | FileCheck %s --check-prefix=BMM
+// RUN: hoduc --device=cuda --gpu-math=fma --compile-to=gpu %S/Inputs/batch_matmul.mlir | FileCheck %s --check-prefix=BMM
 // RUN: hoduc --device=cuda --compile-to=gpu %S/Inputs/pad.mlir | FileCheck %s --check-prefix=PAD
 
 // The host function launches one kernel: the matmul and its bias+ReLU

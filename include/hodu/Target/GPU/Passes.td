@@ -120,6 +120,9 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
     Option<"reportFallbacks", "report-fallbacks", "bool", "false",
            "Remark on kernels whose strategy failed and why">,
     Option<"target", "target", "std::string", "\"gpu\"", "The target, named in errors">,
+    Option<"tensorCores", "tensor-cores", "std::string", "\"\"",
+           "Contractions on NVIDIA tensor cores (sm_80+): empty for none, "
+           "else how f32 contractions compute there: 3xtf32 or tf32">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
@@ -168,6 +171,8 @@ def GpuMapToLaunches : Pass<"hodu-gpu-map-to-launches", "mlir::ModuleOp"> {
     "mlir::gpu::GPUDialect", "mlir::linalg::LinalgDialect",
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
     "mlir::transform::TransformDialect", "mlir::vector::VectorDialect",
+    "mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::LLVM::LLVMDialect",
   ];
 }
 

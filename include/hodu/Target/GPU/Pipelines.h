@@ -35,6 +35,10 @@ struct KernelOptions {
   /// Most threads of a block (Vulkan guarantees 128 per workgroup, 256 is
   /// what desktop and software Vulkan, CUDA and ROCm all take).
   int64_t maxThreads = 256;
+  /// Contractions on NVIDIA tensor cores (CUDA, sm_80 and later): empty for
+  /// none, else how f32 contractions compute there ("3xtf32" or "tf32"; f16
+  /// and bf16 multiply as themselves).
+  std::string tensorCores;
 };
 
 /// What a GPU target adds to the shared linalg phase: elementwise fusion

@@ -1,0 +1,780 @@
+//===- TensorCore.cpp - contractions on NVIDIA tensor cores ---------------===//
+//
+// The tensor-core strategy of hodu-gpu-tile (CUDA, sm_80 and later): a
+// contraction whose operands the MMA units can read becomes one kernel of
+// BM x BN output tiles, each computed by 4 warps (2 x 2, a warp tile of
+// BM/2 x BN/2) with `mma.sync`:
+//
+//   - a 3-stage `cp.async` pipeline copies the A and B tiles of each K step
+//     into workgroup memory (16-byte chunks, zero-filled past the edges of
+//     the operands, so any M, N and K that keep the rows 16-byte aligned
+//     work), XOR-swizzled so that both the copies and the reads are free of
+//     bank conflicts;
+//   - `ldmatrix` loads the fragments (`.trans` for an f16/bf16 B stored
+//     [K][N]); an f32 B stored [K][N] is read element by element;
+//   - f16 and bf16 multiply as m16n8k16, f32 as m16n8k8 TF32, or as 3xTF32
+//     (a = big + small, three products, f32-accurate): `--gpu-math`;
+//   - the f32 accumulators are written to the output (rounded to its type)
+//     from the registers, masked at its edges.
+//
+// hodu-gpu-tile tiles the contraction into block loops and marks it with
+// `hodu.gpu.mma`; after bufferisation hodu-gpu-map-to-launches calls
+// lowerTensorCoreContractions, which replaces the marked op of each block
+// with the kernel body built here (upstream's nvgpu ops, lowered by the
+// CUDA target's NVVM phase). The kernel is emitted directly rather than
+// through vector.contract and the transform dialect: that route still needs
+// the copies distributed over warps and workgroup buffers made attributions
+// (../shared/reference/gpu-tensor-core-recipes.md), and direct emission
+// fixes the swizzle, the stage indices and the predication exactly. The
+// code follows the kernels that note verified with ptxas and that ran on an
+// H200 (docs/device-runs.md, 2026-12-04).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Strategies.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+
+namespace hodu::gpu {
+
+namespace {
+constexpr int64_t kStages = 3;
+constexpr int64_t kThreads = 128; // 4 warps, 2 x 2
+
+/// The element kinds the MMA units multiply.
+enum class MmaKind { F16, BF16, TF32, TF32x3 };
+
+StringRef nameOf(MmaKind k) {
+  switch (k) {
+  case MmaKind::F16:
+    return "f16";
+  case MmaKind::BF16:
+    return "bf16";
+  case MmaKind::TF32:
+    return "tf32";
+  case MmaKind::TF32x3:
+    return "3xtf32";
+  }
+  llvm_unreachable("mma kind");
+}
+
+std::optional<MmaKind> kindNamed(StringRef s) {
+  for (MmaKind k : {MmaKind::F16, MmaKind::BF16, MmaKind::TF32, MmaKind::TF32x3})
+    if (nameOf(k) == s)
+      return k;
+  return std::nullopt;
+}
+
+bool isHalf(MmaKind k) { return k == MmaKind::F16 || k == MmaKind::BF16; }
+
+/// `v` seen through reshapes, which keep a buffer dense.
+Value throughReshapes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The position of loop `d` among the results of `map`, or -1.
+int64_t positionOf(AffineMap map, unsigned d) {
+  std::optional<unsigned> p =
+      map.getResultPosition(getAffineDimExpr(d, map.getContext()));
+  return p ? static_cast<int64_t>(*p) : -1;
+}
+
+/// Whether the innermost result of `map` is loop `d`.
+bool innermostIs(AffineMap map, unsigned d) {
+  return map.getNumResults() > 0 &&
+         map.getResults().back() == getAffineDimExpr(d, map.getContext());
+}
+
+/// The plan of one contraction, kept on it as `hodu.gpu.mma` between
+/// tiling and lowering: D[.., i, .., j] (+)= X[.., i, .., k] * Y[.., k, j]
+/// (`kn`) or Y[.., j, k]; j is the output's innermost dim.
+struct MmaPlan {
+  MmaKind kind;
+  int64_t bm, bn;   // the output tile: rows (i) x columns (j)
+  unsigned i, j, k; // loops
+  unsigned x;       // which input is X (0 or 1)
+  bool kn;          // Y stored [K][N] (else [N][K])
+  bool zeroInit;    // accumulate from zero (the fill was dropped)
+
+  DictionaryAttr toAttr(MLIRContext *ctx) const {
+    Builder b(ctx);
+    return b.getDictionaryAttr({
+        b.getNamedAttr("kind", b.getStringAttr(nameOf(kind))),
+        b.getNamedAttr("bm", b.getI64IntegerAttr(bm)),
+        b.getNamedAttr("bn", b.getI64IntegerAttr(bn)),
+        b.getNamedAttr("i", b.getI64IntegerAttr(i)),
+        b.getNamedAttr("j", b.getI64IntegerAttr(j)),
+        b.getNamedAttr("k", b.getI64IntegerAttr(k)),
+        b.getNamedAttr("x", b.getI64IntegerAttr(x)),
+        b.getNamedAttr("kn", b.getBoolAttr(kn)),
+        b.getNamedAttr("zero", b.getBoolAttr(zeroInit)),
+    });
+  }
+  static std::optional<MmaPlan> fromAttr(DictionaryAttr d) {
+    auto str = d.getAs<StringAttr>("kind");
+    std::optional<MmaKind> kind = str ? kindNamed(str.getValue()) : std::nullopt;
+    if (!kind)
+      return std::nullopt;
+    auto get = [&](StringRef n) {
+      auto a = d.getAs<IntegerAttr>(n);
+      return a ? a.getInt() : int64_t(-1);
+    };
+    auto flag = [&](StringRef n) {
+      auto a = d.getAs<BoolAttr>(n);
+      return a && a.getValue();
+    };
+    MmaPlan p{*kind,
+              get("bm"),
+              get("bn"),
+              static_cast<unsigned>(get("i")),
+              static_cast<unsigned>(get("j")),
+              static_cast<unsigned>(get("k")),
+              static_cast<unsigned>(get("x")),
+              flag("kn"),
+              flag("zero")};
+    if (p.bm <= 0 || p.bn <= 0 || p.x > 1)
+      return std::nullopt;
+    return p;
+  }
+};
+
+/// Bytes of workgroup memory a 16-byte chunk holds, in elements.
+int64_t chunkElements(MmaKind k) { return isHalf(k) ? 8 : 4; }
+/// K of a stage: 64 bytes of each row.
+int64_t stageK(MmaKind k) { return isHalf(k) ? 32 : 16; }
+
+/// Output tiles, largest first, and the one picked for a problem of
+/// `outer` x `rows` x `cols`: the largest that does not overhang the
+/// output by more than a 32-row or 32-column strip and leaves `minBlocks`
+/// blocks, else the one with the most blocks.
+std::pair<int64_t, int64_t> chooseMmaTile(int64_t outer, int64_t rows,
+                                          int64_t cols, int64_t minBlocks) {
+  static constexpr std::pair<int64_t, int64_t> kTiles[] = {
+      {128, 128}, {128, 64}, {64, 128}, {64, 64},
+      {64, 32},   {32, 64},  {32, 32},
+  };
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  std::pair<int64_t, int64_t> best = {32, 32};
+  int64_t bestBlocks = -1;
+  for (auto [bm, bn] : kTiles) {
+    if (bm > ceilDiv(rows, 32) * 32 || bn > ceilDiv(cols, 32) * 32)
+      continue;
+    int64_t blocks = outer * ceilDiv(rows, bm) * ceilDiv(cols, bn);
+    if (blocks >= minBlocks)
+      return {bm, bn};
+    if (blocks > bestBlocks) {
+      best = {bm, bn};
+      bestBlocks = blocks;
+    }
+  }
+  return best;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Planning, on tensors
+//===----------------------------------------------------------------------===//
+
+/// The plan of `op` on tensor cores under `o` (without zeroInit), if its
+/// types and layouts allow one.
+static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) {
+  if (o.tensorCores.empty() || !isContraction(op) || op.getNumDpsInputs() != 2)
+    return std::nullopt;
+  // Float multiply-adds only (the body may widen f16 to f32).
+  Block &body = op->getRegion(0).front();
+  if (llvm::any_of(body, [](Operation &inner) {
+        return isa<arith::MulIOp, arith::AddIOp>(inner);
+      }))
+    return std::nullopt;
+  Type ta = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  Type tb = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
+  Type tc = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  if (ta != tb || !(tc.isF32() || tc.isF16() || tc.isBF16()))
+    return std::nullopt;
+  std::optional<MmaKind> kind;
+  if (ta.isF16())
+    kind = MmaKind::F16;
+  else if (ta.isBF16())
+    kind = MmaKind::BF16;
+  else if (ta.isF32() && o.tensorCores == "tf32")
+    kind = MmaKind::TF32;
+  else if (ta.isF32() && o.tensorCores == "3xtf32")
+    kind = MmaKind::TF32x3;
+  if (!kind)
+    return std::nullopt;
+
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->k.size() != 1)
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap out = maps[2];
+  // j: the output's innermost dim; i: the innermost output dim of the
+  // other kind (M if j is N, N if j is M).
+  unsigned j = cast<AffineDimExpr>(out.getResults().back()).getPosition();
+  bool jIsN = llvm::is_contained(dims->n, j);
+  if (!jIsN && !llvm::is_contained(dims->m, j))
+    return std::nullopt;
+  ArrayRef<unsigned> others = jIsN ? ArrayRef<unsigned>(dims->m)
+                                   : ArrayRef<unsigned>(dims->n);
+  unsigned i = others.front();
+  for (unsigned d : others)
+    if (positionOf(out, d) > positionOf(out, i))
+      i = d;
+  unsigned k = dims->k.front();
+  unsigned x = positionOf(maps[0], i) >= 0 ? 0 : 1;
+  AffineMap xm = maps[x], ym = maps[1 - x];
+  if (positionOf(xm, k) < 0 || positionOf(ym, k) < 0 ||
+      positionOf(ym, j) < 0 || !innermostIs(xm, k))
+    return std::nullopt;
+  bool kn = innermostIs(ym, j);
+  if (!kn && !innermostIs(ym, k))
+    return std::nullopt;
+
+  // 16-byte chunks: the rows of X (and of Y) must start at multiples of 16
+  // bytes, so the innermost extents must be multiples of a chunk, and the
+  // operands dense buffers (not views of another buffer at an offset).
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  int64_t chunk = chunkElements(*kind);
+  if (r[k] % chunk || (kn && r[j] % chunk))
+    return std::nullopt;
+  for (Value in : op.getDpsInputs())
+    if (isa_and_nonnull<tensor::ExtractSliceOp, tensor::PadOp>(
+            throughReshapes(in).getDefiningOp()))
+      return std::nullopt;
+
+  int64_t outer = 1;
+  for (unsigned d = 0; d < r.size(); ++d)
+    if (d != i && d != j && d != k)
+      outer *= r[d];
+  auto [bm, bn] = chooseMmaTile(outer, r[i], r[j], o.minBlocks);
+
+  return MmaPlan{*kind, bm, bn, i, j, k, x, kn, /*zeroInit=*/false};
+}
+
+bool runsOnTensorCores(linalg::LinalgOp op, const TileOptions &o) {
+  return planOf(op, o).has_value();
+}
+
+bool planTensorCore(RewriterBase &rewriter, linalg::LinalgOp op,
+                    const TileOptions &o) {
+  std::optional<MmaPlan> plan = planOf(op, o);
+  if (!plan)
+    return false;
+  // A zero fill of the output is bypassed (the accumulators start at
+  // zero); hodu-gpu-tile erases it once it has planned every op.
+  if (auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>()) {
+    if (fill->hasOneUse() && matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+      rewriter.modifyOpInPlace(op, [&] {
+        op.getDpsInitsMutable()[0].set(fill.getOutputs()[0]);
+      });
+      plan->zeroInit = true;
+    }
+  }
+  op->setAttr(kTensorCore, plan->toAttr(op.getContext()));
+  return true;
+}
+
+void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle) {
+  MLIRContext *ctx = op.getContext();
+  MmaPlan plan = *MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  SmallVector<int64_t> blocks(r.size(), 1);
+  blocks[plan.k] = 0;
+  blocks[plan.i] = plan.bm;
+  blocks[plan.j] = plan.bn;
+  // j along x (the output's rows are contiguous in j), i along y, the
+  // outer dims (batch, heads, other rows) beyond.
+  SmallVector<unsigned> order = {plan.j, plan.i};
+  for (unsigned d = r.size(); d-- > 0;)
+    if (d != plan.i && d != plan.j && d != plan.k)
+      order.push_back(d);
+  SmallVector<int64_t> ids = blockIds(r, blocks, order);
+  s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel, on buffers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builds the body of one block: `D (+)= X * Y` on the block's tiles, with
+/// `tid` the thread (0..127).
+class MmaEmitter {
+public:
+  MmaEmitter(OpBuilder &b, Location loc, const MmaPlan &p, linalg::LinalgOp op)
+      : b(b), loc(loc), p(p), op(op) {}
+
+  LogicalResult emit(Value tid);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const MmaPlan &p;
+  linalg::LinalgOp op;
+
+  Value X, Y, D, smA, smB;
+  AffineMap xMap, yMap, dMap;
+  int64_t K = 0, chunk = 0, bk = 0, kSteps = 0, mi = 0, ni = 0;
+  Type et;        // the operands' element type
+  Value mExt, nExt; // the output tile's rows and columns
+  Value tidV, warpM, warpN, lane;
+
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value a, Value x) { return arith::AddIOp::create(b, loc, a, x); }
+  Value mul(Value a, int64_t v) { return arith::MulIOp::create(b, loc, a, c(v)); }
+  Value div(Value a, int64_t v) { return arith::DivUIOp::create(b, loc, a, c(v)); }
+  Value rem(Value a, int64_t v) { return arith::RemUIOp::create(b, loc, a, c(v)); }
+  Value xorI(Value a, Value x) { return arith::XOrIOp::create(b, loc, a, x); }
+  Value andI(Value a, int64_t v) { return arith::AndIOp::create(b, loc, a, c(v)); }
+  Value ult(Value a, Value x) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, x);
+  }
+  Value both(Value a, Value x) { return arith::AndIOp::create(b, loc, a, x); }
+  Value select(Value cond, Value a, Value x) {
+    return arith::SelectOp::create(b, loc, cond, a, x);
+  }
+
+  /// Indices into an operand tile of `map`: `row`/`col` at the positions
+  /// of loops `rowDim`/`colDim`, zero for every other (unit) dim.
+  SmallVector<Value> at(AffineMap map, unsigned rowDim, Value row,
+                        unsigned colDim, Value col) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      idx.push_back(d == rowDim ? row : d == colDim ? col : c(0));
+    }
+    return idx;
+  }
+
+  /// XOR swizzles of 16-byte chunks in workgroup memory. Rows of 64 bytes
+  /// (A, and B stored [N][K]): chunk ^= (row / 2) % 4, so that the 8 rows an
+  /// ldmatrix reads fall in distinct banks. B stored [K][N] in f16/bf16:
+  /// chunk ^= row % 8 (within the row's chunks). B stored [K][N] in f32,
+  /// read element by element: chunk ^= 2 * (row % 4), so that the 4 rows
+  /// and 8 columns a warp reads are 32 distinct banks.
+  Value swizzleRow64(Value row, Value ch) {
+    return mul(xorI(ch, andI(div(row, 2), 3)), chunk);
+  }
+  Value swizzleKN(Value row, Value ch) {
+    if (!isHalf(p.kind))
+      return mul(xorI(ch, mul(andI(row, 3), 2)), chunk);
+    int64_t rowChunks = p.bn / chunk;
+    return mul(xorI(ch, andI(row, std::min<int64_t>(rowChunks, 8) - 1)), chunk);
+  }
+
+  Value issueLoads(Value kt);
+  SmallVector<Value> loadA(Value stage, int64_t kk);
+  SmallVector<Value> loadB(Value stage, int64_t kk);
+  Value mma(Value a, Value bv, Value acc);
+  SmallVector<Value> initialAccumulators(Type accType);
+  void store(ArrayRef<Value> acc);
+};
+
+/// The cp.async copies of K step `kt` into stage kt % 3: every thread
+/// copies BM*BK/chunk/128 chunks of A and as many of B, each zero-filled
+/// where it lies past the operand's edge (rows, columns or K).
+Value MmaEmitter::issueLoads(Value kt) {
+  SmallVector<Value> tokens;
+  Value stage = rem(kt, kStages);
+  Value k0 = mul(kt, bk);
+  Value kLimit = c(K), full = c(chunk), none = c(0);
+  auto copy = [&](Value src, ArrayRef<Value> srcIdx, Value dst,
+                  ArrayRef<Value> dstIdx, Value valid) {
+    Value n = select(valid, full, none);
+    auto cp = nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx,
+        src, srcIdx, b.getIndexAttr(chunk), n, UnitAttr::get(b.getContext()));
+    tokens.push_back(cp.getAsyncToken());
+  };
+  int64_t rowChunks = bk / chunk; // 4: 64-byte rows
+  // A: [BM][BK] rows of i.
+  for (int64_t q = 0; q < p.bm * rowChunks / kThreads; ++q) {
+    Value id = add(tidV, c(q * kThreads));
+    Value row = div(id, rowChunks), ch = rem(id, rowChunks);
+    Value kk = add(k0, mul(ch, chunk));
+    Value valid = both(ult(row, mExt), ult(kk, kLimit));
+    Value gr = select(valid, row, c(0)), gk = select(valid, kk, c(0));
+    copy(X, at(xMap, p.i, gr, p.k, gk), smA,
+         {stage, row, swizzleRow64(row, ch)}, valid);
+  }
+  if (p.kn) {
+    // B: [BK][BN] rows of k.
+    int64_t bChunks = p.bn / chunk;
+    for (int64_t q = 0; q < bk * bChunks / kThreads; ++q) {
+      Value id = add(tidV, c(q * kThreads));
+      Value row = div(id, bChunks), ch = rem(id, bChunks);
+      Value kk = add(k0, row), col = mul(ch, chunk);
+      Value valid = both(ult(kk, kLimit), ult(col, nExt));
+      Value gk = select(valid, kk, c(0)), gc = select(valid, col, c(0));
+      copy(Y, at(yMap, p.k, gk, p.j, gc), smB,
+           {stage, row, swizzleKN(row, ch)}, valid);
+    }
+  } else {
+    // B: [BN][BK] rows of j.
+    for (int64_t q = 0; q < p.bn * rowChunks / kThreads; ++q) {
+      Value id = add(tidV, c(q * kThreads));
+      Value row = div(id, rowChunks), ch = rem(id, rowChunks);
+      Value kk = add(k0, mul(ch, chunk));
+      Value valid = both(ult(row, nExt), ult(kk, kLimit));
+      Value gr = select(valid, row, c(0)), gk = select(valid, kk, c(0));
+      copy(Y, at(yMap, p.j, gr, p.k, gk), smB,
+           {stage, row, swizzleRow64(row, ch)}, valid);
+    }
+  }
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+}
+
+/// The A fragments of the warp's MI row tiles at K offset `kk` of the stage.
+SmallVector<Value> MmaEmitter::loadA(Value stage, int64_t kk) {
+  auto type = isHalf(p.kind) ? VectorType::get({4, 2}, et)
+                             : VectorType::get({4, 1}, et);
+  SmallVector<Value> frags;
+  for (int64_t m = 0; m < mi; ++m) {
+    Value row = add(add(warpM, c(m * 16)), rem(lane, 16));
+    Value ch = add(c(kk / chunk), div(lane, 16));
+    frags.push_back(nvgpu::LdMatrixOp::create(
+        b, loc, type, smA, ValueRange{stage, row, swizzleRow64(row, ch)},
+        /*transpose=*/false, /*numTiles=*/4));
+  }
+  return frags;
+}
+
+/// The B fragments of the warp's NI column tiles at K offset `kk`.
+SmallVector<Value> MmaEmitter::loadB(Value stage, int64_t kk) {
+  SmallVector<Value> frags;
+  if (!isHalf(p.kind) && p.kn) {
+    // f32 [K][N]: b0 = B[kk + lane%4][n + lane/4], b1 four rows below.
+    auto type = VectorType::get({2, 1}, et);
+    for (int64_t n = 0; n < ni; ++n) {
+      Value col = add(add(warpN, c(n * 8)), div(lane, 4));
+      SmallVector<Value> elems;
+      for (int64_t h = 0; h < 2; ++h) {
+        Value row = add(c(kk + 4 * h), rem(lane, 4));
+        Value phys = add(swizzleKN(row, div(col, 4)), rem(col, 4));
+        elems.push_back(memref::LoadOp::create(b, loc, smB,
+                                               ValueRange{stage, row, phys}));
+      }
+      frags.push_back(vector::FromElementsOp::create(b, loc, type, elems));
+    }
+    return frags;
+  }
+  // One ldmatrix.x2 per column tile (an x4 over two tiles would need its
+  // result split, which the NVVM lowering cannot carry through).
+  auto type = isHalf(p.kind) ? VectorType::get({2, 2}, et)
+                             : VectorType::get({2, 1}, et);
+  for (int64_t n = 0; n < ni; ++n) {
+    Value col = add(warpN, c(n * 8));
+    if (p.kn) {
+      // f16/bf16 [K][N], transposed by ldmatrix: rows kk..kk+15 of the
+      // tile's 8-column chunk.
+      Value row = add(c(kk), rem(lane, 16));
+      frags.push_back(nvgpu::LdMatrixOp::create(
+          b, loc, type, smB, ValueRange{stage, row, swizzleKN(row, div(col, 8))},
+          /*transpose=*/true, /*numTiles=*/2));
+      continue;
+    }
+    // [N][K], as A: the tile's 8 rows at two chunks of K.
+    Value row = add(col, rem(lane, 8));
+    Value ch = add(c(kk / chunk), rem(div(lane, 8), 2));
+    frags.push_back(nvgpu::LdMatrixOp::create(
+        b, loc, type, smB, ValueRange{stage, row, swizzleRow64(row, ch)},
+        /*transpose=*/false, /*numTiles=*/2));
+  }
+  return frags;
+}
+
+/// One m16n8 MMA of the kind (three for 3xTF32) into `acc`.
+Value MmaEmitter::mma(Value a, Value bv, Value acc) {
+  auto accType = cast<VectorType>(acc.getType());
+  if (p.kind == MmaKind::F16)
+    return nvgpu::MmaSyncOp::create(b, loc, a, bv, acc,
+                                    ArrayRef<int64_t>{16, 8, 16});
+  if (p.kind == MmaKind::TF32)
+    return nvgpu::MmaSyncOp::create(b, loc, a, bv, acc,
+                                    ArrayRef<int64_t>{16, 8, 8},
+                                    /*tf32Enabled=*/true);
+  if (p.kind == MmaKind::TF32x3) {
+    // x = big + small, big the top 19 bits of x (its TF32 value):
+    // small*big and big*small first, big*big last (CUTLASS's order).
+    auto split = [&](Value v) {
+      auto vt = cast<VectorType>(v.getType());
+      auto it = VectorType::get(vt.getShape(), b.getI32Type());
+      Value bits = arith::BitcastOp::create(b, loc, it, v);
+      Value mask = arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(it, b.getI32IntegerAttr(-8192).getValue()));
+      Value big = arith::BitcastOp::create(
+          b, loc, vt, arith::AndIOp::create(b, loc, bits, mask));
+      return std::make_pair(big, Value(arith::SubFOp::create(b, loc, v, big)));
+    };
+    auto [aBig, aSmall] = split(a);
+    auto [bBig, bSmall] = split(bv);
+    for (auto [x, y] : {std::pair{aSmall, bBig}, std::pair{aBig, bSmall},
+                        std::pair{aBig, bBig}}) {
+      acc = nvgpu::MmaSyncOp::create(b, loc, x, y, acc,
+                                     ArrayRef<int64_t>{16, 8, 8},
+                                     /*tf32Enabled=*/true);
+    }
+    return acc;
+  }
+  // bf16: nvgpu.mma.sync cannot type bf16 operands in MLIR 22, so the
+  // fragments go to nvvm.mma.sync as the i32 registers PTX takes.
+  auto i32 = b.getI32Type();
+  // Each row of a fragment (two bf16) is one 32-bit register.
+  auto regs = [&](Value v, int64_t n) {
+    SmallVector<Value> r;
+    for (int64_t q = 0; q < n; ++q) {
+      Value row = vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{q});
+      Value asInt = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, i32), row);
+      r.push_back(vector::ExtractOp::create(b, loc, asInt, ArrayRef<int64_t>{0}));
+    }
+    return r;
+  };
+  SmallVector<Value> as = regs(a, 4), bs = regs(bv, 2), cs;
+  for (int64_t q = 0; q < 4; ++q)
+    cs.push_back(vector::ExtractOp::create(b, loc, acc,
+                                           ArrayRef<int64_t>{q / 2, q % 2}));
+  auto f32 = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                     {f32, f32, f32, f32});
+  auto op = NVVM::MmaOp::create(
+      b, loc, resultType, as, bs, cs, ArrayRef<int64_t>{16, 8, 16},
+      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+  SmallVector<Value> ds;
+  for (int64_t q = 0; q < 4; ++q)
+    ds.push_back(LLVM::ExtractValueOp::create(b, loc, op.getRes(), q));
+  return vector::FromElementsOp::create(b, loc, accType, ds);
+}
+
+/// Accumulator (m, n) holds rows r, r+8 (r = warp row + 16m + lane/4) and
+/// columns c, c+1 (c = warp column + 8n + 2*(lane%4)) of the tile.
+static void fragmentPosition(OpBuilder &b, Location loc, Value warpM,
+                             Value warpN, Value lane, int64_t m, int64_t n,
+                             Value &row, Value &col) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  row = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, warpM, c(m * 16)),
+      arith::DivUIOp::create(b, loc, lane, c(4)));
+  col = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, warpN, c(n * 8)),
+      arith::MulIOp::create(b, loc,
+                            arith::RemUIOp::create(b, loc, lane, c(4)), c(2)));
+}
+
+SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
+  auto vt = cast<VectorType>(accType);
+  Value zero = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(vt, b.getF32FloatAttr(0).getValue()));
+  SmallVector<Value> acc(mi * ni, zero);
+  if (p.zeroInit)
+    return acc;
+  // Accumulate onto what the output holds: each element read where it
+  // lies inside the tile.
+  Type dt = getElementTypeOrSelf(D.getType());
+  Value fz = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  for (int64_t m = 0; m < mi; ++m)
+    for (int64_t n = 0; n < ni; ++n) {
+      Value row, col;
+      fragmentPosition(b, loc, warpM, warpN, lane, m, n, row, col);
+      SmallVector<Value> elems;
+      for (int64_t q = 0; q < 4; ++q) {
+        Value r = q / 2 ? add(row, c(8)) : row;
+        Value cc = q % 2 ? add(col, c(1)) : col;
+        Value in = both(ult(r, mExt), ult(cc, nExt));
+        auto ifOp = scf::IfOp::create(
+            b, loc, in,
+            [&](OpBuilder &nb, Location l) {
+              Value v = memref::LoadOp::create(nb, l, D, at(dMap, p.i, r, p.j, cc));
+              if (dt != nb.getF32Type())
+                v = arith::ExtFOp::create(nb, l, nb.getF32Type(), v);
+              scf::YieldOp::create(nb, l, v);
+            },
+            [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, fz); });
+        elems.push_back(ifOp.getResult(0));
+      }
+      acc[m * ni + n] = vector::FromElementsOp::create(b, loc, vt, elems);
+    }
+  return acc;
+}
+
+/// The accumulators to the output, rounded to its type: two columns at
+/// once where the row holds an even number (8-byte aligned pairs), else
+/// one by one, each masked to the tile.
+void MmaEmitter::store(ArrayRef<Value> acc) {
+  Type dt = getElementTypeOrSelf(D.getType());
+  auto dShape = cast<MemRefType>(D.getType());
+  int64_t jPos = positionOf(dMap, p.j);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  bool pairs = succeeded(dShape.getStridesAndOffset(strides, offset)) &&
+               llvm::all_of(llvm::drop_end(strides), [](int64_t s) {
+                 return !ShapedType::isDynamic(s) && s % 2 == 0;
+               }) &&
+               strides.back() == 1 && jPos + 1 == dShape.getRank();
+  for (int64_t m = 0; m < mi; ++m)
+    for (int64_t n = 0; n < ni; ++n) {
+      Value row, col;
+      fragmentPosition(b, loc, warpM, warpN, lane, m, n, row, col);
+      for (int64_t h = 0; h < 2; ++h) {
+        Value r = h ? add(row, c(8)) : row;
+        Value v = vector::ExtractOp::create(b, loc, acc[m * ni + n],
+                                            ArrayRef<int64_t>{h});
+        if (pairs) {
+          // The tile's columns come in pairs (an even row length, tiles
+          // at even offsets): the first in range means both are.
+          Value in = both(ult(r, mExt), ult(col, nExt));
+          scf::IfOp::create(b, loc, in, [&](OpBuilder &nb, Location l) {
+            Value out = v;
+            if (dt != nb.getF32Type())
+              out = arith::TruncFOp::create(nb, l, VectorType::get({2}, dt), v);
+            vector::StoreOp::create(nb, l, out, D, at(dMap, p.i, r, p.j, col));
+            scf::YieldOp::create(nb, l);
+          });
+          continue;
+        }
+        for (int64_t e = 0; e < 2; ++e) {
+          Value cc = e ? add(col, c(1)) : col;
+          Value in = both(ult(r, mExt), ult(cc, nExt));
+          scf::IfOp::create(b, loc, in, [&](OpBuilder &nb, Location l) {
+            Value s = vector::ExtractOp::create(nb, l, v, ArrayRef<int64_t>{e});
+            if (dt != nb.getF32Type())
+              s = arith::TruncFOp::create(nb, l, dt, s);
+            memref::StoreOp::create(nb, l, s, D, at(dMap, p.i, r, p.j, cc));
+            scf::YieldOp::create(nb, l);
+          });
+        }
+      }
+    }
+}
+
+LogicalResult MmaEmitter::emit(Value tid) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  X = op.getDpsInputs()[p.x];
+  Y = op.getDpsInputs()[1 - p.x];
+  D = op.getDpsInits()[0];
+  xMap = maps[p.x];
+  yMap = maps[1 - p.x];
+  dMap = maps[2];
+  et = getElementTypeOrSelf(X.getType());
+  K = op.getStaticLoopRanges()[p.k];
+  if (ShapedType::isDynamic(K))
+    return op->emitError("tensor-core contraction with a dynamic K");
+  chunk = chunkElements(p.kind);
+  bk = stageK(p.kind);
+  kSteps = (K + bk - 1) / bk;
+  mi = p.bm / 32;
+  ni = p.bn / 16;
+  tidV = tid;
+
+  // Workgroup buffers of the three stages (16-byte aligned: cp.async and
+  // ldmatrix move 16-byte rows).
+  auto wg = mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
+  auto aType = MemRefType::get({kStages, p.bm, bk}, et, MemRefLayoutAttrInterface(), wg);
+  auto bType = p.kn ? MemRefType::get({kStages, bk, p.bn}, et,
+                                      MemRefLayoutAttrInterface(), wg)
+                    : MemRefType::get({kStages, p.bn, bk}, et,
+                                      MemRefLayoutAttrInterface(), wg);
+  smA = memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(16));
+  smB = memref::AllocOp::create(b, loc, bType, b.getI64IntegerAttr(16));
+
+  mExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.i));
+  nExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.j));
+  Value warp = div(tid, 32);
+  lane = rem(tid, 32);
+  warpM = mul(div(warp, 2), p.bm / 2);
+  warpN = mul(rem(warp, 2), p.bn / 2);
+
+  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  SmallVector<Value> acc = initialAccumulators(accType);
+
+  // Prologue: K steps 0 .. stages-2 in flight.
+  Value last;
+  for (int64_t s = 0; s + 1 < kStages; ++s)
+    last = issueLoads(c(s));
+  SmallVector<Value> inits = {last};
+  inits.append(acc.begin(), acc.end());
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(kSteps), c(1), inits,
+      [&](OpBuilder &nb, Location l, Value kt, ValueRange iter) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(nb.getInsertionBlock());
+        // Step kt has landed once at most one later group is pending;
+        // the barrier also tells that every warp is done with the stage
+        // the next copies overwrite (step kt-1's).
+        nvgpu::DeviceAsyncWaitOp::create(b, loc, iter[0],
+                                         b.getI32IntegerAttr(kStages - 2));
+        mlir::gpu::BarrierOp::create(b, loc);
+        Value next = issueLoads(add(kt, c(kStages - 1)));
+        Value stage = rem(kt, kStages);
+        SmallVector<Value> cur(iter.drop_front().begin(), iter.drop_front().end());
+        int64_t kStep = isHalf(p.kind) ? 16 : 8;
+        for (int64_t kk = 0; kk < bk; kk += kStep) {
+          SmallVector<Value> a = loadA(stage, kk);
+          SmallVector<Value> bf = loadB(stage, kk);
+          for (int64_t m = 0; m < mi; ++m)
+            for (int64_t n = 0; n < ni; ++n)
+              cur[m * ni + n] = mma(a[m], bf[n], cur[m * ni + n]);
+        }
+        SmallVector<Value> yields = {next};
+        yields.append(cur.begin(), cur.end());
+        scf::YieldOp::create(b, loc, yields);
+      });
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, loop.getResult(0),
+                                   b.getI32IntegerAttr(0));
+  SmallVector<Value> results(loop.getResults().drop_front());
+  store(results);
+  return success();
+}
+} // namespace
+
+LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
+  SmallVector<linalg::LinalgOp> ops;
+  block.walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kTensorCore))
+      ops.push_back(op);
+  });
+  for (linalg::LinalgOp op : ops) {
+    std::optional<MmaPlan> plan =
+        MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
+    if (!plan || !op.hasPureBufferSemantics())
+      return op->emitError("malformed tensor-core contraction");
+    // The 128 threads of the block as one thread loop, which upstream's
+    // mapping turns into the block's x dimension.
+    OpBuilder b(op);
+    MLIRContext *ctx = op.getContext();
+    auto forall = scf::ForallOp::create(
+        b, op.getLoc(), ArrayRef<OpFoldResult>{b.getIndexAttr(kThreads)},
+        ValueRange{},
+        b.getArrayAttr(mlir::gpu::GPUThreadMappingAttr::get(ctx, mlir::gpu::MappingId::DimX)),
+        [](OpBuilder &nested, Location l, ValueRange) {
+          scf::InParallelOp::create(nested, l);
+        });
+    b.setInsertionPoint(forall.getBody()->getTerminator());
+    MmaEmitter emitter(b, op.getLoc(), *plan, op);
+    if (failed(emitter.emit(forall.getInductionVar(0))))
+      return failure();
+    op->erase();
+  }
+  return success();
+}
+
+} // namespace hodu::gpu

@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The tensor-core contractions of the CUDA target, checked and timed on a GPU.
+
+    tensor_core.py stage --bin build/bin --out STAGE/tc [--gpu-arch sm_90]   # here
+    tensor_core.py run STAGE/tc BIN_DIR [RESULTS]                           # there
+
+`stage` writes, for each case, a matmul as linalg (`matmul_mlir`) compiled by
+hoduc into a CUDA bundle, with case.json (shapes, element type, layout,
+--gpu-math). The cases: small ones of every kind and layout (f32 as 3xTF32
+and TF32 with B stored [K][N] and [N][K], f16 and bf16, f16 widened to an
+f32 output, a batched matmul, sizes that are not multiples of the tiles) and
+square 1024^3 and 4096^3 matmuls in each precision.
+
+`run` (on the GPU machine: torch, onnx and numpy there) feeds each bundle
+random inputs through hodu-run, compares the output with a float64 product
+computed by torch (relative Frobenius error, against the bound of the
+case's precision), times it with `hodu-run --replay` and times torch.matmul
+(cuBLAS) on the same shapes in the same precision. It prints one table and
+exits 1 if any case is wrong.
+
+Stage side: Python 3 standard library only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Relative error allowed per precision (products accumulated in f32):
+# 3xTF32 is f32-accurate (its f32 accumulation truncates, so the error grows
+# with K: 3e-5 at K = 4096 on an H200), TF32 keeps 10 bits of mantissa,
+# f16 and bf16 round their inputs and their outputs.
+BOUNDS = {"3xtf32": 2e-4, "tf32": 5e-3, "fma": 1e-5, "f16": 5e-3, "bf16": 2e-2,
+          "f16-f32": 2e-3}
+
+
+def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None):
+    """C = A B (B stored [K][N], or [N][K] with bt) as a linalg.generic whose
+    output is first filled with zeros, as the ONNX importer writes it."""
+    out_et = out_et or et
+    bs = "%dx" % batch if batch else ""
+    A = "tensor<%s%dx%dx%s>" % (bs, m, k, et)
+    B = "tensor<%s%dx%dx%s>" % (bs, n, k, et) if bt else "tensor<%s%dx%dx%s>" % (bs, k, n, et)
+    C = "tensor<%s%dx%dx%s>" % (bs, m, n, out_et)
+    if batch:
+        dims, amap, cmap = "(b, m, n, k)", "(b, m, k)", "(b, m, n)"
+        bmap = "(b, n, k)" if bt else "(b, k, n)"
+        its = '"parallel", "parallel", "parallel", "reduction"'
+    else:
+        dims, amap, cmap = "(m, n, k)", "(m, k)", "(m, n)"
+        bmap = "(n, k)" if bt else "(k, n)"
+        its = '"parallel", "parallel", "reduction"'
+    if out_et != et:
+        body = ["%%xa = arith.extf %%x : %s to %s" % (et, out_et),
+                "%%xb = arith.extf %%y : %s to %s" % (et, out_et),
+                "%%p = arith.mulf %%xa, %%xb : %s" % out_et]
+    else:
+        body = ["%%p = arith.mulf %%x, %%y : %s" % out_et]
+    body += ["%%s = arith.addf %%acc, %%p : %s" % out_et, "linalg.yield %%s : %s" % out_et]
+    return """module attributes {hodu.model_name = "%(name)s"} {
+  func.func @main(%%a: %(A)s {hodu.name = "a"}, %%b: %(B)s {hodu.name = "b"}) -> (%(C)s {hodu.name = "c"}) {
+    %%zero = arith.constant 0.0 : %(out)s
+    %%e = tensor.empty() : %(C)s
+    %%init = linalg.fill ins(%%zero : %(out)s) outs(%%e : %(C)s) -> %(C)s
+    %%mm = linalg.generic {indexing_maps = [affine_map<%(dims)s -> %(amap)s>, affine_map<%(dims)s -> %(bmap)s>, affine_map<%(dims)s -> %(cmap)s>],
+                          iterator_types = [%(its)s]}
+          ins(%%a, %%b : %(A)s, %(B)s) outs(%%init : %(C)s) {
+    ^bb0(%%x: %(et)s, %%y: %(et)s, %%acc: %(out)s):
+      %(body)s
+    } -> %(C)s
+    return %%mm : %(C)s
+  }
+}
+""" % dict(name=name, A=A, B=B, C=C, out=out_et, dims=dims, amap=amap, bmap=bmap,
+           cmap=cmap, its=its, et=et, body="\n      ".join(body))
+
+
+def cases():
+    """(name, m, n, k, element type, output type, bt, batch, gpu-math, time it)."""
+    out = []
+    for gm in ("3xtf32", "tf32"):
+        out += [("f32-kn-" + gm, 256, 192, 96, "f32", "f32", False, None, gm, False),
+                ("f32-nk-" + gm, 256, 192, 96, "f32", "f32", True, None, gm, False),
+                ("f32-tail-" + gm, 100, 70, 36, "f32", "f32", True, None, gm, False),
+                ("f32-odd-" + gm, 100, 67, 36, "f32", "f32", True, None, gm, False),
+                ("f32-kn-tail-" + gm, 100, 72, 44, "f32", "f32", False, None, gm, False)]
+    out += [("f32-bmm", 96, 64, 40, "f32", "f32", False, 3, "3xtf32", False),
+            ("f16-kn", 256, 128, 64, "f16", "f16", False, None, "3xtf32", False),
+            ("f16-nk-f32", 128, 256, 64, "f16", "f32", True, None, "3xtf32", False),
+            ("f16-kn-tail", 200, 136, 72, "f16", "f16", False, None, "3xtf32", False),
+            ("bf16-kn", 256, 128, 64, "bf16", "bf16", False, None, "3xtf32", False),
+            ("bf16-nk", 256, 128, 64, "bf16", "bf16", True, None, "3xtf32", False)]
+    for s in (1024, 4096):
+        for et, gm in (("f16", "3xtf32"), ("bf16", "3xtf32"), ("f32", "3xtf32"),
+                       ("f32", "tf32"), ("f32", "fma")):
+            label = et if et != "f32" else gm
+            out.append(("%s-%d" % (label, s), s, s, s, et, et, False, None, gm, True))
+    return out
+
+
+def stage(args):
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--gpu-arch", default="sm_90")
+    a = ap.parse_args(args)
+    hoduc = os.path.join(a.bin, "hoduc")
+    os.makedirs(a.out, exist_ok=True)
+    for (name, m, n, k, et, out_et, bt, batch, gm, timed) in cases():
+        d = os.path.join(a.out, name)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "model.mlir")
+        with open(src, "w") as f:
+            f.write(matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt, batch))
+        p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
+                            "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            print("tensor_core stage: %s does not compile: %s" % (name, p.stdout.decode()[:400]))
+            return 1
+        os.remove(src)
+        with open(os.path.join(d, "case.json"), "w") as f:
+            json.dump(dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
+                           math=gm, timed=timed), f)
+    print("tensor_core stage: %d cases in %s" % (len(cases()), a.out))
+    return 0
+
+
+def run(args):
+    import numpy as np
+    import onnx
+    import torch
+    from onnx import TensorProto, numpy_helper
+
+    stage_dir, bin_dir = args[0], args[1]
+    results = args[2] if len(args) > 2 else os.environ.get("OUT", "/tmp")
+    hodu_run = os.path.join(bin_dir, "hodu-run")
+    env = dict(os.environ, LD_LIBRARY_PATH=bin_dir + ":" + os.environ.get("LD_LIBRARY_PATH", ""))
+    tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    onnx_dt = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16}
+
+    def write_pb(t, et, path):
+        raw = t.detach().cpu().contiguous().view(torch.int16 if et != "f32" else torch.int32)
+        tp = onnx.helper.make_tensor("x", onnx_dt[et], list(t.shape),
+                                     raw.numpy().tobytes(), raw=True)
+        with open(path, "wb") as f:
+            f.write(tp.SerializeToString())
+
+    def read_pb(path, et):
+        tp = TensorProto()
+        with open(path, "rb") as f:
+            tp.ParseFromString(f.read())
+        if et == "bf16":
+            bits = np.frombuffer(tp.raw_data, dtype=np.uint16).astype(np.uint32) << 16
+            return torch.from_numpy(bits.view(np.float32).reshape(tuple(tp.dims)).copy())
+        return torch.from_numpy(numpy_helper.to_array(tp).astype(np.float32).copy())
+
+    def torch_time(fn, reps=50):
+        for _ in range(5):
+            fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record(); fn(); e.record(); e.synchronize()
+            ts.append(s.elapsed_time(e) * 1e3)
+        return sorted(ts)[len(ts) // 2]
+
+    torch.manual_seed(1)
+    rows, failed = [], 0
+    for name in sorted(os.listdir(stage_dir)):
+        d = os.path.join(stage_dir, name)
+        c = json.load(open(os.path.join(d, "case.json")))
+        m, n, k, et, out_et, bt, batch = c["m"], c["n"], c["k"], c["et"], c["out"], c["bt"], c["batch"]
+        lead = (batch,) if batch else ()
+        a = torch.randn(lead + (m, k)).to(tdt[et])
+        b = torch.randn(lead + ((n, k) if bt else (k, n))).to(tdt[et])
+        write_pb(a, et, os.path.join(d, "a.pb"))
+        write_pb(b, et, os.path.join(d, "b.pb"))
+        outdir = os.path.join(d, "out")
+        p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb"),
+                            "-i", "b=" + os.path.join(d, "b.pb"), "-o", outdir, "-f", "pb"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+        row = dict(case=name, math=c["math"], shape="%s%dx%dx%d" % ("%dx" % batch if batch else "", m, n, k))
+        if p.returncode != 0:
+            row["error"] = p.stdout.decode()[-300:]
+            failed += 1
+            rows.append(row)
+            print("%-22s ERROR %s" % (name, row["error"]), flush=True)
+            continue
+        got = read_pb(os.path.join(outdir, "c.pb"), out_et).cuda().double()
+        bb = b.transpose(-1, -2) if bt else b
+        ref = (a.cuda().double() @ bb.cuda().double())
+        err = float((got - ref).norm() / ref.norm())
+        key = c["math"] if et == "f32" else ("f16-f32" if out_et != et else et)
+        ok = err <= BOUNDS[key] and not torch.isnan(got).any()
+        failed += 0 if ok else 1
+        row.update(relerr=err, bound=BOUNDS[key], ok=ok)
+        if c["timed"]:
+            reps = 200 if m >= 4096 else 1000
+            p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb"),
+                                "-i", "b=" + os.path.join(d, "b.pb"), "--replay", str(reps)],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+            us = None
+            for line in p.stdout.decode().splitlines():
+                if line.strip().startswith("replay(%d)" % reps):
+                    us = float(line.split(":")[1].split("us/run")[0])
+            ga, gb = a.cuda(), bb.cuda()
+            torch.backends.cuda.matmul.allow_tf32 = c["math"] == "tf32"
+            tc = torch_time(lambda: torch.matmul(ga, gb))
+            torch.backends.cuda.matmul.allow_tf32 = False
+            row.update(hodu_us=us, cublas_us=tc, tflops=(2.0 * m * n * k / us / 1e6) if us else None,
+                       vs_cublas=(tc / us) if us else None)
+        rows.append(row)
+        extra = ""
+        if c["timed"] and row.get("hodu_us"):
+            extra = "  %9.1f us %6.1f TFLOP/s  cuBLAS %9.1f us  speed vs cuBLAS %.2f" % (
+                row["hodu_us"], row["tflops"], row["cublas_us"], row["vs_cublas"])
+        print("%-22s %-7s %-16s relerr %.2e (bound %.0e) %s%s" % (
+            name, c["math"], row["shape"], err, BOUNDS[key], "ok" if ok else "WRONG", extra), flush=True)
+    with open(os.path.join(results, "tensor-core.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print("tensor-core cases: %d passed, %d failed" % (len(rows) - failed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] not in ("stage", "run"):
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(stage(sys.argv[2:]) if sys.argv[1] == "stage" else run(sys.argv[2:]))
