@@ -358,6 +358,8 @@ const ConverterTable &converters() {
     registerRandomOps(t);
     registerTrainingOps(t);
     registerShapeOps(t);
+    registerSliceOps(t);
+    registerResizeOps(t);
     registerIndexingOps(t);
     registerMiscOps(t);
     return t;

@@ -37,6 +37,8 @@ void registerReductionOps(ConverterTable &table);
 void registerSamplingOps(ConverterTable &table);
 void registerSequenceOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
+void registerSliceOps(ConverterTable &table);
+void registerResizeOps(ConverterTable &table);
 void registerSignalOps(ConverterTable &table);
 void registerRandomOps(ConverterTable &table);
 /// The optimizers of domain ai.onnx.preview.training, keyed by
