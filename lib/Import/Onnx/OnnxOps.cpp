@@ -349,7 +349,8 @@ const ConverterTable &converters() {
     ConverterTable t;
     registerElementwiseOps(t);
     registerLinalgOps(t);
-    registerNNOps(t);
+    registerConvOps(t);
+    registerNormalizationOps(t);
     registerRecurrentOps(t);
     registerReductionOps(t);
     registerSamplingOps(t);
