@@ -1,7 +1,8 @@
 //===- OnnxImporterImpl.h - ONNX importer internals -------------*- C++ -*-===//
 //
-// Shared between the graph walker (OnnxImporter.cpp) and the op conversions
-// (Onnx*Ops.cpp). Private to lib/Import/Onnx.
+// Shared between the graph walker (OnnxImporter.cpp, OnnxNodeLoop.cpp and
+// the control flow of OnnxIf.cpp, OnnxLoop.cpp and OnnxScan.cpp) and the op
+// conversions (Onnx*Ops.cpp). Private to lib/Import/Onnx.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_LIB_IMPORT_ONNX_ONNXIMPORTERIMPL_H
@@ -331,7 +332,8 @@ bool isSupportedOp(llvm::StringRef domain, llvm::StringRef opType);
 /// Converts one node; defined in OnnxOps.cpp.
 mlir::LogicalResult convertNode(NodeContext &n);
 
-/// The state of one graph import; defined in OnnxImporter.cpp.
+/// The state of one graph import; defined in OnnxNodeContext.cpp (its value
+/// table) and OnnxTensorDecode.cpp (decodeTensor).
 class GraphImporter {
 public:
   GraphImporter(mlir::MLIRContext &ctx, std::string modelPath);

@@ -5,7 +5,7 @@
 // family (Onnx<Family>Ops.cpp), each registering its own ops into the table
 // built here. Conversions read attribute-like inputs (shapes, axes, pads,
 // sizes) as import-time constants (NodeContext::constInts): whatever
-// import-time evaluation (OnnxImporter.cpp) computed from constants.
+// import-time evaluation (OnnxNodeLoop.cpp) computed from constants.
 //
 // Ops are built through `make<OpT>`, which runs the op's type inference
 // before creating it: the generated builders abort on inference failure,
@@ -349,7 +349,8 @@ const ConverterTable &converters() {
     ConverterTable t;
     registerElementwiseOps(t);
     registerLinalgOps(t);
-    registerNNOps(t);
+    registerConvOps(t);
+    registerNormalizationOps(t);
     registerRecurrentOps(t);
     registerReductionOps(t);
     registerSamplingOps(t);
@@ -358,6 +359,8 @@ const ConverterTable &converters() {
     registerRandomOps(t);
     registerTrainingOps(t);
     registerShapeOps(t);
+    registerSliceOps(t);
+    registerResizeOps(t);
     registerIndexingOps(t);
     registerMiscOps(t);
     return t;
@@ -381,7 +384,8 @@ std::string hodu::onnx_import::trainingOpKey(StringRef opType) {
 bool hodu::onnx_import::isSupportedOp(StringRef domain, StringRef opType) {
   std::string key = converterKey(domain, opType);
   // If, Loop, Scan and SequenceMap are imported by the node loop itself
-  // (OnnxImporter.cpp), which imports their subgraphs.
+  // (OnnxNodeLoop.cpp; OnnxIf.cpp, OnnxLoop.cpp, OnnxScan.cpp), which imports
+  // their subgraphs.
   return key == "If" || key == "Loop" || key == "Scan" ||
          key == "SequenceMap" || converters().count(key);
 }

@@ -31,12 +31,15 @@ void registerElementwiseOps(ConverterTable &table);
 void registerIndexingOps(ConverterTable &table);
 void registerLinalgOps(ConverterTable &table);
 void registerMiscOps(ConverterTable &table);
-void registerNNOps(ConverterTable &table);
+void registerConvOps(ConverterTable &table);
+void registerNormalizationOps(ConverterTable &table);
 void registerRecurrentOps(ConverterTable &table);
 void registerReductionOps(ConverterTable &table);
 void registerSamplingOps(ConverterTable &table);
 void registerSequenceOps(ConverterTable &table);
 void registerShapeOps(ConverterTable &table);
+void registerSliceOps(ConverterTable &table);
+void registerResizeOps(ConverterTable &table);
 void registerSignalOps(ConverterTable &table);
 void registerRandomOps(ConverterTable &table);
 /// The optimizers of domain ai.onnx.preview.training, keyed by
