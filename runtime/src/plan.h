@@ -2,10 +2,10 @@
  *
  * What the runtime executes: tensors, devices, code objects, kernels, steps
  * and their arguments. A bundle (hodu/bundle.h) is read into a plan by
- * bundle.c, which validates every field first, so the rest of the runtime
- * indexes these tables without checks. A CPU shared library becomes a plan
- * too (model.c): one CPU device and one internal ENTRY step that calls the
- * descriptor's entry function. Never installed.
+ * bundle.c and bundle_tables.c, which validate every field first, so the
+ * rest of the runtime indexes these tables without checks. A CPU shared
+ * library becomes a plan too (model.c): one CPU device and one internal
+ * ENTRY step that calls the descriptor's entry function. Never installed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_RUNTIME_PLAN_H

@@ -4,6 +4,7 @@
  * plus what loading it opened: a device per plan device, the code loaded on
  * each, and the weights uploaded once per device. Sessions (session.c) hold
  * everything per run: arenas, meta slots, bound tensors and programs.
+ * model.c loads and runs models, model_query.c answers queries on them.
  * Never installed.
  *
  *===----------------------------------------------------------------------===*/
@@ -12,6 +13,13 @@
 
 #include "device.h"
 #include "internal.h"
+
+#include <stddef.h>
+
+/* The fields of hodu_model_desc present in a descriptor of `struct_size`. */
+#define DESC_HAS(desc, field)                                                  \
+  ((desc)->struct_size >=                                                      \
+   offsetof(hodu_model_desc, field) + sizeof((desc)->field))
 
 /* Sessions hodu_model_run keeps for reuse, and CPU workspaces likewise. */
 #define HODU_RUN_CACHE_SLOTS 8

@@ -1,0 +1,152 @@
+//===- HoduRun.h - what hodu-run's files share ------------------*- C++ -*-===//
+//
+// hodu-run is split by concern: hodu-run.cpp (main), Options.cpp (the
+// command line), Info.cpp (--info), Values.cpp (the ONNX values behind the
+// model's tensors, and the --input files), Run.cpp (running, --benchmark,
+// --replay, printing and writing the outputs) and TestData.cpp
+// (--test-data). This header declares what one of them defines for another.
+//
+//===----------------------------------------------------------------------===//
+#ifndef HODU_RUN_HODURUN_H
+#define HODU_RUN_HODURUN_H
+
+#include "TensorIO.h"
+
+#include "hodu/runtime.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hodu_run {
+
+constexpr int ExitOk = 0;
+constexpr int ExitMismatch = 1;
+constexpr int ExitError = 2;
+
+struct Options {
+  std::string artifact;
+  std::vector<std::string> inputs;
+  std::string outputDir;
+  TensorFormat outputFormat = TensorFormat::Npy;
+  std::string testData;
+  double rtol = 1e-3;
+  double atol = 1e-5;
+  long benchmark = 0;
+  long replay = 0;
+  long warmup = 3;
+  int32_t deviceKind = -1;
+  long deviceOrdinal = 0;
+  long threads = -1;
+  long printLimit = 8;
+  bool quiet = false;
+  bool info = false;
+};
+
+/// Prints "hodu-run: error: MESSAGE" on stderr; returns ExitError.
+int error(const std::string &message);
+/// Takes the status's message and frees it.
+std::string consume(hodu_status status);
+
+//===--------------------------------------------------------------------===//
+// Options.cpp
+//===--------------------------------------------------------------------===//
+
+/// Parses the command line; returns -1 to go on, else an exit status.
+int parseOptions(int argc, char **argv, Options &options);
+
+//===--------------------------------------------------------------------===//
+// Info.cpp
+//===--------------------------------------------------------------------===//
+
+/// "NAME: DTYPE[SHAPE]" of input `index`.
+std::string inputSignature(const hodu_model *model, int32_t index);
+/// --info: the model's signature, checks and (bundles) launch plan.
+void printInfo(const hodu_model *model, const std::string &noDevice);
+
+//===--------------------------------------------------------------------===//
+// Values.cpp
+//===--------------------------------------------------------------------===//
+
+/// The model's values as the ONNX graph has them: one file a tensor, and one
+/// for the elements of a sequence, which the model takes or returns as
+/// consecutive values named "NAME[0]", "NAME[1]" ..., and one for an
+/// optional, whose tensor or elements come before "NAME#present".
+struct Slot {
+  std::string name; // the ONNX value's
+  size_t first;     // its first value
+  size_t elements;  // 0: a tensor; else a sequence of this many
+  bool optional;    // followed by NAME#present
+  /// A sequence of run-time length: its three tensors (abi.h), elements 0.
+  bool runtime = false;
+  size_t values() const {
+    return (runtime ? 3 : std::max<size_t>(elements, 1)) + optional;
+  }
+};
+
+/// The slots of a model's inputs or outputs, from their names.
+std::vector<Slot> slotsOf(const std::vector<std::string> &names);
+/// The elements of the sequence of run-time length `base` a run returned.
+bool decodeRuntimeSequence(const std::string &base, const HostTensor &data,
+                           const HostTensor &shapes, const HostTensor &length,
+                           std::vector<HostTensor> &elements,
+                           std::string &message);
+/// Each sequence of run-time length in `outputs` as its elements.
+bool expandRuntimeSequences(std::vector<HostTensor> &outputs,
+                            std::string &message);
+/// Reads the SequenceProto of a sequence slot of `count` elements.
+bool readSequenceSlot(const std::string &path, size_t count,
+                      std::vector<HostTensor> &elements, std::string &message);
+/// The values an OptionalProto gives optional slot `slot`.
+bool optionalSlotValues(const Slot &slot, OptionalValue value,
+                        const std::string &path,
+                        const std::function<HostTensor(size_t)> &zeros,
+                        std::vector<HostTensor> &values,
+                        std::vector<size_t> &absent, std::string &message);
+/// Input `i` of `model` as zeros.
+HostTensor zeroInput(const hodu_model *model, int32_t i);
+/// Checks a tensor read from `file` against input `index`; "" when it fits.
+std::string checkInput(const hodu_model *model, int32_t index,
+                       HostTensor &tensor, const std::string &file);
+/// Reads --input files into model order.
+int gatherInputs(const hodu_model *model, const Options &options,
+                 std::vector<HostTensor> &inputs);
+
+//===--------------------------------------------------------------------===//
+// Run.cpp
+//===--------------------------------------------------------------------===//
+
+/// Outputs shaped as the model declares them, zero-filled.
+std::vector<HostTensor> makeOutputs(const hodu_model *model);
+/// The outputs a model's user sees: all but those holding run-time dims.
+std::vector<int32_t> valueOutputs(const hodu_model *model);
+/// Cuts outputs whose size depends on the data to their run-time dims.
+bool cropOutputs(const hodu_model *model, std::vector<HostTensor> &outputs,
+                 std::string &message);
+/// Runs `model` on `inputs` into `outputs` (caller memory, no copies).
+bool runModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+              std::vector<HostTensor> &outputs, std::string &message);
+/// --benchmark N.
+int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+                   std::vector<HostTensor> &outputs, const Options &options);
+/// --replay N.
+int replayModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+                std::vector<HostTensor> &outputs, const Options &options);
+void printTensor(const HostTensor &tensor, long limit);
+/// --output-dir: every output in its own file.
+int writeOutputs(const std::vector<HostTensor> &outputs,
+                 const Options &options);
+
+//===--------------------------------------------------------------------===//
+// TestData.cpp
+//===--------------------------------------------------------------------===//
+
+/// --test-data: runs each set of inputs and compares the outputs.
+int runTestData(const hodu_model *model, const Options &options);
+
+} // namespace hodu_run
+
+#endif // HODU_RUN_HODURUN_H

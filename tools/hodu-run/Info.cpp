@@ -1,0 +1,160 @@
+//===- Info.cpp - hodu-run --info -----------------------------------------===//
+//
+// What --info prints: the model's inputs, outputs and meta slots with
+// their dtypes and shapes, its workspace and run-time checks, and for a
+// bundle the device it runs on and its launch plan (devices, code objects,
+// kernels and steps).
+//
+//===----------------------------------------------------------------------===//
+#include "HoduRun.h"
+
+#include <cstdio>
+
+namespace hodu_run {
+
+std::string inputSignature(const hodu_model *model, int32_t index) {
+  return std::string(hodu_model_input_name(model, index)) + ": " +
+         hodu_dtype_name(hodu_model_input_dtype(model, index)) +
+         formatShape(hodu_model_input_rank(model, index),
+                     hodu_model_input_shape(model, index));
+}
+
+namespace {
+
+std::string outputSignature(const hodu_model *model, int32_t index) {
+  return std::string(hodu_model_output_name(model, index)) + ": " +
+         hodu_dtype_name(hodu_model_output_dtype(model, index)) +
+         formatShape(hodu_model_output_rank(model, index),
+                     hodu_model_output_shape(model, index));
+}
+
+std::string metaSignature(const hodu_model *model, int32_t index) {
+  return std::string(hodu_model_meta_slot_name(model, index)) + ": " +
+         hodu_dtype_name(hodu_model_meta_slot_dtype(model, index)) +
+         formatShape(hodu_model_meta_slot_rank(model, index),
+                     hodu_model_meta_slot_shape(model, index));
+}
+
+/// A bundle's launch plan: devices, code objects, kernels and steps.
+void printPlan(const hodu_model *model) {
+  auto table = [&](hodu_bundle_section_kind kind) {
+    return hodu_model_plan_table(model, kind);
+  };
+  auto count = [&](hodu_bundle_section_kind kind) {
+    return hodu_model_plan_count(model, kind);
+  };
+  auto text = [&](hodu_bundle_string ref) {
+    return hodu_model_plan_string(model, ref);
+  };
+  static const char *const spaces[] = {"?", "INPUT", "OUTPUT", "ARENA",
+                                       "WEIGHTS", "META"};
+  static const char *const formats[] = {"?", "spirv", "ptx", "cubin",
+                                        "fatbin", "hsaco", "msl", "elf"};
+  static const char *const ops[] = {"?", "LAUNCH", "COPY", "TRANSFER",
+                                    "HOST_CALL"};
+  auto devices = static_cast<const hodu_bundle_device *>(
+      table(HODU_BUNDLE_SECTION_DEVICES));
+  std::printf("devices:\n");
+  for (uint64_t d = 0; d < count(HODU_BUNDLE_SECTION_DEVICES); ++d)
+    std::printf("  %llu: %s, arena %llu bytes\n", (unsigned long long)d,
+                hodu_device_kind_name(hodu_device_kind(devices[d].kind)),
+                (unsigned long long)devices[d].arena_size);
+  std::printf("weights: %llu bytes\n",
+              (unsigned long long)count(HODU_BUNDLE_SECTION_WEIGHTS));
+  auto codes =
+      static_cast<const hodu_bundle_code *>(table(HODU_BUNDLE_SECTION_CODE));
+  std::printf("code objects:\n");
+  for (uint64_t c = 0; c < count(HODU_BUNDLE_SECTION_CODE); ++c)
+    std::printf("  %llu: device %u, %s%s%s, %llu bytes\n",
+                (unsigned long long)c, unsigned(codes[c].device),
+                codes[c].format < 8 ? formats[codes[c].format] : "?",
+                *text(codes[c].arch) ? " " : "", text(codes[c].arch),
+                (unsigned long long)codes[c].size);
+  auto kernels = static_cast<const hodu_bundle_kernel *>(
+      table(HODU_BUNDLE_SECTION_KERNELS));
+  std::printf("kernels:\n");
+  for (uint64_t k = 0; k < count(HODU_BUNDLE_SECTION_KERNELS); ++k)
+    std::printf("  %llu: %s on device %u, block %ux%ux%u, %u argument(s)%s\n",
+                (unsigned long long)k, text(kernels[k].name),
+                unsigned(kernels[k].device), unsigned(kernels[k].block[0]),
+                unsigned(kernels[k].block[1]), unsigned(kernels[k].block[2]),
+                unsigned(kernels[k].num_args),
+                kernels[k].shared_bytes
+                    ? (", " + std::to_string(kernels[k].shared_bytes) +
+                       " bytes of dynamic shared memory")
+                          .c_str()
+                    : "");
+  auto steps =
+      static_cast<const hodu_bundle_step *>(table(HODU_BUNDLE_SECTION_STEPS));
+  auto args =
+      static_cast<const hodu_bundle_arg *>(table(HODU_BUNDLE_SECTION_ARGS));
+  std::printf("steps:\n");
+  for (uint64_t i = 0; i < count(HODU_BUNDLE_SECTION_STEPS); ++i) {
+    const hodu_bundle_step &step = steps[i];
+    std::string line = "  " + std::to_string(i) + ": " +
+                       (step.op < 5 ? ops[step.op] : "?");
+    if (step.op == HODU_STEP_LAUNCH || step.op == HODU_STEP_HOST_CALL)
+      line += std::string(" ") + text(kernels[step.kernel].name);
+    if (step.op == HODU_STEP_LAUNCH)
+      line += " grid " + std::to_string(step.grid[0]) + "x" +
+              std::to_string(step.grid[1]) + "x" +
+              std::to_string(step.grid[2]);
+    line += " on device " + std::to_string(step.device) + " (";
+    for (uint32_t a = 0; a < step.num_args; ++a) {
+      const hodu_bundle_arg &arg = args[step.first_arg + a];
+      line += std::string(a ? ", " : "") +
+              (arg.space < 6 ? spaces[arg.space] : "?") + " " +
+              std::to_string(arg.index);
+      if (arg.space == HODU_SPACE_ARENA || arg.space == HODU_SPACE_WEIGHTS)
+        line += " [" + std::to_string(arg.offset) + ", +" +
+                std::to_string(arg.size) + ")";
+    }
+    std::printf("%s)\n", line.c_str());
+  }
+}
+
+} // namespace
+
+/// `noDevice`: why the bundle was loaded for inspection only ("" when its
+/// device opened).
+void printInfo(const hodu_model *model, const std::string &noDevice) {
+  if (hodu_model_is_bundle(model) && !noDevice.empty())
+    std::printf("model '%s' (bundle for %s; not opened on a device: %s)\n",
+                hodu_model_name(model), hodu_model_target(model),
+                noDevice.c_str());
+  else if (hodu_model_is_bundle(model))
+    std::printf("model '%s' (bundle for %s, running on %s %d: %s)\n",
+                hodu_model_name(model), hodu_model_target(model),
+                hodu_device_kind_name(hodu_model_device_kind(model)),
+                int(hodu_model_device_ordinal(model)),
+                hodu_model_device_name(model));
+  else
+    std::printf("model '%s' (target %s, ABI %u)\n", hodu_model_name(model),
+                hodu_model_target(model),
+                hodu_model_descriptor(model)->abi_version);
+  std::printf("inputs:\n");
+  for (int32_t i = 0; i < hodu_model_num_inputs(model); ++i)
+    std::printf("  %s\n", inputSignature(model, i).c_str());
+  std::printf("outputs:\n");
+  for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
+    std::printf("  %s\n", outputSignature(model, i).c_str());
+  if (hodu_model_num_meta_slots(model)) {
+    std::printf("meta slots:\n");
+    for (int32_t i = 0; i < hodu_model_num_meta_slots(model); ++i)
+      std::printf("  %s\n", metaSignature(model, i).c_str());
+  }
+  if (uint64_t bytes = hodu_model_workspace_size(model))
+    std::printf("workspace: %llu bytes per concurrent run\n",
+                (unsigned long long)bytes);
+  if (int32_t n = hodu_model_num_checks(model)) {
+    std::printf("run-time checks (what the model assumes of its data):\n");
+    for (int32_t i = 0; i < n; ++i) {
+      const char *m = hodu_model_check_message(model, i);
+      std::printf("  %s\n", m ? m : "(no message)");
+    }
+  }
+  if (hodu_model_is_bundle(model))
+    printPlan(model);
+}
+
+} // namespace hodu_run

@@ -1,0 +1,202 @@
+//===- Options.cpp - hodu-run's command line ------------------------------===//
+//
+// The usage text and the parsing of hodu-run's options into Options, with
+// the checks of each value and of the combinations that cannot go together.
+//
+//===----------------------------------------------------------------------===//
+#include "HoduRun.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace hodu_run {
+namespace {
+
+const char *const usageText = R"(usage: hodu-run ARTIFACT [options]
+
+Runs a model compiled by hoduc: a shared library on the CPU, or a bundle
+(hoduc --device=vulkan|cuda|rocm) on its GPU.
+
+Inputs and outputs:
+  -i, --input [NAME=]FILE   an input tensor; NAME may be left out, then files
+                            fill the model's inputs in order. Repeatable.
+                            FILE is .pb (ONNX TensorProto), .npy, .json
+                            ({"shape":[2,3],"dtype":"f32","data":[...]}) or .hdt
+  -o, --output-dir DIR      write every output to DIR/<name>.<format>
+  -f, --output-format FMT   npy (default), pb, json or hdt
+  -n, --print-limit N       values printed per output (default 8; 0 = all)
+  -q, --quiet               do not print output values
+
+Checking against reference data:
+  --test-data DIR           feed DIR/input_<N>.pb, compare the outputs with
+                            DIR/output_<N>.pb (or each DIR/test_data_set_*)
+  --rtol X                  relative tolerance (default 1e-3)
+  --atol X                  absolute tolerance (default 1e-5)
+                            floats match when |got - expected| <= atol +
+                            rtol * |expected| (NaN matches NaN); integers
+                            and booleans must be equal
+
+Performance:
+  --benchmark N             time N runs after warm-up; print median, min and
+                            p90 latency in microseconds
+  --warmup N                warm-up runs before timing (default 3)
+  --threads N               threads a run may use (default: all CPUs)
+  --replay N                capture the model once (after the warm-up runs)
+                            and replay it N times: host microseconds and
+                            device submissions per run, eager and replayed
+
+Devices:
+  --device KIND[:N]         cpu, vulkan, cuda or hip (rocm), and which device
+                            of that kind (default: the artifact's own, 0)
+
+Other:
+  --info                    print the model's inputs, outputs and meta slots
+                            (and a bundle's launch plan) and exit
+  -h, --help                print this help
+  --version                 print versions
+
+Exit status: 0 success, 1 --test-data mismatch, 2 error.
+)";
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr,
+               "hodu-run: error: %s\nTry 'hodu-run --help' for usage.\n",
+               message.c_str());
+  return ExitError;
+}
+
+bool parseLong(const std::string &text, long minimum, long &value) {
+  char *end = nullptr;
+  errno = 0;
+  long parsed = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || errno || parsed < minimum)
+    return false;
+  value = parsed;
+  return true;
+}
+
+bool parseDouble(const std::string &text, double &value) {
+  char *end = nullptr;
+  double parsed = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(parsed) || parsed < 0)
+    return false;
+  value = parsed;
+  return true;
+}
+
+} // namespace
+
+/// Parses the command line; returns -1 to go on, else an exit status.
+int parseOptions(int argc, char **argv, Options &options) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(usageText, stdout);
+      return ExitOk;
+    }
+    if (arg == "--version") {
+      std::printf("hodu-run %s (libhodurt %s, artifact ABI %u)\n",
+                  HODU_RUNTIME_VERSION, hodu_runtime_version(),
+                  hodu_runtime_abi_version());
+      return ExitOk;
+    }
+    if (arg == "-q" || arg == "--quiet") {
+      options.quiet = true;
+      continue;
+    }
+    if (arg == "--info") {
+      options.info = true;
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      // Options with a value: "--name value" or "--name=value".
+      std::string name = arg, value;
+      size_t eq = arg.find('=');
+      bool inlineValue = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+      if (inlineValue) {
+        name = arg.substr(0, eq);
+        value = arg.substr(eq + 1);
+      }
+      static const char *const valued[] = {
+          "-i",       "--input",  "-o",           "--output-dir",
+          "-f",       "--output-format", "-n",    "--print-limit",
+          "--test-data", "--rtol", "--atol",      "--benchmark",
+          "--warmup", "--threads", "--replay", "--device"};
+      bool known = false;
+      for (const char *candidate : valued)
+        known |= name == candidate;
+      if (!known)
+        return usageError("unknown option '" + arg + "'");
+      if (!inlineValue) {
+        if (i + 1 >= argc)
+          return usageError("option '" + name + "' needs a value");
+        value = argv[++i];
+      }
+      if (name == "-i" || name == "--input") {
+        options.inputs.push_back(value);
+      } else if (name == "-o" || name == "--output-dir") {
+        options.outputDir = value;
+      } else if (name == "-f" || name == "--output-format") {
+        if (!parseTensorFormat(value, options.outputFormat))
+          return usageError("unknown output format '" + value +
+                            "' (expected npy, pb, json or hdt)");
+      } else if (name == "-n" || name == "--print-limit") {
+        if (!parseLong(value, 0, options.printLimit))
+          return usageError("--print-limit needs a count >= 0, got '" +
+                            value + "'");
+      } else if (name == "--test-data") {
+        options.testData = value;
+      } else if (name == "--rtol" || name == "--atol") {
+        if (!parseDouble(value, name == "--rtol" ? options.rtol
+                                                 : options.atol))
+          return usageError(name + " needs a number >= 0, got '" + value +
+                            "'");
+      } else if (name == "--benchmark") {
+        if (!parseLong(value, 1, options.benchmark))
+          return usageError("--benchmark needs a run count >= 1, got '" +
+                            value + "'");
+      } else if (name == "--warmup") {
+        if (!parseLong(value, 0, options.warmup))
+          return usageError("--warmup needs a count >= 0, got '" + value +
+                            "'");
+      } else if (name == "--replay") {
+        if (!parseLong(value, 1, options.replay))
+          return usageError("--replay needs a run count >= 1, got '" +
+                            value + "'");
+      } else if (name == "--device") {
+        std::string kind = value.substr(0, value.find(':'));
+        hodu_device_kind parsed;
+        if (!hodu_device_kind_from_name(kind.c_str(), &parsed))
+          return usageError("unknown device '" + kind +
+                            "' (expected cpu, vulkan, cuda or hip)");
+        options.deviceKind = int32_t(parsed);
+        if (kind.size() < value.size() &&
+            !parseLong(value.substr(kind.size() + 1), 0,
+                       options.deviceOrdinal))
+          return usageError("--device " + kind +
+                            ":N needs a device number >= 0, got '" + value +
+                            "'");
+      } else if (name == "--threads") {
+        if (!parseLong(value, 1, options.threads))
+          return usageError("--threads needs a count >= 1, got '" + value +
+                            "'");
+      }
+      continue;
+    }
+    if (!options.artifact.empty())
+      return usageError("more than one artifact ('" + options.artifact +
+                        "' and '" + arg + "'); pass inputs with --input");
+    options.artifact = arg;
+  }
+  if (options.artifact.empty())
+    return usageError("no artifact given");
+  if (!options.testData.empty() && !options.inputs.empty())
+    return usageError("--test-data and --input cannot be combined");
+  if (!options.testData.empty() && !options.outputDir.empty())
+    return usageError("--test-data and --output-dir cannot be combined");
+  return -1;
+}
+
+} // namespace hodu_run
