@@ -1,6 +1,7 @@
 //===- Int8Dot.h - 8-bit integer convs and matmuls in int32 ---*- C++ -*-===//
 //
-// Internal to hodu-cpu-vectorize (Vectorize.cpp).
+// Internal to hodu-cpu-vectorize (Vectorize.cpp); defined in Int8DotConv.cpp
+// and Int8DotMatmul.cpp, of the pieces in Int8Dot.cpp (Int8DotCommon.h).
 //
 //===----------------------------------------------------------------------===//
 

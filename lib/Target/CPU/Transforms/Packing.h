@@ -1,6 +1,7 @@
 //===- Packing.h - packed register-tile matmuls -----------------*- C++ -*-===//
 //
-// Internal to hodu-cpu-vectorize (Vectorize.cpp, Winograd.cpp).
+// Internal to hodu-cpu-vectorize (Vectorize.cpp, ConvToMatmul.cpp,
+// Winograd.cpp); defined in Packing.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,7 +13,15 @@
 
 #include <optional>
 
+namespace mlir::linalg {
+class MatmulOp;
+} // namespace mlir::linalg
+
 namespace hodu::cpu {
+
+/// Marks the register-tile contractions of a packed matmul (and the fills
+/// of their accumulators), built by panelMatmul inside the panel loops.
+inline constexpr llvm::StringLiteral kPanel = "hodu.packed_panel";
 
 /// The most rows and columns of C one register kernel holds (f32), and the
 /// lanes of the target's vectors.
@@ -47,6 +56,10 @@ int64_t registerSize(int64_t dim, int64_t largest, int64_t smallest);
 /// at most an eighth of `width` rounded up to it (`narrowest` if none does).
 int64_t panelWidth(int64_t width, int64_t widest, int64_t narrowest);
 
+/// The largest divisor of `dim` that is at most `limit` and a multiple of
+/// `step` (which divides `dim`); `step` itself if none is larger.
+int64_t tileSize(int64_t dim, int64_t limit, int64_t step);
+
 /// The constant `v` is, looked for through reshapes (which keep its
 /// row-major data: a conv filter flattened to 2-D), or null.
 mlir::arith::ConstantOp constantThroughReshapes(mlir::Value v);
@@ -70,6 +83,45 @@ mlir::Value panelMatmul(
     llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                    mlir::Value)>
         makePanel = nullptr);
+
+/// dest[d...] = src[srcMap(d...)]: a copy as an all-parallel linalg.generic,
+/// which hodu-cpu-parallelize and hodu-cpu-vectorize-generics take later.
+mlir::Value permutedCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value src, mlir::Value dest,
+                         mlir::AffineMap srcMap);
+
+/// Panels of a 2-D matrix `src` ([R, C]), `w` wide, each contiguous:
+///   B-style (`rows` false): P[j, r, c] = src[r, j*w + c]   -> [C/w, R, w]
+///   A-style (`rows` true):  P[i, c, r] = src[i*w + r, c]   -> [R/w, C, w]
+/// A constant is packed here, into a new resource blob (the weight is copied
+/// once; the unpacked constant dies with its last use); anything else by a
+/// copy, a linalg.generic that is parallelised and vectorised later.
+/// A-style panels may cover `paddedRows` (> R) rows, the extra ones zero.
+mlir::Value packPanels(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                       int64_t w, bool rows, int64_t paddedRows = 0);
+
+/// A matmul whose constant B ([K, N]) has a column count no vector width
+/// divides (6625 characters of an OCR head, 21 classes) gets B with zero
+/// columns up to a multiple of the vector (a new constant) and a padded
+/// accumulator; the extra result columns are dropped. Returns the new
+/// matmul, or null if `mm` does not qualify.
+mlir::linalg::MatmulOp padMatmulColumns(mlir::linalg::MatmulOp mm,
+                                        int64_t lanes);
+
+/// GotoBLAS-style packing for a static 2-D matmul C[M,N] += A[M,K] B[K,N].
+/// The register kernel reads an nr-wide row of B and an mr-tall column of
+/// A per k step. Unpacked, B's rows are N and A's rows K floats apart, so
+/// they share L1 sets (4 KB aliasing) and pages. Packed as Bp[N/nr, K, nr]
+/// and Ap[M/mr, K, mr], every kernel reads two contiguous streams. The
+/// matmul becomes loops panel j (an scf.forall when `parallel`) / k block
+/// (`kc`) / row block over `kPanel`-tagged register-tile matmuls
+///   C[mb*mr : +mr, j*nr : +nr] += Ap[mb, kb : +kc]^T x Bp[j, kb : +kc]
+/// which hodu-cpu-vectorize turns into one vector kernel each. Constants
+/// (weights) are packed at compile time; a B computed at run time only when
+/// M (the number of its panels' reuses) is at least `minM`, and A whenever B
+/// is packed.
+void packMatmul(mlir::linalg::MatmulOp mm, int64_t mr, int64_t nr, int64_t kc,
+                int64_t minM, bool parallel);
 
 } // namespace hodu::cpu
 

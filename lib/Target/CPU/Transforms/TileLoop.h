@@ -1,7 +1,8 @@
 //===- TileLoop.h - a loop over tiles carrying one tensor -------*- C++ -*-===//
 //
-// Internal to hodu-cpu-vectorize (Vectorize.cpp, DirectConv.cpp,
-// Winograd.cpp).
+// Internal to hodu-cpu-vectorize (Packing.cpp, DirectConv.cpp,
+// Int8DotConv.cpp, Int8DotMatmul.cpp, Winograd.cpp); defined in
+// TileLoop.cpp.
 //
 //===----------------------------------------------------------------------===//
 
