@@ -312,6 +312,27 @@ void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle) {
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// Whether every row of `tile` (a block's view of an operand) starts at a
+/// multiple of `chunk` elements of its buffer, as 16-byte cp.async needs:
+/// read from the layout of the buffer the block views (static strides and
+/// offset; the block's own offsets are whole rows and chunks). Planning
+/// asked for dense operands, but bufferisation may still place one in a
+/// view of a larger buffer.
+bool rowsChunkAligned(Value tile, int64_t chunk) {
+  if (auto view = tile.getDefiningOp<memref::SubViewOp>())
+    tile = view.getSource();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(cast<MemRefType>(tile.getType()).getStridesAndOffset(strides,
+                                                                  offset)) ||
+      strides.empty() || strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % chunk)
+    return false;
+  return llvm::all_of(llvm::drop_end(strides), [&](int64_t s) {
+    return !ShapedType::isDynamic(s) && s % chunk == 0;
+  });
+}
+
 /// Builds the body of one block: `D (+)= X * Y` on the block's tiles, with
 /// `tid` the thread (0..127).
 class MmaEmitter {
@@ -328,6 +349,9 @@ private:
   linalg::LinalgOp op;
 
   Value X, Y, D, smA, smB;
+  /// Whether X's and Y's rows start at 16-byte multiples in their buffers
+  /// (else their chunks are copied by plain loads and stores).
+  bool asyncX = true, asyncY = true;
   AffineMap xMap, yMap, dMap;
   int64_t K = 0, chunk = 0, bk = 0, kSteps = 0, mi = 0, ni = 0;
   Type et;        // the operands' element type
@@ -395,11 +419,32 @@ Value MmaEmitter::issueLoads(Value kt) {
   Value kLimit = c(K), full = c(chunk), none = c(0);
   auto copy = [&](Value src, ArrayRef<Value> srcIdx, Value dst,
                   ArrayRef<Value> dstIdx, Value valid) {
-    Value n = select(valid, full, none);
-    auto cp = nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst, dstIdx,
-        src, srcIdx, b.getIndexAttr(chunk), n, UnitAttr::get(b.getContext()));
-    tokens.push_back(cp.getAsyncToken());
+    if (src == X ? asyncX : asyncY) {
+      Value n = select(valid, full, none);
+      auto cp = nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), dst,
+          dstIdx, src, srcIdx, b.getIndexAttr(chunk), n,
+          UnitAttr::get(b.getContext()));
+      tokens.push_back(cp.getAsyncToken());
+      return;
+    }
+    // A view whose rows are not 16-byte aligned: the chunk element by
+    // element (zeros past the edges), stored before the barrier that
+    // precedes its reads, like the copies' wait.
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+    for (int64_t e = 0; e < chunk; ++e) {
+      SmallVector<Value> s(srcIdx), d(dstIdx);
+      s.back() = add(s.back(), c(e));
+      d.back() = add(d.back(), c(e));
+      auto load = scf::IfOp::create(
+          b, loc, valid,
+          [&](OpBuilder &nb, Location l) {
+            scf::YieldOp::create(nb, l,
+                                 Value(memref::LoadOp::create(nb, l, src, s)));
+          },
+          [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, zero); });
+      memref::StoreOp::create(b, loc, load.getResult(0), dst, d);
+    }
   };
   int64_t rowChunks = bk / chunk; // 4: 64-byte rows
   // A: [BM][BK] rows of i.
@@ -436,6 +481,8 @@ Value MmaEmitter::issueLoads(Value kt) {
            {stage, row, swizzleRow64(row, ch)}, valid);
     }
   }
+  if (tokens.empty())
+    return Value();
   return nvgpu::DeviceAsyncCreateGroupOp::create(
       b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
 }
@@ -684,6 +731,8 @@ LogicalResult MmaEmitter::emit(Value tid) {
   mi = p.bm / 32;
   ni = p.bn / 16;
   tidV = tid;
+  asyncX = rowsChunkAligned(X, chunk);
+  asyncY = rowsChunkAligned(Y, chunk);
 
   // Workgroup buffers of the three stages (16-byte aligned: cp.async and
   // ldmatrix move 16-byte rows).
@@ -710,7 +759,11 @@ LogicalResult MmaEmitter::emit(Value tid) {
   Value last;
   for (int64_t s = 0; s + 1 < kStages; ++s)
     last = issueLoads(c(s));
-  SmallVector<Value> inits = {last};
+  // The async group token is carried only when some copy is async.
+  bool async = asyncX || asyncY;
+  SmallVector<Value> inits;
+  if (async)
+    inits.push_back(last);
   inits.append(acc.begin(), acc.end());
   auto loop = scf::ForOp::create(
       b, loc, c(0), c(kSteps), c(1), inits,
@@ -720,12 +773,14 @@ LogicalResult MmaEmitter::emit(Value tid) {
         // Step kt has landed once at most one later group is pending;
         // the barrier also tells that every warp is done with the stage
         // the next copies overwrite (step kt-1's).
-        nvgpu::DeviceAsyncWaitOp::create(b, loc, iter[0],
-                                         b.getI32IntegerAttr(kStages - 2));
+        if (async)
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, iter[0],
+                                           b.getI32IntegerAttr(kStages - 2));
         mlir::gpu::BarrierOp::create(b, loc);
         Value next = issueLoads(add(kt, c(kStages - 1)));
         Value stage = rem(kt, kStages);
-        SmallVector<Value> cur(iter.drop_front().begin(), iter.drop_front().end());
+        ValueRange accs = async ? iter.drop_front() : iter;
+        SmallVector<Value> cur(accs.begin(), accs.end());
         int64_t kStep = isHalf(p.kind) ? 16 : 8;
         for (int64_t kk = 0; kk < bk; kk += kStep) {
           SmallVector<Value> a = loadA(stage, kk);
@@ -734,13 +789,17 @@ LogicalResult MmaEmitter::emit(Value tid) {
             for (int64_t n = 0; n < ni; ++n)
               cur[m * ni + n] = mma(a[m], bf[n], cur[m * ni + n]);
         }
-        SmallVector<Value> yields = {next};
+        SmallVector<Value> yields;
+        if (async)
+          yields.push_back(next);
         yields.append(cur.begin(), cur.end());
         scf::YieldOp::create(b, loc, yields);
       });
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, loop.getResult(0),
-                                   b.getI32IntegerAttr(0));
-  SmallVector<Value> results(loop.getResults().drop_front());
+  if (async)
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, loop.getResult(0),
+                                     b.getI32IntegerAttr(0));
+  SmallVector<Value> results(
+      loop.getResults().drop_front(async ? 1 : 0));
   store(results);
   return success();
 }
