@@ -225,6 +225,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       if (!op)
         continue;
       op->removeAttr(kWorkgroupReduce);
+      restoreZeroFill(op);
       op->removeAttr(kTensorCore);
       if (op.getNumParallelLoops() == 0)
         continue; // a one-thread kernel after bufferisation
@@ -237,6 +238,21 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
                << " target: " << fallbackWhy;
     }
     return success();
+  }
+
+  /// A tensor-core contraction whose zero fill planning dropped gets it
+  /// back (its fallback kernels accumulate onto the output).
+  static void restoreZeroFill(linalg::LinalgOp op) {
+    auto plan = op->getAttrOfType<DictionaryAttr>(kTensorCore);
+    auto zero = plan ? plan.getAs<BoolAttr>("zero") : BoolAttr();
+    if (!zero || !zero.getValue())
+      return;
+    OpBuilder b(op);
+    OpOperand *init = op.getDpsInitOperand(0);
+    Value value = arith::ConstantOp::create(
+        b, op.getLoc(), b.getZeroAttr(getElementTypeOrSelf(init->get().getType())));
+    init->set(linalg::FillOp::create(b, op.getLoc(), value, init->get())
+                  .getResult(0));
   }
 
   /// Builds and applies one script, keeping its diagnostics in `why`.
