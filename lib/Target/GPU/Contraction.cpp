@@ -163,7 +163,41 @@ static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
   return collapsed->collapsedOp;
 }
 
-void prepareContractions(RewriterBase &rewriter, Block &body) {
+/// Each run of consecutive loops among `dims` (a contraction's M or N
+/// loops: a convolution's output rows and columns) collapsed into one,
+/// where every operand keeps the run contiguous, so that a tile spans the
+/// whole run rather than its innermost loop.
+static linalg::LinalgOp collapseRuns(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     ArrayRef<unsigned> dims) {
+  if (!isa<linalg::GenericOp>(op))
+    return op;
+  SmallVector<unsigned> sorted(dims);
+  llvm::sort(sorted);
+  SmallVector<ReassociationIndices> runs;
+  for (unsigned d : sorted) {
+    if (runs.empty() || static_cast<int64_t>(d) != runs.back().back() + 1)
+      runs.push_back({static_cast<int64_t>(d)});
+    else
+      runs.back().push_back(d);
+  }
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  llvm::erase_if(runs, [&](const ReassociationIndices &run) {
+    return run.size() < 2 || !linalg::areDimSequencesPreserved(maps, {run});
+  });
+  if (runs.empty() || !linalg::areDimSequencesPreserved(maps, runs))
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, runs, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
+void prepareContractions(RewriterBase &rewriter, Block &body,
+                         bool collapseParallel) {
   SmallVector<linalg::LinalgOp> ops;
   for (auto op : body.getOps<linalg::LinalgOp>())
     if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
@@ -205,8 +239,17 @@ void prepareContractions(RewriterBase &rewriter, Block &body) {
       current = im2col(rewriter, generic, 0);
     else if (projected(maps[0]) && !projected(maps[1]))
       current = im2col(rewriter, generic, 1);
-    if (isContraction(current))
-      collapseK(rewriter, current);
+    if (!isContraction(current))
+      continue;
+    current = collapseK(rewriter, current);
+    if (!collapseParallel || !isContraction(current))
+      continue;
+    for (bool m : {true, false}) {
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(current);
+      if (succeeded(dims))
+        current = collapseRuns(rewriter, current, m ? dims->m : dims->n);
+    }
   }
 }
 

@@ -92,8 +92,11 @@ bool hasMultiplyAddBody(mlir::linalg::LinalgOp op);
 /// Rewrites done before tiling, on the ops of one function: named
 /// contractions and convolutions generalised, a convolution's input
 /// gathered into an im2col tensor so that what remains is a contraction,
-/// consecutive K dims collapsed into one.
-void prepareContractions(mlir::RewriterBase &rewriter, mlir::Block &body);
+/// consecutive K dims collapsed into one; with `collapseParallel` (the
+/// tensor-core strategy, whose tiles want long rows) consecutive M dims and
+/// consecutive N dims too.
+void prepareContractions(mlir::RewriterBase &rewriter, mlir::Block &body,
+                         bool collapseParallel = false);
 
 /// If `consumer` can be the epilogue of its producer contraction (one use,
 /// same tile, no type change), rewrites it to read the contraction's result

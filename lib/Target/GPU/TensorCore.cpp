@@ -41,6 +41,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 
@@ -276,14 +277,35 @@ bool planTensorCore(RewriterBase &rewriter, linalg::LinalgOp op,
   if (!plan)
     return false;
   // A zero fill of the output is bypassed (the accumulators start at
-  // zero); hodu-gpu-tile erases it once it has planned every op.
-  if (auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>()) {
-    if (fill->hasOneUse() && matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
-      rewriter.modifyOpInPlace(op, [&] {
-        op.getDpsInitsMutable()[0].set(fill.getOutputs()[0]);
-      });
-      plan->zeroInit = true;
+  // zero), also behind the reshapes that collapsing M or N dims put
+  // between them: the output starts from the fill's own destination,
+  // reshaped the same way. hodu-gpu-tile erases the fill once it has
+  // planned every op.
+  SmallVector<Operation *> reshapes;
+  Value init = op.getDpsInits()[0];
+  while (Operation *def = init.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def) ||
+        !def->hasOneUse())
+      break;
+    reshapes.push_back(def);
+    init = def->getOperand(0);
+  }
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (fill && fill->hasOneUse() &&
+      matchPattern(fill.getInputs()[0], m_AnyZeroFloat())) {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    Value start = fill.getOutputs()[0];
+    for (Operation *reshape : llvm::reverse(reshapes)) {
+      IRMapping map;
+      map.map(reshape->getOperand(0), start);
+      start = rewriter.clone(*reshape, map)->getResult(0);
     }
+    rewriter.modifyOpInPlace(op, [&] { op.getDpsInitsMutable()[0].set(start); });
+    for (Operation *reshape : reshapes)
+      if (reshape->use_empty())
+        rewriter.eraseOp(reshape);
+    plan->zeroInit = true;
   }
   op->setAttr(kTensorCore, plan->toAttr(op.getContext()));
   return true;

@@ -66,7 +66,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         ok = false;
         continue;
       }
-      prepareContractions(rewriter, func.getBody().front());
+      prepareContractions(rewriter, func.getBody().front(),
+                          /*collapseParallel=*/!o.tensorCores.empty());
       int64_t kernels = plan(rewriter, func, o);
       for (int64_t k = 0; k < kernels && ok; ++k)
         ok = succeeded(tileKernel(module, func, k, o));
