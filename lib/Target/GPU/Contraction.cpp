@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 
@@ -251,6 +252,23 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
         current = collapseRuns(rewriter, current, m ? dims->m : dims->n);
     }
   }
+  if (!collapseParallel)
+    return;
+  // A collapsed contraction's elementwise consumer reads it through an
+  // expand_shape: collapsed the same way, it reads the contraction itself
+  // and can be its epilogue.
+  RewritePatternSet patterns(body.getParentOp()->getContext());
+  linalg::populateFoldReshapeOpsByCollapsingPatterns(
+      patterns, [](OpOperand *operand) {
+        auto expand = operand->get().getDefiningOp<tensor::ExpandShapeOp>();
+        auto producer =
+            expand ? expand.getSrc().getDefiningOp<linalg::LinalgOp>()
+                   : linalg::LinalgOp();
+        auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+        return producer && consumer && isContraction(producer) &&
+               consumer.getNumReductionLoops() == 0;
+      });
+  (void)applyPatternsGreedily(body.getParentOp(), std::move(patterns));
 }
 
 //===----------------------------------------------------------------------===//
@@ -373,9 +391,8 @@ MatmulTiles chooseTiles(int64_t m, int64_t n, int64_t outer,
 
 /// `sizes` over the contraction's loops as sizes over the loops of `op`,
 /// whose output has the contraction's output shape through a permutation.
-static SmallVector<int64_t> onOutput(linalg::LinalgOp contraction,
-                                     linalg::LinalgOp op,
-                                     ArrayRef<int64_t> sizes) {
+SmallVector<int64_t> onOutput(linalg::LinalgOp contraction,
+                              linalg::LinalgOp op, ArrayRef<int64_t> sizes) {
   AffineMap from = contraction.getIndexingMapMatchingResult(
       cast<OpResult>(contraction->getResult(0)));
   AffineMap to =

@@ -135,9 +135,20 @@ bool runsOnTensorCores(mlir::linalg::LinalgOp op, const TileOptions &o);
 /// kernel's accumulators replace).
 bool planTensorCore(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     const TileOptions &o);
-/// The block loops of a contraction planTensorCore marked.
+/// Whether elementwise `epilogue` can be computed on a tensor-core
+/// kernel's registers: inputs read at the output's position or broadcast,
+/// a body of side-effect-free scalar ops without linalg.index.
+bool epilogueOnRegisters(mlir::linalg::LinalgOp epilogue);
+/// The block loops of a contraction planTensorCore marked, with its
+/// epilogue (may be null) tiled the same way.
 void tileTensorCore(TransformScript &s, mlir::linalg::LinalgOp op,
-                    mlir::Value handle);
+                    mlir::Value handle, mlir::linalg::LinalgOp epilogue,
+                    mlir::Value epilogueHandle);
+/// `sizes` over the contraction's loops as sizes over the loops of `op`,
+/// whose output has the contraction's output shape through a permutation.
+llvm::SmallVector<int64_t> onOutput(mlir::linalg::LinalgOp contraction,
+                                    mlir::linalg::LinalgOp op,
+                                    llvm::ArrayRef<int64_t> sizes);
 /// After bufferisation: the marked contraction in `block` becomes the
 /// tensor-core kernel body (128 threads).
 mlir::LogicalResult lowerTensorCoreContractions(mlir::scf::ForallOp block);

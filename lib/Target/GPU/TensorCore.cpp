@@ -42,6 +42,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -311,7 +312,31 @@ bool planTensorCore(RewriterBase &rewriter, linalg::LinalgOp op,
   return true;
 }
 
-void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle) {
+bool epilogueOnRegisters(linalg::LinalgOp epilogue) {
+  if (epilogue.getNumDpsInits() != 1 || epilogue.getNumReductionLoops() != 0 ||
+      !epilogue->getRegion(0).hasOneBlock())
+    return false;
+  // Inputs read at the output's position (or a broadcast of it), a body of
+  // scalar arithmetic that does not ask for its indices.
+  for (OpOperand *in : epilogue.getDpsInputOperands())
+    if (!llvm::all_of(epilogue.getMatchingIndexingMap(in).getResults(),
+                      [](AffineExpr e) {
+                        return isa<AffineDimExpr, AffineConstantExpr>(e);
+                      }))
+      return false;
+  if (!epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0))
+           .isPermutation())
+    return false;
+  return llvm::all_of(epilogue->getRegion(0).front().without_terminator(),
+                      [](Operation &op) {
+                        return op.getNumRegions() == 0 &&
+                               !isa<linalg::IndexOp>(op) &&
+                               isMemoryEffectFree(&op);
+                      });
+}
+
+void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle,
+                    linalg::LinalgOp epilogue, Value epilogueHandle) {
   MLIRContext *ctx = op.getContext();
   MmaPlan plan = *MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
   SmallVector<int64_t> r = op.getStaticLoopRanges();
@@ -326,7 +351,17 @@ void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle) {
     if (d != plan.i && d != plan.j && d != plan.k)
       order.push_back(d);
   SmallVector<int64_t> ids = blockIds(r, blocks, order);
-  s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
+  if (!epilogue) {
+    s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
+    return;
+  }
+  // Blocks over the epilogue's output, the contraction fused into them:
+  // each block computes its tile's sums and then the epilogue on them.
+  SmallVector<int64_t> sizes = onOutput(op, epilogue, blocks);
+  TransformScript::Tiled b = s.tileUsingForall(
+      epilogueHandle, sizes,
+      mappingOf(ctx, sizes, onOutput(op, epilogue, ids), true));
+  s.fuseIntoContainingOp(handle, b.loops[0]);
 }
 
 //===----------------------------------------------------------------------===//
@@ -359,8 +394,9 @@ bool rowsChunkAligned(Value tile, int64_t chunk) {
 /// `tid` the thread (0..127).
 class MmaEmitter {
 public:
-  MmaEmitter(OpBuilder &b, Location loc, const MmaPlan &p, linalg::LinalgOp op)
-      : b(b), loc(loc), p(p), op(op) {}
+  MmaEmitter(OpBuilder &b, Location loc, const MmaPlan &p, linalg::LinalgOp op,
+             linalg::LinalgOp epilogue)
+      : b(b), loc(loc), p(p), op(op), epilogue(epilogue) {}
 
   LogicalResult emit(Value tid);
 
@@ -369,6 +405,8 @@ private:
   Location loc;
   const MmaPlan &p;
   linalg::LinalgOp op;
+  /// The elementwise consumer computed on the registers (may be null).
+  linalg::LinalgOp epilogue;
 
   Value X, Y, D, smA, smB;
   /// Whether X's and Y's rows start at 16-byte multiples in their buffers
@@ -428,6 +466,7 @@ private:
   SmallVector<Value> loadB(Value stage, int64_t kk);
   Value mma(Value a, Value bv, Value acc);
   SmallVector<Value> initialAccumulators(Type accType);
+  Value finalValue(OpBuilder &nb, Value sum, Value row, Value col);
   void store(ArrayRef<Value> acc);
 };
 
@@ -684,6 +723,43 @@ SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
   return acc;
 }
 
+/// The output's value at tile position (row, col) from its f32 sum: the
+/// sum rounded to the output's type, then the epilogue's body (bias,
+/// activation, residual) on it, its other inputs read at the position.
+Value MmaEmitter::finalValue(OpBuilder &nb, Value sum, Value row, Value col) {
+  Type dt = getElementTypeOrSelf(D.getType());
+  Value value = sum;
+  if (dt != nb.getF32Type())
+    value = arith::TruncFOp::create(nb, loc, dt, sum);
+  if (!epilogue)
+    return value;
+  // The epilogue's loops at this element: its output map is a permutation
+  // of the output's dims, which `row` and `col` (and zeros) index.
+  SmallVector<Value> outIdx = at(dMap, p.i, row, p.j, col);
+  AffineMap outMap = epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0));
+  SmallVector<Value> loops(epilogue.getNumLoops());
+  for (unsigned r = 0; r < outMap.getNumResults(); ++r)
+    loops[outMap.getDimPosition(r)] = outIdx[r];
+  Block &body = epilogue->getRegion(0).front();
+  IRMapping map;
+  for (OpOperand *in : epilogue.getDpsInputOperands()) {
+    SmallVector<Value> idx;
+    for (AffineExpr e : epilogue.getMatchingIndexingMap(in).getResults())
+      idx.push_back(isa<AffineDimExpr>(e)
+                        ? loops[cast<AffineDimExpr>(e).getPosition()]
+                        : c(cast<AffineConstantExpr>(e).getValue()));
+    Value arg = body.getArgument(in->getOperandNumber());
+    Value v = isa<MemRefType>(in->get().getType())
+                  ? Value(memref::LoadOp::create(nb, loc, in->get(), idx))
+                  : in->get(); // a scalar input
+    map.map(arg, v);
+  }
+  map.map(body.getArguments().back(), value);
+  for (Operation &inner : body.without_terminator())
+    nb.clone(inner, map);
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
 /// The accumulators to the output, rounded to its type: two columns at
 /// once where the row holds an even number (8-byte aligned pairs), else
 /// one by one, each masked to the tile.
@@ -710,10 +786,21 @@ void MmaEmitter::store(ArrayRef<Value> acc) {
           // The tile's columns come in pairs (an even row length, tiles
           // at even offsets): the first in range means both are.
           Value in = both(ult(r, mExt), ult(col, nExt));
+          Value next = add(col, c(1));
           scf::IfOp::create(b, loc, in, [&](OpBuilder &nb, Location l) {
-            Value out = v;
-            if (dt != nb.getF32Type())
+            Value out;
+            if (!epilogue && dt == nb.getF32Type()) {
+              out = v;
+            } else if (!epilogue) {
               out = arith::TruncFOp::create(nb, l, VectorType::get({2}, dt), v);
+            } else {
+              Value e0 = vector::ExtractOp::create(nb, l, v, ArrayRef<int64_t>{0});
+              Value e1 = vector::ExtractOp::create(nb, l, v, ArrayRef<int64_t>{1});
+              out = vector::FromElementsOp::create(
+                  nb, l, VectorType::get({2}, dt),
+                  ValueRange{finalValue(nb, e0, r, col),
+                             finalValue(nb, e1, r, next)});
+            }
             vector::StoreOp::create(nb, l, out, D, at(dMap, p.i, r, p.j, col));
             scf::YieldOp::create(nb, l);
           });
@@ -724,8 +811,7 @@ void MmaEmitter::store(ArrayRef<Value> acc) {
           Value in = both(ult(r, mExt), ult(cc, nExt));
           scf::IfOp::create(b, loc, in, [&](OpBuilder &nb, Location l) {
             Value s = vector::ExtractOp::create(nb, l, v, ArrayRef<int64_t>{e});
-            if (dt != nb.getF32Type())
-              s = arith::TruncFOp::create(nb, l, dt, s);
+            s = finalValue(nb, s, r, cc);
             memref::StoreOp::create(nb, l, s, D, at(dMap, p.i, r, p.j, cc));
             scf::YieldOp::create(nb, l);
           });
@@ -827,6 +913,36 @@ LogicalResult MmaEmitter::emit(Value tid) {
 }
 } // namespace
 
+/// Whether `a` and `b` are the same region of one buffer.
+static bool sameView(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto va = a.getDefiningOp<memref::SubViewOp>();
+  auto vb = b.getDefiningOp<memref::SubViewOp>();
+  return va && vb && va.getSource() == vb.getSource() &&
+         va.getMixedOffsets() == vb.getMixedOffsets() &&
+         va.getMixedSizes() == vb.getMixedSizes() &&
+         va.getMixedStrides() == vb.getMixedStrides();
+}
+
+/// The epilogue hodu-gpu-tile fused into the tensor-core contraction `op`'s
+/// block: the next linalg op there, elementwise, computing in place on the
+/// contraction's output tile.
+static linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
+    if (!linalgOp)
+      continue;
+    if (linalgOp.getNumDpsInits() == 1 && linalgOp.getNumReductionLoops() == 0 &&
+        linalgOp.hasPureBufferSemantics() &&
+        sameView(linalgOp.getDpsInits()[0], op.getDpsInits()[0]) &&
+        epilogueOnRegisters(linalgOp))
+      return linalgOp;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
   SmallVector<linalg::LinalgOp> ops;
   block.walk([&](linalg::LinalgOp op) {
@@ -850,10 +966,13 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
           scf::InParallelOp::create(nested, l);
         });
     b.setInsertionPoint(forall.getBody()->getTerminator());
-    MmaEmitter emitter(b, op.getLoc(), *plan, op);
+    linalg::LinalgOp epilogue = epilogueOf(op);
+    MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue);
     if (failed(emitter.emit(forall.getInductionVar(0))))
       return failure();
     op->erase();
+    if (epilogue)
+      epilogue->erase();
   }
   return success();
 }

@@ -124,16 +124,21 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       Strategy strategy = Strategy::PerElement;
       linalg::LinalgOp init;
       if (op.getNumReductionLoops() == 0) {
-        // An elementwise op may be the epilogue of the contraction it reads
-        // (not yet of one on tensor cores, whose kernel writes its
-        // accumulators straight to the output).
+        // An elementwise op may be the epilogue of the contraction it reads;
+        // one on tensor cores computes it on its registers when it can
+        // (else the epilogue is a kernel of its own).
+        bool tensorCores = readsTensorCoreContraction(op, o);
         if (linalg::LinalgOp contraction =
-                readsTensorCoreContraction(op, o)
+                tensorCores && !epilogueOnRegisters(op)
                     ? linalg::LinalgOp()
                     : fuseableEpilogue(rewriter, op)) {
-          strategy = Strategy::Contraction;
           tag(contraction, "contraction", id);
-          init = fuseableInit(contraction);
+          if (tensorCores && planTensorCore(rewriter, contraction, o)) {
+            strategy = Strategy::TensorCore;
+          } else {
+            strategy = Strategy::Contraction;
+            init = fuseableInit(contraction);
+          }
         }
       } else if (planTensorCore(rewriter, op, o)) {
         strategy = Strategy::TensorCore;
@@ -290,7 +295,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       tilePerElement(s, k.root, root, k.init, init, o);
       return;
     case Strategy::TensorCore:
-      tileTensorCore(s, k.root, root);
+      if (k.contraction)
+        tileTensorCore(s, k.contraction, contraction, k.root, root);
+      else
+        tileTensorCore(s, k.root, root, nullptr, Value());
       return;
     }
   }
