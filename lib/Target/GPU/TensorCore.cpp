@@ -507,17 +507,22 @@ Value MmaEmitter::issueLoads(Value kt) {
       memref::StoreOp::create(b, loc, load.getResult(0), dst, d);
     }
   };
+  // A tile of `rows` rows of 64 bytes of K (A; B stored [N][K]): rows of
+  // loop `rowDim` of `src`, `ext` of them inside the operand.
   int64_t rowChunks = bk / chunk; // 4: 64-byte rows
-  // A: [BM][BK] rows of i.
-  for (int64_t q = 0; q < p.bm * rowChunks / kThreads; ++q) {
-    Value id = add(tidV, c(q * kThreads));
-    Value row = div(id, rowChunks), ch = rem(id, rowChunks);
-    Value kk = add(k0, mul(ch, chunk));
-    Value valid = both(ult(row, mExt), ult(kk, kLimit));
-    Value gr = select(valid, row, c(0)), gk = select(valid, kk, c(0));
-    copy(X, at(xMap, p.i, gr, p.k, gk), smA,
-         {stage, row, swizzleRow64(row, ch)}, valid);
-  }
+  auto copyRowsOfK = [&](Value src, AffineMap map, unsigned rowDim, Value ext,
+                         Value dst, int64_t rows) {
+    for (int64_t q = 0; q < rows * rowChunks / kThreads; ++q) {
+      Value id = add(tidV, c(q * kThreads));
+      Value row = div(id, rowChunks), ch = rem(id, rowChunks);
+      Value kk = add(k0, mul(ch, chunk));
+      Value valid = both(ult(row, ext), ult(kk, kLimit));
+      Value gr = select(valid, row, c(0)), gk = select(valid, kk, c(0));
+      copy(src, at(map, rowDim, gr, p.k, gk), dst,
+           {stage, row, swizzleRow64(row, ch)}, valid);
+    }
+  };
+  copyRowsOfK(X, xMap, p.i, mExt, smA, p.bm);
   if (p.kn) {
     // B: [BK][BN] rows of k.
     int64_t bChunks = p.bn / chunk;
@@ -531,16 +536,7 @@ Value MmaEmitter::issueLoads(Value kt) {
            {stage, row, swizzleKN(row, ch)}, valid);
     }
   } else {
-    // B: [BN][BK] rows of j.
-    for (int64_t q = 0; q < p.bn * rowChunks / kThreads; ++q) {
-      Value id = add(tidV, c(q * kThreads));
-      Value row = div(id, rowChunks), ch = rem(id, rowChunks);
-      Value kk = add(k0, mul(ch, chunk));
-      Value valid = both(ult(row, nExt), ult(kk, kLimit));
-      Value gr = select(valid, row, c(0)), gk = select(valid, kk, c(0));
-      copy(Y, at(yMap, p.j, gr, p.k, gk), smB,
-           {stage, row, swizzleRow64(row, ch)}, valid);
-    }
+    copyRowsOfK(Y, yMap, p.j, nExt, smB, p.bn);
   }
   if (tokens.empty())
     return Value();
