@@ -214,6 +214,11 @@ public:
   buildPhase(llvm::StringRef phase, mlir::OpPassManager &pm,
              const PipelineRequest &request) const = 0;
 
+  /// The named pipeline that replays `phase` of this target under
+  /// `hodu-opt` ("linalg": its additions to the shared phase):
+  /// "hodu-<target>-<phase>".
+  std::string pipelineName(llvm::StringRef phase) const;
+
   /// The hodu ops the target runs (its op support table).
   virtual std::vector<OpSupport> opSupport() const = 0;
 
