@@ -60,8 +60,8 @@ void hodu::registerAllCompilerPasses() {
     registerConversionPasses();
     registerHoduABIPasses();
     registerPartitionPasses();
-    driver::registerSharedPipelines();
     registerAllComponents(); // targets register their passes and pipelines
+    driver::registerSharedPipelines(); // after: it names the CPU's pipeline
     return true;
   }();
   (void)done;
@@ -420,8 +420,6 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  if (opts.stats)
-    driver::enableStatsRemarks(context);
   std::string error;
   const TargetBackend *target = lookupTarget(opts.target, error);
   if (!target) {
@@ -429,6 +427,14 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
     return false;
   }
   const TargetBackend *cpu = lookupTarget("cpu", error);
+  if (opts.stats) {
+    // The CPU compiles the host partitions of a heterogeneous plan, so its
+    // remarks count with --fallback=cpu.
+    std::vector<const TargetBackend *> reporting = {target};
+    if (opts.fallback == "cpu" && cpu && cpu != target)
+      reporting.push_back(cpu);
+    driver::enableStatsRemarks(context, reporting);
+  }
   if (failed(target->validate(opts.targetOptions, loc)) ||
       (opts.fallback == "cpu" && target != cpu && cpu &&
        failed(cpu->validate(opts.fallbackOptions, loc))) ||

@@ -38,7 +38,8 @@ llvm::LogicalResult buildSharedPhase(llvm::StringRef phase,
 llvm::LogicalResult runPhase(mlir::PassManager &pm, mlir::ModuleOp module,
                              const PipelineRequest &request);
 
-/// Registers hodu-shared-hodu and hodu-shared-linalg.
+/// Registers hodu-shared-hodu and hodu-shared-linalg (after the targets,
+/// whose pipeline names hodu-shared-linalg's description gives).
 void registerSharedPipelines();
 
 /// Kernel counts without and with fusion groups (on a copy of the module).
@@ -62,9 +63,11 @@ void printKernelStats(mlir::ModuleOp module);
 void printPartitionStats(mlir::ModuleOp module);
 /// What hodu-plan-memory recorded; false when it recorded nothing.
 bool printMemoryPlan(mlir::ModuleOp module);
-/// Prints the analysis remarks of Hodu's passes that --print-stats shows
-/// (each convolution's strategy, from hodu-cpu-vectorize) as they are made.
-void enableStatsRemarks(mlir::MLIRContext &context);
+/// Prints the analysis remarks that --print-stats shows as they are made:
+/// those the passes of `targets` emit (TargetBackend::statsRemarks; the
+/// CPU's: each convolution's strategy, the subnormal weights flushed).
+void enableStatsRemarks(mlir::MLIRContext &context,
+                        llvm::ArrayRef<const TargetBackend *> targets);
 
 
 } // namespace hodu::driver

@@ -9,6 +9,7 @@
 #include "Driver.h"
 
 #include "hodu/Partition/Passes.h"
+#include "hodu/Registry/Registry.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -124,11 +125,18 @@ void driver::registerSharedPipelines() {
         if (failed(buildHoduPhase(pm, o.optLevel)))
           llvm::report_fatal_error("cannot build the hodu phase");
       });
+  // The CPU, hoduc's default device, is the example; its pipeline's name is
+  // the target's to say.
+  std::string example;
+  if (const TargetBackend *cpu = ComponentRegistry::get().findTarget("cpu"))
+    example = ": hoduc's linalg phase for the CPU is hodu-shared-linalg "
+              "then " +
+              cpu->pipelineName("linalg");
   PassPipelineRegistration<SharedPipelineOptions>(
       "hodu-shared-linalg",
       "The shared part of the linalg phase (a target adds its own passes "
-      "before hodu-check-lowered: hoduc's linalg phase for the CPU is "
-      "hodu-shared-linalg then hodu-cpu-linalg)",
+      "before hodu-check-lowered" +
+          example + ")",
       [](OpPassManager &pm, const SharedPipelineOptions &o) {
         if (failed(buildLinalgHead(pm, o.prefix, o.target)) ||
             failed(buildLinalgTail(pm, o.target)))

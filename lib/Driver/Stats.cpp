@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -101,17 +102,24 @@ void hodu::driver::printPartitionStats(ModuleOp module) {
 }
 
 namespace {
-/// "hoduc: stats: conv <where>: <strategy>" for each conv-strategy remark,
-/// "hoduc: stats: <text>" for the denormals one.
+/// Prints the remarks the targets named (TargetBackend::statsRemarks):
+/// "hoduc: stats: <label> <where>: <text>", or "hoduc: stats: <text>" for
+/// a remark without a label.
 struct StatsRemarkStreamer : remark::detail::MLIRRemarkStreamerBase {
+  explicit StatsRemarkStreamer(std::vector<StatsRemark> remarks)
+      : remarks(std::move(remarks)) {}
+
   void streamOptimizationRemark(const remark::detail::Remark &r) override {
-    bool conv = r.getRemarkName() == "conv-strategy";
-    if (!conv && r.getRemarkName() != "denormals")
+    const StatsRemark *known = nullptr;
+    for (const StatsRemark &candidate : remarks)
+      if (candidate.name == r.getRemarkName())
+        known = &candidate;
+    if (!known)
       return;
     std::string what;
     for (const remark::detail::Remark::Arg &arg : r.getArgs())
       what += arg.val;
-    if (!conv) {
+    if (known->label.empty()) {
       llvm::errs() << "hoduc: stats: " << what << "\n";
       return;
     }
@@ -121,17 +129,30 @@ struct StatsRemarkStreamer : remark::detail::MLIRRemarkStreamerBase {
       llvm::raw_string_ostream os(where);
       loc.print(os);
     }
-    llvm::errs() << "hoduc: stats: conv " << where << ": " << what << "\n";
+    llvm::errs() << "hoduc: stats: " << known->label << " " << where << ": "
+                 << what << "\n";
   }
+
+  std::vector<StatsRemark> remarks;
 };
 } // namespace
 
-void hodu::driver::enableStatsRemarks(MLIRContext &context) {
+void hodu::driver::enableStatsRemarks(MLIRContext &context,
+                                      ArrayRef<const TargetBackend *> targets) {
   if (context.getRemarkEngine())
     return;
+  std::vector<StatsRemark> remarks;
+  std::vector<std::string> categories;
+  for (const TargetBackend *target : targets)
+    for (StatsRemark &remark : target->statsRemarks()) {
+      categories.push_back(remark.category);
+      remarks.push_back(std::move(remark));
+    }
+  if (remarks.empty())
+    return;
   remark::RemarkCategories cats;
-  cats.analysis = "hodu-cpu-vectorize|hodu-cpu-flush-denormals";
+  cats.analysis = llvm::join(categories, "|");
   (void)remark::enableOptimizationRemarks(
-      context, std::make_unique<StatsRemarkStreamer>(),
+      context, std::make_unique<StatsRemarkStreamer>(std::move(remarks)),
       std::make_unique<remark::RemarkEmittingPolicyAll>(), cats);
 }

@@ -18,6 +18,10 @@ using namespace hodu;
 
 TargetBackend::~TargetBackend() = default;
 
+std::string TargetBackend::pipelineName(llvm::StringRef phase) const {
+  return "hodu-" + name() + "-" + phase.str();
+}
+
 std::optional<ArtifactKind>
 TargetBackend::findArtifactKind(llvm::StringRef name) const {
   for (ArtifactKind &kind : artifactKinds())

@@ -178,6 +178,18 @@ struct SerializeRequest {
   const Schedule *schedule = nullptr;
 };
 
+/// A remark a target's passes emit for `hoduc --print-stats`: an MLIR
+/// analysis remark, which costs nothing until a client enables its
+/// category, and which the driver prints without knowing the pass.
+struct StatsRemark {
+  std::string category; // the emitting pass: "hodu-cpu-vectorize"
+  std::string name;     // the remark's name: "conv-strategy"
+  /// Printed as "hoduc: stats: <label> <where>: <text>", where <where> is
+  /// the remark's location (the model's node); with no label, as
+  /// "hoduc: stats: <text>".
+  std::string label;
+};
+
 class TargetBackend {
 public:
   virtual ~TargetBackend();
@@ -213,6 +225,14 @@ public:
   virtual llvm::LogicalResult
   buildPhase(llvm::StringRef phase, mlir::OpPassManager &pm,
              const PipelineRequest &request) const = 0;
+
+  /// The named pipeline that replays `phase` of this target under
+  /// `hodu-opt` ("linalg": its additions to the shared phase):
+  /// "hodu-<target>-<phase>".
+  std::string pipelineName(llvm::StringRef phase) const;
+
+  /// The remarks of the target's passes that `hoduc --print-stats` prints.
+  virtual std::vector<StatsRemark> statsRemarks() const { return {}; }
 
   /// The hodu ops the target runs (its op support table).
   virtual std::vector<OpSupport> opSupport() const = 0;

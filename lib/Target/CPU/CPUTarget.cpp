@@ -296,6 +296,13 @@ public:
   /// ones it does not are reported by hodu-check-lowered.
   bool partitions() const override { return false; }
 
+  /// hodu-cpu-vectorize's choice for each convolution (Vectorize.cpp) and
+  /// the subnormal weights hodu-cpu-flush-denormals set to zero.
+  std::vector<StatsRemark> statsRemarks() const override {
+    return {{"hodu-cpu-vectorize", "conv-strategy", "conv"},
+            {"hodu-cpu-flush-denormals", "denormals", ""}};
+  }
+
   /// Every hodu op, every dtype: the CPU is where the others fall back to.
   std::vector<OpSupport> opSupport() const override {
     return opSupportForAll();
@@ -465,8 +472,9 @@ void hodu::registerCPUTarget() {
   static bool done = [] {
     cpu::registerCPUPasses();
     cpu::registerExpandStridedCopiesPass();
+    auto target = std::make_unique<CPUTarget>();
     for (StringRef phase : {"linalg", "bufferized", "llvm"}) {
-      std::string name = ("hodu-cpu-" + phase).str();
+      std::string name = target->pipelineName(phase);
       std::string desc =
           phase == "linalg"
               ? "The CPU's additions to the shared linalg phase (run after "
@@ -479,7 +487,7 @@ void hodu::registerCPUTarget() {
               llvm::report_fatal_error("cannot build the CPU pipeline");
           });
     }
-    ComponentRegistry::get().addTarget(std::make_unique<CPUTarget>());
+    ComponentRegistry::get().addTarget(std::move(target));
     return true;
   }();
   (void)done;

@@ -7,15 +7,11 @@
 // serialiser) -> the
 // artifact: PTX text, a cubin (ptxas) or a fatbin of several (fatbinary).
 //
-// Every phase pipeline is built here and registered as a named pipeline
-// (hodu-cuda-linalg, hodu-cuda-gpu, hodu-cuda-nvvm), so
+// What the GPU targets share (the gpu phase, validation, the named
+// pipelines hodu-cuda-linalg, hodu-cuda-gpu and hodu-cuda-nvvm, so that
 // `hoduc --device=cuda --compile-to=P | hodu-opt --hodu-cuda-NEXT` replays
-// each step.
-//
-// Only the kernels are built so far: the host function keeps its
-// gpu.launch_func ops on memrefs and the hodu.entry_point op stays in the
-// module; the launch plan and the runtime bundle that run them are the next
-// step.
+// each step) is hodu::gpu::GPUTargetBackend's; this file holds the
+// architectures, the nvvm phase, the toolkit and the serialisation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,21 +19,15 @@
 #include "hodu/Target/CUDA/Passes.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
-#include "hodu/Registry/Registry.h"
 #include "hodu/Support/Output.h"
 #include "hodu/Target/GPU/Bundle.h"
-#include "hodu/Target/GPU/Passes.h"
-#include "hodu/Target/GPU/Pipelines.h"
-#include "hodu/Target/Target.h"
+#include "hodu/Target/GPU/GPUTarget.h"
 #include "hodu/bundle.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassOptions.h"
-#include "mlir/Pass/PassRegistry.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -129,10 +119,7 @@ FailureOr<std::string> locate(const ToolRequirement &tool, StringRef kind,
 
 /// Options of the CUDA target's named pipelines; hoduc fills them from its
 /// command line.
-struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
-  Option<unsigned> optLevel{*this, "opt-level",
-                            llvm::cl::desc("Optimisation level 0-3"),
-                            llvm::cl::init(2)};
+struct CUDAPipelineOptions : public hodu::gpu::GPUPipelineOptions {
   ListOption<std::string> gpuArchs{
       *this, "gpu-arch",
       llvm::cl::desc("Architectures to compile for (default sm_80)")};
@@ -141,22 +128,10 @@ struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
       llvm::cl::desc("Contractions on tensor cores, f32 ones as 3xtf32 or "
                      "tf32; fma: none"),
       llvm::cl::init("fma")};
+  hodu::gpu::GPUPipelineConfig config() const override {
+    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath};
+  }
 };
-
-struct CUDAPipelineConfig {
-  unsigned optLevel = 2;
-  std::vector<std::string> archs;
-  std::string gpuMath = "fma";
-};
-
-CUDAPipelineConfig configOf(unsigned optLevel, ArrayRef<std::string> gpuArchs,
-                            StringRef gpuMath) {
-  CUDAPipelineConfig c{optLevel, {gpuArchs.begin(), gpuArchs.end()},
-                       gpuMath.str()};
-  if (c.archs.empty())
-    c.archs.push_back(kDefaultArch.str());
-  return c;
-}
 
 /// The kernels are shared by every architecture of the bundle, so tensor
 /// cores (mma.sync m16n8k16/m16n8k8 and cp.async: sm_80) are used only
@@ -171,13 +146,72 @@ bool allHaveTensorCores(ArrayRef<std::string> archs) {
   });
 }
 
+//===----------------------------------------------------------------------===//
+// The back end
+//===----------------------------------------------------------------------===//
+
+class CUDATarget final : public hodu::gpu::GPUTargetBackend {
+public:
+  std::string name() const override { return "cuda"; }
+  std::string description() const override {
+    return "NVIDIA GPUs through NVVM and PTX (libhodurt runs its bundles "
+           "through the CUDA driver)";
+  }
+  std::vector<ToolRequirement> tools() const override {
+    return {toolkitTool("ptxas", "cubin, fatbin, bundle"),
+            toolkitTool("fatbinary", "fatbin")};
+  }
+
+protected:
+  std::string displayName() const override { return "CUDA"; }
+  std::vector<std::string> architectures() const override {
+    std::vector<std::string> names;
+    for (const Arch &arch : kArchs)
+      names.push_back(arch.name.str());
+    return names;
+  }
+  std::string defaultArchitecture() const override {
+    return kDefaultArch.str();
+  }
+
+  std::vector<ArtifactKind> kernelArtifactKinds() const override {
+    return {
+        {"ptx", {}, ".ptx", "", true, "PTX assembly (one --gpu-arch)"},
+        {"cubin", {}, ".cubin", "", false,
+         "CUDA binary from ptxas (one --gpu-arch)"},
+        {"fatbin", {}, ".fatbin", "", false,
+         "fat binary from fatbinary: a cubin per --gpu-arch and the PTX of "
+         "the newest"},
+    };
+  }
+
+  /// NVIDIA GPUs load 16-byte vectors and have 48 KiB of static shared
+  /// memory per block.
+  hodu::gpu::KernelOptions
+  kernelOptions(const hodu::gpu::GPUPipelineConfig &c) const override {
+    hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
+                                        /*workgroupMemory=*/49152,
+                                        /*maxThreads=*/256};
+    if (allHaveTensorCores(c.archs) && c.gpuMath != "fma")
+      options.tensorCores = c.gpuMath;
+    return options;
+  }
+
+  std::string kernelPhase() const override { return "nvvm"; }
+  std::string
+  kernelPhasePipeline(const hodu::gpu::GPUPipelineConfig &c) const override;
+
+  LogicalResult writeArtifact(ModuleOp module, const SerializeRequest &request,
+                              const TargetOptions &options) const override;
+};
 
 /// The kernel module to NVVM and PTX: one #nvvm.target per architecture,
 /// so gpu-module-to-binary makes one PTX object each. Kernels take bare
 /// pointers (the shapes are static), which keeps the launch ABI one pointer
 /// per buffer. PTX is all the phase makes: ptxas runs at serialisation,
 /// where hoduc finds it and reports it missing.
-std::string nvvmPipeline(const CUDAPipelineConfig &c) {
+std::string
+CUDATarget::kernelPhasePipeline(const hodu::gpu::GPUPipelineConfig &c) const {
   std::string p;
   for (const std::string &name : c.archs) {
     const Arch *arch = findArch(name);
@@ -199,102 +233,6 @@ std::string nvvmPipeline(const CUDAPipelineConfig &c) {
          "hodu-cuda-kernels-to-ptx{toolkit=" +
          toolkitRoot() + "}";
 }
-
-/// NVIDIA GPUs load 16-byte vectors and have 48 KiB of static shared
-/// memory per block.
-const hodu::gpu::KernelOptions kKernelOptions = {/*vectorMemory=*/true,
-                                                 /*workgroupMemory=*/49152,
-                                                 /*maxThreads=*/256};
-
-LogicalResult buildCUDAPhase(StringRef phase, OpPassManager &pm,
-                             const CUDAPipelineConfig &c) {
-  if (phase == "linalg")
-    return addPassPipeline(pm, hodu::gpu::linalgExtension(c.optLevel));
-  if (phase == "gpu") {
-    hodu::gpu::KernelOptions options = kKernelOptions;
-    if (allHaveTensorCores(c.archs) && c.gpuMath != "fma")
-      options.tensorCores = c.gpuMath;
-    return addPassPipeline(pm, hodu::gpu::kernelsPipeline("cuda", options));
-  }
-  if (phase == "nvvm")
-    return addPassPipeline(pm, nvvmPipeline(c));
-  llvm::errs() << "hoduc: internal error: the CUDA target has no phase '"
-               << phase << "'\n";
-  return failure();
-}
-
-//===----------------------------------------------------------------------===//
-// The back end
-//===----------------------------------------------------------------------===//
-
-class CUDATarget final : public TargetBackend {
-public:
-  std::string name() const override { return "cuda"; }
-  std::string description() const override {
-    return "NVIDIA GPUs through NVVM and PTX (libhodurt runs its bundles "
-           "through the CUDA driver)";
-  }
-  std::vector<ArtifactKind> artifactKinds() const override {
-    return {
-        hodu::gpu::bundleArtifactKind(),
-        {"ptx", {}, ".ptx", "", true, "PTX assembly (one --gpu-arch)"},
-        {"cubin", {}, ".cubin", "", false,
-         "CUDA binary from ptxas (one --gpu-arch)"},
-        {"fatbin", {}, ".fatbin", "", false,
-         "fat binary from fatbinary: a cubin per --gpu-arch and the PTX of "
-         "the newest"},
-    };
-  }
-  std::string defaultArtifactKind() const override { return "bundle"; }
-  std::vector<ToolRequirement> tools() const override {
-    return {toolkitTool("ptxas", "cubin, fatbin, bundle"),
-            toolkitTool("fatbinary", "fatbin")};
-  }
-
-  LogicalResult validate(const TargetOptions &options,
-                         Location loc) const override {
-    if (!options.triple.empty() || !options.cpu.empty() ||
-        !options.features.empty())
-      return emitError(loc, "--target, -mcpu and -mattr apply to the CPU: the 'cpu' "
-                            "target, or the CPU part with --fallback=cpu; "
-                            "'cuda' takes --gpu-arch");
-    for (const std::string &arch : options.gpuArchs)
-      if (!findArch(arch)) {
-        std::vector<std::string> known;
-        for (const Arch &a : kArchs)
-          known.push_back(a.name.str());
-        return emitError(loc, "unknown CUDA architecture '")
-               << arch << "' (known: " << llvm::join(known, ", ") << ")";
-      }
-    return success();
-  }
-
-  std::vector<std::string> phases() const override { return {"gpu", "nvvm"}; }
-
-  LogicalResult extendSharedPhase(StringRef phase, OpPassManager &pm,
-                                  const PipelineRequest &request) const override {
-    if (phase != "linalg")
-      return success();
-    return buildCUDAPhase(phase, pm, configOf(request));
-  }
-  LogicalResult buildPhase(StringRef phase, OpPassManager &pm,
-                           const PipelineRequest &request) const override {
-    return buildCUDAPhase(phase, pm, configOf(request));
-  }
-
-  std::vector<OpSupport> opSupport() const override {
-    return hodu::gpu::opSupport({});
-  }
-
-  LogicalResult serialize(ModuleOp module, const SerializeRequest &request,
-                          const TargetOptions &options) const override;
-
-private:
-  static CUDAPipelineConfig configOf(const PipelineRequest &request) {
-    return ::configOf(request.target.optLevel, request.target.gpuArchs,
-                      request.target.gpuMath);
-  }
-};
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -373,13 +311,10 @@ static LogicalResult writeCUDABundle(ModuleOp module,
   return hodu::gpu::writeBundle(module, request, HODU_DEVICE_CUDA, code);
 }
 
-LogicalResult CUDATarget::serialize(ModuleOp module,
-                                    const SerializeRequest &request,
-                                    const TargetOptions &options) const {
+LogicalResult CUDATarget::writeArtifact(ModuleOp module,
+                                        const SerializeRequest &request,
+                                        const TargetOptions &options) const {
   Location loc = module.getLoc();
-  if (!request.headerPath.empty())
-    return emitError(loc, "--header is for native artifacts; a bundle is "
-                          "run through libhodurt (docs/runtime.md)");
   SmallVector<PTXObject> objects;
   for (auto binary : module.getOps<mlir::gpu::BinaryOp>())
     for (Attribute a : binary.getObjects()) {
@@ -451,25 +386,9 @@ LogicalResult CUDATarget::serialize(ModuleOp module,
 
 void hodu::registerCUDATarget() {
   static bool done = [] {
-    hodu::gpu::registerGPUPasses();
     cuda::registerCUDAPasses();
-    for (StringRef phase : {"linalg", "gpu", "nvvm"}) {
-      std::string name = ("hodu-cuda-" + phase).str();
-      std::string desc =
-          phase == "linalg"
-              ? "The CUDA target's additions to the shared linalg phase (run "
-                "after convert-hodu-to-linalg)"
-              : ("The CUDA target's " + phase + " phase, as hoduc runs it")
-                    .str();
-      PassPipelineRegistration<CUDAPipelineOptions>(
-          name, desc,
-          [phase](OpPassManager &pm, const CUDAPipelineOptions &o) {
-            if (failed(buildCUDAPhase(phase, pm,
-                                      configOf(o.optLevel, o.gpuArchs, o.gpuMath))))
-              llvm::report_fatal_error("cannot build the CUDA pipeline");
-          });
-    }
-    ComponentRegistry::get().addTarget(std::make_unique<CUDATarget>());
+    hodu::gpu::registerGPUTarget<CUDAPipelineOptions>(
+        std::make_unique<CUDATarget>());
     return true;
   }();
   (void)done;

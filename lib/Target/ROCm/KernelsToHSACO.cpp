@@ -99,6 +99,9 @@ struct RocmKernelsToHSACO
     : hodu::rocm::impl::RocmKernelsToHSACOBase<RocmKernelsToHSACO> {
   using Base::Base;
 
+  // The translations gpu-module-to-binary's ROCDL serialiser needs; CUDA's
+  // KernelsToPTX.cpp registers NVVM's the same way (alike in shape, not in
+  // dialects).
   void getDependentDialects(DialectRegistry &registry) const override {
     registerBuiltinDialectTranslation(registry);
     registerLLVMDialectTranslation(registry);
