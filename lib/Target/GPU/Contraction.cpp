@@ -141,27 +141,36 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
   return contraction;
 }
 
+/// `runs` of loops of `op` (a generic) collapsed into one loop each, where
+/// every operand keeps each run contiguous; else `op` unchanged.
+static linalg::LinalgOp collapseLoops(RewriterBase &rewriter,
+                                      linalg::LinalgOp op,
+                                      ArrayRef<ReassociationIndices> runs) {
+  if (runs.empty() || !isa<linalg::GenericOp>(op) ||
+      !linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), runs))
+    return op;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::CollapseResult> collapsed =
+      linalg::collapseOpIterationDims(op, runs, rewriter);
+  if (failed(collapsed))
+    return op;
+  rewriter.replaceOp(op, collapsed->results);
+  return collapsed->collapsedOp;
+}
+
 /// Consecutive K loops (c, kh, kw of a convolution; heads x head dim of an
 /// attention output projection) collapsed into one, so that the K steps are
 /// long.
 static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->k.size() < 2 || !isa<linalg::GenericOp>(op))
+  if (failed(dims) || dims->k.size() < 2)
     return op;
   ReassociationIndices k(dims->k.begin(), dims->k.end());
   for (size_t i = 1; i < k.size(); ++i)
     if (k[i] != k[i - 1] + 1)
       return op;
-  if (!linalg::areDimSequencesPreserved(op.getIndexingMapsArray(), {k}))
-    return op;
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, {k}, rewriter);
-  if (failed(collapsed))
-    return op;
-  rewriter.replaceOp(op, collapsed->results);
-  return collapsed->collapsedOp;
+  return collapseLoops(rewriter, op, {k});
 }
 
 /// Each run of consecutive loops among `dims` (a contraction's M or N
@@ -171,8 +180,6 @@ static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
 static linalg::LinalgOp collapseRuns(RewriterBase &rewriter,
                                      linalg::LinalgOp op,
                                      ArrayRef<unsigned> dims) {
-  if (!isa<linalg::GenericOp>(op))
-    return op;
   SmallVector<unsigned> sorted(dims);
   llvm::sort(sorted);
   SmallVector<ReassociationIndices> runs;
@@ -186,15 +193,7 @@ static linalg::LinalgOp collapseRuns(RewriterBase &rewriter,
   llvm::erase_if(runs, [&](const ReassociationIndices &run) {
     return run.size() < 2 || !linalg::areDimSequencesPreserved(maps, {run});
   });
-  if (runs.empty() || !linalg::areDimSequencesPreserved(maps, runs))
-    return op;
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::CollapseResult> collapsed =
-      linalg::collapseOpIterationDims(op, runs, rewriter);
-  if (failed(collapsed))
-    return op;
-  rewriter.replaceOp(op, collapsed->results);
-  return collapsed->collapsedOp;
+  return collapseLoops(rewriter, op, runs);
 }
 
 void prepareContractions(RewriterBase &rewriter, Block &body,

@@ -465,6 +465,12 @@ private:
   SmallVector<Value> loadA(Value stage, int64_t kk);
   SmallVector<Value> loadB(Value stage, int64_t kk);
   Value mma(Value a, Value bv, Value acc);
+  /// Accumulator (m, n) holds rows r, r+8 (r = warp row + 16m + lane/4)
+  /// and columns c, c+1 (c = warp column + 8n + 2*(lane%4)) of the tile.
+  std::pair<Value, Value> fragmentPosition(int64_t m, int64_t n) {
+    return {add(add(warpM, c(m * 16)), div(lane, 4)),
+            add(add(warpN, c(n * 8)), mul(rem(lane, 4), 2))};
+  }
   SmallVector<Value> initialAccumulators(Type accType);
   Value finalValue(OpBuilder &nb, Value sum, Value row, Value col);
   void store(ArrayRef<Value> acc);
@@ -668,21 +674,6 @@ Value MmaEmitter::mma(Value a, Value bv, Value acc) {
   return vector::FromElementsOp::create(b, loc, accType, ds);
 }
 
-/// Accumulator (m, n) holds rows r, r+8 (r = warp row + 16m + lane/4) and
-/// columns c, c+1 (c = warp column + 8n + 2*(lane%4)) of the tile.
-static void fragmentPosition(OpBuilder &b, Location loc, Value warpM,
-                             Value warpN, Value lane, int64_t m, int64_t n,
-                             Value &row, Value &col) {
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  row = arith::AddIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, warpM, c(m * 16)),
-      arith::DivUIOp::create(b, loc, lane, c(4)));
-  col = arith::AddIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, warpN, c(n * 8)),
-      arith::MulIOp::create(b, loc,
-                            arith::RemUIOp::create(b, loc, lane, c(4)), c(2)));
-}
-
 SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
   auto vt = cast<VectorType>(accType);
   Value zero = arith::ConstantOp::create(
@@ -697,7 +688,7 @@ SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
   for (int64_t m = 0; m < mi; ++m)
     for (int64_t n = 0; n < ni; ++n) {
       Value row, col;
-      fragmentPosition(b, loc, warpM, warpN, lane, m, n, row, col);
+      std::tie(row, col) = fragmentPosition(m, n);
       SmallVector<Value> elems;
       for (int64_t q = 0; q < 4; ++q) {
         Value r = q / 2 ? add(row, c(8)) : row;
@@ -773,7 +764,7 @@ void MmaEmitter::store(ArrayRef<Value> acc) {
   for (int64_t m = 0; m < mi; ++m)
     for (int64_t n = 0; n < ni; ++n) {
       Value row, col;
-      fragmentPosition(b, loc, warpM, warpN, lane, m, n, row, col);
+      std::tie(row, col) = fragmentPosition(m, n);
       for (int64_t h = 0; h < 2; ++h) {
         Value r = h ? add(row, c(8)) : row;
         Value v = vector::ExtractOp::create(b, loc, acc[m * ni + n],
