@@ -49,9 +49,32 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, meta_slot_init) == 72 &&
                   offsetof(hodu_model_desc, num_checks) == 80 &&
                   offsetof(hodu_model_desc, check_messages) == 88 &&
-                  sizeof(hodu_model_desc) == 96,
+                  offsetof(hodu_model_desc, num_symbols) == 96 &&
+                  offsetof(hodu_model_desc, symbols) == 104 &&
+                  offsetof(hodu_model_desc, num_dynamic_dims) == 112 &&
+                  offsetof(hodu_model_desc, dynamic_dims) == 120 &&
+                  sizeof(hodu_model_desc) == 128,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
-              "ptr, i64, i32, ptr, i32, ptr}");
+              "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr}");
+static_assert(offsetof(hodu_symbol_desc, name) == 0 &&
+                  offsetof(hodu_symbol_desc, min) == 8 &&
+                  offsetof(hodu_symbol_desc, max) == 16 &&
+                  offsetof(hodu_symbol_desc, multiple) == 24 &&
+                  offsetof(hodu_symbol_desc, chunk) == 32 &&
+                  sizeof(hodu_symbol_desc) == 40,
+              "hodu_symbol_desc is {ptr, i64, i64, i64, i64}");
+static_assert(offsetof(hodu_dynamic_dim, is_output) == 0 &&
+                  offsetof(hodu_dynamic_dim, tensor) == 4 &&
+                  offsetof(hodu_dynamic_dim, dim) == 8 &&
+                  offsetof(hodu_dynamic_dim, symbol) == 12 &&
+                  offsetof(hodu_dynamic_dim, scale) == 16 &&
+                  offsetof(hodu_dynamic_dim, offset) == 24 &&
+                  sizeof(hodu_dynamic_dim) == 32,
+              "hodu_dynamic_dim is {i32, i32, i32, i32, i64, i64}");
+static_assert(offsetof(hodu_run_context, symbol_values) == 24 &&
+                  offsetof(hodu_run_context, num_symbol_values) == 32,
+              "the entry wrapper loads symbol_values at 24 and "
+              "num_symbol_values at 32");
 static_assert(sizeof(hodu_run_context::struct_size) == 4 &&
                   sizeof(hodu_run_context::num_threads) == 4 &&
                   sizeof(hodu_run_context::workspace_size) == 8,
@@ -365,7 +388,8 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
       failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
-                             i64, i32, ptrT, i32, ptrT},
+                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32,
+                             ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
@@ -458,7 +482,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
                           : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
             constant(i32, (int64_t)numChecks),
             checkArray ? addressOf(checkArray)
-                       : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
+                       : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+            constant(i32, 0),
+            LLVM::ZeroOp::create(b, loc, ptrT),
+            constant(i32, 0),
+            LLVM::ZeroOp::create(b, loc, ptrT)};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

@@ -80,12 +80,15 @@ static hodu_status validate_tensors(const char *origin, const char *kind,
 /* `origin` names the artifact in messages ("'model.so'" or "descriptor"). */
 static hodu_status validate_descriptor(const char *origin,
                                        const hodu_model_desc *desc) {
-  if (desc->abi_version != HODU_ABI_VERSION)
+  if (desc->abi_version < HODU_ABI_VERSION_MIN ||
+      desc->abi_version > HODU_ABI_VERSION)
     return hodu_make_status(HODU_INCOMPATIBLE,
                             "%s was built for Hodu ABI version %u, but this "
-                            "runtime (%s) expects ABI version %u",
+                            "runtime (%s) loads ABI versions %u to %u",
                             origin, (unsigned)desc->abi_version,
-                            HODU_RUNTIME_VERSION, (unsigned)HODU_ABI_VERSION);
+                            HODU_RUNTIME_VERSION,
+                            (unsigned)HODU_ABI_VERSION_MIN,
+                            (unsigned)HODU_ABI_VERSION);
   size_t required = offsetof(hodu_model_desc, entry) + sizeof(hodu_entry_fn);
   if (desc->struct_size < required)
     return hodu_make_status(HODU_INVALID_ARTIFACT,

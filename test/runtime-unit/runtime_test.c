@@ -410,7 +410,7 @@ static void test_load_errors(void) {
   CHECK_ERROR(hodu_model_load(model_path("bad_abi"), &model),
               HODU_INCOMPATIBLE,
               "was built for Hodu ABI version 99, but this runtime (" 
-              HODU_RUNTIME_VERSION ") expects ABI version 1");
+              HODU_RUNTIME_VERSION ") loads ABI versions 1 to 2");
   CHECK_ERROR(hodu_model_load(model_path("malformed"), &model),
               HODU_INVALID_ARTIFACT, "input 'v' has unknown dtype 42");
 
@@ -685,9 +685,9 @@ static void test_from_descriptor(void) {
   CHECK_ERROR(hodu_model_from_descriptor(NULL, &model),
               HODU_INVALID_ARGUMENT, "descriptor is NULL");
   hodu_model_desc future = affine_hodu_descriptor;
-  future.abi_version = 2;
+  future.abi_version = 3;
   CHECK_ERROR(hodu_model_from_descriptor(&future, &model), HODU_INCOMPATIBLE,
-              "descriptor was built for Hodu ABI version 2");
+              "descriptor was built for Hodu ABI version 3");
   hodu_model_desc truncated = affine_hodu_descriptor;
   truncated.struct_size = 8;
   CHECK_ERROR(hodu_model_from_descriptor(&truncated, &model),

@@ -24,8 +24,17 @@
 extern "C" {
 #endif
 
-/* Bumped on any incompatible change to the structs or the entry signature. */
-#define HODU_ABI_VERSION 1u
+/* Bumped on any incompatible change to the structs or the entry signature.
+ * Version 2 (Hodu 0.5) added symbolic dims: shapes may hold
+ * HODU_DIM_DYNAMIC, and the descriptor's symbol tables say what each such
+ * dim is. A runtime loads descriptors of every version from
+ * HODU_ABI_VERSION_MIN to HODU_ABI_VERSION. */
+#define HODU_ABI_VERSION 2u
+#define HODU_ABI_VERSION_MIN 1u
+
+/* A dim of a described shape that is known only at run time: the extent is
+ * given by the descriptor's `dynamic_dims` entry for that dim. */
+#define HODU_DIM_DYNAMIC (-1)
 
 /* Element types: the one table of their facts, which the enum below, the
  * runtime, the executables' main() and the tools all expand. Each row is
@@ -61,14 +70,43 @@ typedef enum hodu_dtype {
 } hodu_dtype;
 #undef HODU_DTYPE_ENUMERATOR_
 
-/* One input or output of a model. Shapes are static. Booleans are stored
- * one byte per element (0 or 1). */
+/* One input or output of a model. A dim is its extent, or
+ * HODU_DIM_DYNAMIC (ABI version 2 on) for a symbolic dim, which the
+ * descriptor's `dynamic_dims` ties to a symbol. Booleans are stored one byte
+ * per element (0 or 1). */
 typedef struct hodu_tensor_desc {
   const char *name;     /* the model's name for it (ONNX value name) */
   int32_t dtype;        /* a hodu_dtype */
   int32_t rank;
   const int64_t *shape; /* rank entries */
 } hodu_tensor_desc;
+
+/* A symbol (ABI version 2 on): a named size that one or more dims of the
+ * inputs and outputs are, such as "batch" or "seq". Every dim tied to one
+ * symbol has the same value in a run. */
+typedef struct hodu_symbol_desc {
+  const char *name;  /* the model's name for it (ONNX dim_param) */
+  int64_t min;       /* the least value a run may give, >= 0 */
+  int64_t max;       /* the largest, >= min; -1: no upper bound */
+  int64_t multiple;  /* >= 1: every value is a multiple of it */
+  /* How the code runs the symbol: 0, it takes any value as it is; c > 0,
+   * the model's code was compiled for c along this symbol and the entry runs
+   * a value n as ceil(n / c) passes over consecutive slices of every tensor
+   * that has the symbol (the last one padded), which no op of the model mixes
+   * (docs/runtime.md, "Symbolic dims"). */
+  int64_t chunk;
+} hodu_symbol_desc;
+
+/* One dynamic dim of an input or output (ABI version 2 on): its extent is
+ * scale * value(symbol) + offset. */
+typedef struct hodu_dynamic_dim {
+  int32_t is_output; /* 0: inputs[tensor]; 1: outputs[tensor] */
+  int32_t tensor;
+  int32_t dim;       /* < the tensor's rank; its shape entry is HODU_DIM_DYNAMIC */
+  int32_t symbol;    /* index into the descriptor's `symbols` */
+  int64_t scale;     /* >= 1 */
+  int64_t offset;
+} hodu_dynamic_dim;
 
 /* What the runtime tells a run: passed as the entry point's `ctx`. Fields
  * are only appended; `struct_size` says how many a caller filled in. */
@@ -83,6 +121,12 @@ typedef struct hodu_run_context {
    * the page faults of fresh memory on each call. */
   void *workspace;
   uint64_t workspace_size;
+  /* The values of the descriptor's symbols in this run, one per symbol in
+   * their order (appended in ABI version 2). A model with symbols needs
+   * them: without them (a NULL ctx, a shorter struct_size, a count that
+   * differs) its entry returns the code of its check "symbol values". */
+  const int64_t *symbol_values;
+  int32_t num_symbol_values;
 } hodu_run_context;
 
 /* The entry point. `inputs` and `outputs` hold one pointer per tensor, in
@@ -133,6 +177,17 @@ typedef struct hodu_model_desc {
    * 2 + k; check_messages[k] says what was assumed (node and op). */
   int32_t num_checks;
   const char *const *check_messages;
+  /* Symbolic dims (appended in ABI version 2; absent, and so 0, when
+   * struct_size ends before them): the symbols, and for every input or
+   * output dim whose shape entry is HODU_DIM_DYNAMIC the record saying which
+   * symbol it is. A run gives the symbols' values in
+   * hodu_run_context.symbol_values; the workspace_size above is enough for
+   * any value (the code runs over chunks of a symbol, or the bound sizes
+   * it). */
+  int32_t num_symbols;
+  const hodu_symbol_desc *symbols;
+  int32_t num_dynamic_dims;
+  const hodu_dynamic_dim *dynamic_dims;
 } hodu_model_desc;
 
 /* Multi-threaded code in a shared library (hoduc -o model.so, and the CPU
