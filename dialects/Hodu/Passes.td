@@ -180,6 +180,38 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
+  let summary = "Prove that no op mixes a symbolic dim, and mark the results";
+  let description = [{
+    For each public function whose arguments carry `hodu.dims` (one string
+    per dim: a symbol's name, or `""` for a static dim), follows the one
+    symbol through every op and checks that no op mixes positions along it:
+    a reduction over it, a matmul or einsum that contracts it, a slice, pad,
+    flip, window, cumsum, TopK, split or concat along it, a gather that picks
+    along it, a broadcast or reshape that spreads it, an If whose condition
+    depends on it, a Loop that reads it. Such a model computes each position
+    of the symbol (each sample of a batch) from that position's inputs alone,
+    so the code compiled at one size of it runs any size chunk by chunk. The
+    results that have the symbol get `hodu.dims` (`"batch"`, or
+    `"4*batch"` where the symbol is the outer factor of a dim four times
+    larger). An op it cannot prove is the error "symbolic dim 'batch' cannot
+    vary: WHY; pin it (hoduc --dim=batch=N)" at that op.
+
+    The symbol must be the outermost dim (after dims of 1) of every argument
+    and result that has it, so that a chunk is one contiguous slice of each.
+    The driver runs it on the model imported with the symbol at a prime size
+    (a "probe") that no other dim has, so reshapes and broadcasts can be told
+    apart by their sizes; at size 1 they cannot.
+
+    ```mlir
+    func.func @main(%x: tensor<7x4xf32> {hodu.dims = ["batch", ""]}) -> tensor<7xf32> {
+      %s = hodu.reduce_sum %x {dims = array<i64: 1>} : (tensor<7x4xf32>) -> tensor<7xf32>
+      return %s : tensor<7xf32>      // gets {hodu.dims = ["batch"]}
+    }
+    ```
+  }];
+}
+
 def SplitEmptyTensors : Pass<"hodu-split-empty-tensors", "mlir::func::FuncOp"> {
   let summary = "Give each chain of uses of a tensor.empty a tensor.empty of its own";
   let description = [{

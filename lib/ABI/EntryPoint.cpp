@@ -100,6 +100,7 @@ struct RecordEntryPointPass
     Builder b(ctx);
     auto nameKey = b.getStringAttr("hodu.name");
     auto metaKey = b.getStringAttr("hodu.meta_slot");
+    auto dimsKey = b.getStringAttr("hodu.dims");
     if (failed(metaSlotsLast(entry, metaKey)))
       return signalPassFailure();
     std::string backend = StringRef(target).upper();
@@ -123,6 +124,9 @@ struct RecordEntryPointPass
       SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("name", b.getStringAttr(name)),
           b.getNamedAttr("type", TypeAttr::get(tt))};
+      // Symbolic dims (hodu-chunk-symbols): the symbol of each dim.
+      if (Attribute dims = attrs ? attrs.get(dimsKey) : Attribute())
+        fields.push_back(b.getNamedAttr("dims", dims));
       if (Attribute meta = attrs ? attrs.get(metaKey) : Attribute()) {
         fields.push_back(b.getNamedAttr("meta", b.getUnitAttr()));
         if (auto init = dyn_cast<ElementsAttr>(meta))
@@ -145,9 +149,12 @@ struct RecordEntryPointPass
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       entry.removeArgAttr(i, nameKey);
       entry.removeArgAttr(i, metaKey);
+      entry.removeArgAttr(i, dimsKey);
     }
-    for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    for (unsigned i = 0; i < entry.getNumResults(); ++i) {
       entry.removeResultAttr(i, nameKey);
+      entry.removeResultAttr(i, dimsKey);
+    }
     if (entry.getSymName() != "main")
       entry.setSymName("main");
 

@@ -152,8 +152,30 @@ private:
   }
 
   LLVM::GlobalOp tensorArray(ArrayAttr tensors, StringRef kind);
+  LogicalResult readSymbols();
+  LLVM::GlobalOp symbolTable();
+  LLVM::GlobalOp dynamicDimTable();
   LogicalResult buildEntry(LLVM::LLVMFuncOp impl, uint64_t workspaceSize,
                            bool checks);
+  void buildChunkLoop(LLVM::LLVMFuncOp impl, ArrayRef<Value> pointers,
+                      Value workspace, Value status, bool passStatus,
+                      Value ctxArg, Block *exit);
+
+  /// The symbol of a chunked model (hodu.symbols) and, per input and
+  /// output, the dim it is (-1: none) with its scale.
+  struct Symbol {
+    std::string name;
+    int64_t min = 1, max = -1, multiple = 1, chunk = 1;
+  };
+  struct Chunked {
+    int64_t dim = -1, scale = 1;
+    uint64_t unitBytes = 0; // bytes per unit of the symbol
+  };
+  std::optional<Symbol> symbol;
+  SmallVector<Chunked> inputChunks, outputChunks;
+  uint64_t coreWorkspace = 0, stagingOffset = 0;
+  SmallVector<uint64_t> stagingOffsets; // inputs, then outputs; ~0: none
+  int64_t symbolCheck = 0;              // the check index of "symbol values"
 
   ModuleOp module;
   EntryPointOp op;
@@ -175,17 +197,23 @@ LLVM::GlobalOp EntryPointLowering::tensorArray(ArrayAttr tensors,
     auto dict = cast<DictionaryAttr>(attr);
     StringRef name = dict.getAs<StringAttr>("name").getValue();
     auto type = cast<RankedTensorType>(dict.getAs<TypeAttr>("type").getValue());
-    ArrayRef<int64_t> shape = type.getShape();
+    SmallVector<int64_t> shape(type.getShape());
+    if (auto dims = dict.getAs<ArrayAttr>("dims"))
+      for (auto [d, a] : llvm::enumerate(dims))
+        if (!cast<StringAttr>(a).getValue().empty())
+          shape[d] = HODU_DIM_DYNAMIC;
     auto dimsT = LLVM::LLVMArrayType::get(i64, shape.size());
     std::string shapeName = (prefix + "_" + kind + "_shape" + Twine(i)).str();
     LLVM::GlobalOp shapeG =
         shape.empty()
             ? aggregate(dimsT, shapeName, LLVM::Linkage::Internal,
-                        [&]() -> Value { return LLVM::ZeroOp::create(b, loc, dimsT); })
+                        [&]() -> Value {
+                          return LLVM::ZeroOp::create(b, loc, dimsT);
+                        })
             : global(dimsT, shapeName,
                      DenseElementsAttr::get(
                          RankedTensorType::get({(int64_t)shape.size()}, i64),
-                         shape));
+                         ArrayRef<int64_t>(shape)));
     auto nameG = cString(name, prefix + "_" + kind + "_name" + Twine(i));
     descs.emplace_back(nameG, *dtypeOf(type.getElementType()),
                        (int32_t)shape.size(), shapeG);
@@ -205,6 +233,289 @@ LLVM::GlobalOp EntryPointLowering::tensorArray(ArrayAttr tensors,
                      }
                      return arr;
                    });
+}
+
+/// Reads the module's `hodu.symbols` and the entry point's `dims`: where
+/// the chunked symbol is in each input and output, and the bytes one unit
+/// of it holds there.
+LogicalResult EntryPointLowering::readSymbols() {
+  auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols");
+  if (!symbols || symbols.empty())
+    return success();
+  if (symbols.size() != 1)
+    return op.emitError("hodu.symbols: one symbol per model");
+  auto dict = dyn_cast<DictionaryAttr>(symbols[0]);
+  auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+  if (!name)
+    return op.emitError("hodu.symbols: a dictionary with a name");
+  Symbol sym;
+  sym.name = name.str();
+  auto intOf = [&](StringRef key, int64_t &out) {
+    if (auto v = dict.getAs<IntegerAttr>(key))
+      out = v.getInt();
+  };
+  intOf("min", sym.min);
+  intOf("max", sym.max);
+  intOf("multiple", sym.multiple);
+  intOf("chunk", sym.chunk);
+  if (sym.min < 0 || sym.multiple < 1 || sym.chunk < 1 ||
+      (sym.max >= 0 && sym.max < sym.min))
+    return op.emitError("hodu.symbols: bad bounds for '") << sym.name << "'";
+  symbol = sym;
+  for (auto [list, out] : {std::pair(op.getInputs(), &inputChunks),
+                           std::pair(op.getOutputs(), &outputChunks)})
+    for (Attribute a : list) {
+      auto tensor = cast<DictionaryAttr>(a);
+      auto type =
+          cast<RankedTensorType>(tensor.getAs<TypeAttr>("type").getValue());
+      Chunked c;
+      if (auto dims = tensor.getAs<ArrayAttr>("dims"))
+        for (auto [d, attr] : llvm::enumerate(dims)) {
+          StringRef text = cast<StringAttr>(attr).getValue();
+          if (text.empty())
+            continue;
+          auto [factor, rest] = text.split('*');
+          int64_t scale = 1;
+          if (!rest.empty() && (factor.getAsInteger(10, scale) || scale < 1))
+            return op.emitError("bad symbolic dim '") << text << "'";
+          if ((rest.empty() ? factor : rest) != sym.name || c.dim >= 0)
+            return op.emitError("dims of '")
+                   << tensor.getAs<StringAttr>("name").getValue()
+                   << "' name a symbol other than '" << sym.name
+                   << "' or it twice";
+          ArrayRef<int64_t> shape = type.getShape();
+          if (shape[d] != sym.chunk * scale ||
+              llvm::any_of(shape.take_front(d),
+                           [](int64_t e) { return e != 1; }))
+            return op.emitError("'")
+                   << tensor.getAs<StringAttr>("name").getValue()
+                   << "' must have " << sym.chunk * scale << " in dim " << d
+                   << " and only dims of 1 before it";
+          uint64_t bytes = scale * dtypeSize(*dtypeOf(type.getElementType()));
+          for (int64_t e : shape.drop_front(d + 1))
+            bytes *= e;
+          c.dim = d;
+          c.scale = scale;
+          c.unitBytes = bytes;
+        }
+      out->push_back(c);
+    }
+  return success();
+}
+
+/// The descriptor's `symbols`: one hodu_symbol_desc.
+LLVM::GlobalOp EntryPointLowering::symbolTable() {
+  std::string prefix = op.getPrefix().str();
+  auto symT = LLVM::LLVMStructType::getLiteral(ctx, {ptrT, i64, i64, i64, i64});
+  auto arrT = LLVM::LLVMArrayType::get(symT, 1);
+  auto nameG = cString(symbol->name, prefix + "_symbol_name0");
+  return aggregate(arrT, prefix + "_symbols", LLVM::Linkage::Internal,
+                   [&]() -> Value {
+                     Value s = LLVM::UndefOp::create(b, loc, symT);
+                     s = insert(s, addressOf(nameG), 0);
+                     s = insert(s, constant(i64, symbol->min), 1);
+                     s = insert(s, constant(i64, symbol->max), 2);
+                     s = insert(s, constant(i64, symbol->multiple), 3);
+                     s = insert(s, constant(i64, symbol->chunk), 4);
+                     Value arr = LLVM::UndefOp::create(b, loc, arrT);
+                     return insert(arr, s, 0);
+                   });
+}
+
+/// The descriptor's `dynamic_dims`: one hodu_dynamic_dim per chunked
+/// input and output.
+LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
+  SmallVector<std::array<int64_t, 6>> rows;
+  for (auto [isOutput, list] :
+       {std::pair(0, &inputChunks), std::pair(1, &outputChunks)})
+    for (auto [i, c] : llvm::enumerate(*list))
+      if (c.dim >= 0)
+        rows.push_back({isOutput, (int64_t)i, c.dim, 0, c.scale, 0});
+  if (rows.empty())
+    return {};
+  auto rowT =
+      LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32, i64, i64});
+  auto arrT = LLVM::LLVMArrayType::get(rowT, rows.size());
+  return aggregate(arrT, op.getPrefix().str() + "_dynamic_dims",
+                   LLVM::Linkage::Internal, [&]() -> Value {
+                     Value arr = LLVM::UndefOp::create(b, loc, arrT);
+                     for (auto [k, row] : llvm::enumerate(rows)) {
+                       Value r = LLVM::UndefOp::create(b, loc, rowT);
+                       for (int f = 0; f < 6; ++f)
+                         r = insert(r, constant(f < 4 ? i32 : i64, row[f]), f);
+                       arr = insert(arr, r, k);
+                     }
+                     return arr;
+                   });
+}
+
+/// The run over chunks: the symbol's value n from ctx (checked against its
+/// bounds, else check "symbol values"), then for each chunk of `chunk`
+/// units the model's code on pointers into the caller's tensors -- the last
+/// chunk, when n is not a multiple, on staging copies in the workspace
+/// whose rows past n repeat the last real row, its outputs copied back.
+/// Branches to `exit` with the return code.
+void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
+                                        ArrayRef<Value> pointers,
+                                        Value workspace, Value status,
+                                        bool passStatus, Value ctxArg,
+                                        Block *exit) {
+  auto newBlock = [&](TypeRange args = {}) {
+    Block *blk = new Block();
+    entry.getBody().push_back(blk);
+    for (Type t : args)
+      blk->addArgument(t, loc);
+    return blk;
+  };
+  auto icmp = [&](LLVM::ICmpPredicate p, Value x, Value y) {
+    return LLVM::ICmpOp::create(b, loc, p, x, y);
+  };
+  auto gep = [&](Value base, Value bytes) {
+    return LLVM::GEPOp::create(b, loc, ptrT, b.getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{bytes});
+  };
+  Value null = LLVM::ZeroOp::create(b, loc, ptrT);
+  Value badSymbols = constant(i32, 2 + symbolCheck);
+  // The value: ctx, its struct_size, the count and the array.
+  Block *sizeBB = newBlock(), *fieldsBB = newBlock(), *valueBB = newBlock(),
+        *boundsBB = newBlock();
+  LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::eq, ctxArg, null),
+                         exit, ValueRange{badSymbols}, sizeBB, ValueRange{});
+  b.setInsertionPointToStart(sizeBB);
+  constexpr int64_t kSymbolFieldsEnd =
+      offsetof(hodu_run_context, num_symbol_values) +
+      sizeof(hodu_run_context::num_symbol_values);
+  Value structSize = LLVM::LoadOp::create(b, loc, i32, ctxArg);
+  LLVM::CondBrOp::create(b, loc,
+                         icmp(LLVM::ICmpPredicate::uge, structSize,
+                              constant(i32, kSymbolFieldsEnd)),
+                         fieldsBB, ValueRange{}, exit, ValueRange{badSymbols});
+  b.setInsertionPointToStart(fieldsBB);
+  Value values =
+      loadAt(ptrT, ctxArg, offsetof(hodu_run_context, symbol_values));
+  Value count =
+      loadAt(i32, ctxArg, offsetof(hodu_run_context, num_symbol_values));
+  Value given = LLVM::AndOp::create(
+      b, loc, icmp(LLVM::ICmpPredicate::ne, values, null),
+      icmp(LLVM::ICmpPredicate::eq, count, constant(i32, 1)));
+  LLVM::CondBrOp::create(b, loc, given, valueBB, ValueRange{}, exit,
+                         ValueRange{badSymbols});
+  b.setInsertionPointToStart(valueBB);
+  Value n = LLVM::LoadOp::create(b, loc, i64, values);
+  Value ok = icmp(LLVM::ICmpPredicate::sge, n, constant(i64, symbol->min));
+  if (symbol->max >= 0)
+    ok = LLVM::AndOp::create(
+        b, loc, ok,
+        icmp(LLVM::ICmpPredicate::sle, n, constant(i64, symbol->max)));
+  if (symbol->multiple > 1)
+    ok = LLVM::AndOp::create(
+        b, loc, ok,
+        icmp(LLVM::ICmpPredicate::eq,
+             LLVM::SRemOp::create(b, loc, n, constant(i64, symbol->multiple)),
+             constant(i64, 0)));
+  LLVM::CondBrOp::create(b, loc, ok, boundsBB, ValueRange{}, exit,
+                         ValueRange{badSymbols});
+  b.setInsertionPointToStart(boundsBB);
+
+  // for (off = 0; off < n; off += chunk)
+  int64_t chunk = symbol->chunk;
+  Block *headBB = newBlock({i64}), *bodyBB = newBlock(),
+        *partialBB = newBlock(), *callBB = newBlock({b.getI1Type()}),
+        *afterBB = newBlock(), *copyBackBB = newBlock(), *nextBB = newBlock();
+  LLVM::BrOp::create(b, loc, ValueRange{constant(i64, 0)}, headBB);
+  b.setInsertionPointToStart(headBB);
+  Value off = headBB->getArgument(0);
+  LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::slt, off, n), bodyBB,
+                         ValueRange{}, exit, ValueRange{constant(i32, 0)});
+  b.setInsertionPointToStart(bodyBB);
+  Value left = LLVM::SubOp::create(b, loc, n, off);
+  Value full = icmp(LLVM::ICmpPredicate::sge, left, constant(i64, chunk));
+  LLVM::CondBrOp::create(b, loc, full, callBB, ValueRange{full}, partialBB,
+                         ValueRange{});
+  // The last, partial chunk: stage the inputs, the last row repeated.
+  b.setInsertionPointToStart(partialBB);
+  size_t nIn = inputChunks.size();
+  auto sliceOf = [&](size_t k) {
+    const Chunked &c = k < nIn ? inputChunks[k] : outputChunks[k - nIn];
+    return gep(pointers[k],
+               LLVM::MulOp::create(b, loc, off, constant(i64, c.unitBytes)));
+  };
+  auto stageOf = [&](size_t k) {
+    return gep(workspace, constant(i64, stagingOffsets[k]));
+  };
+  for (size_t k = 0; k < nIn; ++k) {
+    const Chunked &c = inputChunks[k];
+    if (c.dim < 0)
+      continue;
+    Value src = sliceOf(k), dst = stageOf(k);
+    Value bytes = LLVM::MulOp::create(b, loc, left, constant(i64, c.unitBytes));
+    LLVM::MemcpyOp::create(b, loc, dst, src, bytes, /*isVolatile=*/false);
+    // Rows left .. chunk-1 repeat row left-1.
+    Block *fillHead = newBlock({i64}), *fillBody = newBlock(),
+          *fillDone = newBlock();
+    LLVM::BrOp::create(b, loc, ValueRange{left}, fillHead);
+    b.setInsertionPointToStart(fillHead);
+    Value row = fillHead->getArgument(0);
+    LLVM::CondBrOp::create(
+        b, loc, icmp(LLVM::ICmpPredicate::slt, row, constant(i64, chunk)),
+        fillBody, fillDone);
+    b.setInsertionPointToStart(fillBody);
+    Value unit = constant(i64, c.unitBytes);
+    Value lastRow = gep(
+        src,
+        LLVM::MulOp::create(
+            b, loc, LLVM::SubOp::create(b, loc, left, constant(i64, 1)), unit));
+    LLVM::MemcpyOp::create(b, loc,
+                           gep(dst, LLVM::MulOp::create(b, loc, row, unit)),
+                           lastRow, unit, /*isVolatile=*/false);
+    LLVM::BrOp::create(
+        b, loc, ValueRange{LLVM::AddOp::create(b, loc, row, constant(i64, 1))},
+        fillHead);
+    b.setInsertionPointToStart(fillDone);
+  }
+  LLVM::BrOp::create(b, loc, ValueRange{full}, callBB);
+
+  // The call, on the slices or the staging copies.
+  b.setInsertionPointToStart(callBB);
+  Value isFull = callBB->getArgument(0);
+  SmallVector<Value> args;
+  for (size_t k = 0; k < pointers.size(); ++k) {
+    const Chunked &c = k < nIn ? inputChunks[k] : outputChunks[k - nIn];
+    if (c.dim < 0) {
+      args.push_back(pointers[k]);
+      continue;
+    }
+    args.push_back(
+        LLVM::SelectOp::create(b, loc, isFull, sliceOf(k), stageOf(k)));
+  }
+  if (coreWorkspace)
+    args.push_back(workspace);
+  if (passStatus)
+    args.push_back(status);
+  LLVM::CallOp::create(b, loc, impl, args);
+  Value code = passStatus ? Value(LLVM::LoadOp::create(b, loc, i32, status))
+                          : constant(i32, 0);
+  LLVM::CondBrOp::create(b, loc,
+                         icmp(LLVM::ICmpPredicate::ne, code, constant(i32, 0)),
+                         exit, ValueRange{code}, afterBB, ValueRange{});
+  b.setInsertionPointToStart(afterBB);
+  LLVM::CondBrOp::create(b, loc, isFull, nextBB, copyBackBB);
+  b.setInsertionPointToStart(copyBackBB);
+  for (size_t k = nIn; k < pointers.size(); ++k) {
+    const Chunked &c = outputChunks[k - nIn];
+    if (c.dim < 0)
+      continue;
+    LLVM::MemcpyOp::create(
+        b, loc, sliceOf(k), stageOf(k),
+        LLVM::MulOp::create(b, loc, left, constant(i64, c.unitBytes)),
+        /*isVolatile=*/false);
+  }
+  LLVM::BrOp::create(b, loc, nextBB);
+  b.setInsertionPointToStart(nextBB);
+  LLVM::BrOp::create(
+      b, loc,
+      ValueRange{LLVM::AddOp::create(b, loc, off, constant(i64, chunk))},
+      headBB);
 }
 
 /// int32_t <prefix>_entry(void *const *inputs, void *const *outputs, void *ctx)
@@ -259,20 +570,20 @@ LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
     b.setInsertionPointToStart(haveCtx);
     Value threads =
         loadAt(i32, ctxArg, offsetof(hodu_run_context, num_threads));
-    LLVM::CondBrOp::create(
-        b, loc,
-        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sgt, threads,
-                             constant(i32, 0)),
-        setBB, runBB);
+    LLVM::CondBrOp::create(b, loc,
+                           LLVM::ICmpOp::create(b, loc,
+                                                LLVM::ICmpPredicate::sgt,
+                                                threads, constant(i32, 0)),
+                           setBB, runBB);
     b.setInsertionPointToStart(setBB);
-    auto setThreads = declare("omp_set_num_threads",
-                              LLVM::LLVMVoidType::get(ctx), {i32});
+    auto setThreads =
+        declare("omp_set_num_threads", LLVM::LLVMVoidType::get(ctx), {i32});
     LLVM::CallOp::create(b, loc, setThreads, ValueRange{threads});
     LLVM::BrOp::create(b, loc, runBB);
     b.setInsertionPointToStart(runBB);
   }
 
-  Value owned;
+  Value owned, workspace;
   if (workspaceSize) {
     // The run's scratch: ctx->workspace when the caller gives one that is
     // large enough (present when struct_size covers workspace_size), else
@@ -292,8 +603,7 @@ LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
                              constant(i32, kWorkspaceFieldsEnd)),
         fieldsBB, allocBB);
     b.setInsertionPointToStart(fieldsBB);
-    Value given =
-        loadAt(ptrT, ctxArg, offsetof(hodu_run_context, workspace));
+    Value given = loadAt(ptrT, ctxArg, offsetof(hodu_run_context, workspace));
     Value givenSize =
         loadAt(i64, ctxArg, offsetof(hodu_run_context, workspace_size));
     Value usable = LLVM::AndOp::create(
@@ -308,37 +618,50 @@ LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
     auto alignedAlloc = declare("aligned_alloc", ptrT, {i64, i64});
     uint64_t rounded = (workspaceSize + HODU_WORKSPACE_ALIGNMENT - 1) /
                        HODU_WORKSPACE_ALIGNMENT * HODU_WORKSPACE_ALIGNMENT;
-    Value own = LLVM::CallOp::create(
-                    b, loc, alignedAlloc,
-                    ValueRange{constant(i64, HODU_WORKSPACE_ALIGNMENT),
-                               constant(i64, rounded)})
-                    .getResult();
-    LLVM::CondBrOp::create(b, loc, isNull(own), failBB, ValueRange{},
-                           callBB, ValueRange{own, own});
+    Value own =
+        LLVM::CallOp::create(b, loc, alignedAlloc,
+                             ValueRange{constant(i64, HODU_WORKSPACE_ALIGNMENT),
+                                        constant(i64, rounded)})
+            .getResult();
+    LLVM::CondBrOp::create(b, loc, isNull(own), failBB, ValueRange{}, callBB,
+                           ValueRange{own, own});
     b.setInsertionPointToStart(failBB);
     LLVM::ReturnOp::create(b, loc, constant(i32, 1)); // out of memory
     b.setInsertionPointToStart(callBB);
-    args.push_back(callBB->getArgument(0));
+    workspace = callBB->getArgument(0);
     owned = callBB->getArgument(1);
   }
   // The run's status word (hodu-lower-asserts): 0, or 2 + the index of
   // the first run-time check that failed.
   Value status;
-  if (checks) {
+  if (checks || symbol) {
     status = LLVM::AllocaOp::create(b, loc, ptrT, i32, constant(i64, 1),
                                     /*alignment=*/4);
     LLVM::StoreOp::create(b, loc, constant(i32, 0), status);
-    args.push_back(status);
   }
-  LLVM::CallOp::create(b, loc, impl, args);
+  // One way out: free our own workspace, return the code.
+  Block *exitBB = newBlock({i32});
+  if (symbol) {
+    buildChunkLoop(impl, args, workspace, status, checks, ctxArg, exitBB);
+  } else {
+    if (coreWorkspace)
+      args.push_back(workspace);
+    if (checks)
+      args.push_back(status);
+    LLVM::CallOp::create(b, loc, impl, args);
+    LLVM::BrOp::create(
+        b, loc,
+        ValueRange{status ? Value(LLVM::LoadOp::create(b, loc, i32, status))
+                          : constant(i32, 0)},
+        exitBB);
+  }
+  b.setInsertionPointToStart(exitBB);
   if (owned) {
     auto freeFn = declare("free", LLVM::LLVMVoidType::get(ctx), {ptrT});
-    LLVM::CallOp::create(b, loc, freeFn, ValueRange{owned}); // free(NULL): no-op
+    LLVM::CallOp::create(b, loc, freeFn,
+                         ValueRange{owned}); // free(NULL): no-op
   }
-  LLVM::ReturnOp::create(b, loc,
-                         status
-                             ? Value(LLVM::LoadOp::create(b, loc, i32, status))
-                             : constant(i32, 0));
+  LLVM::ReturnOp::create(b, loc, exitBB->getArgument(0));
   return success();
 }
 
@@ -353,9 +676,40 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   if (checks && !llvm::all_of(checks, llvm::IsaPred<StringAttr>))
     return op.emitError("hodu.asserts must list the checks' messages");
   size_t numChecks = checks ? checks.size() : 0;
+  coreWorkspace = workspaceSize;
+  if (failed(readSymbols()))
+    return failure();
+  SmallVector<std::string> messages;
+  if (checks)
+    for (Attribute m : checks)
+      messages.push_back(cast<StringAttr>(m).getValue().str());
+  if (symbol) {
+    // Staging for the last chunk, after the model's own scratch.
+    auto alignUp = [](uint64_t v) {
+      return (v + HODU_WORKSPACE_ALIGNMENT - 1) / HODU_WORKSPACE_ALIGNMENT *
+             HODU_WORKSPACE_ALIGNMENT;
+    };
+    uint64_t at = alignUp(coreWorkspace);
+    for (auto *list : {&inputChunks, &outputChunks})
+      for (const Chunked &c : *list) {
+        stagingOffsets.push_back(c.dim < 0 ? ~uint64_t(0) : at);
+        if (c.dim >= 0)
+          at = alignUp(at + symbol->chunk * c.unitBytes);
+      }
+    workspaceSize = at;
+    symbolCheck = messages.size();
+    std::string bounds = std::to_string(symbol->min) + ".." +
+                         (symbol->max >= 0 ? std::to_string(symbol->max) : "");
+    messages.push_back(
+        "symbol '" + symbol->name +
+        "': the run gives no value, or one outside " + bounds +
+        (symbol->multiple > 1
+             ? " or not a multiple of " + std::to_string(symbol->multiple)
+             : std::string()));
+  }
   if (!impl || impl.isExternal() ||
       impl.getNumArguments() !=
-          nIn + nOut + (workspaceSize != 0) + (numChecks != 0) ||
+          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
       !llvm::all_of(impl.getArgumentTypes(),
                     llvm::IsaPred<LLVM::LLVMPointerType>)) {
@@ -366,11 +720,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         auto dict = cast<DictionaryAttr>(a);
         auto type = cast<ShapedType>(dict.getAs<TypeAttr>("type").getValue());
         if (type.hasStaticShape() && type.getNumElements() == 0)
-          return op.emitError() << what << " '"
-                                << dict.getAs<StringAttr>("name").getValue()
-                                << "' has no elements (" << type
-                                << "); the artifact passes tensors of at "
-                                   "least one element";
+          return op.emitError()
+                 << what << " '" << dict.getAs<StringAttr>("name").getValue()
+                 << "' has no elements (" << type
+                 << "); the artifact passes tensors of at "
+                    "least one element";
       }
     return op.emitError("the lowered entry point does not take ")
            << nIn << " inputs and " << nOut
@@ -388,8 +742,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
       failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
-                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32,
-                             ptrT},
+                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32, ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
@@ -439,20 +792,28 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
 
   // The checks' messages, in the order of their codes.
   LLVM::GlobalOp checkArray;
-  if (numChecks) {
-    SmallVector<LLVM::GlobalOp> messages;
-    for (auto [k, m] : llvm::enumerate(checks))
-      messages.push_back(cString(cast<StringAttr>(m).getValue(),
-                                 prefix + "_check" + Twine(k)));
-    auto arrT = LLVM::LLVMArrayType::get(ptrT, numChecks);
+  if (!messages.empty()) {
+    SmallVector<LLVM::GlobalOp> strings;
+    for (auto [k, m] : llvm::enumerate(messages))
+      strings.push_back(cString(m, prefix + "_check" + Twine(k)));
+    auto arrT = LLVM::LLVMArrayType::get(ptrT, strings.size());
     checkArray = aggregate(arrT, prefix + "_checks", LLVM::Linkage::Internal,
                            [&]() -> Value {
                              Value arr = LLVM::UndefOp::create(b, loc, arrT);
-                             for (auto [i, g] : llvm::enumerate(messages))
+                             for (auto [i, g] : llvm::enumerate(strings))
                                arr = insert(arr, addressOf(g), i);
                              return arr;
                            });
   }
+  LLVM::GlobalOp symbolArray, dynamicDimArray;
+  if (symbol) {
+    symbolArray = symbolTable();
+    dynamicDimArray = dynamicDimTable();
+  }
+  int64_t numDynamicDims = 0;
+  for (auto *list : {&inputChunks, &outputChunks})
+    numDynamicDims +=
+        llvm::count_if(*list, [](const Chunked &c) { return c.dim >= 0; });
 
   // Everything defined so far is internal: only descriptors are exported.
   for (auto f : module.getOps<LLVM::LLVMFuncOp>())
@@ -480,13 +841,15 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
             constant(i32, numMeta),
             metaInitArray ? addressOf(metaInitArray)
                           : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
-            constant(i32, (int64_t)numChecks),
+            constant(i32, (int64_t)messages.size()),
             checkArray ? addressOf(checkArray)
                        : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
-            constant(i32, 0),
-            LLVM::ZeroOp::create(b, loc, ptrT),
-            constant(i32, 0),
-            LLVM::ZeroOp::create(b, loc, ptrT)};
+            constant(i32, symbol ? 1 : 0),
+            symbolArray ? addressOf(symbolArray)
+                        : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+            constant(i32, numDynamicDims),
+            dynamicDimArray ? addressOf(dynamicDimArray)
+                            : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

@@ -570,11 +570,12 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
         << opts.inputPath << "' (known extensions: " << joined(known) << ")";
     return false;
   }
-  OwningOpRef<ModuleOp> module = importer->import(opts.inputPath, context, [&] {
-    ImportOptions io = opts.import;
-    io.maxTensorElements = opts.maxTensorElements;
-    return io;
-  }());
+  OwningOpRef<ModuleOp> module =
+      driver::importWithSymbols(*importer, context, opts, [&] {
+        ImportOptions io = opts.import;
+        io.maxTensorElements = opts.maxTensorElements;
+        return io;
+      }());
   if (!module)
     return false;
   timer.lap("import");

@@ -4,6 +4,7 @@
 //   Compiler.cpp   import, the phase loop, hand-over to the target
 //   Pipelines.cpp  the shared phases' pipelines (also named pipelines)
 //   Stats.cpp      --print-stats
+//   Symbols.cpp    importing a model with a symbolic dim
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_LIB_DRIVER_DRIVER_H
@@ -12,6 +13,8 @@
 #include "hodu/Driver/Compiler.h"
 #include "hodu/Support/Timer.h"
 #include "hodu/Target/Target.h"
+
+#include "mlir/IR/OwningOpRef.h"
 
 #include <string>
 
@@ -41,6 +44,15 @@ llvm::LogicalResult runPhase(mlir::PassManager &pm, mlir::ModuleOp module,
 /// Registers hodu-shared-hodu and hodu-shared-linalg (after the targets,
 /// whose pipeline names hodu-shared-linalg's description gives).
 void registerSharedPipelines();
+
+/// Imports `opts.inputPath` with `importer`; a model that keeps a symbolic
+/// dim is imported at a probe size, checked by hodu-chunk-symbols, and
+/// imported again at its chunk size, with `hodu.dims` on the entry's
+/// arguments and results and the module attribute `hodu.symbols`. Null
+/// after an error.
+mlir::OwningOpRef<mlir::ModuleOp>
+importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
+                  const CompileOptions &opts, ImportOptions io);
 
 /// Kernel counts without and with fusion groups (on a copy of the module).
 /// The entry point's signature (hodu.entry_point), read before the target

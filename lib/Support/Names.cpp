@@ -45,9 +45,13 @@ bool hodu::parseInputShape(const std::string &spec, InputShape &out,
   dims.split(parts, 'x');
   for (llvm::StringRef p : parts) {
     int64_t v;
+    if (p == "?") {
+      out.second.push_back(-1); // kept symbolic
+      continue;
+    }
     if (p.getAsInteger(10, v) || v < 0) {
       error = "--input-shape '" + spec + "': '" + p.str() +
-              "' is not a non-negative dimension";
+              "' is not a non-negative dimension or '?'";
       return false;
     }
     out.second.push_back(v);
@@ -58,8 +62,51 @@ bool hodu::parseInputShape(const std::string &spec, InputShape &out,
 std::string hodu::dimsString(llvm::ArrayRef<int64_t> dims) {
   std::string s;
   for (auto [i, d] : llvm::enumerate(dims))
-    s += (i ? "x" : "") + std::to_string(d);
+    s += (i ? "x" : "") + (d < 0 ? std::string("?") : std::to_string(d));
   return s;
+}
+
+bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
+                        std::string &error) {
+  auto bad = [&](const std::string &why) {
+    error = "--dim '" + spec + "': " + why +
+            " (expected NAME=N, or NAME=MIN..MAX with an optional %MULTIPLE "
+            "and @CHUNK, e.g. batch=1..64 or seq=8..512%8)";
+    return false;
+  };
+  llvm::StringRef text(spec);
+  size_t eq = text.rfind('=');
+  if (eq == llvm::StringRef::npos || eq == 0)
+    return bad("no NAME=");
+  out = DimSpec();
+  out.name = text.take_front(eq).str();
+  llvm::StringRef rest = text.drop_front(eq + 1);
+  auto number = [](llvm::StringRef t, int64_t &v) {
+    return !t.empty() && !t.getAsInteger(10, v) && v >= 0;
+  };
+  auto [body, chunk] = rest.split('@');
+  if (!chunk.empty() && (!number(chunk, out.chunk) || out.chunk < 1))
+    return bad("the chunk must be a positive count");
+  auto [range, multiple] = body.split('%');
+  if (body.contains('%') && (!number(multiple, out.multiple) || out.multiple < 1))
+    return bad("the multiple must be a positive count");
+  if (!range.contains("..")) {
+    int64_t v;
+    if (!number(range, v))
+      return bad("'" + range.str() + "' is not a size");
+    if (body.contains('%') || !chunk.empty())
+      return bad("a pinned size takes no multiple or chunk");
+    out.size = v;
+    return true;
+  }
+  auto [lo, hi] = range.split("..");
+  if (!lo.empty() && !number(lo, out.min))
+    return bad("'" + lo.str() + "' is not a size");
+  if (!hi.empty() && !number(hi, out.max))
+    return bad("'" + hi.str() + "' is not a size");
+  if (out.max >= 0 && out.max < out.min)
+    return bad("the bound is empty");
+  return true;
 }
 
 bool hodu::parseSequenceLength(const std::string &spec,

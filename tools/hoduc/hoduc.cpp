@@ -2,7 +2,7 @@
 //
 //   hoduc MODEL -o OUT [--emit=KIND] [-O0..-O3] [--device=TARGET]
 //         [--target=TRIPLE] [-mcpu=CPU] [--gpu-arch=ARCH,...] [--name=PREFIX]
-//         [--input-shape=NAME:DIMS]... [--freeze-input=NAME=FILE]...
+//         [--input-shape=NAME:DIMS]... [--dim=NAME=SPEC]... [--freeze-input=NAME=FILE]...
 //         [--compile-to=PHASE]
 //   hoduc --list-targets
 //
@@ -98,6 +98,14 @@ static cl::list<std::string>
                 cl::desc("Pin an input's dims: NAME:1x3x224x224 (repeatable; "
                          "split at the last ':')"),
                 cl::value_desc("name:dims"), cl::cat(category));
+static cl::list<std::string> dimSpecs(
+    "dim",
+    cl::desc("A symbolic dim (ONNX dim_param, or '?' in --input-shape): "
+             "NAME=N pins it; NAME=MIN..MAX[%MULTIPLE][@CHUNK] keeps it "
+             "symbolic with bounds (default 1..), values that are multiples "
+             "of MULTIPLE, and code compiled for CHUNK (default: MULTIPLE) "
+             "(repeatable)"),
+    cl::value_desc("name=spec"), cl::cat(category));
 static cl::list<std::string> sequenceLengths(
     "sequence-length",
     cl::desc("ONNX: the length of a sequence input, NAME:N; its elements "
@@ -257,6 +265,16 @@ int main(int argc, char **argv) {
     if (!hodu::parseInputShape(spec, pin, error))
       return usageError(error);
     opts.import.inputShapes.push_back(std::move(pin));
+  }
+  for (const std::string &spec : dimSpecs) {
+    hodu::DimSpec dim;
+    std::string error;
+    if (!hodu::parseDimSpec(spec, dim, error))
+      return usageError(error);
+    if (dim.size)
+      opts.import.symbolSizes[dim.name] = *dim.size;
+    else
+      opts.dims.push_back(std::move(dim));
   }
   for (const std::string &spec : sequenceLengths) {
     std::pair<std::string, int64_t> length;

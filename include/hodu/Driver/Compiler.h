@@ -16,6 +16,7 @@
 #define HODU_DRIVER_COMPILER_H
 
 #include "hodu/Registry/Registry.h"
+#include "hodu/Support/Names.h"
 #include "hodu/Target/Target.h"
 
 #include <optional>
@@ -51,6 +52,9 @@ struct CompileOptions {
   std::string target = "cpu";
   TargetOptions targetOptions;
   ImportOptions import;
+  /// Symbolic dims kept with bounds (hoduc --dim=NAME=MIN..MAX...); pinned
+  /// ones are in `import.symbolSizes`.
+  std::vector<DimSpec> dims;
   /// Also write a C header with a typed entry point `<prefix>_run(...)`.
   std::string headerPath;
   /// Inputs (by name) that are meta slots: marked `hodu.meta_slot` after

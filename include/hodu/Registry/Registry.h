@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,15 @@ struct ImportOptions {
   /// the ONNX importer refuses a node past it as it converts it, before
   /// building anything of that size.
   int64_t maxTensorElements = int64_t(1) << 40;
+  /// Symbolic dims (an ONNX dim_param, an unnamed dynamic dim, a `?` in
+  /// --input-shape): the size each named symbol is imported at (hoduc
+  /// --dim=NAME=N pins; the driver's probe and chunk sizes). An unnamed
+  /// dynamic dim of input NAME is the symbol "NAME_dimI".
+  std::map<std::string, int64_t> symbolSizes;
+  /// The size of a symbol not in `symbolSizes`; 0: such a dim is an error
+  /// ("pin it"). The arguments with such dims get `hodu.dims`, the symbol's
+  /// name per dim ("" for a static one).
+  int64_t unboundSymbolSize = 0;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

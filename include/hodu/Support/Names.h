@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,19 @@ bool parseInputShape(const std::string &spec, InputShape &out,
 /// Dims as `--input-shape` and messages spell them: "2x3x4" ("" for a
 /// scalar).
 std::string dimsString(llvm::ArrayRef<int64_t> dims);
+
+/// One `--dim`: a symbol pinned to a size (NAME=N), or kept symbolic with
+/// bounds (NAME=MIN..MAX, either side optional), values that are multiples
+/// of `multiple` (%M), and the size its code is compiled for (@C; 0: the
+/// multiple).
+struct DimSpec {
+  std::string name;
+  std::optional<int64_t> size;
+  int64_t min = 1, max = -1, multiple = 1, chunk = 0;
+};
+
+/// Parses a `--dim` (split at the last '='). False with `error` set.
+bool parseDimSpec(const std::string &spec, DimSpec &out, std::string &error);
 
 /// Parses a `--sequence-length` "NAME:N" (split at the last ':').
 bool parseSequenceLength(const std::string &spec,

@@ -22,12 +22,22 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
     auto type = dict.getAs<TypeAttr>("type");
     bool meta = kind == "input" && dict.get("meta");
     auto init = dict.getAs<ElementsAttr>("init");
+    auto dims = dict.getAs<ArrayAttr>("dims");
     if (!name || !type ||
-        dict.size() != 2 + (meta ? 1 : 0) + (meta && init ? 1 : 0))
+        dict.size() != 2 + (meta ? 1 : 0) + (meta && init ? 1 : 0) +
+                           (dims ? 1 : 0))
       return op.emitOpError()
              << kind << " #" << i
              << " must be {name = \"...\", type = ...} (inputs may add "
-                "meta and init)";
+                "meta and init, and any tensor dims)";
+    if (dims) {
+      auto ranked = dyn_cast<RankedTensorType>(type.getValue());
+      if (!ranked || (int64_t)dims.size() != ranked.getRank() ||
+          !llvm::all_of(dims, llvm::IsaPred<StringAttr>))
+        return op.emitOpError()
+               << kind << " #" << i
+               << ": dims must give one symbol (or \"\") per dim";
+    }
     if (init && init.getType() != type.getValue())
       return op.emitOpError() << "meta slot '" << name.getValue()
                               << "' has an initial value of type "

@@ -119,10 +119,17 @@ static std::optional<std::string> nameTwice(ArrayRef<std::string> names) {
 
 /// The static shape of graph input `name` (or of an element of a sequence
 /// input, `seq[i]`) of tensor type `tt`: its pin from `--input-shape` (taken
-/// out of `pins`), else its declared shape, which must be static.
+/// out of `pins`), else its declared shape. A dynamic dim (a pin's `?`, a
+/// declared dim_param or unknown dim) is a symbol, its dim_param or
+/// "NAME_dimI": imported at its size from `options.symbolSizes`, else at
+/// `options.unboundSymbolSize` and named in `symbols` (one entry per dim,
+/// "" for the others), else an error.
 static FailureOr<SmallVector<int64_t>>
 inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
-           llvm::StringMap<std::vector<int64_t>> &pins, Location loc) {
+           llvm::StringMap<std::vector<int64_t>> &pins,
+           const ImportOptions &options, SmallVectorImpl<std::string> &symbols,
+           Location loc) {
+  std::optional<std::vector<int64_t>> pinned;
   auto pin = pins.find(name);
   if (pin != pins.end()) {
     if (tt.has_shape() &&
@@ -136,44 +143,58 @@ inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
       int64_t declared = tt.has_shape() && tt.shape().dim((int)i).has_dim_value()
                              ? tt.shape().dim((int)i).dim_value()
                              : -1;
-      if (d < 0 || (declared >= 0 && declared != d)) {
+      if ((d < 0 && declared >= 0) || (d >= 0 && declared >= 0 && declared != d)) {
         emitError(loc) << "--input-shape for '" << name << "' sets dim " << i
-                       << " to " << d << ", but the model fixes it to "
-                       << declared;
+                       << " to " << (d < 0 ? std::string("?") : std::to_string(d))
+                       << ", but the model fixes it to " << declared;
         return failure();
       }
     }
-    SmallVector<int64_t> dims(pin->second.begin(), pin->second.end());
+    pinned = pin->second;
     pins.erase(pin);
-    return dims;
-  }
-  if (!tt.has_shape()) {
+  } else if (!tt.has_shape()) {
     emitError(loc) << "graph input '" << name
                    << "' has no shape; give one with --input-shape=" << name
                    << ":DIMS";
     return failure();
   }
-  SmallVector<int64_t> suggestion;
-  std::string firstDynamic;
-  for (auto [i, d] : llvm::enumerate(tt.shape().dim())) {
-    if (d.has_dim_value() && d.dim_value() >= 0) {
-      suggestion.push_back(d.dim_value());
+  int64_t rank = pinned ? (int64_t)pinned->size() : tt.shape().dim_size();
+  SmallVector<int64_t> dims;
+  symbols.assign(rank, "");
+  for (int64_t i = 0; i < rank; ++i) {
+    if (pinned && (*pinned)[i] >= 0) {
+      dims.push_back((*pinned)[i]);
       continue;
     }
-    suggestion.push_back(1);
-    if (firstDynamic.empty())
-      firstDynamic = "dim " + std::to_string(i) +
-                     (d.has_dim_param() ? " ('" + d.dim_param() + "')"
-                                        : std::string(" (unknown)"));
-  }
-  if (!firstDynamic.empty()) {
-    emitError(loc) << "graph input '" << name << "' has a dynamic "
-                   << firstDynamic
-                   << "; pin its shape, e.g. --input-shape=" << name << ":"
+    const onnx::TensorShapeProto::Dimension *d =
+        tt.has_shape() ? &tt.shape().dim((int)i) : nullptr;
+    if (d && d->has_dim_value() && d->dim_value() >= 0) {
+      dims.push_back(d->dim_value());
+      continue;
+    }
+    std::string symbol = d && d->has_dim_param() && !d->dim_param().empty()
+                             ? d->dim_param()
+                             : (name + "_dim" + Twine(i)).str();
+    if (auto it = options.symbolSizes.find(symbol);
+        it != options.symbolSizes.end()) {
+      dims.push_back(it->second);
+      continue;
+    }
+    if (options.unboundSymbolSize > 0) {
+      dims.push_back(options.unboundSymbolSize);
+      symbols[i] = symbol;
+      continue;
+    }
+    SmallVector<int64_t> suggestion;
+    for (int64_t j = 0; j < rank; ++j)
+      suggestion.push_back(j < (int64_t)dims.size() ? dims[j] : 1);
+    emitError(loc) << "graph input '" << name << "' has a dynamic dim " << i
+                   << " ('" << symbol << "'); pin it with --dim=" << symbol
+                   << "=N or --input-shape=" << name << ":"
                    << dimsString(suggestion);
     return failure();
   }
-  return suggestion;
+  return dims;
 }
 
 OwningOpRef<ModuleOp> hodu::importOnnxModel(const std::string &path,
@@ -479,6 +500,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     lengths[name] = length;
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<SmallVector<std::string>> argSymbols; // per non-flag argument
   // Per graph input: where its arguments start, and whether it is a sequence.
   struct GraphInput {
     std::string name;
@@ -553,7 +575,8 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                        << "', which is a tensor, not a sequence";
         return nullptr;
       }
-      auto dims = inputShape(in.name(), *tt, pins, loc);
+      auto dims = inputShape(in.name(), *tt, pins, options,
+                             argSymbols.emplace_back(), loc);
       if (failed(dims))
         return nullptr;
       argTypes.push_back(RankedTensorType::get(*dims, elt));
@@ -571,7 +594,8 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       std::string element = elementName(in.name(), i);
       if (shared && !pins.count(element))
         pins[element] = *shared;
-      auto dims = inputShape(element, *tt, pins, loc);
+      auto dims =
+          inputShape(element, *tt, pins, options, argSymbols.emplace_back(), loc);
       if (failed(dims))
         return nullptr;
       argTypes.push_back(RankedTensorType::get(*dims, elt));
@@ -607,6 +631,20 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
                       NameLoc::get(StringAttr::get(&context, name), fileLoc));
   for (auto [i, name] : llvm::enumerate(argNames))
     func.setArgAttr(i, "hodu.name", b.getStringAttr(name));
+  // The symbolic dims, for hodu-chunk-symbols (arguments of an optional's
+  // `#present` flag have none).
+  for (size_t i = 0, s = 0; i < argNames.size(); ++i) {
+    if (StringRef(argNames[i]).ends_with(HODU_OPTIONAL_PRESENT_SUFFIX) ||
+        s >= argSymbols.size())
+      continue;
+    const SmallVector<std::string> &dims = argSymbols[s++];
+    if (llvm::all_of(dims, [](const std::string &d) { return d.empty(); }))
+      continue;
+    SmallVector<Attribute> names;
+    for (const std::string &d : dims)
+      names.push_back(b.getStringAttr(d));
+    func.setArgAttr(i, "hodu.dims", b.getArrayAttr(names));
+  }
   for (const GraphInput &in : graphInputs) {
     ValueEntry e;
     size_t next = in.firstArg;

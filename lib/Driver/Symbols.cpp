@@ -1,0 +1,180 @@
+//===- Symbols.cpp - importing a model with a symbolic dim ----------------===//
+//
+// A model whose inputs keep a symbolic dim (an ONNX dim_param, an unnamed
+// dynamic dim, a `?` in --input-shape) is imported twice: once at a probe
+// size, a prime that no other dim of a model is likely to have, on which
+// hodu-chunk-symbols proves that no op mixes positions along the symbol and
+// finds where it reaches the outputs; then at the chunk size, the module
+// that is compiled. The entry point runs the chunk's code over consecutive
+// chunks of whatever size a run gives (hodu-lower-entry-point).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "hodu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace hodu;
+
+/// The probe size: prime, and not a size models give their dims.
+static constexpr int64_t kProbeSize = 29;
+
+static func::FuncOp entryOf(ModuleOp module) {
+  if (auto f = module.lookupSymbol<func::FuncOp>("main"))
+    return f;
+  func::FuncOp only;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (!f.isPrivate() && !f.isExternal()) {
+      if (only)
+        return {};
+      only = f;
+    }
+  return only;
+}
+
+/// The symbols the entry's arguments name in `hodu.dims`, in order of
+/// appearance.
+static SmallVector<std::string> symbolsOf(func::FuncOp f) {
+  SmallVector<std::string> out;
+  for (unsigned i = 0; f && i < f.getNumArguments(); ++i)
+    if (auto dims = f.getArgAttrOfType<ArrayAttr>(i, "hodu.dims"))
+      for (Attribute a : dims)
+        if (auto s = dyn_cast<StringAttr>(a))
+          if (!s.getValue().empty() && !llvm::is_contained(out, s.getValue()))
+            out.push_back(s.getValue().str());
+  return out;
+}
+
+static LogicalResult runChunkSymbols(ModuleOp module) {
+  PassManager pm(module->getName());
+  pm.addPass(createChunkSymbols());
+  return pm.run(module);
+}
+
+OwningOpRef<ModuleOp>
+driver::importWithSymbols(const Importer &importer, MLIRContext &context,
+                          const CompileOptions &opts, ImportOptions io) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  bool probe = importer.name == "onnx";
+  if (probe)
+    io.unboundSymbolSize = kProbeSize;
+  OwningOpRef<ModuleOp> module = importer.import(opts.inputPath, context, io);
+  if (!module)
+    return nullptr;
+  func::FuncOp entry = entryOf(*module);
+  SmallVector<std::string> symbols = symbolsOf(entry);
+  for (const DimSpec &d : opts.dims)
+    if (!llvm::is_contained(symbols, d.name)) {
+      emitError(loc) << "--dim names '" << d.name
+                     << "', which is not a symbolic dim of the model"
+                     << (symbols.empty()
+                             ? std::string(" (it has none)")
+                             : " (it has " + llvm::join(symbols, ", ") + ")");
+      return nullptr;
+    }
+  if (symbols.empty())
+    return module;
+  if (symbols.size() > 1) {
+    std::string pins;
+    for (const std::string &s : ArrayRef(symbols).drop_front())
+      pins += " --dim=" + s + "=N";
+    emitError(loc) << "the model has " << symbols.size()
+                   << " symbolic dims (" << llvm::join(symbols, ", ")
+                   << "); Hodu compiles one symbol per model, so pin the "
+                      "others, e.g." << pins;
+    return nullptr;
+  }
+  const std::string &symbol = symbols.front();
+  if (opts.target != "cpu") {
+    emitError(loc) << "symbolic dim '" << symbol << "': the " << opts.target
+                   << " target compiles static shapes only; pin it with --dim="
+                   << symbol << "=N";
+    return nullptr;
+  }
+  DimSpec spec;
+  spec.name = symbol;
+  for (const DimSpec &d : opts.dims)
+    if (d.name == symbol)
+      spec = d;
+  int64_t chunk = spec.chunk ? spec.chunk : spec.multiple;
+  if (chunk % spec.multiple != 0 || (spec.max >= 0 && chunk > spec.max)) {
+    emitError(loc) << "--dim=" << symbol << ": the chunk " << chunk
+                   << " must be a multiple of " << spec.multiple
+                   << " and at most the bound";
+    return nullptr;
+  }
+  if (failed(runChunkSymbols(*module)))
+    return nullptr;
+
+  // What the probe proved, carried over to the module that is compiled.
+  SmallVector<Attribute> argDims, resultDims;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    argDims.push_back(entry.getArgAttr(i, "hodu.dims"));
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    resultDims.push_back(entry.getResultAttr(i, "hodu.dims"));
+  SmallVector<Type> probeResults(entry.getResultTypes());
+  OwningOpRef<ModuleOp> compiled = module.release();
+  if (probe) {
+    io.unboundSymbolSize = 0;
+    io.symbolSizes[symbol] = chunk;
+    compiled = importer.import(opts.inputPath, context, io);
+    if (!compiled)
+      return nullptr;
+  }
+  func::FuncOp f = entryOf(*compiled);
+  if (!f || f.getNumArguments() != argDims.size() ||
+      f.getNumResults() != resultDims.size()) {
+    emitError(loc) << "the model's signature changes with symbol '" << symbol
+                   << "'";
+    return nullptr;
+  }
+  for (auto [i, a] : llvm::enumerate(argDims))
+    if (a)
+      f.setArgAttr(i, "hodu.dims", a);
+  for (auto [i, a] : llvm::enumerate(resultDims)) {
+    if (!a)
+      continue;
+    // The output dim that was p * inner at the probe is chunk * inner here.
+    auto probeType = cast<RankedTensorType>(probeResults[i]);
+    auto type = cast<RankedTensorType>(f.getResultTypes()[i]);
+    for (auto [d, s] : llvm::enumerate(cast<ArrayAttr>(a))) {
+      StringRef text = cast<StringAttr>(s).getValue();
+      if (text.empty())
+        continue;
+      int64_t inner = probeType.getDimSize(d) / kProbeSize;
+      if (!probe)
+        inner = 1; // what the pass wrote: the .mlir's own sizes
+      if (probe && type.getDimSize(d) != chunk * inner) {
+        emitError(loc) << "output #" << i << " has " << type.getDimSize(d)
+                       << " in dim " << d << " at " << symbol << " = " << chunk
+                       << ", not " << chunk * inner
+                       << "; the model's structure changes with the symbol";
+        return nullptr;
+      }
+    }
+    f.setResultAttr(i, "hodu.dims", a);
+  }
+  if (!probe) // a .mlir's own size of the symbol is its chunk
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (auto dims = f.getArgAttrOfType<ArrayAttr>(i, "hodu.dims"))
+        for (auto [d, s] : llvm::enumerate(dims))
+          if (!cast<StringAttr>(s).getValue().empty())
+            chunk = cast<RankedTensorType>(f.getArgumentTypes()[i])
+                        .getDimSize(d);
+  Builder b(&context);
+  NamedAttribute fields[] = {
+      b.getNamedAttr("name", b.getStringAttr(symbol)),
+      b.getNamedAttr("min", b.getI64IntegerAttr(spec.min)),
+      b.getNamedAttr("max", b.getI64IntegerAttr(spec.max)),
+      b.getNamedAttr("multiple", b.getI64IntegerAttr(spec.multiple)),
+      b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))};
+  (*compiled)->setAttr("hodu.symbols",
+                       b.getArrayAttr({b.getDictionaryAttr(fields)}));
+  return compiled;
+}
