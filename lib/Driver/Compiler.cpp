@@ -200,6 +200,9 @@ EntrySignature driver::readSignature(ModuleOp module) {
                           std::vector<int64_t>(type.getShape().begin(),
                                                type.getShape().end()),
                           {}};
+        if (auto dims = dict.getAs<ArrayAttr>("dims"))
+          for (Attribute d : dims)
+            t.dims.push_back(cast<StringAttr>(d).str());
         if (dict.get("meta")) {
           ++sig.numMetaSlots;
           if (Attribute init = dict.get("init"))
@@ -211,6 +214,13 @@ EntrySignature driver::readSignature(ModuleOp module) {
     read(ep.getInputs(), sig.inputs);
     read(ep.getOutputs(), sig.outputs);
   }
+  if (auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols"))
+    if (!symbols.empty())
+      if (auto dict = dyn_cast<DictionaryAttr>(symbols[0])) {
+        sig.symbol = dict.getAs<StringAttr>("name").str();
+        if (auto c = dict.getAs<IntegerAttr>("chunk"))
+          sig.symbolChunk = c.getInt();
+      }
   return sig;
 }
 

@@ -128,6 +128,9 @@ struct TensorSignature {
   std::vector<int64_t> shape;
   /// Meta slots: the initial value's bytes (empty: zeros).
   std::string init;
+  /// Symbolic dims: per dim, "" (static, `shape`) or the symbol it is
+  /// ("batch", "4*batch"); `shape` then holds its size at the chunk.
+  std::vector<std::string> dims;
 };
 
 /// The model's entry point as `hodu.entry_point` recorded it (the driver
@@ -138,6 +141,9 @@ struct EntrySignature {
   /// them last, and the entry function takes them there).
   std::vector<TensorSignature> inputs, outputs;
   unsigned numMetaSlots = 0;
+  /// The symbol of a model with a symbolic dim (hodu.symbols), else "".
+  std::string symbol;
+  int64_t symbolChunk = 0;
 };
 
 /// A heterogeneous plan as hodu-partition left the entry function: the

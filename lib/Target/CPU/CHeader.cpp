@@ -38,8 +38,11 @@ static std::vector<std::string> cNames(const EntrySignature &sig) {
 
 static std::string shapeText(const TensorSignature &t) {
   std::string s;
-  for (int64_t d : t.shape)
-    s += "[" + std::to_string(d) + "]";
+  for (auto [i, d] : llvm::enumerate(t.shape))
+    s += "[" +
+         (i < t.dims.size() && !t.dims[i].empty() ? t.dims[i]
+                                                   : std::to_string(d)) +
+         "]";
   return s.empty() ? std::string("(scalar)") : s;
 }
 
@@ -80,6 +83,13 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
      << "static inline int32_t " << prefix << "_run(";
   k = 0;
   bool first = true;
+  // A symbolic dim's value comes first (the symbol's name, made a C
+  // identifier).
+  std::string symbolArg = sig.symbol.empty() ? "" : cIdentifier(sig.symbol);
+  if (!symbolArg.empty()) {
+    os << "int64_t " << symbolArg;
+    first = false;
+  }
   for (auto &t : sig.inputs) {
     os << (first ? "" : ", ") << "const " << dtypeCType(t.dtype) << " *"
        << names[k++];
@@ -99,17 +109,36 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
   os << (sig.inputs.empty() ? "0" : "") << "};\n  void *const outputs[] = {";
   for (size_t i = 0; i < sig.outputs.size(); ++i)
     os << (i ? ", " : "") << "(void *)" << names[k++];
-  os << (sig.outputs.empty() ? "0" : "") << "};\n"
-     << "  return " << prefix << HODU_DESCRIPTOR_SUFFIX
-     << ".entry(inputs, outputs, 0);\n}\n\n";
+  os << (sig.outputs.empty() ? "0" : "") << "};\n";
+  if (symbolArg.empty()) {
+    os << "  return " << prefix << HODU_DESCRIPTOR_SUFFIX
+       << ".entry(inputs, outputs, 0);\n}\n\n";
+  } else {
+    os << "  hodu_run_context ctx = {sizeof(hodu_run_context), 0, 0, 0, &"
+       << symbolArg << ", 1};\n"
+       << "  return " << prefix << HODU_DESCRIPTOR_SUFFIX
+       << ".entry(inputs, outputs, &ctx);\n}\n\n";
+  }
   auto countMacros = [&](const std::vector<TensorSignature> &ts,
                          StringRef kind) {
     for (auto [i, t] : llvm::enumerate(ts)) {
       int64_t n = 1;
-      for (int64_t d : t.shape)
-        n *= d;
-      os << "#define " << prefix.upper() << "_" << kind << i << "_ELEMENTS "
-         << n << "\n";
+      bool symbolic = false;
+      for (auto [d, e] : llvm::enumerate(t.shape)) {
+        if (d < t.dims.size() && !t.dims[d].empty()) {
+          // chunk * scale at the chunk: per unit of the symbol, scale.
+          symbolic = true;
+          n *= e / sig.symbolChunk;
+        } else {
+          n *= e;
+        }
+      }
+      os << "#define " << prefix.upper() << "_" << kind << i << "_ELEMENTS";
+      if (symbolic)
+        os << "(" << symbolArg << ") ((int64_t)(" << symbolArg << ") * " << n
+           << ")\n";
+      else
+        os << " " << n << "\n";
     }
   };
   countMacros(sig.inputs, "INPUT");
