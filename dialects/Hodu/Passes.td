@@ -195,7 +195,7 @@ def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
     results that have the symbol get `hodu.dims` (`"batch"`, or
     `"4*batch"` where the symbol is the outer factor of a dim four times
     larger). An op it cannot prove is the error "symbolic dim 'batch' cannot
-    vary: WHY; pin it (hoduc --dim=batch=N)" at that op.
+    vary: WHY; pin it (hoduc --dim=batch=<size>)" at that op.
 
     The symbol must be the outermost dim (after dims of 1) of every argument
     and result that has it, so that a chunk is one contiguous slice of each.

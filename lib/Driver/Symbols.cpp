@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -62,11 +63,20 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                           const CompileOptions &opts, ImportOptions io) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   bool probe = importer.name == "onnx";
-  if (probe)
+  if (probe) {
     io.unboundSymbolSize = kProbeSize;
+    io.unboundSymbols = std::make_shared<std::vector<std::string>>();
+  }
   OwningOpRef<ModuleOp> module = importer.import(opts.inputPath, context, io);
-  if (!module)
+  if (!module) {
+    if (probe && !io.unboundSymbols->empty())
+      llvm::errs() << "hoduc: note: the model's symbolic dims ("
+                   << llvm::join(*io.unboundSymbols, ", ")
+                   << ") were imported at " << kProbeSize
+                   << " to check that the model lets them vary; pin them "
+                      "(--dim=NAME=N) to compile the model at one size\n";
     return nullptr;
+  }
   func::FuncOp entry = entryOf(*module);
   SmallVector<std::string> symbols = symbolsOf(entry);
   for (const DimSpec &d : opts.dims)
@@ -83,7 +93,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
   if (symbols.size() > 1) {
     std::string pins;
     for (const std::string &s : ArrayRef(symbols).drop_front())
-      pins += " --dim=" + s + "=N";
+      pins += " --dim=" + s + "=<size>";
     emitError(loc) << "the model has " << symbols.size()
                    << " symbolic dims (" << llvm::join(symbols, ", ")
                    << "); Hodu compiles one symbol per model, so pin the "
@@ -94,7 +104,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
   if (opts.target != "cpu") {
     emitError(loc) << "symbolic dim '" << symbol << "': the " << opts.target
                    << " target compiles static shapes only; pin it with --dim="
-                   << symbol << "=N";
+                   << symbol << "=<size>";
     return nullptr;
   }
   DimSpec spec;

@@ -64,7 +64,7 @@ private:
   LogicalResult mixes(Operation *op, const Twine &why) {
     return op->emitError() << "symbolic dim '" << symbol
                            << "' cannot vary: " << why
-                           << "; pin it (hoduc --dim=" << symbol << "=N)";
+                           << "; pin it (hoduc --dim=" << symbol << "=<size>)";
   }
   static ArrayRef<int64_t> shapeOf(Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();

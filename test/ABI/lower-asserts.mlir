@@ -38,7 +38,9 @@
 // ENTRY: llvm.store %{{.*}}, %[[ST]]
 // ENTRY: llvm.call @m_main(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[ST]])
 // ENTRY: %[[R:.*]] = llvm.load %[[ST]] : !llvm.ptr -> i32
-// ENTRY: llvm.return %[[R]] : i32
+// ENTRY: llvm.br ^[[EXIT:.*]](%[[R]] : i32)
+// ENTRY: ^[[EXIT]](%[[CODE:.*]]: i32):
+// ENTRY: llvm.return %[[CODE]] : i32
 // ENTRY: llvm.mlir.global internal unnamed_addr constant @m_check0("node 'a' (Reshape): first\00")
 // ENTRY: llvm.mlir.global internal unnamed_addr constant @m_check1("node 'b' (Range): second\00")
 // ENTRY: llvm.mlir.global internal constant @m_checks()

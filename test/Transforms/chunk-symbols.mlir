@@ -46,7 +46,7 @@ func.func @rows(%x: tensor<29x4x8xf32> {hodu.dims = ["batch", "", ""]}) -> (tens
 // -----
 
 func.func @reduce_over_batch(%x: tensor<29x4xf32> {hodu.dims = ["batch", ""]}) -> tensor<4xf32> {
-  // expected-error @+1 {{symbolic dim 'batch' cannot vary: the op reduces over it; pin it (hoduc --dim=batch=N)}}
+  // expected-error @+1 {{symbolic dim 'batch' cannot vary: the op reduces over it; pin it (hoduc --dim=batch=<size>)}}
   %s = hodu.reduce_mean %x {dims = array<i64: 0>} : (tensor<29x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }

@@ -60,6 +60,9 @@ struct ImportOptions {
   /// ("pin it"). The arguments with such dims get `hodu.dims`, the symbol's
   /// name per dim ("" for a static one).
   int64_t unboundSymbolSize = 0;
+  /// When set, the importer adds the symbols it imported at
+  /// `unboundSymbolSize` (also when the import then fails).
+  std::shared_ptr<std::vector<std::string>> unboundSymbols;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

@@ -183,14 +183,24 @@ inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
     if (options.unboundSymbolSize > 0) {
       dims.push_back(options.unboundSymbolSize);
       symbols[i] = symbol;
+      if (options.unboundSymbols &&
+          !llvm::is_contained(*options.unboundSymbols, symbol))
+        options.unboundSymbols->push_back(symbol);
       continue;
     }
     SmallVector<int64_t> suggestion;
-    for (int64_t j = 0; j < rank; ++j)
-      suggestion.push_back(j < (int64_t)dims.size() ? dims[j] : 1);
+    for (int64_t j = 0; j < rank; ++j) {
+      const onnx::TensorShapeProto::Dimension *e =
+          tt.has_shape() ? &tt.shape().dim((int)j) : nullptr;
+      suggestion.push_back(j < (int64_t)dims.size() ? dims[j]
+                           : pinned && (*pinned)[j] >= 0 ? (*pinned)[j]
+                           : e && e->has_dim_value() && e->dim_value() >= 0
+                               ? e->dim_value()
+                               : 1);
+    }
     emitError(loc) << "graph input '" << name << "' has a dynamic dim " << i
                    << " ('" << symbol << "'); pin it with --dim=" << symbol
-                   << "=N or --input-shape=" << name << ":"
+                   << "=<size> or --input-shape=" << name << ":"
                    << dimsString(suggestion);
     return failure();
   }
