@@ -3,112 +3,22 @@
  * The runtime's half of symbolic dims (docs/runtime.md, "Symbolic dims"):
  * the compiled entry reads the symbols' values from its hodu_run_context
  * and runs over chunks itself, so all the runtime does is validate the
- * descriptor's tables, bind the values from the inputs' shapes with every
- * check a caller can get wrong, and resolve the outputs' shapes. The
- * tables are small (a few symbols, a few dynamic dims), so lookups are
- * linear scans.
+ * descriptor's tables when a model loads, bind the values from the inputs'
+ * shapes with every check a caller can get wrong, and resolve the outputs'
+ * shapes. The checks themselves are in dims.c, which the `hoduc
+ * --emit=exe` driver shares; this file makes statuses of them.
  *
  *===----------------------------------------------------------------------===*/
 #include "symbols.h"
 #include "session.h"
 
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-int hodu_desc_has_dynamic_dims(const hodu_model_desc *desc) {
-  return desc->abi_version >= 2 && DESC_HAS(desc, dynamic_dims);
-}
-
-int32_t hodu_desc_num_symbols(const hodu_model_desc *desc) {
-  return desc && hodu_desc_has_dynamic_dims(desc) && desc->num_symbols > 0
-             ? desc->num_symbols
-             : 0;
-}
-
-const hodu_symbol_desc *hodu_desc_symbols(const hodu_model_desc *desc) {
-  return hodu_desc_num_symbols(desc) ? desc->symbols : NULL;
-}
 
 static const hodu_tensor_desc *described(const hodu_model_desc *desc,
                                          int is_output, int32_t index) {
   return is_output ? &desc->outputs[index] : &desc->inputs[index];
-}
-
-/* The record of a dynamic dim; validation guarantees there is one. */
-static const hodu_dynamic_dim *record_of(const hodu_model_desc *desc,
-                                         int is_output, int32_t tensor,
-                                         int32_t dim) {
-  for (int32_t r = 0; r < desc->num_dynamic_dims; ++r) {
-    const hodu_dynamic_dim *record = &desc->dynamic_dims[r];
-    if ((record->is_output != 0) == (is_output != 0) &&
-        record->tensor == tensor && record->dim == dim)
-      return record;
-  }
-  return NULL;
-}
-
-/* Appends printf output to buffer[*used], keeping it terminated. */
-static void append(char *buffer, size_t size, size_t *used, const char *format,
-                   ...) __attribute__((format(printf, 4, 5)));
-static void append(char *buffer, size_t size, size_t *used, const char *format,
-                   ...) {
-  if (*used >= size)
-    return;
-  va_list args;
-  va_start(args, format);
-  int written = vsnprintf(buffer + *used, size - *used, format, args);
-  va_end(args);
-  if (written > 0)
-    *used += (size_t)written;
-  if (*used >= size && size >= 4)
-    memcpy(buffer + size - 4, "...", 4);
-}
-
-/* "batch", "2*batch", "batch+1", "2*batch-1": the extent a record says. */
-static void append_extent(char *buffer, size_t size, size_t *used,
-                          const hodu_model_desc *desc,
-                          const hodu_dynamic_dim *record) {
-  if (record->scale != 1)
-    append(buffer, size, used, "%lld*", (long long)record->scale);
-  append(buffer, size, used, "%s", desc->symbols[record->symbol].name);
-  if (record->offset > 0)
-    append(buffer, size, used, "+%lld", (long long)record->offset);
-  else if (record->offset < 0)
-    append(buffer, size, used, "-%lld", -(long long)record->offset);
-}
-
-void hodu_format_symbolic_shape(char *buffer, size_t size,
-                                const hodu_model_desc *desc, int is_output,
-                                int32_t index) {
-  if (!size)
-    return;
-  buffer[0] = '\0';
-  size_t used = 0;
-  const hodu_tensor_desc *tensor = described(desc, is_output, index);
-  append(buffer, size, &used, "[");
-  for (int32_t d = 0; d < tensor->rank; ++d) {
-    if (d)
-      append(buffer, size, &used, ",");
-    if (tensor->shape[d] == HODU_DIM_DYNAMIC)
-      append_extent(buffer, size, &used, desc,
-                    record_of(desc, is_output, index, d));
-    else
-      append(buffer, size, &used, "%lld", (long long)tensor->shape[d]);
-  }
-  append(buffer, size, &used, "]");
-}
-
-void hodu_format_symbol_values(char *buffer, size_t size,
-                               const hodu_model_desc *desc,
-                               const int64_t *values) {
-  if (!size)
-    return;
-  buffer[0] = '\0';
-  size_t used = 0;
-  for (int32_t k = 0; k < hodu_desc_num_symbols(desc); ++k)
-    append(buffer, size, &used, "%s%s=%lld", k ? ", " : "",
-           desc->symbols[k].name, (long long)values[k]);
 }
 
 /*===--------------------------------------------------------------------===*
@@ -249,137 +159,41 @@ hodu_status hodu_validate_symbols(const char *origin,
  * Binding and checks
  *===--------------------------------------------------------------------===*/
 
-/* What is wrong with `value` for `symbol` ("must be at most 64"), or NULL. */
-static const char *bound_problem(const hodu_symbol_desc *symbol, int64_t value,
-                                 char *text, size_t size) {
-  if (value < symbol->min)
-    snprintf(text, size, "must be at least %lld", (long long)symbol->min);
-  else if (symbol->max != -1 && value > symbol->max)
-    snprintf(text, size, "must be at most %lld", (long long)symbol->max);
-  else if (value % symbol->multiple != 0)
-    snprintf(text, size, "must be a multiple of %lld",
-             (long long)symbol->multiple);
-  else
-    return NULL;
-  return text;
-}
-
-/* The first input dim (in binding order) that is of symbol `k`. */
-static void first_source(const hodu_model_desc *desc,
-                         const hodu_tensor *const *inputs, size_t num_inputs,
-                         int32_t k, size_t *input, int32_t *dim) {
-  for (size_t i = 0; i < num_inputs; ++i) {
-    if (!inputs[i])
-      continue;
-    const hodu_tensor_desc *tensor = &desc->inputs[i];
-    for (int32_t d = 0; d < tensor->rank; ++d) {
-      const hodu_dynamic_dim *record = tensor->shape[d] == HODU_DIM_DYNAMIC
-                                           ? record_of(desc, 0, (int32_t)i, d)
-                                           : NULL;
-      if (record && record->symbol == k) {
-        *input = i;
-        *dim = d;
-        return;
-      }
-    }
-  }
-}
-
 hodu_status hodu_bind_symbols(const hodu_model_desc *desc, const char *model,
                               const hodu_tensor *const *inputs,
                               size_t num_inputs, int partial, int64_t *values) {
-  int32_t num_symbols = hodu_desc_num_symbols(desc);
-  for (int32_t k = 0; k < num_symbols; ++k)
-    values[k] = -1;
-  for (size_t i = 0; i < num_inputs; ++i) {
-    const hodu_tensor_desc *want = &desc->inputs[i];
-    const hodu_tensor *tensor = inputs[i];
-    if (!tensor) {
-      if (partial)
-        continue;
+  for (size_t i = 0; i < num_inputs && !partial; ++i)
+    if (!inputs[i])
       return hodu_make_status(HODU_INVALID_ARGUMENT, "input %d ('%s') is NULL",
-                              (int)i, want->name);
-    }
-    char shape_text[256];
-    int32_t rank = hodu_tensor_rank(tensor);
-    const int64_t *shape = hodu_tensor_shape(tensor);
-    if (rank != want->rank) {
-      hodu_format_symbolic_shape(shape_text, sizeof shape_text, desc, 0,
-                                 (int32_t)i);
-      return hodu_make_status(HODU_MISMATCH,
-                              "model '%s': input '%s' has rank %d, but the "
-                              "model's input has rank %d (shape %s)",
-                              model, want->name, (int)rank, (int)want->rank,
-                              shape_text);
-    }
-    for (int32_t d = 0; d < rank; ++d) {
-      long long extent = (long long)shape[d];
-      if (want->shape[d] != HODU_DIM_DYNAMIC) {
-        if (shape[d] == want->shape[d])
-          continue;
-        hodu_format_symbolic_shape(shape_text, sizeof shape_text, desc, 0,
-                                   (int32_t)i);
-        return hodu_make_status(HODU_MISMATCH,
-                                "model '%s': input '%s' dim %d is %lld, but "
-                                "the model's input has %lld there (shape %s)",
-                                model, want->name, (int)d, extent,
-                                (long long)want->shape[d], shape_text);
-      }
-      const hodu_dynamic_dim *record = record_of(desc, 0, (int32_t)i, d);
-      const hodu_symbol_desc *symbol = &desc->symbols[record->symbol];
-      int trivial = record->scale == 1 && record->offset == 0;
-      int64_t scaled;
-      if (__builtin_sub_overflow(shape[d], record->offset, &scaled) ||
-          scaled < 0 || scaled % record->scale != 0) {
-        char expr[128];
-        size_t used = 0;
-        expr[0] = '\0';
-        append_extent(expr, sizeof expr, &used, desc, record);
-        return hodu_make_status(HODU_MISMATCH,
-                                "model '%s': input '%s' dim %d is %lld, which "
-                                "is not %s for any value of symbol '%s'",
-                                model, want->name, (int)d, extent, expr,
-                                symbol->name);
-      }
-      int64_t value = scaled / record->scale;
-      int64_t *bound = &values[record->symbol];
-      if (*bound >= 0 && *bound != value) {
-        size_t source = 0;
-        int32_t source_dim = 0;
-        first_source(desc, inputs, num_inputs, record->symbol, &source,
-                     &source_dim);
-        if (trivial)
-          return hodu_make_status(HODU_MISMATCH,
-                                  "model '%s': input '%s' dim %d is %lld, but "
-                                  "symbol '%s' is %lld (from input '%s' dim "
-                                  "%d)",
-                                  model, want->name, (int)d, extent,
-                                  symbol->name, (long long)*bound,
-                                  desc->inputs[source].name, (int)source_dim);
-        return hodu_make_status(HODU_MISMATCH,
-                                "model '%s': input '%s' dim %d is %lld, which "
-                                "makes symbol '%s' %lld, but it is %lld (from "
-                                "input '%s' dim %d)",
-                                model, want->name, (int)d, extent, symbol->name,
-                                (long long)value, (long long)*bound,
-                                desc->inputs[source].name, (int)source_dim);
-      }
-      char problem[64];
-      if (*bound < 0 && bound_problem(symbol, value, problem, sizeof problem)) {
-        char value_text[48] = "";
-        if (!trivial)
-          snprintf(value_text, sizeof value_text, " (it is %lld)",
-                   (long long)value);
-        return hodu_make_status(HODU_MISMATCH,
-                                "model '%s': input '%s' dim %d is %lld: "
-                                "symbol '%s' %s%s",
-                                model, want->name, (int)d, extent, symbol->name,
-                                problem, value_text);
-      }
-      *bound = value;
-    }
+                              (int)i, desc->inputs[i].name);
+  int32_t stack_ranks[HODU_STACK_SYMBOLS];
+  const int64_t *stack_shapes[HODU_STACK_SYMBOLS];
+  int32_t *ranks = stack_ranks;
+  const int64_t **shapes = stack_shapes;
+  if (num_inputs > HODU_STACK_SYMBOLS) {
+    ranks = malloc(sizeof *ranks * num_inputs);
+    shapes = malloc(sizeof *shapes * num_inputs);
   }
-  return NULL;
+  hodu_status status = NULL;
+  if (!ranks || !shapes)
+    status = hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  /* A scalar's shape is NULL, but a NULL shape means "not given" here. */
+  static const int64_t scalar_shape[1] = {0};
+  for (size_t i = 0; i < num_inputs && !status; ++i) {
+    ranks[i] = inputs[i] ? hodu_tensor_rank(inputs[i]) : 0;
+    shapes[i] = !inputs[i]                     ? NULL
+                : hodu_tensor_shape(inputs[i]) ? hodu_tensor_shape(inputs[i])
+                                               : scalar_shape;
+  }
+  char message[1024];
+  if (!status && !hodu_dims_bind(desc, model, num_inputs, ranks, shapes, values,
+                                 message, sizeof message))
+    status = hodu_make_status(HODU_MISMATCH, "%s", message);
+  if (ranks != stack_ranks)
+    free(ranks);
+  if (shapes != stack_shapes)
+    free(shapes);
+  return status;
 }
 
 hodu_status hodu_check_symbol_values(const hodu_model_desc *desc,
@@ -393,37 +207,18 @@ hodu_status hodu_check_symbol_values(const hodu_model_desc *desc,
   if (num_values && !values)
     return hodu_make_status(HODU_INVALID_ARGUMENT,
                             "the symbol values are NULL");
-  for (int32_t k = 0; k < num_symbols; ++k) {
-    char problem[64];
-    if (bound_problem(&desc->symbols[k], values[k], problem, sizeof problem))
-      return hodu_make_status(
-          HODU_MISMATCH, "model '%s': symbol '%s' is %lld, but %s", model,
-          desc->symbols[k].name, (long long)values[k], problem);
-  }
+  char message[1024];
+  if (!hodu_dims_check_values(desc, model, values, message, sizeof message))
+    return hodu_make_status(HODU_MISMATCH, "%s", message);
   return NULL;
 }
 
 hodu_status hodu_resolve_shape(const hodu_model_desc *desc, const char *model,
                                int is_output, int32_t index,
                                const int64_t *values, int64_t *shape) {
-  const hodu_tensor_desc *tensor = described(desc, is_output, index);
-  for (int32_t d = 0; d < tensor->rank; ++d) {
-    if (tensor->shape[d] != HODU_DIM_DYNAMIC) {
-      shape[d] = tensor->shape[d];
-      continue;
-    }
-    const hodu_dynamic_dim *record = record_of(desc, is_output, index, d);
-    int64_t value = values[record->symbol];
-    int64_t extent;
-    if (__builtin_mul_overflow(record->scale, value, &extent) ||
-        __builtin_add_overflow(extent, record->offset, &extent) || extent < 0)
-      return hodu_make_status(
-          HODU_INVALID_ARGUMENT,
-          "model '%s': %s '%s' dim %d has no valid extent "
-          "for symbol '%s' = %lld",
-          model, is_output ? "output" : "input", tensor->name, (int)d,
-          desc->symbols[record->symbol].name, (long long)value);
-    shape[d] = extent;
-  }
+  char message[1024];
+  if (!hodu_dims_resolve(desc, model, is_output, index, values, shape, message,
+                         sizeof message))
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s", message);
   return NULL;
 }

@@ -2,27 +2,20 @@
  *
  * A version-2 descriptor may mark input and output dims HODU_DIM_DYNAMIC
  * and tie each to a symbol (abi.h). symbols.c validates those tables when
- * a model loads, binds the symbols' values from the input tensors of a run
- * (checking every shape on the way), and resolves shapes for given values.
- * Bundles have no symbols: every function here sees zero of them. Never
- * installed.
+ * a model loads, and binds the symbols' values from the input tensors of a
+ * run and resolves shapes for given values (the checks of dims.h, as
+ * statuses). Bundles have no symbols: every function here sees zero of
+ * them. Never installed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_RUNTIME_SYMBOLS_H
 #define HODU_RUNTIME_SYMBOLS_H
 
+#include "dims.h"
 #include "internal.h"
 
 /* Symbol values of up to this many symbols live on the stack in a run. */
 #define HODU_STACK_SYMBOLS 16
-
-/* The descriptor's symbol table (0 and NULL for version-1 descriptors and
- * for those whose struct_size ends before the tables). */
-int32_t hodu_desc_num_symbols(const hodu_model_desc *desc);
-const hodu_symbol_desc *hodu_desc_symbols(const hodu_model_desc *desc);
-
-/* 1 when the descriptor's tables may mark dims HODU_DIM_DYNAMIC. */
-int hodu_desc_has_dynamic_dims(const hodu_model_desc *desc);
 
 /* Checks the symbol and dynamic-dim tables of a descriptor whose tensors
  * are valid otherwise (validate_descriptor in model.c). `origin` names the
@@ -49,16 +42,5 @@ hodu_status hodu_check_symbol_values(const hodu_model_desc *desc,
 hodu_status hodu_resolve_shape(const hodu_model_desc *desc, const char *model,
                                int is_output, int32_t index,
                                const int64_t *values, int64_t *shape);
-
-/* Formats a described shape with its symbols, "[batch,3]" or
- * "[2*batch+1]", into `buffer` (always terminated). */
-void hodu_format_symbolic_shape(char *buffer, size_t size,
-                                const hodu_model_desc *desc, int is_output,
-                                int32_t index);
-
-/* Formats "batch=4, seq=7" (every symbol) into `buffer`. */
-void hodu_format_symbol_values(char *buffer, size_t size,
-                               const hodu_model_desc *desc,
-                               const int64_t *values);
 
 #endif /* HODU_RUNTIME_SYMBOLS_H */
