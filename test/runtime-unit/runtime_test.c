@@ -943,16 +943,16 @@ static void test_symbols_mismatch(void) {
   free_tensors(out, 3);
   hodu_model_free(model);
 
-  /* Scaled dims: p f32[2*n+1], r f32[n] -> q f32[n]. */
+  /* Scaled dims: r f32[n], p f32[2*n+1] -> q f32[n], n in 0..8. */
   static const int64_t dynamic_shape[] = {HODU_DIM_DYNAMIC};
   static const hodu_tensor_desc inputs[] = {
-      {"p", HODU_DTYPE_F32, 1, dynamic_shape},
-      {"r", HODU_DTYPE_F32, 1, dynamic_shape}};
+      {"r", HODU_DTYPE_F32, 1, dynamic_shape},
+      {"p", HODU_DTYPE_F32, 1, dynamic_shape}};
   static const hodu_tensor_desc outputs[] = {
       {"q", HODU_DTYPE_F32, 1, dynamic_shape}};
-  static const hodu_symbol_desc symbols[] = {{"n", 0, -1, 1, 0}};
+  static const hodu_symbol_desc symbols[] = {{"n", 0, 8, 1, 0}};
   static const hodu_dynamic_dim dims[] = {
-      {0, 0, 0, 0, 2, 1}, {0, 1, 0, 0, 1, 0}, {1, 0, 0, 0, 1, 0}};
+      {0, 0, 0, 0, 1, 0}, {0, 1, 0, 0, 2, 1}, {1, 0, 0, 0, 1, 0}};
   const hodu_model_desc scaled = {HODU_ABI_VERSION,
                                   sizeof(hodu_model_desc),
                                   "scaled",
@@ -974,27 +974,30 @@ static void test_symbols_mismatch(void) {
   CHECK_OK(hodu_model_from_descriptor(&scaled, &model));
   if (!model)
     return;
-  int64_t p7[] = {7}, p6[] = {6}, r3[] = {3}, r2[] = {2};
-  hodu_tensor *p = f32_tensor(1, p7, 0), *r = f32_tensor(1, r3, 0), *q = NULL;
-  const hodu_tensor *pr[] = {p, r};
-  CHECK_OK(hodu_model_run_alloc(model, pr, 2, &q, 1));
+  int64_t r3[] = {3}, p7[] = {7}, p6[] = {6}, p9[] = {9}, p19[] = {19};
+  hodu_tensor *r = f32_tensor(1, r3, 0), *p = f32_tensor(1, p7, 0), *q = NULL;
+  const hodu_tensor *rp[] = {r, p};
+  CHECK_OK(hodu_model_run_alloc(model, rp, 2, &q, 1));
   CHECK(q && hodu_tensor_shape(q)[0] == 3);
   hodu_tensor_free(q);
+  q = NULL;
   hodu_tensor_free(p);
-  p = f32_tensor(1, p6, 0);
-  pr[0] = p;
-  CHECK_ERROR(hodu_model_run_alloc(model, pr, 2, &q, 1), HODU_MISMATCH,
+  rp[1] = p = f32_tensor(1, p6, 0);
+  CHECK_ERROR(hodu_model_run_alloc(model, rp, 2, &q, 1), HODU_MISMATCH,
               "model 'scaled': input 'p' dim 0 is 6, which is not 2*n+1 for "
               "any value of symbol 'n'");
   hodu_tensor_free(p);
-  hodu_tensor_free(r);
-  p = f32_tensor(1, p7, 0);
-  r = f32_tensor(1, r2, 0);
-  pr[0] = p;
-  pr[1] = r;
-  CHECK_ERROR(hodu_model_run_alloc(model, pr, 2, &q, 1), HODU_MISMATCH,
-              "model 'scaled': input 'r' dim 0 is 2, but symbol 'n' is 3 "
-              "(from input 'p' dim 0)");
+  rp[1] = p = f32_tensor(1, p9, 0);
+  CHECK_ERROR(hodu_model_run_alloc(model, rp, 2, &q, 1), HODU_MISMATCH,
+              "model 'scaled': input 'p' dim 0 is 9, which makes symbol 'n' "
+              "4, but it is 3 (from input 'r' dim 0)");
+  hodu_tensor_free(p);
+  rp[1] = p = f32_tensor(1, p19, 0);
+  const hodu_tensor *p_only[] = {NULL, p};
+  int64_t n = 0;
+  CHECK_ERROR(hodu_model_bind_symbols(model, p_only, 2, &n, 1), HODU_MISMATCH,
+              "model 'scaled': input 'p' dim 0 is 19: symbol 'n' must be at "
+              "most 8 (it is 9)");
   hodu_tensor_free(p);
   hodu_tensor_free(r);
   hodu_model_free(model);
