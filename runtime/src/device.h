@@ -62,10 +62,15 @@ typedef struct hodu_device_ops {
                            uint32_t index, const char *origin, hodu_code **out);
   void (*code_free)(hodu_device *device, hodu_code *code);
   /* Steps [first, first + count) of `plan`, all on this device, with
-   * `bindings[a]` for plan argument a. The bindings are copied. */
+   * `bindings[a]` for plan argument a. The bindings are copied.
+   * `symbol_values` (one per symbol of a descriptor plan's symbols; NULL
+   * when it has none) is the session's storage, which outlives the
+   * program: an ENTRY step reads it at every run and replay. Bundles have
+   * no symbols; their devices ignore it. */
   hodu_status (*program_create)(hodu_device *device, hodu_code *code,
                                 const hodu_plan *plan, uint32_t first,
                                 uint32_t count, const hodu_binding *bindings,
+                                const int64_t *symbol_values,
                                 hodu_program **out);
   void (*program_free)(hodu_device *device, hodu_program *program);
   /* Runs it once and waits: every step issued one by one by the host. */

@@ -11,6 +11,7 @@
  *===----------------------------------------------------------------------===*/
 #include "device.h"
 #include "internal.h"
+#include "symbols.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -50,6 +51,9 @@ struct hodu_program {
   cpu_step *steps;
   uint32_t num_steps;
   void **pointers; /* storage for every step's pointers */
+  /* ENTRY steps: the session's symbol values (NULL without symbols), read
+   * at every run, so a session re-bound at other values runs them. */
+  const int64_t *symbol_values;
   int captured;
 };
 
@@ -228,11 +232,10 @@ static void cpu_program_free(hodu_device *device, hodu_program *program) {
   free(program);
 }
 
-static hodu_status cpu_program_create(hodu_device *device, hodu_code *code,
-                                      const hodu_plan *plan, uint32_t first,
-                                      uint32_t count,
-                                      const hodu_binding *bindings,
-                                      hodu_program **out) {
+static hodu_status
+cpu_program_create(hodu_device *device, hodu_code *code, const hodu_plan *plan,
+                   uint32_t first, uint32_t count, const hodu_binding *bindings,
+                   const int64_t *symbol_values, hodu_program **out) {
   *out = NULL;
   hodu_program *program = calloc(1, sizeof *program);
   uint64_t total = 0;
@@ -248,6 +251,7 @@ static hodu_status cpu_program_create(hodu_device *device, hodu_code *code,
   }
   program->code = code;
   program->plan = plan;
+  program->symbol_values = symbol_values;
   program->num_steps = count;
   void **next = program->pointers;
   for (uint32_t i = 0; i < count; ++i) {
@@ -293,7 +297,14 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
     switch (step->op) {
     case HODU_STEP_ENTRY_: {
       uint32_t tensors = step->num_inputs + program->plan->num_outputs;
-      hodu_run_context context = {sizeof(hodu_run_context), threads, NULL, 0};
+      const int64_t *values = program->symbol_values;
+      hodu_run_context context = {
+          sizeof(hodu_run_context),
+          threads,
+          NULL,
+          0,
+          values,
+          values ? hodu_desc_num_symbols(program->code->desc) : 0};
       if (step->num_pointers > tensors) {
         context.workspace = step->pointers[tensors];
         context.workspace_size = step->arena_size;

@@ -275,11 +275,11 @@ static void gpu_program_free(hodu_device *base, hodu_program *program) {
   free(program);
 }
 
-static hodu_status gpu_program_create(hodu_device *base, hodu_code *code,
-                                      const hodu_plan *plan, uint32_t first,
-                                      uint32_t count,
-                                      const hodu_binding *bindings,
-                                      hodu_program **out) {
+static hodu_status
+gpu_program_create(hodu_device *base, hodu_code *code, const hodu_plan *plan,
+                   uint32_t first, uint32_t count, const hodu_binding *bindings,
+                   const int64_t *symbol_values, hodu_program **out) {
+  (void)symbol_values; /* bundles have no symbols */
   gpu_device *device = (gpu_device *)base;
   *out = NULL;
   hodu_program *program = calloc(1, sizeof *program);

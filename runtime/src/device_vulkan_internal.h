@@ -154,6 +154,7 @@ void hodu_vk_code_free(hodu_device *device, hodu_code *code);
 hodu_status hodu_vk_program_create(hodu_device *device, hodu_code *code,
                                    const hodu_plan *plan, uint32_t first,
                                    uint32_t count, const hodu_binding *bindings,
+                                   const int64_t *symbol_values,
                                    hodu_program **out);
 void hodu_vk_program_free(hodu_device *device, hodu_program *program);
 hodu_status hodu_vk_program_run(hodu_device *device, hodu_program *program,

@@ -15,6 +15,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "session.h"
+#include "symbols.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,9 +30,27 @@
  * Descriptor validation
  *===--------------------------------------------------------------------===*/
 
+/* The bytes of a described tensor, its dynamic dims (if any) counted as 1.
+ * Returns 0 when the size overflows. */
+static int static_size(const hodu_tensor_desc *tensor, size_t *bytes) {
+  int64_t elements = 1;
+  for (int32_t d = 0; d < tensor->rank; ++d) {
+    int64_t extent =
+        tensor->shape[d] == HODU_DIM_DYNAMIC ? 1 : tensor->shape[d];
+    if (__builtin_mul_overflow(elements, extent, &elements))
+      return 0;
+  }
+  return hodu_shape_size(1, &elements,
+                         hodu_dtype_size((hodu_dtype)tensor->dtype), &elements,
+                         bytes);
+}
+
+/* `dynamic`: HODU_DIM_DYNAMIC extents are allowed (version-2 tables; the
+ * symbol validation checks that each has its record). */
 static hodu_status validate_tensors(const char *origin, const char *kind,
                                     int32_t count,
-                                    const hodu_tensor_desc *tensors) {
+                                    const hodu_tensor_desc *tensors,
+                                    int dynamic) {
   if (count < 0)
     return hodu_make_status(HODU_INVALID_ARTIFACT,
                             "%s: malformed descriptor: %d %ss", origin,
@@ -59,16 +78,14 @@ static hodu_status validate_tensors(const char *origin, const char *kind,
                               origin, kind, tensor->name, (int)tensor->rank,
                               tensor->shape ? "a" : "no");
     for (int32_t d = 0; d < tensor->rank; ++d)
-      if (tensor->shape[d] < 0)
+      if (tensor->shape[d] < 0 &&
+          !(dynamic && tensor->shape[d] == HODU_DIM_DYNAMIC))
         return hodu_make_status(HODU_INVALID_ARTIFACT,
                                 "%s: malformed descriptor: %s '%s' has a "
                                 "dynamic or negative extent in dimension %d",
                                 origin, kind, tensor->name, (int)d);
-    int64_t elements;
     size_t bytes;
-    if (!hodu_shape_size(tensor->rank, tensor->shape,
-                         hodu_dtype_size((hodu_dtype)tensor->dtype),
-                         &elements, &bytes))
+    if (!static_size(tensor, &bytes))
       return hodu_make_status(HODU_INVALID_ARTIFACT,
                               "%s: malformed descriptor: %s '%s' is too "
                               "large",
@@ -100,11 +117,12 @@ static hodu_status validate_descriptor(const char *origin,
     return hodu_make_status(HODU_INVALID_ARTIFACT,
                             "%s: malformed descriptor: no entry function",
                             origin);
-  hodu_status status =
-      validate_tensors(origin, "input", desc->num_inputs, desc->inputs);
+  int dynamic = hodu_desc_has_dynamic_dims(desc);
+  hodu_status status = validate_tensors(origin, "input", desc->num_inputs,
+                                        desc->inputs, dynamic);
   if (!status)
-    status =
-        validate_tensors(origin, "output", desc->num_outputs, desc->outputs);
+    status = validate_tensors(origin, "output", desc->num_outputs,
+                              desc->outputs, dynamic);
   if (!status && DESC_HAS(desc, num_meta_slots) &&
       (desc->num_meta_slots < 0 || desc->num_meta_slots > desc->num_inputs))
     status = hodu_make_status(HODU_INVALID_ARTIFACT,
@@ -120,6 +138,8 @@ static hodu_status validate_descriptor(const char *origin,
                               origin, (int)desc->num_checks,
                               desc->num_checks < 0 ? "(a negative count)"
                                                    : "without their messages");
+  if (!status)
+    status = hodu_validate_symbols(origin, desc);
   return status;
 }
 
@@ -188,11 +208,17 @@ static hodu_status plan_from_descriptor(const hodu_model_desc *desc,
               : i < meta_begin
                   ? desc->outputs[i - plan->num_inputs]
                   : desc->inputs[plan->num_inputs + (i - meta_begin)];
+    /* A tensor with dynamic dims has a size only in a run: 0 here (CPU
+     * bindings are addresses, and sizes matter only to GPU mirrors). */
     int64_t elements;
-    size_t bytes;
-    hodu_shape_size(t->desc.rank, t->desc.shape,
-                    hodu_dtype_size((hodu_dtype)t->desc.dtype), &elements,
-                    &bytes);
+    size_t bytes = 0;
+    int dynamic = 0;
+    for (int32_t d = 0; d < t->desc.rank; ++d)
+      dynamic |= t->desc.shape[d] == HODU_DIM_DYNAMIC;
+    if (!dynamic)
+      hodu_shape_size(t->desc.rank, t->desc.shape,
+                      hodu_dtype_size((hodu_dtype)t->desc.dtype), &elements,
+                      &bytes);
     t->bytes = bytes;
   }
   /* ENTRY args: INPUT..., META..., OUTPUT..., ARENA. */
@@ -626,19 +652,13 @@ static void release_workspace(hodu_model *model, void *w) {
 /* Argument arrays up to this size live on the stack. */
 #define HODU_STACK_ARGS 16
 
-hodu_status hodu_model_run(const hodu_model *model,
-                           const hodu_tensor *const *inputs,
-                           size_t num_inputs, hodu_tensor *const *outputs,
-                           size_t num_outputs) {
-  if (!model)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
-  if (!model->desc)
-    return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
-  hodu_status status =
-      hodu_check_run_tensors(model, inputs, num_inputs, outputs, num_outputs);
-  if (status)
-    return status;
-
+/* The direct path of hodu_model_run for a descriptor, its tensors checked
+ * and its symbols bound. */
+static hodu_status run_entry(const hodu_model *model,
+                             const hodu_tensor *const *inputs,
+                             size_t num_inputs, hodu_tensor *const *outputs,
+                             size_t num_outputs, const int64_t *symbol_values,
+                             int32_t num_symbol_values) {
   size_t num_meta = model->plan->num_meta;
   size_t total = num_inputs + num_meta + num_outputs;
   void *stack_args[HODU_STACK_ARGS];
@@ -659,7 +679,11 @@ hodu_status hodu_model_run(const hodu_model *model,
     args[first_output + i] = hodu_tensor_data(outputs[i]);
 
   hodu_run_context context = {sizeof(hodu_run_context),
-                              hodu_effective_num_threads(), NULL, 0};
+                              hodu_effective_num_threads(),
+                              NULL,
+                              0,
+                              symbol_values,
+                              num_symbol_values};
   /* The cache is the model's only mutable state: runs on a const model
    * still share it (each slot is taken and returned atomically). */
   hodu_model *mutable_model = (hodu_model *)model;
@@ -688,6 +712,30 @@ hodu_status hodu_model_run(const hodu_model *model,
   return NULL;
 }
 
+hodu_status hodu_model_run(const hodu_model *model,
+                           const hodu_tensor *const *inputs, size_t num_inputs,
+                           hodu_tensor *const *outputs, size_t num_outputs) {
+  if (!model)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  if (!model->desc)
+    return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
+  int32_t num_symbols = hodu_desc_num_symbols(model->desc);
+  int64_t stack_values[HODU_STACK_SYMBOLS];
+  int64_t *values = num_symbols <= HODU_STACK_SYMBOLS
+                        ? stack_values
+                        : malloc(sizeof(int64_t) * (size_t)num_symbols);
+  if (!values)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_status status = hodu_check_run_tensors(model, inputs, num_inputs,
+                                              outputs, num_outputs, values);
+  if (!status)
+    status = run_entry(model, inputs, num_inputs, outputs, num_outputs,
+                       num_symbols ? values : NULL, num_symbols);
+  if (values != stack_values)
+    free(values);
+  return status;
+}
+
 hodu_status hodu_model_run_alloc(const hodu_model *model,
                                  const hodu_tensor *const *inputs,
                                  size_t num_inputs, hodu_tensor **outputs,
@@ -705,9 +753,30 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
                             (int)model->plan->num_outputs,
                             model->plan->num_outputs == 1 ? "" : "s",
                             num_outputs);
+  /* Outputs with dynamic dims are made at the shapes the inputs give. */
+  int32_t num_symbols = hodu_desc_num_symbols(model->desc);
+  int64_t stack_values[HODU_STACK_SYMBOLS];
+  int64_t *values = num_symbols <= HODU_STACK_SYMBOLS
+                        ? stack_values
+                        : malloc(sizeof(int64_t) * (size_t)num_symbols);
+  if (!values)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_status status = NULL;
+  if (num_symbols && num_inputs != model->plan->num_inputs)
+    status = hodu_make_status(
+        HODU_MISMATCH, "model '%s' expects %u input%s, got %zu",
+        hodu_model_name(model), (unsigned)model->plan->num_inputs,
+        model->plan->num_inputs == 1 ? "" : "s", num_inputs);
+  else if (num_symbols && !inputs)
+    status = hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
+  else if (num_symbols)
+    status = hodu_bind_symbols(model->desc, hodu_model_name(model), inputs,
+                               num_inputs, 0, values);
   for (size_t i = 0; i < num_outputs && !status; ++i)
-    status = hodu_model_create_output(model, (int32_t)i, &outputs[i]);
+    status = hodu_model_create_output_with_symbols(
+        model, (int32_t)i, values, (size_t)num_symbols, &outputs[i]);
+  if (values != stack_values)
+    free(values);
   if (!status)
     status = hodu_model_run(model, inputs, num_inputs, outputs, num_outputs);
   if (status) {

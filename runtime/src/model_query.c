@@ -8,8 +8,10 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "session.h"
+#include "symbols.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*===--------------------------------------------------------------------===*
@@ -166,6 +168,28 @@ hodu_status hodu_model_meta_slot_index(const hodu_model *model,
   return find_index(model, ROLE_META, name, index);
 }
 
+/* A tensor like `t` at `shape` (its own, or resolved from symbol values). */
+static hodu_status create_at(const hodu_model *model, const hodu_plan_tensor *t,
+                             const int64_t *shape, int on_device,
+                             hodu_tensor **out) {
+  if (!model->devices) {
+    /* Inspection only: host tensors, no device. */
+    if (on_device) {
+      hodu_status status = hodu_check_runnable(model);
+      if (status)
+        return status;
+    }
+    return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank, shape,
+                              out);
+  }
+  hodu_device *device = model->devices[t->device];
+  if (on_device && device->kind != HODU_DEVICE_CPU)
+    return hodu_tensor_create_on(device, (hodu_dtype)t->desc.dtype,
+                                 t->desc.rank, shape, out);
+  return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank, shape,
+                            out);
+}
+
 static hodu_status create_like(const hodu_model *model, int role,
                                int32_t index, int on_device,
                                hodu_tensor **out) {
@@ -177,22 +201,25 @@ static hodu_status create_like(const hodu_model *model, int role,
   if (!t)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "no %s %d in the model",
                             kinds[role], (int)index);
-  if (!model->devices) {
-    /* Inspection only: host tensors, no device. */
-    if (on_device) {
-      hodu_status status = hodu_check_runnable(model);
-      if (status)
-        return status;
-    }
-    return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank,
-                              t->desc.shape, out);
+  /* A dynamic dim has no extent until the symbols have values. */
+  const hodu_model_desc *desc = model->desc;
+  for (int32_t d = 0; desc && d < t->desc.rank; ++d) {
+    if (t->desc.shape[d] != HODU_DIM_DYNAMIC)
+      continue;
+    const char *symbol = "?";
+    for (int32_t r = 0; r < desc->num_dynamic_dims; ++r)
+      if (desc->dynamic_dims[r].is_output == (role == ROLE_OUTPUT) &&
+          desc->dynamic_dims[r].tensor == index &&
+          desc->dynamic_dims[r].dim == d)
+        symbol = desc->symbols[desc->dynamic_dims[r].symbol].name;
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "model '%s': %s '%s' dim %d is symbol '%s', "
+                            "which has no value here: create it with "
+                            "hodu_model_create_%s_with_symbols",
+                            hodu_model_name(model), kinds[role], t->desc.name,
+                            (int)d, symbol, kinds[role]);
   }
-  hodu_device *device = model->devices[t->device];
-  if (on_device && device->kind != HODU_DEVICE_CPU)
-    return hodu_tensor_create_on(device, (hodu_dtype)t->desc.dtype,
-                                 t->desc.rank, t->desc.shape, out);
-  return hodu_tensor_create((hodu_dtype)t->desc.dtype, t->desc.rank,
-                            t->desc.shape, out);
+  return create_at(model, t, t->desc.shape, on_device, out);
 }
 
 hodu_status hodu_model_create_input(const hodu_model *model, int32_t index,
@@ -213,6 +240,167 @@ hodu_status hodu_model_create_device_input(const hodu_model *model,
 hodu_status hodu_model_create_device_output(const hodu_model *model,
                                             int32_t index, hodu_tensor **out) {
   return create_like(model, ROLE_OUTPUT, index, 1, out);
+}
+
+/*===--------------------------------------------------------------------===*
+ * Symbols
+ *===--------------------------------------------------------------------===*/
+
+int32_t hodu_model_num_symbols(const hodu_model *model) {
+  return model ? hodu_desc_num_symbols(model->desc) : 0;
+}
+
+const hodu_symbol_desc *hodu_model_symbol(const hodu_model *model,
+                                          int32_t index) {
+  if (index < 0 || index >= hodu_model_num_symbols(model))
+    return NULL;
+  return &model->desc->symbols[index];
+}
+
+const char *hodu_model_symbol_name(const hodu_model *model, int32_t index) {
+  const hodu_symbol_desc *symbol = hodu_model_symbol(model, index);
+  return symbol ? symbol->name : NULL;
+}
+
+hodu_status hodu_model_symbol_index(const hodu_model *model, const char *name,
+                                    int32_t *index) {
+  if (!model || !name || !index)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "model, name and index must not be NULL");
+  int32_t count = hodu_model_num_symbols(model);
+  char names[512] = "";
+  size_t used = 0;
+  for (int32_t k = 0; k < count; ++k) {
+    const char *symbol = model->desc->symbols[k].name;
+    if (strcmp(symbol, name) == 0) {
+      *index = k;
+      return NULL;
+    }
+    if (used < sizeof names) {
+      int written = snprintf(names + used, sizeof names - used, "%s'%s'",
+                             k ? ", " : "", symbol);
+      if (written > 0)
+        used += (size_t)written;
+    }
+  }
+  return hodu_make_status(HODU_NOT_FOUND,
+                          "model '%s' has no symbol named '%s' (symbols: %s)",
+                          hodu_model_name(model), name, count ? names : "none");
+}
+
+/* Checks a caller's symbol values array against the model. */
+static hodu_status check_values_argument(const hodu_model *model,
+                                         const int64_t *values,
+                                         size_t num_values) {
+  if (!model)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  int32_t count = hodu_model_num_symbols(model);
+  if (num_values != (size_t)count)
+    return hodu_make_status(
+        HODU_INVALID_ARGUMENT, "model '%s' has %d symbol%s, got %zu values",
+        hodu_model_name(model), (int)count, count == 1 ? "" : "s", num_values);
+  if (num_values && !values)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "the symbol values are NULL");
+  return NULL;
+}
+
+hodu_status hodu_model_bind_symbols(const hodu_model *model,
+                                    const hodu_tensor *const *inputs,
+                                    size_t num_inputs, int64_t *values,
+                                    size_t num_values) {
+  hodu_status status = check_values_argument(model, values, num_values);
+  if (status)
+    return status;
+  const hodu_plan *plan = model->plan;
+  if (num_inputs != plan->num_inputs)
+    return hodu_make_status(HODU_MISMATCH,
+                            "model '%s' expects %u input%s, got %zu",
+                            plan->name, (unsigned)plan->num_inputs,
+                            plan->num_inputs == 1 ? "" : "s", num_inputs);
+  if (num_inputs && !inputs)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
+  if (!num_values)
+    return NULL;
+  return hodu_bind_symbols(model->desc, plan->name, inputs, num_inputs, 1,
+                           values);
+}
+
+static hodu_status resolve_like(const hodu_model *model, int role,
+                                int32_t index, const int64_t *values,
+                                size_t num_values, int64_t *shape) {
+  static const char *const kinds[] = {"input", "output"};
+  hodu_status status = check_values_argument(model, values, num_values);
+  if (status)
+    return status;
+  const hodu_plan_tensor *t = role_tensor(model, role, index);
+  if (!t)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "no %s %d in the model",
+                            kinds[role], (int)index);
+  if (t->desc.rank > 0 && !shape)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'shape' is NULL");
+  if (!num_values) {
+    memcpy(shape, t->desc.shape, sizeof(int64_t) * (size_t)t->desc.rank);
+    return NULL;
+  }
+  status = hodu_check_symbol_values(model->desc, model->plan->name, values,
+                                    num_values);
+  if (status)
+    return status;
+  return hodu_resolve_shape(model->desc, model->plan->name, role == ROLE_OUTPUT,
+                            index, values, shape);
+}
+
+hodu_status hodu_model_resolve_input_shape(const hodu_model *model,
+                                           int32_t index, const int64_t *values,
+                                           size_t num_values, int64_t *shape) {
+  return resolve_like(model, ROLE_INPUT, index, values, num_values, shape);
+}
+
+hodu_status hodu_model_resolve_output_shape(const hodu_model *model,
+                                            int32_t index,
+                                            const int64_t *values,
+                                            size_t num_values, int64_t *shape) {
+  return resolve_like(model, ROLE_OUTPUT, index, values, num_values, shape);
+}
+
+static hodu_status create_with_symbols(const hodu_model *model, int role,
+                                       int32_t index, const int64_t *values,
+                                       size_t num_values, hodu_tensor **out) {
+  if (!out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
+  *out = NULL;
+  const hodu_plan_tensor *t = role_tensor(model, role, index);
+  int32_t rank = t ? t->desc.rank : 0;
+  int64_t stack_shape[16];
+  int64_t *shape =
+      rank <= 16 ? stack_shape : malloc(sizeof(int64_t) * (size_t)rank);
+  if (!shape)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_status status =
+      resolve_like(model, role, index, values, num_values, shape);
+  if (!status)
+    status = create_at(model, t, shape, 0, out);
+  if (shape != stack_shape)
+    free(shape);
+  return status;
+}
+
+hodu_status hodu_model_create_input_with_symbols(const hodu_model *model,
+                                                 int32_t index,
+                                                 const int64_t *values,
+                                                 size_t num_values,
+                                                 hodu_tensor **out) {
+  return create_with_symbols(model, ROLE_INPUT, index, values, num_values, out);
+}
+
+hodu_status hodu_model_create_output_with_symbols(const hodu_model *model,
+                                                  int32_t index,
+                                                  const int64_t *values,
+                                                  size_t num_values,
+                                                  hodu_tensor **out) {
+  return create_with_symbols(model, ROLE_OUTPUT, index, values, num_values,
+                             out);
 }
 
 hodu_status hodu_model_create_device_tensor(const hodu_model *model,

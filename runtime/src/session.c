@@ -15,6 +15,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "session.h"
+#include "symbols.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,11 @@ struct hodu_session {
   uint32_t num_segments;
   int programs_ready;
   hodu_session_stats stats;
+  /* Descriptor models with symbols: the values of the bound tensors (one
+   * per symbol; NULL without symbols), which the programs read at every
+   * run. */
+  int64_t *symbol_values;
+  int32_t num_symbols;
 };
 
 static hodu_device *tensor_device(const hodu_session *s, uint32_t tensor) {
@@ -54,10 +60,12 @@ static hodu_device *tensor_device(const hodu_session *s, uint32_t tensor) {
  * Checks
  *===--------------------------------------------------------------------===*/
 
+/* Checks one tensor's dtype, device and (unless `check_shape` is 0, for
+ * shapes checked by the symbol binding) its shape. */
 static hodu_status check_tensor(const char *kind, int32_t index,
                                 const hodu_plan_tensor *expected,
-                                hodu_device *device,
-                                const hodu_tensor *tensor) {
+                                hodu_device *device, const hodu_tensor *tensor,
+                                int check_shape) {
   const hodu_tensor_desc *desc = &expected->desc;
   if (!tensor)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL", kind,
@@ -69,8 +77,8 @@ static hodu_status check_tensor(const char *kind, int32_t index,
         hodu_dtype_name((hodu_dtype)desc->dtype), hodu_dtype_name(dtype));
   int32_t rank = hodu_tensor_rank(tensor);
   const int64_t *shape = hodu_tensor_shape(tensor);
-  int same = rank == desc->rank;
-  for (int32_t d = 0; same && d < rank; ++d)
+  int same = !check_shape || rank == desc->rank;
+  for (int32_t d = 0; check_shape && same && d < rank; ++d)
     same = shape[d] == desc->shape[d];
   if (!same) {
     char want[256], got[256];
@@ -103,11 +111,58 @@ static int overlaps(const hodu_tensor *a, const hodu_tensor *b) {
   return a_begin < b_begin + b_bytes && b_begin < a_begin + a_bytes;
 }
 
+/* 1 when the described tensor has a HODU_DIM_DYNAMIC dim. */
+static int has_dynamic_dim(const hodu_tensor_desc *desc) {
+  for (int32_t d = 0; d < desc->rank; ++d)
+    if (desc->shape[d] == HODU_DIM_DYNAMIC)
+      return 1;
+  return 0;
+}
+
+/* An output with dynamic dims must have exactly the shape the symbol
+ * values give it. */
+static hodu_status check_resolved_output(const hodu_model *model, int32_t o,
+                                         const int64_t *values,
+                                         const hodu_tensor *tensor) {
+  const hodu_model_desc *desc = model->desc;
+  const hodu_tensor_desc *want = &desc->outputs[o];
+  int64_t stack_shape[16];
+  int64_t *shape = want->rank <= 16
+                       ? stack_shape
+                       : malloc(sizeof(int64_t) * (size_t)want->rank);
+  if (!shape)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  hodu_status status =
+      hodu_resolve_shape(desc, model->plan->name, 1, o, values, shape);
+  int32_t rank = hodu_tensor_rank(tensor);
+  int same = !status && rank == want->rank;
+  for (int32_t d = 0; same && d < rank; ++d)
+    same = hodu_tensor_shape(tensor)[d] == shape[d];
+  if (!status && !same) {
+    char need[256], got[256], bound[256];
+    int64_t elements;
+    size_t bytes = 0;
+    hodu_shape_size(want->rank, shape, hodu_dtype_size((hodu_dtype)want->dtype),
+                    &elements, &bytes);
+    hodu_format_shape(need, sizeof need, want->rank, shape);
+    hodu_format_shape(got, sizeof got, rank, hodu_tensor_shape(tensor));
+    hodu_format_symbol_values(bound, sizeof bound, desc, values);
+    status = hodu_make_status(HODU_MISMATCH,
+                              "model '%s': output '%s' must have shape %s "
+                              "(%zu bytes) for %s, got %s",
+                              model->plan->name, want->name, need, bytes, bound,
+                              got);
+  }
+  if (shape != stack_shape)
+    free(shape);
+  return status;
+}
+
 hodu_status hodu_check_run_tensors(const hodu_model *model,
                                    const hodu_tensor *const *inputs,
                                    size_t num_inputs,
                                    hodu_tensor *const *outputs,
-                                   size_t num_outputs) {
+                                   size_t num_outputs, int64_t *values) {
   const hodu_plan *plan = model->plan;
   if (num_inputs != plan->num_inputs)
     return hodu_make_status(HODU_MISMATCH,
@@ -122,17 +177,32 @@ hodu_status hodu_check_run_tensors(const hodu_model *model,
   if ((num_inputs && !inputs) || (num_outputs && !outputs))
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the %s array is NULL",
                             num_inputs && !inputs ? "input" : "output");
+  /* Descriptors with dynamic dims: the binding checks every input's
+   * shape (rank, static dims, the symbols' dims) as it goes. */
+  const hodu_model_desc *desc = model->desc;
+  int symbolic = desc && hodu_desc_num_symbols(desc) > 0;
+  if (symbolic) {
+    hodu_status status =
+        hodu_bind_symbols(desc, plan->name, inputs, num_inputs, 0, values);
+    if (status)
+      return status;
+  }
   for (size_t i = 0; i < num_inputs; ++i) {
     const hodu_plan_tensor *t = &plan->tensors[i];
-    hodu_status status = check_tensor("input", (int32_t)i, t,
-                                      model->devices[t->device], inputs[i]);
+    hodu_status status =
+        check_tensor("input", (int32_t)i, t, model->devices[t->device],
+                     inputs[i], !symbolic);
     if (status)
       return status;
   }
   for (size_t i = 0; i < num_outputs; ++i) {
     const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + i];
-    hodu_status status = check_tensor("output", (int32_t)i, t,
-                                      model->devices[t->device], outputs[i]);
+    int dynamic = symbolic && has_dynamic_dim(&t->desc);
+    hodu_status status =
+        check_tensor("output", (int32_t)i, t, model->devices[t->device],
+                     outputs[i], !dynamic);
+    if (!status && dynamic)
+      status = check_resolved_output(model, (int32_t)i, values, outputs[i]);
     if (status)
       return status;
   }
@@ -204,6 +274,7 @@ void hodu_session_free(hodu_session *s) {
   free(s->input_mirrors);
   free(s->output_mirrors);
   free(s->bindings);
+  free(s->symbol_values);
   free(s);
 }
 
@@ -280,9 +351,13 @@ static hodu_status session_create(const hodu_model *model, int internal,
   s->output_mirrors = calloc(n_out, sizeof *s->output_mirrors);
   s->bindings =
       calloc(plan->num_args ? plan->num_args : 1, sizeof *s->bindings);
+  s->num_symbols = hodu_desc_num_symbols(model->desc);
+  if (s->num_symbols)
+    s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   hodu_status status =
       s->arenas && s->meta && s->inputs && s->outputs && s->input_mirrors &&
-              s->output_mirrors && s->bindings
+              s->output_mirrors && s->bindings &&
+              (s->symbol_values || !s->num_symbols)
           ? make_segments(s)
           : hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   for (uint32_t d = 0; d < plan->num_devices && !status; ++d) {
@@ -426,13 +501,54 @@ static hodu_status resolve(hodu_session *s, hodu_binding *bindings) {
   return NULL;
 }
 
+static hodu_status bind_tensors(hodu_session *s,
+                                const hodu_tensor *const *inputs,
+                                size_t num_inputs, hodu_tensor *const *outputs,
+                                size_t num_outputs);
+
+/* Checks the tensors, binds the symbols' values and the tensors. */
 static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
                         size_t num_inputs, hodu_tensor *const *outputs,
                         size_t num_outputs) {
+  int64_t stack_values[HODU_STACK_SYMBOLS];
+  int64_t *values = s->num_symbols <= HODU_STACK_SYMBOLS
+                        ? stack_values
+                        : malloc(sizeof(int64_t) * (size_t)s->num_symbols);
+  if (!values)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_status status = hodu_check_run_tensors(s->model, inputs, num_inputs,
-                                              outputs, num_outputs);
-  if (status)
-    return status;
+                                              outputs, num_outputs, values);
+  size_t values_bytes = sizeof(int64_t) * (size_t)s->num_symbols;
+  /* A recording is of the shapes it was captured at (as a CUDA Graph is):
+   * other symbol values need a reset and a new capture. */
+  if (!status && s->state == HODU_SESSION_CAPTURED && s->num_symbols &&
+      memcmp(values, s->symbol_values, values_bytes) != 0) {
+    char was[256], now[256];
+    hodu_format_symbol_values(was, sizeof was, s->model->desc,
+                              s->symbol_values);
+    hodu_format_symbol_values(now, sizeof now, s->model->desc, values);
+    status = hodu_make_status(HODU_INVALID_STATE,
+                              "session of model '%s' is captured at %s: its "
+                              "recording runs those shapes only; reset it and "
+                              "capture again to run %s",
+                              s->plan->name, was, now);
+  }
+  if (!status)
+    status = bind_tensors(s, inputs, num_inputs, outputs, num_outputs);
+  /* The programs read the values where they are: no new program needed. */
+  if (!status && s->num_symbols)
+    memcpy(s->symbol_values, values, values_bytes);
+  if (values != stack_values)
+    free(values);
+  return status;
+}
+
+/* The binding of checked tensors: the addresses the programs use. */
+static hodu_status bind_tensors(hodu_session *s,
+                                const hodu_tensor *const *inputs,
+                                size_t num_inputs, hodu_tensor *const *outputs,
+                                size_t num_outputs) {
+  hodu_status status = NULL;
   const hodu_plan *plan = s->plan;
   /* Resolve into a scratch copy first: a captured session may only take
    * tensors that resolve to the same addresses. */
@@ -505,7 +621,7 @@ static hodu_status ensure_programs(hodu_session *s) {
     hodu_device *device = s->model->devices[seg->device];
     hodu_status status = device->ops->program_create(
         device, s->model->codes[seg->device], s->plan, seg->first, seg->count,
-        s->bindings, &seg->program);
+        s->bindings, s->symbol_values, &seg->program);
     if (status) {
       free_programs(s);
       return status;

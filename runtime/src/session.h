@@ -58,12 +58,15 @@ static inline hodu_device *hodu_model_main_device(const hodu_model *model) {
 hodu_status hodu_check_runnable(const hodu_model *model);
 
 /* Checks run arguments against the model: counts, NULL, dtypes, shapes,
- * overlaps and (for device tensors) the device. */
+ * overlaps and (for device tensors) the device. For a descriptor with
+ * symbols it binds their values from the inputs into `values` (room for
+ * one per symbol; NULL when the model has none) and checks the outputs
+ * against the shapes those values give. */
 hodu_status hodu_check_run_tensors(const hodu_model *model,
                                    const hodu_tensor *const *inputs,
                                    size_t num_inputs,
                                    hodu_tensor *const *outputs,
-                                   size_t num_outputs);
+                                   size_t num_outputs, int64_t *values);
 
 /* hodu_model_run for bundles: through a cached internal session whose meta
  * slots are reset to their initial values first. */

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -702,6 +703,487 @@ static void test_from_descriptor(void) {
               HODU_INVALID_ARTIFACT, "-1 outputs");
 }
 
+/*===--------------------------------------------------------------------===*
+ * Symbolic dims (models/symbolic.c: x f32[batch,3], mask f32[batch],
+ * s f32[seq]; y f32[batch], z f32[2*batch+1], w f32[seq])
+ *===--------------------------------------------------------------------===*/
+
+extern const hodu_model_desc symbolic_hodu_descriptor;
+
+/* An f32 tensor of `rank` dims whose element k is `base` + k. */
+static hodu_tensor *f32_tensor(int32_t rank, const int64_t *shape, float base) {
+  hodu_tensor *tensor = NULL;
+  CHECK_OK(hodu_tensor_create(HODU_DTYPE_F32, rank, shape, &tensor));
+  for (int64_t k = 0; tensor && k < hodu_tensor_num_elements(tensor); ++k)
+    ((float *)hodu_tensor_data(tensor))[k] = base + (float)k;
+  return tensor;
+}
+
+/* The symbolic model's inputs at `batch` and `seq` (x, mask, s). */
+static void symbolic_inputs(int64_t batch, int64_t seq, hodu_tensor **in) {
+  int64_t x_shape[] = {batch, 3}, mask_shape[] = {batch}, s_shape[] = {seq};
+  in[0] = f32_tensor(2, x_shape, 0.0f);
+  in[1] = f32_tensor(1, mask_shape, 100.0f);
+  in[2] = f32_tensor(1, s_shape, 1.0f);
+}
+
+static void free_tensors(hodu_tensor **tensors, int count) {
+  for (int i = 0; i < count; ++i) {
+    hodu_tensor_free(tensors[i]);
+    tensors[i] = NULL;
+  }
+}
+
+/* The outputs hold what the entry computes for `batch` and `seq`. */
+static int symbolic_outputs_ok(hodu_tensor *const *out, int64_t batch,
+                               int64_t seq) {
+  if (!out[0] || !out[1] || !out[2] || hodu_tensor_shape(out[0])[0] != batch ||
+      hodu_tensor_shape(out[1])[0] != 2 * batch + 1 ||
+      hodu_tensor_shape(out[2])[0] != seq)
+    return 0;
+  const float *y = hodu_tensor_data(out[0]), *z = hodu_tensor_data(out[1]),
+              *w = hodu_tensor_data(out[2]);
+  for (int64_t i = 0; i < batch; ++i)
+    if (y[i] != (float)(9 * i + 3) + 100.0f + (float)i)
+      return 0;
+  for (int64_t k = 0; k < 2 * batch + 1; ++k)
+    if (z[k] != (float)k)
+      return 0;
+  for (int64_t j = 0; j < seq; ++j)
+    if (w[j] != (1.0f + (float)j) * (float)batch)
+      return 0;
+  return 1;
+}
+
+static void test_symbols_queries(void) {
+  hodu_model *model = load("symbolic");
+  if (!model)
+    return;
+  CHECK(hodu_model_num_symbols(model) == 2);
+  CHECK(strcmp(hodu_model_symbol_name(model, 0), "batch") == 0);
+  CHECK(strcmp(hodu_model_symbol_name(model, 1), "seq") == 0);
+  CHECK(hodu_model_symbol_name(model, 2) == NULL);
+  const hodu_symbol_desc *seq = hodu_model_symbol(model, 1);
+  CHECK(seq && seq->min == 0 && seq->max == 32 && seq->multiple == 4 &&
+        seq->chunk == 0);
+  CHECK(hodu_model_symbol(model, -1) == NULL);
+  int32_t index = -1;
+  CHECK_OK(hodu_model_symbol_index(model, "seq", &index));
+  CHECK(index == 1);
+  CHECK_ERROR(hodu_model_symbol_index(model, "len", &index), HODU_NOT_FOUND,
+              "model 'symbolic' has no symbol named 'len' (symbols: "
+              "'batch', 'seq')");
+  /* The descriptor's shapes keep HODU_DIM_DYNAMIC. */
+  CHECK(hodu_model_input_shape(model, 0)[0] == HODU_DIM_DYNAMIC);
+  CHECK(hodu_model_input_shape(model, 0)[1] == 3);
+
+  hodu_tensor *tensor = (hodu_tensor *)1;
+  CHECK_ERROR(hodu_model_create_input(model, 0, &tensor), HODU_INVALID_ARGUMENT,
+              "model 'symbolic': input 'x' dim 0 is symbol 'batch', which "
+              "has no value here: create it with "
+              "hodu_model_create_input_with_symbols");
+  CHECK(tensor == NULL);
+  CHECK_ERROR(hodu_model_create_output(model, 1, &tensor),
+              HODU_INVALID_ARGUMENT, "output 'z' dim 0 is symbol 'batch'");
+
+  int64_t values[] = {5, 8}, shape[2] = {0, 0};
+  CHECK_OK(hodu_model_resolve_input_shape(model, 0, values, 2, shape));
+  CHECK(shape[0] == 5 && shape[1] == 3);
+  CHECK_OK(hodu_model_resolve_output_shape(model, 1, values, 2, shape));
+  CHECK(shape[0] == 11);
+  CHECK_OK(hodu_model_create_output_with_symbols(model, 2, values, 2, &tensor));
+  CHECK(tensor && hodu_tensor_rank(tensor) == 1 &&
+        hodu_tensor_shape(tensor)[0] == 8 && hodu_tensor_bytes(tensor) == 32);
+  hodu_tensor_free(tensor);
+  CHECK_OK(hodu_model_create_input_with_symbols(model, 0, values, 2, &tensor));
+  CHECK(tensor && hodu_tensor_bytes(tensor) == 60);
+  hodu_tensor_free(tensor);
+
+  CHECK_ERROR(hodu_model_resolve_input_shape(model, 0, values, 1, shape),
+              HODU_INVALID_ARGUMENT,
+              "model 'symbolic' has 2 symbols, got 1 values");
+  int64_t too_big[] = {17, 8}, too_small[] = {0, 8}, odd[] = {2, 6};
+  CHECK_ERROR(
+      hodu_model_create_input_with_symbols(model, 0, too_big, 2, &tensor),
+      HODU_MISMATCH,
+      "model 'symbolic': symbol 'batch' is 17, but must be at most "
+      "16");
+  CHECK_ERROR(hodu_model_resolve_output_shape(model, 0, too_small, 2, shape),
+              HODU_MISMATCH, "symbol 'batch' is 0, but must be at least 1");
+  CHECK_ERROR(hodu_model_resolve_output_shape(model, 0, odd, 2, shape),
+              HODU_MISMATCH, "symbol 'seq' is 6, but must be a multiple of 4");
+
+  /* Binding from the inputs a caller has; -1 for the others. */
+  hodu_tensor *in[3] = {NULL};
+  symbolic_inputs(6, 12, in);
+  const hodu_tensor *partial[] = {in[0], NULL, NULL};
+  int64_t bound[2] = {0, 0};
+  CHECK_OK(hodu_model_bind_symbols(model, partial, 3, bound, 2));
+  CHECK(bound[0] == 6 && bound[1] == -1);
+  const hodu_tensor *all[] = {in[0], in[1], in[2]};
+  CHECK_OK(hodu_model_bind_symbols(model, all, 3, bound, 2));
+  CHECK(bound[0] == 6 && bound[1] == 12);
+  CHECK_ERROR(hodu_model_bind_symbols(model, all, 2, bound, 2), HODU_MISMATCH,
+              "model 'symbolic' expects 3 inputs, got 2");
+  free_tensors(in, 3);
+  hodu_model_free(model);
+}
+
+static void test_symbols_run(void) {
+  hodu_model *model = load("symbolic");
+  if (!model)
+    return;
+  /* One artifact, three shapes; run_alloc sizes the outputs. */
+  int64_t shapes[][2] = {{2, 4}, {5, 0}, {16, 32}};
+  for (int t = 0; t < 3; ++t) {
+    hodu_tensor *in[3] = {NULL}, *out[3] = {NULL};
+    symbolic_inputs(shapes[t][0], shapes[t][1], in);
+    CHECK_OK(
+        hodu_model_run_alloc(model, (const hodu_tensor *const *)in, 3, out, 3));
+    CHECK(symbolic_outputs_ok(out, shapes[t][0], shapes[t][1]));
+    free_tensors(in, 3);
+    free_tensors(out, 3);
+  }
+  /* Caller-given outputs at the resolved shapes. */
+  hodu_tensor *in[3] = {NULL}, *out[3] = {NULL};
+  symbolic_inputs(3, 8, in);
+  int64_t values[] = {3, 8};
+  for (int32_t o = 0; o < 3; ++o)
+    CHECK_OK(
+        hodu_model_create_output_with_symbols(model, o, values, 2, &out[o]));
+  CHECK_OK(hodu_model_run(model, (const hodu_tensor *const *)in, 3, out, 3));
+  CHECK(symbolic_outputs_ok(out, 3, 8));
+  free_tensors(in, 3);
+  free_tensors(out, 3);
+
+  /* Through the linked descriptor too. */
+  hodu_model *linked = NULL;
+  CHECK_OK(hodu_model_from_descriptor(&symbolic_hodu_descriptor, &linked));
+  if (linked) {
+    symbolic_inputs(1, 4, in);
+    CHECK_OK(hodu_model_run_alloc(linked, (const hodu_tensor *const *)in, 3,
+                                  out, 3));
+    CHECK(symbolic_outputs_ok(out, 1, 4));
+    free_tensors(in, 3);
+    free_tensors(out, 3);
+    hodu_model_free(linked);
+  }
+  hodu_model_free(model);
+}
+
+/* Runs the symbolic model on inputs of the given shapes (x: rank x_rank). */
+static hodu_status run_symbolic_at(const hodu_model *model, int32_t x_rank,
+                                   const int64_t *x_shape, int64_t mask,
+                                   int64_t seq) {
+  int64_t mask_shape[] = {mask}, s_shape[] = {seq};
+  hodu_tensor *in[3] = {f32_tensor(x_rank, x_shape, 0.0f),
+                        f32_tensor(1, mask_shape, 0.0f),
+                        f32_tensor(1, s_shape, 0.0f)};
+  hodu_tensor *out[3] = {NULL};
+  hodu_status status =
+      hodu_model_run_alloc(model, (const hodu_tensor *const *)in, 3, out, 3);
+  free_tensors(in, 3);
+  free_tensors(out, 3);
+  return status;
+}
+
+static int32_t nothing_entry(void *const *inputs, void *const *outputs,
+                             void *ctx) {
+  (void)inputs;
+  (void)outputs;
+  (void)ctx;
+  return 0;
+}
+
+static void test_symbols_mismatch(void) {
+  hodu_model *model = load("symbolic");
+  if (!model)
+    return;
+  int64_t x4[] = {4, 3}, x_rank3[] = {4, 3, 1}, x_wide[] = {4, 5},
+          x17[] = {17, 3}, x0[] = {0, 3};
+  CHECK_OK(run_symbolic_at(model, 2, x4, 4, 8));
+  CHECK_ERROR(run_symbolic_at(model, 3, x_rank3, 4, 8), HODU_MISMATCH,
+              "model 'symbolic': input 'x' has rank 3, but the model's input "
+              "has rank 2 (shape [batch,3])");
+  CHECK_ERROR(run_symbolic_at(model, 2, x_wide, 4, 8), HODU_MISMATCH,
+              "model 'symbolic': input 'x' dim 1 is 5, but the model's input "
+              "has 3 there (shape [batch,3])");
+  CHECK_ERROR(run_symbolic_at(model, 2, x4, 7, 8), HODU_MISMATCH,
+              "model 'symbolic': input 'mask' dim 0 is 7, but symbol 'batch' "
+              "is 4 (from input 'x' dim 0)");
+  CHECK_ERROR(run_symbolic_at(model, 2, x17, 17, 8), HODU_MISMATCH,
+              "model 'symbolic': input 'x' dim 0 is 17: symbol 'batch' must "
+              "be at most 16");
+  CHECK_ERROR(run_symbolic_at(model, 2, x0, 0, 8), HODU_MISMATCH,
+              "model 'symbolic': input 'x' dim 0 is 0: symbol 'batch' must be "
+              "at least 1");
+  CHECK_ERROR(run_symbolic_at(model, 2, x4, 4, 6), HODU_MISMATCH,
+              "model 'symbolic': input 's' dim 0 is 6: symbol 'seq' must be a "
+              "multiple of 4");
+  CHECK_ERROR(run_symbolic_at(model, 2, x4, 4, 36), HODU_MISMATCH,
+              "input 's' dim 0 is 36: symbol 'seq' must be at most 32");
+
+  /* Caller outputs must have exactly the resolved shapes. */
+  hodu_tensor *in[3] = {NULL}, *out[3] = {NULL};
+  symbolic_inputs(4, 8, in);
+  int64_t values[] = {4, 8}, z_short[] = {8};
+  for (int32_t o = 0; o < 3; ++o)
+    CHECK_OK(
+        hodu_model_create_output_with_symbols(model, o, values, 2, &out[o]));
+  hodu_tensor_free(out[1]);
+  out[1] = f32_tensor(1, z_short, 0.0f);
+  CHECK_ERROR(hodu_model_run(model, (const hodu_tensor *const *)in, 3, out, 3),
+              HODU_MISMATCH,
+              "model 'symbolic': output 'z' must have shape [9] (36 bytes) "
+              "for batch=4, seq=8, got [8]");
+  const hodu_tensor *missing[] = {in[0], NULL, in[2]};
+  CHECK_ERROR(hodu_model_run(model, missing, 3, out, 3), HODU_INVALID_ARGUMENT,
+              "input 1 ('mask') is NULL");
+  free_tensors(in, 3);
+  free_tensors(out, 3);
+  hodu_model_free(model);
+
+  /* Scaled dims: r f32[n], p f32[2*n+1] -> q f32[n], n in 0..8. */
+  static const int64_t dynamic_shape[] = {HODU_DIM_DYNAMIC};
+  static const hodu_tensor_desc inputs[] = {
+      {"r", HODU_DTYPE_F32, 1, dynamic_shape},
+      {"p", HODU_DTYPE_F32, 1, dynamic_shape}};
+  static const hodu_tensor_desc outputs[] = {
+      {"q", HODU_DTYPE_F32, 1, dynamic_shape}};
+  static const hodu_symbol_desc symbols[] = {{"n", 0, 8, 1, 0}};
+  static const hodu_dynamic_dim dims[] = {
+      {0, 0, 0, 0, 1, 0}, {0, 1, 0, 0, 2, 1}, {1, 0, 0, 0, 1, 0}};
+  const hodu_model_desc scaled = {HODU_ABI_VERSION,
+                                  sizeof(hodu_model_desc),
+                                  "scaled",
+                                  "cpu",
+                                  2,
+                                  1,
+                                  inputs,
+                                  outputs,
+                                  nothing_entry,
+                                  0,
+                                  0,
+                                  NULL,
+                                  0,
+                                  NULL,
+                                  1,
+                                  symbols,
+                                  3,
+                                  dims};
+  CHECK_OK(hodu_model_from_descriptor(&scaled, &model));
+  if (!model)
+    return;
+  int64_t r3[] = {3}, p7[] = {7}, p6[] = {6}, p9[] = {9}, p19[] = {19};
+  hodu_tensor *r = f32_tensor(1, r3, 0), *p = f32_tensor(1, p7, 0), *q = NULL;
+  const hodu_tensor *rp[] = {r, p};
+  CHECK_OK(hodu_model_run_alloc(model, rp, 2, &q, 1));
+  CHECK(q && hodu_tensor_shape(q)[0] == 3);
+  hodu_tensor_free(q);
+  q = NULL;
+  hodu_tensor_free(p);
+  rp[1] = p = f32_tensor(1, p6, 0);
+  CHECK_ERROR(hodu_model_run_alloc(model, rp, 2, &q, 1), HODU_MISMATCH,
+              "model 'scaled': input 'p' dim 0 is 6, which is not 2*n+1 for "
+              "any value of symbol 'n'");
+  hodu_tensor_free(p);
+  rp[1] = p = f32_tensor(1, p9, 0);
+  CHECK_ERROR(hodu_model_run_alloc(model, rp, 2, &q, 1), HODU_MISMATCH,
+              "model 'scaled': input 'p' dim 0 is 9, which makes symbol 'n' "
+              "4, but it is 3 (from input 'r' dim 0)");
+  hodu_tensor_free(p);
+  rp[1] = p = f32_tensor(1, p19, 0);
+  const hodu_tensor *p_only[] = {NULL, p};
+  int64_t n = 0;
+  CHECK_ERROR(hodu_model_bind_symbols(model, p_only, 2, &n, 1), HODU_MISMATCH,
+              "model 'scaled': input 'p' dim 0 is 19: symbol 'n' must be at "
+              "most 8 (it is 9)");
+  hodu_tensor_free(p);
+  hodu_tensor_free(r);
+  hodu_model_free(model);
+}
+
+static void test_symbols_sessions(void) {
+  hodu_model *model = load("symbolic");
+  if (!model)
+    return;
+  hodu_session *session = NULL;
+  CHECK_OK(hodu_session_create(model, &session));
+  if (!session) {
+    hodu_model_free(model);
+    return;
+  }
+  hodu_tensor *in[3] = {NULL}, *out[3] = {NULL};
+  int64_t values[2] = {2, 4};
+  /* Other values in an uncaptured session: re-bound, and the run uses them. */
+  for (int t = 0; t < 2; ++t) {
+    values[0] = t ? 6 : 2;
+    values[1] = t ? 12 : 4;
+    free_tensors(in, 3);
+    free_tensors(out, 3);
+    symbolic_inputs(values[0], values[1], in);
+    for (int32_t o = 0; o < 3; ++o)
+      CHECK_OK(
+          hodu_model_create_output_with_symbols(model, o, values, 2, &out[o]));
+    CHECK_OK(
+        hodu_session_bind(session, (const hodu_tensor *const *)in, 3, out, 3));
+    CHECK_OK(hodu_session_run(session));
+    CHECK(symbolic_outputs_ok(out, values[0], values[1]));
+  }
+  CHECK_OK(hodu_session_capture(session));
+  CHECK_OK(hodu_session_replay(session, 2));
+  CHECK(symbolic_outputs_ok(out, 6, 12));
+  /* A captured session runs the shapes it was captured at only. */
+  hodu_tensor *small_in[3] = {NULL}, *small_out[3] = {NULL};
+  int64_t small[] = {3, 4};
+  symbolic_inputs(3, 4, small_in);
+  for (int32_t o = 0; o < 3; ++o)
+    CHECK_OK(hodu_model_create_output_with_symbols(model, o, small, 2,
+                                                   &small_out[o]));
+  CHECK_ERROR(hodu_session_bind(session, (const hodu_tensor *const *)small_in,
+                                3, small_out, 3),
+              HODU_INVALID_STATE,
+              "session of model 'symbolic' is captured at batch=6, seq=12: "
+              "its recording runs those shapes only; reset it and capture "
+              "again to run batch=3, seq=4");
+  /* Still bound to the old tensors and values. */
+  CHECK_OK(hodu_session_replay(session, 1));
+  CHECK(symbolic_outputs_ok(out, 6, 12));
+  CHECK_OK(hodu_session_reset(session));
+  CHECK_OK(hodu_session_bind(session, (const hodu_tensor *const *)small_in, 3,
+                             small_out, 3));
+  CHECK_OK(hodu_session_run(session));
+  CHECK(symbolic_outputs_ok(small_out, 3, 4));
+  CHECK_OK(hodu_session_capture(session));
+  CHECK_OK(hodu_session_replay(session, 3));
+  CHECK(symbolic_outputs_ok(small_out, 3, 4));
+  hodu_session_free(session);
+  free_tensors(in, 3);
+  free_tensors(out, 3);
+  free_tensors(small_in, 3);
+  free_tensors(small_out, 3);
+  hodu_model_free(model);
+}
+
+/* A copy of the symbolic descriptor over tables the test may break. */
+typedef struct broken_desc {
+  hodu_model_desc desc;
+  hodu_tensor_desc inputs[3], outputs[3];
+  int64_t shapes[6][2];
+  hodu_symbol_desc symbols[2];
+  hodu_dynamic_dim dims[6];
+} broken_desc;
+
+static void broken_init(broken_desc *b) {
+  const hodu_model_desc *d = &symbolic_hodu_descriptor;
+  b->desc = *d;
+  for (int i = 0; i < 3; ++i) {
+    b->inputs[i] = d->inputs[i];
+    b->outputs[i] = d->outputs[i];
+    memcpy(b->shapes[i], d->inputs[i].shape,
+           sizeof(int64_t) * (size_t)d->inputs[i].rank);
+    memcpy(b->shapes[3 + i], d->outputs[i].shape,
+           sizeof(int64_t) * (size_t)d->outputs[i].rank);
+    b->inputs[i].shape = b->shapes[i];
+    b->outputs[i].shape = b->shapes[3 + i];
+  }
+  memcpy(b->symbols, d->symbols, sizeof b->symbols);
+  memcpy(b->dims, d->dynamic_dims, sizeof b->dims);
+  b->desc.inputs = b->inputs;
+  b->desc.outputs = b->outputs;
+  b->desc.symbols = b->symbols;
+  b->desc.dynamic_dims = b->dims;
+}
+
+#define CHECK_BROKEN(change, text)                                             \
+  do {                                                                         \
+    broken_desc b;                                                             \
+    hodu_model *m = NULL;                                                      \
+    broken_init(&b);                                                           \
+    change;                                                                    \
+    CHECK_ERROR(hodu_model_from_descriptor(&b.desc, &m),                       \
+                HODU_INVALID_ARTIFACT, text);                                  \
+    CHECK(m == NULL);                                                          \
+  } while (0)
+
+static void test_symbols_validation(void) {
+  broken_desc ok;
+  broken_init(&ok);
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_from_descriptor(&ok.desc, &model));
+  hodu_model_free(model);
+
+  CHECK_BROKEN(b.desc.num_symbols = -1,
+               "descriptor: malformed descriptor: -1 symbols (a negative "
+               "count)");
+  CHECK_BROKEN(b.desc.symbols = NULL, "2 symbols but no symbol table");
+  CHECK_BROKEN(b.desc.dynamic_dims = NULL,
+               "6 dynamic dims but no dynamic dim table");
+  CHECK_BROKEN(b.symbols[0].name = NULL, "symbol 0 has no name");
+  CHECK_BROKEN(b.symbols[0].min = -1,
+               "symbol 'batch' has min -1, max 16, multiple 1, chunk 0 (min "
+               "< 0)");
+  CHECK_BROKEN(b.symbols[0].max = 0, "(max < min)");
+  CHECK_BROKEN(b.symbols[1].multiple = 0, "(multiple < 1)");
+  CHECK_BROKEN(b.symbols[1].chunk = -2, "(chunk < 0)");
+  CHECK_BROKEN(b.dims[0].tensor = 3,
+               "dynamic dim 0 names input 3, but there are 3 inputs");
+  CHECK_BROKEN(b.dims[3].is_output = 2, "dynamic dim 3 has is_output 2");
+  CHECK_BROKEN(b.dims[0].dim = 2,
+               "dynamic dim 0 names dim 2 of input 'x', which has rank 2");
+  CHECK_BROKEN(b.dims[4].symbol = 2,
+               "dynamic dim 4 names symbol 2, but there are 2 symbols");
+  CHECK_BROKEN(b.dims[4].scale = 0,
+               "dynamic dim 4 (output 'z' dim 0) has scale 0");
+  /* A record on a static dim, and the dynamic dim it left uncovered. */
+  CHECK_BROKEN(b.dims[0].dim = 1,
+               "dynamic dim 0 names input 'x' dim 1, whose extent is 3, not "
+               "HODU_DIM_DYNAMIC");
+  CHECK_BROKEN(b.dims[1].tensor = 0,
+               "input 'x' dim 0 is HODU_DIM_DYNAMIC but has 2 dynamic dim "
+               "records");
+  CHECK_BROKEN(b.desc.num_dynamic_dims = 5,
+               "output 'w' dim 0 is HODU_DIM_DYNAMIC but has 0 dynamic dim "
+               "records");
+  /* Only an output has seq: nothing binds it. */
+  CHECK_BROKEN(
+      (b.shapes[2][0] = 4, b.dims[2] = b.dims[5], b.desc.num_dynamic_dims = 5),
+      "symbol 'seq' is a dim of no input, so a run cannot bind its "
+      "value");
+  CHECK_BROKEN(b.desc.num_meta_slots = 1,
+               "meta slot 's' has a dynamic dim; meta slots have static "
+               "shapes");
+  /* A negative extent no record covers stays an error. */
+  CHECK_BROKEN(b.shapes[0][1] = -2,
+               "input 'x' has a dynamic or negative extent in dimension 1");
+}
+
+/* A version-1 descriptor (before symbols) loads and runs as before, and
+ * its entry gets a context of the current size with no symbol values. */
+static void test_abi_version1(void) {
+  hodu_model_desc v1 = affine_hodu_descriptor;
+  v1.abi_version = 1;
+  v1.struct_size = offsetof(hodu_model_desc, num_symbols);
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_from_descriptor(&v1, &model));
+  if (!model)
+    return;
+  CHECK(hodu_model_num_symbols(model) == 0);
+  CHECK(run_affine(model, 4.0f));
+  hodu_tensor *tensor = NULL;
+  CHECK_OK(hodu_model_create_input(model, 0, &tensor));
+  hodu_tensor_free(tensor);
+  hodu_model_free(model);
+  /* A version-1 descriptor's -1 extents are not symbols. */
+  static const int64_t dynamic_shape[] = {HODU_DIM_DYNAMIC, 3};
+  hodu_tensor_desc inputs[2] = {affine_hodu_descriptor.inputs[0],
+                                affine_hodu_descriptor.inputs[1]};
+  inputs[0].shape = dynamic_shape;
+  v1.inputs = inputs;
+  CHECK_ERROR(hodu_model_from_descriptor(&v1, &model), HODU_INVALID_ARTIFACT,
+              "input 'x' has a dynamic or negative extent in dimension 0");
+}
+
 /* A stream over an in-memory .npy file: version `major`'s preamble, `dict`
  * as the header and `size` bytes of `data`. Valid until the next call. */
 static FILE *npy_stream(int major, const char *dict, const void *data,
@@ -885,6 +1367,12 @@ static const struct {
     {"concurrent_runs", test_concurrent_runs},
     {"thread_team", test_thread_team},
     {"from_descriptor", test_from_descriptor},
+    {"symbols_queries", test_symbols_queries},
+    {"symbols_run", test_symbols_run},
+    {"symbols_mismatch", test_symbols_mismatch},
+    {"symbols_sessions", test_symbols_sessions},
+    {"symbols_validation", test_symbols_validation},
+    {"abi_version1", test_abi_version1},
     {"npy_round_trip", test_npy_round_trip},
     {"npy_byte_order_and_fortran", test_npy_byte_order_and_fortran},
     {"npy_truncated_header", test_npy_truncated_header},

@@ -44,6 +44,8 @@ struct Options {
   long printLimit = 8;
   bool quiet = false;
   bool info = false;
+  /// --dim NAME=VALUE: symbol values no input file gives.
+  std::vector<std::pair<std::string, int64_t>> dims;
 };
 
 /// Prints "hodu-run: error: MESSAGE" on stderr; returns ExitError.
@@ -62,8 +64,13 @@ int parseOptions(int argc, char **argv, Options &options);
 // Info.cpp
 //===--------------------------------------------------------------------===//
 
-/// "NAME: DTYPE[SHAPE]" of input `index`.
+/// "NAME: DTYPE[SHAPE]" of input `index`, a dynamic dim shown by its
+/// symbol: "x: f32[batch,3]".
 std::string inputSignature(const hodu_model *model, int32_t index);
+/// The described shape of an input or output with symbols for its dynamic
+/// dims: "[batch,3]", "[2*batch+1]".
+std::string symbolicShape(const hodu_model *model, bool isOutput,
+                          int32_t index);
 /// --info: the model's signature, checks and (bundles) launch plan.
 void printInfo(const hodu_model *model, const std::string &noDevice);
 
@@ -106,21 +113,33 @@ bool optionalSlotValues(const Slot &slot, OptionalValue value,
                         const std::function<HostTensor(size_t)> &zeros,
                         std::vector<HostTensor> &values,
                         std::vector<size_t> &absent, std::string &message);
-/// Input `i` of `model` as zeros.
+/// Input `i` of `model` as zeros (a dynamic dim is 0 until bindSymbols
+/// remakes it).
 HostTensor zeroInput(const hodu_model *model, int32_t i);
 /// Checks a tensor read from `file` against input `index`; "" when it fits.
 std::string checkInput(const hodu_model *model, int32_t index,
                        HostTensor &tensor, const std::string &file);
-/// Reads --input files into model order.
+/// Reads --input files into model order; `generated[i]` says input i holds
+/// zeros made here (an empty optional's), not a file's.
 int gatherInputs(const hodu_model *model, const Options &options,
-                 std::vector<HostTensor> &inputs);
+                 std::vector<HostTensor> &inputs, std::vector<bool> &generated);
+/// The symbols' values for `inputs`: bound from the inputs read from files
+/// (checked as a run checks them), then from --dim, which must agree; a
+/// symbol with no value is an error naming it. Generated inputs are then
+/// remade at their shapes for those values.
+bool bindSymbols(const hodu_model *model, const Options &options,
+                 std::vector<HostTensor> &inputs,
+                 const std::vector<bool> &generated,
+                 std::vector<int64_t> &values, std::string &message);
 
 //===--------------------------------------------------------------------===//
 // Run.cpp
 //===--------------------------------------------------------------------===//
 
-/// Outputs shaped as the model declares them, zero-filled.
-std::vector<HostTensor> makeOutputs(const hodu_model *model);
+/// Outputs shaped as the model declares them (at the symbol values
+/// `values`), zero-filled.
+std::vector<HostTensor> makeOutputs(const hodu_model *model,
+                                    const std::vector<int64_t> &values);
 /// The outputs a model's user sees: all but those holding run-time dims.
 std::vector<int32_t> valueOutputs(const hodu_model *model);
 /// Cuts outputs whose size depends on the data to their run-time dims.

@@ -1,7 +1,8 @@
 //===- Info.cpp - hodu-run --info -----------------------------------------===//
 //
 // What --info prints: the model's inputs, outputs and meta slots with
-// their dtypes and shapes, its workspace and run-time checks, and for a
+// their dtypes and shapes (a dynamic dim by its symbol), its symbols with
+// their bounds, its workspace and run-time checks, and for a
 // bundle the device it runs on and its launch plan (devices, code objects,
 // kernels and steps).
 //
@@ -12,11 +13,42 @@
 
 namespace hodu_run {
 
+std::string symbolicShape(const hodu_model *model, bool isOutput,
+                          int32_t index) {
+  int32_t rank = isOutput ? hodu_model_output_rank(model, index)
+                          : hodu_model_input_rank(model, index);
+  const int64_t *shape = isOutput ? hodu_model_output_shape(model, index)
+                                  : hodu_model_input_shape(model, index);
+  const hodu_model_desc *desc = hodu_model_descriptor(model);
+  if (!hodu_model_num_symbols(model))
+    return formatShape(rank, shape);
+  std::string text = "[";
+  for (int32_t d = 0; d < rank; ++d) {
+    text += d ? "," : "";
+    if (shape[d] != HODU_DIM_DYNAMIC) {
+      text += std::to_string(shape[d]);
+      continue;
+    }
+    // The model validated its tables: the dim has exactly one record.
+    for (int32_t r = 0; r < desc->num_dynamic_dims; ++r) {
+      const hodu_dynamic_dim &dim = desc->dynamic_dims[r];
+      if ((dim.is_output != 0) != isOutput || dim.tensor != index ||
+          dim.dim != d)
+        continue;
+      if (dim.scale != 1)
+        text += std::to_string(dim.scale) + "*";
+      text += hodu_model_symbol_name(model, dim.symbol);
+      if (dim.offset)
+        text += (dim.offset > 0 ? "+" : "") + std::to_string(dim.offset);
+    }
+  }
+  return text + "]";
+}
+
 std::string inputSignature(const hodu_model *model, int32_t index) {
   return std::string(hodu_model_input_name(model, index)) + ": " +
          hodu_dtype_name(hodu_model_input_dtype(model, index)) +
-         formatShape(hodu_model_input_rank(model, index),
-                     hodu_model_input_shape(model, index));
+         symbolicShape(model, false, index);
 }
 
 namespace {
@@ -24,8 +56,20 @@ namespace {
 std::string outputSignature(const hodu_model *model, int32_t index) {
   return std::string(hodu_model_output_name(model, index)) + ": " +
          hodu_dtype_name(hodu_model_output_dtype(model, index)) +
-         formatShape(hodu_model_output_rank(model, index),
-                     hodu_model_output_shape(model, index));
+         symbolicShape(model, true, index);
+}
+
+/// "batch: 1..16", "seq: 0..32, a multiple of 4", "n: 0.., run in chunks of 8".
+std::string symbolLine(const hodu_symbol_desc &symbol) {
+  std::string text =
+      std::string(symbol.name) + ": " + std::to_string(symbol.min) + "..";
+  if (symbol.max >= 0)
+    text += std::to_string(symbol.max);
+  if (symbol.multiple > 1)
+    text += ", a multiple of " + std::to_string(symbol.multiple);
+  if (symbol.chunk > 0)
+    text += ", run in chunks of " + std::to_string(symbol.chunk);
+  return text;
 }
 
 std::string metaSignature(const hodu_model *model, int32_t index) {
@@ -138,6 +182,11 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
   std::printf("outputs:\n");
   for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i)
     std::printf("  %s\n", outputSignature(model, i).c_str());
+  if (int32_t n = hodu_model_num_symbols(model)) {
+    std::printf("symbols:\n");
+    for (int32_t k = 0; k < n; ++k)
+      std::printf("  %s\n", symbolLine(*hodu_model_symbol(model, k)).c_str());
+  }
   if (hodu_model_num_meta_slots(model)) {
     std::printf("meta slots:\n");
     for (int32_t i = 0; i < hodu_model_num_meta_slots(model); ++i)

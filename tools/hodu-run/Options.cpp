@@ -47,6 +47,13 @@ Performance:
                             and replay it N times: host microseconds and
                             device submissions per run, eager and replayed
 
+Symbolic dims (models compiled with symbols, such as batch or seq):
+  --dim NAME=VALUE          the value of symbol NAME where no input file
+                            gives it (the zeros of an empty optional input);
+                            where files give it, it must agree. Repeatable.
+                            Input files give the shapes; outputs are written
+                            at the shapes those give.
+
 Devices:
   --device KIND[:N]         cpu, vulkan, cuda or hip (rocm), and which device
                             of that kind (default: the artifact's own, 0)
@@ -120,10 +127,11 @@ int parseOptions(int argc, char **argv, Options &options) {
         value = arg.substr(eq + 1);
       }
       static const char *const valued[] = {
-          "-i",       "--input",  "-o",           "--output-dir",
-          "-f",       "--output-format", "-n",    "--print-limit",
-          "--test-data", "--rtol", "--atol",      "--benchmark",
-          "--warmup", "--threads", "--replay", "--device"};
+          "-i",          "--input",         "-o",       "--output-dir",
+          "-f",          "--output-format", "-n",       "--print-limit",
+          "--test-data", "--rtol",          "--atol",   "--benchmark",
+          "--warmup",    "--threads",       "--replay", "--device",
+          "--dim"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;
@@ -178,6 +186,14 @@ int parseOptions(int argc, char **argv, Options &options) {
           return usageError("--device " + kind +
                             ":N needs a device number >= 0, got '" + value +
                             "'");
+      } else if (name == "--dim") {
+        size_t at = value.find('=');
+        long parsed = 0;
+        if (at == 0 || at == std::string::npos ||
+            !parseLong(value.substr(at + 1), 0, parsed))
+          return usageError("--dim needs NAME=VALUE with a value >= 0, got '" +
+                            value + "'");
+        options.dims.emplace_back(value.substr(0, at), int64_t(parsed));
       } else if (name == "--threads") {
         if (!parseLong(value, 1, options.threads))
           return usageError("--threads needs a count >= 1, got '" + value +

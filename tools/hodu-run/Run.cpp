@@ -58,15 +58,19 @@ private:
 
 } // namespace
 
-/// Outputs shaped as the model declares them, zero-filled.
-std::vector<HostTensor> makeOutputs(const hodu_model *model) {
+/// Outputs shaped as the model declares them (at the symbol values
+/// `values`, which bindSymbols checked), zero-filled.
+std::vector<HostTensor> makeOutputs(const hodu_model *model,
+                                    const std::vector<int64_t> &values) {
   std::vector<HostTensor> outputs(size_t(hodu_model_num_outputs(model)));
   for (int32_t i = 0; i < hodu_model_num_outputs(model); ++i) {
     HostTensor &output = outputs[size_t(i)];
     output.name = hodu_model_output_name(model, i);
     output.dtype = hodu_model_output_dtype(model, i);
-    const int64_t *shape = hodu_model_output_shape(model, i);
-    output.shape.assign(shape, shape + hodu_model_output_rank(model, i));
+    output.shape.assign(size_t(hodu_model_output_rank(model, i)), 0);
+    hodu_status_free(hodu_model_resolve_output_shape(
+        model, i, values.empty() ? nullptr : values.data(), values.size(),
+        output.shape.data()));
     output.data.assign(size_t(output.numElements()) *
                            hodu_dtype_size(output.dtype),
                        0);

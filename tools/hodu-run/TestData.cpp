@@ -256,7 +256,15 @@ int runTestData(const hodu_model *model, const Options &options) {
       if (!message.empty())
         return error(message);
     }
-    std::vector<HostTensor> outputs = makeOutputs(model);
+    // Each set may have its own shapes: the symbols bind per set.
+    std::vector<bool> generated(size_t(numInputs), false);
+    for (size_t v : absentInputs)
+      if (v < generated.size())
+        generated[v] = true;
+    std::vector<int64_t> values;
+    if (!bindSymbols(model, options, inputs, generated, values, message))
+      return error(message);
+    std::vector<HostTensor> outputs = makeOutputs(model, values);
     if (!runModel(model, inputs, outputs, message) ||
         !cropOutputs(model, outputs, message))
       return error(message);

@@ -233,6 +233,8 @@ HostTensor zeroInput(const hodu_model *model, int32_t i) {
   t.dtype = hodu_model_input_dtype(model, i);
   const int64_t *shape = hodu_model_input_shape(model, i);
   t.shape.assign(shape, shape + hodu_model_input_rank(model, i));
+  for (int64_t &extent : t.shape)
+    extent = extent == HODU_DIM_DYNAMIC ? 0 : extent;
   t.data.assign(size_t(t.numElements()) * hodu_dtype_size(t.dtype), 0);
   return t;
 }
@@ -251,8 +253,13 @@ std::string checkInput(const hodu_model *model, int32_t index,
   if (tensor.dtype != expected)
     return prefix + "expected dtype " + hodu_dtype_name(expected) + ", got " +
            hodu_dtype_name(tensor.dtype);
-  std::string expectedShape = formatShape(hodu_model_input_rank(model, index),
-                                          hodu_model_input_shape(model, index));
+  // Dynamic dims are checked when the symbols bind (bindSymbols), with
+  // messages naming the dim and its symbol.
+  const int64_t *shape = hodu_model_input_shape(model, index);
+  int32_t rank = hodu_model_input_rank(model, index);
+  if (std::find(shape, shape + rank, int64_t(HODU_DIM_DYNAMIC)) != shape + rank)
+    return "";
+  std::string expectedShape = formatShape(rank, shape);
   if (formatShape(tensor.shape) != expectedShape)
     return prefix + "expected shape " + expectedShape + ", got " +
            formatShape(tensor.shape);
@@ -261,9 +268,11 @@ std::string checkInput(const hodu_model *model, int32_t index,
 
 /// Reads --input files into model order.
 int gatherInputs(const hodu_model *model, const Options &options,
-                 std::vector<HostTensor> &inputs) {
+                 std::vector<HostTensor> &inputs,
+                 std::vector<bool> &generated) {
   int32_t count = hodu_model_num_inputs(model);
   inputs.assign(size_t(count), HostTensor());
+  generated.assign(size_t(count), false);
   std::vector<std::string> sources(static_cast<size_t>(count));
   std::vector<bool> preloaded(static_cast<size_t>(count), false);
   std::vector<std::string> names, positional;
@@ -317,6 +326,8 @@ int gatherInputs(const hodu_model *model, const Options &options,
             return error("input '" + name + "' given twice");
           sources[at] = file + " value " + std::to_string(v);
           preloaded[at] = true;
+          generated[at] =
+              std::find(absent.begin(), absent.end(), v) != absent.end();
           inputs[at] = std::move(values[v]);
         }
         continue;
@@ -362,7 +373,8 @@ int gatherInputs(const hodu_model *model, const Options &options,
     uint64_t bytes = hodu_dtype_size(hodu_model_input_dtype(model, i));
     const int64_t *shape = hodu_model_input_shape(model, i);
     for (int32_t d = 0; d < hodu_model_input_rank(model, i); ++d)
-      bytes = shape[d] > 0 && bytes > kMaxTensorFileBytes / uint64_t(shape[d])
+      bytes = shape[d] == HODU_DIM_DYNAMIC ? kMaxTensorFileBytes
+              : shape[d] > 0 && bytes > kMaxTensorFileBytes / uint64_t(shape[d])
                   ? kMaxTensorFileBytes
                   : bytes * uint64_t(shape[d] < 0 ? 0 : shape[d]);
     uint64_t limit = maxTensorFileBytes(bytes);
@@ -374,6 +386,70 @@ int gatherInputs(const hodu_model *model, const Options &options,
       return error(message);
   }
   return ExitOk;
+}
+
+bool bindSymbols(const hodu_model *model, const Options &options,
+                 std::vector<HostTensor> &inputs,
+                 const std::vector<bool> &generated,
+                 std::vector<int64_t> &values, std::string &message) {
+  int32_t count = hodu_model_num_symbols(model);
+  values.assign(size_t(count), -1);
+  std::vector<hodu_tensor *> wrapped(inputs.size(), nullptr);
+  struct Guard {
+    std::vector<hodu_tensor *> &tensors;
+    ~Guard() {
+      for (hodu_tensor *tensor : tensors)
+        hodu_tensor_free(tensor);
+    }
+  } guard{wrapped};
+  hodu_status status = nullptr;
+  for (size_t i = 0; i < inputs.size() && !status && count; ++i)
+    if (!generated[i])
+      status = hodu_tensor_wrap(
+          inputs[i].dtype, int32_t(inputs[i].shape.size()),
+          inputs[i].shape.data(),
+          inputs[i].data.empty() ? nullptr : inputs[i].data.data(),
+          inputs[i].data.size(), &wrapped[i]);
+  if (!status && count)
+    status = hodu_model_bind_symbols(model, wrapped.data(), wrapped.size(),
+                                     values.data(), values.size());
+  for (const auto &[name, value] : options.dims) {
+    int32_t k = -1;
+    if (!status)
+      status = hodu_model_symbol_index(model, name.c_str(), &k);
+    if (status)
+      break;
+    if (values[size_t(k)] >= 0 && values[size_t(k)] != value) {
+      message = "--dim " + name + "=" + std::to_string(value) +
+                ", but the input files make symbol '" + name + "' " +
+                std::to_string(values[size_t(k)]);
+      return false;
+    }
+    values[size_t(k)] = value;
+  }
+  for (int32_t k = 0; k < count && !status; ++k)
+    if (values[size_t(k)] < 0) {
+      message = std::string("symbol '") + hodu_model_symbol_name(model, k) +
+                "' has no value: no input file gives it; pass --dim=" +
+                hodu_model_symbol_name(model, k) + "=N";
+      return false;
+    }
+  // The generated inputs at the values' shapes (which checks the values
+  // that came from --dim against their bounds).
+  for (size_t i = 0; i < inputs.size() && !status && count; ++i) {
+    if (!generated[i])
+      continue;
+    HostTensor &t = inputs[i];
+    status = hodu_model_resolve_input_shape(model, int32_t(i), values.data(),
+                                            values.size(), t.shape.data());
+    if (!status)
+      t.data.assign(size_t(t.numElements()) * hodu_dtype_size(t.dtype), 0);
+  }
+  if (status) {
+    message = consume(status);
+    return false;
+  }
+  return true;
 }
 
 } // namespace hodu_run

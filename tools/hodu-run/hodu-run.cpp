@@ -85,10 +85,14 @@ int runMain(int argc, char **argv) {
     return runTestData(model, options);
 
   std::vector<HostTensor> inputs;
-  if (int result = gatherInputs(model, options, inputs))
+  std::vector<bool> generated;
+  if (int result = gatherInputs(model, options, inputs, generated))
     return result;
-  std::vector<HostTensor> outputs = makeOutputs(model);
+  std::vector<int64_t> values;
   std::string message;
+  if (!bindSymbols(model, options, inputs, generated, values, message))
+    return error(message);
+  std::vector<HostTensor> outputs = makeOutputs(model, values);
   if (!runModel(model, inputs, outputs, message))
     return error(message);
   if (options.benchmark > 0)

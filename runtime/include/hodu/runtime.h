@@ -309,7 +309,10 @@ HODU_API const char *hodu_model_check_message(const hodu_model *model,
                                               int32_t index);
 
 /* Per-tensor queries, for 0 <= index < count. An index out of range gives
- * NULL, -1 (dtype and rank) respectively. Results are borrowed. */
+ * NULL, -1 (dtype and rank) respectively. Results are borrowed. A shape is
+ * the descriptor's: a dim that is a symbol (see "Symbolic dims" below) is
+ * HODU_DIM_DYNAMIC (-1); hodu_model_resolve_input_shape() gives the
+ * extents for given symbol values. */
 HODU_API const char *hodu_model_input_name(const hodu_model *model,
                                            int32_t index);
 HODU_API hodu_dtype hodu_model_input_dtype(const hodu_model *model,
@@ -346,7 +349,9 @@ HODU_API hodu_status hodu_model_output_index(const hodu_model *model,
                                              int32_t *index);
 
 /* Creates a zero-filled runtime-owned tensor shaped like input (output)
- * `index`. Release `*out` with hodu_tensor_free(). */
+ * `index`. Release `*out` with hodu_tensor_free(). A tensor with a dynamic
+ * dim has no shape of its own: INVALID_ARGUMENT naming the dim and its
+ * symbol (use hodu_model_create_input_with_symbols). */
 HODU_API hodu_status hodu_model_create_input(const hodu_model *model,
                                              int32_t index, hodu_tensor **out);
 HODU_API hodu_status hodu_model_create_output(const hodu_model *model,
@@ -358,7 +363,10 @@ HODU_API hodu_status hodu_model_create_output(const hodu_model *model,
  * Before calling the compiled code, every count, dtype and shape is checked
  * against the model, and outputs may not overlap inputs or each other; a
  * mismatch is refused with MISMATCH and a message naming the tensor, e.g.
- * "input 'x': expected shape [1,3,224,224], got [1,3,224]". Inputs are only
+ * "input 'x': expected shape [1,3,224,224], got [1,3,224]". A model with
+ * symbols binds their values from the inputs' shapes first (see "Symbolic
+ * dims" below); each output with a dynamic dim must then have exactly the
+ * shape those values give it. Inputs are only
  * read. On success the outputs hold the results; on failure their contents
  * are unspecified. Thread-safe: one model may run on several threads at
  * once, as long as each run has its own output tensors. */
@@ -368,7 +376,8 @@ HODU_API hodu_status hodu_model_run(const hodu_model *model,
                                     hodu_tensor *const *outputs,
                                     size_t num_outputs);
 
-/* Like hodu_model_run(), but allocates the outputs: `outputs` is an array of
+/* Like hodu_model_run(), but allocates the outputs (at the shapes the
+ * inputs' symbol values give): `outputs` is an array of
  * `num_outputs` slots (which must equal the model's output count) that
  * receives new runtime-owned tensors. On success the caller owns them and
  * frees each with hodu_tensor_free(); on failure every slot is NULL. */
@@ -377,6 +386,70 @@ HODU_API hodu_status hodu_model_run_alloc(const hodu_model *model,
                                           size_t num_inputs,
                                           hodu_tensor **outputs,
                                           size_t num_outputs);
+
+/*===--------------------------------------------------------------------===*
+ * Symbolic dims
+ *
+ * A CPU model compiled with symbolic dims (ABI version 2) runs at every
+ * shape that fits: an input or output dim may be a symbol such as "batch"
+ * or "seq" (HODU_DIM_DYNAMIC in the shape queries above), or an affine
+ * function of one, scale * value + offset. A run binds every symbol's
+ * value from the input tensors' shapes and checks them: the rank, every
+ * static dim, each dynamic dim giving a whole value, all dims of one symbol
+ * agreeing, and each value within the symbol's [min, max] and a multiple
+ * of its `multiple`. Each failure is MISMATCH with a message naming the
+ * input, the dim and the symbol, e.g. "model 'enc': input 'mask' dim 1 is
+ * 7, but symbol 'seq' is 5 (from input 'ids' dim 1)". The values reach
+ * the compiled code in hodu_run_context.symbol_values. Bundles have no
+ * symbols (0 below). docs/runtime.md, "Symbolic dims", has an example.
+ *===--------------------------------------------------------------------===*/
+
+/* The model's symbols, in descriptor order (0 for models without). */
+HODU_API int32_t hodu_model_num_symbols(const hodu_model *model);
+/* Symbol `index`'s name, or NULL out of range. Borrowed. */
+HODU_API const char *hodu_model_symbol_name(const hodu_model *model,
+                                            int32_t index);
+/* Symbol `index` with its bounds: min, max (-1: none), multiple, and chunk
+ * (how the code runs it; abi.h). NULL out of range. Borrowed. */
+HODU_API const hodu_symbol_desc *hodu_model_symbol(const hodu_model *model,
+                                                   int32_t index);
+/* Finds a symbol by name; NOT_FOUND lists the model's symbols. */
+HODU_API hodu_status hodu_model_symbol_index(const hodu_model *model,
+                                             const char *name, int32_t *index);
+
+/* Binds the symbols' values from input tensors' shapes, with the checks of
+ * a run: `inputs` holds one entry per model input (NULL entries are
+ * skipped, so the caller can bind from the inputs it has and then make the
+ * others); `values` receives one value per symbol (`num_values` must be
+ * hodu_model_num_symbols()), -1 for a symbol that no non-NULL input has. */
+HODU_API hodu_status hodu_model_bind_symbols(const hodu_model *model,
+                                             const hodu_tensor *const *inputs,
+                                             size_t num_inputs, int64_t *values,
+                                             size_t num_values);
+
+/* Writes input (output) `index`'s extents for the symbol values `values`
+ * (one per symbol, each within its bounds: MISMATCH naming the symbol
+ * otherwise) into `shape`, which has room for the tensor's rank. A model
+ * without symbols takes NULL and 0 and gives the described shape. */
+HODU_API hodu_status hodu_model_resolve_input_shape(const hodu_model *model,
+                                                    int32_t index,
+                                                    const int64_t *values,
+                                                    size_t num_values,
+                                                    int64_t *shape);
+HODU_API hodu_status hodu_model_resolve_output_shape(const hodu_model *model,
+                                                     int32_t index,
+                                                     const int64_t *values,
+                                                     size_t num_values,
+                                                     int64_t *shape);
+
+/* hodu_model_create_input() (_output()) at the shape the symbol values
+ * give (as resolved above). Release `*out` with hodu_tensor_free(). */
+HODU_API hodu_status hodu_model_create_input_with_symbols(
+    const hodu_model *model, int32_t index, const int64_t *values,
+    size_t num_values, hodu_tensor **out);
+HODU_API hodu_status hodu_model_create_output_with_symbols(
+    const hodu_model *model, int32_t index, const int64_t *values,
+    size_t num_values, hodu_tensor **out);
 
 /*===--------------------------------------------------------------------===*
  * Devices
@@ -585,7 +658,11 @@ HODU_API hodu_session_state hodu_session_get_state(const hodu_session *session);
  * alive while bound), checked as hodu_model_run() checks them; a device
  * tensor must be on the model's device. Binding other tensors while
  * CAPTURED is INVALID_STATE (the recording holds the old addresses; host
- * tensors of GPU models may be rebound, since they are copied). */
+ * tensors of GPU models may be rebound, since they are copied). A model
+ * with symbols binds their values too: rebinding at other values is
+ * cheap in any other state (the next run uses them), but a recording is
+ * of the shapes it was captured at, so while CAPTURED it is INVALID_STATE
+ * naming the old and new values: reset, bind, run and capture again. */
 HODU_API hodu_status hodu_session_bind(hodu_session *session,
                                        const hodu_tensor *const *inputs,
                                        size_t num_inputs,
