@@ -320,6 +320,39 @@ def run_data(data, work, frozen, flat=False):
     return dst if flat else os.path.dirname(dst)
 
 
+def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
+    """Compiles the model once with its batch dims symbolic ('?' in
+    --input-shape) and runs it at batch 1 (test_data_set_0) and at every
+    batch of symbolic/test_data_set_k, against ONNX Runtime's outputs."""
+    dims = model["symbolic"]["batch_dims"]
+    flags = []
+    for s in model["inputs"]:
+        shape = [str(d) for d in s["shape"]]
+        if s["name"] in dims:
+            shape[dims[s["name"]]] = "?"
+        flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    lib = os.path.join(work, "%s.symbolic.so" % model["name"])
+    rc, out, secs = run([hoduc, onnx, "-o", lib] + flags, COMPILE_TIMEOUT)
+    if rc != 0:
+        print("symbolic batch: compile FAILED: " + first_error(out))
+        return False
+    sets = [os.path.join(data, "test_data_set_0")] + [
+        os.path.join(data, "symbolic", "test_data_set_%d" % k)
+        for k in range(len(model["symbolic"]["batches"]))]
+    for d, batch in zip(sets, [1] + model["symbolic"]["batches"]):
+        rc, out, _ = run([hodu_run, lib, "--test-data", d, "--rtol", repr(rtol),
+                          "--atol", repr(atol)], RUN_TIMEOUT)
+        stats = error_stats(hodu_run, lib, d, work, rtol, atol)
+        detail = ("max abs err %.3g, max rel err %.3g" % (stats["max_abs"], stats["max_rel"])
+                  if isinstance(stats, dict) else stats)
+        print("symbolic batch, compiled once in %.2f s, run at batch %d: %s; %s"
+              % (secs, batch, detail, "PASS" if rc == 0 else "FAILED"))
+        if rc != 0:
+            print("\n".join("  " + l for l in out.splitlines()[:20]))
+            return False
+    return True
+
+
 def test_model(model, defaults, args):
     """Returns (ok, results): ok means every level passed."""
     name = model["name"]
@@ -475,6 +508,8 @@ def test_model(model, defaults, args):
             except OSError:
                 pass
         ok = bool(results) and all(r.get("status") == "pass" for r in results)
+        if ok and model.get("symbolic") and with_ref:
+            ok = test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol)
         return ok, results
     finally:
         if args.keep:
