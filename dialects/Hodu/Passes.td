@@ -197,9 +197,9 @@ def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
     larger). An op it cannot prove is the error "symbolic dim 'batch' cannot
     vary: WHY; pin it (hoduc --dim=batch=<size>)" at that op.
 
-    The symbol must be the outermost dim (after dims of 1) of every argument
-    and result that has it, so that a chunk is one contiguous slice of each.
-    The driver runs it on the model imported with the symbol at a prime size
+    The symbol may be any dim of an argument or result; where dims larger
+    than 1 come before it, a chunk is a strided slice, which the entry point
+    copies through its workspace. The driver runs it on the model imported with the symbol at a prime size
     (a "probe") that no other dim has, so reshapes and broadcasts can be told
     apart by their sizes; at size 1 they cannot.
 

@@ -169,6 +169,7 @@ private:
   };
   struct Chunked {
     int64_t dim = -1, scale = 1;
+    int64_t outer = 1;      // the dims before it: >1, its chunks are strided
     uint64_t unitBytes = 0; // bytes per unit of the symbol
   };
   std::optional<Symbol> symbol;
@@ -284,13 +285,12 @@ LogicalResult EntryPointLowering::readSymbols() {
                    << "' name a symbol other than '" << sym.name
                    << "' or it twice";
           ArrayRef<int64_t> shape = type.getShape();
-          if (shape[d] != sym.chunk * scale ||
-              llvm::any_of(shape.take_front(d),
-                           [](int64_t e) { return e != 1; }))
+          if (shape[d] != sym.chunk * scale)
             return op.emitError("'")
                    << tensor.getAs<StringAttr>("name").getValue()
-                   << "' must have " << sym.chunk * scale << " in dim " << d
-                   << " and only dims of 1 before it";
+                   << "' must have " << sym.chunk * scale << " in dim " << d;
+          for (int64_t e : shape.take_front(d))
+            c.outer *= e;
           uint64_t bytes = scale * dtypeSize(*dtypeOf(type.getElementType()));
           for (int64_t e : shape.drop_front(d + 1))
             bytes *= e;
@@ -419,60 +419,83 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
 
   // for (off = 0; off < n; off += chunk)
   int64_t chunk = symbol->chunk;
+  auto i64c = [&](int64_t v) { return constant(i64, v); };
+  auto mul = [&](Value x, Value y) {
+    return LLVM::MulOp::create(b, loc, x, y);
+  };
+  auto add = [&](Value x, Value y) {
+    return LLVM::AddOp::create(b, loc, x, y);
+  };
+  // for (i = from; i < to; ++i) body(i), at the insertion point.
+  auto loop = [&](Value from, Value to, llvm::function_ref<void(Value)> body) {
+    Block *head = newBlock({i64}), *inner = newBlock(), *done = newBlock();
+    LLVM::BrOp::create(b, loc, ValueRange{from}, head);
+    b.setInsertionPointToStart(head);
+    Value i = head->getArgument(0);
+    LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::slt, i, to), inner,
+                           done);
+    b.setInsertionPointToStart(inner);
+    body(i);
+    LLVM::BrOp::create(b, loc, ValueRange{add(i, i64c(1))}, head);
+    b.setInsertionPointToStart(done);
+  };
+  size_t nIn = inputChunks.size();
+  auto chunkOf = [&](size_t k) -> const Chunked & {
+    return k < nIn ? inputChunks[k] : outputChunks[k - nIn];
+  };
+  auto stageOf = [&](size_t k) {
+    return gep(workspace, i64c(stagingOffsets[k]));
+  };
   Block *headBB = newBlock({i64}), *bodyBB = newBlock(),
         *partialBB = newBlock(), *callBB = newBlock({b.getI1Type()}),
         *afterBB = newBlock(), *copyBackBB = newBlock(), *nextBB = newBlock();
-  LLVM::BrOp::create(b, loc, ValueRange{constant(i64, 0)}, headBB);
+  LLVM::BrOp::create(b, loc, ValueRange{i64c(0)}, headBB);
   b.setInsertionPointToStart(headBB);
   Value off = headBB->getArgument(0);
   LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::slt, off, n), bodyBB,
                          ValueRange{}, exit, ValueRange{constant(i32, 0)});
   b.setInsertionPointToStart(bodyBB);
   Value left = LLVM::SubOp::create(b, loc, n, off);
-  Value full = icmp(LLVM::ICmpPredicate::sge, left, constant(i64, chunk));
+  Value full = icmp(LLVM::ICmpPredicate::sge, left, i64c(chunk));
+  Value rows = LLVM::SelectOp::create(b, loc, full, i64c(chunk), left);
+  // Block o of tensor k in the caller's buffer: rows [off, off + rows) of
+  // its o-th outer slice; in the staging copy, rows [0, chunk).
+  auto callerBlock = [&](size_t k, Value o) {
+    const Chunked &c = chunkOf(k);
+    return gep(pointers[k], mul(add(mul(o, n), off), i64c(c.unitBytes)));
+  };
+  auto stageBlock = [&](size_t k, Value o) {
+    const Chunked &c = chunkOf(k);
+    return gep(stageOf(k), mul(o, i64c(chunk * c.unitBytes)));
+  };
+  // Stages input k's chunk: its rows, then the last row repeated up to
+  // `chunk` (nothing to repeat for a full chunk).
+  auto stageInput = [&](size_t k) {
+    const Chunked &c = chunkOf(k);
+    Value unit = i64c(c.unitBytes);
+    loop(i64c(0), i64c(c.outer), [&](Value o) {
+      Value src = callerBlock(k, o), dst = stageBlock(k, o);
+      LLVM::MemcpyOp::create(b, loc, dst, src, mul(rows, unit),
+                             /*isVolatile=*/false);
+      Value last =
+          gep(src, mul(LLVM::SubOp::create(b, loc, rows, i64c(1)), unit));
+      loop(rows, i64c(chunk), [&](Value r) {
+        LLVM::MemcpyOp::create(b, loc, gep(dst, mul(r, unit)), last, unit,
+                               /*isVolatile=*/false);
+      });
+    });
+  };
+  // Strided tensors go through the workspace for every chunk.
+  for (size_t k = 0; k < nIn; ++k)
+    if (chunkOf(k).dim >= 0 && chunkOf(k).outer > 1)
+      stageInput(k);
   LLVM::CondBrOp::create(b, loc, full, callBB, ValueRange{full}, partialBB,
                          ValueRange{});
-  // The last, partial chunk: stage the inputs, the last row repeated.
+  // The last, partial chunk: stage the contiguous inputs too.
   b.setInsertionPointToStart(partialBB);
-  size_t nIn = inputChunks.size();
-  auto sliceOf = [&](size_t k) {
-    const Chunked &c = k < nIn ? inputChunks[k] : outputChunks[k - nIn];
-    return gep(pointers[k],
-               LLVM::MulOp::create(b, loc, off, constant(i64, c.unitBytes)));
-  };
-  auto stageOf = [&](size_t k) {
-    return gep(workspace, constant(i64, stagingOffsets[k]));
-  };
-  for (size_t k = 0; k < nIn; ++k) {
-    const Chunked &c = inputChunks[k];
-    if (c.dim < 0)
-      continue;
-    Value src = sliceOf(k), dst = stageOf(k);
-    Value bytes = LLVM::MulOp::create(b, loc, left, constant(i64, c.unitBytes));
-    LLVM::MemcpyOp::create(b, loc, dst, src, bytes, /*isVolatile=*/false);
-    // Rows left .. chunk-1 repeat row left-1.
-    Block *fillHead = newBlock({i64}), *fillBody = newBlock(),
-          *fillDone = newBlock();
-    LLVM::BrOp::create(b, loc, ValueRange{left}, fillHead);
-    b.setInsertionPointToStart(fillHead);
-    Value row = fillHead->getArgument(0);
-    LLVM::CondBrOp::create(
-        b, loc, icmp(LLVM::ICmpPredicate::slt, row, constant(i64, chunk)),
-        fillBody, fillDone);
-    b.setInsertionPointToStart(fillBody);
-    Value unit = constant(i64, c.unitBytes);
-    Value lastRow = gep(
-        src,
-        LLVM::MulOp::create(
-            b, loc, LLVM::SubOp::create(b, loc, left, constant(i64, 1)), unit));
-    LLVM::MemcpyOp::create(b, loc,
-                           gep(dst, LLVM::MulOp::create(b, loc, row, unit)),
-                           lastRow, unit, /*isVolatile=*/false);
-    LLVM::BrOp::create(
-        b, loc, ValueRange{LLVM::AddOp::create(b, loc, row, constant(i64, 1))},
-        fillHead);
-    b.setInsertionPointToStart(fillDone);
-  }
+  for (size_t k = 0; k < nIn; ++k)
+    if (chunkOf(k).dim >= 0 && chunkOf(k).outer == 1)
+      stageInput(k);
   LLVM::BrOp::create(b, loc, ValueRange{full}, callBB);
 
   // The call, on the slices or the staging copies.
@@ -480,13 +503,14 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
   Value isFull = callBB->getArgument(0);
   SmallVector<Value> args;
   for (size_t k = 0; k < pointers.size(); ++k) {
-    const Chunked &c = k < nIn ? inputChunks[k] : outputChunks[k - nIn];
-    if (c.dim < 0) {
+    const Chunked &c = chunkOf(k);
+    if (c.dim < 0)
       args.push_back(pointers[k]);
-      continue;
-    }
-    args.push_back(
-        LLVM::SelectOp::create(b, loc, isFull, sliceOf(k), stageOf(k)));
+    else if (c.outer > 1)
+      args.push_back(stageOf(k));
+    else
+      args.push_back(LLVM::SelectOp::create(
+          b, loc, isFull, callerBlock(k, i64c(0)), stageOf(k)));
   }
   if (coreWorkspace)
     args.push_back(workspace);
@@ -498,24 +522,27 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
   LLVM::CondBrOp::create(b, loc,
                          icmp(LLVM::ICmpPredicate::ne, code, constant(i32, 0)),
                          exit, ValueRange{code}, afterBB, ValueRange{});
+  // Outputs back: strided ones always, contiguous ones from a partial chunk.
+  auto unstage = [&](size_t k) {
+    const Chunked &c = chunkOf(k);
+    loop(i64c(0), i64c(c.outer), [&](Value o) {
+      LLVM::MemcpyOp::create(b, loc, callerBlock(k, o), stageBlock(k, o),
+                             mul(rows, i64c(c.unitBytes)),
+                             /*isVolatile=*/false);
+    });
+  };
   b.setInsertionPointToStart(afterBB);
+  for (size_t k = nIn; k < pointers.size(); ++k)
+    if (chunkOf(k).dim >= 0 && chunkOf(k).outer > 1)
+      unstage(k);
   LLVM::CondBrOp::create(b, loc, isFull, nextBB, copyBackBB);
   b.setInsertionPointToStart(copyBackBB);
-  for (size_t k = nIn; k < pointers.size(); ++k) {
-    const Chunked &c = outputChunks[k - nIn];
-    if (c.dim < 0)
-      continue;
-    LLVM::MemcpyOp::create(
-        b, loc, sliceOf(k), stageOf(k),
-        LLVM::MulOp::create(b, loc, left, constant(i64, c.unitBytes)),
-        /*isVolatile=*/false);
-  }
+  for (size_t k = nIn; k < pointers.size(); ++k)
+    if (chunkOf(k).dim >= 0 && chunkOf(k).outer == 1)
+      unstage(k);
   LLVM::BrOp::create(b, loc, nextBB);
   b.setInsertionPointToStart(nextBB);
-  LLVM::BrOp::create(
-      b, loc,
-      ValueRange{LLVM::AddOp::create(b, loc, off, constant(i64, chunk))},
-      headBB);
+  LLVM::BrOp::create(b, loc, ValueRange{add(off, i64c(chunk))}, headBB);
 }
 
 /// int32_t <prefix>_entry(void *const *inputs, void *const *outputs, void *ctx)
@@ -694,7 +721,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
       for (const Chunked &c : *list) {
         stagingOffsets.push_back(c.dim < 0 ? ~uint64_t(0) : at);
         if (c.dim >= 0)
-          at = alignUp(at + symbol->chunk * c.unitBytes);
+          at = alignUp(at + c.outer * symbol->chunk * c.unitBytes);
       }
     workspaceSize = at;
     symbolCheck = messages.size();

@@ -70,8 +70,9 @@ bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
                         std::string &error) {
   auto bad = [&](const std::string &why) {
     error = "--dim '" + spec + "': " + why +
-            " (expected NAME=N, or NAME=MIN..MAX with an optional %MULTIPLE "
-            "and @CHUNK, e.g. batch=1..64 or seq=8..512%8)";
+            " (expected NAME=N, NAME=MIN..MAX with an optional %MULTIPLE "
+            "and @CHUNK, e.g. batch=1..64 or seq=8..512%8, or NAME=OTHER for "
+            "the same symbol as OTHER)";
     return false;
   };
   llvm::StringRef text(spec);
@@ -92,6 +93,11 @@ bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
     return bad("the multiple must be a positive count");
   if (!range.contains("..")) {
     int64_t v;
+    if (!range.empty() && !body.contains('%') && chunk.empty() &&
+        !llvm::isDigit(range.front())) {
+      out.sameAs = range.str(); // another symbol's name
+      return true;
+    }
     if (!number(range, v))
       return bad("'" + range.str() + "' is not a size");
     if (body.contains('%') || !chunk.empty())

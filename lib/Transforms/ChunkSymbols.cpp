@@ -583,13 +583,6 @@ struct ChunkSymbolsPass : hodu::impl::ChunkSymbolsBase<ChunkSymbolsPass> {
           return f.emitError("symbol '")
                  << s.getValue() << "' has sizes " << size << " and "
                  << type.getDimSize(d) << " in the arguments";
-        for (int64_t before = 0; before < (int64_t)d; ++before)
-          if (type.getDimSize(before) != 1)
-            return f.emitError("argument #")
-                   << i << ": symbol '" << s.getValue() << "' is dim " << d
-                   << ", after a dim of " << type.getDimSize(before)
-                   << "; a symbol must be the outermost dim of the inputs "
-                      "that have it";
         symbol = s.getValue().str();
         size = type.getDimSize(d);
         seeds.push_back({f.getArgument(i), (int64_t)d});
@@ -609,13 +602,6 @@ struct ChunkSymbolsPass : hodu::impl::ChunkSymbolsBase<ChunkSymbolsPass> {
       if (!q)
         continue;
       auto type = cast<RankedTensorType>(v.getType());
-      for (int64_t before = 0; before < q->dim; ++before)
-        if (type.getDimSize(before) != 1)
-          return ret.emitError("result #")
-                 << i << " has symbol '" << symbol << "' at dim " << q->dim
-                 << ", after a dim of " << type.getDimSize(before)
-                 << "; a symbol must be the outermost dim of the outputs "
-                    "that have it";
       SmallVector<Attribute> dims(type.getRank(), b.getStringAttr(""));
       dims[q->dim] = b.getStringAttr(
           q->inner == 1 ? symbol : std::to_string(q->inner) + "*" + symbol);

@@ -103,8 +103,8 @@ static cl::list<std::string> dimSpecs(
     cl::desc("A symbolic dim (ONNX dim_param, or '?' in --input-shape): "
              "NAME=N pins it; NAME=MIN..MAX[%MULTIPLE][@CHUNK] keeps it "
              "symbolic with bounds (default 1..), values that are multiples "
-             "of MULTIPLE, and code compiled for CHUNK (default: MULTIPLE) "
-             "(repeatable)"),
+             "of MULTIPLE, and code compiled for CHUNK (default: MULTIPLE); "
+             "NAME=OTHER makes NAME the same symbol as OTHER (repeatable)"),
     cl::value_desc("name=spec"), cl::cat(category));
 static cl::list<std::string> sequenceLengths(
     "sequence-length",
@@ -273,6 +273,8 @@ int main(int argc, char **argv) {
       return usageError(error);
     if (dim.size)
       opts.import.symbolSizes[dim.name] = *dim.size;
+    else if (!dim.sameAs.empty())
+      opts.import.symbolAliases[dim.name] = dim.sameAs;
     else
       opts.dims.push_back(std::move(dim));
   }

@@ -56,6 +56,8 @@ struct ImportOptions {
   /// --dim=NAME=N pins; the driver's probe and chunk sizes). An unnamed
   /// dynamic dim of input NAME is the symbol "NAME_dimI".
   std::map<std::string, int64_t> symbolSizes;
+  /// `NAME -> OTHER`: symbol NAME is OTHER (hoduc --dim=NAME=OTHER).
+  std::map<std::string, std::string> symbolAliases;
   /// The size of a symbol not in `symbolSizes`; 0: such a dim is an error
   /// ("pin it"). The arguments with such dims get `hodu.dims`, the symbol's
   /// name per dim ("" for a static one).

@@ -51,6 +51,9 @@ struct DimSpec {
   std::string name;
   std::optional<int64_t> size;
   int64_t min = 1, max = -1, multiple = 1, chunk = 0;
+  /// NAME=OTHER: NAME is the same symbol as OTHER (two unnamed dynamic
+  /// dims, "input_dim0" and "state_dim1", that are one batch).
+  std::string sameAs;
 };
 
 /// Parses a `--dim` (split at the last '='). False with `error` set.

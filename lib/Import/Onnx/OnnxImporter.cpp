@@ -175,6 +175,9 @@ inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
     std::string symbol = d && d->has_dim_param() && !d->dim_param().empty()
                              ? d->dim_param()
                              : (name + "_dim" + Twine(i)).str();
+    if (auto it = options.symbolAliases.find(symbol);
+        it != options.symbolAliases.end())
+      symbol = it->second;
     if (auto it = options.symbolSizes.find(symbol);
         it != options.symbolSizes.end()) {
       dims.push_back(it->second);
