@@ -74,7 +74,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                    << llvm::join(*io.unboundSymbols, ", ")
                    << ") were imported at " << kProbeSize
                    << " to check that the model lets them vary; pin them "
-                      "(--dim=NAME=N) to compile the model at one size\n";
+                      "(--dim=NAME=<size>) to compile the model at one size\n";
     return nullptr;
   }
   func::FuncOp entry = entryOf(*module);

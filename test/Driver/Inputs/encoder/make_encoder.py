@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Writes a BERT-style encoder block as ONNX protobuf text (stdout), as
+exporters write one with dynamic axes: input_ids and attention_mask are
+[batch, seq] (dim_params), token and position embeddings (positions from
+Range(0, Shape(input_ids)[1])), the attention mask (1 - mask) * -10000
+broadcast over heads, heads split and merged by Shape -> Gather -> Unsqueeze
+-> Concat -> Reshape chains, softmax attention, LayerNormalization, an Erf
+GELU feed-forward, residuals. d_model 8, 2 heads, FFN 16, vocabulary 11,
+positions up to 32. Deterministic weights (an LCG). Encode with
+  protoc --encode=onnx.ModelProto onnx.proto < encoder.textproto > encoder.onnx
+Test infrastructure, Python 3 standard library only."""
+
+D, H, DH, F, V, P = 8, 2, 4, 16, 11, 32
+state = 12345
+
+
+def rnd():
+    global state
+    state = (state * 1103515245 + 12345) % (1 << 31)
+    return state / (1 << 31) * 2 - 1
+
+
+def floats(name, dims, scale=0.5, center=0.0):
+    n = 1
+    for d in dims:
+        n *= d
+    return ('  initializer { name: "%s" data_type: 1 %s %s }\n' % (
+        name, " ".join("dims: %d" % d for d in dims),
+        " ".join("float_data: %.5f" % (center + rnd() * scale) for _ in range(n))))
+
+
+def ints(name, values):
+    return '  initializer { name: "%s" data_type: 7 dims: %d %s }\n' % (
+        name, len(values), " ".join("int64_data: %d" % v for v in values))
+
+
+def scalar(name, value):
+    return '  initializer { name: "%s" data_type: 1 float_data: %g }\n' % (name, value)
+
+
+nodes = []
+
+
+def node(op, inputs, output, **attrs):
+    a = "".join(' attribute { name: "%s" %s }' % (k, v) for k, v in attrs.items())
+    nodes.append('  node { op_type: "%s" %s output: "%s" name: "%s"%s }\n' % (
+        op, " ".join('input: "%s"' % i for i in inputs), output, output, a))
+    return output
+
+
+# Shapes of the run: batch and seq from input_ids.
+node("Shape", ["input_ids"], "shape")
+node("Gather", ["shape", "i0"], "batch", **{"axis": "type: INT i: 0"})
+node("Gather", ["shape", "i1"], "seq", **{"axis": "type: INT i: 0"})
+node("Unsqueeze", ["batch", "axes0"], "batch1")
+node("Unsqueeze", ["seq", "axes0"], "seq1")
+node("Concat", ["batch1", "seq1", "heads", "dh"], "split_shape", axis="type: INT i: 0")
+node("Concat", ["batch1", "seq1", "dmodel"], "merge_shape", axis="type: INT i: 0")
+# Embeddings.
+node("Gather", ["tok_emb", "input_ids"], "tok", axis="type: INT i: 0")
+node("Range", ["zero", "seq", "one"], "pos_ids")
+node("Gather", ["pos_emb", "pos_ids"], "pos", axis="type: INT i: 0")
+node("Add", ["tok", "pos"], "x0")
+# The mask: [batch, 1, 1, seq] of 0 or -10000.
+node("Cast", ["attention_mask"], "maskf", to="type: INT i: 1")
+node("Sub", ["onef", "maskf"], "inv")
+node("Mul", ["inv", "neg"], "bias2")
+node("Unsqueeze", ["bias2", "axes12"], "bias4")
+# Attention.
+for p in "qkv":
+    node("MatMul", ["x0", "w" + p], p + "_mm")
+    node("Add", [p + "_mm", "b" + p], p + "_b")
+    node("Reshape", [p + "_b", "split_shape"], p + "_r")
+    perm = "type: INTS ints: 0 ints: 2 ints: 3 ints: 1" if p == "k" else \
+        "type: INTS ints: 0 ints: 2 ints: 1 ints: 3"
+    node("Transpose", [p + "_r"], p + "_t", perm=perm)
+node("MatMul", ["q_t", "k_t"], "scores")
+node("Div", ["scores", "sqrt_dh"], "scaled")
+node("Add", ["scaled", "bias4"], "masked")
+node("Softmax", ["masked"], "probs", axis="type: INT i: -1")
+node("MatMul", ["probs", "v_t"], "ctx")
+node("Transpose", ["ctx"], "ctx_t", perm="type: INTS ints: 0 ints: 2 ints: 1 ints: 3")
+node("Reshape", ["ctx_t", "merge_shape"], "ctx_m")
+node("MatMul", ["ctx_m", "wo"], "o_mm")
+node("Add", ["o_mm", "bo"], "o")
+node("Add", ["x0", "o"], "res1")
+node("LayerNormalization", ["res1", "ln1_g", "ln1_b"], "h1", axis="type: INT i: -1")
+# Feed-forward with an Erf GELU.
+node("MatMul", ["h1", "w1"], "f1_mm")
+node("Add", ["f1_mm", "b1"], "f1")
+node("Div", ["f1", "sqrt2"], "f1s")
+node("Erf", ["f1s"], "erf")
+node("Add", ["erf", "onef"], "erf1")
+node("Mul", ["f1", "erf1"], "g0")
+node("Mul", ["g0", "half"], "gelu")
+node("MatMul", ["gelu", "w2"], "f2_mm")
+node("Add", ["f2_mm", "b2"], "f2")
+node("Add", ["h1", "f2"], "res2")
+node("LayerNormalization", ["res2", "ln2_g", "ln2_b"], "hidden", axis="type: INT i: -1")
+# A pooled output: the first token's vector through tanh, as BERT's pooler.
+node("Gather", ["hidden", "i0"], "cls", axis="type: INT i: 1")
+node("MatMul", ["cls", "wp"], "pool_mm")
+node("Tanh", ["pool_mm"], "pooled")
+
+inits = (floats("tok_emb", [V, D], 1.0) + floats("pos_emb", [P, D], 0.3) +
+         "".join(floats("w" + p, [D, D]) + floats("b" + p, [D], 0.1) for p in "qkvo") +
+         floats("ln1_g", [D], 0.2, 1.0) +
+         floats("ln1_b", [D], 0.1) + floats("w1", [D, F]) + floats("b1", [F], 0.1) +
+         floats("w2", [F, D]) + floats("b2", [D], 0.1) + floats("ln2_g", [D], 0.1, 1.0) +
+         floats("ln2_b", [D], 0.1) + floats("wp", [D, D]) +
+         ints("i0", [0])[:-3].replace("dims: 1 ", "") + " }\n" +
+         ints("i1", [1])[:-3].replace("dims: 1 ", "") + " }\n" +
+         ints("axes0", [0]) + ints("axes12", [1, 2]) + ints("heads", [H]) +
+         ints("dh", [DH]) + ints("dmodel", [D]) +
+         '  initializer { name: "zero" data_type: 7 int64_data: 0 }\n'
+         '  initializer { name: "one" data_type: 7 int64_data: 1 }\n' +
+         scalar("onef", 1.0) + scalar("neg", -10000.0) + scalar("sqrt_dh", DH ** 0.5) +
+         scalar("sqrt2", 2 ** 0.5) + scalar("half", 0.5))
+print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n  name: "encoder"')
+print("".join(nodes) + inits, end="")
+for name, et in (("input_ids", 7), ("attention_mask", 7)):
+    print('  input { name: "%s" type { tensor_type { elem_type: %d shape { '
+          'dim { dim_param: "batch" } dim { dim_param: "seq" } } } } }' % (name, et))
+print('  output { name: "hidden" type { tensor_type { elem_type: 1 shape { '
+      'dim { dim_param: "batch" } dim { dim_param: "seq" } dim { dim_value: %d } } } } }' % D)
+print('  output { name: "pooled" type { tensor_type { elem_type: 1 shape { '
+      'dim { dim_param: "batch" } dim { dim_value: %d } } } } }' % D)
+print("}")
