@@ -14,6 +14,7 @@
 #include "hodu/runtime.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -535,6 +536,38 @@ void Script::compile(const CompileOptions &options) const {
   mlir::OwningOpRef<mlir::ModuleOp> module =
       importHdssSnapshot(*snapshot_, context, id);
   hodu::CompileOptions opts;
+  // Symbolic dims: `hodu.dims` on the inputs, bounds as hoduc --dim's.
+  if (module)
+    if (auto f = module->lookupSymbol<mlir::func::FuncOp>("main"))
+      for (const auto &d : options.symbolicDims) {
+        int arg = -1;
+        for (unsigned i = 0; i < f.getNumArguments(); ++i)
+          if (auto n = f.getArgAttrOfType<mlir::StringAttr>(i, "hodu.name"))
+            if (n.getValue() == d.input)
+              arg = (int)i;
+        auto type = arg < 0 ? mlir::RankedTensorType()
+                            : mlir::dyn_cast<mlir::RankedTensorType>(
+                                  f.getArgumentTypes()[arg]);
+        if (!type || d.dim < 0 || d.dim >= type.getRank() || d.symbol.empty())
+          throw Error("Script::compile: symbolic dim " + std::to_string(d.dim) +
+                      " of '" + d.input + "': no such input or dim");
+        llvm::SmallVector<mlir::Attribute> dims;
+        if (auto old = f.getArgAttrOfType<mlir::ArrayAttr>(arg, "hodu.dims"))
+          dims.assign(old.begin(), old.end());
+        else
+          dims.assign(type.getRank(), mlir::StringAttr::get(&context, ""));
+        dims[d.dim] = mlir::StringAttr::get(&context, d.symbol);
+        f.setArgAttr(arg, "hodu.dims", mlir::ArrayAttr::get(&context, dims));
+        if (llvm::none_of(opts.dims, [&](const hodu::DimSpec &s) {
+              return s.name == d.symbol;
+            })) {
+          hodu::DimSpec spec;
+          spec.name = d.symbol;
+          spec.min = d.min;
+          spec.max = d.max;
+          opts.dims.push_back(spec);
+        }
+      }
   opts.inputPath = id + ".hdss"; // names the model in messages only
   opts.outputPath = options.outputPath;
   opts.targetOptions.optLevel = options.optLevel;

@@ -553,6 +553,8 @@ bool hodu::compile(ModuleOp module, const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   StatsTimer timer{options.stats};
   CompileOptions opts = splitFallbackOptions(options);
+  if (failed(driver::applySymbols(module, opts)))
+    return false;
   return finish(compileModule(module, opts, timer), opts, start);
 }
 

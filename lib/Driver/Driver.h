@@ -54,6 +54,12 @@ mlir::OwningOpRef<mlir::ModuleOp>
 importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
                   const CompileOptions &opts, ImportOptions io);
 
+/// The same for a module already in the hodu dialect (the capture API's
+/// in-memory path, hodu::compile(ModuleOp)): its arguments' `hodu.dims`,
+/// proved at the sizes it has, which are the chunk.
+llvm::LogicalResult applySymbols(mlir::ModuleOp module,
+                                 const CompileOptions &opts);
+
 /// Kernel counts without and with fusion groups (on a copy of the module).
 /// The entry point's signature (hodu.entry_point), read before the target
 /// lowers it.

@@ -58,6 +58,11 @@ static LogicalResult runChunkSymbols(ModuleOp module) {
   return pm.run(module);
 }
 
+static OwningOpRef<ModuleOp>
+checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
+             MLIRContext &context, const CompileOptions &opts, ImportOptions io,
+             bool probe);
+
 OwningOpRef<ModuleOp>
 driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                           const CompileOptions &opts, ImportOptions io) {
@@ -77,6 +82,16 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                       "(--dim=NAME=<size>) to compile the model at one size\n";
     return nullptr;
   }
+  return checkSymbols(std::move(module), &importer, context, opts, io, probe);
+}
+
+/// What follows the first import: the symbols of `module`, proved and
+/// recorded; with `probe`, the module imported again at the chunk size.
+static OwningOpRef<ModuleOp>
+checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
+             MLIRContext &context, const CompileOptions &opts, ImportOptions io,
+             bool probe) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   func::FuncOp entry = entryOf(*module);
   SmallVector<std::string> symbols = symbolsOf(entry);
   for (const DimSpec &d : opts.dims)
@@ -133,7 +148,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
   if (probe) {
     io.unboundSymbolSize = 0;
     io.symbolSizes[symbol] = chunk;
-    compiled = importer.import(opts.inputPath, context, io);
+    compiled = importer->import(opts.inputPath, context, io);
     if (!compiled)
       return nullptr;
   }
@@ -187,4 +202,22 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
   (*compiled)->setAttr("hodu.symbols",
                        b.getArrayAttr({b.getDictionaryAttr(fields)}));
   return compiled;
+}
+
+LogicalResult driver::applySymbols(ModuleOp module, const CompileOptions &opts) {
+  // Checked on a clone: checkSymbols owns the module it is given.
+  OwningOpRef<ModuleOp> checked = checkSymbols(
+      OwningOpRef<ModuleOp>(module.clone()), nullptr, *module.getContext(),
+      opts, opts.import, /*probe=*/false);
+  if (!checked)
+    return failure();
+  // Carry what it recorded over: hodu.symbols, and the results' hodu.dims.
+  if (Attribute symbols = (*checked)->getAttr("hodu.symbols"))
+    module->setAttr("hodu.symbols", symbols);
+  func::FuncOp from = entryOf(*checked), to = entryOf(module);
+  if (from && to)
+    for (unsigned i = 0; i < to.getNumResults(); ++i)
+      if (Attribute dims = from.getResultAttr(i, "hodu.dims"))
+        to.setResultAttr(i, "hodu.dims", dims);
+  return success();
 }

@@ -73,6 +73,18 @@ struct CompileOptions {
   /// Inputs that are meta slots (hoduc --meta-slots): small tensors the
   /// host writes between runs and replays through a session, e.g. {"lr"}.
   std::vector<std::string> metaSlots;
+  /// Input dims that are a symbol (hoduc --dim): the model is compiled once,
+  /// at the captured size, and runs at any size of the symbol within
+  /// [min, max] (max -1: no bound), provided no op mixes positions along it
+  /// (a batch; docs/architecture.md, "Symbolic dims"). E.g.
+  /// {{"x", 0, "batch"}}: x's dim 0 is the batch.
+  struct SymbolicDim {
+    std::string input;
+    int dim = 0;
+    std::string symbol;
+    int64_t min = 1, max = -1;
+  };
+  std::vector<SymbolicDim> symbolicDims;
 };
 
 /// A captured model: an upstream Snapshot plus its name.
