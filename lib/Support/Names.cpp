@@ -94,7 +94,7 @@ bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
   if (!range.contains("..")) {
     int64_t v;
     if (!range.empty() && !body.contains('%') && chunk.empty() &&
-        !llvm::isDigit(range.front())) {
+        (llvm::isAlpha(range.front()) || range.front() == '_')) {
       out.sameAs = range.str(); // another symbol's name
       return true;
     }

@@ -34,6 +34,38 @@ TEST(Names, InputShape) {
   EXPECT_NE(error.find("'foo' is not a non-negative dimension"),
             std::string::npos);
   EXPECT_FALSE(parseInputShape("x:-1", pin, error));
+  ASSERT_TRUE(parseInputShape("x:?x3", pin, error)); // '?' keeps a dim symbolic
+  EXPECT_EQ(pin.second, (std::vector<int64_t>{-1, 3}));
+  EXPECT_EQ(dimsString(pin.second), "?x3");
+}
+
+TEST(Names, DimSpecs) {
+  DimSpec d;
+  std::string error;
+  ASSERT_TRUE(parseDimSpec("seq=128", d, error)) << error;
+  EXPECT_EQ(d.name, "seq");
+  EXPECT_EQ(d.size, 128);
+  ASSERT_TRUE(parseDimSpec("batch=1..64", d, error)) << error;
+  EXPECT_FALSE(d.size.has_value());
+  EXPECT_EQ(d.min, 1);
+  EXPECT_EQ(d.max, 64);
+  EXPECT_EQ(d.multiple, 1);
+  EXPECT_EQ(d.chunk, 0);
+  ASSERT_TRUE(parseDimSpec("n=8..%8@16", d, error)) << error;
+  EXPECT_EQ(d.min, 8);
+  EXPECT_EQ(d.max, -1);
+  EXPECT_EQ(d.multiple, 8);
+  EXPECT_EQ(d.chunk, 16);
+  ASSERT_TRUE(parseDimSpec("b=..32", d, error)) << error;
+  EXPECT_EQ(d.min, 1);
+  EXPECT_EQ(d.max, 32);
+  ASSERT_TRUE(parseDimSpec("state_dim1=input_dim0", d, error)) << error;
+  EXPECT_EQ(d.sameAs, "input_dim0");
+  for (const char *bad : {"batch", "=4", "b=4..2", "b=1..8%0", "b=1..8@0",
+                          "b=4%2", "b=-3", "b=1..x"}) {
+    EXPECT_FALSE(parseDimSpec(bad, d, error)) << bad;
+    EXPECT_NE(error.find("--dim '"), std::string::npos) << bad;
+  }
 }
 
 TEST(Names, ParsesSequenceLengths) {
