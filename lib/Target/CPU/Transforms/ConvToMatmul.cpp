@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvToMatmul.h"
+
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
 #include "Packing.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -109,6 +112,42 @@ bool packableConv(linalg::Conv2DNchwFchwOp conv) {
 }
 
 } // namespace
+
+linalg::Conv2DNchwFchwOp
+hodu::cpu::splitConvBatch(linalg::Conv2DNchwFchwOp conv) {
+  auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
+  if (!conv.hasPureTensorSemantics() || !in.hasStaticShape() ||
+      in.getDimSize(0) <= 1)
+    return conv;
+  IRRewriter rewriter(conv);
+  rewriter.setInsertionPoint(conv);
+  auto fill = conv.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  if (fill && !fill.hasPureTensorSemantics())
+    fill = nullptr;
+  scf::SCFTilingOptions options;
+  SmallVector<OpFoldResult> sizes(conv.getNumLoops(), rewriter.getIndexAttr(0));
+  sizes[0] = rewriter.getIndexAttr(1); // the batch loop
+  options.setTileSizes(sizes);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(conv.getOperation()), options);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return conv;
+  auto inner = dyn_cast<linalg::Conv2DNchwFchwOp>(tiled->tiledOps.front());
+  if (!inner)
+    return conv;
+  rewriter.replaceOp(conv, tiled->replacements);
+  // The strategies recognise a convolution from zero (or any fill) by its
+  // init: fill the slice inside the loop too (each slice is written once).
+  if (fill) {
+    rewriter.setInsertionPoint(inner);
+    Value slice = inner.getOutputs()[0];
+    Value filled = linalg::FillOp::create(rewriter, inner.getLoc(),
+                                          fill.getInputs()[0], slice)
+                       .getResult(0);
+    inner.getDpsInitsMutable()[0].set(filled);
+  }
+  return inner;
+}
 
 void hodu::cpu::convToIm2colMatmul(linalg::Conv2DNchwFchwOp conv) {
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());

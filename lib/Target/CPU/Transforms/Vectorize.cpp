@@ -108,6 +108,24 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
+      // A batch larger than 1: the int8 and direct kernels take it as it
+      // is; for the others, a loop of batch-1 convolutions.
+      auto input = cast<RankedTensorType>(conv.getInputs()[0].getType());
+      if (input.getDimSize(0) > 1) {
+        if (intDot)
+          if (std::optional<std::string> what =
+                  hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)) {
+            record(loc, *what);
+            continue;
+          }
+        if (directConv)
+          if (std::optional<std::string> what =
+                  hodu::cpu::convToDirect(conv, vectorBits, parallel)) {
+            record(loc, *what);
+            continue;
+          }
+        conv = hodu::cpu::splitConvBatch(conv);
+      }
       if (intDot)
         if (std::optional<std::string> what =
                 hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)) {
