@@ -121,6 +121,7 @@ hodu::cpu::splitConvBatch(linalg::Conv2DNchwFchwOp conv) {
     return conv;
   IRRewriter rewriter(conv);
   rewriter.setInsertionPoint(conv);
+  Value filter = conv.getInputs()[1];
   auto fill = conv.getOutputs()[0].getDefiningOp<linalg::FillOp>();
   if (fill && !fill.hasPureTensorSemantics())
     fill = nullptr;
@@ -136,6 +137,10 @@ hodu::cpu::splitConvBatch(linalg::Conv2DNchwFchwOp conv) {
   if (!inner)
     return conv;
   rewriter.replaceOp(conv, tiled->replacements);
+  // The filter itself, not the whole-tensor slice tiling made of it: the
+  // strategies pack constant weights at compile time.
+  if (inner.getInputs()[1].getType() == filter.getType())
+    inner.getDpsInputOperand(1)->set(filter);
   // The strategies recognise a convolution from zero (or any fill) by its
   // init: fill the slice inside the loop too (each slice is written once).
   if (fill) {
