@@ -17,6 +17,8 @@
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Import/Hdss.h"
 
+#include <map>
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -783,11 +785,6 @@ OwningOpRef<ModuleOp> hodu::importHdssModel(const std::string &path,
                                             MLIRContext &context,
                                             const ImportOptions &options) {
   Location loc = FileLineColLoc::get(&context, path, 0, 0);
-  if (!options.inputShapes.empty()) {
-    emitError(loc) << ".hdss inputs have static shapes; --input-shape does not "
-                      "apply";
-    return nullptr;
-  }
   if (!options.sequenceLengths.empty()) {
     emitError(loc) << ".hdss inputs are tensors; --sequence-length does not "
                       "apply";
@@ -799,8 +796,56 @@ OwningOpRef<ModuleOp> hodu::importHdssModel(const std::string &path,
     emitError(loc) << error;
     return nullptr;
   }
+  // Snapshots have static shapes; --input-shape may only repeat them, with
+  // '?' for the dims that are a symbol (the captured size is the chunk the
+  // code is compiled for; docs/architecture.md, "Symbolic dims").
+  std::map<std::string, std::vector<std::string>> symbolic;
+  for (const auto &[name, dims] : options.inputShapes) {
+    auto in = llvm::find_if(snapshot.inputs,
+                            [&](const Input &i) { return i.name == name; });
+    if (in == snapshot.inputs.end()) {
+      emitError(loc) << "--input-shape names '" << name
+                     << "', which is not an input of the snapshot";
+      return nullptr;
+    }
+    bool same = dims.size() == in->shape.size();
+    std::vector<std::string> names(dims.size());
+    for (size_t d = 0; same && d < dims.size(); ++d) {
+      if (dims[d] < 0) {
+        std::string symbol = name + "_dim" + std::to_string(d);
+        auto alias = options.symbolAliases.find(symbol);
+        names[d] = alias == options.symbolAliases.end() ? symbol : alias->second;
+      } else {
+        same = (uint64_t)dims[d] == in->shape[d];
+      }
+    }
+    if (!same) {
+      emitError(loc) << ".hdss inputs have static shapes; --input-shape for '"
+                     << name << "' may only repeat them, with '?' for a "
+                        "symbolic dim";
+      return nullptr;
+    }
+    symbolic[name] = names;
+  }
   std::string stem = llvm::sys::path::stem(path).str();
-  return SnapshotImporter(context, path, snapshot).run(stem);
+  OwningOpRef<ModuleOp> module =
+      SnapshotImporter(context, path, snapshot).run(stem);
+  if (!module || symbolic.empty())
+    return module;
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  Builder b(&context);
+  for (unsigned i = 0; func && i < func.getNumArguments(); ++i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "hodu.name");
+    auto it = name ? symbolic.find(name.str()) : symbolic.end();
+    if (it == symbolic.end() ||
+        llvm::all_of(it->second, [](const std::string &s) { return s.empty(); }))
+      continue;
+    SmallVector<Attribute> dims;
+    for (const std::string &s : it->second)
+      dims.push_back(b.getStringAttr(s));
+    func.setArgAttr(i, "hodu.dims", b.getArrayAttr(dims));
+  }
+  return module;
 }
 
 OwningOpRef<ModuleOp> hodu::importHdssSnapshot(const Snapshot &snapshot,
