@@ -383,6 +383,12 @@ def CpuHoistParallelAllocs
     iteration (yielded, returned, freed or passed to a call, directly or
     through a view) stay where they are.
 
+    Then the static scratch directly in the body of a sequential
+    `scf.for` marked `hodu.cpu.batch_loop` (the loop over the batch of a
+    convolution that hodu-cpu-vectorize split into batch-1 convolutions)
+    moves before the loop: one iteration runs at a time, so one buffer
+    serves them all, and it joins the planned workspace.
+
     Before:
     ```mlir
     scf.forall (%i) in (4) {

@@ -137,6 +137,10 @@ hodu::cpu::splitConvBatch(linalg::Conv2DNchwFchwOp conv) {
   if (!inner)
     return conv;
   rewriter.replaceOp(conv, tiled->replacements);
+  // Its scratch is hoisted out of it once bufferized (one iteration at a
+  // time: one buffer serves them all); hodu-cpu-hoist-parallel-allocs.
+  for (LoopLikeOpInterface loop : tiled->loops)
+    loop->setAttr(kBatchLoop, rewriter.getUnitAttr());
   // The filter itself, not the whole-tensor slice tiling made of it: the
   // strategies pack constant weights at compile time.
   if (inner.getInputs()[1].getType() == filter.getType())

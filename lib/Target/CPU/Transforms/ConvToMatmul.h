@@ -37,6 +37,10 @@ void convToIm2colMatmul(mlir::linalg::Conv2DNchwFchwOp conv);
 mlir::linalg::Conv2DNchwFchwOp
 splitConvBatch(mlir::linalg::Conv2DNchwFchwOp conv);
 
+/// The unit attribute on the loops splitConvBatch makes, whose static
+/// scratch hodu-cpu-hoist-parallel-allocs moves out of them.
+inline constexpr llvm::StringLiteral kBatchLoop = "hodu.cpu.batch_loop";
+
 /// A batch-1 conv with a constant filter whose output plane is narrower than
 /// a vector (P = OH*OW < `lanes`) and whose filters fill at least two vectors
 /// (F >= 2 * lanes): an STFT front end (257 filters of 512 taps, 5 output

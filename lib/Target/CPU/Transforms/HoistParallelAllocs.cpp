@@ -6,6 +6,8 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "ConvToMatmul.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -176,6 +178,21 @@ struct CpuHoistParallelAllocs
       alloc.getResult().replaceAllUsesWith(view);
       alloc.erase();
     }
+    // The sequential batch loops of split convolutions (ConvToMatmul.h):
+    // an iteration's scratch is dead when the next one starts, so one
+    // allocation before the loop serves them all (the forall scratch above
+    // now sits in their body).
+    SmallVector<memref::AllocOp> batchScratch;
+    getOperation().walk([&](memref::AllocOp alloc) {
+      auto loop = dyn_cast<scf::ForOp>(alloc->getParentOp());
+      MemRefType type = alloc.getType();
+      if (loop && loop->hasAttr(hodu::cpu::kBatchLoop) && type.hasStaticShape() &&
+          alloc.getDynamicSizes().empty() &&
+          alloc.getSymbolOperands().empty() && !escapes(alloc.getResult()))
+        batchScratch.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : batchScratch)
+      alloc->moveBefore(alloc->getParentOp());
   }
 };
 } // namespace
