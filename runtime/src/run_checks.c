@@ -76,7 +76,7 @@ static int has_dynamic_dim(const hodu_tensor_desc *desc) {
 static hodu_status check_resolved_output(const hodu_model *model, int32_t o,
                                          const int64_t *values,
                                          const hodu_tensor *tensor) {
-  const hodu_model_desc *desc = model->desc;
+  const hodu_model_desc *desc = hodu_plan_symbols(model->plan);
   const hodu_tensor_desc *want = &desc->outputs[o];
   int64_t stack_shape[16];
   int64_t *shape = want->rank <= 16
@@ -129,9 +129,9 @@ hodu_status hodu_check_run_tensors(const hodu_model *model,
   if ((num_inputs && !inputs) || (num_outputs && !outputs))
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the %s array is NULL",
                             num_inputs && !inputs ? "input" : "output");
-  /* Descriptors with dynamic dims: the binding checks every input's
-   * shape (rank, static dims, the symbols' dims) as it goes. */
-  const hodu_model_desc *desc = model->desc;
+  /* Models with dynamic dims: the binding checks every input's shape
+   * (rank, static dims, the symbols' dims) as it goes. */
+  const hodu_model_desc *desc = hodu_plan_symbols(plan);
   int symbolic = desc && hodu_desc_num_symbols(desc) > 0;
   if (symbolic) {
     hodu_status status =

@@ -7,8 +7,9 @@
  * one device (TRANSFER steps between devices are run by the executor
  * itself, through host memory). A program is made once per set of bound
  * addresses and reused by every run; capture records each program once and
- * replay resubmits the recordings. The checks of a run's tensors are in
- * run_checks.c.
+ * replay resubmits the recordings. A bundle with a symbol runs its
+ * programs once per chunk of the value, its tensors' slices copied through
+ * pass-sized mirrors. The checks of a run's tensors are in run_checks.c.
  *
  * The state machine (created -> warmed -> captured -> reset, seed 002's
  * AICF) is checked here; internal sessions, which hodu_model_run keeps in
@@ -46,9 +47,9 @@ struct hodu_session {
   uint32_t num_segments;
   int programs_ready;
   hodu_session_stats stats;
-  /* Descriptor models with symbols: the values of the bound tensors (one
-   * per symbol; NULL without symbols), which the programs read at every
-   * run. */
+  /* Models with symbols: the values of the bound tensors (one per
+   * symbol; NULL without symbols), which descriptor programs read at every
+   * run and bundle runs cut into passes. */
   int64_t *symbol_values;
   int32_t num_symbols;
 };
@@ -184,7 +185,7 @@ static hodu_status session_create(const hodu_model *model, int internal,
   s->output_mirrors = calloc(n_out, sizeof *s->output_mirrors);
   s->bindings =
       calloc(plan->num_args ? plan->num_args : 1, sizeof *s->bindings);
-  s->num_symbols = hodu_desc_num_symbols(model->desc);
+  s->num_symbols = hodu_desc_num_symbols(hodu_plan_symbols(plan));
   if (s->num_symbols)
     s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   hodu_status status =
@@ -267,7 +268,10 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   int input = tensor < plan->num_inputs;
   const hodu_tensor *bound =
       input ? s->inputs[tensor] : s->outputs[tensor - plan->num_inputs];
-  if (hodu_tensor_device(bound)) {
+  /* A tensor with a bundle's symbol is bound through its mirror, which
+   * holds one pass's slice, whether it is a host or a device tensor. */
+  const hodu_plan_tensor *t = &plan->tensors[tensor];
+  if (hodu_tensor_device(bound) && !t->unit) {
     out->buffer = hodu_tensor_buffer(bound);
     return NULL;
   }
@@ -357,9 +361,9 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
   if (!status && s->state == HODU_SESSION_CAPTURED && s->num_symbols &&
       memcmp(values, s->symbol_values, values_bytes) != 0) {
     char was[256], now[256];
-    hodu_format_symbol_values(was, sizeof was, s->model->desc,
-                              s->symbol_values);
-    hodu_format_symbol_values(now, sizeof now, s->model->desc, values);
+    const hodu_model_desc *desc = hodu_plan_symbols(s->plan);
+    hodu_format_symbol_values(was, sizeof was, desc, s->symbol_values);
+    hodu_format_symbol_values(now, sizeof now, desc, values);
     status = hodu_make_status(HODU_INVALID_STATE,
                               "session of model '%s' is captured at %s: its "
                               "recording runs those shapes only; reset it and "
@@ -465,10 +469,11 @@ static hodu_status ensure_programs(hodu_session *s) {
 }
 
 /* Host tensors bound to GPU inputs go to their mirrors, and back out of
- * the output mirrors. */
+ * the output mirrors (those with a symbol pass by pass, below). */
 static hodu_status stage_in(hodu_session *s) {
   for (uint32_t i = 0; i < s->plan->num_inputs; ++i) {
-    if (!s->input_mirrors[i] || hodu_tensor_device(s->inputs[i]))
+    if (!s->input_mirrors[i] || hodu_tensor_device(s->inputs[i]) ||
+        s->plan->tensors[i].unit)
       continue;
     size_t bytes = hodu_tensor_bytes(s->inputs[i]);
     if (!bytes)
@@ -485,7 +490,8 @@ static hodu_status stage_in(hodu_session *s) {
 static hodu_status stage_out(hodu_session *s) {
   const hodu_plan *plan = s->plan;
   for (uint32_t o = 0; o < plan->num_outputs; ++o) {
-    if (!s->output_mirrors[o] || hodu_tensor_device(s->outputs[o]))
+    if (!s->output_mirrors[o] || hodu_tensor_device(s->outputs[o]) ||
+        plan->tensors[plan->num_inputs + o].unit)
       continue;
     size_t bytes = hodu_tensor_bytes(s->outputs[o]);
     if (!bytes)
@@ -496,6 +502,123 @@ static hodu_status stage_out(hodu_session *s) {
                           hodu_tensor_data(s->outputs[o]), bytes);
     if (status)
       return status;
+  }
+  return NULL;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Passes of a bundle's symbol
+ *
+ * A bundle with a symbol was compiled for `chunk` units of it; a run at
+ * value n is ceil(n / chunk) passes of the plan, pass k on units
+ * [k * chunk, k * chunk + rows) of every tensor with the symbol, staged
+ * through the session's mirrors (one pass's size): in each of the
+ * tensor's `outer` blocks, `rows` units in, the last one repeated up to
+ * the chunk (doubling copies on the device: a partial pass costs a few
+ * copies, not one per unit), and `rows` units out.
+ *===--------------------------------------------------------------------===*/
+
+static int64_t num_passes(const hodu_session *s) {
+  int64_t chunk = s->plan->chunk;
+  return chunk ? (s->symbol_values[0] + chunk - 1) / chunk : 1;
+}
+
+/* The units pass k (starting at unit `off`) covers: the chunk, or what is
+ * left of the value; 0 without a symbol. */
+static int64_t pass_rows(const hodu_session *s, int64_t off) {
+  int64_t chunk = s->plan->chunk;
+  if (!chunk)
+    return 0;
+  int64_t left = s->symbol_values[0] - off;
+  return left < chunk ? left : chunk;
+}
+
+static hodu_binding binding_of(hodu_buffer *buffer, uint64_t offset,
+                               uint64_t size) {
+  hodu_binding b = {buffer, NULL, offset, size};
+  return b;
+}
+
+/* Units [rows, chunk) of the block at `base` in `mirror` become copies of
+ * unit rows - 1. */
+static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
+                             uint64_t base, uint64_t unit, int64_t rows,
+                             int64_t chunk) {
+  int64_t filled = rows;
+  while (filled < chunk) {
+    int64_t have = filled - (rows - 1);
+    int64_t count = have < chunk - filled ? have : chunk - filled;
+    hodu_binding from =
+        binding_of(mirror, base + (uint64_t)(rows - 1) * unit, count * unit);
+    hodu_binding to =
+        binding_of(mirror, base + (uint64_t)filled * unit, count * unit);
+    hodu_status status =
+        device->ops->copy(device, &from, &to, (uint64_t)count * unit);
+    if (status)
+      return status;
+    filled += count;
+  }
+  return NULL;
+}
+
+/* The inputs' units [off, off + rows) into their mirrors. */
+static hodu_status pass_in(hodu_session *s, int64_t off, int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  if (!plan->chunk)
+    return NULL;
+  int64_t n = s->symbol_values[0], chunk = plan->chunk;
+  for (uint32_t i = 0; i < plan->num_inputs; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[i];
+    if (!t->unit)
+      continue;
+    hodu_device *device = tensor_device(s, i);
+    hodu_buffer *mirror = s->input_mirrors[i];
+    const hodu_tensor *in = s->inputs[i];
+    const uint8_t *host = hodu_tensor_device(in) ? NULL : hodu_tensor_data(in);
+    for (uint64_t o = 0; o < t->outer; ++o) {
+      uint64_t from = ((uint64_t)n * o + (uint64_t)off) * t->unit;
+      uint64_t to = o * (uint64_t)chunk * t->unit;
+      uint64_t bytes = (uint64_t)rows * t->unit;
+      hodu_binding source = binding_of(hodu_tensor_buffer(in), from, bytes);
+      hodu_binding target = binding_of(mirror, to, bytes);
+      hodu_status status =
+          host ? device->ops->write(device, mirror, to, host + from, bytes)
+               : device->ops->copy(device, &source, &target, bytes);
+      if (!status && rows < chunk)
+        status = pad_block(device, mirror, to, t->unit, rows, chunk);
+      if (status)
+        return status;
+    }
+  }
+  return NULL;
+}
+
+/* The outputs' real units of a pass from their mirrors to their tensors. */
+static hodu_status pass_out(hodu_session *s, int64_t off, int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  if (!plan->chunk)
+    return NULL;
+  int64_t n = s->symbol_values[0], chunk = plan->chunk;
+  for (uint32_t o = 0; o < plan->num_outputs; ++o) {
+    const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + o];
+    if (!t->unit)
+      continue;
+    hodu_device *device = tensor_device(s, plan->num_inputs + o);
+    hodu_buffer *mirror = s->output_mirrors[o];
+    hodu_tensor *out = s->outputs[o];
+    uint8_t *host = hodu_tensor_device(out) ? NULL : hodu_tensor_data(out);
+    for (uint64_t b = 0; b < t->outer; ++b) {
+      uint64_t from = b * (uint64_t)chunk * t->unit;
+      uint64_t to = ((uint64_t)n * b + (uint64_t)off) * t->unit;
+      uint64_t bytes = (uint64_t)rows * t->unit;
+      hodu_binding source = binding_of(mirror, from, bytes);
+      hodu_binding target = binding_of(hodu_tensor_buffer(out), to, bytes);
+      hodu_status status =
+          host ? device->ops->read(device, mirror, from, host + to, bytes)
+               : device->ops->copy(device, &source, &target, bytes);
+      if (status)
+        return status;
+    }
   }
   return NULL;
 }
@@ -567,8 +690,15 @@ hodu_status hodu_session_run(hodu_session *s) {
   hodu_status status = ensure_programs(s);
   if (!status)
     status = stage_in(s);
-  if (!status)
-    status = run_once(s, 0);
+  int64_t passes = num_passes(s), chunk = s->plan->chunk;
+  for (int64_t k = 0; k < passes && !status; ++k) {
+    int64_t off = k * chunk, rows = pass_rows(s, off);
+    status = pass_in(s, off, rows);
+    if (!status)
+      status = run_once(s, 0);
+    if (!status)
+      status = pass_out(s, off, rows);
+  }
   if (!status)
     status = stage_out(s);
   if (status)
@@ -635,16 +765,32 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
   if (s->state != HODU_SESSION_CAPTURED)
     return state_error(s, "replay", "nothing is captured; capture first");
   hodu_status status = stage_in(s);
-  if (!status && s->num_segments == 1 && !s->segments[0].transfer) {
-    /* One program: the device replays all `count` runs at once. */
+  /* The captured symbol values give the passes of each run. */
+  int64_t passes = num_passes(s), chunk = s->plan->chunk;
+  if (!status && passes == 1 && s->num_segments == 1 &&
+      !s->segments[0].transfer) {
+    /* One program and one pass: the device replays all `count` runs at
+     * once. */
+    int64_t rows = pass_rows(s, 0);
     hodu_exec_stats stats = {0, 0};
     hodu_device *device = s->model->devices[s->segments[0].device];
-    status = device->ops->program_replay(device, s->segments[0].program, count,
-                                         &stats);
+    status = pass_in(s, 0, rows);
+    if (!status)
+      status = device->ops->program_replay(device, s->segments[0].program,
+                                           count, &stats);
+    if (!status)
+      status = pass_out(s, 0, rows);
     s->stats.replay_submissions += stats.submissions;
   } else {
     for (int64_t i = 0; i < count && !status; ++i)
-      status = run_once(s, 1);
+      for (int64_t k = 0; k < passes && !status; ++k) {
+        int64_t off = k * chunk, rows = pass_rows(s, off);
+        status = pass_in(s, off, rows);
+        if (!status)
+          status = run_once(s, 1);
+        if (!status)
+          status = pass_out(s, off, rows);
+      }
   }
   if (!status)
     status = stage_out(s);

@@ -59,9 +59,10 @@ hodu_status hodu_check_runnable(const hodu_model *model);
 
 /* run_checks.c: checks run arguments against the model: counts, NULL,
  * dtypes, shapes, overlaps and (for device tensors) the device. For a
- * descriptor with symbols it binds their values from the inputs into
- * `values` (room for one per symbol; NULL when the model has none) and
- * checks the outputs against the shapes those values give. */
+ * model with symbols (a descriptor's, or a bundle's) it binds their values
+ * from the inputs into `values` (room for one per symbol; NULL when the
+ * model has none) and checks the outputs against the shapes those values
+ * give. */
 hodu_status hodu_check_run_tensors(const hodu_model *model,
                                    const hodu_tensor *const *inputs,
                                    size_t num_inputs,
