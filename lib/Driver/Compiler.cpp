@@ -218,8 +218,14 @@ EntrySignature driver::readSignature(ModuleOp module) {
     if (!symbols.empty())
       if (auto dict = dyn_cast<DictionaryAttr>(symbols[0])) {
         sig.symbol = dict.getAs<StringAttr>("name").str();
-        if (auto c = dict.getAs<IntegerAttr>("chunk"))
-          sig.symbolChunk = c.getInt();
+        auto readInt = [&](StringRef key, int64_t &out) {
+          if (auto v = dict.getAs<IntegerAttr>(key))
+            out = v.getInt();
+        };
+        readInt("chunk", sig.symbolChunk);
+        readInt("min", sig.symbolMin);
+        readInt("max", sig.symbolMax);
+        readInt("multiple", sig.symbolMultiple);
       }
   return sig;
 }

@@ -6,7 +6,8 @@
 // hodu-chunk-symbols proves that no op mixes positions along the symbol and
 // finds where it reaches the outputs; then at the chunk size, the module
 // that is compiled. The entry point runs the chunk's code over consecutive
-// chunks of whatever size a run gives (hodu-lower-entry-point).
+// chunks of whatever size a run gives (hodu-lower-entry-point); on an
+// accelerator, the runtime runs the bundle's plan once per chunk.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,10 +117,22 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
     return nullptr;
   }
   const std::string &symbol = symbols.front();
-  if (opts.target != "cpu") {
-    emitError(loc) << "symbolic dim '" << symbol << "': the " << opts.target
-                   << " target compiles static shapes only; pin it with --dim="
-                   << symbol << "=<size>";
+  // An accelerator's bundle records the symbol and runs its plan once per
+  // chunk (docs/bundle.md). A heterogeneous plan's CPU partitions and
+  // transfers would need the passes too, and other artifact kinds (bare
+  // code objects) have no place for the symbol.
+  if (opts.target != "cpu" && opts.fallback == "cpu") {
+    emitError(loc) << "symbolic dim '" << symbol
+                   << "': a --fallback=cpu bundle compiles static shapes "
+                      "only; pin it with --dim="
+                   << symbol << "=<size>, or compile without --fallback";
+    return nullptr;
+  }
+  if (opts.target != "cpu" && !opts.emit.empty() && opts.emit != "bundle" &&
+      opts.emit != "mlir" && !opts.compileTo) {
+    emitError(loc) << "symbolic dim '" << symbol << "': only a bundle records "
+                   << "it (--emit=" << opts.emit << " does not); pin it with "
+                   << "--dim=" << symbol << "=<size>";
     return nullptr;
   }
   DimSpec spec;

@@ -35,6 +35,9 @@ _Static_assert(sizeof(hodu_bundle_code) == 32, "bundle code layout");
 _Static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle kernel layout");
 _Static_assert(sizeof(hodu_bundle_step) == 32, "bundle step layout");
 _Static_assert(sizeof(hodu_bundle_arg) == 24, "bundle arg layout");
+_Static_assert(sizeof(hodu_bundle_symbol) == 40, "bundle symbol layout");
+_Static_assert(sizeof(hodu_bundle_dynamic_dim) == 32,
+               "bundle dynamic dim layout");
 
 /* The format is little-endian; so is every host this runtime supports. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -42,8 +45,9 @@ _Static_assert(sizeof(hodu_bundle_arg) == 24, "bundle arg layout");
 #endif
 
 static const char *const section_names[] = {
-    NULL,   "STRINGS", "MODEL", "DEVICES", "TENSORS", "DIMS",
-    "CODE", "KERNELS", "STEPS", "ARGS",    "WEIGHTS", "BLOBS"};
+    NULL,      "STRINGS", "MODEL",   "DEVICES",     "TENSORS",
+    "DIMS",    "CODE",    "KERNELS", "STEPS",       "ARGS",
+    "WEIGHTS", "BLOBS",   "SYMBOLS", "DYNAMIC_DIMS"};
 _Static_assert(sizeof(section_names) / sizeof(section_names[0]) ==
                    SECTION_KINDS,
                "a name for every section kind");
@@ -87,6 +91,10 @@ void hodu_plan_free(hodu_plan *plan) {
   free(plan->kernels);
   free(plan->steps);
   free(plan->args);
+  free(plan->symbols);
+  free(plan->dynamic_dims);
+  free(plan->shapes);
+  free(plan->described);
   free(plan);
 }
 
@@ -299,6 +307,12 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       break;
     case HODU_BUNDLE_SECTION_ARGS:
       record = sizeof(hodu_bundle_arg);
+      break;
+    case HODU_BUNDLE_SECTION_SYMBOLS:
+      record = sizeof(hodu_bundle_symbol);
+      break;
+    case HODU_BUNDLE_SECTION_DYNAMIC_DIMS:
+      record = sizeof(hodu_bundle_dynamic_dim);
       break;
     }
     int exact = record == 1 || s->kind == HODU_BUNDLE_SECTION_DIMS;

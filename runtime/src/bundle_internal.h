@@ -13,8 +13,8 @@
 #include "internal.h"
 #include "plan.h"
 
-/* Section kinds 0 (none) to HODU_BUNDLE_SECTION_BLOBS. */
-#define SECTION_KINDS (HODU_BUNDLE_SECTION_BLOBS + 1u)
+/* Section kinds 0 (none) to HODU_BUNDLE_SECTION_DYNAMIC_DIMS. */
+#define SECTION_KINDS (HODU_BUNDLE_SECTION_DYNAMIC_DIMS + 1u)
 
 /* a + b <= limit, without overflow. */
 static inline int fits(uint64_t a, uint64_t b, uint64_t limit) {

@@ -3,7 +3,8 @@
  * The second half of the bundle reader (bundle.c has the first): once the
  * header and the section table are sound, each section's contents are
  * checked in order -- STRINGS, MODEL, DEVICES, DIMS, TENSORS, CODE,
- * KERNELS, ARGS, STEPS -- and copied into the plan. Every string
+ * KERNELS, ARGS, STEPS, SYMBOLS and DYNAMIC_DIMS -- and copied into the
+ * plan. Every string
  * reference, index, size and offset is checked against what it points
  * into, so the rest of the runtime indexes the plan's tables freely.
  *
@@ -563,6 +564,188 @@ static hodu_status check_steps(parser *p) {
   return NULL;
 }
 
+/* The symbols' tables in abi.h's form, the shapes with HODU_DIM_DYNAMIC,
+ * the tensors' chunk geometry and the plan's descriptor of them, for
+ * tables check_symbols accepted. */
+static hodu_status describe_symbols(parser *p,
+                                    const hodu_bundle_symbol *symbols,
+                                    const hodu_bundle_dynamic_dim *records,
+                                    uint32_t num_records) {
+  hodu_plan *plan = p->plan;
+  uint32_t described = plan->num_inputs + plan->num_outputs;
+  plan->symbols = calloc(1, sizeof *plan->symbols);
+  plan->dynamic_dims =
+      calloc(num_records ? num_records : 1, sizeof *plan->dynamic_dims);
+  plan->shapes = calloc(plan->num_dims ? plan->num_dims : 1, sizeof(int64_t));
+  plan->described = calloc(described ? described : 1, sizeof *plan->described);
+  if (!plan->symbols || !plan->dynamic_dims || !plan->shapes ||
+      !plan->described)
+    return out_of_memory();
+  plan->num_symbols = 1;
+  plan->chunk = symbols[0].chunk;
+  plan->symbols[0] =
+      (hodu_symbol_desc){plan->strings + symbols[0].name, symbols[0].min,
+                         symbols[0].max, symbols[0].multiple, symbols[0].chunk};
+  if (plan->num_dims)
+    memcpy(plan->shapes, plan->dims, sizeof(int64_t) * plan->num_dims);
+  for (uint32_t r = 0; r < num_records; ++r) {
+    const hodu_bundle_dynamic_dim *record = &records[r];
+    hodu_plan_tensor *t = &plan->tensors[record->tensor];
+    int is_output = record->tensor >= plan->num_inputs;
+    plan->dynamic_dims[r] = (hodu_dynamic_dim){
+        is_output,
+        (int32_t)(is_output ? record->tensor - plan->num_inputs
+                            : record->tensor),
+        (int32_t)record->dim,
+        (int32_t)record->symbol,
+        record->scale,
+        0};
+    /* The tensor's bytes at the chunk are outer * chunk * unit. */
+    uint64_t outer = 1, unit = hodu_dtype_size((hodu_dtype)t->desc.dtype);
+    for (int32_t d = 0; d < t->desc.rank; ++d)
+      if ((uint32_t)d < record->dim)
+        outer *= (uint64_t)t->desc.shape[d];
+      else if ((uint32_t)d > record->dim)
+        unit *= (uint64_t)t->desc.shape[d];
+    t->outer = outer;
+    t->unit = unit * (uint64_t)record->scale;
+  }
+  plan->num_dynamic_dims = num_records;
+  for (uint32_t i = 0;
+       i < plan->num_inputs + plan->num_outputs + plan->num_meta; ++i) {
+    hodu_plan_tensor *t = &plan->tensors[i];
+    if (t->desc.rank)
+      t->desc.shape = plan->shapes + (t->desc.shape - plan->dims);
+  }
+  for (uint32_t r = 0; r < num_records; ++r) {
+    const hodu_plan_tensor *t = &plan->tensors[records[r].tensor];
+    ((int64_t *)t->desc.shape)[records[r].dim] = HODU_DIM_DYNAMIC;
+  }
+  for (uint32_t i = 0; i < described; ++i)
+    plan->described[i] = plan->tensors[i].desc;
+  hodu_model_desc *desc = &plan->symbolic;
+  desc->abi_version = HODU_ABI_VERSION;
+  desc->struct_size = sizeof *desc;
+  desc->model_name = plan->name;
+  desc->target = hodu_device_kind_name(
+      (hodu_device_kind)plan->devices[plan->main_device].kind);
+  desc->num_inputs = (int32_t)plan->num_inputs;
+  desc->num_outputs = (int32_t)plan->num_outputs;
+  desc->inputs = plan->described;
+  desc->outputs = plan->described + plan->num_inputs;
+  desc->num_symbols = 1;
+  desc->symbols = plan->symbols;
+  desc->num_dynamic_dims = (int32_t)num_records;
+  desc->dynamic_dims = plan->dynamic_dims;
+  return NULL;
+}
+
+/* SYMBOLS and DYNAMIC_DIMS (minor 1): one chunked symbol, and the input
+ * and output dims that are it, each at scale * chunk in DIMS. */
+static hodu_status check_symbols(parser *p) {
+  hodu_plan *plan = p->plan;
+  hodu_bundle_symbol *symbols = NULL;
+  hodu_bundle_dynamic_dim *records = NULL;
+  uint32_t num_symbols = 0, num_records = 0;
+  hodu_status status =
+      hodu_bundle_copy_table(p, HODU_BUNDLE_SECTION_SYMBOLS, sizeof *symbols,
+                             (void **)&symbols, &num_symbols);
+  if (!status)
+    status = hodu_bundle_copy_table(p, HODU_BUNDLE_SECTION_DYNAMIC_DIMS,
+                                    sizeof *records, (void **)&records,
+                                    &num_records);
+  if (!status && num_symbols > 1)
+    status = BAD(p,
+                 "section SYMBOLS: holds %u symbols; a bundle runs one "
+                 "chunked symbol",
+                 (unsigned)num_symbols);
+  if (!status && num_records && !num_symbols)
+    status = BAD(p,
+                 "section DYNAMIC_DIMS: holds %u entries, but there is no "
+                 "SYMBOLS section",
+                 (unsigned)num_records);
+  for (uint32_t k = 0; k < num_symbols && !status; ++k) {
+    const hodu_bundle_symbol *sym = &symbols[k];
+    const char *name = string_at(p, sym->name);
+    const char *problem = !name || !*name   ? "its name is not a string"
+                          : sym->flags != 0 ? "flags is not 0"
+                          : sym->min < 0    ? "min < 0"
+                          : sym->max != -1 && sym->max < sym->min ? "max < min"
+                          : sym->multiple < 1 ? "multiple < 1"
+                          : sym->chunk < 1    ? "chunk < 1"
+                                              : NULL;
+    if (problem)
+      status = BAD(p,
+                   "section SYMBOLS entry %u: min %lld, max %lld, multiple "
+                   "%lld, chunk %lld, flags 0x%x: %s",
+                   (unsigned)k, (long long)sym->min, (long long)sym->max,
+                   (long long)sym->multiple, (long long)sym->chunk,
+                   (unsigned)sym->flags, problem);
+  }
+  uint32_t described = plan->num_inputs + plan->num_outputs;
+  int bound = 0;
+  for (uint32_t r = 0; r < num_records && !status; ++r) {
+    const hodu_bundle_dynamic_dim *record = &records[r];
+#define DBAD(...)                                                              \
+  do {                                                                         \
+    char what_[256];                                                           \
+    snprintf(what_, sizeof what_, __VA_ARGS__);                                \
+    status = BAD(p, "section DYNAMIC_DIMS entry %u: %s", (unsigned)r, what_);  \
+  } while (0)
+    if (record->tensor >= described) {
+      DBAD("field tensor is %u, but there are %u inputs and outputs (meta "
+           "slots have static shapes)",
+           (unsigned)record->tensor, (unsigned)described);
+      break;
+    }
+    const hodu_plan_tensor *t = &plan->tensors[record->tensor];
+    const char *role = tensor_role(plan, record->tensor);
+    int64_t extent = 0;
+    if (record->dim >= (uint32_t)t->desc.rank)
+      DBAD("field dim is %u, but %s '%s' has rank %d", (unsigned)record->dim,
+           role, t->desc.name, (int)t->desc.rank);
+    else if (record->symbol >= num_symbols)
+      DBAD("field symbol is %u, but there are %u symbols",
+           (unsigned)record->symbol, (unsigned)num_symbols);
+    else if (record->flags != 0)
+      DBAD("flags is 0x%x, expected 0", (unsigned)record->flags);
+    else if (record->scale < 1 || record->offset != 0)
+      DBAD("%s '%s' dim %u has scale %lld and offset %lld (scale >= 1, "
+           "offset 0)",
+           role, t->desc.name, (unsigned)record->dim, (long long)record->scale,
+           (long long)record->offset);
+    else if (plan->devices[t->device].kind == HODU_DEVICE_CPU)
+      DBAD("%s '%s' is on CPU device %u; symbolic dims are of GPU tensors",
+           role, t->desc.name, (unsigned)t->device);
+    else if (__builtin_mul_overflow(record->scale,
+                                    symbols[record->symbol].chunk, &extent) ||
+             t->desc.shape[record->dim] != extent)
+      DBAD("%s '%s' dim %u is %lld in DIMS, but its scale %lld times the "
+           "chunk %lld of symbol %u is %lld",
+           role, t->desc.name, (unsigned)record->dim,
+           (long long)t->desc.shape[record->dim], (long long)record->scale,
+           (long long)symbols[record->symbol].chunk, (unsigned)record->symbol,
+           (long long)extent);
+    for (uint32_t q = 0; q < r && !status; ++q)
+      if (records[q].tensor == record->tensor)
+        DBAD("%s '%s' has a second symbolic dim (entry %u); one per tensor",
+             role, t->desc.name, (unsigned)q);
+#undef DBAD
+    bound |= record->tensor < plan->num_inputs;
+  }
+  /* A run binds the value from the inputs' shapes. */
+  if (!status && num_symbols && !bound)
+    status = BAD(p,
+                 "section SYMBOLS entry 0: symbol '%s' is a dim of no input, "
+                 "so a run cannot bind its value",
+                 plan->strings + symbols[0].name);
+  if (!status && num_symbols)
+    status = describe_symbols(p, symbols, records, num_records);
+  free(symbols);
+  free(records);
+  return status;
+}
+
 /* Every section after the header and the section table, in order. */
 hodu_status hodu_bundle_check_tables(parser *p) {
   hodu_status status = check_strings(p);
@@ -582,5 +765,7 @@ hodu_status hodu_bundle_check_tables(parser *p) {
     status = check_args(p);
   if (!status)
     status = check_steps(p);
+  if (!status)
+    status = check_symbols(p);
   return status;
 }

@@ -65,8 +65,9 @@ typedef struct hodu_device_ops {
    * `bindings[a]` for plan argument a. The bindings are copied.
    * `symbol_values` (one per symbol of a descriptor plan's symbols; NULL
    * when it has none) is the session's storage, which outlives the
-   * program: an ENTRY step reads it at every run and replay. Bundles have
-   * no symbols; their devices ignore it. */
+   * program: an ENTRY step reads it at every run and replay. Bundle
+   * steps never read it (the executor runs a bundle's symbol as passes
+   * of the plan). */
   hodu_status (*program_create)(hodu_device *device, hodu_code *code,
                                 const hodu_plan *plan, uint32_t first,
                                 uint32_t count, const hodu_binding *bindings,

@@ -279,7 +279,7 @@ static hodu_status
 gpu_program_create(hodu_device *base, hodu_code *code, const hodu_plan *plan,
                    uint32_t first, uint32_t count, const hodu_binding *bindings,
                    const int64_t *symbol_values, hodu_program **out) {
-  (void)symbol_values; /* bundles have no symbols */
+  (void)symbol_values; /* bundle steps never read them */
   gpu_device *device = (gpu_device *)base;
   *out = NULL;
   hodu_program *program = calloc(1, sizeof *program);

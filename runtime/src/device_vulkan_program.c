@@ -57,7 +57,7 @@ hodu_status hodu_vk_program_create(hodu_device *device, hodu_code *code,
                                    uint32_t count, const hodu_binding *bindings,
                                    const int64_t *symbol_values,
                                    hodu_program **out) {
-  (void)symbol_values; /* bundles have no symbols */
+  (void)symbol_values; /* bundle steps never read them */
   vk_device *vk = (vk_device *)device;
   *out = NULL;
   const VkPhysicalDeviceLimits *limits = &vk->properties.limits;

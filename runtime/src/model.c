@@ -754,7 +754,8 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
                             model->plan->num_outputs == 1 ? "" : "s",
                             num_outputs);
   /* Outputs with dynamic dims are made at the shapes the inputs give. */
-  int32_t num_symbols = hodu_desc_num_symbols(model->desc);
+  const hodu_model_desc *symbols = hodu_plan_symbols(model->plan);
+  int32_t num_symbols = hodu_desc_num_symbols(symbols);
   int64_t stack_values[HODU_STACK_SYMBOLS];
   int64_t *values = num_symbols <= HODU_STACK_SYMBOLS
                         ? stack_values
@@ -770,7 +771,7 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
   else if (num_symbols && !inputs)
     status = hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
   else if (num_symbols)
-    status = hodu_bind_symbols(model->desc, hodu_model_name(model), inputs,
+    status = hodu_bind_symbols(symbols, hodu_model_name(model), inputs,
                                num_inputs, 0, values);
   for (size_t i = 0; i < num_outputs && !status; ++i)
     status = hodu_model_create_output_with_symbols(

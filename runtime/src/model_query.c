@@ -202,7 +202,7 @@ static hodu_status create_like(const hodu_model *model, int role,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "no %s %d in the model",
                             kinds[role], (int)index);
   /* A dynamic dim has no extent until the symbols have values. */
-  const hodu_model_desc *desc = model->desc;
+  const hodu_model_desc *desc = hodu_plan_symbols(model->plan);
   for (int32_t d = 0; desc && d < t->desc.rank; ++d) {
     if (t->desc.shape[d] != HODU_DIM_DYNAMIC)
       continue;
@@ -247,14 +247,14 @@ hodu_status hodu_model_create_device_output(const hodu_model *model,
  *===--------------------------------------------------------------------===*/
 
 int32_t hodu_model_num_symbols(const hodu_model *model) {
-  return model ? hodu_desc_num_symbols(model->desc) : 0;
+  return model ? hodu_desc_num_symbols(hodu_plan_symbols(model->plan)) : 0;
 }
 
 const hodu_symbol_desc *hodu_model_symbol(const hodu_model *model,
                                           int32_t index) {
   if (index < 0 || index >= hodu_model_num_symbols(model))
     return NULL;
-  return &model->desc->symbols[index];
+  return &hodu_plan_symbols(model->plan)->symbols[index];
 }
 
 const char *hodu_model_symbol_name(const hodu_model *model, int32_t index) {
@@ -271,7 +271,7 @@ hodu_status hodu_model_symbol_index(const hodu_model *model, const char *name,
   char names[512] = "";
   size_t used = 0;
   for (int32_t k = 0; k < count; ++k) {
-    const char *symbol = model->desc->symbols[k].name;
+    const char *symbol = hodu_plan_symbols(model->plan)->symbols[k].name;
     if (strcmp(symbol, name) == 0) {
       *index = k;
       return NULL;
@@ -286,6 +286,16 @@ hodu_status hodu_model_symbol_index(const hodu_model *model, const char *name,
   return hodu_make_status(HODU_NOT_FOUND,
                           "model '%s' has no symbol named '%s' (symbols: %s)",
                           hodu_model_name(model), name, count ? names : "none");
+}
+
+const hodu_dynamic_dim *hodu_model_dynamic_dim(const hodu_model *model,
+                                               int is_output, int32_t index,
+                                               int32_t dim) {
+  const hodu_model_desc *desc = model ? hodu_plan_symbols(model->plan) : NULL;
+  if (!desc || index < 0 ||
+      index >= (is_output ? desc->num_outputs : desc->num_inputs))
+    return NULL;
+  return hodu_dynamic_dim_of(desc, is_output, index, dim);
 }
 
 /* Checks a caller's symbol values array against the model. */
@@ -322,8 +332,8 @@ hodu_status hodu_model_bind_symbols(const hodu_model *model,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
   if (!num_values)
     return NULL;
-  return hodu_bind_symbols(model->desc, plan->name, inputs, num_inputs, 1,
-                           values);
+  return hodu_bind_symbols(hodu_plan_symbols(plan), plan->name, inputs,
+                           num_inputs, 1, values);
 }
 
 static hodu_status resolve_like(const hodu_model *model, int role,
@@ -343,12 +353,13 @@ static hodu_status resolve_like(const hodu_model *model, int role,
     memcpy(shape, t->desc.shape, sizeof(int64_t) * (size_t)t->desc.rank);
     return NULL;
   }
-  status = hodu_check_symbol_values(model->desc, model->plan->name, values,
-                                    num_values);
+  const hodu_model_desc *desc = hodu_plan_symbols(model->plan);
+  status =
+      hodu_check_symbol_values(desc, model->plan->name, values, num_values);
   if (status)
     return status;
-  return hodu_resolve_shape(model->desc, model->plan->name, role == ROLE_OUTPUT,
-                            index, values, shape);
+  return hodu_resolve_shape(desc, model->plan->name, role == ROLE_OUTPUT, index,
+                            values, shape);
 }
 
 hodu_status hodu_model_resolve_input_shape(const hodu_model *model,
@@ -479,6 +490,10 @@ uint64_t hodu_model_plan_count(const hodu_model *model,
     return plan->weights_size;
   case HODU_BUNDLE_SECTION_BLOBS:
     return plan->blobs_size;
+  case HODU_BUNDLE_SECTION_SYMBOLS:
+    return plan->num_symbols;
+  case HODU_BUNDLE_SECTION_DYNAMIC_DIMS:
+    return plan->num_dynamic_dims;
   }
   return 0;
 }
@@ -507,7 +522,8 @@ const void *hodu_model_plan_table(const hodu_model *model,
     return plan->weights;
   case HODU_BUNDLE_SECTION_BLOBS:
     return plan->blobs;
-  default: /* MODEL and TENSORS have their own queries */
+  default: /* MODEL, TENSORS, SYMBOLS and DYNAMIC_DIMS have their own
+              queries (hodu_model_symbol, hodu_model_dynamic_dim) */
     return NULL;
   }
 }

@@ -36,6 +36,12 @@ typedef struct hodu_plan_tensor {
   uint32_t device;       /* index into plan->devices */
   uint64_t bytes;
   const uint8_t *init; /* meta slots: `bytes` initial bytes; NULL = zeros */
+  /* Bundles with a symbol: each pass of a run covers `chunk` units of the
+   * symbol in each of `outer` blocks (the dims before the symbol's), a unit
+   * being `unit` bytes; unit 0: the tensor has no symbol and is passed
+   * whole. `bytes` is its size at the chunk. */
+  uint64_t unit;
+  uint64_t outer;
 } hodu_plan_tensor;
 
 typedef struct hodu_plan {
@@ -70,7 +76,27 @@ typedef struct hodu_plan {
   uint32_t main_device;
   /* Plans from a descriptor: the descriptor (borrowed). */
   const hodu_model_desc *desc;
+  /* Bundles with symbols (SYMBOLS, DYNAMIC_DIMS): the tables in abi.h's
+   * form, the tensors' shapes with HODU_DIM_DYNAMIC at the symbols' dims
+   * (the tensors' desc.shape point into `shapes`; `dims` stays the file's),
+   * and a descriptor of them without an entry (`symbolic`, when
+   * num_symbols > 0), so symbols.c and dims.c serve bundles as they serve
+   * descriptors. `chunk`: the symbol's chunk (0 without one). */
+  hodu_symbol_desc *symbols;
+  uint32_t num_symbols;
+  hodu_dynamic_dim *dynamic_dims;
+  uint32_t num_dynamic_dims;
+  int64_t *shapes;
+  hodu_tensor_desc *described; /* inputs, then outputs */
+  hodu_model_desc symbolic;
+  int64_t chunk;
 } hodu_plan;
+
+/* The descriptor whose symbols a plan's runs bind: the CPU descriptor, a
+ * bundle's `symbolic`, or NULL without symbols. */
+static inline const hodu_model_desc *hodu_plan_symbols(const hodu_plan *plan) {
+  return plan->desc ? plan->desc : plan->num_symbols ? &plan->symbolic : NULL;
+}
 
 /* Reads and validates the bundle at `path` (a regular file of at most
  * HODU_BUNDLE_MAX_FILE_SIZE bytes). Messages start with 'path'. */

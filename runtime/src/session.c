@@ -7,7 +7,9 @@
  * one device (TRANSFER steps between devices are run by the executor
  * itself, through host memory). A program is made once per set of bound
  * addresses and reused by every run; capture records each program once and
- * replay resubmits the recordings.
+ * replay resubmits the recordings. A bundle with a symbol runs its
+ * programs once per chunk of the value, its tensors' slices copied through
+ * pass-sized mirrors. The checks of a run's tensors are in run_checks.c.
  *
  * The state machine (created -> warmed -> captured -> reset, seed 002's
  * AICF) is checked here; internal sessions, which hodu_model_run keeps in
@@ -45,183 +47,15 @@ struct hodu_session {
   uint32_t num_segments;
   int programs_ready;
   hodu_session_stats stats;
-  /* Descriptor models with symbols: the values of the bound tensors (one
-   * per symbol; NULL without symbols), which the programs read at every
-   * run. */
+  /* Models with symbols: the values of the bound tensors (one per
+   * symbol; NULL without symbols), which descriptor programs read at every
+   * run and bundle runs cut into passes. */
   int64_t *symbol_values;
   int32_t num_symbols;
 };
 
 static hodu_device *tensor_device(const hodu_session *s, uint32_t tensor) {
   return s->model->devices[s->plan->tensors[tensor].device];
-}
-
-/*===--------------------------------------------------------------------===*
- * Checks
- *===--------------------------------------------------------------------===*/
-
-/* Checks one tensor's dtype, device and (unless `check_shape` is 0, for
- * shapes checked by the symbol binding) its shape. */
-static hodu_status check_tensor(const char *kind, int32_t index,
-                                const hodu_plan_tensor *expected,
-                                hodu_device *device, const hodu_tensor *tensor,
-                                int check_shape) {
-  const hodu_tensor_desc *desc = &expected->desc;
-  if (!tensor)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "%s %d ('%s') is NULL", kind,
-                            (int)index, desc->name);
-  hodu_dtype dtype = hodu_tensor_dtype(tensor);
-  if ((int32_t)dtype != desc->dtype)
-    return hodu_make_status(
-        HODU_MISMATCH, "%s '%s': expected dtype %s, got %s", kind, desc->name,
-        hodu_dtype_name((hodu_dtype)desc->dtype), hodu_dtype_name(dtype));
-  int32_t rank = hodu_tensor_rank(tensor);
-  const int64_t *shape = hodu_tensor_shape(tensor);
-  int same = !check_shape || rank == desc->rank;
-  for (int32_t d = 0; check_shape && same && d < rank; ++d)
-    same = shape[d] == desc->shape[d];
-  if (!same) {
-    char want[256], got[256];
-    hodu_format_shape(want, sizeof(want), desc->rank, desc->shape);
-    hodu_format_shape(got, sizeof(got), rank, shape);
-    return hodu_make_status(HODU_MISMATCH, "%s '%s': expected shape %s, got %s",
-                            kind, desc->name, want, got);
-  }
-  hodu_device *holder = hodu_tensor_device(tensor);
-  if (holder && holder != device)
-    return hodu_make_status(
-        HODU_MISMATCH,
-        "%s '%s' is in the memory of %s device %d (%s), "
-        "but the model uses it on %s device %d (%s)",
-        kind, desc->name, hodu_device_kind_name(holder->kind),
-        (int)holder->ordinal, holder->name, hodu_device_kind_name(device->kind),
-        (int)device->ordinal, device->name);
-  return NULL;
-}
-
-static int overlaps(const hodu_tensor *a, const hodu_tensor *b) {
-  if (hodu_tensor_device(a) || hodu_tensor_device(b))
-    return hodu_tensor_buffer(a) &&
-           hodu_tensor_buffer(a) == hodu_tensor_buffer(b);
-  size_t a_bytes = hodu_tensor_bytes(a), b_bytes = hodu_tensor_bytes(b);
-  if (a_bytes == 0 || b_bytes == 0)
-    return 0;
-  uintptr_t a_begin = (uintptr_t)hodu_tensor_data(a);
-  uintptr_t b_begin = (uintptr_t)hodu_tensor_data(b);
-  return a_begin < b_begin + b_bytes && b_begin < a_begin + a_bytes;
-}
-
-/* 1 when the described tensor has a HODU_DIM_DYNAMIC dim. */
-static int has_dynamic_dim(const hodu_tensor_desc *desc) {
-  for (int32_t d = 0; d < desc->rank; ++d)
-    if (desc->shape[d] == HODU_DIM_DYNAMIC)
-      return 1;
-  return 0;
-}
-
-/* An output with dynamic dims must have exactly the shape the symbol
- * values give it. */
-static hodu_status check_resolved_output(const hodu_model *model, int32_t o,
-                                         const int64_t *values,
-                                         const hodu_tensor *tensor) {
-  const hodu_model_desc *desc = model->desc;
-  const hodu_tensor_desc *want = &desc->outputs[o];
-  int64_t stack_shape[16];
-  int64_t *shape = want->rank <= 16
-                       ? stack_shape
-                       : malloc(sizeof(int64_t) * (size_t)want->rank);
-  if (!shape)
-    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  hodu_status status =
-      hodu_resolve_shape(desc, model->plan->name, 1, o, values, shape);
-  int32_t rank = hodu_tensor_rank(tensor);
-  int same = !status && rank == want->rank;
-  for (int32_t d = 0; same && d < rank; ++d)
-    same = hodu_tensor_shape(tensor)[d] == shape[d];
-  if (!status && !same) {
-    char need[256], got[256], bound[256];
-    int64_t elements;
-    size_t bytes = 0;
-    hodu_shape_size(want->rank, shape, hodu_dtype_size((hodu_dtype)want->dtype),
-                    &elements, &bytes);
-    hodu_format_shape(need, sizeof need, want->rank, shape);
-    hodu_format_shape(got, sizeof got, rank, hodu_tensor_shape(tensor));
-    hodu_format_symbol_values(bound, sizeof bound, desc, values);
-    status = hodu_make_status(HODU_MISMATCH,
-                              "model '%s': output '%s' must have shape %s "
-                              "(%zu bytes) for %s, got %s",
-                              model->plan->name, want->name, need, bytes, bound,
-                              got);
-  }
-  if (shape != stack_shape)
-    free(shape);
-  return status;
-}
-
-hodu_status hodu_check_run_tensors(const hodu_model *model,
-                                   const hodu_tensor *const *inputs,
-                                   size_t num_inputs,
-                                   hodu_tensor *const *outputs,
-                                   size_t num_outputs, int64_t *values) {
-  const hodu_plan *plan = model->plan;
-  if (num_inputs != plan->num_inputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' expects %u input%s, got %zu",
-                            plan->name, (unsigned)plan->num_inputs,
-                            plan->num_inputs == 1 ? "" : "s", num_inputs);
-  if (num_outputs != plan->num_outputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' has %u output%s, got %zu", plan->name,
-                            (unsigned)plan->num_outputs,
-                            plan->num_outputs == 1 ? "" : "s", num_outputs);
-  if ((num_inputs && !inputs) || (num_outputs && !outputs))
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "the %s array is NULL",
-                            num_inputs && !inputs ? "input" : "output");
-  /* Descriptors with dynamic dims: the binding checks every input's
-   * shape (rank, static dims, the symbols' dims) as it goes. */
-  const hodu_model_desc *desc = model->desc;
-  int symbolic = desc && hodu_desc_num_symbols(desc) > 0;
-  if (symbolic) {
-    hodu_status status =
-        hodu_bind_symbols(desc, plan->name, inputs, num_inputs, 0, values);
-    if (status)
-      return status;
-  }
-  for (size_t i = 0; i < num_inputs; ++i) {
-    const hodu_plan_tensor *t = &plan->tensors[i];
-    hodu_status status =
-        check_tensor("input", (int32_t)i, t, model->devices[t->device],
-                     inputs[i], !symbolic);
-    if (status)
-      return status;
-  }
-  for (size_t i = 0; i < num_outputs; ++i) {
-    const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + i];
-    int dynamic = symbolic && has_dynamic_dim(&t->desc);
-    hodu_status status =
-        check_tensor("output", (int32_t)i, t, model->devices[t->device],
-                     outputs[i], !dynamic);
-    if (!status && dynamic)
-      status = check_resolved_output(model, (int32_t)i, values, outputs[i]);
-    if (status)
-      return status;
-  }
-  /* The compiled code reads inputs while it writes outputs; overlapping
-   * buffers would give unspecified results, so refuse them up front. */
-  for (size_t o = 0; o < num_outputs; ++o) {
-    const char *name = plan->tensors[plan->num_inputs + o].desc.name;
-    for (size_t i = 0; i < num_inputs; ++i)
-      if (overlaps(outputs[o], inputs[i]))
-        return hodu_make_status(HODU_INVALID_ARGUMENT,
-                                "output '%s' overlaps input '%s'", name,
-                                plan->tensors[i].desc.name);
-    for (size_t p = 0; p < o; ++p)
-      if (overlaps(outputs[o], outputs[p]))
-        return hodu_make_status(HODU_INVALID_ARGUMENT,
-                                "output '%s' overlaps output '%s'", name,
-                                plan->tensors[plan->num_inputs + p].desc.name);
-  }
-  return NULL;
 }
 
 /*===--------------------------------------------------------------------===*
@@ -351,7 +185,7 @@ static hodu_status session_create(const hodu_model *model, int internal,
   s->output_mirrors = calloc(n_out, sizeof *s->output_mirrors);
   s->bindings =
       calloc(plan->num_args ? plan->num_args : 1, sizeof *s->bindings);
-  s->num_symbols = hodu_desc_num_symbols(model->desc);
+  s->num_symbols = hodu_desc_num_symbols(hodu_plan_symbols(plan));
   if (s->num_symbols)
     s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   hodu_status status =
@@ -434,7 +268,10 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   int input = tensor < plan->num_inputs;
   const hodu_tensor *bound =
       input ? s->inputs[tensor] : s->outputs[tensor - plan->num_inputs];
-  if (hodu_tensor_device(bound)) {
+  /* A tensor with a bundle's symbol is bound through its mirror, which
+   * holds one pass's slice, whether it is a host or a device tensor. */
+  const hodu_plan_tensor *t = &plan->tensors[tensor];
+  if (hodu_tensor_device(bound) && !t->unit) {
     out->buffer = hodu_tensor_buffer(bound);
     return NULL;
   }
@@ -524,9 +361,9 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
   if (!status && s->state == HODU_SESSION_CAPTURED && s->num_symbols &&
       memcmp(values, s->symbol_values, values_bytes) != 0) {
     char was[256], now[256];
-    hodu_format_symbol_values(was, sizeof was, s->model->desc,
-                              s->symbol_values);
-    hodu_format_symbol_values(now, sizeof now, s->model->desc, values);
+    const hodu_model_desc *desc = hodu_plan_symbols(s->plan);
+    hodu_format_symbol_values(was, sizeof was, desc, s->symbol_values);
+    hodu_format_symbol_values(now, sizeof now, desc, values);
     status = hodu_make_status(HODU_INVALID_STATE,
                               "session of model '%s' is captured at %s: its "
                               "recording runs those shapes only; reset it and "
@@ -632,10 +469,11 @@ static hodu_status ensure_programs(hodu_session *s) {
 }
 
 /* Host tensors bound to GPU inputs go to their mirrors, and back out of
- * the output mirrors. */
+ * the output mirrors (those with a symbol pass by pass, below). */
 static hodu_status stage_in(hodu_session *s) {
   for (uint32_t i = 0; i < s->plan->num_inputs; ++i) {
-    if (!s->input_mirrors[i] || hodu_tensor_device(s->inputs[i]))
+    if (!s->input_mirrors[i] || hodu_tensor_device(s->inputs[i]) ||
+        s->plan->tensors[i].unit)
       continue;
     size_t bytes = hodu_tensor_bytes(s->inputs[i]);
     if (!bytes)
@@ -652,7 +490,8 @@ static hodu_status stage_in(hodu_session *s) {
 static hodu_status stage_out(hodu_session *s) {
   const hodu_plan *plan = s->plan;
   for (uint32_t o = 0; o < plan->num_outputs; ++o) {
-    if (!s->output_mirrors[o] || hodu_tensor_device(s->outputs[o]))
+    if (!s->output_mirrors[o] || hodu_tensor_device(s->outputs[o]) ||
+        plan->tensors[plan->num_inputs + o].unit)
       continue;
     size_t bytes = hodu_tensor_bytes(s->outputs[o]);
     if (!bytes)
@@ -663,6 +502,123 @@ static hodu_status stage_out(hodu_session *s) {
                           hodu_tensor_data(s->outputs[o]), bytes);
     if (status)
       return status;
+  }
+  return NULL;
+}
+
+/*===--------------------------------------------------------------------===*
+ * Passes of a bundle's symbol
+ *
+ * A bundle with a symbol was compiled for `chunk` units of it; a run at
+ * value n is ceil(n / chunk) passes of the plan, pass k on units
+ * [k * chunk, k * chunk + rows) of every tensor with the symbol, staged
+ * through the session's mirrors (one pass's size): in each of the
+ * tensor's `outer` blocks, `rows` units in, the last one repeated up to
+ * the chunk (doubling copies on the device: a partial pass costs a few
+ * copies, not one per unit), and `rows` units out.
+ *===--------------------------------------------------------------------===*/
+
+static int64_t num_passes(const hodu_session *s) {
+  int64_t chunk = s->plan->chunk;
+  return chunk ? (s->symbol_values[0] + chunk - 1) / chunk : 1;
+}
+
+/* The units pass k (starting at unit `off`) covers: the chunk, or what is
+ * left of the value; 0 without a symbol. */
+static int64_t pass_rows(const hodu_session *s, int64_t off) {
+  int64_t chunk = s->plan->chunk;
+  if (!chunk)
+    return 0;
+  int64_t left = s->symbol_values[0] - off;
+  return left < chunk ? left : chunk;
+}
+
+static hodu_binding binding_of(hodu_buffer *buffer, uint64_t offset,
+                               uint64_t size) {
+  hodu_binding b = {buffer, NULL, offset, size};
+  return b;
+}
+
+/* Units [rows, chunk) of the block at `base` in `mirror` become copies of
+ * unit rows - 1. */
+static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
+                             uint64_t base, uint64_t unit, int64_t rows,
+                             int64_t chunk) {
+  int64_t filled = rows;
+  while (filled < chunk) {
+    int64_t have = filled - (rows - 1);
+    int64_t count = have < chunk - filled ? have : chunk - filled;
+    hodu_binding from =
+        binding_of(mirror, base + (uint64_t)(rows - 1) * unit, count * unit);
+    hodu_binding to =
+        binding_of(mirror, base + (uint64_t)filled * unit, count * unit);
+    hodu_status status =
+        device->ops->copy(device, &from, &to, (uint64_t)count * unit);
+    if (status)
+      return status;
+    filled += count;
+  }
+  return NULL;
+}
+
+/* The inputs' units [off, off + rows) into their mirrors. */
+static hodu_status pass_in(hodu_session *s, int64_t off, int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  if (!plan->chunk)
+    return NULL;
+  int64_t n = s->symbol_values[0], chunk = plan->chunk;
+  for (uint32_t i = 0; i < plan->num_inputs; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[i];
+    if (!t->unit)
+      continue;
+    hodu_device *device = tensor_device(s, i);
+    hodu_buffer *mirror = s->input_mirrors[i];
+    const hodu_tensor *in = s->inputs[i];
+    const uint8_t *host = hodu_tensor_device(in) ? NULL : hodu_tensor_data(in);
+    for (uint64_t o = 0; o < t->outer; ++o) {
+      uint64_t from = ((uint64_t)n * o + (uint64_t)off) * t->unit;
+      uint64_t to = o * (uint64_t)chunk * t->unit;
+      uint64_t bytes = (uint64_t)rows * t->unit;
+      hodu_binding source = binding_of(hodu_tensor_buffer(in), from, bytes);
+      hodu_binding target = binding_of(mirror, to, bytes);
+      hodu_status status =
+          host ? device->ops->write(device, mirror, to, host + from, bytes)
+               : device->ops->copy(device, &source, &target, bytes);
+      if (!status && rows < chunk)
+        status = pad_block(device, mirror, to, t->unit, rows, chunk);
+      if (status)
+        return status;
+    }
+  }
+  return NULL;
+}
+
+/* The outputs' real units of a pass from their mirrors to their tensors. */
+static hodu_status pass_out(hodu_session *s, int64_t off, int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  if (!plan->chunk)
+    return NULL;
+  int64_t n = s->symbol_values[0], chunk = plan->chunk;
+  for (uint32_t o = 0; o < plan->num_outputs; ++o) {
+    const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + o];
+    if (!t->unit)
+      continue;
+    hodu_device *device = tensor_device(s, plan->num_inputs + o);
+    hodu_buffer *mirror = s->output_mirrors[o];
+    hodu_tensor *out = s->outputs[o];
+    uint8_t *host = hodu_tensor_device(out) ? NULL : hodu_tensor_data(out);
+    for (uint64_t b = 0; b < t->outer; ++b) {
+      uint64_t from = b * (uint64_t)chunk * t->unit;
+      uint64_t to = ((uint64_t)n * b + (uint64_t)off) * t->unit;
+      uint64_t bytes = (uint64_t)rows * t->unit;
+      hodu_binding source = binding_of(mirror, from, bytes);
+      hodu_binding target = binding_of(hodu_tensor_buffer(out), to, bytes);
+      hodu_status status =
+          host ? device->ops->read(device, mirror, from, host + to, bytes)
+               : device->ops->copy(device, &source, &target, bytes);
+      if (status)
+        return status;
+    }
   }
   return NULL;
 }
@@ -734,8 +690,15 @@ hodu_status hodu_session_run(hodu_session *s) {
   hodu_status status = ensure_programs(s);
   if (!status)
     status = stage_in(s);
-  if (!status)
-    status = run_once(s, 0);
+  int64_t passes = num_passes(s), chunk = s->plan->chunk;
+  for (int64_t k = 0; k < passes && !status; ++k) {
+    int64_t off = k * chunk, rows = pass_rows(s, off);
+    status = pass_in(s, off, rows);
+    if (!status)
+      status = run_once(s, 0);
+    if (!status)
+      status = pass_out(s, off, rows);
+  }
   if (!status)
     status = stage_out(s);
   if (status)
@@ -802,16 +765,32 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
   if (s->state != HODU_SESSION_CAPTURED)
     return state_error(s, "replay", "nothing is captured; capture first");
   hodu_status status = stage_in(s);
-  if (!status && s->num_segments == 1 && !s->segments[0].transfer) {
-    /* One program: the device replays all `count` runs at once. */
+  /* The captured symbol values give the passes of each run. */
+  int64_t passes = num_passes(s), chunk = s->plan->chunk;
+  if (!status && passes == 1 && s->num_segments == 1 &&
+      !s->segments[0].transfer) {
+    /* One program and one pass: the device replays all `count` runs at
+     * once. */
+    int64_t rows = pass_rows(s, 0);
     hodu_exec_stats stats = {0, 0};
     hodu_device *device = s->model->devices[s->segments[0].device];
-    status = device->ops->program_replay(device, s->segments[0].program, count,
-                                         &stats);
+    status = pass_in(s, 0, rows);
+    if (!status)
+      status = device->ops->program_replay(device, s->segments[0].program,
+                                           count, &stats);
+    if (!status)
+      status = pass_out(s, 0, rows);
     s->stats.replay_submissions += stats.submissions;
   } else {
     for (int64_t i = 0; i < count && !status; ++i)
-      status = run_once(s, 1);
+      for (int64_t k = 0; k < passes && !status; ++k) {
+        int64_t off = k * chunk, rows = pass_rows(s, off);
+        status = pass_in(s, off, rows);
+        if (!status)
+          status = run_once(s, 1);
+        if (!status)
+          status = pass_out(s, off, rows);
+      }
   }
   if (!status)
     status = stage_out(s);

@@ -57,11 +57,12 @@ static inline hodu_device *hodu_model_main_device(const hodu_model *model) {
  * inspection only; NULL for other models. */
 hodu_status hodu_check_runnable(const hodu_model *model);
 
-/* Checks run arguments against the model: counts, NULL, dtypes, shapes,
- * overlaps and (for device tensors) the device. For a descriptor with
- * symbols it binds their values from the inputs into `values` (room for
- * one per symbol; NULL when the model has none) and checks the outputs
- * against the shapes those values give. */
+/* run_checks.c: checks run arguments against the model: counts, NULL,
+ * dtypes, shapes, overlaps and (for device tensors) the device. For a
+ * model with symbols (a descriptor's, or a bundle's) it binds their values
+ * from the inputs into `values` (room for one per symbol; NULL when the
+ * model has none) and checks the outputs against the shapes those values
+ * give. */
 hodu_status hodu_check_run_tensors(const hodu_model *model,
                                    const hodu_tensor *const *inputs,
                                    size_t num_inputs,

@@ -4,8 +4,9 @@
  * and tie each to a symbol (abi.h). symbols.c validates those tables when
  * a model loads, and binds the symbols' values from the input tensors of a
  * run and resolves shapes for given values (the checks of dims.h, as
- * statuses). Bundles have no symbols: every function here sees zero of
- * them. Never installed.
+ * statuses). Bundles with symbols come as the descriptor their plan
+ * makes of them (plan.h, hodu_plan_symbols), read and checked by the
+ * bundle reader. Never installed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_RUNTIME_SYMBOLS_H

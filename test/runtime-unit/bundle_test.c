@@ -120,8 +120,9 @@ static char *work_path(const char *name) {
 
 static float weight(int i) { return 0.25f * (float)(i % 7) - 0.5f; }
 
-static uint8_t *contract_bundle(uint32_t kind, const void *code,
-                                size_t code_size, size_t *size) {
+/* The contract bundle's records, not yet serialised. */
+static tb_bundle *contract_records(uint32_t kind, const void *code,
+                                   size_t code_size) {
   tb_bundle *b = tb_new("contract");
   uint32_t gpu = tb_device(b, kind, 2 * 256);
   int64_t shape[] = {N}, one[] = {1};
@@ -162,6 +163,12 @@ static uint8_t *contract_bundle(uint32_t kind, const void *code,
   tb_arg(b, HODU_SPACE_ARENA, gpu, 256, sizeof w);
   tb_arg(b, HODU_SPACE_OUTPUT, 1, 0, sizeof w);
   tb_step(b, HODU_STEP_COPY, gpu, 0, 1, 1, 1, a, 2);
+  return b;
+}
+
+static uint8_t *contract_bundle(uint32_t kind, const void *code,
+                                size_t code_size, size_t *size) {
+  tb_bundle *b = contract_records(kind, code, code_size);
   uint8_t *data = tb_finish(b, size);
   tb_free(b);
   return data;
@@ -229,6 +236,104 @@ static void test_reader_valid(void) {
   data[10] = 7; /* version_minor */
   CHECK_OK(parse(data, size));
   free(data);
+}
+
+/* The contract bundle with a symbol "batch" (chunk `chunk`) on dim `dim`
+ * of tensor `tensor` (scale `scale`) and on dim 0 of tensor `also`. */
+static uint8_t *symbolic_bundle(int64_t chunk, uint32_t tensor, uint32_t dim,
+                                int64_t scale, uint32_t also, size_t *size) {
+  size_t spirv_size;
+  uint8_t *spirv = spirv_bytes(&spirv_size);
+  if (!spirv)
+    return NULL;
+  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
+  free(spirv);
+  tb_symbol(b, "batch", 1, 256, 1, chunk);
+  tb_dynamic_dim(b, tensor, dim, 0, scale);
+  tb_dynamic_dim(b, also, 0, 0, 1);
+  uint8_t *data = tb_finish(b, size);
+  tb_free(b);
+  return data;
+}
+
+/* SYMBOLS and DYNAMIC_DIMS: a valid symbol reads back through the API CPU
+ * models use; each broken rule is refused with its message. */
+static void test_reader_symbols(void) {
+  size_t size;
+  uint8_t *data = symbolic_bundle(N, 0, 0, 1, 1, &size);
+  if (!data)
+    return ++failures, (void)0;
+  CHECK_OK(parse(data, size));
+  const char *path = work_path("symbolic.hodu");
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_load_options options;
+  hodu_load_options_init(&options);
+  options.inspect_only = 1;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  if (model) {
+    CHECK(hodu_model_num_symbols(model) == 1);
+    const hodu_symbol_desc *symbol = hodu_model_symbol(model, 0);
+    CHECK(symbol && strcmp(symbol->name, "batch") == 0 && symbol->chunk == N &&
+          symbol->max == 256);
+    CHECK(hodu_model_input_shape(model, 0)[0] == -1);
+    CHECK(hodu_model_output_shape(model, 0)[0] == -1);
+    CHECK(hodu_model_output_shape(model, 1)[0] == N); /* t: static */
+    const hodu_dynamic_dim *dim = hodu_model_dynamic_dim(model, 1, 0, 0);
+    CHECK(dim && dim->symbol == 0 && dim->scale == 1);
+    CHECK(!hodu_model_dynamic_dim(model, 1, 1, 0));
+    CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_SYMBOLS) == 1);
+    /* The file's DIMS keep the chunk's extents. */
+    const int64_t *dims =
+        hodu_model_plan_table(model, HODU_BUNDLE_SECTION_DIMS);
+    CHECK(dims && dims[0] == N);
+    int64_t values[] = {100}, shape[1];
+    CHECK_OK(hodu_model_resolve_input_shape(model, 0, values, 1, shape));
+    CHECK(shape[0] == 100);
+    values[0] = 300;
+    CHECK_ERROR(hodu_model_resolve_input_shape(model, 0, values, 1, shape),
+                HODU_MISMATCH,
+                "symbol 'batch' is 300, but must be at most 256");
+    hodu_tensor *x = NULL;
+    CHECK_ERROR(hodu_model_create_input(model, 0, &x), HODU_INVALID_ARGUMENT,
+                "input 'x' dim 0 is symbol 'batch'");
+    hodu_model_free(model);
+  }
+  static const struct {
+    int64_t chunk;
+    uint32_t tensor, dim;
+    int64_t scale;
+    uint32_t also;
+    const char *message;
+  } broken[] = {
+      {0, 0, 0, 1, 1,
+       "section SYMBOLS entry 0: min 1, max 256, multiple 1, "
+       "chunk 0, flags 0x0: chunk < 1"},
+      {N, 0, 0, 2, 1,
+       "section DYNAMIC_DIMS entry 0: input 'x' dim 0 is 64 in "
+       "DIMS, but its scale 2 times the chunk 64 of symbol 0 "
+       "is 128"},
+      {N, 3, 0, 1, 1,
+       "section DYNAMIC_DIMS entry 0: field tensor is 3, but "
+       "there are 3 inputs and outputs (meta slots have static "
+       "shapes)"},
+      {N, 0, 1, 1, 1,
+       "section DYNAMIC_DIMS entry 0: field dim is 1, but "
+       "input 'x' has rank 1"},
+      {N, 1, 0, 1, 1,
+       "section DYNAMIC_DIMS entry 1: output 'y' has a second "
+       "symbolic dim (entry 0); one per tensor"},
+      {N, 2, 0, 1, 1,
+       "section SYMBOLS entry 0: symbol 'batch' is a dim of no "
+       "input, so a run cannot bind its value"},
+  };
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
+    data = symbolic_bundle(broken[i].chunk, broken[i].tensor, broken[i].dim,
+                           broken[i].scale, broken[i].also, &size);
+    CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT, broken[i].message);
+    free(data);
+  }
 }
 
 /* Every prefix of a valid bundle is refused cleanly. */
@@ -306,7 +411,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.0 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.1 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},
@@ -1292,6 +1397,7 @@ static const struct {
     {"reader_truncated", test_reader_truncated},
     {"reader_bit_flips", test_reader_bit_flips},
     {"reader_rules", test_reader_rules},
+    {"reader_symbols", test_reader_symbols},
     {"reader_files", test_reader_files},
     {"vulkan_run", test_vulkan_run},
     {"vulkan_device_tensors", test_vulkan_device_tensors},

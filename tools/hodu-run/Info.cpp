@@ -19,7 +19,6 @@ std::string symbolicShape(const hodu_model *model, bool isOutput,
                           : hodu_model_input_rank(model, index);
   const int64_t *shape = isOutput ? hodu_model_output_shape(model, index)
                                   : hodu_model_input_shape(model, index);
-  const hodu_model_desc *desc = hodu_model_descriptor(model);
   if (!hodu_model_num_symbols(model))
     return formatShape(rank, shape);
   std::string text = "[";
@@ -30,16 +29,13 @@ std::string symbolicShape(const hodu_model *model, bool isOutput,
       continue;
     }
     // The model validated its tables: the dim has exactly one record.
-    for (int32_t r = 0; r < desc->num_dynamic_dims; ++r) {
-      const hodu_dynamic_dim &dim = desc->dynamic_dims[r];
-      if ((dim.is_output != 0) != isOutput || dim.tensor != index ||
-          dim.dim != d)
-        continue;
-      if (dim.scale != 1)
-        text += std::to_string(dim.scale) + "*";
-      text += hodu_model_symbol_name(model, dim.symbol);
-      if (dim.offset)
-        text += (dim.offset > 0 ? "+" : "") + std::to_string(dim.offset);
+    if (const hodu_dynamic_dim *dim =
+            hodu_model_dynamic_dim(model, isOutput, index, d)) {
+      if (dim->scale != 1)
+        text += std::to_string(dim->scale) + "*";
+      text += hodu_model_symbol_name(model, dim->symbol);
+      if (dim->offset)
+        text += (dim->offset > 0 ? "+" : "") + std::to_string(dim->offset);
     }
   }
   return text + "]";

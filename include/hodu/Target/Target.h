@@ -141,9 +141,11 @@ struct EntrySignature {
   /// them last, and the entry function takes them there).
   std::vector<TensorSignature> inputs, outputs;
   unsigned numMetaSlots = 0;
-  /// The symbol of a model with a symbolic dim (hodu.symbols), else "".
+  /// The symbol of a model with a symbolic dim (hodu.symbols), else "",
+  /// with its bounds (hoduc --dim) and the chunk the model is compiled at.
   std::string symbol;
   int64_t symbolChunk = 0;
+  int64_t symbolMin = 0, symbolMax = -1, symbolMultiple = 1;
 };
 
 /// A heterogeneous plan as hodu-partition left the entry function: the

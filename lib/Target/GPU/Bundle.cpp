@@ -35,6 +35,8 @@ static_assert(sizeof(hodu_bundle_code) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_step) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_arg) == 24, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_symbol) == 40, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_dynamic_dim) == 32, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_tensor, bytes) == 24, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_arg, offset) == 8, "bundle.h layout");
 // The records are written as they are in memory: the format is
@@ -127,6 +129,8 @@ struct BundleBuilder {
   std::vector<hodu_bundle_kernel> kernels;
   std::vector<hodu_bundle_step> steps;
   std::vector<hodu_bundle_arg> args;
+  std::vector<hodu_bundle_symbol> symbols;
+  std::vector<hodu_bundle_dynamic_dim> dynamicDims;
   std::string weights, blobs;
   llvm::StringMap<uint32_t> kernelIndex;
 
@@ -206,6 +210,15 @@ struct BundleBuilder {
         {HODU_BUNDLE_SECTION_WEIGHTS, 1, weights},
         {HODU_BUNDLE_SECTION_BLOBS, 1, blobs},
     };
+    // Minor 1's sections, only where there is a symbol: a static model's
+    // bundle stays what minor 0 wrote.
+    if (!symbols.empty()) {
+      sections.push_back({HODU_BUNDLE_SECTION_SYMBOLS,
+                          sizeof(hodu_bundle_symbol), bytesOf(symbols)});
+      sections.push_back({HODU_BUNDLE_SECTION_DYNAMIC_DIMS,
+                          sizeof(hodu_bundle_dynamic_dim),
+                          bytesOf(dynamicDims)});
+    }
     // Every string is in the table only now.
     sections.front().bytes = strings.data;
     return layOut(std::move(sections));
@@ -218,6 +231,40 @@ struct BundleBuilder {
                    succeeded(out.commit(loc)));
   }
 };
+
+/// SYMBOLS and DYNAMIC_DIMS from the signature: the symbol, and for each
+/// input and output dim that is it ("batch", "4*batch"), its record. The
+/// tensors are TENSORS' first inputs and outputs, in order.
+LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
+                         Location loc, BundleBuilder &b) {
+  if (sig.symbol.empty())
+    return success();
+  b.symbols.push_back({b.strings.add(sig.symbol), 0, sig.symbolMin,
+                       sig.symbolMax, sig.symbolMultiple, sig.symbolChunk});
+  auto add = [&](const TensorSignature &t, uint32_t tensor) -> LogicalResult {
+    for (auto [d, text] : llvm::enumerate(t.dims)) {
+      if (text.empty())
+        continue;
+      auto [factor, rest] = StringRef(text).split('*');
+      int64_t scale = 1;
+      if ((!rest.empty() && (factor.getAsInteger(10, scale) || scale < 1)) ||
+          (rest.empty() ? factor : rest) != sig.symbol)
+        return emitError(loc, "internal error: '")
+               << t.name << "' dim " << d << " is '" << text
+               << "', not a multiple of symbol '" << sig.symbol << "'";
+      b.dynamicDims.push_back(
+          {tensor, static_cast<uint32_t>(d), 0, 0, scale, 0});
+    }
+    return success();
+  };
+  for (size_t i = 0; i < regular; ++i)
+    if (failed(add(sig.inputs[i], i)))
+      return failure();
+  for (auto [o, t] : llvm::enumerate(sig.outputs))
+    if (failed(add(t, regular + o)))
+      return failure();
+  return success();
+}
 
 hodu_bundle_arg argOf(const PlanArg &a) {
   return {a.space, a.index, a.offset, a.size};
@@ -381,6 +428,10 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
   b.model.num_meta_slots = sig.numMetaSlots;
 
   if (request.schedule) {
+    if (!sig.symbol.empty())
+      return emitError(loc, "internal error: a heterogeneous plan with "
+                            "symbol '")
+             << sig.symbol << "'";
     for (const TensorSignature &t : sig.inputs)
       b.addTensor(t, 0, HODU_BUNDLE_NONE);
     for (const TensorSignature &t : sig.outputs)
@@ -410,6 +461,8 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
       return emitError(loc, "internal error: meta slot '")
              << t.name << "' has an initial value of the wrong size";
   }
+  if (failed(addSymbols(sig, regular, loc, b)))
+    return failure();
   b.devices = {{device, 0, plan->arenaSize}};
   for (const CodeObject &c : code)
     b.addCode(0, c);

@@ -47,7 +47,8 @@ extern "C" {
 
 /* A reader accepts any minor version of its major version. */
 #define HODU_BUNDLE_VERSION_MAJOR 1u
-#define HODU_BUNDLE_VERSION_MINOR 0u
+/* Minor 1 added SYMBOLS and DYNAMIC_DIMS (symbolic dims run in chunks). */
+#define HODU_BUNDLE_VERSION_MINOR 1u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -74,17 +75,20 @@ typedef struct hodu_bundle_header {
 /* Each section kind appears at most once. Tables hold entries of their
  * entry size; byte sections (STRINGS, WEIGHTS, BLOBS) have entry_size 1. */
 typedef enum hodu_bundle_section_kind {
-  HODU_BUNDLE_SECTION_STRINGS = 1, /* NUL-terminated UTF-8; byte 0 is NUL */
-  HODU_BUNDLE_SECTION_MODEL = 2,   /* exactly one hodu_bundle_model */
-  HODU_BUNDLE_SECTION_DEVICES = 3, /* hodu_bundle_device, at least one */
-  HODU_BUNDLE_SECTION_TENSORS = 4, /* hodu_bundle_tensor */
-  HODU_BUNDLE_SECTION_DIMS = 5,    /* int64_t extents */
-  HODU_BUNDLE_SECTION_CODE = 6,    /* hodu_bundle_code */
-  HODU_BUNDLE_SECTION_KERNELS = 7, /* hodu_bundle_kernel */
-  HODU_BUNDLE_SECTION_STEPS = 8,   /* hodu_bundle_step, run in order */
-  HODU_BUNDLE_SECTION_ARGS = 9,    /* hodu_bundle_arg */
+  HODU_BUNDLE_SECTION_STRINGS = 1,  /* NUL-terminated UTF-8; byte 0 is NUL */
+  HODU_BUNDLE_SECTION_MODEL = 2,    /* exactly one hodu_bundle_model */
+  HODU_BUNDLE_SECTION_DEVICES = 3,  /* hodu_bundle_device, at least one */
+  HODU_BUNDLE_SECTION_TENSORS = 4,  /* hodu_bundle_tensor */
+  HODU_BUNDLE_SECTION_DIMS = 5,     /* int64_t extents */
+  HODU_BUNDLE_SECTION_CODE = 6,     /* hodu_bundle_code */
+  HODU_BUNDLE_SECTION_KERNELS = 7,  /* hodu_bundle_kernel */
+  HODU_BUNDLE_SECTION_STEPS = 8,    /* hodu_bundle_step, run in order */
+  HODU_BUNDLE_SECTION_ARGS = 9,     /* hodu_bundle_arg */
   HODU_BUNDLE_SECTION_WEIGHTS = 10, /* the constant data the plan reads */
-  HODU_BUNDLE_SECTION_BLOBS = 11    /* the code objects' bytes */
+  HODU_BUNDLE_SECTION_BLOBS = 11,   /* the code objects' bytes */
+  /* Minor 1: hodu_bundle_symbol, hodu_bundle_dynamic_dim. */
+  HODU_BUNDLE_SECTION_SYMBOLS = 12,
+  HODU_BUNDLE_SECTION_DYNAMIC_DIMS = 13
 } hodu_bundle_section_kind;
 
 typedef struct hodu_bundle_section {
@@ -234,6 +238,36 @@ typedef struct hodu_bundle_arg {
   uint64_t offset;
   uint64_t size; /* > 0; offset + size <= the buffer's size */
 } hodu_bundle_arg; /* 24 bytes */
+
+/* Symbolic dims (minor 1). A model with a symbol, such as a batch that no
+ * op mixes, is compiled for one value of it, the chunk: DIMS holds every
+ * tensor's extents at symbol = chunk, and the plan runs that size. A run
+ * at value n runs the plan ceil(n / chunk) times, each pass over the next
+ * `chunk` units of every input and output that has the symbol (the last
+ * pass on a partial chunk padded with copies of its last real unit, of
+ * whose outputs only the real units are kept). A reader of minor 0 skips
+ * these sections and sees a static model at the chunk size. */
+typedef struct hodu_bundle_symbol {
+  hodu_bundle_string name; /* the model's name for it ("batch") */
+  uint32_t flags;          /* 0 */
+  int64_t min;             /* the least value a run may give, >= 0 */
+  int64_t max;             /* the largest, >= min; -1: no upper bound */
+  int64_t multiple;        /* >= 1: every value is a multiple of it */
+  int64_t chunk;           /* >= 1: the value the plan was compiled for */
+} hodu_bundle_symbol;      /* 40 bytes */
+
+/* A dim of an input or output that is a symbol: its extent in a run is
+ * scale * value. DIMS holds scale * chunk there. Every dim before it in
+ * its tensor is 1 in the tensors whose slices are contiguous; any other
+ * outer dims make each pass's slice strided (one block per outer index). */
+typedef struct hodu_bundle_dynamic_dim {
+  uint32_t tensor; /* index into TENSORS: an input or an output */
+  uint32_t dim;    /* < the tensor's rank; one symbolic dim per tensor */
+  uint32_t symbol; /* index into SYMBOLS */
+  uint32_t flags;  /* 0 */
+  int64_t scale;   /* >= 1 */
+  int64_t offset;  /* 0 (the field keeps abi.h's hodu_dynamic_dim form) */
+} hodu_bundle_dynamic_dim; /* 32 bytes */
 
 #ifdef __cplusplus
 }

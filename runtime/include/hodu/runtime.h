@@ -390,18 +390,19 @@ HODU_API hodu_status hodu_model_run_alloc(const hodu_model *model,
 /*===--------------------------------------------------------------------===*
  * Symbolic dims
  *
- * A CPU model compiled with symbolic dims (ABI version 2) runs at every
- * shape that fits: an input or output dim may be a symbol such as "batch"
- * or "seq" (HODU_DIM_DYNAMIC in the shape queries above), or an affine
- * function of one, scale * value + offset. A run binds every symbol's
- * value from the input tensors' shapes and checks them: the rank, every
- * static dim, each dynamic dim giving a whole value, all dims of one symbol
- * agreeing, and each value within the symbol's [min, max] and a multiple
- * of its `multiple`. Each failure is MISMATCH with a message naming the
- * input, the dim and the symbol, e.g. "model 'enc': input 'mask' dim 1 is
- * 7, but symbol 'seq' is 5 (from input 'ids' dim 1)". The values reach
- * the compiled code in hodu_run_context.symbol_values. Bundles have no
- * symbols (0 below). docs/runtime.md, "Symbolic dims", has an example.
+ * A model compiled with symbolic dims (a CPU artifact of ABI version 2,
+ * or a bundle of format 1.1) runs at every shape that fits: an input or
+ * output dim may be a symbol such as "batch" or "seq" (HODU_DIM_DYNAMIC in
+ * the shape queries above), or an affine function of one, scale * value +
+ * offset. A run binds every symbol's value from the input tensors' shapes
+ * and checks them: the rank, every static dim, each dynamic dim giving a
+ * whole value, all dims of one symbol agreeing, and each value within the
+ * symbol's [min, max] and a multiple of its `multiple`. Each failure is
+ *MISMATCH with a message naming the input, the dim and the symbol, e.g. "model
+ *'enc': input 'mask' dim 1 is 7, but symbol 'seq' is 5 (from input 'ids' dim
+ *1)". The values reach the compiled code in hodu_run_context.symbol_values; a
+ *bundle runs its plan once per chunk of the value (docs/bundle.md).
+ *docs/runtime.md, "Symbolic dims", has an example.
  *===--------------------------------------------------------------------===*/
 
 /* The model's symbols, in descriptor order (0 for models without). */
@@ -416,6 +417,14 @@ HODU_API const hodu_symbol_desc *hodu_model_symbol(const hodu_model *model,
 /* Finds a symbol by name; NOT_FOUND lists the model's symbols. */
 HODU_API hodu_status hodu_model_symbol_index(const hodu_model *model,
                                              const char *name, int32_t *index);
+
+/* The record saying which symbol dim `dim` of input (is_output 0) or output
+ * `index` is, and its scale and offset; NULL for a static dim, an index
+ * out of range, or a model without symbols. Borrowed. */
+HODU_API const hodu_dynamic_dim *hodu_model_dynamic_dim(const hodu_model *model,
+                                                        int is_output,
+                                                        int32_t index,
+                                                        int32_t dim);
 
 /* Binds the symbols' values from input tensors' shapes, with the checks of
  * a run: `inputs` holds one entry per model input (NULL entries are
@@ -521,7 +530,9 @@ HODU_API int hodu_model_is_bundle(const hodu_model *model);
  * section (DEVICES, TENSORS, DIMS, CODE, KERNELS, STEPS, ARGS; the byte
  * size for WEIGHTS and BLOBS) and a borrowed pointer to them (one record of
  * sizeof(hodu_bundle_<record>) bytes per entry, NULL when empty), and the
- * string a hodu_bundle_string names. 0, NULL and "" for other models. */
+ * string a hodu_bundle_string names. 0, NULL and "" for other models.
+ * SYMBOLS and DYNAMIC_DIMS have counts only: their records are read
+ * through hodu_model_symbol() and hodu_model_dynamic_dim(). */
 HODU_API uint64_t hodu_model_plan_count(const hodu_model *model,
                                         hodu_bundle_section_kind section);
 HODU_API const void *hodu_model_plan_table(const hodu_model *model,

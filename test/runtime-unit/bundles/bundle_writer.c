@@ -32,7 +32,7 @@ static void pad(growing *g, size_t alignment) {
 
 struct tb_bundle {
   growing strings, devices, tensors, dims, codes, kernels, steps, args, weights,
-      blobs;
+      blobs, symbols, dynamic_dims;
   hodu_bundle_model model;
 };
 
@@ -49,7 +49,7 @@ void tb_free(tb_bundle *b) {
     return;
   growing *all[] = {&b->strings, &b->devices, &b->tensors, &b->dims,
                     &b->codes,   &b->kernels, &b->steps,   &b->args,
-                    &b->weights, &b->blobs};
+                    &b->weights, &b->blobs,   &b->symbols, &b->dynamic_dims};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     free(all[i]->data);
   free(b);
@@ -150,6 +150,20 @@ uint32_t tb_step(tb_bundle *b, uint32_t op, uint32_t device, uint32_t kernel,
   return (uint32_t)(b->steps.size / sizeof s - 1);
 }
 
+uint32_t tb_symbol(tb_bundle *b, const char *name, int64_t min, int64_t max,
+                   int64_t multiple, int64_t chunk) {
+  hodu_bundle_symbol sym = {tb_string(b, name), 0, min, max, multiple, chunk};
+  append(&b->symbols, &sym, sizeof sym);
+  return (uint32_t)(b->symbols.size / sizeof sym - 1);
+}
+
+uint32_t tb_dynamic_dim(tb_bundle *b, uint32_t tensor, uint32_t dim,
+                        uint32_t symbol, int64_t scale) {
+  hodu_bundle_dynamic_dim d = {tensor, dim, symbol, 0, scale, 0};
+  append(&b->dynamic_dims, &d, sizeof d);
+  return (uint32_t)(b->dynamic_dims.size / sizeof d - 1);
+}
+
 uint8_t *tb_finish(tb_bundle *b, size_t *size) {
   struct {
     uint32_t kind, entry_size;
@@ -166,8 +180,14 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
       {HODU_BUNDLE_SECTION_ARGS, sizeof(hodu_bundle_arg), &b->args},
       {HODU_BUNDLE_SECTION_WEIGHTS, 1, &b->weights},
       {HODU_BUNDLE_SECTION_BLOBS, 1, &b->blobs},
+      {HODU_BUNDLE_SECTION_SYMBOLS, sizeof(hodu_bundle_symbol), &b->symbols},
+      {HODU_BUNDLE_SECTION_DYNAMIC_DIMS, sizeof(hodu_bundle_dynamic_dim),
+       &b->dynamic_dims},
   };
-  enum { COUNT = sizeof sections / sizeof sections[0] };
+  /* Bundles without a symbol have the sections of format 1.0. */
+  const int COUNT = b->symbols.size || b->dynamic_dims.size
+                        ? (int)(sizeof sections / sizeof sections[0])
+                        : (int)(sizeof sections / sizeof sections[0]) - 2;
   growing model = {0};
   append(&model, &b->model, sizeof b->model);
   sections[1].g = &model;
@@ -177,8 +197,9 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
   append(&out, &header, sizeof header);
   pad(&out, 64);
   uint64_t table = out.size;
-  hodu_bundle_section entries[COUNT];
-  append(&out, entries, sizeof entries);
+  hodu_bundle_section entries[sizeof sections / sizeof sections[0]];
+  size_t table_bytes = sizeof entries[0] * (size_t)COUNT;
+  append(&out, entries, table_bytes);
   for (int i = 0; i < COUNT; ++i) {
     pad(&out, HODU_BUNDLE_SECTION_ALIGNMENT);
     entries[i].kind = sections[i].kind;
@@ -187,7 +208,7 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
     entries[i].size = sections[i].g->size;
     append(&out, sections[i].g->data, sections[i].g->size);
   }
-  memcpy(out.data + table, entries, sizeof entries);
+  memcpy(out.data + table, entries, table_bytes);
   memcpy(header.magic, HODU_BUNDLE_MAGIC, HODU_BUNDLE_MAGIC_SIZE);
   header.version_major = HODU_BUNDLE_VERSION_MAJOR;
   header.version_minor = HODU_BUNDLE_VERSION_MINOR;

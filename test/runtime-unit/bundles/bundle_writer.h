@@ -42,6 +42,11 @@ uint32_t tb_arg(tb_bundle *b, uint32_t space, uint32_t index, uint64_t offset,
 uint32_t tb_step(tb_bundle *b, uint32_t op, uint32_t device, uint32_t kernel,
                  uint32_t gx, uint32_t gy, uint32_t gz, uint32_t first_arg,
                  uint32_t num_args);
+/* SYMBOLS and DYNAMIC_DIMS (format 1.1; written only when used). */
+uint32_t tb_symbol(tb_bundle *b, const char *name, int64_t min, int64_t max,
+                   int64_t multiple, int64_t chunk);
+uint32_t tb_dynamic_dim(tb_bundle *b, uint32_t tensor, uint32_t dim,
+                        uint32_t symbol, int64_t scale);
 /* The number of ARGS entries so far (the next tb_arg's index). */
 uint32_t tb_num_args(const tb_bundle *b);
 
