@@ -108,30 +108,31 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (!conv.hasPureTensorSemantics())
         continue;
       Location loc = conv.getLoc();
-      // A batch larger than 1: the int8 and direct kernels take it as it
-      // is; for the others, a loop of batch-1 convolutions.
+      // The strategies that take any batch: the int8 kernels, and the direct
+      // kernel for too few filters for a register tile (one group).
+      auto int8 = [&] {
+        std::optional<std::string> what;
+        if (intDot && (what = hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)))
+          record(loc, *what);
+        return what.has_value();
+      };
+      auto direct = [&] {
+        std::optional<std::string> what;
+        if (directConv &&
+            (what = hodu::cpu::convToDirect(conv, vectorBits, parallel)))
+          record(loc, *what);
+        return what.has_value();
+      };
+      // A batch larger than 1: those take it as it is; for the others, a
+      // loop of batch-1 convolutions.
       auto input = cast<RankedTensorType>(conv.getInputs()[0].getType());
       if (input.getDimSize(0) > 1) {
-        if (intDot)
-          if (std::optional<std::string> what =
-                  hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)) {
-            record(loc, *what);
-            continue;
-          }
-        if (directConv)
-          if (std::optional<std::string> what =
-                  hodu::cpu::convToDirect(conv, vectorBits, parallel)) {
-            record(loc, *what);
-            continue;
-          }
+        if (int8() || direct())
+          continue;
         conv = hodu::cpu::splitConvBatch(conv);
       }
-      if (intDot)
-        if (std::optional<std::string> what =
-                hodu::cpu::convToInt8Dot(conv, parallel, int8Isa)) {
-          record(loc, *what);
-          continue;
-        }
+      if (int8())
+        continue;
       if (packB && winograd != "off")
         if (std::optional<std::string> what = hodu::cpu::convToWinograd(
                 conv, tile, parallel, /*allowF4=*/winograd == "auto")) {
@@ -149,13 +150,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         record(loc, what);
         continue;
       }
-      // Too few filters for a register tile: the direct kernel, one group.
-      if (directConv)
-        if (std::optional<std::string> what =
-                hodu::cpu::convToDirect(conv, vectorBits, parallel)) {
-          record(loc, *what);
-          continue;
-        }
+      if (direct())
+        continue;
       convToIm2colMatmul(conv);
       record(loc, "im2col copy + matmul");
     }
