@@ -721,9 +721,7 @@ hodu_status hodu_model_run(const hodu_model *model,
     return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
   int32_t num_symbols = hodu_desc_num_symbols(model->desc);
   int64_t stack_values[HODU_STACK_SYMBOLS];
-  int64_t *values = num_symbols <= HODU_STACK_SYMBOLS
-                        ? stack_values
-                        : malloc(sizeof(int64_t) * (size_t)num_symbols);
+  int64_t *values = hodu_symbol_values_alloc(num_symbols, stack_values);
   if (!values)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_status status = hodu_check_run_tensors(model, inputs, num_inputs,
@@ -731,8 +729,7 @@ hodu_status hodu_model_run(const hodu_model *model,
   if (!status)
     status = run_entry(model, inputs, num_inputs, outputs, num_outputs,
                        num_symbols ? values : NULL, num_symbols);
-  if (values != stack_values)
-    free(values);
+  hodu_symbol_values_free(values, stack_values);
   return status;
 }
 
@@ -757,27 +754,23 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
   const hodu_model_desc *symbols = hodu_plan_symbols(model->plan);
   int32_t num_symbols = hodu_desc_num_symbols(symbols);
   int64_t stack_values[HODU_STACK_SYMBOLS];
-  int64_t *values = num_symbols <= HODU_STACK_SYMBOLS
-                        ? stack_values
-                        : malloc(sizeof(int64_t) * (size_t)num_symbols);
+  int64_t *values = hodu_symbol_values_alloc(num_symbols, stack_values);
   if (!values)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_status status = NULL;
-  if (num_symbols && num_inputs != model->plan->num_inputs)
-    status = hodu_make_status(
-        HODU_MISMATCH, "model '%s' expects %u input%s, got %zu",
-        hodu_model_name(model), (unsigned)model->plan->num_inputs,
-        model->plan->num_inputs == 1 ? "" : "s", num_inputs);
-  else if (num_symbols && !inputs)
-    status = hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
-  else if (num_symbols)
-    status = hodu_bind_symbols(symbols, hodu_model_name(model), inputs,
-                               num_inputs, 0, values);
+  if (num_symbols) {
+    status = hodu_check_input_count(model->plan, num_inputs);
+    if (!status && !inputs)
+      status =
+          hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
+    if (!status)
+      status = hodu_bind_symbols(symbols, hodu_model_name(model), inputs,
+                                 num_inputs, 0, values);
+  }
   for (size_t i = 0; i < num_outputs && !status; ++i)
     status = hodu_model_create_output_with_symbols(
         model, (int32_t)i, values, (size_t)num_symbols, &outputs[i]);
-  if (values != stack_values)
-    free(values);
+  hodu_symbol_values_free(values, stack_values);
   if (!status)
     status = hodu_model_run(model, inputs, num_inputs, outputs, num_outputs);
   if (status) {

@@ -323,11 +323,9 @@ hodu_status hodu_model_bind_symbols(const hodu_model *model,
   if (status)
     return status;
   const hodu_plan *plan = model->plan;
-  if (num_inputs != plan->num_inputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' expects %u input%s, got %zu",
-                            plan->name, (unsigned)plan->num_inputs,
-                            plan->num_inputs == 1 ? "" : "s", num_inputs);
+  status = hodu_check_input_count(plan, num_inputs);
+  if (status)
+    return status;
   if (num_inputs && !inputs)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the input array is NULL");
   if (!num_values)

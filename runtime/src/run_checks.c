@@ -110,17 +110,24 @@ static hodu_status check_resolved_output(const hodu_model *model, int32_t o,
   return status;
 }
 
+hodu_status hodu_check_input_count(const hodu_plan *plan, size_t num_inputs) {
+  if (num_inputs == plan->num_inputs)
+    return NULL;
+  return hodu_make_status(HODU_MISMATCH,
+                          "model '%s' expects %u input%s, got %zu", plan->name,
+                          (unsigned)plan->num_inputs,
+                          plan->num_inputs == 1 ? "" : "s", num_inputs);
+}
+
 hodu_status hodu_check_run_tensors(const hodu_model *model,
                                    const hodu_tensor *const *inputs,
                                    size_t num_inputs,
                                    hodu_tensor *const *outputs,
                                    size_t num_outputs, int64_t *values) {
   const hodu_plan *plan = model->plan;
-  if (num_inputs != plan->num_inputs)
-    return hodu_make_status(HODU_MISMATCH,
-                            "model '%s' expects %u input%s, got %zu",
-                            plan->name, (unsigned)plan->num_inputs,
-                            plan->num_inputs == 1 ? "" : "s", num_inputs);
+  hodu_status status = hodu_check_input_count(plan, num_inputs);
+  if (status)
+    return status;
   if (num_outputs != plan->num_outputs)
     return hodu_make_status(HODU_MISMATCH,
                             "model '%s' has %u output%s, got %zu", plan->name,

@@ -348,9 +348,7 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
                         size_t num_inputs, hodu_tensor *const *outputs,
                         size_t num_outputs) {
   int64_t stack_values[HODU_STACK_SYMBOLS];
-  int64_t *values = s->num_symbols <= HODU_STACK_SYMBOLS
-                        ? stack_values
-                        : malloc(sizeof(int64_t) * (size_t)s->num_symbols);
+  int64_t *values = hodu_symbol_values_alloc(s->num_symbols, stack_values);
   if (!values)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_status status = hodu_check_run_tensors(s->model, inputs, num_inputs,
@@ -375,8 +373,7 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
   /* The programs read the values where they are: no new program needed. */
   if (!status && s->num_symbols)
     memcpy(s->symbol_values, values, values_bytes);
-  if (values != stack_values)
-    free(values);
+  hodu_symbol_values_free(values, stack_values);
   return status;
 }
 

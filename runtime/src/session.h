@@ -57,6 +57,9 @@ static inline hodu_device *hodu_model_main_device(const hodu_model *model) {
  * inspection only; NULL for other models. */
 hodu_status hodu_check_runnable(const hodu_model *model);
 
+/* MISMATCH unless a run gives the plan's number of inputs. */
+hodu_status hodu_check_input_count(const hodu_plan *plan, size_t num_inputs);
+
 /* run_checks.c: checks run arguments against the model: counts, NULL,
  * dtypes, shapes, overlaps and (for device tensors) the device. For a
  * model with symbols (a descriptor's, or a bundle's) it binds their values

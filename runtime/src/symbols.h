@@ -15,8 +15,24 @@
 #include "dims.h"
 #include "internal.h"
 
+#include <stdlib.h>
+
 /* Symbol values of up to this many symbols live on the stack in a run. */
 #define HODU_STACK_SYMBOLS 16
+
+/* Room for `count` symbol values: `stack` (HODU_STACK_SYMBOLS entries) when
+ * it is large enough, else the heap; NULL when out of memory. Released with
+ * hodu_symbol_values_free(values, stack). */
+static inline int64_t *hodu_symbol_values_alloc(int32_t count,
+                                                int64_t *stack) {
+  return count <= HODU_STACK_SYMBOLS
+             ? stack
+             : (int64_t *)malloc(sizeof(int64_t) * (size_t)count);
+}
+static inline void hodu_symbol_values_free(int64_t *values, int64_t *stack) {
+  if (values != stack)
+    free(values);
+}
 
 /* Checks the symbol and dynamic-dim tables of a descriptor whose tensors
  * are valid otherwise (validate_descriptor in model.c). `origin` names the
