@@ -9,6 +9,7 @@
 
 #include "hodu/ABI/Passes.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -147,6 +148,14 @@ private:
     return LLVM::InsertValueOp::create(b, loc, aggregate, v,
                                        ArrayRef<int64_t>{position});
   }
+  /// A new block at the end of the entry wrapper, with arguments `args`.
+  Block *newBlock(TypeRange args = {}) {
+    Block *blk = new Block();
+    entry.getBody().push_back(blk);
+    for (Type t : args)
+      blk->addArgument(t, loc);
+    return blk;
+  }
   Value addressOf(LLVM::GlobalOp g) {
     return LLVM::AddressOfOp::create(b, loc, g);
   }
@@ -163,16 +172,12 @@ private:
 
   /// The symbol of a chunked model (hodu.symbols) and, per input and
   /// output, the dim it is (-1: none) with its scale.
-  struct Symbol {
-    std::string name;
-    int64_t min = 1, max = -1, multiple = 1, chunk = 1;
-  };
   struct Chunked {
     int64_t dim = -1, scale = 1;
     int64_t outer = 1;      // the dims before it: >1, its chunks are strided
     uint64_t unitBytes = 0; // bytes per unit of the symbol
   };
-  std::optional<Symbol> symbol;
+  std::optional<ChunkedSymbol> symbol;
   SmallVector<Chunked> inputChunks, outputChunks;
   uint64_t coreWorkspace = 0, stagingOffset = 0;
   SmallVector<uint64_t> stagingOffsets; // inputs, then outputs; ~0: none
@@ -240,28 +245,13 @@ LLVM::GlobalOp EntryPointLowering::tensorArray(ArrayAttr tensors,
 /// the chunked symbol is in each input and output, and the bytes one unit
 /// of it holds there.
 LogicalResult EntryPointLowering::readSymbols() {
-  auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols");
-  if (!symbols || symbols.empty())
+  std::optional<ChunkedSymbol> read;
+  std::string error;
+  if (failed(readChunkedSymbol(module, read, error)))
+    return op.emitError(error);
+  if (!read)
     return success();
-  if (symbols.size() != 1)
-    return op.emitError("hodu.symbols: one symbol per model");
-  auto dict = dyn_cast<DictionaryAttr>(symbols[0]);
-  auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
-  if (!name)
-    return op.emitError("hodu.symbols: a dictionary with a name");
-  Symbol sym;
-  sym.name = name.str();
-  auto intOf = [&](StringRef key, int64_t &out) {
-    if (auto v = dict.getAs<IntegerAttr>(key))
-      out = v.getInt();
-  };
-  intOf("min", sym.min);
-  intOf("max", sym.max);
-  intOf("multiple", sym.multiple);
-  intOf("chunk", sym.chunk);
-  if (sym.min < 0 || sym.multiple < 1 || sym.chunk < 1 ||
-      (sym.max >= 0 && sym.max < sym.min))
-    return op.emitError("hodu.symbols: bad bounds for '") << sym.name << "'";
+  const ChunkedSymbol &sym = *read;
   symbol = sym;
   for (auto [list, out] : {std::pair(op.getInputs(), &inputChunks),
                            std::pair(op.getOutputs(), &outputChunks)})
@@ -275,11 +265,11 @@ LogicalResult EntryPointLowering::readSymbols() {
           StringRef text = cast<StringAttr>(attr).getValue();
           if (text.empty())
             continue;
-          auto [factor, rest] = text.split('*');
-          int64_t scale = 1;
-          if (!rest.empty() && (factor.getAsInteger(10, scale) || scale < 1))
+          auto named = parseSymbolicDim(text);
+          if (!named)
             return op.emitError("bad symbolic dim '") << text << "'";
-          if ((rest.empty() ? factor : rest) != sym.name || c.dim >= 0)
+          int64_t scale = named->second;
+          if (named->first != sym.name || c.dim >= 0)
             return op.emitError("dims of '")
                    << tensor.getAs<StringAttr>("name").getValue()
                    << "' name a symbol other than '" << sym.name
@@ -360,13 +350,6 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
                                         Value workspace, Value status,
                                         bool passStatus, Value ctxArg,
                                         Block *exit) {
-  auto newBlock = [&](TypeRange args = {}) {
-    Block *blk = new Block();
-    entry.getBody().push_back(blk);
-    for (Type t : args)
-      blk->addArgument(t, loc);
-    return blk;
-  };
   auto icmp = [&](LLVM::ICmpPredicate p, Value x, Value y) {
     return LLVM::ICmpOp::create(b, loc, p, x, y);
   };
@@ -574,13 +557,6 @@ LogicalResult EntryPointLowering::buildEntry(LLVM::LLVMFuncOp impl,
   Value null = LLVM::ZeroOp::create(b, loc, ptrT);
   auto isNull = [&](Value p) {
     return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, p, null);
-  };
-  auto newBlock = [&](TypeRange args = {}) {
-    Block *blk = new Block();
-    entry.getBody().push_back(blk);
-    for (Type t : args)
-      blk->addArgument(t, loc);
-    return blk;
   };
 
   // A multi-threaded model: ctx (hodu_run_context) carries the thread budget

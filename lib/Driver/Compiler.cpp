@@ -7,6 +7,7 @@
 #include "hodu/Conversion/Passes.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Partition/Passes.h"
 #include "hodu/Registry/Registry.h"
 #include "hodu/Support/DType.h"
@@ -214,19 +215,15 @@ EntrySignature driver::readSignature(ModuleOp module) {
     read(ep.getInputs(), sig.inputs);
     read(ep.getOutputs(), sig.outputs);
   }
-  if (auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols"))
-    if (!symbols.empty())
-      if (auto dict = dyn_cast<DictionaryAttr>(symbols[0])) {
-        sig.symbol = dict.getAs<StringAttr>("name").str();
-        auto readInt = [&](StringRef key, int64_t &out) {
-          if (auto v = dict.getAs<IntegerAttr>(key))
-            out = v.getInt();
-        };
-        readInt("chunk", sig.symbolChunk);
-        readInt("min", sig.symbolMin);
-        readInt("max", sig.symbolMax);
-        readInt("multiple", sig.symbolMultiple);
-      }
+  std::optional<ChunkedSymbol> symbol;
+  std::string error; // malformed: the entry point's lowering says so
+  if (succeeded(readChunkedSymbol(module, symbol, error)) && symbol) {
+    sig.symbol = symbol->name;
+    sig.symbolChunk = symbol->chunk;
+    sig.symbolMin = symbol->min;
+    sig.symbolMax = symbol->max;
+    sig.symbolMultiple = symbol->multiple;
+  }
   return sig;
 }
 

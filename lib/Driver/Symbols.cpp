@@ -13,6 +13,7 @@
 
 #include "Driver.h"
 
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -205,15 +206,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
           if (!cast<StringAttr>(s).getValue().empty())
             chunk = cast<RankedTensorType>(f.getArgumentTypes()[i])
                         .getDimSize(d);
-  Builder b(&context);
-  NamedAttribute fields[] = {
-      b.getNamedAttr("name", b.getStringAttr(symbol)),
-      b.getNamedAttr("min", b.getI64IntegerAttr(spec.min)),
-      b.getNamedAttr("max", b.getI64IntegerAttr(spec.max)),
-      b.getNamedAttr("multiple", b.getI64IntegerAttr(spec.multiple)),
-      b.getNamedAttr("chunk", b.getI64IntegerAttr(chunk))};
-  (*compiled)->setAttr("hodu.symbols",
-                       b.getArrayAttr({b.getDictionaryAttr(fields)}));
+  writeChunkedSymbol(*compiled,
+                     {symbol, spec.min, spec.max, spec.multiple, chunk});
   return compiled;
 }
 

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -603,8 +604,7 @@ struct ChunkSymbolsPass : hodu::impl::ChunkSymbolsBase<ChunkSymbolsPass> {
         continue;
       auto type = cast<RankedTensorType>(v.getType());
       SmallVector<Attribute> dims(type.getRank(), b.getStringAttr(""));
-      dims[q->dim] = b.getStringAttr(
-          q->inner == 1 ? symbol : std::to_string(q->inner) + "*" + symbol);
+      dims[q->dim] = b.getStringAttr(symbolicDimText(symbol, q->inner));
       f.setResultAttr(i, key, b.getArrayAttr(dims));
     }
     return success();

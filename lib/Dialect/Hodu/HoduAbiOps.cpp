@@ -1,5 +1,6 @@
 //===- HoduAbiOps.cpp - hodu.entry_point ----------------------------------===//
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -76,4 +77,69 @@ EntryPointOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return emitOpError("names '")
            << getFunction() << "', which is not a function of this module";
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Symbolic dims (hodu/Dialect/Hodu/Symbols.h)
+//===----------------------------------------------------------------------===//
+
+LogicalResult hodu::readChunkedSymbol(Operation *module,
+                                      std::optional<ChunkedSymbol> &symbol,
+                                      std::string &error) {
+  symbol.reset();
+  auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols");
+  if (!symbols || symbols.empty())
+    return success();
+  if (symbols.size() != 1) {
+    error = "hodu.symbols: one symbol per model";
+    return failure();
+  }
+  auto dict = dyn_cast<DictionaryAttr>(symbols[0]);
+  auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+  if (!name) {
+    error = "hodu.symbols: a dictionary with a name";
+    return failure();
+  }
+  ChunkedSymbol s;
+  s.name = name.str();
+  for (auto [key, field] : {std::pair("min", &s.min), std::pair("max", &s.max),
+                            std::pair("multiple", &s.multiple),
+                            std::pair("chunk", &s.chunk)})
+    if (auto v = dict.getAs<IntegerAttr>(key))
+      *field = v.getInt();
+  if (s.min < 0 || s.multiple < 1 || s.chunk < 1 ||
+      (s.max >= 0 && s.max < s.min)) {
+    error = "hodu.symbols: bad bounds for '" + s.name + "'";
+    return failure();
+  }
+  symbol = std::move(s);
+  return success();
+}
+
+void hodu::writeChunkedSymbol(Operation *module, const ChunkedSymbol &symbol) {
+  Builder b(module->getContext());
+  NamedAttribute fields[] = {
+      b.getNamedAttr("name", b.getStringAttr(symbol.name)),
+      b.getNamedAttr("min", b.getI64IntegerAttr(symbol.min)),
+      b.getNamedAttr("max", b.getI64IntegerAttr(symbol.max)),
+      b.getNamedAttr("multiple", b.getI64IntegerAttr(symbol.multiple)),
+      b.getNamedAttr("chunk", b.getI64IntegerAttr(symbol.chunk))};
+  module->setAttr("hodu.symbols",
+                  b.getArrayAttr({b.getDictionaryAttr(fields)}));
+}
+
+std::optional<std::pair<StringRef, int64_t>>
+hodu::parseSymbolicDim(StringRef text) {
+  auto [factor, rest] = text.split('*');
+  if (rest.empty())
+    return factor.empty() ? std::nullopt
+                          : std::optional(std::pair(factor, int64_t(1)));
+  int64_t scale;
+  if (factor.getAsInteger(10, scale) || scale < 1)
+    return std::nullopt;
+  return std::pair(rest, scale);
+}
+
+std::string hodu::symbolicDimText(StringRef symbol, int64_t scale) {
+  return scale == 1 ? symbol.str() : std::to_string(scale) + "*" + symbol.str();
 }

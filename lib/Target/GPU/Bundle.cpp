@@ -9,6 +9,7 @@
 
 #include "hodu/Target/GPU/Bundle.h"
 
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Support/DType.h"
 #include "hodu/Support/Output.h"
 #include "hodu/bundle.h"
@@ -245,15 +246,13 @@ LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
     for (auto [d, text] : llvm::enumerate(t.dims)) {
       if (text.empty())
         continue;
-      auto [factor, rest] = StringRef(text).split('*');
-      int64_t scale = 1;
-      if ((!rest.empty() && (factor.getAsInteger(10, scale) || scale < 1)) ||
-          (rest.empty() ? factor : rest) != sig.symbol)
+      auto named = parseSymbolicDim(text);
+      if (!named || named->first != sig.symbol)
         return emitError(loc, "internal error: '")
                << t.name << "' dim " << d << " is '" << text
                << "', not a multiple of symbol '" << sig.symbol << "'";
       b.dynamicDims.push_back(
-          {tensor, static_cast<uint32_t>(d), 0, 0, scale, 0});
+          {tensor, static_cast<uint32_t>(d), 0, 0, named->second, 0});
     }
     return success();
   };

@@ -1,0 +1,53 @@
+//===- Symbols.h - the symbolic dims' attributes ----------------*- C++ -*-===//
+//
+// One reader and writer for what a chunked symbol leaves in the IR (docs/
+// architecture.md, "Symbolic dims"): the module attribute `hodu.symbols`
+// (hoduc's driver writes it; the entry point's lowering, the C header and
+// the bundle read it) and the per-dim text of `hodu.dims` ("batch", or
+// "4*batch" where the symbol is the outer factor of a dim 4 times larger).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef HODU_DIALECT_HODU_SYMBOLS_H
+#define HODU_DIALECT_HODU_SYMBOLS_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace hodu {
+
+/// A symbol compiled at `chunk` and run over chunks (hodu_symbol_desc).
+struct ChunkedSymbol {
+  std::string name;
+  int64_t min = 1, max = -1, multiple = 1, chunk = 1;
+};
+
+/// The module's `hodu.symbols`: none when it has no such attribute; an
+/// error (in `error`) when it is not one well-formed symbol.
+llvm::LogicalResult readChunkedSymbol(mlir::Operation *module,
+                                      std::optional<ChunkedSymbol> &symbol,
+                                      std::string &error);
+
+/// Sets the module's `hodu.symbols` to `symbol`.
+void writeChunkedSymbol(mlir::Operation *module, const ChunkedSymbol &symbol);
+
+/// The symbol and scale a `hodu.dims` entry names ("batch": 1, "4*batch":
+/// 4); none for "" or a malformed entry.
+std::optional<std::pair<llvm::StringRef, int64_t>>
+parseSymbolicDim(llvm::StringRef text);
+
+/// The `hodu.dims` entry for `scale` times `symbol`.
+std::string symbolicDimText(llvm::StringRef symbol, int64_t scale);
+
+} // namespace hodu
+
+#endif // HODU_DIALECT_HODU_SYMBOLS_H
