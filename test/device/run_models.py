@@ -139,6 +139,8 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)] for i in range(n)), [])
         if os.path.exists(os.path.join(d, "cpu.so")):
             hard |= run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np)
+        if os.path.exists(os.path.join(d, "model-sym.hodu")):
+            hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env)
         if rc != 0:
             return hard
     rc, out = run([hodu_run, art, device, "-q", "--benchmark", str(nbench)] + inputs, env)
@@ -149,6 +151,30 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
     if rc is None or rc < 0:
         hard = True
     print(out.strip()[-800:], flush=True)
+    return hard
+
+
+def run_symbolic(d, data, rtol, atol, hodu_run, device, env):
+    """The bundle compiled once with a symbolic batch (stage.py's
+    stage_symbolic), run at batch 1 and at each staged batch against the
+    references, then timed at the largest. True when a tool crashed or hung."""
+    sym = os.path.join(d, "model-sym.hodu")
+    batches = open(os.path.join(d, "symbolic", "batches.txt")).read().split()
+    sets = [(data, "1")] + [(os.path.join(d, "symbolic", "test_data_set_%d" % k), b)
+                            for k, b in enumerate(batches)]
+    hard = False
+    for s, batch in sets:
+        rc, out = run([hodu_run, sym, device, "--test-data", s, "--rtol", rtol,
+                       "--atol", atol], env)
+        hard |= rc is None or rc < 0
+        print("symbolic batch, one bundle, run at batch %s: %s" % (
+            batch, "PASS" if rc == 0 else "FAILED (%s): %s" % (rc, out.strip()[-400:])))
+    s, batch = sets[-1]
+    n = len([f for f in os.listdir(s) if f.startswith("input_")])
+    inputs = sum((["-i", os.path.join(s, "input_%d.pb" % i)] for i in range(n)), [])
+    rc, out = run([hodu_run, sym, device, "-q", "--benchmark", "100"] + inputs, env)
+    hard |= rc is None or rc < 0
+    print("symbolic batch %s: %s" % (batch, out.strip()[-300:]))
     return hard
 
 

@@ -41,6 +41,10 @@ def main():
     ap.add_argument("--no-tensor-core", action="store_true",
                     help="leave out the tensor-core matmuls (tensor_core.py; cuda only)")
     ap.add_argument("--models", help="only these real models (comma-separated)")
+    ap.add_argument("--symbolic", default="all",
+                    help="the real models also staged compiled once with a symbolic "
+                         "batch (comma-separated, 'all' or 'none'; the manifest's "
+                         "\"symbolic\" ones that compile for the device alone)")
     ap.add_argument("--cpu", metavar="MCPU",
                     help="also compile real models for the CPU with -mcpu=MCPU "
                          "(cpu.so, with its .onnx for ONNX Runtime there)")
@@ -128,6 +132,9 @@ def main():
                 continue
             kind = "fallback" if extra else "device-only"
             print("stage: %s%s" % (name, " (with --fallback=cpu)" if extra else ""))
+            if (m.get("symbolic") and not extra and args.symbolic != "none"
+                    and (args.symbolic == "all" or name in args.symbolic.split(","))):
+                stage_symbolic(m, hoduc, onnx, ref, d, flags_common)
         else:
             kind = "cpu-only"
         with open(os.path.join(d, "tolerance"), "w") as f:
@@ -187,6 +194,49 @@ def main():
         t.add(os.path.join(tools, "bin"), arcname="bin")
     shutil.rmtree(tools)
     return 0
+
+
+def stage_symbolic(m, hoduc, onnx, ref, d, flags_common):
+    """The model compiled once with its batch dims symbolic ('?'), as
+    test/models/run_model_test.py's test_symbolic does on the CPU, into
+    model-sym.hodu, with its reference sets at the other batches
+    (symbolic/test_data_set_K, the frozen inputs left out) and batches.txt."""
+    dims = m["symbolic"]["batch_dims"]
+    flags = list(m["symbolic"].get("flags", []))
+    frozen = [i for i, s in enumerate(m["inputs"]) if s.get("freeze")]
+    for i, s in enumerate(m["inputs"]):
+        if i in frozen:
+            flags.append("--freeze-input=%s=%s" % (s["name"],
+                                                   os.path.join(ref, "input_%d.pb" % i)))
+            continue
+        shape = [str(x) for x in s["shape"]]
+        if s["name"] in dims:
+            shape[dims[s["name"]]] = "?"
+        if shape:
+            flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "model-sym.hodu")]
+                       + flags_common + flags, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        print("stage: %s with a symbolic batch does not compile: %s"
+              % (m["name"], p.stdout.decode()[:300]))
+        return
+    src_root = os.path.join(ROOT, "test", "models", m["name"], "symbolic")
+    for k, batch in enumerate(m["symbolic"]["batches"]):
+        src = os.path.join(src_root, "test_data_set_%d" % k)
+        dst = os.path.join(d, "symbolic", "test_data_set_%d" % k)
+        os.makedirs(dst)
+        j = 0
+        for i in range(len(m["inputs"])):
+            if i not in frozen:
+                shutil.copy(os.path.join(src, "input_%d.pb" % i),
+                            os.path.join(dst, "input_%d.pb" % j))
+                j += 1
+        for f in os.listdir(src):
+            if f.startswith("output_"):
+                shutil.copy(os.path.join(src, f), os.path.join(dst, f))
+    with open(os.path.join(d, "symbolic", "batches.txt"), "w") as f:
+        f.write(" ".join(str(b) for b in m["symbolic"]["batches"]) + "\n")
+    print("stage: %s with a symbolic batch" % m["name"])
 
 
 if __name__ == "__main__":

@@ -75,9 +75,9 @@ static cl::list<std::string>
 static cl::opt<std::string> gpuMath(
     "gpu-math",
     cl::desc("CUDA: matmuls and convolutions on tensor cores (sm_80+), with "
-             "f32 ones as 3xtf32 (f32-accurate) or tf32 (faster, about 1e-3 "
-             "relative); fma (default): the FMA kernels"),
-    cl::value_desc("fma|3xtf32|tf32"), cl::init("fma"), cl::cat(category));
+             "f32 ones as 3xtf32 (default, f32-accurate) or tf32 (faster, "
+             "about 1e-3 relative); fma: the FMA kernels"),
+    cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
 static cl::opt<bool> printOpSupport(
     "print-op-support",
     cl::desc("Print the op support table of --device: the hodu ops it runs, "

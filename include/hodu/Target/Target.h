@@ -60,11 +60,11 @@ struct TargetOptions {
   /// in a fused kernel (a scale then a bias), as LLVM's fp-contract=fast.
   std::string fpContract = "on";
   /// CUDA: whether matmuls and convolutions run on tensor cores (sm_80 and
-  /// later) and how f32 ones multiply there: "3xtf32" (three TF32 products
-  /// per f32 product, f32-accurate), "tf32" (one, about 10 bits of
-  /// mantissa), or "fma" (default: no tensor cores, the FMA kernels, until
-  /// a GPU run has checked the tensor-core kernels: docs/device-runs.md).
-  std::string gpuMath = "fma";
+  /// later) and how f32 ones multiply there: "3xtf32" (default: three TF32
+  /// products per f32 product, f32-accurate; checked on an H200,
+  /// docs/device-runs.md), "tf32" (one, about 10 bits of mantissa), or
+  /// "fma" (no tensor cores: the FMA kernels).
+  std::string gpuMath = "3xtf32";
 };
 
 /// One kind of artifact a target writes (`hoduc --emit=NAME`).

@@ -125,9 +125,9 @@ struct CUDAPipelineOptions : public hodu::gpu::GPUPipelineOptions {
       llvm::cl::desc("Architectures to compile for (default sm_80)")};
   Option<std::string> gpuMath{
       *this, "gpu-math",
-      llvm::cl::desc("Contractions on tensor cores, f32 ones as 3xtf32 or "
-                     "tf32; fma: none"),
-      llvm::cl::init("fma")};
+      llvm::cl::desc("Contractions on tensor cores, f32 ones as 3xtf32 "
+                     "(default) or tf32; fma: none"),
+      llvm::cl::init("3xtf32")};
   hodu::gpu::GPUPipelineConfig config() const override {
     return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath};
   }

@@ -914,12 +914,17 @@ static bool sameView(Value a, Value b) {
 
 /// The epilogue hodu-gpu-tile fused into the tensor-core contraction `op`'s
 /// block: the next linalg op there, elementwise, computing in place on the
-/// contraction's output tile.
+/// contraction's output tile. The ops between the two (the views of the
+/// epilogue's other inputs) must be free of memory effects, so that the
+/// lowering can move them above the contraction.
 static linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
-    if (!linalgOp)
+    if (!linalgOp) {
+      if (next->getNumRegions() != 0 || !isMemoryEffectFree(next))
+        return nullptr;
       continue;
+    }
     if (linalgOp.getNumDpsInits() == 1 && linalgOp.getNumReductionLoops() == 0 &&
         linalgOp.hasPureBufferSemantics() &&
         sameView(linalgOp.getDpsInits()[0], op.getDpsInits()[0]) &&
@@ -943,6 +948,16 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
       return op->emitError("malformed tensor-core contraction");
     // The 128 threads of the block as one thread loop, which upstream's
     // mapping turns into the block's x dimension.
+    // The fused kernel replaces the contraction and its epilogue at the
+    // contraction's place, so what the epilogue reads (a view made between
+    // the two) moves above it.
+    linalg::LinalgOp epilogue = epilogueOf(op);
+    if (epilogue)
+      for (Operation *between = op->getNextNode(); between != epilogue;) {
+        Operation *next = between->getNextNode();
+        between->moveBefore(op);
+        between = next;
+      }
     OpBuilder b(op);
     MLIRContext *ctx = op.getContext();
     auto forall = scf::ForallOp::create(
@@ -953,7 +968,6 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
           scf::InParallelOp::create(nested, l);
         });
     b.setInsertionPoint(forall.getBody()->getTerminator());
-    linalg::LinalgOp epilogue = epilogueOf(op);
     MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue);
     if (failed(emitter.emit(forall.getInductionVar(0))))
       return failure();

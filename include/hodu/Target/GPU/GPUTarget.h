@@ -35,7 +35,7 @@ struct GPUPipelineConfig {
   /// --gpu-arch; empty: the target's default architecture (if it has any).
   std::vector<std::string> archs;
   /// --gpu-math (only the CUDA target reads it).
-  std::string gpuMath = "fma";
+  std::string gpuMath = "3xtf32";
 };
 
 /// The options of a GPU target's named pipelines: opt-level, which all
