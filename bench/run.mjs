@@ -46,6 +46,10 @@ const GOAL_RATIO = 0.8;
 const GOAL_MATMUL_PEAK = 0.85;
 const GOAL_OVERHEAD_NS = 1000;
 const GOAL_CNN_COMPILE_S = 2;
+const GOAL_SCALING = 1.7;
+// A 2-thread median within this fraction above the 1-thread one counts as
+// not slower (run-to-run noise on this VM is about that).
+const SCALING_NOISE = 0.05;
 const COMPILE_REPEAT_S = 10;
 // AVX-512 on Zen 5: two 512-bit FMA pipes = 2 x 16 lanes x 2 FLOPs = 64
 // FLOP/cycle; at the ~4.1 GHz boost that is the ~262 GFLOP/s per core the
@@ -371,6 +375,27 @@ function report(opts, machine, peaks, results, skipped, date) {
       goals.push([`${r.model.name}, ${t} thread${t > 1 ? 's' : ''}: Hodu ≤ ${GOAL_RATIO}× ORT latency`, v, met ? 'met' : 'not met']);
     }
   }
+  // Thread scaling: each engine's own speed-up from the fewest to the most
+  // threads of the run (issue #48: Hodu never slower with more threads, and
+  // at least 1.7x on models of 10 ms or more at one thread).
+  const scaling = [['model', `Hodu ${Math.min(...opts.threads)} → ${Math.max(...opts.threads)} threads`, "Hodu's speed-up",
+    `ORT ${Math.min(...opts.threads)} → ${Math.max(...opts.threads)} threads`, "ORT's speed-up"]];
+  const tLow = Math.min(...opts.threads), tHigh = Math.max(...opts.threads);
+  if (tHigh > tLow) {
+    for (const r of results) {
+      if (r.missing || !r.compile.ok || r.model.name === 'add') continue;
+      const lo = runOf(r.model.name, tLow), hi = runOf(r.model.name, tHigh);
+      if (!lo || !hi || lo.error || hi.error) continue;
+      const sh = lo.hodu.median / hi.hodu.median, so = lo.ort.median / hi.ort.median;
+      scaling.push([r.model.name, `${fmtTime(lo.hodu.median)} → ${fmtTime(hi.hodu.median)}`, `${sh.toFixed(2)}×`,
+        `${fmtTime(lo.ort.median)} → ${fmtTime(hi.ort.median)}`, `${so.toFixed(2)}×`]);
+      goals.push([`${r.model.name}: Hodu on ${tHigh} threads not slower than on ${tLow} (within ${SCALING_NOISE * 100}%)`,
+        `${sh.toFixed(2)}×`, hi.hodu.median <= (1 + SCALING_NOISE) * lo.hodu.median ? 'met' : 'not met']);
+      if (lo.hodu.median >= 10e6 && tLow === 1 && tHigh === 2)
+        goals.push([`${r.model.name} (≥ 10 ms): Hodu ≥ ${GOAL_SCALING}× faster on 2 threads than on 1`,
+          `${sh.toFixed(2)}× (ORT ${so.toFixed(2)}×)`, sh >= GOAL_SCALING ? 'met' : 'not met']);
+    }
+  }
   const mm = runOf('matmul', 1);
   const mmPeak = peaks[1] ? Math.max(peaks[1].gflops, 0) : null;
   const NOMINAL_PEAK_PER_CORE = nominalPeakPerCore(peaks[1]?.isa);
@@ -441,6 +466,16 @@ ${table([['goal', 'measured', 'status'], ...goals])}
 ## Latency (median of interleaved runs)
 
 ${table(latency)}
+
+### Thread scaling
+
+${scaling.length > 1 ? table(scaling) : 'One thread count in this run: no scaling measured.'}
+
+Each engine against itself: its median at the fewest threads of the run over
+its median at the most ("speed-up"; above 1 the threads pay). libhodurt runs
+each model on its thread team or on the calling thread alone, whichever it
+measured faster on this machine (docs/architecture.md, *Threads*), so
+Hodu's speed-up should not fall below 1; ONNX Runtime always uses its pool.
 
 "Hodu/ORT" below 1 means Hodu is faster. GFLOP/s counts only the
 convolutions and matrix products (2 FLOPs per multiply-add) of the synthetic

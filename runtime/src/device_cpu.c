@@ -309,8 +309,10 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
         context.workspace = step->pointers[tensors];
         context.workspace_size = step->arena_size;
       }
+      hodu_threads_run_begin(program->code->desc, threads);
       result = program->code->desc->entry(
           step->pointers, step->pointers + step->num_inputs, &context);
+      hodu_threads_run_end();
       break;
     }
     case HODU_STEP_HOST_CALL:

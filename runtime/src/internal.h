@@ -22,6 +22,12 @@ hodu_status hodu_check_elf_file(const char *open_path, const char *path);
 /* threads.c: fills a loaded library's hodu_thread_api table (abi.h), if it
  * has one, with libhodurt's thread team functions. */
 void hodu_fill_thread_api(void *library);
+/* threads.c: the calling thread enters and leaves a model's entry point
+ * (`model`: its descriptor; `threads`: the run's num_threads, 0 for every
+ * CPU); its team's threads wait without sleeping in between, and the run
+ * takes the team or the calling thread alone by measurement (nestable). */
+void hodu_threads_run_begin(const void *model, int32_t threads);
+void hodu_threads_run_end(void);
 /* What is wrong with the ELF file at `open_path` (the checks above), or
  * NULL; *cannot_open is set when the file cannot be opened at all. */
 const char *hodu_elf_file_problem(const char *open_path, int *cannot_open);

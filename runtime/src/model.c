@@ -700,9 +700,11 @@ static hodu_status run_entry(const hodu_model *model,
     }
     context.workspace_size = model->workspace_size;
   }
+  hodu_threads_run_begin(model->desc, context.num_threads);
   int32_t result = model->desc->entry((void *const *)args,
                                       (void *const *)(args + first_output),
                                       &context);
+  hodu_threads_run_end();
   if (context.workspace)
     release_workspace(mutable_model, context.workspace);
   if (args != stack_args)

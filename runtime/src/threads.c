@@ -16,10 +16,18 @@
  * (a "root": the application thread that runs a model) owns a persistent
  * team of workers, made on its first fork, grown when it asks for more
  * threads, and joined when that thread exits (or libhodurt is unloaded).
- * Workers wait for the next fork or barrier by pausing for up to 0.2 ms
- * (yielding the CPU instead when the team has more threads than CPUs, so
- * that the thread with the work runs), then sleeping on a futex:
- * back-to-back kernels of one run pay no wake-up. A fork from
+ * Threads wait for the next fork, a barrier or the end of a fork by
+ * pausing, then sleeping on a futex.
+ * While the root is inside a run (libhodurt calls hodu_threads_run_begin
+ * and _end around a model's entry) they pause for up to RUN_WAIT_NS, so a
+ * serial stretch of the run (a copy, a small kernel) costs no wake-up at
+ * the next fork (on this project's VM, sleeping workers made PP-OCRv4's
+ * detector at 128x128 take 1.13-1.33 ms on 2 threads against 0.95 ms with
+ * workers that paused). Outside runs they pause WAIT_NS past the end of
+ * the last run, then sleep: an idle application keeps no CPU busy. Each
+ * model's runs take the team or the calling thread alone, whichever
+ * measured faster (choose_team). A team never has more threads than the
+ * process has CPUs. A fork from
  * inside a parallel region runs serially on the forking thread, as libomp
  * does with nested parallelism off.
  *
@@ -38,6 +46,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,16 +60,28 @@
 #endif
 
 
-/* Waiting: pause instructions (sched_yield when a team has more threads
- * than CPUs, so that the thread with the work runs) until about WAIT_NS
- * have passed, longer than the gap between two kernels of a run, then
- * sleeping on a futex. The clock is read every PAUSES tries. */
+/* Waiting: pause instructions, then sleeping on a futex: within a run after RUN_WAIT_NS, outside runs WAIT_NS after the
+ * later of the wait's start and the last run's end (back-to-back runs
+ * then never sleep). The clock is read every PAUSES tries. */
 enum { PAUSES = 64, MAX_ARGS = 16 };
 #define WAIT_NS 200000L
+#define RUN_WAIT_NS 200000L
 /* The least stack a worker thread gets (see team_of_size). */
 #define WORKER_STACK ((size_t)1 << 20)
 
 typedef void (*microtask)(int32_t *gtid, int32_t *btid, ...);
+
+/* What a run of one model costs on the calling thread alone and on its
+ * team, in nanoseconds, and which of the two its runs take (choose_team). */
+typedef struct {
+  const void *key; /* the model's descriptor */
+  int32_t size;    /* the team size it was measured at; 0: a free entry */
+  uint32_t runs;   /* runs since then */
+  float best[2];   /* [0]: alone, [1]: the team; the least while exploring */
+  float recent[2]; /* then a moving average of each */
+  int32_t team;    /* the choice: 1 the team, 0 the calling thread alone */
+} model_choice;
+enum { MODELS = 16, EXPLORE = 6, RECHECK = 128 };
 
 typedef struct team team;
 struct team {
@@ -69,17 +90,22 @@ struct team {
   int32_t argc;
   void *args[MAX_ARGS];
   int32_t active; /* threads of this fork, the root included */
-  int32_t yield;  /* this fork has more threads than CPUs */
-  _Atomic uint32_t generation;
-  _Atomic uint32_t pending; /* workers yet to answer this fork */
-  /* The barrier: arrivals and its generation. */
-  _Atomic int32_t arrived;
-  _Atomic uint32_t barrier_generation;
+  /* The words threads wait on, each on a cache line of its own: the
+   * workers' answers and arrivals do not disturb the line the others read
+   * in their pause loop. */
+  _Alignas(64) _Atomic uint32_t generation;
   _Atomic int32_t quit;
+  /* Whether the root is inside a run, and when its last run ended. */
+  _Atomic int32_t in_run;
+  _Atomic long run_end_ns;
+  _Alignas(64) _Atomic uint32_t pending; /* workers yet to answer this fork */
+  /* The barrier: arrivals and its generation. */
+  _Alignas(64) _Atomic int32_t arrived;
+  _Alignas(64) _Atomic uint32_t barrier_generation;
   /* Threads asleep in futex_wait on one of the words above: a fork, a
    * barrier or a worker's answer wakes the sleepers only when there are
    * any (the futex system call costs about a microsecond, per fork). */
-  _Atomic int32_t sleepers;
+  _Alignas(64) _Atomic int32_t sleepers;
   int32_t workers; /* threads made, the root not counted */
   pthread_t *threads;
   team *next; /* every team, for the unload destructor */
@@ -93,6 +119,14 @@ static __thread int32_t team_size = 1;
 /* The root's own team and its next teams' size (0: every CPU). */
 static __thread team *own_team;
 static __thread int32_t requested;
+/* Runs the calling thread is inside (hodu_threads_run_begin/_end), and
+ * the choice for the outermost: its model's entry, whether it runs on the
+ * calling thread alone, and when it began. */
+static __thread int32_t run_depth;
+static __thread model_choice *run_model;
+static __thread int run_alone;
+static __thread long run_start;
+static __thread model_choice models[MODELS];
 
 static pthread_mutex_t teams_lock = PTHREAD_MUTEX_INITIALIZER;
 static team *teams;
@@ -115,29 +149,35 @@ static long now_ns(void) {
   return t.tv_sec * 1000000000L + t.tv_nsec;
 }
 
-/* Waits until *word differs from value: pausing (or, with more threads
- * than CPUs, yielding) for about WAIT_NS, then sleeping, counted in
- * *sleepers. The count goes up before the word is read again and the
+/* Whether a thread of team t that began waiting at `since` should stop
+ * pausing and sleep: within a run after RUN_WAIT_NS, outside runs WAIT_NS
+ * after the wait's start or the last run's end, whichever is later. */
+static int time_to_sleep(team *t, long since, long now) {
+  if (atomic_load_explicit(&t->in_run, memory_order_relaxed))
+    return now - since > RUN_WAIT_NS;
+  long end = atomic_load_explicit(&t->run_end_ns, memory_order_relaxed);
+  return now - (end > since ? end : since) > WAIT_NS;
+}
+
+/* Waits until *word differs from value: pausing until time_to_sleep,
+ * then sleeping, counted in t->sleepers. The count goes up before the word is read again and the
  * waker changes the word before it reads the count, both sequentially
  * consistent, so a waker that sees no sleeper changed the word before the
  * sleeper's read (which then does not sleep). */
-static void wait_change(_Atomic uint32_t *word, uint32_t value, int yield,
-                        _Atomic int32_t *sleepers) {
-  long until = 0;
+static void wait_change(_Atomic uint32_t *word, uint32_t value, team *t) {
+  _Atomic int32_t *sleepers = &t->sleepers;
+  long since = 0;
   for (unsigned i = 0;; ++i) {
     if (atomic_load_explicit(word, memory_order_acquire) != value)
       return;
     if (i % PAUSES == 0) {
       long now = now_ns();
-      if (!until)
-        until = now + WAIT_NS;
-      else if (now > until)
+      if (!since)
+        since = now;
+      else if (time_to_sleep(t, since, now))
         break;
     }
-    if (yield)
-      sched_yield();
-    else
-      CPU_RELAX();
+    CPU_RELAX();
   }
   atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
   while (atomic_load_explicit(word, memory_order_seq_cst) == value)
@@ -201,13 +241,11 @@ static void *worker(void *arg) {
   free(arg);
   team *t = start.t;
   uint32_t seen = start.generation;
-  int yield = 0; /* the last fork's: the root may be writing the next's */
   for (;;) {
-    wait_change(&t->generation, seen, yield, &t->sleepers);
+    wait_change(&t->generation, seen, t);
     seen = atomic_load_explicit(&t->generation, memory_order_acquire);
     if (atomic_load_explicit(&t->quit, memory_order_acquire))
       return NULL;
-    yield = t->yield;
     /* Every worker answers every fork, those beyond its size without
      * running it: the root then rewrites the fork's fields only once no
      * worker reads them. */
@@ -309,9 +347,12 @@ static int32_t default_threads(void) {
 static team *team_of_size(int32_t size) {
   team *t = own_team;
   if (!t) {
-    t = calloc(1, sizeof *t);
+    t = aligned_alloc(64, (sizeof *t + 63) / 64 * 64);
     if (!t)
       return NULL;
+    memset(t, 0, sizeof *t);
+    atomic_store_explicit(&t->in_run, run_depth > 0 && !run_alone,
+                        memory_order_relaxed);
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
     own_team = t;
@@ -354,6 +395,92 @@ static team *team_of_size(int32_t size) {
   return t->workers ? t : NULL;
 }
 
+/* The threads the calling thread's next fork asks for: omp_set_num_threads'
+ * (the run's), else OMP_NUM_THREADS or the CPUs, never more than the CPUs:
+ * more threads than CPUs only take turns on them. */
+static int32_t team_size_wanted(void) {
+  int32_t size = requested ? requested : default_threads();
+  return size > cpu_count() ? cpu_count() : size;
+}
+
+/* Whether runs choose between the team and the calling thread by
+ * measurement (HODU_THREAD_ADAPT=0 turns it off), read once. */
+static int adaptive(void) {
+  static _Atomic int cached = -1;
+  int a = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (a < 0) {
+    const char *env = getenv("HODU_THREAD_ADAPT");
+    a = !(env && env[0] == '0' && env[1] == 0);
+    atomic_store_explicit(&cached, a, memory_order_relaxed);
+  }
+  return a;
+}
+
+/* The entry of `key` in table[n] for `size` threads, or NULL when the
+ * table is full. */
+static model_choice *choice_of(model_choice *table, unsigned n,
+                               const void *key, int32_t size) {
+  uintptr_t h = (uintptr_t)key;
+  h ^= h >> 17;
+  h *= (uintptr_t)0x9E3779B97F4A7C15u;
+  for (unsigned probe = 0; probe < 16 && probe < n; ++probe) {
+    model_choice *r = &table[(h + probe) % n];
+    if (r->size && r->key != key)
+      continue;
+    if (r->size != size) { /* new, or the run's thread count changed */
+      memset(r, 0, sizeof *r);
+      r->key = key;
+      r->size = size;
+      r->team = 1;
+    }
+    return r;
+  }
+  return NULL;
+}
+
+/* Whether this run of r's model takes the team (1) or the calling thread
+ * alone (0). A model's first EXPLORE runs alternate between the two,
+ * starting with the team; then it takes the team only where the team was
+ * at least 5% faster, and every RECHECK runs it tries the other again
+ * twice (the first such run is cold), so that a change of the machine's
+ * state moves it back: the host of this project's 2-vCPU VM moves its
+ * vCPUs, and a cache line took 100 ns between them in one hour and 500 ns
+ * in the next, where data the other core wrote was read at memory speed
+ * (28 against 64-105 GB/s) and two threads ran small models slower than
+ * one, with ONNX Runtime's too. A model whose forks, joins and data
+ * transfers cost more than its second thread saves thus runs on one, and
+ * no model is slower with more threads than with one (issue #48). */
+static int choose_team(const model_choice *r) {
+  if (r->runs < EXPLORE)
+    return r->runs % 2 == 0;
+  uint32_t phase = r->runs % RECHECK;
+  if (phase == 0 || phase == 1)
+    return !r->team;
+  return r->team;
+}
+
+static void record(model_choice *r, int on_team, long ns) {
+  float v = (float)ns;
+  if (r->runs < EXPLORE) {
+    if (r->best[on_team] == 0 || v < r->best[on_team])
+      r->best[on_team] = v;
+    if (++r->runs == EXPLORE) {
+      r->recent[0] = r->best[0];
+      r->recent[1] = r->best[1];
+      r->team = r->recent[1] < 0.95f * r->recent[0];
+    }
+    return;
+  }
+  uint32_t phase = r->runs % RECHECK;
+  if (phase == 1) /* the second try of the other: warm */
+    r->recent[on_team] = v;
+  else if (phase != 0)
+    r->recent[on_team] += (v - r->recent[on_team]) * 0.125f;
+  if (phase == 1)
+    r->team = r->recent[1] < 0.95f * r->recent[0];
+  ++r->runs;
+}
+
 static int32_t hodu_kmpc_global_thread_num(void *loc) {
   (void)loc;
   return thread_number;
@@ -374,7 +501,7 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     args[i] = va_arg(ap, void *);
   va_end(ap);
 
-  int32_t size = requested ? requested : default_threads();
+  int32_t size = run_alone ? 1 : team_size_wanted();
   team *t = (current || size <= 1) ? NULL : team_of_size(size);
   if (t && t->workers + 1 < size)
     size = t->workers + 1;
@@ -393,7 +520,6 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     for (int32_t i = 0; i < argc; ++i)
       t->args[i] = args[i];
     t->active = size;
-    t->yield = size > cpu_count();
     atomic_store_explicit(&t->pending, (uint32_t)t->workers,
                           memory_order_relaxed);
     atomic_store_explicit(&t->arrived, 0, memory_order_relaxed);
@@ -406,7 +532,7 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     /* Wait for the workers of this fork. */
     uint32_t left;
     while ((left = atomic_load_explicit(&t->pending, memory_order_acquire)))
-      wait_change(&t->pending, left, t->yield, &t->sleepers);
+      wait_change(&t->pending, left, t);
   }
   current = outer;
   thread_number = outer_number;
@@ -428,7 +554,7 @@ static void hodu_kmpc_barrier(void *loc, int32_t gtid) {
     wake_sleepers(&t->barrier_generation, &t->sleepers);
     return;
   }
-  wait_change(&t->barrier_generation, generation, t->yield, &t->sleepers);
+  wait_change(&t->barrier_generation, generation, t);
 }
 
 /* libomp's schedule numbers: static chunked and static (balanced). */
@@ -490,6 +616,41 @@ STATIC_INIT(static_init_8u, uint64_t, uint64_t, int64_t)
 static void hodu_kmpc_for_static_fini(void *loc, int32_t gtid) {
   (void)loc;
   (void)gtid;
+}
+
+void hodu_threads_run_begin(const void *model, int32_t threads) {
+  if (run_depth++ != 0)
+    return;
+  /* The whole run on one thread or on the team, by measurement
+   * (choose_team). Per kernel it measured worse: what one kernel's choice
+   * costs the next (data the other core wrote, read at memory speed
+   * there) shows only in the whole run's time. */
+  int32_t size = threads > 0 ? threads : default_threads();
+  if (size > cpu_count())
+    size = cpu_count();
+  run_model = size > 1 && model && adaptive()
+                  ? choice_of(models, MODELS, model, size)
+                  : NULL;
+  run_alone = run_model ? !choose_team(run_model) : 0;
+  run_start = run_model ? now_ns() : 0;
+  /* A run on the calling thread alone lets the workers sleep. */
+  if (own_team && !run_alone)
+    atomic_store_explicit(&own_team->in_run, 1, memory_order_relaxed);
+}
+
+void hodu_threads_run_end(void) {
+  if (--run_depth != 0)
+    return;
+  long end = now_ns();
+  if (run_model) {
+    record(run_model, !run_alone, end - run_start);
+  }
+  run_model = NULL;
+  run_alone = 0;
+  if (own_team) {
+    atomic_store_explicit(&own_team->run_end_ns, end, memory_order_relaxed);
+    atomic_store_explicit(&own_team->in_run, 0, memory_order_relaxed);
+  }
 }
 
 void hodu_fill_thread_api(void *library) {

@@ -568,8 +568,12 @@ static void test_threads(void) {
 
 /* The team model (models/team.c): libhodurt's thread teams as hoduc's
  * OpenMP code calls them; 1 when one run saw a team of `threads` (0: any
- * size) that scheduled, synchronised and nested correctly. */
+ * size; never more than the CPUs) that scheduled, synchronised and nested
+ * correctly. */
 static int team_run_ok(const hodu_model *model, int threads) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (threads > cpus)
+    threads = (int)cpus;
   hodu_tensor *out = NULL;
   hodu_status status = hodu_model_run_alloc(model, NULL, 0, &out, 1);
   int ok = !status;
@@ -599,6 +603,10 @@ static void *team_root(void *opaque) {
 }
 
 static void test_thread_team(void) {
+  /* The team's mechanics, every run on the team (not the calling thread
+   * alone, which runs may choose: test_thread_adapt). Read once, at the
+   * process's first run. */
+  setenv("HODU_THREAD_ADAPT", "0", 1);
   hodu_model *model = load("team");
   if (!model)
     return;
@@ -636,6 +644,28 @@ static void test_thread_team(void) {
     pthread_join(roots[i], &failed);
     CHECK(failed == NULL);
   }
+  CHECK_OK(hodu_runtime_set_num_threads(0));
+  hodu_model_free(model);
+}
+
+/* A model's runs choose the team or the calling thread alone by
+ * measurement: the first six alternate, the team first, then each run
+ * takes one of the two, and every run computes the same. */
+static void test_thread_adapt(void) {
+  unsetenv("HODU_THREAD_ADAPT");
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    return; /* one CPU: every run is alone */
+  hodu_model *model = load("team");
+  if (!model)
+    return;
+  CHECK_OK(hodu_runtime_set_num_threads(2));
+  const int explore[] = {2, 1, 2, 1, 2, 1};
+  for (unsigned i = 0; i < sizeof explore / sizeof *explore; ++i)
+    CHECK(team_run_ok(model, explore[i]));
+  int ok = 1;
+  for (int i = 0; i < 300 && ok; ++i)
+    ok = team_run_ok(model, 0);
+  CHECK(ok);
   CHECK_OK(hodu_runtime_set_num_threads(0));
   hodu_model_free(model);
 }
@@ -1366,6 +1396,7 @@ static const struct {
     {"threads", test_threads},
     {"concurrent_runs", test_concurrent_runs},
     {"thread_team", test_thread_team},
+    {"thread_adapt", test_thread_adapt},
     {"from_descriptor", test_from_descriptor},
     {"symbols_queries", test_symbols_queries},
     {"symbols_run", test_symbols_run},
