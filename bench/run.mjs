@@ -51,6 +51,8 @@ const GOAL_SCALING = 1.7;
 // not slower (run-to-run noise on this VM is about that).
 const SCALING_NOISE = 0.05;
 const COMPILE_REPEAT_S = 10;
+// Milliseconds between one engine's runs and the other's (measure()).
+const PAUSE_MS = 20;
 // AVX-512 on Zen 5: two 512-bit FMA pipes = 2 x 16 lanes x 2 FLOPs = 64
 // FLOP/cycle; at the ~4.1 GHz boost that is the ~262 GFLOP/s per core the
 // issue names. The VM reports only its 2.6 GHz base clock.
@@ -274,8 +276,15 @@ async function measure(opts, model, lib, threads) {
     let tOrt = [], tHodu = [];
     const cpu = async (s) => Number((await s.ask('cpu', 10)).split(' ')[1]);
     const cpu0 = [await cpu(ort), await cpu(hodu)];
+    // A pause before each engine's runs: ORT's pool threads spin for a
+    // while after its last run, and on 2 cores one of them took a core from
+    // Hodu's next 2-thread runs (the PP-OCRv4 detector measured 1.49 ->
+    // 1.65 ms from 1 to 2 threads here, 1.71 -> 1.74 ms alone).
+    const pause = () => new Promise((done) => setTimeout(done, PAUSE_MS));
     for (let r = 0; r < reps; ++r) {
+      await pause();
       tOrt = tOrt.concat(await ort.times(kOrt, opts.cap * 2 + kOrt * ortOne * 4));
+      await pause();
       tHodu = tHodu.concat(await hodu.times(kHodu, opts.cap + kHodu * hoduOne * 4));
     }
     // CPU time over wall time of the timed runs: about 1 for one thread, up

@@ -71,17 +71,22 @@ enum { PAUSES = 64, MAX_ARGS = 16 };
 
 typedef void (*microtask)(int32_t *gtid, int32_t *btid, ...);
 
+enum { MODELS = 16, WARM = 2, TRIALS = 4, RECHECK = 256 };
+/* The first runs on the team (not counted), then the alternating trials. */
+#define EXPLORE (WARM + 2 * TRIALS)
+
 /* What a run of one model costs on the calling thread alone and on its
  * team, in nanoseconds, and which of the two its runs take (choose_team). */
 typedef struct {
   const void *key; /* the model's descriptor */
   int32_t size;    /* the team size it was measured at; 0: a free entry */
   uint32_t runs;   /* runs since then */
-  float best[2];   /* [0]: alone, [1]: the team; the least while exploring */
-  float recent[2]; /* then a moving average of each */
+  uint32_t check;  /* the run where the next trial of the other way starts */
+  float trials[2][TRIALS]; /* [0]: alone, [1]: the team */
+  int32_t count[2];
+  float recent[2]; /* each way's median of trials, then a moving average */
   int32_t team;    /* the choice: 1 the team, 0 the calling thread alone */
 } model_choice;
-enum { MODELS = 16, EXPLORE = 6, RECHECK = 128 };
 
 typedef struct team team;
 struct team {
@@ -439,46 +444,80 @@ static model_choice *choice_of(model_choice *table, unsigned n,
 }
 
 /* Whether this run of r's model takes the team (1) or the calling thread
- * alone (0). A model's first EXPLORE runs alternate between the two,
- * starting with the team; then it takes the team only where the team was
- * at least 5% faster, and every RECHECK runs it tries the other again
- * twice (the first such run is cold), so that a change of the machine's
- * state moves it back: the host of this project's 2-vCPU VM moves its
- * vCPUs, and a cache line took 100 ns between them in one hour and 500 ns
- * in the next, where data the other core wrote was read at memory speed
- * (28 against 64-105 GB/s) and two threads ran small models slower than
- * one, with ONNX Runtime's too. A model whose forks, joins and data
- * transfers cost more than its second thread saves thus runs on one, and
- * no model is slower with more threads than with one (issue #48). */
+ * alone (0). A model's first WARM runs take the team (they make it and
+ * warm its threads' caches and stacks: not counted); the next 2 * TRIALS
+ * alternate, the team first, and the choice is the team only if the
+ * median of its runs was at least 5% below the median alone: the median
+ * is what an application gets, and on a VM the team's runs can be
+ * two-faced (the CNN: 4.4 ms at best, 5.8 ms in the median, 5.5 ms
+ * alone). Then the other way runs TRIALS times (the first not counted:
+ * cold) at runs 16, 32, 64 and 128 and every RECHECK runs after, so that
+ * an early wrong choice (16 threads whose first runs were slow) and a
+ * change of the machine's state move it back: on this project's 2-vCPU
+ * VM the same 2-thread runs were 1.5x faster in some hours than in others;
+ * in the slow hours a cache line took 450-610 ns between the vCPUs, data
+ * the other core wrote was read at memory speed (28 against 64-105 GB/s)
+ * and two threads ran small models slower than one, ONNX Runtime's too. A model whose forks, joins
+ * and data transfers cost more than its threads save thus runs on one,
+ * and no model is slower with more threads than with one (issue #48). */
 static int choose_team(const model_choice *r) {
+  if (r->runs < WARM)
+    return 1;
   if (r->runs < EXPLORE)
-    return r->runs % 2 == 0;
-  uint32_t phase = r->runs % RECHECK;
-  if (phase == 0 || phase == 1)
-    return !r->team;
-  return r->team;
+    return (r->runs - WARM) % 2 == 0;
+  return r->runs - r->check < TRIALS ? !r->team : r->team;
+}
+
+/* The median of way k's trials, which start over. */
+static float trials_median(model_choice *r, int k) {
+  int n = r->count[k];
+  float *v = r->trials[k];
+  for (int i = 1; i < n; ++i) /* insertion sort of at most TRIALS */
+    for (int j = i; j > 0 && v[j - 1] > v[j]; --j) {
+      float t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  r->count[k] = 0;
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void trial(model_choice *r, int k, float v) {
+  if (r->count[k] < TRIALS)
+    r->trials[k][r->count[k]++] = v;
+}
+
+static void decide(model_choice *r) {
+  r->team = r->recent[1] < 0.95f * r->recent[0];
 }
 
 static void record(model_choice *r, int on_team, long ns) {
   float v = (float)ns;
-  if (r->runs < EXPLORE) {
-    if (r->best[on_team] == 0 || v < r->best[on_team])
-      r->best[on_team] = v;
-    if (++r->runs == EXPLORE) {
-      r->recent[0] = r->best[0];
-      r->recent[1] = r->best[1];
-      r->team = r->recent[1] < 0.95f * r->recent[0];
+  uint32_t n = r->runs++;
+  if (n < WARM)
+    return;
+  if (n < EXPLORE) {
+    trial(r, on_team, v);
+    if (n == EXPLORE - 1) {
+      r->recent[0] = trials_median(r, 0);
+      r->recent[1] = trials_median(r, 1);
+      decide(r);
+      r->check = 16;
     }
     return;
   }
-  uint32_t phase = r->runs % RECHECK;
-  if (phase == 1) /* the second try of the other: warm */
-    r->recent[on_team] = v;
-  else if (phase != 0)
+  uint32_t phase = n - r->check;
+  if (phase >= TRIALS) {
     r->recent[on_team] += (v - r->recent[on_team]) * 0.125f;
-  if (phase == 1)
-    r->team = r->recent[1] < 0.95f * r->recent[0];
-  ++r->runs;
+    return;
+  }
+  if (phase > 0) /* the other way, warm */
+    trial(r, on_team, v);
+  if (phase == TRIALS - 1) {
+    r->recent[on_team] = trials_median(r, on_team);
+    decide(r);
+    r->check = r->check < RECHECK ? 2 * r->check : r->check + RECHECK;
+  }
 }
 
 static int32_t hodu_kmpc_global_thread_num(void *loc) {

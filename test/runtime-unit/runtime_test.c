@@ -649,8 +649,8 @@ static void test_thread_team(void) {
 }
 
 /* A model's runs choose the team or the calling thread alone by
- * measurement: the first six alternate, the team first, then each run
- * takes one of the two, and every run computes the same. */
+ * measurement: two on the team, then eight alternating, the team first,
+ * then each run takes one of the two, and every run computes the same. */
 static void test_thread_adapt(void) {
   unsetenv("HODU_THREAD_ADAPT");
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -659,7 +659,7 @@ static void test_thread_adapt(void) {
   if (!model)
     return;
   CHECK_OK(hodu_runtime_set_num_threads(2));
-  const int explore[] = {2, 1, 2, 1, 2, 1};
+  const int explore[] = {2, 2, 2, 1, 2, 1, 2, 1, 2, 1};
   for (unsigned i = 0; i < sizeof explore / sizeof *explore; ++i)
     CHECK(team_run_ok(model, explore[i]));
   int ok = 1;
