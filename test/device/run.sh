@@ -30,6 +30,10 @@ if [ -d "$work/models" ]; then
     | tee "$results/$target-models.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
 fi
+# PyTorch eager on the same synthetic models, when PyTorch is there.
+if [ "$target" = cuda ] && [ -d "$work/models" ]; then
+  python3 "$here/torch_bench.py" 2>&1 | tee "$results/$target-torch.txt"
+fi
 # The conformance sweep last: the longest part, and the one a cut-short run
 # can best do without.
 if [ -d "$work/$target" ]; then
