@@ -356,7 +356,8 @@ static team *team_of_size(int32_t size) {
     if (!t)
       return NULL;
     memset(t, 0, sizeof *t);
-    atomic_store_explicit(&t->in_run, run_depth > 0 && !run_alone,
+    atomic_store_explicit(&t->in_run,
+                        run_depth > 0 && (!run_alone || run_model->runs < EXPLORE),
                         memory_order_relaxed);
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
@@ -672,8 +673,10 @@ void hodu_threads_run_begin(const void *model, int32_t threads) {
                   : NULL;
   run_alone = run_model ? !choose_team(run_model) : 0;
   run_start = run_model ? now_ns() : 0;
-  /* A run on the calling thread alone lets the workers sleep. */
-  if (own_team && !run_alone)
+  /* A run on the calling thread alone lets the workers sleep, except while
+   * the first runs alternate: a team run after a sleep would pay the
+   * wake-ups, and the team would be judged by them. */
+  if (own_team && (!run_alone || run_model->runs < EXPLORE))
     atomic_store_explicit(&own_team->in_run, 1, memory_order_relaxed);
 }
 
