@@ -196,6 +196,50 @@ static linalg::LinalgOp collapseRuns(RewriterBase &rewriter,
   return collapseLoops(rewriter, op, runs);
 }
 
+/// The inputs of `op` read through constant-0 results on unit dims (a
+/// bias [C][1][1] read at (c, 0, 0) over a plane) reshaped without those
+/// dims, their maps without the constants: the maps become projected
+/// permutations, which folding a reshape into `op` by collapsing its loops
+/// needs (a convolution's bias then joins its tensor-core kernel).
+static void dropUnitBroadcasts(RewriterBase &rewriter, linalg::GenericOp op) {
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    AffineMap map = maps[in->getOperandNumber()];
+    if (!type || map.getNumResults() != type.getRank())
+      continue;
+    SmallVector<AffineExpr> kept;
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices leading;
+    for (auto [i, e] : llvm::enumerate(map.getResults())) {
+      auto c = dyn_cast<AffineConstantExpr>(e);
+      if (c && c.getValue() == 0 && type.getDimSize(i) == 1) {
+        // A dropped unit dim joins the group of the kept dim before it.
+        if (groups.empty())
+          leading.push_back(i);
+        else
+          groups.back().push_back(i);
+        continue;
+      }
+      kept.push_back(e);
+      groups.push_back(leading);
+      groups.back().push_back(i);
+      leading.clear();
+    }
+    if (kept.empty() || kept.size() == map.getNumResults())
+      continue;
+    rewriter.setInsertionPoint(op);
+    Value collapsed = tensor::CollapseShapeOp::create(
+        rewriter, op.getLoc(), in->get(), groups);
+    maps[in->getOperandNumber()] =
+        AffineMap::get(map.getNumDims(), 0, kept, op.getContext());
+    rewriter.modifyOpInPlace(op, [&] {
+      in->set(collapsed);
+      op.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+  }
+}
+
 void prepareContractions(RewriterBase &rewriter, Block &body,
                          bool collapseParallel) {
   SmallVector<linalg::LinalgOp> ops;
@@ -256,6 +300,15 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
   // A collapsed contraction's elementwise consumer reads it through an
   // expand_shape: collapsed the same way, it reads the contraction itself
   // and can be its epilogue.
+  for (auto expand : llvm::to_vector(body.getOps<tensor::ExpandShapeOp>())) {
+    auto producer = expand.getSrc().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !isContraction(producer))
+      continue;
+    for (Operation *user : llvm::to_vector(expand->getUsers()))
+      if (auto consumer = dyn_cast<linalg::GenericOp>(user))
+        if (consumer.getNumReductionLoops() == 0)
+          dropUnitBroadcasts(rewriter, consumer);
+  }
   RewritePatternSet patterns(body.getParentOp()->getContext());
   linalg::populateFoldReshapeOpsByCollapsingPatterns(
       patterns, [](OpOperand *operand) {
