@@ -558,61 +558,47 @@ static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
   return NULL;
 }
 
-/* The inputs' units [off, off + rows) into their mirrors. */
-static hodu_status pass_in(hodu_session *s, int64_t off, int64_t rows) {
+/* One pass's units [off, off + rows) between the tensors and their
+ * mirrors: the inputs' into their mirrors (`out` 0; a partial chunk's rows
+ * past the real ones repeat the last, pad_block), or the outputs' real
+ * units from their mirrors into their tensors (`out` 1). */
+static hodu_status pass_copy(hodu_session *s, int64_t off, int64_t rows,
+                             int out) {
   const hodu_plan *plan = s->plan;
   if (!plan->chunk)
     return NULL;
   int64_t n = s->symbol_values[0], chunk = plan->chunk;
-  for (uint32_t i = 0; i < plan->num_inputs; ++i) {
-    const hodu_plan_tensor *t = &plan->tensors[i];
+  uint32_t first = out ? plan->num_inputs : 0;
+  uint32_t count = out ? plan->num_outputs : plan->num_inputs;
+  for (uint32_t i = 0; i < count; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[first + i];
     if (!t->unit)
       continue;
-    hodu_device *device = tensor_device(s, i);
-    hodu_buffer *mirror = s->input_mirrors[i];
-    const hodu_tensor *in = s->inputs[i];
-    const uint8_t *host = hodu_tensor_device(in) ? NULL : hodu_tensor_data(in);
-    for (uint64_t o = 0; o < t->outer; ++o) {
-      uint64_t from = ((uint64_t)n * o + (uint64_t)off) * t->unit;
-      uint64_t to = o * (uint64_t)chunk * t->unit;
-      uint64_t bytes = (uint64_t)rows * t->unit;
-      hodu_binding source = binding_of(hodu_tensor_buffer(in), from, bytes);
-      hodu_binding target = binding_of(mirror, to, bytes);
-      hodu_status status =
-          host ? device->ops->write(device, mirror, to, host + from, bytes)
-               : device->ops->copy(device, &source, &target, bytes);
-      if (!status && rows < chunk)
-        status = pad_block(device, mirror, to, t->unit, rows, chunk);
-      if (status)
-        return status;
-    }
-  }
-  return NULL;
-}
-
-/* The outputs' real units of a pass from their mirrors to their tensors. */
-static hodu_status pass_out(hodu_session *s, int64_t off, int64_t rows) {
-  const hodu_plan *plan = s->plan;
-  if (!plan->chunk)
-    return NULL;
-  int64_t n = s->symbol_values[0], chunk = plan->chunk;
-  for (uint32_t o = 0; o < plan->num_outputs; ++o) {
-    const hodu_plan_tensor *t = &plan->tensors[plan->num_inputs + o];
-    if (!t->unit)
-      continue;
-    hodu_device *device = tensor_device(s, plan->num_inputs + o);
-    hodu_buffer *mirror = s->output_mirrors[o];
-    hodu_tensor *out = s->outputs[o];
-    uint8_t *host = hodu_tensor_device(out) ? NULL : hodu_tensor_data(out);
+    hodu_device *device = tensor_device(s, first + i);
+    hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
+    const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+    uint8_t *host =
+        hodu_tensor_device(tensor) ? NULL : hodu_tensor_data(tensor);
+    hodu_buffer *buffer = hodu_tensor_buffer(tensor);
     for (uint64_t b = 0; b < t->outer; ++b) {
-      uint64_t from = b * (uint64_t)chunk * t->unit;
-      uint64_t to = ((uint64_t)n * b + (uint64_t)off) * t->unit;
+      uint64_t at = ((uint64_t)n * b + (uint64_t)off) * t->unit;
+      uint64_t in_mirror = b * (uint64_t)chunk * t->unit;
       uint64_t bytes = (uint64_t)rows * t->unit;
-      hodu_binding source = binding_of(mirror, from, bytes);
-      hodu_binding target = binding_of(hodu_tensor_buffer(out), to, bytes);
-      hodu_status status =
-          host ? device->ops->read(device, mirror, from, host + to, bytes)
-               : device->ops->copy(device, &source, &target, bytes);
+      hodu_binding tensor_part = binding_of(buffer, at, bytes);
+      hodu_binding mirror_part = binding_of(mirror, in_mirror, bytes);
+      hodu_status status;
+      if (out)
+        status = host ? device->ops->read(device, mirror, in_mirror,
+                                          host + at, bytes)
+                      : device->ops->copy(device, &mirror_part, &tensor_part,
+                                          bytes);
+      else
+        status = host ? device->ops->write(device, mirror, in_mirror,
+                                           host + at, bytes)
+                      : device->ops->copy(device, &tensor_part, &mirror_part,
+                                          bytes);
+      if (!status && !out && rows < chunk)
+        status = pad_block(device, mirror, in_mirror, t->unit, rows, chunk);
       if (status)
         return status;
     }
@@ -690,11 +676,11 @@ hodu_status hodu_session_run(hodu_session *s) {
   int64_t passes = num_passes(s), chunk = s->plan->chunk;
   for (int64_t k = 0; k < passes && !status; ++k) {
     int64_t off = k * chunk, rows = pass_rows(s, off);
-    status = pass_in(s, off, rows);
+    status = pass_copy(s, off, rows, 0);
     if (!status)
       status = run_once(s, 0);
     if (!status)
-      status = pass_out(s, off, rows);
+      status = pass_copy(s, off, rows, 1);
   }
   if (!status)
     status = stage_out(s);
@@ -771,22 +757,22 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
     int64_t rows = pass_rows(s, 0);
     hodu_exec_stats stats = {0, 0};
     hodu_device *device = s->model->devices[s->segments[0].device];
-    status = pass_in(s, 0, rows);
+    status = pass_copy(s, 0, rows, 0);
     if (!status)
       status = device->ops->program_replay(device, s->segments[0].program,
                                            count, &stats);
     if (!status)
-      status = pass_out(s, 0, rows);
+      status = pass_copy(s, 0, rows, 1);
     s->stats.replay_submissions += stats.submissions;
   } else {
     for (int64_t i = 0; i < count && !status; ++i)
       for (int64_t k = 0; k < passes && !status; ++k) {
         int64_t off = k * chunk, rows = pass_rows(s, off);
-        status = pass_in(s, off, rows);
+        status = pass_copy(s, off, rows, 0);
         if (!status)
           status = run_once(s, 1);
         if (!status)
-          status = pass_out(s, off, rows);
+          status = pass_copy(s, off, rows, 1);
       }
   }
   if (!status)
