@@ -60,12 +60,13 @@
 #endif
 
 
-/* Waiting: pause instructions, then sleeping on a futex: within a run after RUN_WAIT_NS, outside runs WAIT_NS after the
- * later of the wait's start and the last run's end (back-to-back runs
- * then never sleep). The clock is read every PAUSES tries. */
+/* Waiting: pause instructions, then sleeping on a futex: within a run
+ * after RUN_WAIT_NS, outside runs WAIT_NS after the later of the wait's
+ * start and the last run's end (back-to-back runs then never sleep). The
+ * clock is read every PAUSES tries. */
 enum { PAUSES = 64, MAX_ARGS = 16 };
 #define WAIT_NS 200000L
-#define RUN_WAIT_NS 200000L
+#define RUN_WAIT_NS 50000000L
 /* The least stack a worker thread gets (see team_of_size). */
 #define WORKER_STACK ((size_t)1 << 20)
 
