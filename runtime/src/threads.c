@@ -134,6 +134,14 @@ static __thread int run_alone;
 static __thread long run_start;
 static __thread model_choice models[MODELS];
 
+/* Whether the calling root's workers should pause rather than sleep: in a
+ * run on the team, and in a run alone while the first runs alternate (a
+ * team run after a sleep would pay the wake-ups, and the team would be
+ * judged by them); a run alone after that lets them sleep. */
+static int workers_pause(void) {
+  return run_depth > 0 && (!run_alone || run_model->runs < EXPLORE);
+}
+
 static pthread_mutex_t teams_lock = PTHREAD_MUTEX_INITIALIZER;
 static team *teams;
 static pthread_key_t exit_key;
@@ -357,9 +365,7 @@ static team *team_of_size(int32_t size) {
     if (!t)
       return NULL;
     memset(t, 0, sizeof *t);
-    atomic_store_explicit(&t->in_run,
-                        run_depth > 0 && (!run_alone || run_model->runs < EXPLORE),
-                        memory_order_relaxed);
+    atomic_store_explicit(&t->in_run, workers_pause(), memory_order_relaxed);
     pthread_once(&exit_key_once, make_exit_key);
     pthread_setspecific(exit_key, t);
     own_team = t;
@@ -402,13 +408,17 @@ static team *team_of_size(int32_t size) {
   return t->workers ? t : NULL;
 }
 
-/* The threads the calling thread's next fork asks for: omp_set_num_threads'
- * (the run's), else OMP_NUM_THREADS or the CPUs, never more than the CPUs:
- * more threads than CPUs only take turns on them. */
-static int32_t team_size_wanted(void) {
-  int32_t size = requested ? requested : default_threads();
+/* The threads a budget of n gives (n <= 0: OMP_NUM_THREADS or the CPUs),
+ * never more than the CPUs: more threads than CPUs only take turns on
+ * them. */
+static int32_t threads_for(int32_t n) {
+  int32_t size = n > 0 ? n : default_threads();
   return size > cpu_count() ? cpu_count() : size;
 }
+
+/* The threads the calling thread's next fork asks for: omp_set_num_threads'
+ * (the run's), else OMP_NUM_THREADS or the CPUs, never more than the CPUs. */
+static int32_t team_size_wanted(void) { return threads_for(requested); }
 
 /* Whether runs choose between the team and the calling thread by
  * measurement (HODU_THREAD_ADAPT=0 turns it off), read once. */
@@ -666,18 +676,13 @@ void hodu_threads_run_begin(const void *model, int32_t threads) {
    * (choose_team). Per kernel it measured worse: what one kernel's choice
    * costs the next (data the other core wrote, read at memory speed
    * there) shows only in the whole run's time. */
-  int32_t size = threads > 0 ? threads : default_threads();
-  if (size > cpu_count())
-    size = cpu_count();
+  int32_t size = threads_for(threads);
   run_model = size > 1 && model && adaptive()
                   ? choice_of(models, MODELS, model, size)
                   : NULL;
   run_alone = run_model ? !choose_team(run_model) : 0;
   run_start = run_model ? now_ns() : 0;
-  /* A run on the calling thread alone lets the workers sleep, except while
-   * the first runs alternate: a team run after a sleep would pay the
-   * wake-ups, and the team would be judged by them. */
-  if (own_team && (!run_alone || run_model->runs < EXPLORE))
+  if (own_team && workers_pause())
     atomic_store_explicit(&own_team->in_run, 1, memory_order_relaxed);
 }
 
@@ -685,9 +690,8 @@ void hodu_threads_run_end(void) {
   if (--run_depth != 0)
     return;
   long end = now_ns();
-  if (run_model) {
+  if (run_model)
     record(run_model, !run_alone, end - run_start);
-  }
   run_model = NULL;
   run_alone = 0;
   if (own_team) {
