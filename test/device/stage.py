@@ -201,19 +201,11 @@ def stage_symbolic(m, hoduc, onnx, ref, d, flags_common):
     test/models/run_model_test.py's test_symbolic does on the CPU, into
     model-sym.hodu, with its reference sets at the other batches
     (symbolic/test_data_set_K, the frozen inputs left out) and batches.txt."""
-    dims = m["symbolic"]["batch_dims"]
-    flags = list(m["symbolic"].get("flags", []))
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+    sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+    from run_model_test import symbolic_flags  # noqa: E402
     frozen = [i for i, s in enumerate(m["inputs"]) if s.get("freeze")]
-    for i, s in enumerate(m["inputs"]):
-        if i in frozen:
-            flags.append("--freeze-input=%s=%s" % (s["name"],
-                                                   os.path.join(ref, "input_%d.pb" % i)))
-            continue
-        shape = [str(x) for x in s["shape"]]
-        if s["name"] in dims:
-            shape[dims[s["name"]]] = "?"
-        if shape:
-            flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    flags = symbolic_flags(m, ref)
     p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "model-sym.hodu")]
                        + flags_common + flags, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode != 0:

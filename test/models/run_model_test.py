@@ -320,23 +320,31 @@ def run_data(data, work, frozen, flat=False):
     return dst if flat else os.path.dirname(dst)
 
 
-def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
-    """Compiles the model once with its batch dims symbolic ('?' in
-    --input-shape) and runs it at batch 1 (test_data_set_0) and at every
-    batch of symbolic/test_data_set_k, against ONNX Runtime's outputs."""
+def symbolic_flags(model, ref):
+    """hoduc's flags for the model with its batch dims symbolic ('?' in
+    --input-shape), its frozen inputs taken from ref/input_<i>.pb (also
+    test/device/stage.py's)."""
     dims = model["symbolic"]["batch_dims"]
-    frozen = [i for i, s in enumerate(model["inputs"]) if s.get("freeze")]
     flags = list(model["symbolic"].get("flags", []))
     for i, s in enumerate(model["inputs"]):
-        if i in frozen:
+        if s.get("freeze"):
             flags.append("--freeze-input=%s=%s" % (
-                s["name"], os.path.join(data, "test_data_set_0", "input_%d.pb" % i)))
+                s["name"], os.path.join(ref, "input_%d.pb" % i)))
             continue
         shape = [str(d) for d in s["shape"]]
         if s["name"] in dims:
             shape[dims[s["name"]]] = "?"
         if shape:
             flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    return flags
+
+
+def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
+    """Compiles the model once with its batch dims symbolic ('?' in
+    --input-shape) and runs it at batch 1 (test_data_set_0) and at every
+    batch of symbolic/test_data_set_k, against ONNX Runtime's outputs."""
+    frozen = [i for i, s in enumerate(model["inputs"]) if s.get("freeze")]
+    flags = symbolic_flags(model, os.path.join(data, "test_data_set_0"))
     lib = os.path.join(work, "%s.symbolic.so" % model["name"])
     rc, out, secs = run([hoduc, onnx, "-o", lib] + flags, COMPILE_TIMEOUT)
     if rc != 0:
