@@ -387,9 +387,9 @@ function report(opts, machine, peaks, results, skipped, date) {
   // Thread scaling: each engine's own speed-up from the fewest to the most
   // threads of the run (issue #48: Hodu never slower with more threads, and
   // at least 1.7x on models of 10 ms or more at one thread).
-  const scaling = [['model', `Hodu ${Math.min(...opts.threads)} → ${Math.max(...opts.threads)} threads`, "Hodu's speed-up",
-    `ORT ${Math.min(...opts.threads)} → ${Math.max(...opts.threads)} threads`, "ORT's speed-up"]];
   const tLow = Math.min(...opts.threads), tHigh = Math.max(...opts.threads);
+  const scaling = [['model', `Hodu ${tLow} → ${tHigh} threads`, "Hodu's speed-up",
+    `ORT ${tLow} → ${tHigh} threads`, "ORT's speed-up"]];
   if (tHigh > tLow) {
     for (const r of results) {
       if (r.missing || !r.compile.ok || r.model.name === 'add') continue;

@@ -135,8 +135,7 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         if rc is None or rc < 0:
             hard = True
         print(out.strip()[-600:])
-        n = len([f for f in os.listdir(data) if f.startswith("input_")])
-        inputs = sum((["-i", os.path.join(data, "input_%d.pb" % i)] for i in range(n)), [])
+        inputs = input_args(data)
         if os.path.exists(os.path.join(d, "cpu.so")):
             hard |= run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np)
         if os.path.exists(os.path.join(d, "model-sym.hodu")):
@@ -152,6 +151,12 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         hard = True
     print(out.strip()[-800:], flush=True)
     return hard
+
+
+def input_args(data):
+    """hodu-run's -i options for the input_<i>.pb files of a data set."""
+    n = len([f for f in os.listdir(data) if f.startswith("input_")])
+    return sum((["-i", os.path.join(data, "input_%d.pb" % i)] for i in range(n)), [])
 
 
 def run_symbolic(d, data, rtol, atol, hodu_run, device, env):
@@ -170,9 +175,8 @@ def run_symbolic(d, data, rtol, atol, hodu_run, device, env):
         print("symbolic batch, one bundle, run at batch %s: %s" % (
             batch, "PASS" if rc == 0 else "FAILED (%s): %s" % (rc, out.strip()[-400:])))
     s, batch = sets[-1]
-    n = len([f for f in os.listdir(s) if f.startswith("input_")])
-    inputs = sum((["-i", os.path.join(s, "input_%d.pb" % i)] for i in range(n)), [])
-    rc, out = run([hodu_run, sym, device, "-q", "--benchmark", "100"] + inputs, env)
+    rc, out = run([hodu_run, sym, device, "-q", "--benchmark", "100"] + input_args(s),
+                  env)
     hard |= rc is None or rc < 0
     print("symbolic batch %s: %s" % (batch, out.strip()[-300:]))
     return hard
