@@ -24,7 +24,8 @@ packages=(cmake ninja-build ccache git python3
 # "runtime present, no GPU" path, libclang-rt-22-dev has the sanitizer and
 # libFuzzer runtimes for the bundle reader's hostile-input tests.
 test_packages=(libgtest-dev libonnx-testdata spirv-tools spirv-cross rocm-device-libs
-               libvulkan1 mesa-vulkan-drivers libamdhip64-5 libclang-rt-22-dev)
+               libvulkan1 mesa-vulkan-drivers libamdhip64-5 libclang-rt-22-dev
+               curl ca-certificates)
 ((with_tests)) && packages+=("${test_packages[@]}")
 
 missing=()
@@ -43,6 +44,13 @@ if ((${#missing[@]})); then
   $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
   echo "hodu setup: all required packages are present"
+fi
+
+# The tests run the onnxruntime engine plugin on ONNX Runtime's library,
+# fetched from the npm registry (without it those tests are skipped).
+if ((with_tests)); then
+  "$root/scripts/fetch-onnxruntime.sh" "$build/_deps/onnxruntime" >/dev/null ||
+    echo "hodu setup: warning: no ONNX Runtime library; the onnxruntime engine tests will be skipped" >&2
 fi
 
 export CCACHE_BASEDIR=$root

@@ -29,6 +29,11 @@ if "address" in getattr(config, "hodu_sanitize", ""):
 config.substitutions.append(("%hodu_src", config.hodu_src_root))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
+config.substitutions.append(("%hodu_test_plugins", os.path.join(config.hodu_obj_root, "test", "Plugins", "plugins")))
+config.substitutions.append(("%hodu_plugins", os.path.join(config.hodu_obj_root, "runtime", "lib", "hodu", "plugins")))
+# Tests see only the plugins they name (--plugin, HODU_PLUGIN_PATH): not the
+# user's, and not the ones built beside libhodurt.
+config.environment["HODU_NO_PLUGINS"] = "1"
 config.substitutions.append(("%hodu_rt_models", os.path.join(config.hodu_obj_root, "test", "runtime-unit", "models")))
 
 for tool in ["hodu-opt", "hoduc", "hodu-run"]:

@@ -28,6 +28,8 @@ void hodu_fill_thread_api(void *library);
  * takes the team or the calling thread alone by measurement (nestable). */
 void hodu_threads_run_begin(const void *model, int32_t threads);
 void hodu_threads_run_end(void);
+/* threads.c: the child of a fork forgets the parent's thread teams. */
+void hodu_threads_after_fork(void);
 /* What is wrong with the ELF file at `open_path` (the checks above), or
  * NULL; *cannot_open is set when the file cannot be opened at all. */
 const char *hodu_elf_file_problem(const char *open_path, int *cannot_open);

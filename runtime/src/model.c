@@ -14,6 +14,7 @@
  * model (its tensors, devices and plan) are in model_query.c.
  *
  *===----------------------------------------------------------------------===*/
+#include "plugin.h"
 #include "session.h"
 #include "symbols.h"
 
@@ -269,6 +270,7 @@ void hodu_model_free(hodu_model *model) {
   hodu_plan_free(model->plan);
   if (model->library)
     dlclose(model->library);
+  hodu_engine_state_free(model->engine);
   free(model->origin);
   free(model->target);
   free(model);
@@ -467,6 +469,87 @@ static hodu_status model_from_descriptor(const hodu_model_desc *desc,
   return new_model(plan, desc, library, origin, options, out);
 }
 
+hodu_status hodu_model_from_engine(const hodu_model_desc *desc,
+                                   struct hodu_engine_state *state,
+                                   const char *origin, hodu_model **out) {
+  hodu_plan *plan;
+  hodu_status status = plan_from_descriptor(desc, 0, 0, &plan);
+  if (!status)
+    status = new_model(plan, desc, NULL, origin, NULL, out);
+  if (status) {
+    hodu_engine_state_free(state);
+    return status;
+  }
+  (*out)->engine = state;
+  return NULL;
+}
+
+/* Loads `path` with an engine plugin: the one `options` names, else the
+ * one whose manifest lists the file's extension and whose probe scores it
+ * best. *handled is 0 when no engine plugin claims such files. */
+static hodu_status load_with_engine(const char *path,
+                                    const hodu_load_options *options,
+                                    int *handled, hodu_model **out) {
+  const char *name =
+      options && options->struct_size >= offsetof(hodu_load_options, engine) +
+                                             sizeof(options->engine)
+          ? options->engine
+          : NULL;
+  hodu_engine_ref engine;
+  hodu_status status;
+  if (name) {
+    *handled = 1;
+    status = hodu_plugin_find_engine(name, &engine);
+    int32_t score = 0;
+    if (!status) {
+      uint8_t head[64];
+      size_t head_size = 0;
+      FILE *file = fopen(path, "rb");
+      if (file) {
+        head_size = fread(head, 1, sizeof head, file);
+        fclose(file);
+      }
+      score = engine.table->probe(path, head, head_size);
+      if (score <= 0)
+        status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                                  "engine '%s' cannot load '%s' (its probe "
+                                  "refuses the file)",
+                                  name, path);
+    }
+  } else {
+    *handled = 0;
+    status = hodu_plugin_engine_for_file(path, &engine, handled);
+    if (!status && !*handled)
+      return NULL;
+  }
+  if (status)
+    return status;
+  if (options && options->device_kind >= 0 &&
+      options->device_kind != HODU_DEVICE_CPU)
+    return hodu_make_status(HODU_INCOMPATIBLE,
+                            "'%s' runs on engine '%s', which runs on the CPU "
+                            "here; it cannot run on %s",
+                            path, engine.table->name,
+                            hodu_device_kind_name(
+                                (hodu_device_kind)options->device_kind)
+                                ? hodu_device_kind_name((
+                                      hodu_device_kind)options->device_kind)
+                                : "that device");
+  return hodu_engine_model_load(&engine, path, out);
+}
+
+/* Whether the file starts like an ELF object. */
+static int is_elf_file(const char *path) {
+  unsigned char magic[4] = {0};
+  FILE *file = fopen(path, "rb");
+  if (!file)
+    return 0;
+  size_t n = fread(magic, 1, sizeof magic, file);
+  fclose(file);
+  return n == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
+         magic[3] == 'F';
+}
+
 hodu_status hodu_model_from_descriptor(const hodu_model_desc *descriptor,
                                        hodu_model **out) {
   if (!out)
@@ -606,6 +689,17 @@ hodu_status hodu_model_load_with_options(const char *path,
                             "cannot read model '%s': it is not a regular "
                             "file",
                             path);
+  int wants_engine = options &&
+                     options->struct_size >=
+                         offsetof(hodu_load_options, engine) +
+                             sizeof(options->engine) &&
+                     options->engine;
+  if (wants_engine || (!hodu_is_bundle_file(path) && !is_elf_file(path))) {
+    int handled = 0;
+    hodu_status status = load_with_engine(path, options, &handled, out);
+    if (status || handled)
+      return status;
+  }
   if (!hodu_is_bundle_file(path))
     return load_library(path, options, out);
   hodu_plan *plan;
@@ -719,6 +813,8 @@ hodu_status hodu_model_run(const hodu_model *model,
                            hodu_tensor *const *outputs, size_t num_outputs) {
   if (!model)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  if (model->engine)
+    return hodu_engine_run(model, inputs, num_inputs, outputs, num_outputs);
   if (!model->desc)
     return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
   int32_t num_symbols = hodu_desc_num_symbols(model->desc);
@@ -752,6 +848,9 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
                             (int)model->plan->num_outputs,
                             model->plan->num_outputs == 1 ? "" : "s",
                             num_outputs);
+  if (model->engine)
+    return hodu_engine_run_alloc(model, inputs, num_inputs, outputs,
+                                 num_outputs);
   /* Outputs with dynamic dims are made at the shapes the inputs give. */
   const hodu_model_desc *symbols = hodu_plan_symbols(model->plan);
   int32_t num_symbols = hodu_desc_num_symbols(symbols);

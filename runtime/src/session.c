@@ -223,6 +223,12 @@ hodu_status hodu_session_create(const hodu_model *model, hodu_session **out) {
   *out = NULL;
   if (!model)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
+  if (model->engine)
+    return hodu_make_status(HODU_INVALID_STATE,
+                            "model '%s' runs on engine '%s': sessions "
+                            "(capture and replay) are for compiled models; "
+                            "use hodu_model_run",
+                            hodu_model_name(model), hodu_model_engine(model));
   return session_create(model, 0, out);
 }
 

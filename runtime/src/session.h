@@ -45,6 +45,10 @@ struct hodu_model {
   int32_t ordinal;
   _Atomic(void *) workspaces[HODU_RUN_CACHE_SLOTS];
   _Atomic(hodu_session *) sessions[HODU_RUN_CACHE_SLOTS];
+  /* Engine models (engine.c): the engine plugin that runs it, its loaded
+   * model, and the descriptor made of its signature (owned; `desc` points
+   * to it). NULL for Hodu artifacts. */
+  struct hodu_engine_state *engine;
 };
 
 /* The model's main device (where device tensors are made); NULL for a

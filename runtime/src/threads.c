@@ -686,6 +686,23 @@ void hodu_threads_run_begin(const void *model, int32_t threads) {
     atomic_store_explicit(&own_team->in_run, 1, memory_order_relaxed);
 }
 
+/* In a child made by fork, only the calling thread exists: its team's
+ * workers stayed in the parent. Forget every team (their memory is left
+ * behind), so that the child's first run makes a team of its own. */
+void hodu_threads_after_fork(void) {
+  own_team = NULL;
+  current = NULL;
+  team_size = 1;
+  thread_number = 0;
+  run_depth = 0;
+  run_model = NULL;
+  run_alone = 0;
+  pthread_mutex_init(&teams_lock, NULL);
+  teams = NULL;
+  pthread_once(&exit_key_once, make_exit_key);
+  pthread_setspecific(exit_key, NULL);
+}
+
 void hodu_threads_run_end(void) {
   if (--run_depth != 0)
     return;

@@ -46,6 +46,24 @@ struct Options {
   bool info = false;
   /// --dim NAME=VALUE: symbol values no input file gives.
   std::vector<std::pair<std::string, int64_t>> dims;
+  /// Plugins (Plugins.cpp): --engine, --plugin DIR, --no-plugins,
+  /// --list-plugins, --plugin-info ID, --plugin-check ID.
+  std::string engine;
+  std::vector<std::string> pluginPaths;
+  bool noPlugins = false;
+  bool listPlugins = false;
+  std::string pluginInfo;
+  std::string pluginCheck;
+  /// Selection (Select.cpp): --select CANDIDATE..., --register, --objective,
+  /// --bench-db, --no-benchmark, --memory-limit, --select-timeout.
+  bool select = false;
+  bool registerOnly = false;
+  bool noBenchmark = false;
+  std::vector<std::string> candidates;
+  std::string objective = "latency";
+  std::string benchDb;
+  long memoryLimit = 0;
+  long selectTimeout = 120;
 };
 
 /// Prints "hodu-run: error: MESSAGE" on stderr; returns ExitError.
@@ -59,6 +77,26 @@ std::string consume(hodu_status status);
 
 /// Parses the command line; returns -1 to go on, else an exit status.
 int parseOptions(int argc, char **argv, Options &options);
+
+//===--------------------------------------------------------------------===//
+// Plugins.cpp
+//===--------------------------------------------------------------------===//
+
+/// Applies --no-plugins and --plugin before anything loads; false (with
+/// `message`) for a bad --plugin path.
+bool setUpPlugins(const Options &options, std::string &message);
+/// --list-plugins, --plugin-info and --plugin-check: their exit status, or
+/// -1 when none was given.
+int pluginCommands(const Options &options);
+
+//===--------------------------------------------------------------------===//
+// Select.cpp
+//===--------------------------------------------------------------------===//
+
+/// --select: measures the candidates and prints the report; on success
+/// points `options` at the chosen one (artifact, engine, device) and
+/// returns -1 to run it, else an exit status (0 after --register).
+int selectCandidate(Options &options);
 
 //===--------------------------------------------------------------------===//
 // Info.cpp

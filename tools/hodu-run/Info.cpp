@@ -19,7 +19,10 @@ std::string symbolicShape(const hodu_model *model, bool isOutput,
                           : hodu_model_input_rank(model, index);
   const int64_t *shape = isOutput ? hodu_model_output_shape(model, index)
                                   : hodu_model_input_shape(model, index);
-  if (!hodu_model_num_symbols(model))
+  bool dynamic = false;
+  for (int32_t d = 0; d < rank; ++d)
+    dynamic |= shape[d] == HODU_DIM_DYNAMIC;
+  if (!dynamic)
     return formatShape(rank, shape);
   std::string text = "[";
   for (int32_t d = 0; d < rank; ++d) {
@@ -36,6 +39,8 @@ std::string symbolicShape(const hodu_model *model, bool isOutput,
       text += hodu_model_symbol_name(model, dim->symbol);
       if (dim->offset)
         text += (dim->offset > 0 ? "+" : "") + std::to_string(dim->offset);
+    } else {
+      text += "?"; // an engine model's dim that only a run gives
     }
   }
   return text + "]";
@@ -168,6 +173,9 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
                 hodu_device_kind_name(hodu_model_device_kind(model)),
                 int(hodu_model_device_ordinal(model)),
                 hodu_model_device_name(model));
+  else if (const char *engine = hodu_model_engine(model))
+    std::printf("model '%s' (engine %s, on the CPU)\n", hodu_model_name(model),
+                engine);
   else
     std::printf("model '%s' (target %s, ABI %u)\n", hodu_model_name(model),
                 hodu_model_target(model),

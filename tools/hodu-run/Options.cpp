@@ -15,9 +15,11 @@ namespace hodu_run {
 namespace {
 
 const char *const usageText = R"(usage: hodu-run ARTIFACT [options]
+       hodu-run --list-plugins | --plugin-info ID | --plugin-check ID
 
 Runs a model compiled by hoduc: a shared library on the CPU, or a bundle
-(hoduc --device=vulkan|cuda|rocm) on its GPU.
+(hoduc --device=vulkan|cuda|rocm) on its GPU; or a model file an engine
+plugin runs (a .onnx on ONNX Runtime).
 
 Inputs and outputs:
   -i, --input [NAME=]FILE   an input tensor; NAME may be left out, then files
@@ -57,6 +59,36 @@ Symbolic dims (models compiled with symbols, such as batch or seq):
 Devices:
   --device KIND[:N]         cpu, vulkan, cuda or hip (rocm), and which device
                             of that kind (default: the artifact's own, 0)
+
+Plugins (docs/plugins.md):
+  --engine NAME             run ARTIFACT with engine plugin NAME (such as
+                            onnxruntime on a .onnx); by default a Hodu
+                            artifact runs as it is and other files go to the
+                            engine plugin that claims their extension
+  --plugin DIR              also search DIR for plugins (a plugin directory
+                            or a directory of them), first. Repeatable
+  --no-plugins              search no plugin directory (HODU_NO_PLUGINS=1)
+  --list-plugins            list the plugins found and exit
+  --plugin-info ID          print plugin ID's manifest facts, load it and
+                            say whether it is accepted, and exit
+  --plugin-check ID         load plugin ID in a child process (a crash is
+                            reported, not fatal) and exit
+
+Selection (seed 003; each candidate measured in a child process):
+  --select                  every ARTIFACT given is a candidate: PATH,
+                            PATH@ENGINE or PATH@KIND[:N]; measure them (or
+                            take their records from the selection database),
+                            print the table, then run the chosen one
+  --register                with --select: measure and record, run nothing
+  --objective OBJ           latency (default: the lowest median) or memory
+  --bench-db PATH           the selection database (default
+                            $HODU_SELECTION_DB, else ~/.cache/hodu/
+                            selection.jsonl); off: none
+  --no-benchmark            use only recorded figures (else the static rule)
+  --memory-limit BYTES      exclude candidates whose peak memory is above it
+                            (default: 90% of this machine's memory)
+  --select-timeout S        per candidate (default 120)
+  (--benchmark N sets the timed runs per candidate, default 20; --warmup too)
 
 Other:
   --info                    print the model's inputs, outputs and meta slots
@@ -117,6 +149,20 @@ int parseOptions(int argc, char **argv, Options &options) {
       options.info = true;
       continue;
     }
+    if (arg == "--no-plugins") {
+      options.noPlugins = true;
+      continue;
+    }
+    if (arg == "--list-plugins") {
+      options.listPlugins = true;
+      continue;
+    }
+    if (arg == "--select" || arg == "--register" || arg == "--no-benchmark") {
+      options.select = true;
+      options.registerOnly |= arg == "--register";
+      options.noBenchmark |= arg == "--no-benchmark";
+      continue;
+    }
     if (arg.size() > 1 && arg[0] == '-') {
       // Options with a value: "--name value" or "--name=value".
       std::string name = arg, value;
@@ -131,7 +177,9 @@ int parseOptions(int argc, char **argv, Options &options) {
           "-f",          "--output-format", "-n",       "--print-limit",
           "--test-data", "--rtol",          "--atol",   "--benchmark",
           "--warmup",    "--threads",       "--replay", "--device",
-          "--dim"};
+          "--dim",       "--engine",        "--plugin", "--plugin-info",
+          "--plugin-check", "--objective",   "--bench-db", "--memory-limit",
+          "--select-timeout"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;
@@ -194,6 +242,31 @@ int parseOptions(int argc, char **argv, Options &options) {
           return usageError("--dim needs NAME=VALUE with a value >= 0, got '" +
                             value + "'");
         options.dims.emplace_back(value.substr(0, at), int64_t(parsed));
+      } else if (name == "--objective") {
+        if (value != "latency" && value != "memory")
+          return usageError("--objective needs latency or memory, got '" +
+                            value + "'");
+        options.objective = value;
+      } else if (name == "--bench-db") {
+        options.benchDb = value;
+      } else if (name == "--memory-limit") {
+        if (!parseLong(value, 1, options.memoryLimit))
+          return usageError("--memory-limit needs a byte count >= 1, got '" +
+                            value + "'");
+      } else if (name == "--select-timeout") {
+        if (!parseLong(value, 1, options.selectTimeout))
+          return usageError("--select-timeout needs seconds >= 1, got '" +
+                            value + "'");
+      } else if (name == "--engine") {
+        if (value.empty())
+          return usageError("--engine needs an engine name");
+        options.engine = value;
+      } else if (name == "--plugin") {
+        options.pluginPaths.push_back(value);
+      } else if (name == "--plugin-info") {
+        options.pluginInfo = value;
+      } else if (name == "--plugin-check") {
+        options.pluginCheck = value;
       } else if (name == "--threads") {
         if (!parseLong(value, 1, options.threads))
           return usageError("--threads needs a count >= 1, got '" + value +
@@ -201,11 +274,27 @@ int parseOptions(int argc, char **argv, Options &options) {
       }
       continue;
     }
+    options.candidates.push_back(arg);
     if (!options.artifact.empty())
-      return usageError("more than one artifact ('" + options.artifact +
-                        "' and '" + arg + "'); pass inputs with --input");
+      continue; // more than one: only --select takes several (checked below)
     options.artifact = arg;
   }
+  bool pluginCommand = options.listPlugins || !options.pluginInfo.empty() ||
+                       !options.pluginCheck.empty();
+  if (pluginCommand && !options.artifact.empty())
+    return usageError("--list-plugins, --plugin-info and --plugin-check take "
+                      "no artifact");
+  if (pluginCommand)
+    return -1;
+  if (options.candidates.size() > 1 && !options.select)
+    return usageError("more than one artifact ('" + options.candidates[0] +
+                      "' and '" + options.candidates[1] +
+                      "'); pass inputs with --input, or compare them with "
+                      "--select");
+  if (options.select && (!options.testData.empty() || options.info ||
+                         options.replay > 0))
+    return usageError("--select cannot be combined with --test-data, --info "
+                      "or --replay");
   if (options.artifact.empty())
     return usageError("no artifact given");
   if (!options.testData.empty() && !options.inputs.empty())

@@ -71,9 +71,15 @@ std::vector<HostTensor> makeOutputs(const hodu_model *model,
     hodu_status_free(hodu_model_resolve_output_shape(
         model, i, values.empty() ? nullptr : values.data(), values.size(),
         output.shape.data()));
-    output.data.assign(size_t(output.numElements()) *
-                           hodu_dtype_size(output.dtype),
-                       0);
+    // A dim known only after the run (engine models) stays -1: runModel
+    // lets the model allocate that output.
+    bool known = true;
+    for (int64_t extent : output.shape)
+      known &= extent >= 0;
+    if (known)
+      output.data.assign(size_t(output.numElements()) *
+                             hodu_dtype_size(output.dtype),
+                         0);
   }
   return outputs;
 }
@@ -146,6 +152,34 @@ bool cropOutputs(const hodu_model *model, std::vector<HostTensor> &outputs,
 /// Runs `model` on `inputs` into `outputs` (caller memory, no copies).
 bool runModel(const hodu_model *model, std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, std::string &message) {
+  bool allKnown = true;
+  for (const HostTensor &output : outputs)
+    for (int64_t extent : output.shape)
+      allKnown &= extent >= 0;
+  if (!allKnown) {
+    // Outputs whose dims only the run gives: the model allocates them, and
+    // later runs (--benchmark) reuse their shapes.
+    WrappedTensors in;
+    if (!in.wrap(inputs, message))
+      return false;
+    std::vector<hodu_tensor *> made(outputs.size(), nullptr);
+    hodu_status status = hodu_model_run_alloc(model, in.inputs(), in.size(),
+                                              made.data(), made.size());
+    if (status) {
+      message = consume(status);
+      return false;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      HostTensor &output = outputs[i];
+      const int64_t *shape = hodu_tensor_shape(made[i]);
+      output.shape.assign(shape, shape + hodu_tensor_rank(made[i]));
+      const uint8_t *data =
+          static_cast<const uint8_t *>(hodu_tensor_data(made[i]));
+      output.data.assign(data, data + hodu_tensor_bytes(made[i]));
+      hodu_tensor_free(made[i]);
+    }
+    return true;
+  }
   WrappedTensors in, out;
   if (!in.wrap(inputs, message) || !out.wrap(outputs, message))
     return false;

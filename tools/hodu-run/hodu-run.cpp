@@ -45,6 +45,12 @@ int runMain(int argc, char **argv) {
   if (parsed >= 0)
     return parsed;
 
+  std::string pluginError;
+  if (!setUpPlugins(options, pluginError))
+    return error(pluginError);
+  if (int result = pluginCommands(options); result >= 0)
+    return result;
+
   if (options.threads > 0) {
     hodu_status status =
         hodu_runtime_set_num_threads(int32_t(options.threads));
@@ -52,11 +58,17 @@ int runMain(int argc, char **argv) {
       return error(consume(status));
   }
 
+  if (options.select)
+    if (int result = selectCandidate(options); result >= 0)
+      return result;
+
   hodu_model *model = nullptr;
   hodu_load_options loadOptions;
   hodu_load_options_init(&loadOptions);
   loadOptions.device_kind = options.deviceKind;
   loadOptions.device_ordinal = int32_t(options.deviceOrdinal);
+  if (!options.engine.empty())
+    loadOptions.engine = options.engine.c_str();
   hodu_status status = hodu_model_load_with_options(options.artifact.c_str(),
                                                     &loadOptions, &model);
   // --info on a bundle whose device (or driver) is missing here: its

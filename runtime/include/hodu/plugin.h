@@ -1,0 +1,187 @@
+/*===- hodu/plugin.h - the C ABI of Hodu's runtime plugins -----------------===*
+ *
+ * A plugin is a shared library plus a manifest.json beside it (docs/
+ * plugins.md). The library exports one C function,
+ *
+ *   const hodu_plugin_header *hodu_plugin_query(uint32_t max_abi_version,
+ *                                               const hodu_host_api *host);
+ *
+ * which libhodurt calls once after dlopen. It returns NULL when the plugin
+ * cannot serve a host of `max_abi_version` (its oldest ABI is newer), else
+ * a header that names the plugin and hands out its interfaces by kind and
+ * version. The plugin links nothing of Hodu: everything it needs from the
+ * host (making a status, logging, allocating) comes through `host`, which
+ * stays valid until the plugin is unloaded.
+ *
+ * Rules (the same as abi.h's):
+ *  - Every struct opens with `struct_size`, the size the producer was built
+ *    with. Fields are only appended; a reader never reads past
+ *    `struct_size`, and a NULL optional function means "not supported".
+ *  - HODU_PLUGIN_ABI_VERSION changes only on an incompatible change; the
+ *    host refuses a plugin built for a newer one, naming both.
+ *  - Every call that can fail returns a hodu_status made with
+ *    host->make_status (NULL: success). No C++ exception, longjmp or
+ *    signal may cross the boundary.
+ *  - A plugin's functions may be called from several threads at once,
+ *    except that one loaded model is run by one thread at a time.
+ *
+ * Plain C99; nothing beyond <stddef.h>, <stdint.h> and hodu/runtime.h's
+ * status and dtype types.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_PLUGIN_H
+#define HODU_PLUGIN_H
+
+#include "hodu/runtime.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped only on an incompatible change to the structs below. */
+#define HODU_PLUGIN_ABI_VERSION 1u
+
+/* The one symbol a plugin library exports. */
+#define HODU_PLUGIN_QUERY_SYMBOL "hodu_plugin_query"
+
+/* What a plugin provides: the bits of hodu_plugin_header.kinds, and the
+ * `kind` of get_interface. The manifest's "kinds" names them. */
+typedef enum hodu_plugin_kind {
+  HODU_PLUGIN_IMPORTER = 1, /* toolchain tier: a model format for hoduc */
+  HODU_PLUGIN_TARGET = 2,   /* toolchain tier: a back end for hoduc */
+  HODU_PLUGIN_DEVICE = 4,   /* a device for libhodurt (reserved) */
+  HODU_PLUGIN_ENGINE = 8    /* runs a model file end to end */
+} hodu_plugin_kind;
+
+/* Log levels of hodu_host_api.log. */
+enum {
+  HODU_LOG_ERROR = 0,
+  HODU_LOG_WARNING = 1,
+  HODU_LOG_INFO = 2,
+  HODU_LOG_DEBUG = 3
+};
+
+/* What the host gives a plugin. */
+typedef struct hodu_host_api {
+  uint32_t struct_size;
+  uint32_t abi_version;     /* HODU_PLUGIN_ABI_VERSION of the host */
+  const char *host_version; /* "hodurt 0.1.0" */
+  /* An error status with `message` (copied), owned by whoever receives it. */
+  hodu_status (*make_status)(hodu_status_code code, const char *message);
+  /* A message to the host's log (stderr at HODU_LOG_LEVEL and below). */
+  void (*log)(int32_t level, const char *plugin_id, const char *message);
+  /* Memory the host frees (outputs an engine allocates, below): `align` is
+   * a power of two. NULL when out of memory. */
+  void *(*alloc)(uint64_t bytes, uint64_t align);
+  void (*free)(void *pointer);
+  /* A plugin option: the manifest's "options" member `key` as a string (a
+   * number is given in its JSON text), overridden by the environment
+   * variable HODU_PLUGIN_<ID>_<KEY> (the id and key upper-cased, every
+   * other character '_'); NULL when neither is set. The string stays valid
+   * until the plugin is unloaded. */
+  const char *(*get_option)(const char *plugin_id, const char *key);
+  /* The directory the plugin's library was loaded from (no trailing '/'),
+   * for files it ships beside it. */
+  const char *(*plugin_dir)(const char *plugin_id);
+} hodu_host_api;
+
+/* What hodu_plugin_query returns: static data of the plugin. */
+typedef struct hodu_plugin_header {
+  uint32_t struct_size;
+  uint32_t abi_version;    /* the HODU_PLUGIN_ABI_VERSION it was built with */
+  const char *id;          /* = the manifest's "plugin_id" */
+  const char *version;     /* = the manifest's "plugin_version" (semver) */
+  const char *description; /* one line */
+  uint32_t kinds;          /* hodu_plugin_kind bits = the manifest's "kinds" */
+  uint32_t flags;          /* 0 */
+  /* Toolchain-tier plugins: the toolchain they were built with, which must
+   * equal the host's byte for byte ("hodu 0.1.0; LLVM 22.1.x"). NULL for
+   * runtime plugins. */
+  const char *toolchain;
+  /* The interface of `kind` (one bit) at `version`, or NULL when the plugin
+   * has none at that version. Engines: HODU_PLUGIN_ENGINE, version 1 gives
+   * a hodu_engine_plugin_v1. */
+  const void *(*get_interface)(uint32_t kind, uint32_t version);
+  /* Called once before the library is closed, when nothing made from it
+   * is left. May be NULL. */
+  void (*shutdown)(void);
+} hodu_plugin_header;
+
+typedef const hodu_plugin_header *(*hodu_plugin_query_fn)(
+    uint32_t max_abi_version, const hodu_host_api *host);
+
+/*===--------------------------------------------------------------------===*
+ * Engine plugins: run a model file in their own format end to end (ONNX
+ * Runtime on a .onnx, an interpreter on the IR ...). libhodurt loads such
+ * a file as a hodu_model whose inputs and outputs are the engine's.
+ *===--------------------------------------------------------------------===*/
+
+/* An engine's loaded model. */
+typedef struct hodu_engine_model hodu_engine_model;
+
+/* One input or output of a loaded model. A dim is its extent, or
+ * HODU_DIM_DYNAMIC; `dim_names` (NULL, or `rank` entries, each NULL or a
+ * name) names the dynamic dims: dims with one name are one size in a run
+ * (ONNX dim_params). An output dim that is dynamic and named like no input
+ * dim is known only after a run. */
+typedef struct hodu_engine_value {
+  const char *name;
+  int32_t dtype; /* a hodu_dtype */
+  int32_t rank;
+  const int64_t *shape;
+  const char *const *dim_names;
+} hodu_engine_value;
+
+/* A tensor passed to run: dense row-major data of `dtype` and `shape`. */
+typedef struct hodu_engine_tensor {
+  int32_t dtype;
+  int32_t rank;
+  int64_t *shape; /* rank entries */
+  void *data;
+  uint64_t bytes;
+} hodu_engine_tensor;
+
+/* Options of load. */
+typedef struct hodu_engine_load_options {
+  uint32_t struct_size;
+  int32_t num_threads; /* >= 1: the threads a run may use; 0: the engine's default */
+} hodu_engine_load_options;
+
+typedef struct hodu_engine_plugin_v1 {
+  uint32_t struct_size;
+  const char *name; /* "onnxruntime": what hodu_load_options.engine names */
+  /* The file extensions it loads, with the dot, NULL-terminated. */
+  const char *const *extensions;
+  /* How well it can load the file at `path`, whose first `head_size`
+   * bytes are `head`: 0 not at all, up to 100. Cheap: no full load. */
+  int32_t (*probe)(const char *path, const uint8_t *head, size_t head_size);
+  hodu_status (*load)(const char *path, const hodu_engine_load_options *options,
+                      hodu_engine_model **out);
+  void (*unload)(hodu_engine_model *model);
+  /* The signature: counts, then each value (borrowed until unload). */
+  int32_t (*num_values)(const hodu_engine_model *model, int32_t is_output);
+  hodu_status (*value)(const hodu_engine_model *model, int32_t is_output,
+                       int32_t index, hodu_engine_value *out);
+  /* One run. `inputs[i]` match value i in dtype and rank, with dims the
+   * host has checked. For each output, `data` non-NULL means: write there,
+   * at `shape` (`bytes` bytes; the engine fails with MISMATCH when its
+   * result has another shape); NULL means: allocate with host->alloc, set
+   * `shape` (room for `rank` dims), `data` and `bytes`; the host frees it.
+   * `num_threads`: as in load, for this run. */
+  hodu_status (*run)(hodu_engine_model *model,
+                     const hodu_engine_tensor *inputs, int32_t num_inputs,
+                     hodu_engine_tensor *outputs, int32_t num_outputs,
+                     int32_t num_threads);
+  /* Optional: the bytes the loaded model holds (weights, arenas), for
+   * selection; NULL when unknown. */
+  hodu_status (*memory_bytes)(const hodu_engine_model *model, uint64_t *bytes);
+} hodu_engine_plugin_v1;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HODU_PLUGIN_H */

@@ -1,0 +1,59 @@
+/*===- plugin.h - libhodurt's plugin registry (private) --------------------===*
+ *
+ * The registry behind hodu/plugin.h and the hodu_plugin_* calls of
+ * runtime.h: discovery of manifests, their validation, and loading a
+ * plugin's library on first use. Never installed.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef HODU_RUNTIME_PLUGIN_H
+#define HODU_RUNTIME_PLUGIN_H
+
+#include "hodu/plugin.h"
+
+/* A loaded engine: its plugin's id and table. */
+typedef struct hodu_engine_ref {
+  const char *plugin_id;
+  const hodu_engine_plugin_v1 *table;
+} hodu_engine_ref;
+
+/* The engine named `name` (loading its plugin), NOT_FOUND naming the
+ * engines there are when no plugin provides it. */
+hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out);
+
+/* The engine that loads `path` best: every available engine plugin whose
+ * manifest lists the file's extension is loaded and probes the file; the
+ * highest score wins. *found is 0 (and the status NULL) when no manifest
+ * lists the extension, so the caller reports the file as it would without
+ * plugins. A failure to load such a plugin is the status. */
+hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
+                                        int *found);
+
+/* What identifies the engine a candidate runs on, from the manifests alone
+ * (no plugin code runs): "id@version" of the plugin providing `engine`, or
+ * with `engine` NULL of every engine plugin claiming `path`'s extension
+ * ("" when none does). */
+void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
+                            size_t size);
+
+/* engine.c: a model run by an engine (`path` already probed). */
+hodu_status hodu_engine_model_load(const hodu_engine_ref *engine,
+                                   const char *path, hodu_model **out);
+/* hodu_model_run and hodu_model_run_alloc of an engine model. */
+hodu_status hodu_engine_run(const hodu_model *model,
+                            const hodu_tensor *const *inputs,
+                            size_t num_inputs, hodu_tensor *const *outputs,
+                            size_t num_outputs);
+hodu_status hodu_engine_run_alloc(const hodu_model *model,
+                                  const hodu_tensor *const *inputs,
+                                  size_t num_inputs, hodu_tensor **outputs,
+                                  size_t num_outputs);
+struct hodu_engine_state;
+void hodu_engine_state_free(struct hodu_engine_state *state);
+
+/* model.c: the model of an engine's descriptor; it owns `state` from then
+ * on (and frees it on failure). */
+hodu_status hodu_model_from_engine(const hodu_model_desc *desc,
+                                   struct hodu_engine_state *state,
+                                   const char *origin, hodu_model **out);
+
+#endif /* HODU_RUNTIME_PLUGIN_H */
