@@ -31,6 +31,11 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
 config.substitutions.append(("%hodu_test_plugins", os.path.join(config.hodu_obj_root, "test", "Plugins", "plugins")))
 config.substitutions.append(("%hodu_plugins", os.path.join(config.hodu_obj_root, "runtime", "lib", "hodu", "plugins")))
+# ONNX Runtime's library, where scripts/setup.sh --with-tests fetches it and
+# the onnxruntime engine plugin looks for it.
+if os.path.exists(os.path.join(config.hodu_obj_root, "_deps", "onnxruntime", "lib",
+                               "libonnxruntime.so.1")):
+    config.available_features.add("onnxruntime")
 # Tests see only the plugins they name (--plugin, HODU_PLUGIN_PATH): not the
 # user's, and not the ones built beside libhodurt.
 config.environment["HODU_NO_PLUGINS"] = "1"

@@ -502,7 +502,7 @@ static hodu_status load_with_engine(const char *path,
     status = hodu_plugin_find_engine(name, &engine);
     int32_t score = 0;
     if (!status) {
-      uint8_t head[64];
+      uint8_t head[HODU_ENGINE_PROBE_BYTES];
       size_t head_size = 0;
       FILE *file = fopen(path, "rb");
       if (file) {

@@ -779,7 +779,7 @@ hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
   const char *dot = strrchr(slash ? slash : path, '.');
   if (!dot)
     return NULL;
-  uint8_t head[64];
+  uint8_t head[HODU_ENGINE_PROBE_BYTES];
   size_t head_size = 0;
   FILE *file = fopen(path, "rb");
   if (file) {

@@ -1375,11 +1375,89 @@ static void test_npy_short_data(void) {
   fclose(stream);
 }
 
+/* The plugin registry's C calls: argument checks, the struct_size rule,
+ * indices out of range (plugins found or not: HODU_NO_PLUGINS=1 here). */
+static void test_plugin_api(void) {
+  setenv("HODU_NO_PLUGINS", "1", 1); /* before the first discovery */
+  CHECK_ERROR(hodu_plugin_add_path(NULL), HODU_INVALID_ARGUMENT, "empty");
+  CHECK_ERROR(hodu_plugin_add_path("/nonexistent/plugins"), HODU_NOT_FOUND,
+              "'/nonexistent/plugins' is not a directory");
+  int32_t count = hodu_plugin_count();
+  CHECK(count == 0);
+  hodu_plugin_info info;
+  memset(&info, 0x5a, sizeof info);
+  info.struct_size = 4;
+  CHECK_ERROR(hodu_plugin_get_info(0, &info), HODU_INVALID_ARGUMENT,
+              "struct_size 4 is too small");
+  info.struct_size = sizeof info;
+  CHECK_ERROR(hodu_plugin_get_info(count, &info), HODU_NOT_FOUND,
+              "out of range");
+  CHECK_ERROR(hodu_plugin_get_info(-1, &info), HODU_NOT_FOUND,
+              "out of range");
+  CHECK_ERROR(hodu_plugin_get_info(0, NULL), HODU_INVALID_ARGUMENT, "NULL");
+  CHECK_ERROR(hodu_plugin_load("nothing"), HODU_NOT_FOUND,
+              "no plugin 'nothing'");
+  CHECK_ERROR(hodu_plugin_load(NULL), HODU_INVALID_ARGUMENT, "NULL");
+  hodu_model *model = load("affine");
+  CHECK(model && hodu_model_engine(model) == NULL);
+  hodu_model_free(model);
+  CHECK(hodu_model_engine(NULL) == NULL);
+}
+
+/* hodu_select: refusals, and two copies of one artifact measured in child
+ * processes (same outputs, both ok, one chosen). */
+static void test_select(void) {
+  hodu_selection *s = (hodu_selection *)1;
+  CHECK_ERROR(hodu_select(NULL, 0, NULL, &s), HODU_INVALID_ARGUMENT,
+              "no candidates");
+  CHECK(s == NULL);
+  const char *missing[] = {"/nonexistent/model.so"};
+  CHECK_ERROR(hodu_select(missing, 1, NULL, &s), HODU_NOT_FOUND,
+              "cannot open '/nonexistent/model.so'");
+  char *affine = model_path("affine");
+  char at[1100];
+  snprintf(at, sizeof at, "%s@", affine);
+  const char *empty[] = {at};
+  CHECK_ERROR(hodu_select(empty, 1, NULL, &s), HODU_INVALID_ARGUMENT,
+              "nothing after '@'");
+  hodu_select_options o;
+  hodu_select_options_init(&o);
+  o.runs = 0;
+  const char *two[] = {affine, affine};
+  CHECK_ERROR(hodu_select(two, 2, &o, &s), HODU_INVALID_ARGUMENT,
+              "runs must be >= 1");
+  o.struct_size = 8;
+  CHECK_ERROR(hodu_select(two, 2, &o, &s), HODU_INVALID_ARGUMENT,
+              "struct_size 8 is too small");
+  hodu_select_options_init(&o);
+  o.runs = 3;
+  o.warmup = 1;
+  o.database = "off";
+  CHECK_OK(hodu_select(two, 2, &o, &s));
+  CHECK(hodu_selection_count(s) == 2);
+  int32_t chosen = hodu_selection_chosen(s);
+  CHECK(chosen == 0 || chosen == 1);
+  for (int32_t i = 0; i < 2; ++i) {
+    const hodu_candidate_result *r = hodu_selection_result(s, i);
+    CHECK(r && strcmp(r->status, "ok") == 0);
+    CHECK(r && r->runs == 3 && r->p50_us > 0 && r->min_us <= r->p50_us);
+    CHECK(r && r->max_error == 0 && !r->from_database);
+    CHECK(r && strcmp(r->engine, "") == 0);
+  }
+  CHECK(hodu_selection_result(s, 2) == NULL);
+  CHECK(hodu_selection_result(s, -1) == NULL);
+  CHECK(strstr(hodu_selection_report(s), "the lowest median latency"));
+  hodu_selection_free(s);
+  hodu_selection_free(NULL);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
 } tests[] = {
     {"status", test_status},
+    {"plugin_api", test_plugin_api},
+    {"select", test_select},
     {"dtype", test_dtype},
     {"dtype_table", test_dtype_table},
     {"tensor_create", test_tensor_create},

@@ -119,6 +119,9 @@ typedef const hodu_plugin_header *(*hodu_plugin_query_fn)(
  * a file as a hodu_model whose inputs and outputs are the engine's.
  *===--------------------------------------------------------------------===*/
 
+/* The most bytes of a file's start that an engine's probe is shown. */
+#define HODU_ENGINE_PROBE_BYTES 4096
+
 /* An engine's loaded model. */
 typedef struct hodu_engine_model hodu_engine_model;
 
@@ -156,7 +159,8 @@ typedef struct hodu_engine_plugin_v1 {
   /* The file extensions it loads, with the dot, NULL-terminated. */
   const char *const *extensions;
   /* How well it can load the file at `path`, whose first `head_size`
-   * bytes are `head`: 0 not at all, up to 100. Cheap: no full load. */
+   * bytes (up to HODU_ENGINE_PROBE_BYTES) are `head`: 0 not at all, up to
+   * 100. Cheap: no full load. */
   int32_t (*probe)(const char *path, const uint8_t *head, size_t head_size);
   hodu_status (*load)(const char *path, const hodu_engine_load_options *options,
                       hodu_engine_model **out);
@@ -169,8 +173,10 @@ typedef struct hodu_engine_plugin_v1 {
    * host has checked. For each output, `data` non-NULL means: write there,
    * at `shape` (`bytes` bytes; the engine fails with MISMATCH when its
    * result has another shape); NULL means: allocate with host->alloc, set
-   * `shape` (room for `rank` dims), `data` and `bytes`; the host frees it.
-   * `num_threads`: as in load, for this run. */
+   * `shape` (room for `rank` dims), `data` and `bytes`; the host frees it,
+   * also when the run fails (an engine that frees one itself sets `data`
+   * back to NULL). `num_threads`: as in load, for this run (an engine that
+   * sets threads per loaded model may ignore it). */
   hodu_status (*run)(hodu_engine_model *model,
                      const hodu_engine_tensor *inputs, int32_t num_inputs,
                      hodu_engine_tensor *outputs, int32_t num_outputs,
