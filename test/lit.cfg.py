@@ -39,6 +39,12 @@ if os.path.exists(os.path.join(config.hodu_obj_root, "_deps", "onnxruntime", "li
 # Tests see only the plugins they name (--plugin, HODU_PLUGIN_PATH): not the
 # user's, and not the ones built beside libhodurt.
 config.environment["HODU_NO_PLUGINS"] = "1"
+# Nor write caches outside the build tree: compiled-on-load artifacts and
+# selection records go nowhere unless a test says where.
+config.environment["HODU_COMPILE_CACHE"] = "off"
+config.environment["HODU_SELECTION_DB"] = "off"
+for name in ("HODU_ENGINE", "HODU_PLUGIN_PATH"):
+    config.environment.pop(name, None)
 config.substitutions.append(("%hodu_rt_models", os.path.join(config.hodu_obj_root, "test", "runtime-unit", "models")))
 
 for tool in ["hodu-opt", "hoduc", "hodu-run"]:

@@ -420,6 +420,11 @@ static int open_regular(const char *path, uint64_t *size, hodu_status *status) {
   return fd;
 }
 
+int hodu_is_bundle_bytes(const void *data, size_t size) {
+  return size >= HODU_BUNDLE_MAGIC_SIZE &&
+         memcmp(data, HODU_BUNDLE_MAGIC, HODU_BUNDLE_MAGIC_SIZE) == 0;
+}
+
 int hodu_is_bundle_file(const char *path) {
   uint64_t size;
   hodu_status status = NULL;

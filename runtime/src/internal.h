@@ -28,6 +28,9 @@ void hodu_fill_thread_api(void *library);
  * takes the team or the calling thread alone by measurement (nestable). */
 void hodu_threads_run_begin(const void *model, int32_t threads);
 void hodu_threads_run_end(void);
+/* compile.c: the CPU's model name (/proc/cpuinfo), "unknown" without one:
+ * part of the compile cache's and the selection database's keys. */
+void hodu_cpu_name(char *out, size_t size);
 /* threads.c: the child of a fork forgets the parent's thread teams. */
 void hodu_threads_after_fork(void);
 /* What is wrong with the ELF file at `open_path` (the checks above), or

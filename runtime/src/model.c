@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /*===--------------------------------------------------------------------===*
  * Descriptor validation
@@ -271,6 +273,7 @@ void hodu_model_free(hodu_model *model) {
   if (model->library)
     dlclose(model->library);
   hodu_engine_state_free(model->engine);
+  free(model->source);
   free(model->origin);
   free(model->target);
   free(model);
@@ -487,14 +490,9 @@ hodu_status hodu_model_from_engine(const hodu_model_desc *desc,
 /* Loads `path` with an engine plugin: the one `options` names, else the
  * one whose manifest lists the file's extension and whose probe scores it
  * best. *handled is 0 when no engine plugin claims such files. */
-static hodu_status load_with_engine(const char *path,
+static hodu_status load_with_engine(const char *path, const char *name,
                                     const hodu_load_options *options,
                                     int *handled, hodu_model **out) {
-  const char *name =
-      options && options->struct_size >= offsetof(hodu_load_options, engine) +
-                                             sizeof(options->engine)
-          ? options->engine
-          : NULL;
   hodu_engine_ref engine;
   hodu_status status;
   if (name) {
@@ -536,6 +534,60 @@ static hodu_status load_with_engine(const char *path,
                                       hodu_device_kind)options->device_kind)
                                 : "that device");
   return hodu_engine_model_load(&engine, path, out);
+}
+
+/* Loads a file that is no Hodu artifact through a plugin: a compiler
+ * plugin compiles it (the one `options` names, else the best one whose
+ * manifest lists the extension); when none does, or compiling fails and
+ * nothing was named, the engine that claims it runs it. *handled is 0 when
+ * no plugin claims the file. */
+static hodu_status load_by_plugin(const char *path,
+                                  const hodu_load_options *options,
+                                  int *handled, hodu_model **out) {
+  const char *name =
+      options && options->struct_size >= offsetof(hodu_load_options, engine) +
+                                             sizeof(options->engine)
+          ? options->engine
+          : NULL;
+  /* HODU_ENGINE names one for every load that names none. */
+  const char *env = getenv("HODU_ENGINE");
+  if (!name && env && *env)
+    name = env;
+  hodu_compiler_ref compiler;
+  int found = 0;
+  hodu_status status =
+      hodu_plugin_find_compiler(name, path, &compiler, &found);
+  if (found && status && name) {
+    *handled = 1;
+    return status;
+  }
+  if (found && !status) {
+    *handled = 1;
+    status = hodu_compile_and_load(&compiler, path, options, out);
+    /* Only a model the compiler cannot compile falls back; a bad flag or
+     * a missing compiler is the caller's to fix. */
+    if (!status || name ||
+        hodu_status_get_code(status) != HODU_INVALID_ARTIFACT)
+      return status;
+    /* Compiling failed: an engine that claims the file runs it, and the
+     * log says so (what ran must never be a surprise). */
+    int engine_handled = 0;
+    hodu_status engine_status =
+        load_with_engine(path, NULL, options, &engine_handled, out);
+    if (engine_handled && !engine_status) {
+      char message[1536];
+      snprintf(message, sizeof message,
+               "'%s' did not compile (%s); it runs on engine '%s' instead",
+               path, hodu_status_message(status), hodu_model_engine(*out));
+      hodu_runtime_log(HODU_LOG_WARNING, compiler.plugin_id, message);
+      hodu_status_free(status);
+      return NULL;
+    }
+    hodu_status_free(engine_status);
+    return status;
+  }
+  hodu_status_free(status);
+  return load_with_engine(path, name, options, handled, out);
 }
 
 /* Whether the file starts like an ELF object. */
@@ -590,7 +642,9 @@ void hodu_load_options_init(hodu_load_options *options) {
   options->device_ordinal = 0;
 }
 
-static hodu_status load_library(const char *path,
+/* `path` is opened; `display` names it in messages (they differ for a
+ * library loaded from memory). */
+static hodu_status load_library(const char *path, const char *display,
                                 const hodu_load_options *options,
                                 hodu_model **out) {
   /* dlopen searches the library path for names without a slash; a user
@@ -606,7 +660,7 @@ static hodu_status load_library(const char *path,
     memcpy(local_path + 2, path, length + 1);
     open_path = local_path;
   }
-  hodu_status checked = hodu_check_elf_file(open_path, path);
+  hodu_status checked = hodu_check_elf_file(open_path, display);
   if (checked) {
     free(local_path);
     return checked;
@@ -618,7 +672,7 @@ static hodu_status load_library(const char *path,
     return hodu_make_status(HODU_INVALID_ARTIFACT,
                             "'%s' is not a Hodu artifact: cannot load it as "
                             "a shared library (%s)",
-                            path, reason ? reason : "unknown reason");
+                            display, reason ? reason : "unknown reason");
   }
 
   hodu_fill_thread_api(library);
@@ -629,18 +683,18 @@ static hodu_status load_library(const char *path,
     return hodu_make_status(HODU_INVALID_ARTIFACT,
                             "'%s' is not a Hodu artifact: it does not export "
                             "the symbol '%s'",
-                            path, HODU_DESCRIPTOR_SYMBOL);
+                            display, HODU_DESCRIPTOR_SYMBOL);
   }
 
   /* The fields up to struct_size must be there to be read at all. */
   hodu_status symbol_status = hodu_check_descriptor_symbol(
-      path, desc, offsetof(hodu_model_desc, struct_size) + sizeof(uint32_t));
+      display, desc, offsetof(hodu_model_desc, struct_size) + sizeof(uint32_t));
   if (symbol_status) {
     dlclose(library);
     return symbol_status;
   }
 
-  char *origin = quoted(path);
+  char *origin = quoted(display);
   if (!origin) {
     dlclose(library);
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
@@ -651,7 +705,7 @@ static hodu_status load_library(const char *path,
     dlclose(library);
     return status;
   }
-  return model_from_descriptor(desc, library, path, options, out);
+  return model_from_descriptor(desc, library, display, options, out);
 }
 
 hodu_status hodu_model_load_with_options(const char *path,
@@ -694,19 +748,93 @@ hodu_status hodu_model_load_with_options(const char *path,
                          offsetof(hodu_load_options, engine) +
                              sizeof(options->engine) &&
                      options->engine;
+  /* HODU_ENGINE applies to files that are no artifact only. */
   if (wants_engine || (!hodu_is_bundle_file(path) && !is_elf_file(path))) {
     int handled = 0;
-    hodu_status status = load_with_engine(path, options, &handled, out);
+    hodu_status status = load_by_plugin(path, options, &handled, out);
     if (status || handled)
       return status;
   }
   if (!hodu_is_bundle_file(path))
-    return load_library(path, options, out);
+    return load_library(path, path, options, out);
   hodu_plan *plan;
   hodu_status status = hodu_bundle_read_file(path, &plan);
   if (status)
     return status;
   return new_model(plan, NULL, NULL, path, options, out);
+}
+
+hodu_status hodu_model_load_memory(const void *data, size_t size,
+                                   const char *name,
+                                   const hodu_load_options *options,
+                                   hodu_model **out) {
+  if (!out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'out' is NULL");
+  *out = NULL;
+  if (!data || size == 0)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "no artifact bytes");
+  if (!name || !*name)
+    name = "(memory)";
+  const uint8_t *bytes = data;
+  if (size >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' &&
+      bytes[3] == 'F') {
+    /* dlopen needs a file: an anonymous one in memory (memfd), opened by
+     * its /proc path, closed once loaded (the mapping keeps it). */
+    int fd = memfd_create("hodu-model", MFD_CLOEXEC);
+    if (fd < 0)
+      return hodu_make_status(HODU_OUT_OF_MEMORY,
+                              "'%s': cannot make an in-memory file: %s", name,
+                              errno_text(errno));
+    size_t done = 0;
+    while (done < size) {
+      ssize_t n = write(fd, bytes + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      done += (size_t)n;
+    }
+    hodu_status status = NULL;
+    if (done != size) {
+      status = hodu_make_status(HODU_OUT_OF_MEMORY,
+                                "'%s': cannot write its %zu bytes to an "
+                                "in-memory file",
+                                name, size);
+    } else {
+      char open_path[64];
+      snprintf(open_path, sizeof open_path, "/proc/self/fd/%d", fd);
+      status = load_library(open_path, name, options, out);
+    }
+    close(fd);
+    return status;
+  }
+  if (size >= 8 && hodu_is_bundle_bytes(bytes, size)) {
+    if (size > HODU_BUNDLE_MAX_FILE_SIZE || size > SIZE_MAX - 64)
+      return hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "'%s': the bundle is %zu bytes, more than this "
+                              "runtime reads",
+                              name, size);
+    size_t rounded = (size + 63) / 64 * 64;
+    uint8_t *copy = aligned_alloc(64, rounded);
+    if (!copy)
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+    memcpy(copy, bytes, size);
+    char *origin = quoted(name);
+    if (!origin) {
+      free(copy);
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+    }
+    hodu_plan *plan;
+    hodu_status status = hodu_bundle_parse(copy, size, origin, &plan);
+    free(origin);
+    if (status)
+      return status;
+    return new_model(plan, NULL, NULL, name, options, out);
+  }
+  return hodu_make_status(HODU_INVALID_ARTIFACT,
+                          "'%s' is not a Hodu artifact: neither a shared "
+                          "library nor a bundle",
+                          name);
 }
 
 hodu_status hodu_model_load(const char *path, hodu_model **out) {

@@ -110,6 +110,8 @@ hodu_status hodu_bundle_parse(uint8_t *data, uint64_t size, const char *origin,
 
 /* 1 when the first bytes of the file at `path` are HODU_BUNDLE_MAGIC. */
 int hodu_is_bundle_file(const char *path);
+/* Whether `size` bytes at `data` start with the bundle magic. */
+int hodu_is_bundle_bytes(const void *data, size_t size);
 
 void hodu_plan_free(hodu_plan *plan);
 

@@ -47,6 +47,7 @@ typedef struct plugin {
   void *handle;
   const hodu_plugin_header *header;
   const hodu_engine_plugin_v1 *engine;
+  const hodu_compiler_plugin_v1 *compiler;
 } plugin;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -91,10 +92,11 @@ static int is_directory(const char *path) {
   return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-static const char *kind_names[] = {"importer", "target", "device", "engine"};
+static const char *kind_names[] = {"importer", "target", "device", "engine",
+                                   "compiler"};
 
 static int kind_bit(const char *name, uint32_t *bit) {
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (strcmp(name, kind_names[i]) == 0) {
       *bit = 1u << i;
       return 1;
@@ -261,7 +263,7 @@ static void read_manifest(plugin *p, const char *dir) {
     const char *name = hodu_json_string(&kinds->children[i]);
     if (!name || !kind_bit(name, &bit))
       problem = format_string("\"kinds\"[%zu] is not one of importer, "
-                              "target, device, engine",
+                              "target, device, engine, compiler",
                               i);
     else
       p->kinds |= bit;
@@ -284,9 +286,11 @@ static void read_manifest(plugin *p, const char *dir) {
                      !p->library || !p->engines || !p->formats ||
                      !p->capabilities))
       problem = copy_string("out of memory");
-    if (!problem && (p->kinds & HODU_PLUGIN_ENGINE) && !*p->engines)
-      problem = copy_string("an engine plugin must name its engines "
-                            "(\"engines\")");
+    if (!problem &&
+        (p->kinds & (HODU_PLUGIN_ENGINE | HODU_PLUGIN_COMPILER)) &&
+        !*p->engines)
+      problem = copy_string("an engine or compiler plugin must name its "
+                            "engines (\"engines\")");
   }
   if (problem) {
     refuse(p, format_string("'%s': %s", path, problem));
@@ -447,6 +451,10 @@ static void host_log(int32_t level, const char *plugin_id,
             message ? message : "");
 }
 
+void hodu_runtime_log(int32_t level, const char *who, const char *message) {
+  host_log(level, who, message);
+}
+
 static void *host_alloc(uint64_t bytes, uint64_t align) {
   if (align < sizeof(void *) || (align & (align - 1)) || bytes > SIZE_MAX)
     return NULL;
@@ -566,6 +574,31 @@ static char *check_engine_table(const plugin *p,
   return NULL;
 }
 
+/* Why the compiler table is unusable, or NULL. */
+static char *check_compiler_table(const plugin *p,
+                                  const hodu_compiler_plugin_v1 *t) {
+  size_t need = offsetof(hodu_compiler_plugin_v1, compile) + sizeof(t->compile);
+  if (!t)
+    return copy_string("its manifest lists kind \"compiler\", but the library "
+                       "has no compiler interface at version 1");
+  if (t->struct_size < need)
+    return format_string("its compiler table is %u bytes, shorter than "
+                         "version 1's %zu",
+                         (unsigned)t->struct_size, need);
+  const char *missing = !t->name        ? "name"
+                        : !t->toolchain ? "toolchain"
+                        : !t->probe     ? "probe"
+                        : !t->compile   ? "compile"
+                                        : NULL;
+  if (missing)
+    return format_string("its compiler table has no '%s'", missing);
+  if (!list_has(p->engines, t->name))
+    return format_string("its compiler is named '%s', but the manifest's "
+                         "\"engines\" are '%s'",
+                         t->name, p->engines);
+  return NULL;
+}
+
 /* Why the library of `p` cannot be used, or NULL (and `p` is loaded). */
 static char *open_library(plugin *p) {
   if (p->abi_version > HODU_PLUGIN_ABI_VERSION)
@@ -628,9 +661,14 @@ static char *open_library(plugin *p) {
   else if (h->kinds & HODU_PLUGIN_DEVICE)
     why = copy_string("device plugins are not supported by this host yet");
   const hodu_engine_plugin_v1 *engine = NULL;
+  const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
     engine = h->get_interface(HODU_PLUGIN_ENGINE, 1);
     why = check_engine_table(p, engine);
+  }
+  if (!why && (h->kinds & HODU_PLUGIN_COMPILER)) {
+    compiler = h->get_interface(HODU_PLUGIN_COMPILER, 1);
+    why = check_compiler_table(p, compiler);
   }
   if (why) {
     dlclose(handle);
@@ -639,6 +677,7 @@ static char *open_library(plugin *p) {
   p->handle = handle;
   p->header = h;
   p->engine = engine;
+  p->compiler = compiler;
   p->state = STATE_LOADED;
   return NULL;
 }
@@ -848,4 +887,57 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
       break;
   }
   pthread_mutex_unlock(&lock);
+}
+
+hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
+                                      hodu_compiler_ref *out, int *found) {
+  *found = 0;
+  const char *slash = strrchr(path, '/');
+  const char *dot = strrchr(slash ? slash : path, '.');
+  uint8_t head[HODU_ENGINE_PROBE_BYTES];
+  size_t head_size = 0;
+  FILE *file = fopen(path, "rb");
+  if (file) {
+    head_size = fread(head, 1, sizeof head, file);
+    fclose(file);
+  }
+  pthread_mutex_lock(&lock);
+  discover_locked();
+  hodu_status first_error = NULL;
+  int32_t best_score = 0;
+  for (int32_t i = 0; i < num_plugins; ++i) {
+    plugin *p = &plugins[i];
+    if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_COMPILER))
+      continue;
+    if (name ? !list_has(p->engines, name) : !dot || !list_has(p->formats, dot))
+      continue;
+    *found = 1;
+    hodu_status status = ensure_loaded_locked(p);
+    if (status) {
+      if (!first_error)
+        first_error = status;
+      else
+        hodu_status_free(status);
+      continue;
+    }
+    int32_t score = p->compiler->probe(path, head, head_size);
+    if (score > best_score) {
+      best_score = score;
+      out->plugin_id = p->id;
+      out->plugin_version = p->version;
+      out->table = p->compiler;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  if (best_score > 0) {
+    hodu_status_free(first_error);
+    return NULL;
+  }
+  if (first_error)
+    return first_error;
+  if (*found)
+    return hodu_make_status(HODU_INVALID_ARTIFACT,
+                            "no compiler plugin%s%s can compile '%s'",
+                            name ? " named " : "", name ? name : "", path);
+  return NULL;
 }

@@ -16,6 +16,30 @@ typedef struct hodu_engine_ref {
   const hodu_engine_plugin_v1 *table;
 } hodu_engine_ref;
 
+/* A message to stderr when `level` is at most HODU_LOG_LEVEL (default
+ * HODU_LOG_WARNING), as "hodu plugin WHO: warning: MESSAGE". */
+void hodu_runtime_log(int32_t level, const char *who, const char *message);
+
+/* A loaded compiler: its plugin and table. */
+typedef struct hodu_compiler_ref {
+  const char *plugin_id;
+  const char *plugin_version;
+  const hodu_compiler_plugin_v1 *table;
+} hodu_compiler_ref;
+
+/* The compiler plugin that compiles `path` best: the one named `name`
+ * (NULL: any whose manifest lists the file's extension), loaded and asked
+ * to probe. *found is 0 (status NULL) when no manifest qualifies. */
+hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
+                                      hodu_compiler_ref *out, int *found);
+
+/* compile.c: `path` compiled by `compiler` (with the compile cache), then
+ * loaded; the artifact of a cache hit is loaded from the cache. */
+hodu_status hodu_compile_and_load(const hodu_compiler_ref *compiler,
+                                  const char *path,
+                                  const hodu_load_options *options,
+                                  hodu_model **out);
+
 /* The engine named `name` (loading its plugin), NOT_FOUND naming the
  * engines there are when no plugin provides it. */
 hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out);

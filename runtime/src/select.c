@@ -92,27 +92,6 @@ static char *copy_text(const char *text) {
   return copy;
 }
 
-/* The CPU's model name, part of every key (figures of one CPU say nothing
- * of another). */
-static void cpu_name(char *out, size_t size) {
-  snprintf(out, size, "unknown");
-  FILE *file = fopen("/proc/cpuinfo", "r");
-  if (!file)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, file)) {
-    if (strncmp(line, "model name", 10) == 0 || strncmp(line, "Model", 5) == 0) {
-      const char *colon = strchr(line, ':');
-      if (colon) {
-        snprintf(out, size, "%s", colon + 2);
-        out[strcspn(out, "\n")] = '\0';
-        break;
-      }
-    }
-  }
-  fclose(file);
-}
-
 /*===--------------------------------------------------------------------===*
  * The child: load, run, report
  *===--------------------------------------------------------------------===*/
@@ -898,7 +877,7 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
 
   char *db = database_path(&o);
   char cpu[256];
-  cpu_name(cpu, sizeof cpu);
+  hodu_cpu_name(cpu, sizeof cpu);
   int32_t threads = hodu_effective_num_threads();
   uint64_t limit = o.memory_limit ? o.memory_limit
                                   : machine_memory() / 10 * 9;

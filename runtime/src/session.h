@@ -49,6 +49,8 @@ struct hodu_model {
    * model, and the descriptor made of its signature (owned; `desc` points
    * to it). NULL for Hodu artifacts. */
   struct hodu_engine_state *engine;
+  /* hodu_model_source: how a compiled-on-load model came to be (owned). */
+  char *source;
 };
 
 /* The model's main device (where device tensors are made); NULL for a

@@ -596,6 +596,10 @@ def main():
             print("FAIL: cannot fetch the model: %s" % e)
             return 1
 
+    if args.engine:
+        # Every hodu-run below loads the .onnx on this engine (libhodurt's
+        # HODU_ENGINE), not through the compiler plugin.
+        os.environ["HODU_ENGINE"] = args.engine
     ok, results = test_model(model, manifest["defaults"], args)
     if args.json and isinstance(results, list):
         with open(args.json, "a") as f:

@@ -1375,6 +1375,37 @@ static void test_npy_short_data(void) {
   fclose(stream);
 }
 
+/* hodu_model_load_memory: a shared library from its bytes runs like the
+ * file; bytes that are no artifact, or half of one, are refused. */
+static void test_load_memory(void) {
+  FILE *file = fopen(model_path("affine"), "rb");
+  CHECK(file != NULL);
+  if (!file)
+    return;
+  static unsigned char bytes[1 << 20];
+  size_t size = fread(bytes, 1, sizeof bytes, file);
+  fclose(file);
+  CHECK(size > 0 && size < sizeof bytes);
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_memory(bytes, size, "affine (memory)", NULL,
+                                  &model));
+  if (model) {
+    CHECK(strcmp(hodu_model_name(model), "affine") == 0);
+    CHECK(run_affine(model, 2.0f));
+    CHECK(hodu_model_source(model) == NULL);
+    hodu_model_free(model);
+  }
+  CHECK_ERROR(hodu_model_load_memory(bytes, 200, "half", NULL, &model),
+              HODU_INVALID_ARTIFACT, "'half'");
+  CHECK(model == NULL);
+  CHECK_ERROR(hodu_model_load_memory("not a model", 11, "text", NULL, &model),
+              HODU_INVALID_ARTIFACT,
+              "'text' is not a Hodu artifact: neither a shared library nor a "
+              "bundle");
+  CHECK_ERROR(hodu_model_load_memory(NULL, 0, "none", NULL, &model),
+              HODU_INVALID_ARGUMENT, "no artifact bytes");
+}
+
 /* The plugin registry's C calls: argument checks, the struct_size rule,
  * indices out of range (plugins found or not: HODU_NO_PLUGINS=1 here). */
 static void test_plugin_api(void) {
@@ -1457,6 +1488,7 @@ static const struct {
 } tests[] = {
     {"status", test_status},
     {"plugin_api", test_plugin_api},
+    {"load_memory", test_load_memory},
     {"select", test_select},
     {"dtype", test_dtype},
     {"dtype_table", test_dtype_table},

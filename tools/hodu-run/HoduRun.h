@@ -49,6 +49,9 @@ struct Options {
   /// Plugins (Plugins.cpp): --engine, --plugin DIR, --no-plugins,
   /// --list-plugins, --plugin-info ID, --plugin-check ID.
   std::string engine;
+  /// --compile-flag: flags for the compiler plugin (a model file that is no
+  /// artifact is compiled on load).
+  std::vector<std::string> compileFlags;
   std::vector<std::string> pluginPaths;
   bool noPlugins = false;
   bool listPlugins = false;

@@ -180,6 +180,8 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
     std::printf("model '%s' (target %s, ABI %u)\n", hodu_model_name(model),
                 hodu_model_target(model),
                 hodu_model_descriptor(model)->abi_version);
+  if (const char *source = hodu_model_source(model))
+    std::printf("source: %s\n", source);
   std::printf("inputs:\n");
   for (int32_t i = 0; i < hodu_model_num_inputs(model); ++i)
     std::printf("  %s\n", inputSignature(model, i).c_str());

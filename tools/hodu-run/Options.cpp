@@ -61,10 +61,15 @@ Devices:
                             of that kind (default: the artifact's own, 0)
 
 Plugins (docs/plugins.md):
-  --engine NAME             run ARTIFACT with engine plugin NAME (such as
-                            onnxruntime on a .onnx); by default a Hodu
-                            artifact runs as it is and other files go to the
-                            engine plugin that claims their extension
+  --engine NAME             run ARTIFACT with engine or compiler plugin NAME
+                            (onnxruntime, hoduc); by default a Hodu artifact
+                            runs as it is, and another file is compiled by
+                            the compiler plugin that claims its extension,
+                            else run by the engine plugin that does
+  --compile-flag FLAG       a model file that is no artifact (.onnx ...) is
+                            compiled on load by the hoduc compiler plugin and
+                            cached; FLAG goes to it (-O3, -mcpu=...,
+                            --input-shape=...). Repeatable
   --plugin DIR              also search DIR for plugins (a plugin directory
                             or a directory of them), first. Repeatable
   --no-plugins              search no plugin directory (HODU_NO_PLUGINS=1)
@@ -179,7 +184,7 @@ int parseOptions(int argc, char **argv, Options &options) {
           "--warmup",    "--threads",       "--replay", "--device",
           "--dim",       "--engine",        "--plugin", "--plugin-info",
           "--plugin-check", "--objective",   "--bench-db", "--memory-limit",
-          "--select-timeout"};
+          "--select-timeout", "--compile-flag"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;
@@ -257,6 +262,8 @@ int parseOptions(int argc, char **argv, Options &options) {
         if (!parseLong(value, 1, options.selectTimeout))
           return usageError("--select-timeout needs seconds >= 1, got '" +
                             value + "'");
+      } else if (name == "--compile-flag") {
+        options.compileFlags.push_back(value);
       } else if (name == "--engine") {
         if (value.empty())
           return usageError("--engine needs an engine name");

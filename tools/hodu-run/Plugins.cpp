@@ -25,9 +25,9 @@ namespace {
 
 std::string kindNames(uint32_t kinds) {
   static const char *const names[] = {"importer", "target", "device",
-                                      "engine"};
+                                      "engine", "compiler"};
   std::string text;
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < 5; ++i)
     if (kinds & (1u << i))
       text += (text.empty() ? "" : ",") + std::string(names[i]);
   return text.empty() ? "-" : text;

@@ -69,6 +69,11 @@ int runMain(int argc, char **argv) {
   loadOptions.device_ordinal = int32_t(options.deviceOrdinal);
   if (!options.engine.empty())
     loadOptions.engine = options.engine.c_str();
+  std::vector<const char *> compileFlags;
+  for (const std::string &flag : options.compileFlags)
+    compileFlags.push_back(flag.c_str());
+  loadOptions.compile_flags = compileFlags.data();
+  loadOptions.num_compile_flags = int32_t(compileFlags.size());
   hodu_status status = hodu_model_load_with_options(options.artifact.c_str(),
                                                     &loadOptions, &model);
   // --info on a bundle whose device (or driver) is missing here: its

@@ -53,7 +53,8 @@ typedef enum hodu_plugin_kind {
   HODU_PLUGIN_IMPORTER = 1, /* toolchain tier: a model format for hoduc */
   HODU_PLUGIN_TARGET = 2,   /* toolchain tier: a back end for hoduc */
   HODU_PLUGIN_DEVICE = 4,   /* a device for libhodurt (reserved) */
-  HODU_PLUGIN_ENGINE = 8    /* runs a model file end to end */
+  HODU_PLUGIN_ENGINE = 8,   /* runs a model file end to end */
+  HODU_PLUGIN_COMPILER = 16 /* compiles a model file to an artifact */
 } hodu_plugin_kind;
 
 /* Log levels of hodu_host_api.log. */
@@ -102,8 +103,9 @@ typedef struct hodu_plugin_header {
    * runtime plugins. */
   const char *toolchain;
   /* The interface of `kind` (one bit) at `version`, or NULL when the plugin
-   * has none at that version. Engines: HODU_PLUGIN_ENGINE, version 1 gives
-   * a hodu_engine_plugin_v1. */
+   * has none at that version. HODU_PLUGIN_ENGINE, version 1: a
+   * hodu_engine_plugin_v1; HODU_PLUGIN_COMPILER, 1: a
+   * hodu_compiler_plugin_v1. */
   const void *(*get_interface)(uint32_t kind, uint32_t version);
   /* Called once before the library is closed, when nothing made from it
    * is left. May be NULL. */
@@ -185,6 +187,38 @@ typedef struct hodu_engine_plugin_v1 {
    * selection; NULL when unknown. */
   hodu_status (*memory_bytes)(const hodu_engine_model *model, uint64_t *bytes);
 } hodu_engine_plugin_v1;
+
+/*===--------------------------------------------------------------------===*
+ * Compiler plugins: turn a model file into a Hodu artifact for this machine
+ * (seed 000's "compiler" runtime tier). libhodurt uses one to load a model
+ * file that is no artifact (hodu_model_load("model.onnx")): it compiles the
+ * file, keeps the artifact in its compile cache, and loads the bytes.
+ *===--------------------------------------------------------------------===*/
+
+/* What to compile. */
+typedef struct hodu_compile_request {
+  uint32_t struct_size;
+  const char *path; /* the model file */
+  /* The compiler's own flags ("-O3", "--input-shape=x:1x3x224x224" for
+   * hoduc), `num_flags` of them; the plugin refuses one it does not take. */
+  const char *const *flags;
+  int32_t num_flags;
+} hodu_compile_request;
+
+typedef struct hodu_compiler_plugin_v1 {
+  uint32_t struct_size;
+  const char *name; /* "hoduc": what hodu_load_options.engine names */
+  const char *const *extensions; /* with the dot, NULL-terminated */
+  /* What makes its output differ besides the request (the compiler's
+   * version and build): part of the compile cache's key. Static. */
+  const char *(*toolchain)(void);
+  /* As an engine's probe: 0 (cannot compile it) to 100. */
+  int32_t (*probe)(const char *path, const uint8_t *head, size_t head_size);
+  /* Compiles the request into a shared library for this machine's CPU:
+   * `*bytes` (host->alloc, the host frees it) of `*size` bytes. */
+  hodu_status (*compile)(const hodu_compile_request *request, void **bytes,
+                         uint64_t *size);
+} hodu_compiler_plugin_v1;
 
 #ifdef __cplusplus
 }

@@ -508,6 +508,12 @@ typedef struct hodu_load_options {
    * other file goes to the engine whose manifest lists its extension and
    * whose probe scores it highest. Appended after inspect_only. */
   const char *engine;
+  /* Flags for the compiler plugin that compiles a model file which is no
+   * artifact ("-O3", "--input-shape=x:1x3x224x224"; docs/plugins.md,
+   * "Compiling on load"), `num_compile_flags` of them. Appended after
+   * engine. */
+  const char *const *compile_flags;
+  int32_t num_compile_flags;
 } hodu_load_options;
 
 /* Sets `options` to the defaults (the artifact's device, ordinal 0). */
@@ -518,6 +524,18 @@ HODU_API void hodu_load_options_init(hodu_load_options *options);
  * uploads the weights once for the model. */
 HODU_API hodu_status hodu_model_load_with_options(
     const char *path, const hodu_load_options *options, hodu_model **out);
+
+/* Loads an artifact from memory: a shared library (through an anonymous
+ * in-memory file) or a bundle (copied), `size` bytes at `data`, which the
+ * caller keeps. `name` names it in messages (NULL: "(memory)"). */
+HODU_API hodu_status hodu_model_load_memory(const void *data, size_t size,
+                                            const char *name,
+                                            const hodu_load_options *options,
+                                            hodu_model **out);
+
+/* How the model came to be, when it was not loaded as it is: "compiled by
+ * hoduc 1.0.0 from 'model.onnx' (cached as '...')". NULL otherwise. */
+HODU_API const char *hodu_model_source(const hodu_model *model);
 
 /* The kind, ordinal and name (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)",
  * "host CPU"; borrowed) of the device the model runs on ("" for a bundle
