@@ -434,7 +434,11 @@ static void measure(candidate *c, const hodu_select_options *o) {
              signal, strsignal(signal));
     set_status(c, "crashed", message);
   } else if (!got) {
-    set_status(c, "failed", "the child process sent no result");
+    /* A sanitizer catches a crash and exits instead of dying of it. */
+    snprintf(message, sizeof message,
+             "the child process exited with code %d and sent no result",
+             WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+    set_status(c, "failed", message);
   } else if (!r.ok) {
     set_status(c, "failed", r.message);
   } else {
