@@ -690,8 +690,9 @@ static hodu_status ensure_loaded_locked(plugin *p) {
       refuse(p, why);
   }
   if (p->state == STATE_REFUSED)
-    return hodu_make_status(HODU_INCOMPATIBLE, "plugin '%s' (%s) is refused: %s",
-                            p->id, p->dir, p->problem);
+    return hodu_make_status(HODU_INCOMPATIBLE,
+                            "plugin '%s' (%s) is refused: %s", p->id, p->dir,
+                            p->problem);
   return NULL;
 }
 

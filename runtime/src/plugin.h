@@ -33,6 +33,13 @@ typedef struct hodu_compiler_ref {
 hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
                                       hodu_compiler_ref *out, int *found);
 
+/* load_plugin.c: hodu_model_load of a file that is no artifact, through
+ * the plugins (docs/plugins.md, "Compiling on load"). *handled is 0 when
+ * no plugin claims it. */
+hodu_status hodu_model_load_by_plugin(const char *path,
+                                      const hodu_load_options *options,
+                                      int *handled, hodu_model **out);
+
 /* compile.c: `path` compiled by `compiler` (with the compile cache), then
  * loaded; the artifact of a cache hit is loaded from the cache. */
 hodu_status hodu_compile_and_load(const hodu_compiler_ref *compiler,

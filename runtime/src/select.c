@@ -19,6 +19,7 @@
 #include "internal.h"
 #include "json.h"
 #include "plugin.h"
+#include "select.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -38,25 +39,6 @@
 
 #define MAX_OUTPUT_BYTES (UINT64_C(256) << 20) /* compared up to this */
 
-typedef struct candidate {
-  hodu_candidate_result result;
-  char *text, *path, *engine_name; /* engine_name: after '@', or NULL */
-  int32_t device_kind, device_ordinal;
-  char sha[65];
-  char key_engine[512];
-  char device_text[64];
-  char status[16];
-  char *message, *engine, *device;
-  /* Outputs of a measured run, for the comparison. */
-  int32_t num_outputs;
-  struct output {
-    int32_t dtype, rank;
-    int64_t shape[16];
-    uint64_t bytes;
-    uint8_t *data;
-  } *outputs;
-  int measured;
-} candidate;
 
 struct hodu_selection {
   candidate *candidates;
@@ -84,7 +66,7 @@ static double now_us(void) {
   return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
-static char *copy_text(const char *text) {
+char *hodu_select_copy_text(const char *text) {
   size_t n = strlen(text) + 1;
   char *copy = malloc(n);
   if (copy)
@@ -108,7 +90,7 @@ typedef struct report {
   char device[256];
 } report;
 
-static int write_all(int fd, const void *data, size_t size) {
+int hodu_select_write_all(int fd, const void *data, size_t size) {
   const uint8_t *p = data;
   while (size) {
     ssize_t n = write(fd, p, size);
@@ -188,7 +170,8 @@ static void fill_seeded(hodu_tensor *t, uint64_t seed) {
  * tensors with every symbol at `symbol_value`. */
 static hodu_status child_inputs(const hodu_model *model,
                                 const hodu_select_options *o,
-                                hodu_tensor **made, const hodu_tensor **inputs) {
+                                hodu_tensor **made,
+                                const hodu_tensor **inputs) {
   int32_t n = hodu_model_num_inputs(model);
   if (o->num_inputs) {
     if (o->num_inputs != (size_t)n)
@@ -306,7 +289,7 @@ static void child_measure(const candidate *c, const hodu_select_options *o,
   r.num_outputs = status ? 0 : num_out;
   snprintf(r.message, sizeof r.message, "%s",
            status ? hodu_status_message(status) : "");
-  int ok = write_all(fd, &r, sizeof r);
+  int ok = hodu_select_write_all(fd, &r, sizeof r);
   for (int32_t i = 0; ok && i < r.num_outputs; ++i) {
     struct output header = {hodu_tensor_dtype(outputs[i]),
                             hodu_tensor_rank(outputs[i]),
@@ -317,8 +300,9 @@ static void child_measure(const candidate *c, const hodu_select_options *o,
       header.bytes = 0, header.rank = header.rank > 16 ? 16 : header.rank;
     memcpy(header.shape, hodu_tensor_shape(outputs[i]),
            sizeof(int64_t) * (size_t)header.rank);
-    ok = write_all(fd, &header, sizeof header) &&
-         write_all(fd, hodu_tensor_data(outputs[i]), (size_t)header.bytes);
+    ok = hodu_select_write_all(fd, &header, sizeof header) &&
+         hodu_select_write_all(fd, hodu_tensor_data(outputs[i]),
+                               (size_t)header.bytes);
   }
   /* No cleanup: _exit ends the child, and freeing could only add risk. */
   _exit(ok ? 0 : 3);
@@ -356,16 +340,18 @@ static int read_all(int fd, void *data, size_t size, double deadline,
   return 1;
 }
 
-static void set_status(candidate *c, const char *status, const char *message) {
+void hodu_select_set_status(candidate *c, const char *status,
+                             const char *message) {
   snprintf(c->status, sizeof c->status, "%s", status);
   free(c->message);
-  c->message = copy_text(message ? message : "");
+  c->message = hodu_select_copy_text(message ? message : "");
 }
 
 static void measure(candidate *c, const hodu_select_options *o) {
   int pipe_fds[2];
   if (pipe(pipe_fds) != 0) {
-    set_status(c, "failed", "cannot make a pipe to a child process");
+    hodu_select_set_status(c, "failed",
+                           "cannot make a pipe to a child process");
     return;
   }
   fflush(stdout);
@@ -374,7 +360,7 @@ static void measure(candidate *c, const hodu_select_options *o) {
   if (child < 0) {
     close(pipe_fds[0]);
     close(pipe_fds[1]);
-    set_status(c, "failed", "cannot fork a child process");
+    hodu_select_set_status(c, "failed", "cannot fork a child process");
     return;
   }
   if (child == 0) {
@@ -420,29 +406,29 @@ static void measure(candidate *c, const hodu_select_options *o) {
     ;
   free(c->engine);
   free(c->device);
-  c->engine = copy_text(got ? r.engine : "");
-  c->device = copy_text(got ? r.device : c->device_text);
+  c->engine = hodu_select_copy_text(got ? r.engine : "");
+  c->device = hodu_select_copy_text(got ? r.device : c->device_text);
   char message[1200];
   if (timed_out) {
     snprintf(message, sizeof message, "no result within %d s; stopped",
              o->timeout_s > 0 ? o->timeout_s : 120);
-    set_status(c, "timeout", message);
+    hodu_select_set_status(c, "timeout", message);
   } else if (WIFSIGNALED(wstatus) && !got) {
     int signal = WTERMSIG(wstatus);
     snprintf(message, sizeof message, "the child process died of signal %d "
                                       "(%s)",
              signal, strsignal(signal));
-    set_status(c, "crashed", message);
+    hodu_select_set_status(c, "crashed", message);
   } else if (!got) {
     /* A sanitizer catches a crash and exits instead of dying of it. */
     snprintf(message, sizeof message,
              "the child process exited with code %d and sent no result",
              WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
-    set_status(c, "failed", message);
+    hodu_select_set_status(c, "failed", message);
   } else if (!r.ok) {
-    set_status(c, "failed", r.message);
+    hodu_select_set_status(c, "failed", r.message);
   } else {
-    set_status(c, "ok", "");
+    hodu_select_set_status(c, "ok", "");
     hodu_candidate_result *x = &c->result;
     x->runs = r.runs;
     x->load_ms = r.load_ms;
@@ -527,181 +513,11 @@ static double max_error(const candidate *c, const candidate *ref,
 }
 
 /*===--------------------------------------------------------------------===*
- * The database
- *===--------------------------------------------------------------------===*/
-
-static char *database_path(const hodu_select_options *o) {
-  const char *path = o->database;
-  if (!path)
-    path = getenv("HODU_SELECTION_DB");
-  if (path && strcmp(path, "off") == 0)
-    return NULL;
-  if (path && *path)
-    return copy_text(path);
-  const char *cache = getenv("XDG_CACHE_HOME");
-  const char *home = getenv("HOME");
-  char buffer[4096];
-  if (cache && cache[0] == '/')
-    snprintf(buffer, sizeof buffer, "%s/hodu/selection.jsonl", cache);
-  else if (home && home[0] == '/')
-    snprintf(buffer, sizeof buffer, "%s/.cache/hodu/selection.jsonl", home);
-  else
-    return NULL;
-  return copy_text(buffer);
-}
-
-/* mkdir -p of the file's directory. */
-static void make_parents(const char *path) {
-  char *copy = copy_text(path);
-  if (!copy)
-    return;
-  for (char *p = copy + 1; *p; ++p)
-    if (*p == '/') {
-      *p = '\0';
-      mkdir(copy, 0755);
-      *p = '/';
-    }
-  free(copy);
-}
-
-static const char *const key_fields[] = {"sha256", "engine", "device",
-                                         "threads", "cpu", "runtime"};
-
-static void key_values(const candidate *c, int32_t threads, const char *cpu,
-                       char values[6][512]) {
-  snprintf(values[0], 512, "%s", c->sha);
-  snprintf(values[1], 512, "%s", c->key_engine);
-  snprintf(values[2], 512, "%s", c->device_text);
-  snprintf(values[3], 512, "%d", (int)threads);
-  snprintf(values[4], 512, "%s", cpu);
-  snprintf(values[5], 512, "%s", HODU_RUNTIME_VERSION);
-}
-
-/* Appends `c`'s record (one line, under an exclusive lock). */
-static void store(const char *path, const candidate *c, int32_t threads,
-                  const char *cpu) {
-  char values[6][512];
-  key_values(c, threads, cpu, values);
-  char line[8192], quoted[1100];
-  int used = snprintf(line, sizeof line, "{\"schema\": 1");
-  for (int f = 0; f < 6; ++f) {
-    hodu_json_quote(values[f], quoted, sizeof quoted);
-    used += snprintf(line + used, sizeof line - (size_t)used, ", \"%s\": %s",
-                     key_fields[f], quoted);
-  }
-  const hodu_candidate_result *r = &c->result;
-  hodu_json_quote(c->status, quoted, sizeof quoted);
-  used += snprintf(line + used, sizeof line - (size_t)used,
-                   ", \"status\": %s", quoted);
-  hodu_json_quote(c->message ? c->message : "", quoted, sizeof quoted);
-  used += snprintf(line + used, sizeof line - (size_t)used,
-                   ", \"message\": %s", quoted);
-  hodu_json_quote(c->engine ? c->engine : "", quoted, sizeof quoted);
-  used += snprintf(line + used, sizeof line - (size_t)used,
-                   ", \"engine_name\": %s", quoted);
-  hodu_json_quote(c->device ? c->device : "", quoted, sizeof quoted);
-  used += snprintf(line + used, sizeof line - (size_t)used,
-                   ", \"device_name\": %s", quoted);
-  used += snprintf(
-      line + used, sizeof line - (size_t)used,
-      ", \"runs\": %d, \"load_ms\": %.3f, \"first_run_us\": %.3f, "
-      "\"p50_us\": %.3f, \"p90_us\": %.3f, \"p99_us\": %.3f, \"min_us\": "
-      "%.3f, \"mean_us\": %.3f, \"mad_us\": %.3f, \"peak_bytes\": %llu, "
-      "\"max_error\": %.9g, \"time\": %lld}\n",
-      (int)r->runs, r->load_ms, r->first_run_us, r->p50_us, r->p90_us,
-      r->p99_us, r->min_us, r->mean_us, r->mad_us,
-      (unsigned long long)r->peak_bytes,
-      isfinite(r->max_error) ? r->max_error : 1e300, (long long)time(NULL));
-  if (used <= 0 || (size_t)used >= sizeof line)
-    return;
-  make_parents(path);
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return;
-  if (flock(fd, LOCK_EX) == 0) {
-    write_all(fd, line, (size_t)used);
-    flock(fd, LOCK_UN);
-  }
-  close(fd);
-}
-
-static double number(const hodu_json *record, const char *key) {
-  const hodu_json *v = hodu_json_get(record, key);
-  return v && v->type == HODU_JSON_NUMBER ? v->number : 0;
-}
-
-/* Fills `c` from the newest record of its key; 1 when there is one.
- * `skipped` counts lines that are not records. */
-static int lookup(const char *path, candidate *c, int32_t threads,
-                  const char *cpu, int *skipped) {
-  FILE *file = fopen(path, "r");
-  if (!file)
-    return 0;
-  flock(fileno(file), LOCK_SH);
-  char values[6][512];
-  key_values(c, threads, cpu, values);
-  int found = 0;
-  char *line = NULL;
-  size_t capacity = 0;
-  ssize_t length;
-  while ((length = getline(&line, &capacity, file)) > 0) {
-    if (length == 1 && line[0] == '\n')
-      continue;
-    char error[128];
-    hodu_json *record = hodu_json_parse(line, (size_t)length, error,
-                                        sizeof error);
-    if (!record || record->type != HODU_JSON_OBJECT ||
-        !hodu_json_string(hodu_json_get(record, "status"))) {
-      ++*skipped;
-      hodu_json_free(record);
-      continue;
-    }
-    int match = 1;
-    for (int f = 0; f < 6 && match; ++f) {
-      const char *v = hodu_json_string(hodu_json_get(record, key_fields[f]));
-      match = v && strcmp(v, values[f]) == 0;
-    }
-    if (match) {
-      found = 1;
-      const char *status = hodu_json_string(hodu_json_get(record, "status"));
-      const char *message =
-          hodu_json_string(hodu_json_get(record, "message"));
-      set_status(c, status, message ? message : "");
-      const char *engine =
-          hodu_json_string(hodu_json_get(record, "engine_name"));
-      const char *device =
-          hodu_json_string(hodu_json_get(record, "device_name"));
-      free(c->engine);
-      free(c->device);
-      c->engine = copy_text(engine ? engine : "");
-      c->device = copy_text(device ? device : c->device_text);
-      hodu_candidate_result *r = &c->result;
-      r->runs = (int32_t)number(record, "runs");
-      r->load_ms = number(record, "load_ms");
-      r->first_run_us = number(record, "first_run_us");
-      r->p50_us = number(record, "p50_us");
-      r->p90_us = number(record, "p90_us");
-      r->p99_us = number(record, "p99_us");
-      r->min_us = number(record, "min_us");
-      r->mean_us = number(record, "mean_us");
-      r->mad_us = number(record, "mad_us");
-      r->peak_bytes = (uint64_t)number(record, "peak_bytes");
-      r->max_error = number(record, "max_error");
-    }
-    hodu_json_free(record);
-  }
-  free(line);
-  flock(fileno(file), LOCK_UN);
-  fclose(file);
-  return found;
-}
-
-/*===--------------------------------------------------------------------===*
  * Selection
  *===--------------------------------------------------------------------===*/
 
 static hodu_status parse_candidate(const char *text, candidate *c) {
-  c->text = copy_text(text);
+  c->text = hodu_select_copy_text(text);
   const char *at = strrchr(text, '@');
   size_t path_length = at ? (size_t)(at - text) : strlen(text);
   c->path = malloc(path_length + 1);
@@ -733,7 +549,7 @@ static hodu_status parse_candidate(const char *text, candidate *c) {
         c->device_ordinal = (int32_t)ordinal;
       }
     } else {
-      c->engine_name = copy_text(what);
+      c->engine_name = hodu_select_copy_text(what);
     }
   }
   struct stat info;
@@ -792,7 +608,8 @@ static void make_report(hodu_selection *s, const hodu_select_options *o,
                         const char *why, int skipped) {
   char *text = NULL;
   size_t size = 0;
-  append(&text, &size, "%-3s %-34s %-12s %-10s %10s %10s %10s %10s %9s %9s %s\n",
+  append(&text, &size,
+         "%-3s %-34s %-12s %-10s %10s %10s %10s %10s %9s %9s %s\n",
          "#", "candidate", "status", "source", "p50 us", "p90 us", "min us",
          "first us", "load ms", "peak MiB", "max error");
   for (int32_t i = 0; i < s->count; ++i) {
@@ -879,7 +696,7 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
     }
   }
 
-  char *db = database_path(&o);
+  char *db = hodu_select_database_path(&o);
   char cpu[256];
   hodu_cpu_name(cpu, sizeof cpu);
   int32_t threads = hodu_effective_num_threads();
@@ -890,7 +707,7 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
   for (int32_t i = 0; i < s->count; ++i) {
     candidate *c = &s->candidates[i];
     int known = o.benchmark != HODU_BENCHMARK_ALWAYS && db &&
-                lookup(db, c, threads, cpu, &skipped);
+                hodu_select_lookup(db, c, threads, cpu, &skipped);
     c->result.from_database = known;
     if (!known && o.benchmark != HODU_BENCHMARK_NEVER) {
       measure(c, &o);
@@ -906,7 +723,7 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
             char message[400];
             snprintf(message, sizeof message, "%s (candidate %d)", why,
                      (int)(reference - s->candidates));
-            set_status(c, "mismatch", message);
+            hodu_select_set_status(c, "mismatch", message);
           }
         }
       }
@@ -916,10 +733,10 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
                  "peak memory %llu bytes is above the limit of %llu",
                  (unsigned long long)c->result.peak_bytes,
                  (unsigned long long)limit);
-        set_status(c, "over-memory", message);
+        hodu_select_set_status(c, "over-memory", message);
       }
       if (db)
-        store(db, c, threads, cpu);
+        hodu_select_store(db, c, threads, cpu);
     }
     c->result.candidate = c->text;
     c->result.status = c->status;
@@ -936,7 +753,7 @@ hodu_status hodu_select(const char *const *candidates, size_t num_candidates,
                "peak memory %llu bytes is above the limit of %llu",
                (unsigned long long)c->result.peak_bytes,
                (unsigned long long)limit);
-      set_status(c, "over-memory", message);
+      hodu_select_set_status(c, "over-memory", message);
       c->result.status = c->status;
       c->result.message = c->message;
     }

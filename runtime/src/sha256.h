@@ -1,4 +1,4 @@
-/*===- sha256.h - SHA-256 of files (private) -------------------------------===*/
+/*===- sha256.h - SHA-256 of files (private) ------------------------------===*/
 #ifndef HODU_RUNTIME_SHA256_H
 #define HODU_RUNTIME_SHA256_H
 

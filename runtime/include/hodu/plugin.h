@@ -152,7 +152,8 @@ typedef struct hodu_engine_tensor {
 /* Options of load. */
 typedef struct hodu_engine_load_options {
   uint32_t struct_size;
-  int32_t num_threads; /* >= 1: the threads a run may use; 0: the engine's default */
+  /* >= 1: the threads a run may use; 0: the engine's default. */
+  int32_t num_threads;
 } hodu_engine_load_options;
 
 typedef struct hodu_engine_plugin_v1 {
