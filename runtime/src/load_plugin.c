@@ -28,12 +28,7 @@ static hodu_status load_with_engine(const char *path, const char *name,
     int32_t score = 0;
     if (!status) {
       uint8_t head[HODU_ENGINE_PROBE_BYTES];
-      size_t head_size = 0;
-      FILE *file = fopen(path, "rb");
-      if (file) {
-        head_size = fread(head, 1, sizeof head, file);
-        fclose(file);
-      }
+      size_t head_size = hodu_plugin_read_head(path, head);
       score = engine.table->probe(path, head, head_size);
       if (score <= 0)
         status = hodu_make_status(HODU_INVALID_ARTIFACT,

@@ -812,28 +812,40 @@ hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out) {
   return status;
 }
 
-hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
-                                        int *found) {
-  *found = 0;
-  const char *slash = strrchr(path, '/');
-  const char *dot = strrchr(slash ? slash : path, '.');
-  if (!dot)
-    return NULL;
-  uint8_t head[HODU_ENGINE_PROBE_BYTES];
-  size_t head_size = 0;
+size_t hodu_plugin_read_head(const char *path, uint8_t *head) {
+  size_t size = 0;
   FILE *file = fopen(path, "rb");
   if (file) {
-    head_size = fread(head, 1, sizeof head, file);
+    size = fread(head, 1, HODU_ENGINE_PROBE_BYTES, file);
     fclose(file);
   }
+  return size;
+}
+
+/* The loaded plugin of `kind` (engine or compiler) whose probe scores
+ * `path` highest, among those named `name` (NULL: those whose manifest
+ * lists the file's extension). *found is 0 (status NULL) when no manifest
+ * qualifies; a plugin refused on loading is the status when no other can
+ * take the file. */
+static hodu_status best_for_file(uint32_t kind, const char *name,
+                                 const char *path, plugin **best,
+                                 int *found) {
+  *found = 0;
+  *best = NULL;
+  const char *slash = strrchr(path, '/');
+  const char *dot = strrchr(slash ? slash : path, '.');
+  if (!name && !dot)
+    return NULL;
+  uint8_t head[HODU_ENGINE_PROBE_BYTES];
+  size_t head_size = hodu_plugin_read_head(path, head);
   pthread_mutex_lock(&lock);
   discover_locked();
   hodu_status first_error = NULL;
   int32_t best_score = 0;
   for (int32_t i = 0; i < num_plugins; ++i) {
     plugin *p = &plugins[i];
-    if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_ENGINE) ||
-        !list_has(p->formats, dot))
+    if (p->state == STATE_REFUSED || !(p->kinds & kind) ||
+        !(name ? list_has(p->engines, name) : list_has(p->formats, dot)))
       continue;
     *found = 1;
     hodu_status status = ensure_loaded_locked(p);
@@ -844,15 +856,16 @@ hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
         hodu_status_free(status);
       continue;
     }
-    int32_t score = p->engine->probe(path, head, head_size);
+    int32_t score = kind == HODU_PLUGIN_ENGINE
+                        ? p->engine->probe(path, head, head_size)
+                        : p->compiler->probe(path, head, head_size);
     if (score > best_score) {
       best_score = score;
-      out->plugin_id = p->id;
-      out->table = p->engine;
+      *best = p;
     }
   }
   pthread_mutex_unlock(&lock);
-  if (best_score > 0) {
+  if (*best) {
     hodu_status_free(first_error);
     return NULL;
   }
@@ -860,10 +873,25 @@ hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
     return first_error;
   if (*found)
     return hodu_make_status(HODU_INVALID_ARTIFACT,
-                            "'%s' is not a Hodu artifact, and no engine "
-                            "plugin for '%s' files can load it",
-                            path, dot);
+                            "'%s' is not a Hodu artifact, and no %s plugin "
+                            "%s%s can %s it",
+                            path,
+                            kind == HODU_PLUGIN_ENGINE ? "engine" : "compiler",
+                            name ? "named " : "for files like it",
+                            name ? name : "",
+                            kind == HODU_PLUGIN_ENGINE ? "load" : "compile");
   return NULL;
+}
+
+hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
+                                        int *found) {
+  plugin *p;
+  hodu_status status = best_for_file(HODU_PLUGIN_ENGINE, NULL, path, &p, found);
+  if (p) {
+    out->plugin_id = p->id;
+    out->table = p->engine;
+  }
+  return status;
 }
 
 void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
@@ -892,53 +920,13 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
 
 hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
                                       hodu_compiler_ref *out, int *found) {
-  *found = 0;
-  const char *slash = strrchr(path, '/');
-  const char *dot = strrchr(slash ? slash : path, '.');
-  uint8_t head[HODU_ENGINE_PROBE_BYTES];
-  size_t head_size = 0;
-  FILE *file = fopen(path, "rb");
-  if (file) {
-    head_size = fread(head, 1, sizeof head, file);
-    fclose(file);
+  plugin *p;
+  hodu_status status =
+      best_for_file(HODU_PLUGIN_COMPILER, name, path, &p, found);
+  if (p) {
+    out->plugin_id = p->id;
+    out->plugin_version = p->version;
+    out->table = p->compiler;
   }
-  pthread_mutex_lock(&lock);
-  discover_locked();
-  hodu_status first_error = NULL;
-  int32_t best_score = 0;
-  for (int32_t i = 0; i < num_plugins; ++i) {
-    plugin *p = &plugins[i];
-    if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_COMPILER))
-      continue;
-    if (name ? !list_has(p->engines, name) : !dot || !list_has(p->formats, dot))
-      continue;
-    *found = 1;
-    hodu_status status = ensure_loaded_locked(p);
-    if (status) {
-      if (!first_error)
-        first_error = status;
-      else
-        hodu_status_free(status);
-      continue;
-    }
-    int32_t score = p->compiler->probe(path, head, head_size);
-    if (score > best_score) {
-      best_score = score;
-      out->plugin_id = p->id;
-      out->plugin_version = p->version;
-      out->table = p->compiler;
-    }
-  }
-  pthread_mutex_unlock(&lock);
-  if (best_score > 0) {
-    hodu_status_free(first_error);
-    return NULL;
-  }
-  if (first_error)
-    return first_error;
-  if (*found)
-    return hodu_make_status(HODU_INVALID_ARTIFACT,
-                            "no compiler plugin%s%s can compile '%s'",
-                            name ? " named " : "", name ? name : "", path);
-  return NULL;
+  return status;
 }

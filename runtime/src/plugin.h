@@ -59,6 +59,10 @@ hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out);
 hodu_status hodu_plugin_engine_for_file(const char *path, hodu_engine_ref *out,
                                         int *found);
 
+/* The first HODU_ENGINE_PROBE_BYTES bytes of `path` into `head`: how many
+ * (0 when it cannot be read). */
+size_t hodu_plugin_read_head(const char *path, uint8_t *head);
+
 /* What identifies the engine a candidate runs on, from the manifests alone
  * (no plugin code runs): "id@version" of the plugin providing `engine`, or
  * with `engine` NULL of every engine plugin claiming `path`'s extension
