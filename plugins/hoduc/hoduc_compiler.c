@@ -65,8 +65,10 @@ static const char *find_hoduc(char *found, size_t size, char *tried,
     return executable(found) ? found : NULL;
   }
   const char *dir = host->plugin_dir(PLUGIN_ID);
-  static const char *const relative[] = {"../../../bin/hoduc",
-                                         "../../../../bin/hoduc"};
+  /* <prefix>/lib/hodu/plugins/hoduc (also lib64, lib/<multiarch>) and
+   * build/runtime/lib/hodu/plugins/hoduc. */
+  static const char *const relative[] = {"../../../../bin/hoduc",
+                                         "../../../../../bin/hoduc"};
   for (int i = 0; dir && i < 2; ++i) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, relative[i]);
