@@ -50,7 +50,23 @@ typedef struct plugin {
   const hodu_compiler_plugin_v1 *compiler;
 } plugin;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* The registry's lock. Recursive: a plugin's query and probe run under it
+ * and may call back into the host (get_option, plugin_dir, log). */
+static pthread_mutex_t lock;
+static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+
+static void make_lock(void) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+}
+
+static void lock_registry(void) {
+  pthread_once(&lock_once, make_lock);
+  pthread_mutex_lock(&lock);
+}
 static int discovered;
 static plugin plugins[HODU_MAX_PLUGINS];
 static int32_t num_plugins;
@@ -504,7 +520,7 @@ static const char *host_get_option(const char *plugin_id, const char *key) {
     return NULL;
   for (char *c = name + 12; *c; ++c)
     *c = isalnum((unsigned char)*c) ? (char)toupper((unsigned char)*c) : '_';
-  pthread_mutex_lock(&lock);
+  lock_registry();
   const char *value = NULL;
   const char *env = getenv(name);
   if (env)
@@ -524,7 +540,7 @@ static const char *host_get_option(const char *plugin_id, const char *key) {
 }
 
 static const char *host_plugin_dir(const char *plugin_id) {
-  pthread_mutex_lock(&lock);
+  lock_registry();
   plugin *p = find_locked(plugin_id);
   const char *dir = p ? p->dir : NULL;
   pthread_mutex_unlock(&lock);
@@ -706,14 +722,14 @@ hodu_status hodu_plugin_add_path(const char *path) {
   if (!is_directory(path))
     return hodu_make_status(HODU_NOT_FOUND,
                             "plugin path '%s' is not a directory", path);
-  pthread_mutex_lock(&lock);
+  lock_registry();
   scan(path, "--plugin");
   pthread_mutex_unlock(&lock);
   return NULL;
 }
 
 int32_t hodu_plugin_count(void) {
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   int32_t n = num_plugins;
   pthread_mutex_unlock(&lock);
@@ -728,7 +744,7 @@ hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
     return hodu_make_status(HODU_INVALID_ARGUMENT,
                             "plugin info: struct_size %u is too small",
                             (unsigned)info->struct_size);
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   if (index < 0 || index >= num_plugins) {
     int32_t n = num_plugins;
@@ -754,7 +770,7 @@ hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
 hodu_status hodu_plugin_load(const char *id) {
   if (!id)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "plugin id is NULL");
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   plugin *p = find_locked(id);
   hodu_status status = NULL;
@@ -778,7 +794,7 @@ hodu_status hodu_plugin_load(const char *id) {
 }
 
 hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out) {
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   hodu_status status = NULL;
   for (int32_t i = 0; i < num_plugins; ++i) {
@@ -838,7 +854,7 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
     return NULL;
   uint8_t head[HODU_ENGINE_PROBE_BYTES];
   size_t head_size = hodu_plugin_read_head(path, head);
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   hodu_status first_error = NULL;
   int32_t best_score = 0;
@@ -872,14 +888,12 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
   if (first_error)
     return first_error;
   if (*found)
-    return hodu_make_status(HODU_INVALID_ARTIFACT,
-                            "'%s' is not a Hodu artifact, and no %s plugin "
-                            "%s%s can %s it",
-                            path,
-                            kind == HODU_PLUGIN_ENGINE ? "engine" : "compiler",
-                            name ? "named " : "for files like it",
-                            name ? name : "",
-                            kind == HODU_PLUGIN_ENGINE ? "load" : "compile");
+    return hodu_make_status(
+        HODU_INVALID_ARTIFACT,
+        "'%s' is not a Hodu artifact, and no %s plugin %s '%s'%s can %s it",
+        path, kind == HODU_PLUGIN_ENGINE ? "engine" : "compiler",
+        name ? "named" : "for", name ? name : dot, name ? "" : " files",
+        kind == HODU_PLUGIN_ENGINE ? "load" : "compile");
   return NULL;
 }
 
@@ -899,7 +913,7 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
   const char *slash = strrchr(path, '/');
   const char *dot = strrchr(slash ? slash : path, '.');
   out[0] = '\0';
-  pthread_mutex_lock(&lock);
+  lock_registry();
   discover_locked();
   for (int32_t i = 0; i < num_plugins; ++i) {
     const plugin *p = &plugins[i];

@@ -71,6 +71,11 @@ static hodu_status fail(hodu_status_code code, const char *message) {
 
 static int32_t toy_probe(const char *path, const uint8_t *head,
                          size_t head_size) {
+  /* The option "probe" sets the score; asking the host from inside a probe
+   * (which runs under the registry's lock) must not deadlock. */
+  const char *score = host->get_option(TOY_ID, "probe");
+  if (score)
+    return atoi(score);
   return head_size >= 4 && memcmp(head, "toy ", 4) == 0 ? 50 : 0;
 }
 
