@@ -29,6 +29,8 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
+#include "hodu/runtime.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -576,21 +578,73 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
     return false;
   }
   const Importer *importer = registry.findImporterForPath(opts.inputPath);
+  // A format no importer reads: a format plugin (docs/plugins.md) may
+  // convert it into one that is read, through a temporary file.
+  CompileOptions importOpts = opts;
+  struct RemoveFile {
+    std::string path;
+    ~RemoveFile() {
+      if (!path.empty())
+        llvm::sys::fs::remove(path);
+    }
+  } converted;
   if (!importer) {
-    std::vector<std::string> known;
-    for (auto &i : registry.importers())
-      for (auto &e : i.extensions)
-        known.push_back(e);
-    emitError(loc, "unknown model format for '")
-        << opts.inputPath << "' (known extensions: " << joined(known) << ")";
-    return false;
+    void *bytes = nullptr;
+    size_t size = 0;
+    const char *format = nullptr, *plugin = nullptr;
+    hodu_status status = hodu_plugin_convert(opts.inputPath.c_str(), &bytes,
+                                             &size, &format, &plugin);
+    if (status && hodu_status_get_code(status) == HODU_NOT_FOUND) {
+      hodu_status_free(status);
+      std::vector<std::string> known;
+      for (auto &i : registry.importers())
+        for (auto &e : i.extensions)
+          known.push_back(e);
+      emitError(loc, "unknown model format for '")
+          << opts.inputPath << "' (known extensions: " << joined(known)
+          << "; no format plugin claims it)";
+      return false;
+    }
+    if (status) {
+      emitError(loc, hodu_status_message(status));
+      hodu_status_free(status);
+      return false;
+    }
+    llvm::SmallString<256> path;
+    int fd = -1;
+    std::error_code ec = llvm::sys::fs::createTemporaryFile(
+        "hodu-format", format + 1, fd, path);
+    if (!ec) {
+      converted.path = std::string(path);
+      llvm::raw_fd_ostream out(fd, /*shouldClose=*/true);
+      out.write(static_cast<const char *>(bytes), size);
+      out.close();
+      if (out.has_error())
+        ec = out.error();
+    }
+    hodu_plugin_free(bytes);
+    if (ec) {
+      emitError(loc, "cannot write the converted model: ") << ec.message();
+      return false;
+    }
+    importer = registry.findImporterForPath(converted.path);
+    if (!importer) {
+      emitError(loc, "format plugin '")
+          << plugin << "' converted it to '" << format
+          << "', which this hoduc cannot import";
+      return false;
+    }
+    importOpts.inputPath = converted.path;
   }
   OwningOpRef<ModuleOp> module =
-      driver::importWithSymbols(*importer, context, opts, [&] {
+      driver::importWithSymbols(*importer, context, importOpts, [&] {
         ImportOptions io = opts.import;
         io.maxTensorElements = opts.maxTensorElements;
         return io;
       }());
+  if (!module && !converted.path.empty())
+    emitError(loc, "the format plugin's conversion of it did not import "
+                   "(the errors above are in its output)");
   if (!module)
     return false;
   timer.lap("import");

@@ -48,6 +48,7 @@ typedef struct plugin {
   const hodu_plugin_header *header;
   const hodu_engine_plugin_v1 *engine;
   const hodu_compiler_plugin_v1 *compiler;
+  const hodu_format_plugin_v1 *format;
 } plugin;
 
 /* The registry's lock. Recursive: a plugin's query and probe run under it
@@ -108,11 +109,12 @@ static int is_directory(const char *path) {
   return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-static const char *kind_names[] = {"importer", "target", "device", "engine",
-                                   "compiler"};
+static const char *kind_names[] = {"importer", "target", "device",
+                                   "engine",   "compiler", "format"};
+#define NUM_KINDS 6
 
 static int kind_bit(const char *name, uint32_t *bit) {
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < NUM_KINDS; ++i)
     if (strcmp(name, kind_names[i]) == 0) {
       *bit = 1u << i;
       return 1;
@@ -279,7 +281,7 @@ static void read_manifest(plugin *p, const char *dir) {
     const char *name = hodu_json_string(&kinds->children[i]);
     if (!name || !kind_bit(name, &bit))
       problem = format_string("\"kinds\"[%zu] is not one of importer, "
-                              "target, device, engine, compiler",
+                              "target, device, engine, compiler, format",
                               i);
     else
       p->kinds |= bit;
@@ -615,6 +617,24 @@ static char *check_compiler_table(const plugin *p,
   return NULL;
 }
 
+/* Why the format table is unusable, or NULL. */
+static char *check_format_table(const hodu_format_plugin_v1 *t) {
+  size_t need = offsetof(hodu_format_plugin_v1, convert) + sizeof(t->convert);
+  if (!t)
+    return copy_string("its manifest lists kind \"format\", but the library "
+                       "has no format interface at version 1");
+  if (t->struct_size < need)
+    return format_string("its format table is %u bytes, shorter than "
+                         "version 1's %zu",
+                         (unsigned)t->struct_size, need);
+  const char *missing = !t->name      ? "name"
+                        : !t->probe   ? "probe"
+                        : !t->convert ? "convert"
+                                      : NULL;
+  return missing ? format_string("its format table has no '%s'", missing)
+                 : NULL;
+}
+
 /* Why the library of `p` cannot be used, or NULL (and `p` is loaded). */
 static char *open_library(plugin *p) {
   if (p->abi_version > HODU_PLUGIN_ABI_VERSION)
@@ -686,6 +706,11 @@ static char *open_library(plugin *p) {
     compiler = h->get_interface(HODU_PLUGIN_COMPILER, 1);
     why = check_compiler_table(p, compiler);
   }
+  const hodu_format_plugin_v1 *format = NULL;
+  if (!why && (h->kinds & HODU_PLUGIN_FORMAT)) {
+    format = h->get_interface(HODU_PLUGIN_FORMAT, 1);
+    why = check_format_table(format);
+  }
   if (why) {
     dlclose(handle);
     return why;
@@ -694,6 +719,7 @@ static char *open_library(plugin *p) {
   p->header = h;
   p->engine = engine;
   p->compiler = compiler;
+  p->format = format;
   p->state = STATE_LOADED;
   return NULL;
 }
@@ -873,8 +899,10 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
       continue;
     }
     int32_t score = kind == HODU_PLUGIN_ENGINE
-                        ? p->engine->probe(path, head, head_size)
-                        : p->compiler->probe(path, head, head_size);
+                         ? p->engine->probe(path, head, head_size)
+                     : kind == HODU_PLUGIN_COMPILER
+                         ? p->compiler->probe(path, head, head_size)
+                         : p->format->probe(path, head, head_size);
     if (score > best_score) {
       best_score = score;
       *best = p;
@@ -891,9 +919,14 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
     return hodu_make_status(
         HODU_INVALID_ARTIFACT,
         "'%s' is not a Hodu artifact, and no %s plugin %s '%s'%s can %s it",
-        path, kind == HODU_PLUGIN_ENGINE ? "engine" : "compiler",
+        path,
+        kind == HODU_PLUGIN_ENGINE     ? "engine"
+        : kind == HODU_PLUGIN_COMPILER ? "compiler"
+                                       : "format",
         name ? "named" : "for", name ? name : dot, name ? "" : " files",
-        kind == HODU_PLUGIN_ENGINE ? "load" : "compile");
+        kind == HODU_PLUGIN_ENGINE     ? "load"
+        : kind == HODU_PLUGIN_COMPILER ? "compile"
+                                       : "convert");
   return NULL;
 }
 
@@ -943,4 +976,87 @@ hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
     out->table = p->compiler;
   }
   return status;
+}
+
+hodu_status hodu_plugin_convert(const char *path, void **bytes, size_t *size,
+                                const char **format, const char **plugin_id) {
+  if (!path || !bytes || !size || !format)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "a NULL argument");
+  *bytes = NULL;
+  *size = 0;
+  *format = NULL;
+  if (plugin_id)
+    *plugin_id = NULL;
+  plugin *p;
+  int found = 0;
+  hodu_status status =
+      best_for_file(HODU_PLUGIN_FORMAT, NULL, path, &p, &found);
+  if (status)
+    return status;
+  if (!found)
+    return hodu_make_status(HODU_NOT_FOUND,
+                            "no format plugin claims '%s'", path);
+  uint64_t length = 0;
+  const char *kind = NULL;
+  status = p->format->convert(path, bytes, &length, &kind);
+  if (!status && (!*bytes || !length || !kind ||
+                  (strcmp(kind, ".onnx") != 0 && strcmp(kind, ".hdss") != 0 &&
+                   strcmp(kind, ".mlir") != 0)))
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "format plugin '%s' converted '%s' into %s",
+                              p->id, path,
+                              !*bytes || !length ? "nothing"
+                                                 : "an unknown format (not "
+                                                   ".onnx, .hdss or .mlir)");
+  if (status) {
+    free(*bytes);
+    *bytes = NULL;
+    return status;
+  }
+  *size = (size_t)length;
+  *format = kind;
+  if (plugin_id)
+    *plugin_id = p->id;
+  return NULL;
+}
+
+void hodu_plugin_free(void *bytes) { free(bytes); }
+
+const char *hodu_plugin_listing(void) {
+  static char *text;
+  lock_registry();
+  discover_locked();
+  free(text);
+  text = NULL;
+  size_t size = 0;
+  FILE *out = open_memstream(&text, &size);
+  if (!out) {
+    pthread_mutex_unlock(&lock);
+    return "out of memory\n";
+  }
+  if (num_plugins == 0)
+    fprintf(out, "no plugins found (searched HODU_PLUGIN_PATH, "
+                 "~/.local/share/hodu/plugins, ~/.hodu/plugins and "
+                 "lib/hodu/plugins of the install prefix)\n");
+  else
+    fprintf(out, "%-20s %-10s %-10s %-10s %-16s %s\n", "ID", "VERSION",
+            "KINDS", "STATE", "SOURCE", "DIRECTORY");
+  for (int32_t i = 0; i < num_plugins; ++i) {
+    const plugin *p = &plugins[i];
+    char kinds[64] = "";
+    for (int k = 0; k < NUM_KINDS; ++k)
+      if (p->kinds & (1u << k))
+        snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
+                 *kinds ? "," : "", kind_names[k]);
+    fprintf(out, "%-20s %-10s %-10s %-10s %-16s %s\n", p->id, p->version,
+            *kinds ? kinds : "-", state_names[p->state], p->source, p->dir);
+    if (*p->engines || *p->formats)
+      fprintf(out, "    engines: %s; formats: %s\n",
+              *p->engines ? p->engines : "-", *p->formats ? p->formats : "-");
+    if (p->problem)
+      fprintf(out, "    refused: %s\n", p->problem);
+  }
+  fclose(out);
+  pthread_mutex_unlock(&lock);
+  return text ? text : "out of memory\n";
 }

@@ -24,10 +24,10 @@ namespace hodu_run {
 namespace {
 
 std::string kindNames(uint32_t kinds) {
-  static const char *const names[] = {"importer", "target", "device",
-                                      "engine", "compiler"};
+  static const char *const names[] = {"importer", "target",   "device",
+                                      "engine",   "compiler", "format"};
   std::string text;
-  for (int i = 0; i < 5; ++i)
+  for (int i = 0; i < 6; ++i)
     if (kinds & (1u << i))
       text += (text.empty() ? "" : ",") + std::string(names[i]);
   return text.empty() ? "-" : text;
@@ -57,30 +57,7 @@ bool findPlugin(const std::string &id, int32_t &index,
 }
 
 int listPlugins() {
-  int32_t count = hodu_plugin_count();
-  if (count == 0) {
-    std::printf("no plugins found (searched HODU_PLUGIN_PATH, "
-                "~/.local/share/hodu/plugins, ~/.hodu/plugins and "
-                "lib/hodu/plugins of the install prefix)\n");
-    return ExitOk;
-  }
-  std::printf("%-20s %-10s %-10s %-10s %-16s %s\n", "ID", "VERSION", "KINDS",
-              "STATE", "SOURCE", "DIRECTORY");
-  for (int32_t i = 0; i < count; ++i) {
-    hodu_plugin_info info;
-    info.struct_size = sizeof info;
-    if (hodu_status status = hodu_plugin_get_info(i, &info))
-      return error(consume(status));
-    std::printf("%-20s %-10s %-10s %-10s %-16s %s\n", info.id, info.version,
-                kindNames(info.kinds).c_str(), info.state, info.source,
-                info.dir);
-    if (*info.engines || *info.formats)
-      std::printf("    engines: %s; formats: %s\n",
-                  *info.engines ? info.engines : "-",
-                  *info.formats ? info.formats : "-");
-    if (info.problem)
-      std::printf("    refused: %s\n", info.problem);
-  }
+  std::fputs(hodu_plugin_listing(), stdout);
   return ExitOk;
 }
 

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Driver/Compiler.h"
+#include "hodu/runtime.h"
 #include "hodu/Support/Diagnostics.h"
 #include "hodu/Support/Names.h"
 
@@ -185,6 +186,18 @@ static cl::opt<std::string>
                        "linalg, then the target's (cpu: bufferized, llvm)"),
               cl::value_desc("phase"), cl::cat(category));
 
+static cl::list<std::string>
+    pluginPaths("plugin",
+                cl::desc("Also search DIR for plugins (format plugins convert "
+                         "models of other formats; docs/plugins.md)"),
+                cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> noPlugins("no-plugins",
+                               cl::desc("Search no plugin directory"),
+                               cl::cat(category));
+static cl::opt<bool> listPlugins("list-plugins",
+                                 cl::desc("List the plugins found and exit"),
+                                 cl::cat(category));
+
 static int usageError(const Twine &msg) {
   errs() << "hoduc: error: " << msg << "\n";
   return 1;
@@ -203,6 +216,18 @@ int main(int argc, char **argv) {
                               "hoduc: the Hodu ahead-of-time model compiler\n\n"
                               "  hoduc model.onnx -o libmodel.so\n");
 
+  if (noPlugins)
+    setenv("HODU_NO_PLUGINS", "1", 1);
+  for (const std::string &dir : pluginPaths)
+    if (hodu_status status = hodu_plugin_add_path(dir.c_str())) {
+      std::string message = hodu_status_message(status);
+      hodu_status_free(status);
+      return usageError("--plugin: " + message);
+    }
+  if (listPlugins) {
+    outs() << hodu_plugin_listing();
+    return 0;
+  }
   if (listTargets) {
     hodu::printTargets(outs());
     return 0;

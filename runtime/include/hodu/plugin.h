@@ -54,7 +54,8 @@ typedef enum hodu_plugin_kind {
   HODU_PLUGIN_TARGET = 2,   /* toolchain tier: a back end for hoduc */
   HODU_PLUGIN_DEVICE = 4,   /* a device for libhodurt (reserved) */
   HODU_PLUGIN_ENGINE = 8,   /* runs a model file end to end */
-  HODU_PLUGIN_COMPILER = 16 /* compiles a model file to an artifact */
+  HODU_PLUGIN_COMPILER = 16, /* compiles a model file to an artifact */
+  HODU_PLUGIN_FORMAT = 32    /* converts a model file for hoduc to import */
 } hodu_plugin_kind;
 
 /* Log levels of hodu_host_api.log. */
@@ -105,7 +106,8 @@ typedef struct hodu_plugin_header {
   /* The interface of `kind` (one bit) at `version`, or NULL when the plugin
    * has none at that version. HODU_PLUGIN_ENGINE, version 1: a
    * hodu_engine_plugin_v1; HODU_PLUGIN_COMPILER, 1: a
-   * hodu_compiler_plugin_v1. */
+   * hodu_compiler_plugin_v1; HODU_PLUGIN_FORMAT, 1: a
+   * hodu_format_plugin_v1. */
   const void *(*get_interface)(uint32_t kind, uint32_t version);
   /* Called once before the library is closed, when nothing made from it
    * is left. May be NULL. */
@@ -220,6 +222,27 @@ typedef struct hodu_compiler_plugin_v1 {
   hodu_status (*compile)(const hodu_compile_request *request, void **bytes,
                          uint64_t *size);
 } hodu_compiler_plugin_v1;
+
+/*===--------------------------------------------------------------------===*
+ * Format plugins: a model format hoduc does not read, converted into one it
+ * does (ONNX, .hdss, or hodu-dialect MLIR text). hoduc asks the format
+ * plugin that claims a file's extension when no built-in importer does,
+ * then imports the result. The C boundary keeps such plugins independent
+ * of the LLVM and Hodu they were built with.
+ *===--------------------------------------------------------------------===*/
+
+typedef struct hodu_format_plugin_v1 {
+  uint32_t struct_size;
+  const char *name;              /* "toylin" */
+  const char *const *extensions; /* with the dot, NULL-terminated */
+  /* As an engine's probe: 0 (not this format) to 100. */
+  int32_t (*probe)(const char *path, const uint8_t *head, size_t head_size);
+  /* Converts the file at `path`: `*bytes` (host->alloc; the host frees it)
+   * of `*size` bytes in the format `*format` names: ".onnx", ".hdss" or
+   * ".mlir" (a static string). */
+  hodu_status (*convert)(const char *path, void **bytes, uint64_t *size,
+                         const char **format);
+} hodu_format_plugin_v1;
 
 #ifdef __cplusplus
 }

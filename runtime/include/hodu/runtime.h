@@ -809,6 +809,21 @@ HODU_API hodu_status hodu_plugin_get_info(int32_t index,
  * why it is refused. A plugin refused once stays refused. */
 HODU_API hodu_status hodu_plugin_load(const char *id);
 
+/* The listing hodu-run --list-plugins and hoduc --list-plugins print: a
+ * table of every plugin found (id, version, kinds, state, where), with the
+ * reason under each refused one. Valid until the next call. */
+HODU_API const char *hodu_plugin_listing(void);
+
+/* Converts the model file at `path` with the format plugin that claims its
+ * extension (hodu/plugin.h, format plugins): `*bytes` of `*size` bytes in
+ * the format `*format` names (".onnx", ".hdss" or ".mlir"), to be freed
+ * with hodu_plugin_free; `*plugin_id` names the plugin. NOT_FOUND when no
+ * format plugin claims the file. */
+HODU_API hodu_status hodu_plugin_convert(const char *path, void **bytes,
+                                         size_t *size, const char **format,
+                                         const char **plugin_id);
+HODU_API void hodu_plugin_free(void *bytes);
+
 /* The engine a model runs on ("onnxruntime"), or NULL for a Hodu
  * artifact. */
 HODU_API const char *hodu_model_engine(const hodu_model *model);
