@@ -10,14 +10,17 @@
  * known only after the run: hodu_model_resolve_output_shape gives -1 for
  * it, and hodu_model_run_alloc lets the engine allocate that output.
  *
- * Runs go straight to the engine's `run`; sessions (capture and replay) are
- * for compiled models and are refused.
+ * Runs go straight to the engine's `run`, one at a time per model (the
+ * plugin ABI lets an engine assume that; hodu_model_run promises callers
+ * that any thread may run a model, so the host serialises them). Sessions
+ * (capture and replay) are for compiled models and are refused.
  *
  *===----------------------------------------------------------------------===*/
 #include "plugin.h"
 #include "session.h"
 #include "symbols.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 struct hodu_engine_state {
   hodu_engine_ref ref;
   hodu_engine_model *loaded;
+  pthread_mutex_t run_lock; /* one run at a time */
   hodu_model_desc desc;
   hodu_tensor_desc *tensors; /* inputs, then outputs */
   int64_t *shapes;           /* every tensor's dims, one block */
@@ -39,6 +43,7 @@ static void state_free(struct hodu_engine_state *state) {
     return;
   if (state->loaded)
     state->ref.table->unload(state->loaded);
+  pthread_mutex_destroy(&state->run_lock);
   for (int32_t i = 0; i < state->desc.num_symbols; ++i)
     free(state->symbol_names[i]);
   free(state->symbol_names);
@@ -170,6 +175,7 @@ hodu_status hodu_engine_model_load(const hodu_engine_ref *engine,
   if (!s)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   s->ref = *engine;
+  pthread_mutex_init(&s->run_lock, NULL);
   hodu_engine_load_options options = {sizeof options,
                                       hodu_effective_num_threads()};
   hodu_status status = engine->table->load(path, &options, &s->loaded);
@@ -310,9 +316,11 @@ static hodu_status engine_run(const hodu_model *model,
     next += want->rank;
   }
   if (!status) {
+    pthread_mutex_lock(&s->run_lock);
     status = s->ref.table->run(s->loaded, in, (int32_t)num_inputs, out,
                                (int32_t)num_outputs,
                                hodu_effective_num_threads());
+    pthread_mutex_unlock(&s->run_lock);
   }
   /* Engine-allocated outputs become tensors (their memory is copied once;
    * the engine's is the host's to free). */

@@ -20,6 +20,7 @@
  *===----------------------------------------------------------------------===*/
 #include "hodu/plugin.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,8 @@ struct hodu_engine_model {
   int crash_on_run;
   uint64_t memory;
   char *held;
+  /* Runs inside `run` now: the ABI promises one at a time per model. */
+  _Atomic int running;
   int64_t shape_x[2], shape_y[2], shape_positive[1];
   const char *names_x[2], *names_y[2], *names_positive[1];
 };
@@ -157,10 +160,31 @@ static hodu_status toy_value(const hodu_engine_model *m, int32_t is_output,
   return NULL;
 }
 
+static hodu_status run_once(hodu_engine_model *m,
+                            const hodu_engine_tensor *inputs,
+                            int32_t num_inputs, hodu_engine_tensor *outputs,
+                            int32_t num_outputs);
+
 static hodu_status toy_run(hodu_engine_model *m,
                            const hodu_engine_tensor *inputs,
                            int32_t num_inputs, hodu_engine_tensor *outputs,
                            int32_t num_outputs, int32_t num_threads) {
+  if (atomic_fetch_add(&m->running, 1) != 0) {
+    atomic_fetch_sub(&m->running, 1);
+    return fail(HODU_RUN_FAILED, "two runs of one model at once");
+  }
+  /* Long enough for a second thread to arrive. */
+  struct timespec pause = {0, 20000};
+  nanosleep(&pause, NULL);
+  hodu_status status = run_once(m, inputs, num_inputs, outputs, num_outputs);
+  atomic_fetch_sub(&m->running, 1);
+  return status;
+}
+
+static hodu_status run_once(hodu_engine_model *m,
+                            const hodu_engine_tensor *inputs,
+                            int32_t num_inputs, hodu_engine_tensor *outputs,
+                            int32_t num_outputs) {
   if (num_inputs != 1 || num_outputs != 2)
     return fail(HODU_MISMATCH, "wrong tensor counts");
   if (m->crash_on_run) {
