@@ -17,6 +17,7 @@
 #include "plugin.h"
 #include "internal.h"
 #include "json.h"
+#include "plugin_registry.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -29,27 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define HODU_MAX_PLUGINS 256
-/* A manifest is a few hundred bytes; anything far larger is not one. */
-#define HODU_MAX_MANIFEST_BYTES (1u << 20)
-
-enum { STATE_AVAILABLE, STATE_LOADED, STATE_REFUSED };
 static const char *const state_names[] = {"available", "loaded", "refused"};
-
-typedef struct plugin {
-  char *id, *version, *description;
-  char *dir, *library, *source;
-  char *engines, *formats, *capabilities;
-  uint32_t kinds, abi_version;
-  hodu_json *manifest; /* options are read from it */
-  int state;
-  char *problem;
-  void *handle;
-  const hodu_plugin_header *header;
-  const hodu_engine_plugin_v1 *engine;
-  const hodu_compiler_plugin_v1 *compiler;
-  const hodu_format_plugin_v1 *format;
-} plugin;
 
 /* The registry's lock. Recursive: a plugin's query and probe run under it
  * and may call back into the host (get_option, plugin_dir, log). */
@@ -72,249 +53,9 @@ static int discovered;
 static plugin plugins[HODU_MAX_PLUGINS];
 static int32_t num_plugins;
 
-/*===--------------------------------------------------------------------===*
- * Small helpers
- *===--------------------------------------------------------------------===*/
-
-static char *copy_string(const char *text) {
-  if (!text)
-    return NULL;
-  size_t size = strlen(text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
-}
-
-static char *format_string(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
-static char *format_string(const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  int length = vsnprintf(NULL, 0, format, args);
-  va_end(args);
-  if (length < 0)
-    return NULL;
-  char *text = malloc((size_t)length + 1);
-  if (!text)
-    return NULL;
-  va_start(args, format);
-  vsnprintf(text, (size_t)length + 1, format, args);
-  va_end(args);
-  return text;
-}
-
 static int is_directory(const char *path) {
   struct stat info;
   return stat(path, &info) == 0 && S_ISDIR(info.st_mode);
-}
-
-static const char *kind_names[] = {"importer", "target", "device",
-                                   "engine",   "compiler", "format"};
-#define NUM_KINDS 6
-
-static int kind_bit(const char *name, uint32_t *bit) {
-  for (int i = 0; i < NUM_KINDS; ++i)
-    if (strcmp(name, kind_names[i]) == 0) {
-      *bit = 1u << i;
-      return 1;
-    }
-  return 0;
-}
-
-/* ids name directories, environment variables and database keys. */
-static int valid_id(const char *id) {
-  if (!*id || strlen(id) > 64)
-    return 0;
-  for (const char *c = id; *c; ++c)
-    if (!islower((unsigned char)*c) && !isdigit((unsigned char)*c) &&
-        *c != '-' && *c != '_' && *c != '.')
-      return 0;
-  return 1;
-}
-
-/* A library path in a manifest stays inside the plugin's directory: a
- * relative path with no ".." component. */
-static int inside_path(const char *path) {
-  if (!*path || path[0] == '/')
-    return 0;
-  for (const char *c = path; *c;) {
-    const char *end = strchr(c, '/');
-    size_t n = end ? (size_t)(end - c) : strlen(c);
-    if (n == 2 && c[0] == '.' && c[1] == '.')
-      return 0;
-    c += n + (end ? 1 : 0);
-  }
-  return 1;
-}
-
-/* The manifest's array `key` of strings joined with ", " ("" if absent);
- * NULL with *problem set when it is not an array of strings. */
-static char *joined_strings(const hodu_json *manifest, const char *key,
-                            char **problem) {
-  const hodu_json *list = hodu_json_get(manifest, key);
-  if (!list)
-    return copy_string("");
-  if (list->type != HODU_JSON_ARRAY) {
-    *problem = format_string("\"%s\" is not an array", key);
-    return NULL;
-  }
-  size_t size = 1;
-  for (size_t i = 0; i < list->count; ++i) {
-    if (list->children[i].type != HODU_JSON_STRING) {
-      *problem = format_string("\"%s\"[%zu] is not a string", key, i);
-      return NULL;
-    }
-    size += list->children[i].length + 2;
-  }
-  char *text = malloc(size);
-  if (!text)
-    return NULL;
-  text[0] = '\0';
-  for (size_t i = 0; i < list->count; ++i) {
-    if (i)
-      strcat(text, ", ");
-    strcat(text, list->children[i].text);
-  }
-  return text;
-}
-
-/* Whether the ", "-joined `list` holds `item` (case-insensitive). */
-static int list_has(const char *list, const char *item) {
-  size_t n = strlen(item);
-  for (const char *c = list; c && *c;) {
-    const char *end = strstr(c, ", ");
-    size_t length = end ? (size_t)(end - c) : strlen(c);
-    if (length == n && strncasecmp(c, item, n) == 0)
-      return 1;
-    c = end ? end + 2 : c + length;
-  }
-  return 0;
-}
-
-/*===--------------------------------------------------------------------===*
- * Manifests
- *===--------------------------------------------------------------------===*/
-
-static void refuse(plugin *p, char *problem) {
-  p->state = STATE_REFUSED;
-  free(p->problem);
-  p->problem = problem ? problem : copy_string("out of memory");
-}
-
-/* Reads `dir`/manifest.json into `p` (refused, with the reason, when it is
- * unreadable or malformed). */
-static void read_manifest(plugin *p, const char *dir) {
-  char *path = format_string("%s/manifest.json", dir);
-  if (!path) {
-    refuse(p, NULL);
-    return;
-  }
-  FILE *file = fopen(path, "rb");
-  if (!file) {
-    refuse(p, format_string("cannot read '%s': %s", path, strerror(errno)));
-    free(path);
-    return;
-  }
-  char *text = malloc(HODU_MAX_MANIFEST_BYTES + 1);
-  size_t size = text ? fread(text, 1, HODU_MAX_MANIFEST_BYTES + 1, file) : 0;
-  int read_error = ferror(file);
-  fclose(file);
-  char error[256] = "";
-  if (!text)
-    refuse(p, NULL);
-  else if (read_error)
-    refuse(p, format_string("cannot read '%s'", path));
-  else if (size > HODU_MAX_MANIFEST_BYTES)
-    refuse(p, format_string("'%s' is larger than %u bytes: not a manifest",
-                            path, HODU_MAX_MANIFEST_BYTES));
-  else if (!(p->manifest = hodu_json_parse(text, size, error, sizeof error)))
-    refuse(p, format_string("'%s': %s", path, error));
-  free(text);
-  if (p->state == STATE_REFUSED) {
-    free(path);
-    return;
-  }
-
-  const hodu_json *m = p->manifest;
-  char *problem = NULL;
-  const hodu_json *schema = hodu_json_get(m, "schema");
-  const hodu_json *abi = hodu_json_get(m, "abi_version");
-  const hodu_json *kinds = hodu_json_get(m, "kinds");
-  const hodu_json *library = hodu_json_get(m, "library");
-  const hodu_json *options = hodu_json_get(m, "options");
-  if (library && library->type == HODU_JSON_OBJECT)
-    library = hodu_json_get(library, "default"); /* seed 003's per-GPU form */
-  if (m->type != HODU_JSON_OBJECT)
-    problem = copy_string("not a JSON object");
-  else if (!schema || schema->type != HODU_JSON_NUMBER || schema->number != 1)
-    problem = copy_string("\"schema\" must be 1");
-  else if (!hodu_json_string(hodu_json_get(m, "plugin_id")))
-    problem = copy_string("\"plugin_id\" is missing or not a string");
-  else if (!valid_id(hodu_json_string(hodu_json_get(m, "plugin_id"))))
-    problem = format_string("\"plugin_id\" '%s' is not 1 to 64 of "
-                            "[a-z0-9._-]",
-                            hodu_json_string(hodu_json_get(m, "plugin_id")));
-  else if (!hodu_json_string(hodu_json_get(m, "plugin_version")))
-    problem = copy_string("\"plugin_version\" is missing or not a string");
-  else if (!abi || abi->type != HODU_JSON_NUMBER || abi->number < 1 ||
-           abi->number > 1e6 || abi->number != (double)(uint32_t)abi->number)
-    problem = copy_string("\"abi_version\" is missing or not a positive "
-                          "integer");
-  else if (abi->number > HODU_PLUGIN_ABI_VERSION)
-    problem = format_string("built for plugin ABI %u; this host (hodurt %s) "
-                            "supports ABI %u",
-                            (unsigned)abi->number, HODU_RUNTIME_VERSION,
-                            HODU_PLUGIN_ABI_VERSION);
-  else if (!kinds || kinds->type != HODU_JSON_ARRAY || kinds->count == 0)
-    problem = copy_string("\"kinds\" is missing or not a non-empty array");
-  else if (!hodu_json_string(library))
-    problem = copy_string("\"library\" is missing or not a string");
-  else if (!inside_path(hodu_json_string(library)))
-    problem = format_string("\"library\" '%s' must be a relative path inside "
-                            "the plugin's directory",
-                            hodu_json_string(library));
-  else if (options && options->type != HODU_JSON_OBJECT)
-    problem = copy_string("\"options\" is not an object");
-  for (size_t i = 0; !problem && i < kinds->count; ++i) {
-    uint32_t bit;
-    const char *name = hodu_json_string(&kinds->children[i]);
-    if (!name || !kind_bit(name, &bit))
-      problem = format_string("\"kinds\"[%zu] is not one of importer, "
-                              "target, device, engine, compiler, format",
-                              i);
-    else
-      p->kinds |= bit;
-  }
-  if (!problem) {
-    p->id = copy_string(hodu_json_string(hodu_json_get(m, "plugin_id")));
-    p->version =
-        copy_string(hodu_json_string(hodu_json_get(m, "plugin_version")));
-    const char *description =
-        hodu_json_string(hodu_json_get(m, "description"));
-    p->description = copy_string(description ? description : "");
-    p->library = format_string("%s/%s", dir, hodu_json_string(library));
-    p->abi_version = (uint32_t)abi->number;
-    p->engines = joined_strings(m, "engines", &problem);
-    if (!problem)
-      p->formats = joined_strings(m, "formats", &problem);
-    if (!problem)
-      p->capabilities = joined_strings(m, "capabilities", &problem);
-    if (!problem && (!p->id || !p->version || !p->description ||
-                     !p->library || !p->engines || !p->formats ||
-                     !p->capabilities))
-      problem = copy_string("out of memory");
-    if (!problem &&
-        (p->kinds & (HODU_PLUGIN_ENGINE | HODU_PLUGIN_COMPILER)) &&
-        !*p->engines)
-      problem = copy_string("an engine or compiler plugin must name its "
-                            "engines (\"engines\")");
-  }
-  if (problem) {
-    refuse(p, format_string("'%s': %s", path, problem));
-    free(problem);
-  }
-  free(path);
 }
 
 /* The registry entry of a plugin directory, refused or not. */
@@ -323,30 +64,31 @@ static void add_plugin(const char *dir, const char *source) {
     return;
   plugin *p = &plugins[num_plugins];
   memset(p, 0, sizeof *p);
-  p->dir = copy_string(dir);
-  p->source = copy_string(source);
+  p->dir = hodu_plugin_copy_string(dir);
+  p->source = hodu_plugin_copy_string(source);
   if (!p->dir || !p->source)
     return;
   p->state = STATE_AVAILABLE;
-  read_manifest(p, dir);
+  hodu_plugin_read_manifest(p, dir);
   if (!p->id) {
     /* Listed under its directory's name, so the refusal can be seen. */
     const char *slash = strrchr(dir, '/');
-    p->id = copy_string(slash ? slash + 1 : dir);
-    p->version = copy_string("");
-    p->description = copy_string("");
-    p->engines = copy_string("");
-    p->formats = copy_string("");
-    p->capabilities = copy_string("");
+    p->id = hodu_plugin_copy_string(slash ? slash + 1 : dir);
+    p->version = hodu_plugin_copy_string("");
+    p->description = hodu_plugin_copy_string("");
+    p->engines = hodu_plugin_copy_string("");
+    p->formats = hodu_plugin_copy_string("");
+    p->capabilities = hodu_plugin_copy_string("");
     if (!p->library)
-      p->library = copy_string("");
+      p->library = hodu_plugin_copy_string("");
   }
   for (int32_t i = 0; i < num_plugins && p->state != STATE_REFUSED; ++i)
     if (plugins[i].state != STATE_REFUSED && p->id &&
         strcmp(plugins[i].id, p->id) == 0)
-      refuse(p, format_string("duplicate plugin id '%s': the one in '%s' "
-                              "(%s) is used",
-                              p->id, plugins[i].dir, plugins[i].source));
+      hodu_plugin_refuse(p, hodu_plugin_format_string(
+                                "duplicate plugin id '%s': the one in '%s' "
+                                "(%s) is used",
+                                p->id, plugins[i].dir, plugins[i].source));
   ++num_plugins;
 }
 
@@ -423,9 +165,8 @@ static void discover_locked(void) {
     return;
   const char *env = getenv("HODU_PLUGIN_PATH");
   if (env) {
-    char *paths = copy_string(env);
-    for (char *save = NULL, *entry = paths ? strtok_r(paths, ":", &save)
-                                           : NULL;
+    char *paths = hodu_plugin_copy_string(env);
+    for (char *save = NULL, *entry = paths ? strtok_r(paths, ":", &save) : NULL;
          entry; entry = strtok_r(NULL, ":", &save))
       if (entry[0] == '/') /* relative entries would depend on the cwd */
         scan(entry, "HODU_PLUGIN_PATH");
@@ -463,8 +204,7 @@ static void host_log(int32_t level, const char *plugin_id,
   int32_t threshold = env ? atoi(env) : HODU_LOG_WARNING;
   static const char *const names[] = {"error", "warning", "info", "debug"};
   if (level <= threshold)
-    fprintf(stderr, "hodu plugin %s: %s: %s\n",
-            plugin_id ? plugin_id : "?",
+    fprintf(stderr, "hodu plugin %s: %s: %s\n", plugin_id ? plugin_id : "?",
             level >= 0 && level <= 3 ? names[level] : "log",
             message ? message : "");
 }
@@ -505,8 +245,8 @@ static const char *keep_option(char *text) {
       free(text);
       return option_strings[i];
     }
-  if (num_option_strings == (int)(sizeof option_strings /
-                                  sizeof option_strings[0])) {
+  if (num_option_strings ==
+      (int)(sizeof option_strings / sizeof option_strings[0])) {
     free(text);
     return NULL;
   }
@@ -526,7 +266,7 @@ static const char *host_get_option(const char *plugin_id, const char *key) {
   const char *value = NULL;
   const char *env = getenv(name);
   if (env)
-    value = keep_option(copy_string(env));
+    value = keep_option(hodu_plugin_copy_string(env));
   plugin *p = find_locked(plugin_id);
   const hodu_json *option =
       !value && p ? hodu_json_get(hodu_json_get(p->manifest, "options"), key)
@@ -549,32 +289,38 @@ static const char *host_plugin_dir(const char *plugin_id) {
   return dir;
 }
 
-static const hodu_host_api host_api = {
-    sizeof(hodu_host_api), HODU_PLUGIN_ABI_VERSION,
-    "hodurt " HODU_RUNTIME_VERSION, host_make_status, host_log, host_alloc,
-    host_free, host_get_option, host_plugin_dir};
+static const hodu_host_api host_api = {sizeof(hodu_host_api),
+                                       HODU_PLUGIN_ABI_VERSION,
+                                       "hodurt " HODU_RUNTIME_VERSION,
+                                       host_make_status,
+                                       host_log,
+                                       host_alloc,
+                                       host_free,
+                                       host_get_option,
+                                       host_plugin_dir};
 
 /*===--------------------------------------------------------------------===*
  * Loading and checking a library
  *===--------------------------------------------------------------------===*/
 
 /* The members of the engine table up to `member` are present. */
-#define ENGINE_HAS(table, member)                                             \
-  ((table)->struct_size >= offsetof(hodu_engine_plugin_v1, member) +         \
-                               sizeof((table)->member))
+#define ENGINE_HAS(table, member)                                              \
+  ((table)->struct_size >=                                                     \
+   offsetof(hodu_engine_plugin_v1, member) + sizeof((table)->member))
 
 /* Why the engine table is unusable, or NULL. */
 static char *check_engine_table(const plugin *p,
                                 const hodu_engine_plugin_v1 *t) {
   if (!t)
-    return copy_string("its manifest lists kind \"engine\", but the library "
-                       "has no engine interface at version 1");
+    return hodu_plugin_copy_string(
+        "its manifest lists kind \"engine\", but the library "
+        "has no engine interface at version 1");
   if (!ENGINE_HAS(t, run))
-    return format_string("its engine table is %u bytes, shorter than "
-                         "version 1's required %zu",
-                         (unsigned)t->struct_size,
-                         offsetof(hodu_engine_plugin_v1, run) +
-                             sizeof(t->run));
+    return hodu_plugin_format_string(
+        "its engine table is %u bytes, shorter than "
+        "version 1's required %zu",
+        (unsigned)t->struct_size,
+        offsetof(hodu_engine_plugin_v1, run) + sizeof(t->run));
   const char *missing = !t->name         ? "name"
                         : !t->probe      ? "probe"
                         : !t->load       ? "load"
@@ -584,11 +330,12 @@ static char *check_engine_table(const plugin *p,
                         : !t->run        ? "run"
                                          : NULL;
   if (missing)
-    return format_string("its engine table has no '%s'", missing);
-  if (!list_has(p->engines, t->name))
-    return format_string("its engine is named '%s', but the manifest's "
-                         "\"engines\" are '%s'",
-                         t->name, p->engines);
+    return hodu_plugin_format_string("its engine table has no '%s'", missing);
+  if (!hodu_plugin_list_has(p->engines, t->name))
+    return hodu_plugin_format_string(
+        "its engine is named '%s', but the manifest's "
+        "\"engines\" are '%s'",
+        t->name, p->engines);
   return NULL;
 }
 
@@ -597,23 +344,26 @@ static char *check_compiler_table(const plugin *p,
                                   const hodu_compiler_plugin_v1 *t) {
   size_t need = offsetof(hodu_compiler_plugin_v1, compile) + sizeof(t->compile);
   if (!t)
-    return copy_string("its manifest lists kind \"compiler\", but the library "
-                       "has no compiler interface at version 1");
+    return hodu_plugin_copy_string(
+        "its manifest lists kind \"compiler\", but the library "
+        "has no compiler interface at version 1");
   if (t->struct_size < need)
-    return format_string("its compiler table is %u bytes, shorter than "
-                         "version 1's %zu",
-                         (unsigned)t->struct_size, need);
+    return hodu_plugin_format_string(
+        "its compiler table is %u bytes, shorter than "
+        "version 1's %zu",
+        (unsigned)t->struct_size, need);
   const char *missing = !t->name        ? "name"
                         : !t->toolchain ? "toolchain"
                         : !t->probe     ? "probe"
                         : !t->compile   ? "compile"
                                         : NULL;
   if (missing)
-    return format_string("its compiler table has no '%s'", missing);
-  if (!list_has(p->engines, t->name))
-    return format_string("its compiler is named '%s', but the manifest's "
-                         "\"engines\" are '%s'",
-                         t->name, p->engines);
+    return hodu_plugin_format_string("its compiler table has no '%s'", missing);
+  if (!hodu_plugin_list_has(p->engines, t->name))
+    return hodu_plugin_format_string(
+        "its compiler is named '%s', but the manifest's "
+        "\"engines\" are '%s'",
+        t->name, p->engines);
   return NULL;
 }
 
@@ -621,81 +371,95 @@ static char *check_compiler_table(const plugin *p,
 static char *check_format_table(const hodu_format_plugin_v1 *t) {
   size_t need = offsetof(hodu_format_plugin_v1, convert) + sizeof(t->convert);
   if (!t)
-    return copy_string("its manifest lists kind \"format\", but the library "
-                       "has no format interface at version 1");
+    return hodu_plugin_copy_string(
+        "its manifest lists kind \"format\", but the library "
+        "has no format interface at version 1");
   if (t->struct_size < need)
-    return format_string("its format table is %u bytes, shorter than "
-                         "version 1's %zu",
-                         (unsigned)t->struct_size, need);
+    return hodu_plugin_format_string(
+        "its format table is %u bytes, shorter than "
+        "version 1's %zu",
+        (unsigned)t->struct_size, need);
   const char *missing = !t->name      ? "name"
                         : !t->probe   ? "probe"
                         : !t->convert ? "convert"
                                       : NULL;
-  return missing ? format_string("its format table has no '%s'", missing)
+  return missing ? hodu_plugin_format_string("its format table has no '%s'",
+                                             missing)
                  : NULL;
 }
 
 /* Why the library of `p` cannot be used, or NULL (and `p` is loaded). */
 static char *open_library(plugin *p) {
   if (p->abi_version > HODU_PLUGIN_ABI_VERSION)
-    return format_string("built for plugin ABI %u; this host (hodurt %s) "
-                         "supports ABI %u",
-                         (unsigned)p->abi_version, HODU_RUNTIME_VERSION,
-                         HODU_PLUGIN_ABI_VERSION);
+    return hodu_plugin_format_string(
+        "built for plugin ABI %u; this host (hodurt %s) "
+        "supports ABI %u",
+        (unsigned)p->abi_version, HODU_RUNTIME_VERSION,
+        HODU_PLUGIN_ABI_VERSION);
   const char *problem = hodu_elf_file_problem(p->library, &(int){0});
   if (problem)
-    return format_string("'%s': %s", p->library, problem);
+    return hodu_plugin_format_string("'%s': %s", p->library, problem);
   void *handle = dlopen(p->library, RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *reason = dlerror();
-    return format_string("cannot load '%s': %s", p->library,
-                         reason ? reason : "unknown reason");
+    return hodu_plugin_format_string("cannot load '%s': %s", p->library,
+                                     reason ? reason : "unknown reason");
   }
   hodu_plugin_query_fn query;
   *(void **)&query = dlsym(handle, HODU_PLUGIN_QUERY_SYMBOL);
   if (!query) {
     dlclose(handle);
-    return format_string("'%s' does not export '%s': it is not a Hodu "
-                         "plugin",
-                         p->library, HODU_PLUGIN_QUERY_SYMBOL);
+    return hodu_plugin_format_string(
+        "'%s' does not export '%s': it is not a Hodu "
+        "plugin",
+        p->library, HODU_PLUGIN_QUERY_SYMBOL);
   }
   const hodu_plugin_header *h = query(HODU_PLUGIN_ABI_VERSION, &host_api);
   char *why = NULL;
   const size_t min_header =
       offsetof(hodu_plugin_header, get_interface) + sizeof(h->get_interface);
   if (!h)
-    why = format_string("its %s() returned NULL: it cannot serve plugin ABI "
-                        "%u",
-                        HODU_PLUGIN_QUERY_SYMBOL, HODU_PLUGIN_ABI_VERSION);
+    why = hodu_plugin_format_string(
+        "its %s() returned NULL: it cannot serve plugin ABI "
+        "%u",
+        HODU_PLUGIN_QUERY_SYMBOL, HODU_PLUGIN_ABI_VERSION);
   else if (h->struct_size < min_header)
-    why = format_string("its header is %u bytes, shorter than the %zu of "
-                        "plugin ABI 1",
-                        (unsigned)h->struct_size, min_header);
+    why = hodu_plugin_format_string(
+        "its header is %u bytes, shorter than the %zu of "
+        "plugin ABI 1",
+        (unsigned)h->struct_size, min_header);
   else if (h->abi_version != p->abi_version)
-    why = format_string("the library says plugin ABI %u, the manifest says "
-                        "%u",
-                        (unsigned)h->abi_version, (unsigned)p->abi_version);
+    why = hodu_plugin_format_string(
+        "the library says plugin ABI %u, the manifest says "
+        "%u",
+        (unsigned)h->abi_version, (unsigned)p->abi_version);
   else if (h->abi_version > HODU_PLUGIN_ABI_VERSION)
-    why = format_string("built for plugin ABI %u; this host supports %u",
-                        (unsigned)h->abi_version, HODU_PLUGIN_ABI_VERSION);
+    why = hodu_plugin_format_string(
+        "built for plugin ABI %u; this host supports %u",
+        (unsigned)h->abi_version, HODU_PLUGIN_ABI_VERSION);
   else if (!h->id || strcmp(h->id, p->id) != 0)
-    why = format_string("the library says id '%s', the manifest says '%s'",
-                        h->id ? h->id : "(null)", p->id);
+    why = hodu_plugin_format_string(
+        "the library says id '%s', the manifest says '%s'",
+        h->id ? h->id : "(null)", p->id);
   else if (!h->version || strcmp(h->version, p->version) != 0)
-    why = format_string("the library says version '%s', the manifest says "
-                        "'%s'",
-                        h->version ? h->version : "(null)", p->version);
+    why = hodu_plugin_format_string(
+        "the library says version '%s', the manifest says "
+        "'%s'",
+        h->version ? h->version : "(null)", p->version);
   else if (h->kinds != p->kinds)
-    why = format_string("the library's kinds (0x%x) differ from the "
-                        "manifest's (0x%x)",
-                        (unsigned)h->kinds, (unsigned)p->kinds);
+    why =
+        hodu_plugin_format_string("the library's kinds (0x%x) differ from the "
+                                  "manifest's (0x%x)",
+                                  (unsigned)h->kinds, (unsigned)p->kinds);
   else if (!h->get_interface)
-    why = copy_string("its header has no get_interface");
+    why = hodu_plugin_copy_string("its header has no get_interface");
   else if (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))
-    why = copy_string("it is a toolchain-tier plugin (importer or target): "
-                      "hoduc loads those, libhodurt does not");
+    why = hodu_plugin_copy_string(
+        "it is a toolchain-tier plugin (importer or target): "
+        "hoduc loads those, libhodurt does not");
   else if (h->kinds & HODU_PLUGIN_DEVICE)
-    why = copy_string("device plugins are not supported by this host yet");
+    why = hodu_plugin_copy_string(
+        "device plugins are not supported by this host yet");
   const hodu_engine_plugin_v1 *engine = NULL;
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
@@ -729,7 +493,7 @@ static hodu_status ensure_loaded_locked(plugin *p) {
   if (p->state == STATE_AVAILABLE) {
     char *why = open_library(p);
     if (why)
-      refuse(p, why);
+      hodu_plugin_refuse(p, why);
   }
   if (p->state == STATE_REFUSED)
     return hodu_make_status(HODU_INCOMPATIBLE,
@@ -765,8 +529,8 @@ int32_t hodu_plugin_count(void) {
 hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
   if (!info)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "'info' is NULL");
-  if (info->struct_size < offsetof(hodu_plugin_info, problem) +
-                              sizeof(info->problem))
+  if (info->struct_size <
+      offsetof(hodu_plugin_info, problem) + sizeof(info->problem))
     return hodu_make_status(HODU_INVALID_ARGUMENT,
                             "plugin info: struct_size %u is too small",
                             (unsigned)info->struct_size);
@@ -780,11 +544,11 @@ hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
                             (int)index, n == 1 ? "is" : "are", (int)n);
   }
   const plugin *p = &plugins[index];
-  hodu_plugin_info full = {
-      sizeof full,    p->kinds,           p->id,          p->version,
-      p->description, p->dir,             p->library,     p->source,
-      state_names[p->state], p->problem, p->abi_version, 0,
-      p->engines,     p->formats,         p->capabilities};
+  hodu_plugin_info full = {sizeof full, p->kinds,       p->id,
+                           p->version,  p->description, p->dir,
+                           p->library,  p->source,      state_names[p->state],
+                           p->problem,  p->abi_version, 0,
+                           p->engines,  p->formats,     p->capabilities};
   pthread_mutex_unlock(&lock);
   uint32_t size = info->struct_size < sizeof full ? info->struct_size
                                                   : (uint32_t)sizeof full;
@@ -826,7 +590,7 @@ hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out) {
   for (int32_t i = 0; i < num_plugins; ++i) {
     plugin *p = &plugins[i];
     if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_ENGINE) ||
-        !list_has(p->engines, name))
+        !hodu_plugin_list_has(p->engines, name))
       continue;
     status = ensure_loaded_locked(p);
     if (!status) {
@@ -844,12 +608,13 @@ hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out) {
         strcat(names, ", ");
       strcat(names, plugins[i].engines);
     }
-  status = hodu_make_status(HODU_NOT_FOUND,
-                            "no engine '%s': %s%s (hodu-run --list-plugins)",
-                            name, *names ? "the engines are " : "no engine "
-                                                                "plugin is "
-                                                                "installed",
-                            names);
+  status = hodu_make_status(
+      HODU_NOT_FOUND, "no engine '%s': %s%s (hodu-run --list-plugins)", name,
+      *names ? "the engines are "
+             : "no engine "
+               "plugin is "
+               "installed",
+      names);
   pthread_mutex_unlock(&lock);
   return status;
 }
@@ -870,8 +635,7 @@ size_t hodu_plugin_read_head(const char *path, uint8_t *head) {
  * qualifies; a plugin refused on loading is the status when no other can
  * take the file. */
 static hodu_status best_for_file(uint32_t kind, const char *name,
-                                 const char *path, plugin **best,
-                                 int *found) {
+                                 const char *path, plugin **best, int *found) {
   *found = 0;
   *best = NULL;
   const char *slash = strrchr(path, '/');
@@ -887,7 +651,8 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
   for (int32_t i = 0; i < num_plugins; ++i) {
     plugin *p = &plugins[i];
     if (p->state == STATE_REFUSED || !(p->kinds & kind) ||
-        !(name ? list_has(p->engines, name) : list_has(p->formats, dot)))
+        !(name ? hodu_plugin_list_has(p->engines, name)
+               : hodu_plugin_list_has(p->formats, dot)))
       continue;
     *found = 1;
     hodu_status status = ensure_loaded_locked(p);
@@ -899,10 +664,10 @@ static hodu_status best_for_file(uint32_t kind, const char *name,
       continue;
     }
     int32_t score = kind == HODU_PLUGIN_ENGINE
-                         ? p->engine->probe(path, head, head_size)
-                     : kind == HODU_PLUGIN_COMPILER
-                         ? p->compiler->probe(path, head, head_size)
-                         : p->format->probe(path, head, head_size);
+                        ? p->engine->probe(path, head, head_size)
+                    : kind == HODU_PLUGIN_COMPILER
+                        ? p->compiler->probe(path, head, head_size)
+                        : p->format->probe(path, head, head_size);
     if (score > best_score) {
       best_score = score;
       *best = p;
@@ -952,8 +717,8 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
     const plugin *p = &plugins[i];
     if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_ENGINE))
       continue;
-    int claims = engine ? list_has(p->engines, engine)
-                        : dot && list_has(p->formats, dot);
+    int claims = engine ? hodu_plugin_list_has(p->engines, engine)
+                        : dot && hodu_plugin_list_has(p->formats, dot);
     if (!claims)
       continue;
     size_t used = strlen(out);
@@ -994,8 +759,8 @@ hodu_status hodu_plugin_convert(const char *path, void **bytes, size_t *size,
   if (status)
     return status;
   if (!found)
-    return hodu_make_status(HODU_NOT_FOUND,
-                            "no format plugin claims '%s'", path);
+    return hodu_make_status(HODU_NOT_FOUND, "no format plugin claims '%s'",
+                            path);
   uint64_t length = 0;
   const char *kind = NULL;
   status = p->format->convert(path, bytes, &length, &kind);
@@ -1039,15 +804,15 @@ const char *hodu_plugin_listing(void) {
                  "~/.local/share/hodu/plugins, ~/.hodu/plugins and "
                  "lib/hodu/plugins of the install prefix)\n");
   else
-    fprintf(out, "%-20s %-10s %-10s %-10s %-16s %s\n", "ID", "VERSION",
-            "KINDS", "STATE", "SOURCE", "DIRECTORY");
+    fprintf(out, "%-20s %-10s %-10s %-10s %-16s %s\n", "ID", "VERSION", "KINDS",
+            "STATE", "SOURCE", "DIRECTORY");
   for (int32_t i = 0; i < num_plugins; ++i) {
     const plugin *p = &plugins[i];
     char kinds[64] = "";
     for (int k = 0; k < NUM_KINDS; ++k)
       if (p->kinds & (1u << k))
         snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s",
-                 *kinds ? "," : "", kind_names[k]);
+                 *kinds ? "," : "", hodu_plugin_kind_names[k]);
     fprintf(out, "%-20s %-10s %-10s %-10s %-16s %s\n", p->id, p->version,
             *kinds ? kinds : "-", state_names[p->state], p->source, p->dir);
     if (*p->engines || *p->formats)
