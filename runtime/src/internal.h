@@ -39,6 +39,9 @@ const char *hodu_elf_file_problem(const char *open_path, int *cannot_open);
 hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
                                          uint64_t min_size);
 
+/* status.c: a malloc'ed copy of `text` (NULL for NULL, or out of memory). */
+char *hodu_copy_string(const char *text);
+
 hodu_status hodu_make_status(hodu_status_code code, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 

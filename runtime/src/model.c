@@ -287,14 +287,6 @@ static char *quoted(const char *text) {
   return copy;
 }
 
-static char *duplicate(const char *text) {
-  size_t size = strlen(text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
-}
-
 /* Opens every plan device (the main one as `options` say), loads each
  * device's code and uploads WEIGHTS to each non-CPU device that reads it. */
 static hodu_status open_devices(hodu_model *model,
@@ -382,7 +374,7 @@ static hodu_status new_model(hodu_plan *plan, const hodu_model_desc *desc,
     atomic_init(&model->sessions[i], NULL);
   }
   model->origin = quoted(origin);
-  model->target = duplicate(
+  model->target = hodu_copy_string(
       desc ? (desc->target ? desc->target : "")
            : hodu_device_kind_name(
                  (hodu_device_kind)plan->devices[plan->main_device].kind));

@@ -64,8 +64,8 @@ static void add_plugin(const char *dir, const char *source) {
     return;
   plugin *p = &plugins[num_plugins];
   memset(p, 0, sizeof *p);
-  p->dir = hodu_plugin_copy_string(dir);
-  p->source = hodu_plugin_copy_string(source);
+  p->dir = hodu_copy_string(dir);
+  p->source = hodu_copy_string(source);
   if (!p->dir || !p->source)
     return;
   p->state = STATE_AVAILABLE;
@@ -73,14 +73,14 @@ static void add_plugin(const char *dir, const char *source) {
   if (!p->id) {
     /* Listed under its directory's name, so the refusal can be seen. */
     const char *slash = strrchr(dir, '/');
-    p->id = hodu_plugin_copy_string(slash ? slash + 1 : dir);
-    p->version = hodu_plugin_copy_string("");
-    p->description = hodu_plugin_copy_string("");
-    p->engines = hodu_plugin_copy_string("");
-    p->formats = hodu_plugin_copy_string("");
-    p->capabilities = hodu_plugin_copy_string("");
+    p->id = hodu_copy_string(slash ? slash + 1 : dir);
+    p->version = hodu_copy_string("");
+    p->description = hodu_copy_string("");
+    p->engines = hodu_copy_string("");
+    p->formats = hodu_copy_string("");
+    p->capabilities = hodu_copy_string("");
     if (!p->library)
-      p->library = hodu_plugin_copy_string("");
+      p->library = hodu_copy_string("");
   }
   for (int32_t i = 0; i < num_plugins && p->state != STATE_REFUSED; ++i)
     if (plugins[i].state != STATE_REFUSED && p->id &&
@@ -165,7 +165,7 @@ static void discover_locked(void) {
     return;
   const char *env = getenv("HODU_PLUGIN_PATH");
   if (env) {
-    char *paths = hodu_plugin_copy_string(env);
+    char *paths = hodu_copy_string(env);
     for (char *save = NULL, *entry = paths ? strtok_r(paths, ":", &save) : NULL;
          entry; entry = strtok_r(NULL, ":", &save))
       if (entry[0] == '/') /* relative entries would depend on the cwd */
@@ -266,7 +266,7 @@ static const char *host_get_option(const char *plugin_id, const char *key) {
   const char *value = NULL;
   const char *env = getenv(name);
   if (env)
-    value = keep_option(hodu_plugin_copy_string(env));
+    value = keep_option(hodu_copy_string(env));
   plugin *p = find_locked(plugin_id);
   const hodu_json *option =
       !value && p ? hodu_json_get(hodu_json_get(p->manifest, "options"), key)
@@ -312,7 +312,7 @@ static const hodu_host_api host_api = {sizeof(hodu_host_api),
 static char *check_engine_table(const plugin *p,
                                 const hodu_engine_plugin_v1 *t) {
   if (!t)
-    return hodu_plugin_copy_string(
+    return hodu_copy_string(
         "its manifest lists kind \"engine\", but the library "
         "has no engine interface at version 1");
   if (!ENGINE_HAS(t, run))
@@ -344,7 +344,7 @@ static char *check_compiler_table(const plugin *p,
                                   const hodu_compiler_plugin_v1 *t) {
   size_t need = offsetof(hodu_compiler_plugin_v1, compile) + sizeof(t->compile);
   if (!t)
-    return hodu_plugin_copy_string(
+    return hodu_copy_string(
         "its manifest lists kind \"compiler\", but the library "
         "has no compiler interface at version 1");
   if (t->struct_size < need)
@@ -371,7 +371,7 @@ static char *check_compiler_table(const plugin *p,
 static char *check_format_table(const hodu_format_plugin_v1 *t) {
   size_t need = offsetof(hodu_format_plugin_v1, convert) + sizeof(t->convert);
   if (!t)
-    return hodu_plugin_copy_string(
+    return hodu_copy_string(
         "its manifest lists kind \"format\", but the library "
         "has no format interface at version 1");
   if (t->struct_size < need)
@@ -452,14 +452,13 @@ static char *open_library(plugin *p) {
                                   "manifest's (0x%x)",
                                   (unsigned)h->kinds, (unsigned)p->kinds);
   else if (!h->get_interface)
-    why = hodu_plugin_copy_string("its header has no get_interface");
+    why = hodu_copy_string("its header has no get_interface");
   else if (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))
-    why = hodu_plugin_copy_string(
-        "it is a toolchain-tier plugin (importer or target): "
-        "hoduc loads those, libhodurt does not");
+    why =
+        hodu_copy_string("it is a toolchain-tier plugin (importer or target): "
+                         "hoduc loads those, libhodurt does not");
   else if (h->kinds & HODU_PLUGIN_DEVICE)
-    why = hodu_plugin_copy_string(
-        "device plugins are not supported by this host yet");
+    why = hodu_copy_string("device plugins are not supported by this host yet");
   const hodu_engine_plugin_v1 *engine = NULL;
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {

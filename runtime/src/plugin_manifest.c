@@ -21,16 +21,6 @@
  * Small helpers
  *===--------------------------------------------------------------------===*/
 
-char *hodu_plugin_copy_string(const char *text) {
-  if (!text)
-    return NULL;
-  size_t size = strlen(text) + 1;
-  char *copy = malloc(size);
-  if (copy)
-    memcpy(copy, text, size);
-  return copy;
-}
-
 char *hodu_plugin_format_string(const char *format, ...) {
   va_list args;
   va_start(args, format);
@@ -91,7 +81,7 @@ static char *joined_strings(const hodu_json *manifest, const char *key,
                             char **problem) {
   const hodu_json *list = hodu_json_get(manifest, key);
   if (!list)
-    return hodu_plugin_copy_string("");
+    return hodu_copy_string("");
   if (list->type != HODU_JSON_ARRAY) {
     *problem = hodu_plugin_format_string("\"%s\" is not an array", key);
     return NULL;
@@ -137,7 +127,7 @@ int hodu_plugin_list_has(const char *list, const char *item) {
 void hodu_plugin_refuse(plugin *p, char *problem) {
   p->state = STATE_REFUSED;
   free(p->problem);
-  p->problem = problem ? problem : hodu_plugin_copy_string("out of memory");
+  p->problem = problem ? problem : hodu_copy_string("out of memory");
 }
 
 /* Reads `dir`/manifest.json into `p` (refused, with the reason, when it is
@@ -186,42 +176,38 @@ void hodu_plugin_read_manifest(plugin *p, const char *dir) {
   if (library && library->type == HODU_JSON_OBJECT)
     library = hodu_json_get(library, "default"); /* seed 003's per-GPU form */
   if (m->type != HODU_JSON_OBJECT)
-    problem = hodu_plugin_copy_string("not a JSON object");
+    problem = hodu_copy_string("not a JSON object");
   else if (!schema || schema->type != HODU_JSON_NUMBER || schema->number != 1)
-    problem = hodu_plugin_copy_string("\"schema\" must be 1");
+    problem = hodu_copy_string("\"schema\" must be 1");
   else if (!hodu_json_string(hodu_json_get(m, "plugin_id")))
-    problem =
-        hodu_plugin_copy_string("\"plugin_id\" is missing or not a string");
+    problem = hodu_copy_string("\"plugin_id\" is missing or not a string");
   else if (!valid_id(hodu_json_string(hodu_json_get(m, "plugin_id"))))
     problem = hodu_plugin_format_string(
         "\"plugin_id\" '%s' is not 1 to 64 of "
         "[a-z0-9._-]",
         hodu_json_string(hodu_json_get(m, "plugin_id")));
   else if (!hodu_json_string(hodu_json_get(m, "plugin_version")))
-    problem = hodu_plugin_copy_string(
-        "\"plugin_version\" is missing or not a string");
+    problem = hodu_copy_string("\"plugin_version\" is missing or not a string");
   else if (!abi || abi->type != HODU_JSON_NUMBER || abi->number < 1 ||
            abi->number > 1e6 || abi->number != (double)(uint32_t)abi->number)
-    problem =
-        hodu_plugin_copy_string("\"abi_version\" is missing or not a positive "
-                                "integer");
+    problem = hodu_copy_string("\"abi_version\" is missing or not a positive "
+                               "integer");
   else if (abi->number > HODU_PLUGIN_ABI_VERSION)
     problem = hodu_plugin_format_string(
         "built for plugin ABI %u; this host (hodurt %s) "
         "supports ABI %u",
         (unsigned)abi->number, HODU_RUNTIME_VERSION, HODU_PLUGIN_ABI_VERSION);
   else if (!kinds || kinds->type != HODU_JSON_ARRAY || kinds->count == 0)
-    problem = hodu_plugin_copy_string(
-        "\"kinds\" is missing or not a non-empty array");
+    problem = hodu_copy_string("\"kinds\" is missing or not a non-empty array");
   else if (!hodu_json_string(library))
-    problem = hodu_plugin_copy_string("\"library\" is missing or not a string");
+    problem = hodu_copy_string("\"library\" is missing or not a string");
   else if (!inside_path(hodu_json_string(library)))
     problem = hodu_plugin_format_string(
         "\"library\" '%s' must be a relative path inside "
         "the plugin's directory",
         hodu_json_string(library));
   else if (options && options->type != HODU_JSON_OBJECT)
-    problem = hodu_plugin_copy_string("\"options\" is not an object");
+    problem = hodu_copy_string("\"options\" is not an object");
   for (size_t i = 0; !problem && i < kinds->count; ++i) {
     uint32_t bit;
     const char *name = hodu_json_string(&kinds->children[i]);
@@ -234,12 +220,11 @@ void hodu_plugin_read_manifest(plugin *p, const char *dir) {
       p->kinds |= bit;
   }
   if (!problem) {
-    p->id = hodu_plugin_copy_string(
-        hodu_json_string(hodu_json_get(m, "plugin_id")));
-    p->version = hodu_plugin_copy_string(
-        hodu_json_string(hodu_json_get(m, "plugin_version")));
+    p->id = hodu_copy_string(hodu_json_string(hodu_json_get(m, "plugin_id")));
+    p->version =
+        hodu_copy_string(hodu_json_string(hodu_json_get(m, "plugin_version")));
     const char *description = hodu_json_string(hodu_json_get(m, "description"));
-    p->description = hodu_plugin_copy_string(description ? description : "");
+    p->description = hodu_copy_string(description ? description : "");
     p->library =
         hodu_plugin_format_string("%s/%s", dir, hodu_json_string(library));
     p->abi_version = (uint32_t)abi->number;
@@ -250,12 +235,11 @@ void hodu_plugin_read_manifest(plugin *p, const char *dir) {
       p->capabilities = joined_strings(m, "capabilities", &problem);
     if (!problem && (!p->id || !p->version || !p->description || !p->library ||
                      !p->engines || !p->formats || !p->capabilities))
-      problem = hodu_plugin_copy_string("out of memory");
+      problem = hodu_copy_string("out of memory");
     if (!problem && (p->kinds & (HODU_PLUGIN_ENGINE | HODU_PLUGIN_COMPILER)) &&
         !*p->engines)
-      problem =
-          hodu_plugin_copy_string("an engine or compiler plugin must name its "
-                                  "engines (\"engines\")");
+      problem = hodu_copy_string("an engine or compiler plugin must name its "
+                                 "engines (\"engines\")");
   }
   if (problem) {
     hodu_plugin_refuse(p, hodu_plugin_format_string("'%s': %s", path, problem));

@@ -37,7 +37,6 @@ typedef struct plugin {
 #define NUM_KINDS 6
 extern const char *const hodu_plugin_kind_names[NUM_KINDS];
 
-char *hodu_plugin_copy_string(const char *text);
 char *hodu_plugin_format_string(const char *format, ...)
     __attribute__((format(printf, 1, 2)));
 /* Whether the ", "-joined `list` holds `item` (case-insensitive). */

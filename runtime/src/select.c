@@ -66,14 +66,6 @@ static double now_us(void) {
   return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
-char *hodu_select_copy_text(const char *text) {
-  size_t n = strlen(text) + 1;
-  char *copy = malloc(n);
-  if (copy)
-    memcpy(copy, text, n);
-  return copy;
-}
-
 /*===--------------------------------------------------------------------===*
  * The child: load, run, report
  *===--------------------------------------------------------------------===*/
@@ -344,7 +336,7 @@ void hodu_select_set_status(candidate *c, const char *status,
                              const char *message) {
   snprintf(c->status, sizeof c->status, "%s", status);
   free(c->message);
-  c->message = hodu_select_copy_text(message ? message : "");
+  c->message = hodu_copy_string(message ? message : "");
 }
 
 static void measure(candidate *c, const hodu_select_options *o) {
@@ -406,8 +398,8 @@ static void measure(candidate *c, const hodu_select_options *o) {
     ;
   free(c->engine);
   free(c->device);
-  c->engine = hodu_select_copy_text(got ? r.engine : "");
-  c->device = hodu_select_copy_text(got ? r.device : c->device_text);
+  c->engine = hodu_copy_string(got ? r.engine : "");
+  c->device = hodu_copy_string(got ? r.device : c->device_text);
   char message[1200];
   if (timed_out) {
     snprintf(message, sizeof message, "no result within %d s; stopped",
@@ -517,7 +509,7 @@ static double max_error(const candidate *c, const candidate *ref,
  *===--------------------------------------------------------------------===*/
 
 static hodu_status parse_candidate(const char *text, candidate *c) {
-  c->text = hodu_select_copy_text(text);
+  c->text = hodu_copy_string(text);
   const char *at = strrchr(text, '@');
   size_t path_length = at ? (size_t)(at - text) : strlen(text);
   c->path = malloc(path_length + 1);
@@ -549,7 +541,7 @@ static hodu_status parse_candidate(const char *text, candidate *c) {
         c->device_ordinal = (int32_t)ordinal;
       }
     } else {
-      c->engine_name = hodu_select_copy_text(what);
+      c->engine_name = hodu_copy_string(what);
     }
   }
   struct stat info;

@@ -42,7 +42,6 @@ int hodu_select_lookup(const char *path, candidate *c, int32_t threads,
 void hodu_select_store(const char *path, const candidate *c, int32_t threads,
                        const char *cpu);
 
-char *hodu_select_copy_text(const char *text);
 int hodu_select_write_all(int fd, const void *data, size_t size);
 void hodu_select_set_status(candidate *c, const char *status,
                             const char *message);

@@ -26,7 +26,7 @@ char *hodu_select_database_path(const hodu_select_options *o) {
   if (path && strcmp(path, "off") == 0)
     return NULL;
   if (path && *path)
-    return hodu_select_copy_text(path);
+    return hodu_copy_string(path);
   const char *cache = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
   char buffer[4096];
@@ -36,12 +36,12 @@ char *hodu_select_database_path(const hodu_select_options *o) {
     snprintf(buffer, sizeof buffer, "%s/.cache/hodu/selection.jsonl", home);
   else
     return NULL;
-  return hodu_select_copy_text(buffer);
+  return hodu_copy_string(buffer);
 }
 
 /* mkdir -p of the file's directory. */
 static void make_parents(const char *path) {
-  char *copy = hodu_select_copy_text(path);
+  char *copy = hodu_copy_string(path);
   if (!copy)
     return;
   for (char *p = copy + 1; *p; ++p)
@@ -162,8 +162,8 @@ int hodu_select_lookup(const char *path, candidate *c, int32_t threads,
           hodu_json_string(hodu_json_get(record, "device_name"));
       free(c->engine);
       free(c->device);
-      c->engine = hodu_select_copy_text(engine ? engine : "");
-      c->device = hodu_select_copy_text(device ? device : c->device_text);
+      c->engine = hodu_copy_string(engine ? engine : "");
+      c->device = hodu_copy_string(device ? device : c->device_text);
       hodu_candidate_result *r = &c->result;
       r->runs = (int32_t)number(record, "runs");
       r->load_ms = number(record, "load_ms");

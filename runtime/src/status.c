@@ -82,3 +82,13 @@ void hodu_status_free(hodu_status status) {
   if (status && status != static_oom())
     free(status);
 }
+
+char *hodu_copy_string(const char *text) {
+  if (!text)
+    return NULL;
+  size_t size = strlen(text) + 1;
+  char *copy = malloc(size);
+  if (copy)
+    memcpy(copy, text, size);
+  return copy;
+}
