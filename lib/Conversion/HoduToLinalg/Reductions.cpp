@@ -112,8 +112,8 @@ int64_t sumBlockOf(int64_t n, const SumBlock &block) {
   int64_t best = 0;
   auto rank = [&](int64_t d) {
     int align = !block.lanes ? 0 : d % 64 == 0 ? 0 : d % 16 == 0 ? 1 : 2;
-    double distance = d > block.target ? double(d) / block.target
-                                       : double(block.target) / d;
+    double distance =
+        d > block.target ? double(d) / block.target : double(block.target) / d;
     return std::make_pair(align, distance);
   };
   for (int64_t d = block.min; d <= block.max && d <= n; ++d)
@@ -159,8 +159,7 @@ Value blockedSum(OpBuilder &b, Location loc, Value input,
   size_t inner = 0;
   int64_t block = 1;
   while (inner < dims.size() &&
-         block * inType.getDimSize(dims[dims.size() - 1 - inner]) <=
-             blocks.max)
+         block * inType.getDimSize(dims[dims.size() - 1 - inner]) <= blocks.max)
     block *= inType.getDimSize(dims[dims.size() - 1 - inner++]);
   int64_t e = dims[dims.size() - 1 - inner], n = inType.getDimSize(e);
   // When the inner dims make less than a block, split `e` into [n / k, k]
@@ -177,7 +176,8 @@ Value blockedSum(OpBuilder &b, Location loc, Value input,
     Value partial = single(input, first);
     SmallVector<int64_t> rest;
     for (int64_t d : ArrayRef<int64_t>(dims).drop_back(inner))
-      rest.push_back(d - llvm::count_if(first, [&](int64_t f) { return f < d; }));
+      rest.push_back(d -
+                     llvm::count_if(first, [&](int64_t f) { return f < d; }));
     return blockedSum(b, loc, partial, rest, {}, {}, acc, nullptr);
   }
   if (!k) {
