@@ -18,6 +18,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include <functional>
+#include <optional>
 
 namespace hodu::lowering {
 
@@ -188,6 +189,38 @@ struct StaticPattern : mlir::OpConversionPattern<OpTy> {
     return lower(op, adaptor, rewriter);
   }
 };
+
+/// The body of a reduction: new accumulator values from the input scalar,
+/// the extra scalars, the accumulators and (with `withIndices`) the loop
+/// indices in input dims order.
+using ReduceBody = std::function<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange ins,
+    mlir::ValueRange accs, mlir::ValueRange ivs)>;
+
+/// Reduces `input` over `dims` into accumulators initialised with `inits`.
+/// `extra` are tensors of the reduced shape read at the output position
+/// (e.g. a mean); `extraDims`, when given, are the input dims they are
+/// indexed by instead of every kept dim (Sums.cpp).
+llvm::SmallVector<mlir::Value>
+reduceOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+           llvm::ArrayRef<int64_t> dims, mlir::ValueRange inits,
+           mlir::ValueRange extra, const ReduceBody &body,
+           bool withIndices = false,
+           std::optional<llvm::ArrayRef<int64_t>> extraDims = std::nullopt);
+
+/// The term a sum adds for one input element: f(x, extra scalars), x
+/// widened to the accumulator type; null adds x itself.
+using SumTerm = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                          mlir::Value, mlir::ValueRange)>;
+
+/// Sums term(x) over the sorted `dims` of `input` into a tensor of the kept
+/// dims, accumulating in `acc`, floating-point sums longer than a block in
+/// blocked stages (Sums.cpp). `extra` are read at input dims `extraDims`.
+mlir::Value blockedSum(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, llvm::SmallVector<int64_t> dims,
+                       llvm::SmallVector<int64_t> extraDims,
+                       mlir::ValueRange extra, mlir::Type acc,
+                       const SumTerm &term);
 
 // Per-family pattern sets.
 void populateElementwisePatterns(mlir::TypeConverter &tc,
