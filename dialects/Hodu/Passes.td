@@ -350,4 +350,36 @@ def PlanMemory : Pass<"hodu-plan-memory", "mlir::func::FuncOp"> {
   ];
 }
 
+
+def Autodiff : Pass<"hodu-autodiff", "mlir::ModuleOp"> {
+  let summary = "Reverse-mode gradients of a scalar loss over the hodu dialect";
+  let description = [{
+    Rewrites `function` so that it returns its result number `loss` (a
+    one-element floating-point tensor) followed by the gradient of that loss
+    with respect to each argument listed in `wrt` (default: every
+    floating-point argument), each of its argument's type. The gradients are
+    hodu ops appended after the forward computation (reverse mode: one
+    sweep over the ops in reverse order, sums where a value has several
+    uses), so every later pass and every target compiles them as any model.
+
+    Rules exist for the elementwise arithmetic (with numpy broadcasting:
+    the gradient is summed over broadcast dims), `neg`, `abs`, `square`,
+    `sqrt`, `recip`, `exp`, `ln`, `tanh`, `sigmoid`, `relu`, `leaky_relu`,
+    `maximum`/`minimum`, the scalar forms, `cast` between float types,
+    `matmul` (rank >= 2, batch dims broadcast), `reduce_sum`, `reduce_mean`,
+    `reshape`, `flatten`, `squeeze`, `unsqueeze`, `broadcast`, `transpose`
+    and `select`. A value the loss depends on through an op without a rule
+    is an error naming the op and its location (the ONNX node); integer and
+    boolean values carry no gradient.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "the function to differentiate">,
+    Option<"loss", "loss", "unsigned", "0", "which result is the loss">,
+    ListOption<"wrt", "wrt", "unsigned",
+               "the arguments to differentiate (default: every "
+               "floating-point argument)">,
+  ];
+}
+
 #endif // HODU_PASSES_TD
