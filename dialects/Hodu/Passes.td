@@ -362,15 +362,30 @@ def Autodiff : Pass<"hodu-autodiff", "mlir::ModuleOp"> {
     sweep over the ops in reverse order, sums where a value has several
     uses), so every later pass and every target compiles them as any model.
 
-    Rules exist for the elementwise arithmetic (with numpy broadcasting:
-    the gradient is summed over broadcast dims), `neg`, `abs`, `square`,
-    `sqrt`, `recip`, `exp`, `ln`, `tanh`, `sigmoid`, `relu`, `leaky_relu`,
-    `maximum`/`minimum`, the scalar forms, `cast` between float types,
-    `matmul` (rank >= 2, batch dims broadcast), `reduce_sum`, `reduce_mean`,
-    `reshape`, `flatten`, `squeeze`, `unsqueeze`, `broadcast`, `transpose`
-    and `select`. A value the loss depends on through an op without a rule
-    is an error naming the op and its location (the ONNX node); integer and
-    boolean values carry no gradient.
+    Rules exist for:
+    - elementwise arithmetic with numpy broadcasting (the gradient is summed
+      over broadcast dims), `pow`, the scalar forms, clips
+      (`maximum_scalar`/`minimum_scalar`), `maximum`/`minimum`, `select`,
+      float-to-float `cast`;
+    - `neg`, `abs`, `square`, `sqrt`, `recip`, `exp`, `ln`, `erf`, `sin`,
+      `cos`, `tanh`, `sigmoid`, `relu`, `leaky_relu`, `elu`, `gelu`,
+      `silu`, `softplus`, `hardsigmoid`;
+    - `matmul` (1-D operands, batch dims broadcast);
+    - `reduce_sum`, `reduce_mean`, `reduce_max`/`reduce_min` (shared by the
+      elements equal to the extreme), `reduce_norm`, `reduce_logsumexp`,
+      `reduce_var`, `reduce_std`;
+    - `reshape`, `flatten`, `squeeze`, `unsqueeze`, `broadcast`,
+      `transpose`, `slice` (steps of 1), `concat`;
+    - `index_select` and `gather` (a `scatter_add` of the gradient);
+    - `conv` with any strides, pads, dilations and groups
+      (`conv_transpose` and `conv_grad_weight`);
+    - pooling by `reduce_window` max, mean or sum over `[N, C, spatial...]`
+      (a transposed convolution: every tap equal to a window's maximum
+      gets the gradient).
+
+    A value the loss depends on through an op without a rule is an error
+    naming the op and its location (the ONNX node); integer and boolean
+    values carry no gradient.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"main\"",

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Autodiff.h"
+
 #include "hodu/Transforms/Passes.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
@@ -29,66 +31,50 @@ namespace hodu {
 using namespace mlir;
 using namespace hodu;
 
-namespace {
+namespace hodu::autodiff {
 
-bool isFloatTensor(Value v) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && isa<FloatType>(t.getElementType());
+void Backward::accumulate(Value v, Value g) {
+  if (!isFloatTensor(v) || !g)
+    return;
+  assert(g.getType() == v.getType() && "gradient of another type");
+  auto [it, inserted] = grads.try_emplace(v, g);
+  if (!inserted)
+    it->second = AddOp::create(b, loc, v.getType(), it->second, g);
 }
 
-RankedTensorType tensorOf(Value v) {
-  return cast<RankedTensorType>(v.getType());
+Value Backward::splat(RankedTensorType t, double v) {
+  auto attr = DenseElementsAttr::get(t, FloatAttr::get(t.getElementType(), v));
+  return ConstantOp::create(b, loc, cast<ElementsAttr>(attr));
 }
 
-/// Builds the backward ops and keeps the gradients.
-class Backward {
-public:
-  Backward(OpBuilder &b) : b(b) {}
+FloatAttr Backward::scalar(Type t, double v) {
+  return FloatAttr::get(cast<RankedTensorType>(t).getElementType(), v);
+}
 
-  Value gradOf(Value v) const { return grads.lookup(v); }
+RankedTensorType Backward::boolLike(RankedTensorType t) {
+  return RankedTensorType::get(t.getShape(), b.getI1Type());
+}
 
-  /// Adds `g` to the gradient of `v` (floating-point values only).
-  void accumulate(Value v, Value g) {
-    if (!isFloatTensor(v) || !g)
-      return;
-    assert(g.getType() == v.getType() && "gradient of another type");
-    auto [it, inserted] = grads.try_emplace(v, g);
-    if (!inserted)
-      it->second = AddOp::create(b, loc, v.getType(), it->second, g);
-  }
+RankedTensorType Backward::withShape(RankedTensorType t,
+                                     ArrayRef<int64_t> shape) {
+  return RankedTensorType::get(shape, t.getElementType());
+}
 
-  /// The gradient of `op`'s operands from its result's gradient `g`;
-  /// failure (with an error) where there is no rule.
-  LogicalResult apply(Operation *op, Value g);
+Value Backward::reshape(Value v, RankedTensorType t) {
+  if (v.getType() == t)
+    return v;
+  return ReshapeOp::create(b, loc, t, v);
+}
 
-  Location loc = UnknownLoc();
+Value Backward::broadcast(Value v, RankedTensorType t) {
+  if (v.getType() == t)
+    return v;
+  return BroadcastOp::create(b, loc, t, v);
+}
 
-private:
-  Value splat(RankedTensorType t, double v) {
-    auto attr =
-        DenseElementsAttr::get(t, FloatAttr::get(t.getElementType(), v));
-    return ConstantOp::create(b, loc, cast<ElementsAttr>(attr));
-  }
-  FloatAttr scalar(Type t, double v) {
-    return FloatAttr::get(cast<RankedTensorType>(t).getElementType(), v);
-  }
-  RankedTensorType boolLike(RankedTensorType t) {
-    return RankedTensorType::get(t.getShape(), b.getI1Type());
-  }
-  Value reshape(Value v, RankedTensorType t) {
-    if (v.getType() == t)
-      return v;
-    return ReshapeOp::create(b, loc, t, v);
-  }
-  /// `g` (of a broadcast result's shape) summed over the dims along which
-  /// a value of type `t` was broadcast, as a `t`.
-  Value unbroadcast(Value g, RankedTensorType t);
-  /// The last two dims of `v` swapped.
-  Value transposeLast2(Value v);
-
-  OpBuilder &b;
-  llvm::DenseMap<Value, Value> grads;
-};
+Value Backward::select(Value cond, Value x, Value y) {
+  return SelectOp::create(b, loc, x.getType(), cond, x, y);
+}
 
 Value Backward::unbroadcast(Value g, RankedTensorType t) {
   auto gt = tensorOf(g);
@@ -300,35 +286,14 @@ LogicalResult Backward::apply(Operation *op, Value g) {
         accumulate(operand(0), v);
         return success();
       })
-      .Case<MatmulOp>([&](auto) -> LogicalResult {
-        Value x = operand(0), y = operand(1);
-        if (tensorOf(x).getRank() < 2 || tensorOf(y).getRank() < 2)
-          return op->emitError("no gradient rule for 'hodu.matmul' with a "
-                               "1-D operand yet");
-        // g: [..., M, N]; dx = g @ y^T ([..., M, K]), dy = x^T @ g.
-        auto gt = tensorOf(g);
-        SmallVector<int64_t> batch(gt.getShape().drop_back(2));
-        auto shaped = [&](int64_t rows, int64_t cols) {
-          SmallVector<int64_t> s(batch);
-          s.append({rows, cols});
-          return RankedTensorType::get(s, gt.getElementType());
-        };
-        int64_t m = gt.getDimSize(gt.getRank() - 2),
-                n = gt.getDimSize(gt.getRank() - 1);
-        int64_t k = tensorOf(x).getDimSize(tensorOf(x).getRank() - 1);
-        Value dx = MatmulOp::create(b, loc, shaped(m, k), g, transposeLast2(y));
-        Value dy = MatmulOp::create(b, loc, shaped(k, n), transposeLast2(x), g);
-        accumulate(x, unbroadcast(dx, tensorOf(x)));
-        accumulate(y, unbroadcast(dy, tensorOf(y)));
-        return success();
-      })
-      .Default([&](Operation *) {
-        return op->emitError("no gradient rule for '")
-               << op->getName()
-               << "': the loss depends on its result, so it cannot be "
-                  "trained through";
-      });
+      .Default([&](Operation *) { return applyStructured(op, g); });
 }
+
+} // namespace hodu::autodiff
+
+namespace {
+
+using namespace hodu::autodiff;
 
 struct Autodiff : hodu::impl::AutodiffBase<Autodiff> {
   using Base::Base;

@@ -1,13 +1,13 @@
 func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
-  %l = hodu.reduce_max %x {dims = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
+  %l = hodu.reduce_prod %x {dims = array<i64: 0>} : (tensor<4xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 
 // -----
 
-func.func @main(%x: tensor<4xf32>, %y: tensor<4x2xf32>) -> tensor<f32> {
-  %m = hodu.matmul %x, %y : (tensor<4xf32>, tensor<4x2xf32>) -> tensor<2xf32>
-  %l = hodu.reduce_sum %m {dims = array<i64: 0>} : (tensor<2xf32>) -> tensor<f32>
+func.func @main(%x: tensor<6xf32>) -> tensor<f32> {
+  %s = hodu.slice %x {starts = array<i64: 0>, ends = array<i64: 6>, steps = array<i64: 2>} : (tensor<6xf32>) -> tensor<3xf32>
+  %l = hodu.reduce_sum %s {dims = array<i64: 0>} : (tensor<3xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 
