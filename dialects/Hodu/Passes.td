@@ -397,4 +397,51 @@ def Autodiff : Pass<"hodu-autodiff", "mlir::ModuleOp"> {
   ];
 }
 
+
+def TrainStep : Pass<"hodu-train-step", "mlir::ModuleOp"> {
+  let summary = "A train step: loss, gradients and an optimizer update";
+  let description = [{
+    Turns `function` (a model whose trainable weights are the arguments
+    listed in `params`) into one training step, as pure dataflow:
+
+      (inputs..., params..., target, optimizer state..., lr)
+        -> (loss, new params..., new optimizer state...)
+
+    The arguments keep their order; `target` (the prediction's type; not
+    for `loss=output`), the optimizer's state and `lr` (a 0-d tensor of the
+    parameters' element type, so the host can change it between steps) are
+    appended. The prediction is result `output`. Losses: `mse` (mean of
+    squared differences), `l1` (mean of absolute differences),
+    `bce-with-logits` (mean of max(p, 0) - p t + log(1 + exp(-|p|))),
+    `cross-entropy` (logits `[N, C]` against class probabilities `[N, C]`:
+    mean over N of -sum(t log_softmax(p))), or `output` (the result is the
+    loss). Optimizers, with `weight-decay` as L2 in the gradient (SGD,
+    momentum, Adam) or decoupled (AdamW):
+    - `sgd`: p -= lr g;
+    - `momentum`: v = mu v + g, p -= lr v (state: one v per parameter);
+    - `adam` / `adamw`: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2,
+      step += 1, p -= lr (m / (1 - b1^step)) / (sqrt(v / (1 - b2^step)) +
+      eps) (state: m and v per parameter, then `step`, a 0-d counter). The
+      bias corrections are computed from `step` in the step itself, so n
+      replays of a captured step equal n eager steps.
+    Gradients come from the same rules as `hodu-autodiff`.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"main\"",
+           "the model function">,
+    Option<"output", "output", "unsigned", "0", "which result is the prediction">,
+    ListOption<"params", "params", "unsigned", "the trainable arguments">,
+    Option<"loss", "loss", "std::string", "\"mse\"",
+           "mse, l1, bce-with-logits, cross-entropy or output">,
+    Option<"optimizer", "optimizer", "std::string", "\"sgd\"",
+           "sgd, momentum, adam or adamw">,
+    Option<"momentum", "momentum", "double", "0.9", "momentum's mu">,
+    Option<"beta1", "beta1", "double", "0.9", "Adam's beta1">,
+    Option<"beta2", "beta2", "double", "0.999", "Adam's beta2">,
+    Option<"epsilon", "epsilon", "double", "1e-8", "Adam's epsilon">,
+    Option<"weightDecay", "weight-decay", "double", "0.0",
+           "L2 (sgd, momentum, adam) or decoupled (adamw) weight decay">,
+  ];
+}
+
 #endif // HODU_PASSES_TD

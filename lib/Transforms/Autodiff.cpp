@@ -289,6 +289,51 @@ LogicalResult Backward::apply(Operation *op, Value g) {
       .Default([&](Operation *) { return applyStructured(op, g); });
 }
 
+FailureOr<SmallVector<Value>> gradients(OpBuilder &b, Location loc, Block &body,
+                                        Value loss, ArrayRef<Value> wrt) {
+  Backward backward(b);
+  backward.loc = loc;
+  auto lossType = tensorOf(loss);
+  auto one = DenseElementsAttr::get(
+      lossType, FloatAttr::get(lossType.getElementType(), 1.0));
+  backward.accumulate(loss,
+                      ConstantOp::create(b, loc, cast<ElementsAttr>(one)));
+  // The forward ops before the insertion point, in reverse.
+  SmallVector<Operation *> forward;
+  for (Operation &op : body) {
+    if (&op == &*b.getInsertionPoint())
+      break;
+    forward.push_back(&op);
+  }
+  for (Operation *op : llvm::reverse(forward)) {
+    bool needed = llvm::any_of(op->getResults(), [&](Value r) {
+      return static_cast<bool>(backward.gradOf(r));
+    });
+    if (!needed)
+      continue;
+    if (op->getNumResults() != 1)
+      return op->emitError("no gradient rule for '")
+             << op->getName() << "' (an op of several results)";
+    if (op->getNumRegions() != 0)
+      return op->emitError("no gradient rule for '")
+             << op->getName() << "' (control flow)";
+    if (failed(backward.apply(op, backward.gradOf(op->getResult(0)))))
+      return failure();
+  }
+  SmallVector<Value> grads;
+  for (Value v : wrt) {
+    Value g = backward.gradOf(v);
+    if (!g) {
+      auto t = tensorOf(v);
+      g = ConstantOp::create(b, loc,
+                             cast<ElementsAttr>(DenseElementsAttr::get(
+                                 t, FloatAttr::get(t.getElementType(), 0.0))));
+    }
+    grads.push_back(g);
+  }
+  return grads;
+}
+
 } // namespace hodu::autodiff
 
 namespace {
@@ -337,49 +382,15 @@ struct Autodiff : hodu::impl::AutodiffBase<Autodiff> {
       }
 
     OpBuilder b(ret);
-    Backward backward(b);
-    backward.loc = ret.getLoc();
-    auto one = DenseElementsAttr::get(
-        lossType, FloatAttr::get(lossType.getElementType(), 1.0));
-    backward.accumulate(lossValue, ConstantOp::create(b, ret.getLoc(),
-                                                      cast<ElementsAttr>(one)));
-    // The forward ops, in reverse (the backward ops go after them, before
-    // the return).
-    SmallVector<Operation *> forward;
-    for (Operation &op : body.without_terminator())
-      forward.push_back(&op);
-    for (Operation *op : llvm::reverse(forward)) {
-      bool needed = llvm::any_of(op->getResults(), [&](Value r) {
-        return static_cast<bool>(backward.gradOf(r));
-      });
-      if (!needed)
-        continue;
-      if (op->getNumResults() != 1) {
-        op->emitError("no gradient rule for '")
-            << op->getName() << "' (an op of several results)";
-        return signalPassFailure();
-      }
-      Value g = backward.gradOf(op->getResult(0));
-      if (op->getNumRegions() != 0 || failed(backward.apply(op, g))) {
-        if (op->getNumRegions() != 0)
-          op->emitError("no gradient rule for '")
-              << op->getName() << "' (control flow)";
-        return signalPassFailure();
-      }
-    }
+    SmallVector<Value> wrtValues;
+    for (unsigned a : args)
+      wrtValues.push_back(body.getArgument(a));
+    FailureOr<SmallVector<Value>> grads =
+        gradients(b, ret.getLoc(), body, lossValue, wrtValues);
+    if (failed(grads))
+      return signalPassFailure();
     SmallVector<Value> results{lossValue};
-    for (unsigned a : args) {
-      Value arg = body.getArgument(a);
-      Value g = backward.gradOf(arg);
-      if (!g) {
-        auto t = tensorOf(arg);
-        g = ConstantOp::create(
-            b, ret.getLoc(),
-            cast<ElementsAttr>(DenseElementsAttr::get(
-                t, FloatAttr::get(t.getElementType(), 0.0))));
-      }
-      results.push_back(g);
-    }
+    llvm::append_range(results, *grads);
     func::ReturnOp::create(b, ret.getLoc(), results);
     ret.erase();
     f.setType(FunctionType::get(f.getContext(), f.getArgumentTypes(),

@@ -65,6 +65,14 @@ private:
   llvm::DenseMap<mlir::Value, mlir::Value> grads;
 };
 
+/// The gradients of `loss` (a one-element float tensor) with respect to
+/// `wrt`, built at `b`'s insertion point in `body` from the ops before it
+/// (zeros for a value the loss does not depend on); failure with an error
+/// naming the op where a rule is missing.
+llvm::FailureOr<llvm::SmallVector<mlir::Value>>
+gradients(mlir::OpBuilder &b, mlir::Location loc, mlir::Block &body,
+          mlir::Value loss, llvm::ArrayRef<mlir::Value> wrt);
+
 } // namespace hodu::autodiff
 
 #endif // HODU_LIB_TRANSFORMS_AUTODIFF_H
