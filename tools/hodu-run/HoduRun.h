@@ -37,6 +37,8 @@ struct Options {
   double atol = 1e-5;
   long benchmark = 0;
   long replay = 0;
+  /// --steps N: N runs, outputs named like inputs fed back (Run.cpp).
+  long steps = 0;
   long warmup = 3;
   int32_t deviceKind = -1;
   long deviceOrdinal = 0;
@@ -192,6 +194,10 @@ bool runModel(const hodu_model *model, std::vector<HostTensor> &inputs,
 /// --benchmark N.
 int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                    std::vector<HostTensor> &outputs, const Options &options);
+/// --steps N: the first run is done; runs N - 1 more, each output named
+/// like an input copied into it first, printing one-element first outputs.
+int stepModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+              std::vector<HostTensor> &outputs, const Options &options);
 /// --replay N.
 int replayModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                 std::vector<HostTensor> &outputs, const Options &options);

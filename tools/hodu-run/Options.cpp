@@ -48,6 +48,12 @@ Performance:
   --replay N                capture the model once (after the warm-up runs)
                             and replay it N times: host microseconds and
                             device submissions per run, eager and replayed
+  --steps N                 run N times, each output named like an input
+                            (a train step's weights and optimizer state, a
+                            recurrent state) fed to the next run; prints
+                            the first output of each run when it is one
+                            value (a train step's loss); the outputs
+                            written are the last run's
 
 Symbolic dims (models compiled with symbols, such as batch or seq):
   --dim NAME=VALUE          the value of symbol NAME where no input file
@@ -182,6 +188,7 @@ int parseOptions(int argc, char **argv, Options &options) {
           "-f",          "--output-format", "-n",       "--print-limit",
           "--test-data", "--rtol",          "--atol",   "--benchmark",
           "--warmup",    "--threads",       "--replay", "--device",
+          "--steps",
           "--dim",       "--engine",        "--plugin", "--plugin-info",
           "--plugin-check", "--objective",   "--bench-db", "--memory-limit",
           "--select-timeout", "--compile-flag"};
@@ -221,6 +228,10 @@ int parseOptions(int argc, char **argv, Options &options) {
       } else if (name == "--warmup") {
         if (!parseLong(value, 0, options.warmup))
           return usageError("--warmup needs a count >= 0, got '" + value +
+                            "'");
+      } else if (name == "--steps") {
+        if (!parseLong(value, 1, options.steps))
+          return usageError("--steps needs a run count >= 1, got '" + value +
                             "'");
       } else if (name == "--replay") {
         if (!parseLong(value, 1, options.replay))
@@ -298,6 +309,11 @@ int parseOptions(int argc, char **argv, Options &options) {
                       "' and '" + options.candidates[1] +
                       "'); pass inputs with --input, or compare them with "
                       "--select");
+  if (options.steps > 0 &&
+      (options.benchmark > 0 || options.replay > 0 || options.select ||
+       !options.testData.empty()))
+    return usageError("--steps cannot be combined with --benchmark, "
+                      "--replay, --select or --test-data");
   if (options.select && (!options.testData.empty() || options.info ||
                          options.replay > 0))
     return usageError("--select cannot be combined with --test-data, --info "

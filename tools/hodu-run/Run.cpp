@@ -229,6 +229,44 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   return ExitOk;
 }
 
+int stepModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+              std::vector<HostTensor> &outputs, const Options &options) {
+  // Which output feeds which input: equal names, dtypes and shapes.
+  std::vector<std::pair<size_t, size_t>> feed;
+  for (size_t o = 0; o < outputs.size(); ++o)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const char *out = hodu_model_output_name(model, int32_t(o));
+      if (std::strcmp(out, hodu_model_input_name(model, int32_t(i))) != 0)
+        continue;
+      if (outputs[o].dtype != inputs[i].dtype ||
+          outputs[o].shape != inputs[i].shape)
+        return error(std::string("--steps: output '") + out +
+                     "' cannot feed the input of its name: its type or "
+                     "shape differs");
+      feed.emplace_back(o, i);
+    }
+  if (feed.empty())
+    return error("--steps: no output is named like an input, so nothing "
+                 "would carry over from one run to the next");
+  const HostTensor &first = outputs.front();
+  bool printFirst = first.numElements() == 1 && isFloat(first.dtype);
+  const char *firstName = hodu_model_output_name(model, 0);
+  std::string message;
+  for (long step = 1;; ++step) {
+    if (printFirst)
+      std::printf("step %ld: %s %s\n", step, firstName,
+                  formatElement(first.dtype, first.data.data(), 0, true)
+                      .c_str());
+    if (step == options.steps)
+      return ExitOk;
+    for (auto [o, i] : feed)
+      inputs[i].data = outputs[o].data;
+    if (!runModel(model, inputs, outputs, message))
+      return error("--steps: run " + std::to_string(step + 1) + ": " +
+                   message);
+  }
+}
+
 /// CPU time of the calling thread, in microseconds: the host's own work,
 /// without the time it sleeps while the device runs.
 static double threadMicros() {

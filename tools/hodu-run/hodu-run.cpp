@@ -112,6 +112,9 @@ int runMain(int argc, char **argv) {
   std::vector<HostTensor> outputs = makeOutputs(model, values);
   if (!runModel(model, inputs, outputs, message))
     return error(message);
+  if (options.steps > 0)
+    if (int result = stepModel(model, inputs, outputs, options))
+      return result;
   if (options.benchmark > 0)
     if (int result = benchmarkModel(model, inputs, outputs, options))
       return result;

@@ -8,11 +8,12 @@
       by central finite differences of the step's own loss output, the
       update by the optimizer's formula.
   train_loop.py train BIN_DIR OUT_DIR MODEL.mlir LOSS OPTIMIZER LR STEPS
-      STEPS steps on data generated here (regression targets from a fixed
-      random linear map for mse; classes from the brightest third of the
-      image for cross-entropy), each step's state fed to the next; prints
-      the losses of the first and last steps and whether the loss fell to
-      under a fifth.
+      STEPS steps by `hodu-run --steps` on data generated here (regression
+      targets from a fixed random linear map for mse; classes from the
+      brightest third of the image for cross-entropy); prints the losses of
+      the first and last steps and whether the loss fell to under a fifth,
+      and checks the first three losses against runs whose state this
+      script carries through files.
 
 The model's trainable arguments are every argument but the first (the
 data). No third-party modules.
@@ -281,19 +282,39 @@ def train(bin_dir, out, model, loss, opt, lr, steps):
     adam = opt in ("adam", "adamw")
     state_inputs = list(range(1, 1 + nparams)) + list(
         range(2 + nparams, len(types) - 1))
-    losses = []
-    for s in range(int(steps)):
-        got = step(bin_dir, so, types, values, os.path.join(out, "steps"))
-        losses.append(got[0][0])
+    # hodu-run --steps: one process, the state fed back by name.
+    work = os.path.join(out, "steps")
+    os.makedirs(work, exist_ok=True)
+    inputs = []
+    for i, ((_, shape, dtype), v) in enumerate(zip(types, values)):
+        p = os.path.join(work, "in_%d.npy" % i)
+        write_npy(p, v, shape, dtype)
+        inputs += ["-i", p]
+    final = os.path.join(work, "final")
+    printed = subprocess.run([os.path.join(bin_dir, "hodu-run"), so, "--steps", str(steps),
+                              "-o", final, "-q"] + inputs, check=True,
+                             capture_output=True, text=True).stdout
+    losses = [float(m) for m in re.findall(r"^step \d+: loss (\S+)$", printed, re.M)]
+    # The same three steps with the state carried by this script, through
+    # files: the losses must be the same bits.
+    carried = []
+    for _ in range(3):
+        got = step(bin_dir, so, types, values, os.path.join(out, "carried"))
+        carried.append(got[0][0])
         for k, i in enumerate(state_inputs):
             values[i] = got[1 + k]
-    fell = losses[-1] < losses[0] / 5
+    same = [float("%.9g" % c) for c in carried] == losses[:3]
+    print("hodu-run --steps: %d losses printed; the first three %s the ones "
+          "of runs carrying the state through files"
+          % (len(losses), "equal" if same else "DIFFER FROM"))
+    fell = len(losses) == int(steps) and losses[-1] < losses[0] / 5
     print("%s %s: loss %.4f at step 1, %.4f at step %d: %s"
           % (loss, opt, losses[0], losses[-1], len(losses),
              "fell under a fifth" if fell else "DID NOT FALL ENOUGH"))
     if adam:
-        print("step counter after %d steps: %g" % (len(losses), values[-2][0]))
-    return 0 if fell else 1
+        final_step = read_npy(os.path.join(final, "step.npy"))[0]
+        print("step counter after %d steps: %g" % (len(losses), final_step))
+    return 0 if fell and same else 1
 
 
 if __name__ == "__main__":
