@@ -7,13 +7,14 @@
       float64: the loss from the forward model's prediction, the gradient
       by central finite differences of the step's own loss output, the
       update by the optimizer's formula.
-  train_loop.py train BIN_DIR OUT_DIR MODEL.mlir LOSS OPTIMIZER LR STEPS
+  train_loop.py train BIN_DIR OUT_DIR MODEL.mlir LOSS OPTIMIZER LR STEPS [DEVICE]
       STEPS steps by `hodu-run --steps` on data generated here (regression
       targets from a fixed random linear map for mse; classes from the
       brightest third of the image for cross-entropy); prints the losses of
       the first and last steps and whether the loss fell to under a fifth,
       and checks the first three losses against runs whose state this
-      script carries through files.
+      script carries through files. DEVICE (vulkan, ...) compiles the step
+      for that target instead of the CPU.
 
 The model's trainable arguments are every argument but the first (the
 data). No third-party modules.
@@ -78,7 +79,7 @@ class Rng:
         return (self.s >> 8) / float(1 << 23) * 2.0 - 1.0
 
 
-def compile_step(bin_dir, out, model, loss, optimizer, name, extra=""):
+def compile_step(bin_dir, out, model, loss, optimizer, name, extra="", device=""):
     with open(model) as f:
         text = f.read()
     nargs = len(arg_types(text))
@@ -87,8 +88,9 @@ def compile_step(bin_dir, out, model, loss, optimizer, name, extra=""):
     subprocess.run([os.path.join(bin_dir, "hodu-opt"), model,
                     "--hodu-train-step=params=%s loss=%s optimizer=%s%s"
                     % (params, loss, optimizer, extra), "-o", step_mlir], check=True)
-    so = os.path.join(out, name + ".so")
-    subprocess.run([os.path.join(bin_dir, "hoduc"), step_mlir, "-o", so], check=True)
+    so = os.path.join(out, name + (".hodu" if device else ".so"))
+    subprocess.run([os.path.join(bin_dir, "hoduc"), step_mlir, "-o", so]
+                   + (["--device=" + device] if device else []), check=True)
     with open(step_mlir) as f:
         return so, arg_types(f.read())
 
@@ -111,8 +113,11 @@ def outputs_in_order(bin_dir, so, out):
     --info lists the outputs)."""
     info = subprocess.run([os.path.join(bin_dir, "hodu-run"), "--info", so],
                           check=True, capture_output=True, text=True).stdout
-    section = info.split("outputs:", 1)[1]
-    names = re.findall(r"^\s+(\S+):", section, re.M)
+    names = []
+    for line in info.split("outputs:", 1)[1].splitlines()[1:]:
+        if not line.startswith("  "):
+            break
+        names.append(line.split(":")[0].strip())
     return [read_npy(os.path.join(out, n + ".npy")) for n in names]
 
 
@@ -251,13 +256,13 @@ def reference(bin_dir, out, model):
     return 1 if bad else 0
 
 
-def train(bin_dir, out, model, loss, opt, lr, steps):
+def train(bin_dir, out, model, loss, opt, lr, steps, device=""):
     with open(model) as f:
         text = f.read()
     fwd = arg_types(text)
     nparams = len(fwd) - 1
     shape, _ = result_type(text)
-    so, types = compile_step(bin_dir, out, model, loss, opt, "train")
+    so, types = compile_step(bin_dir, out, model, loss, opt, "train", device=device)
     rng = Rng(11)
     data = [rng.uniform() for _ in range(count(fwd[0][1]))]
     rows = fwd[0][1][0]
@@ -320,4 +325,4 @@ def train(bin_dir, out, model, loss, opt, lr, steps):
 if __name__ == "__main__":
     if sys.argv[1] == "reference":
         sys.exit(reference(*sys.argv[2:5]))
-    sys.exit(train(*sys.argv[2:9]))
+    sys.exit(train(*sys.argv[2:10]))
