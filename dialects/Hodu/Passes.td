@@ -193,9 +193,11 @@ def CheckIndices : Pass<"hodu-check-indices", "mlir::ModuleOp"> {
     the indices and the range. The assert carries `hodu.index_check` and
     sits at the end of its block, at a node of its own (`NAME/index-check`):
     with `--fallback=cpu` on a GPU target only the assert runs on the CPU.
-    Index ops that the ONNX importer builds for other nodes (NMS,
-    GridSample, GatherND's row numbers) are not checked: their indices are
-    in range by construction or clamped on purpose; GatherND and ScatterND
+    Index ops located at a node of another op type, which the ONNX
+    importer builds for other nodes (NMS, GridSample, GatherND's row
+    numbers), are not checked: their indices are in range by construction
+    or clamped on purpose (ops of no node, of a .hdss node, which is the op
+    itself, and of ONNX Gather, GatherElements and ScatterElements are); GatherND and ScatterND
     check each component of their index tuples in the importer, with
     asserts tagged the same way. Checked ops get `hodu.indices_checked`.
     `mode=clamp` removes the tagged asserts and adds none, and so does a

@@ -41,14 +41,16 @@ constexpr llvm::StringLiteral kChecked = "hodu.indices_checked";
 /// The name of the indices as the model calls them (the ONNX importer's).
 constexpr llvm::StringLiteral kIndicesName = "hodu.indices_name";
 
-/// ONNX op types whose index op takes the model's own indices. An index
-/// op located at a node of another type is the importer's (NMS, GridSample,
-/// GatherND's row numbers ...), whose indices are in range by construction
-/// or clamped on purpose.
-bool checksIndices(StringRef onnxType) {
-  return onnxType.empty() || onnxType == "Gather" ||
-         onnxType == "GatherElements" || onnxType == "ScatterElements" ||
-         onnxType == "Scatter";
+/// Whether `op`, located at a node of op type `type`, takes the model's own
+/// indices: an op of no node or of a node that is the op itself (a .hdss
+/// node: "index_select"), or of an ONNX Gather, GatherElements or
+/// ScatterElements. An index op located at a node of another type is an
+/// importer's (NMS, GridSample, GatherND's row numbers ...), whose indices
+/// are in range by construction or clamped on purpose.
+bool checksIndices(Operation *op, StringRef type) {
+  return type.empty() || type == op->getName().stripDialect() ||
+         type == "Gather" || type == "GatherElements" ||
+         type == "ScatterElements" || type == "Scatter";
 }
 
 /// The node name and ONNX op type an op's location carries
@@ -104,7 +106,7 @@ std::optional<Indexed> indexedOf(Operation *op) {
 void placeAssert(AssertOp check, Location opLoc) {
   check->moveBefore(check->getBlock()->getTerminator());
   auto [name, type] = nodeOf(opLoc);
-  if (name.empty())
+  if (name.empty() || StringRef(name).ends_with("/index-check"))
     return;
   MLIRContext *ctx = check.getContext();
   Location fileLoc = opLoc;
@@ -157,7 +159,7 @@ struct CheckIndicesPass : hodu::impl::CheckIndicesBase<CheckIndicesPass> {
   void check(Operation *op, const Indexed &x) {
     op->setAttr(kChecked, UnitAttr::get(op->getContext()));
     auto [name, type] = nodeOf(op->getLoc());
-    if (!checksIndices(type) || matchPattern(x.indices, m_Constant()))
+    if (!checksIndices(op, type) || matchPattern(x.indices, m_Constant()))
       return;
     auto in = dyn_cast<RankedTensorType>(x.input.getType());
     auto it = dyn_cast<RankedTensorType>(x.indices.getType());

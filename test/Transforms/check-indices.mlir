@@ -38,8 +38,10 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<4xi64> {hodu.name = "idx"}) ->
 // -----
 
 // GatherElements, ScatterElements (each reduction) and index_put along
-// their dims, with i32 indices; an index op located at a node of another
-// ONNX type (the importer's own, as NonMaxSuppression's) is not checked.
+// their dims, with i32 indices (the scatter_add located as the .hdss
+// importer locates its nodes: the node is the op); an index op located at
+// a node of another ONNX type (the importer's own, as NonMaxSuppression's)
+// is not checked.
 // CHECK-LABEL: func.func @elements
 // CHECK: hodu.ge_scalar %arg1, -4 : i32
 // CHECK: hodu.gather %arg0, %arg1 {dim = 1 : i64, hodu.indices_checked, hodu.indices_name = "ei"}
@@ -50,14 +52,14 @@ func.func @gather(%x: tensor<3x5xf32>, %i: tensor<4xi64> {hodu.name = "idx"}) ->
 // CHECK-NOT: hodu.ge_scalar
 // CHECK: hodu.index_select %arg0, %arg3 {dim = 0 : i64, hodu.indices_checked}
 // CHECK-NEXT: hodu.assert {{.*}}message = "node 'ge' (GatherElements): an index in 'ei' is outside [-4, 3] (axis 1 of the data has 4 elements)"
-// CHECK-NEXT: hodu.assert {{.*}}message = "'hodu.scatter_add': an index in the indices is outside [-3, 2] (axis 0 of the data has 3 elements)"
+// CHECK-NEXT: hodu.assert {{.*}}message = "node '3' (scatter_add): an index in the indices is outside [-3, 2] (axis 0 of the data has 3 elements)"
 // CHECK-NEXT: hodu.assert {{.*}}message = "'hodu.index_put': an index in the indices is outside [-3, 2] (axis 0 of the data has 3 elements)"
 // CHECK-NEXT: return
 // FOLD-LABEL: func.func @elements
 // FOLD-COUNT-3: hodu.assert
 func.func @elements(%x: tensor<3x4xf32>, %i: tensor<3x4xi32>, %u: tensor<3x4xf32>, %j: tensor<2xi32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x4xf32>) {
   %g = hodu.gather %x, %i {dim = 1 : i64, hodu.indices_name = "ei"} : (tensor<3x4xf32>, tensor<3x4xi32>) -> tensor<3x4xf32> loc(fused<"GatherElements">["ge"("m.onnx":0:0)])
-  %s = hodu.scatter_add %x, %i, %u {dim = 0 : i64} : (tensor<3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %s = hodu.scatter_add %x, %i, %u {dim = 0 : i64} : (tensor<3x4xf32>, tensor<3x4xi32>, tensor<3x4xf32>) -> tensor<3x4xf32> loc(fused<"scatter_add">["3"("m.hdss":0:0)])
   %v = hodu.constant dense<1.0> : tensor<2x4xf32>
   %p = hodu.index_put %x, %j, %v {dim = 0 : i64} : (tensor<3x4xf32>, tensor<2xi32>, tensor<2x4xf32>) -> tensor<3x4xf32>
   %n = hodu.index_select %x, %j {dim = 0 : i64} : (tensor<3x4xf32>, tensor<2xi32>) -> tensor<2x4xf32> loc(fused<"NonMaxSuppression">["nms"("m.onnx":0:0)])
