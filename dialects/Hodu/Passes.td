@@ -180,6 +180,51 @@ def FoldConstants : Pass<"hodu-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def CheckIndices : Pass<"hodu-check-indices", "mlir::ModuleOp"> {
+  let summary = "Check gather and scatter indices at run time";
+  let description = [{
+    The lowering keeps every index of `index_select`, `gather`, `scatter*`
+    and `index_put` within its dim (negative ones count from the end, the
+    rest are clamped), so a bad index reads and writes nothing outside a
+    buffer but gives a plausible wrong answer. With `mode=error` (hoduc's
+    default, `--index-checks=error`), each such op whose indices are not a
+    constant gets a check that they lie in [-n, n), n the size of the
+    indexed dim, and a `hodu.assert` that fails the run naming the node,
+    the indices and the range. The assert carries `hodu.index_check` and
+    sits at the end of its block, at a node of its own (`NAME/index-check`):
+    with `--fallback=cpu` on a GPU target only the assert runs on the CPU.
+    Index ops located at a node of another op type, which the ONNX
+    importer builds for other nodes (NMS, GridSample, GatherND's row
+    numbers), are not checked: their indices are in range by construction
+    or clamped on purpose (ops of no node, of a .hdss node, which is the op
+    itself, and of ONNX Gather, GatherElements and ScatterElements are); GatherND and ScatterND
+    check each component of their index tuples in the importer, with
+    asserts tagged the same way. Checked ops get `hodu.indices_checked`.
+    `mode=clamp` removes the tagged asserts and adds none, and so does a
+    module with symbolic dims (`hodu.symbols`): it runs chunk by chunk,
+    proved per position, which a check over all indices is not.
+
+    ```mlir
+    %r = hodu.index_select %x, %i {dim = 1 : i64} : (tensor<3x5xf32>, tensor<4xi64>) -> tensor<3x4xf32>
+    // becomes
+    %lo = hodu.ge_scalar %i, -5 : i64 : (tensor<4xi64>) -> tensor<4xi1>
+    %hi = hodu.lt_scalar %i, 5 : i64 : (tensor<4xi64>) -> tensor<4xi1>
+    %in = hodu.logical_and %lo, %hi : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+    %ok = hodu.reduce_all %in {dims = array<i64: 0>} : (tensor<4xi1>) -> tensor<i1>
+    %r = hodu.index_select %x, %i {dim = 1 : i64, hodu.indices_checked} : ...
+    ...
+    hodu.assert %ok : tensor<i1> {hodu.index_check, message = "... an index in
+        the indices is outside [-5, 4] (axis 1 of the data has 5 elements)"}
+    return ...
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "std::string", "\"error\"",
+           "'error': check indices at run time; 'clamp': no checks">,
+  ];
+  let dependentDialects = ["::hodu::HoduDialect"];
+}
+
 def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
   let summary = "Prove that no op mixes a symbolic dim, and mark the results";
   let description = [{

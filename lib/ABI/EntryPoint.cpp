@@ -178,11 +178,14 @@ struct CheckLoweredPass : hodu::impl::CheckLoweredBase<CheckLoweredPass> {
       if (auto check = dyn_cast<AssertOp>(op)) {
         if (target == "cpu" && check.getCondition().getType().isInteger(1))
           return WalkResult::advance();
-        op->emitError("the model checks at run time what it assumes of its "
-                      "data (")
-            << check.getCheckedFact()
-            << "); only the CPU target runs such checks, not the " << backend
-            << " target";
+        auto diag = op->emitError("the model checks at run time what it "
+                                  "assumes of its data (")
+                    << check.getCheckedFact()
+                    << "); only the CPU target runs such checks, not the "
+                    << backend << " target";
+        if (check->hasAttr("hodu.index_check"))
+          diag << " (--index-checks=clamp compiles the model without its "
+                  "index checks, --fallback=cpu runs them on the CPU)";
         return WalkResult::interrupt();
       }
       if (isa<HoduDialect>(op->getDialect()) && !isa<EntryPointOp>(op)) {

@@ -431,6 +431,22 @@ static std::string nodeOfDiagnostic(const Diagnostic &d) {
   return name;
 }
 
+/// --index-checks: as given, else "error" where the checks run (a target
+/// whose op table has hodu.assert, or an accelerator with --fallback=cpu,
+/// which runs them on the CPU) and "clamp" elsewhere, so a model whose
+/// indices are known only at run time still compiles for a GPU alone.
+static std::string indexChecksFor(const CompileOptions &opts,
+                                  const TargetBackend &target) {
+  if (!opts.indexChecks.empty())
+    return opts.indexChecks;
+  if (opts.fallback == "cpu" && target.partitions())
+    return "error";
+  bool runsChecks = llvm::any_of(target.opSupport(), [](const OpSupport &r) {
+    return r.op == AssertOp::getOperationName();
+  });
+  return runsChecks ? "error" : "clamp";
+}
+
 static bool compileModule(ModuleOp module, const CompileOptions &opts,
                           StatsTimer &timer) {
   MLIRContext &context = *module.getContext();
@@ -472,6 +488,7 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
   request.forceCpuOps = opts.forceCpuOps;
   request.placement = opts.placement;
   request.dumpPlacement = opts.dumpPlacement;
+  request.indexChecks = indexChecksFor(opts, *target);
   std::vector<std::string> phases = phaseNames(*target);
   std::string stop = opts.compileTo.value_or(
       opts.emit == "mlir" ? "hodu" : phases.back());

@@ -42,17 +42,27 @@ struct SharedPipelineOptions
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("The target, named in errors"),
                              llvm::cl::init("cpu")};
+  Option<std::string> indexChecks{
+      *this, "index-checks",
+      llvm::cl::desc("Run-time index checks: error or clamp"),
+      llvm::cl::init("error")};
 };
 
 
 /// Strided transposed convolutions split into per-phase convolutions, then
 /// constant evaluation (weights transposed, BatchNorm folded into conv
-/// weights, the phase filters, ...) at -O1 and up.
-LogicalResult buildHoduPhase(OpPassManager &pm, unsigned optLevel) {
+/// weights, the phase filters, ...) at -O1 and up; then the run-time
+/// checks of indices that are still not constants (or, with
+/// indexChecks = "clamp", none), before partitioning.
+LogicalResult buildHoduPhase(OpPassManager &pm, unsigned optLevel,
+                             StringRef indexChecks) {
+  std::string checks =
+      "hodu-check-indices{mode=" + indexChecks.str() + "},canonicalize,cse";
   return addPassPipeline(pm, optLevel >= 1
                                  ? "canonicalize,hodu-decompose-conv-transpose,"
-                                   "hodu-fold-constants,canonicalize,cse"
-                                 : "canonicalize,cse");
+                                   "hodu-fold-constants,canonicalize," +
+                                       checks
+                                 : "canonicalize," + checks);
 }
 
 /// The entry point is recorded while tensor types still carry the model's
@@ -90,7 +100,7 @@ LogicalResult driver::buildSharedPhase(StringRef phase, OpPassManager &pm,
   if (phase == "input")
     return success();
   if (phase == "hodu")
-    return buildHoduPhase(pm, request.target.optLevel);
+    return buildHoduPhase(pm, request.target.optLevel, request.indexChecks);
   if (phase == "partition") {
     PartitionOptions options;
     options.target = target.name();
@@ -122,7 +132,7 @@ void driver::registerSharedPipelines() {
   PassPipelineRegistration<SharedPipelineOptions>(
       "hodu-shared-hodu", "The shared hodu phase, as hoduc runs it",
       [](OpPassManager &pm, const SharedPipelineOptions &o) {
-        if (failed(buildHoduPhase(pm, o.optLevel)))
+        if (failed(buildHoduPhase(pm, o.optLevel, o.indexChecks)))
           llvm::report_fatal_error("cannot build the hodu phase");
       });
   // The CPU, hoduc's default device, is the example; its pipeline's name is

@@ -245,7 +245,11 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
                                   "assumes of its data (")
                << check.getCheckedFact() << "); target '" << target
                << "' does not run such checks (--fallback=cpu runs them on "
-                  "the CPU)";
+                  "the CPU"
+               << (check->hasAttr("hodu.index_check")
+                       ? "; --index-checks=clamp compiles the model without "
+                         "its index checks)"
+                       : ")");
       } else {
         return illegal->emitError("op '")
                << illegal->getName() << "' of " << node.describe()

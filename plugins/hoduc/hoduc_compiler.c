@@ -177,7 +177,8 @@ static int allowed_flag(const char *flag) {
   static const char *const prefixes[] = {
       "-O0", "-O1", "-O2", "-O3", "-mcpu=", "-mattr=", "--input-shape=",
       "--dim=", "--winograd=", "--fp-contract=", "--freeze-input=",
-      "--sequence-length=", "--sequence-capacity=", "--max-tensor-elements="};
+      "--sequence-length=", "--sequence-capacity=", "--max-tensor-elements=",
+      "--index-checks="};
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i) {
     size_t n = strlen(prefixes[i]);
     if (strncmp(flag, prefixes[i], n) == 0 &&
@@ -254,7 +255,8 @@ static hodu_status compile(const hodu_compile_request *request, void **bytes,
                   "flag '%s' is not one the plugin passes to hoduc (-O0..-O3, "
                   "-mcpu=, -mattr=, --input-shape=, --dim=, --winograd=, "
                   "--fp-contract=, --freeze-input=, --sequence-length=, "
-                  "--sequence-capacity=, --max-tensor-elements=)",
+                  "--sequence-capacity=, --max-tensor-elements=, "
+                  "--index-checks=)",
                   request->flags[i] ? request->flags[i] : "(null)");
   char hoduc[4096], tried[8192];
   if (!find_hoduc(hoduc, sizeof hoduc, tried, sizeof tried))

@@ -150,6 +150,14 @@ static cl::opt<std::string>
              cl::desc("Where the ops --device cannot run go: cpu (a "
                       "heterogeneous bundle); without it they are errors"),
              cl::value_desc("cpu"), cl::cat(category));
+static cl::opt<std::string> indexChecks(
+    "index-checks",
+    cl::desc("Gather/scatter indices known only at run time: error (an "
+             "index outside its dim fails the run, naming the node; the "
+             "default where the target runs checks: the CPU, or a GPU with "
+             "--fallback=cpu) or clamp (kept within the dim unchecked; the "
+             "default on a GPU alone)"),
+    cl::value_desc("error|clamp"), cl::cat(category));
 static cl::list<std::string>
     forceCpuOps("force-cpu-ops",
                 cl::desc("Op types (ONNX, e.g. Softmax, or hodu) that run on "
@@ -272,6 +280,10 @@ int main(int argc, char **argv) {
   if (!fallback.empty() && fallback != "cpu")
     return usageError("--fallback takes 'cpu', not '" + fallback + "'");
   opts.fallback = fallback;
+  if (!indexChecks.empty() && indexChecks != "error" && indexChecks != "clamp")
+    return usageError("--index-checks takes error or clamp, not '" +
+                      indexChecks + "'");
+  opts.indexChecks = indexChecks;
   opts.forceCpuOps.assign(forceCpuOps.begin(), forceCpuOps.end());
   opts.placement = placement;
   opts.dumpPlacement = dumpPlacement;

@@ -73,6 +73,12 @@ struct CompileOptions {
   TargetOptions fallbackOptions;
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
+  /// Gather and scatter indices known only at run time (--index-checks):
+  /// "error" checks them when the model runs (hodu-check-indices), "clamp"
+  /// keeps them within their dim unchecked; "" is "error" where the target
+  /// runs checks (the CPU, or an accelerator with --fallback=cpu), else
+  /// "clamp".
+  std::string indexChecks;
   bool stats = false;
   /// Verify the IR after every pass (--verify-each), not once per phase.
   bool verifyEach = false;

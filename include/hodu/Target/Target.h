@@ -108,6 +108,8 @@ struct PipelineRequest {
   std::string fallback;
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
+  /// Run-time index checks (hodu-check-indices): "error" or "clamp".
+  std::string indexChecks = "error";
   /// Nodes (by name) that run on the CPU: the driver's retry of those
   /// whose kernels the target could not build.
   std::vector<std::string> cpuNodes;

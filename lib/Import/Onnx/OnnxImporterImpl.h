@@ -208,7 +208,8 @@ public:
   /// A run-time check that `ok` (a bool tensor) holds everywhere: the
   /// model's run fails with "node 'NAME' (OpType): <what>" when it does
   /// not (hodu.assert).
-  mlir::LogicalResult checkAtRunTime(mlir::Value ok, const llvm::Twine &what);
+  mlir::LogicalResult checkAtRunTime(mlir::Value ok, const llvm::Twine &what,
+                                     bool indexCheck = false);
 
   // Attributes.
   const onnx::AttributeProto *attr(llvm::StringRef attrName) const;

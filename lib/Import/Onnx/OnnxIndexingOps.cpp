@@ -18,7 +18,8 @@ namespace {
 
 /// A constant index outside [-size, size) is an error here rather than a
 /// value the lowering clamps at run time (ONNX Runtime refuses it too).
-/// Indices computed at run time are clamped (docs/security.md).
+/// Indices computed at run time are checked then (hodu-check-indices), or
+/// clamped with hoduc --index-checks=clamp (docs/security.md).
 LogicalResult checkConstIndices(NodeContext &n, size_t input, int64_t size,
                                 int64_t axis) {
   std::optional<ConstantView> c = n.constantInput(input);
@@ -34,10 +35,11 @@ LogicalResult checkConstIndices(NodeContext &n, size_t input, int64_t size,
   return success();
 }
 
-/// Makes indices non-negative along `dim` of size `size` (ONNX allows
-/// counting from the end) and i64.
-FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size,
-                             int64_t axis) {
+/// The indices of input `input`, int32 or int64, as they are: the hodu ops
+/// count negative ones from the end, and hodu-check-indices checks them
+/// against [-size, size) as ONNX states the range.
+FailureOr<Value> checkedIndices(NodeContext &n, size_t input, int64_t size,
+                                int64_t axis) {
   if (failed(checkConstIndices(n, input, size, axis)))
     return failure();
   TRY(idx, n.in(input));
@@ -45,7 +47,14 @@ FailureOr<Value> normIndices(NodeContext &n, size_t input, int64_t size,
   Type elt = t.getElementType();
   if (!elt.isInteger(32) && !elt.isInteger(64))
     return n.error("indices must be int32 or int64");
-  return wrapNegative(n, idx, size);
+  return idx;
+}
+
+/// Names the indices of the index op that made `r` for the run-time check's
+/// message (hodu-check-indices).
+void nameIndices(NodeContext &n, Value r) {
+  if (Operation *op = r.getDefiningOp())
+    op->setAttr("hodu.indices_name", n.b.getStringAttr(n.node.input(1)));
 }
 
 LogicalResult convertGather(NodeContext &n) {
@@ -59,6 +68,7 @@ LogicalResult convertGather(NodeContext &n) {
   if (failed(checkConstIndices(n, 1, tensorType(x).getDimSize(axis), axis)))
     return failure();
   TRY(r, make<IndexSelectOp>(n, x, idx, axis));
+  nameIndices(n, r);
   n.setOutput(0, r);
   return success();
 }
@@ -67,8 +77,9 @@ LogicalResult convertGatherElements(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(axisAttr, n.attrInt("axis", 0));
   TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
-  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis), axis));
+  TRY(idx, checkedIndices(n, 1, tensorType(x).getDimSize(axis), axis));
   TRY(r, make<GatherOp>(n, x, idx, axis));
+  nameIndices(n, r);
   n.setOutput(0, r);
   return success();
 }
@@ -78,7 +89,7 @@ LogicalResult convertScatter(NodeContext &n) {
   TRY(src, n.in(2));
   TRY(axisAttr, n.attrInt("axis", 0));
   TRY(axis, normAxis(n, axisAttr, tensorType(x).getRank()));
-  TRY(idx, normIndices(n, 1, tensorType(x).getDimSize(axis), axis));
+  TRY(idx, checkedIndices(n, 1, tensorType(x).getDimSize(axis), axis));
   TRY(reduction, n.attrString("reduction", "none"));
   FailureOr<Value> r = failure();
   if (reduction == "none")
@@ -95,6 +106,7 @@ LogicalResult convertScatter(NodeContext &n) {
     return n.error("reduction '" + reduction + "' is not supported");
   if (failed(r))
     return failure();
+  nameIndices(n, *r);
   n.setOutput(0, *r);
   return success();
 }
@@ -679,12 +691,46 @@ struct IndexRows {
   int64_t k;
 };
 
-FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
+/// The run-time check of GatherND's and ScatterND's index tuples: each
+/// component j within [-d_j, d_j) for `dims` = d (the data's dims from
+/// axis `batch`), a hodu.assert tagged `hodu.index_check`, which
+/// hodu-check-indices keeps (--index-checks=error) or removes (clamp).
+/// The row numbers alone cannot tell a bad component: (0, 5) of a 3x5 data
+/// is row 5, which exists.
+LogicalResult checkTuples(NodeContext &n, ArrayRef<int64_t> dims,
+                          int64_t batch) {
+  if (llvm::any_of(dims, ShapedType::isDynamic))
+    return success();
+  TRY(idx, n.in(1));
+  SmallVector<int64_t> neg;
+  std::string ranges, sizes;
+  for (auto [j, d] : llvm::enumerate(dims)) {
+    neg.push_back(-d);
+    ranges += (j ? " x [" : "[") + std::to_string(-d) + ", " +
+              std::to_string(d - 1) + "]";
+    sizes += (j ? " x " : "") + std::to_string(d);
+  }
+  TRY(lo, make<GeOp>(n, idx, n.constant(ArrayRef<int64_t>(neg))));
+  TRY(hi, make<LtOp>(n, idx, n.constant(dims)));
+  TRY(ok, make<LogicalAndOp>(n, lo, hi));
+  std::string axes = dims.size() == 1
+                         ? "axis " + std::to_string(batch)
+                         : "axes " + std::to_string(batch) + ".." +
+                               std::to_string(batch + dims.size() - 1);
+  return n.checkAtRunTime(ok,
+                          "an index tuple in '" + n.node.input(1) +
+                              "' is outside " + ranges + " (" + axes +
+                              " of the data have " + sizes + " elements)",
+                          /*indexCheck=*/true);
+}
+
+FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape,
+                               int64_t batch = 0) {
   RankedTensorType it = n.type(1);
   if (!it || it.getRank() < 1)
     return n.error("expects indices of rank >= 1");
   int64_t k = it.getDimSize(it.getRank() - 1);
-  // Constant tuples are checked here; run-time ones are clamped
+  // Constant tuples are checked here; run-time ones when the model runs
   // (linearIndices refuses a k that does not fit the data).
   std::optional<ConstantView> c = n.constantInput(1);
   if (c && k >= 1 && k <= (int64_t)dataShape.size())
@@ -694,9 +740,11 @@ FailureOr<IndexRows> indexRows(NodeContext &n, ArrayRef<int64_t> dataShape) {
       if (!ShapedType::isDynamic(size) && (v < -size || v >= size))
         return n.error("index " + Twine(v) + " (element " + Twine(j) +
                        " of the indices) is out of range for axis " +
-                       Twine(j % k) + " of size " + Twine(size));
+                       Twine(j % k + batch) + " of size " + Twine(size));
     }
   TRY(lin, linearIndices(n, dataShape, 1));
+  if (!c && failed(checkTuples(n, dataShape.take_front(k), batch)))
+    return failure();
   SmallVector<int64_t> rows = {product(dataShape.take_front(k))};
   llvm::append_range(rows, dataShape.drop_front(k));
   return IndexRows{lin, rows, it, k};
@@ -714,7 +762,7 @@ LogicalResult convertGatherND(NodeContext &n) {
     return n.error("the first batch_dims dims of data and indices differ");
   // The batch dims are flattened into one, B: each batch's data is seen as
   // rows, and its tuples' row numbers are offset by the batch's first row.
-  TRY(ir, indexRows(n, xt.getShape().drop_front(batch)));
+  TRY(ir, indexRows(n, xt.getShape().drop_front(batch), batch));
   int64_t b = product(xt.getShape().take_front(batch));
   int64_t rowsPerBatch = ir.rows[0];
   SmallVector<int64_t> rows = {b * rowsPerBatch};

@@ -202,7 +202,8 @@ std::string NodeContext::declaredFor(size_t i) const {
   return "declared for output '" + out + "'";
 }
 
-LogicalResult NodeContext::checkAtRunTime(Value ok, const Twine &what) {
+LogicalResult NodeContext::checkAtRunTime(Value ok, const Twine &what,
+                                          bool indexCheck) {
   auto t = llvm::cast<RankedTensorType>(ok.getType());
   if (t.getRank() > 0) {
     auto all = llvm::to_vector(llvm::seq<int64_t>(0, t.getRank()));
@@ -213,9 +214,13 @@ LogicalResult NodeContext::checkAtRunTime(Value ok, const Twine &what) {
     ok = *all0d;
   }
   std::string type = node.op_type();
-  AssertOp::create(
+  auto check = AssertOp::create(
       b, loc, ok,
       b.getStringAttr("node '" + name + "' (" + type + "): " + what));
+  // hodu-check-indices keeps an index check or, with --index-checks=clamp,
+  // removes it.
+  if (indexCheck)
+    check->setAttr("hodu.index_check", b.getUnitAttr());
   return success();
 }
 
