@@ -213,14 +213,24 @@ reduceOver(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 using SumTerm = std::function<mlir::Value(mlir::OpBuilder &, mlir::Location,
                                           mlir::Value, mlir::ValueRange)>;
 
+/// How a staged reduction combines: its identity and its operation (a sum
+/// when `combine` is null).
+struct Combiner {
+  double identity = 0.0;
+  std::function<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                            mlir::Value)>
+      combine;
+};
+
 /// Sums term(x) over the sorted `dims` of `input` into a tensor of the kept
-/// dims, accumulating in `acc`, floating-point sums longer than a block in
-/// blocked stages (Sums.cpp). `extra` are read at input dims `extraDims`.
+/// dims, accumulating in `acc`, reductions longer than a block in stages
+/// (Sums.cpp; `combiner` for other associative reductions). `extra` are
+/// read at input dims `extraDims`.
 mlir::Value blockedSum(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value input, llvm::SmallVector<int64_t> dims,
                        llvm::SmallVector<int64_t> extraDims,
                        mlir::ValueRange extra, mlir::Type acc,
-                       const SumTerm &term);
+                       const SumTerm &term, const Combiner &combiner = {});
 
 // Per-family pattern sets.
 void populateElementwisePatterns(mlir::TypeConverter &tc,

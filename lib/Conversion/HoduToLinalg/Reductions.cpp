@@ -152,16 +152,21 @@ struct ReduceLowering : StaticPattern<OpTy> {
     }
     case ReduceKind::Any:
     case ReduceKind::All: {
+      // Staged like a sum, so a long one (an index check over a large
+      // tensor) has a parallel loop.
       bool any = RK == ReduceKind::Any;
-      r = reduceOver(b, loc, input, dims,
-                     constInt(b, loc, b.getI1Type(), any ? 0 : 1), {},
-                     [&](OpBuilder &nb, Location l, ValueRange ins,
-                         ValueRange accs, ValueRange) -> SmallVector<Value> {
-                       Value nz = isNonZero(nb, l, ins[0]);
-                       if (any)
-                         return {arith::OrIOp::create(nb, l, accs[0], nz)};
-                       return {arith::AndIOp::create(nb, l, accs[0], nz)};
-                     })[0];
+      Combiner c{any ? 0.0 : 1.0,
+                 [any](OpBuilder &nb, Location l, Value x, Value y) -> Value {
+                   if (any)
+                     return arith::OrIOp::create(nb, l, x, y);
+                   return arith::AndIOp::create(nb, l, x, y);
+                 }};
+      r = blockedSum(
+          b, loc, input, sortedDims, keptDims, {}, b.getI1Type(),
+          [](OpBuilder &nb, Location l, Value x, ValueRange) {
+            return isNonZero(nb, l, x);
+          },
+          c);
       break;
     }
     }

@@ -125,24 +125,28 @@ SmallVector<Value> reduceOver(OpBuilder &b, Location loc, Value input,
 /// strategy (vector lanes on the CPU, a workgroup tree on GPUs) applies.
 Value blockedSum(OpBuilder &b, Location loc, Value input,
                  SmallVector<int64_t> dims, SmallVector<int64_t> extraDims,
-                 ValueRange extra, Type acc, const SumTerm &term) {
+                 ValueRange extra, Type acc, const SumTerm &term,
+                 const Combiner &combiner) {
   auto inType = cast<RankedTensorType>(input.getType());
   auto body = [&](OpBuilder &nb, Location l, ValueRange ins, ValueRange accs,
                   ValueRange) -> SmallVector<Value> {
     Value x = widen(nb, l, ins[0]);
     if (term)
       x = term(nb, l, x, ins.drop_front());
+    if (combiner.combine)
+      return {combiner.combine(nb, l, accs[0], x)};
     return {emitAdd(nb, l, accs[0], x)};
   };
   auto single = [&](Value in, ArrayRef<int64_t> ds) {
-    return reduceOver(b, loc, in, ds, constNumber(b, loc, acc, 0.0), extra,
-                      body, false, ArrayRef<int64_t>(extraDims))[0];
+    return reduceOver(b, loc, in, ds,
+                      constNumber(b, loc, acc, combiner.identity), extra, body,
+                      false, ArrayRef<int64_t>(extraDims))[0];
   };
   int64_t count = 1;
   for (int64_t d : dims)
     count *= inType.getDimSize(d);
   SumBlock blocks = sumBlockFor(inType, dims);
-  if (!isa<FloatType>(acc) || count <= blocks.max)
+  if (count <= blocks.max)
     return single(input, dims);
 
   // The innermost reduced dims that fit a block, and the next one, `e`.
@@ -168,7 +172,7 @@ Value blockedSum(OpBuilder &b, Location loc, Value input,
     for (int64_t d : ArrayRef<int64_t>(dims).drop_back(inner))
       rest.push_back(d -
                      llvm::count_if(first, [&](int64_t f) { return f < d; }));
-    return blockedSum(b, loc, partial, rest, {}, {}, acc, nullptr);
+    return blockedSum(b, loc, partial, rest, {}, {}, acc, nullptr, combiner);
   }
   if (!k) {
     // The innermost reduced dim is longer than a block and has no divisor
@@ -208,17 +212,19 @@ Value blockedSum(OpBuilder &b, Location loc, Value input,
   }
   for (int64_t d : extraDims)
     splitExtra.push_back(d < e ? d : d + 1);
-  Value sum =
-      blockedSum(b, loc, split, splitDims, splitExtra, extra, acc, term);
+  Value sum = blockedSum(b, loc, split, splitDims, splitExtra, extra, acc, term,
+                         combiner);
   if (whole == n)
     return sum;
   Value tail = blockedSum(b, loc, sliceOf(whole, n - whole), dims, extraDims,
-                          extra, acc, term);
-  return buildElementwise(b, loc, cast<RankedTensorType>(sum.getType()),
-                          {sum, tail},
-                          [](OpBuilder &nb, Location l, ValueRange a) {
-                            return emitAdd(nb, l, a[0], a[1]);
-                          });
+                          extra, acc, term, combiner);
+  return buildElementwise(
+      b, loc, cast<RankedTensorType>(sum.getType()), {sum, tail},
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (combiner.combine)
+          return combiner.combine(nb, l, a[0], a[1]);
+        return emitAdd(nb, l, a[0], a[1]);
+      });
 }
 
 } // namespace hodu::lowering

@@ -82,6 +82,20 @@ def model(out):
         f.write("\n".join(body) + "\n")
         f.write("  return %s : %s\n}\n" % (", ".join("%%y%d" % i for i in range(len(CASES))),
                                            ", ".join(results)))
+    # Long reduce_all/reduce_any (staged too: a parallel loop): x holds
+    # 0.1 .. 0.25, so x > 0.05 everywhere, x > 0.15 somewhere, x > 0.3
+    # nowhere.
+    with open(os.path.join(out, "logic.mlir"), "w") as f:
+        f.write("func.func @main(%%x: %s) -> (%s) {\n" % (ttype([N]), ", ".join(["tensor<i1>"] * 6)))
+        results = []
+        for k, (thr, red) in enumerate([(0.05, "all"), (0.15, "all"), (0.3, "all"),
+                                        (0.05, "any"), (0.15, "any"), (0.3, "any")]):
+            f.write("  %%c%d = hodu.gt_scalar %%x, %g : f32 : (%s) -> tensor<%dxi1>\n"
+                    % (k, thr, ttype([N]), N))
+            f.write("  %%r%d = hodu.reduce_%s %%c%d {dims = array<i64: 0>} : (tensor<%dxi1>) -> tensor<i1>\n"
+                    % (k, red, k, N))
+            results.append("%%r%d" % k)
+        f.write("  return %s : %s\n}\n" % (", ".join(results), ", ".join(["tensor<i1>"] * 6)))
     with open(os.path.join(out, "ones.mlir"), "w") as f:
         f.write("func.func @main(%%one: tensor<1xf32>) -> tensor<f32> {\n"
                 "  %%b = hodu.broadcast %%one : (tensor<1xf32>) -> %s\n"
