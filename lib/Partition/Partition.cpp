@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/Partition/Passes.h"
+#include "hodu/Support/Diagnostics.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
@@ -58,23 +59,10 @@ struct Node {
   }
 };
 
-/// The node name and op type an op's location carries: the ONNX importer
-/// locates each op at loc(fused<"OpType">["node"(file)]).
+/// The node name and op type an op's location carries (the ONNX
+/// importer's), the op's own name where it carries no type.
 std::pair<std::string, std::string> nodeOf(Operation *op) {
-  Location loc = op->getLoc();
-  std::string type;
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-      type = meta.str();
-    for (Location l : fused.getLocations())
-      if (isa<NameLoc>(l)) {
-        loc = l;
-        break;
-      }
-  }
-  std::string name;
-  if (auto n = dyn_cast<NameLoc>(loc))
-    name = n.getName().str();
+  auto [name, type] = nodeOfLocation(op->getLoc());
   if (type.empty())
     type = op->getName().stripDialect().str();
   return {name, type};

@@ -52,6 +52,23 @@ const char *severityName(DiagnosticSeverity s) {
 }
 } // namespace
 
+std::pair<std::string, std::string> hodu::nodeOfLocation(Location loc) {
+  std::string type;
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+      type = meta.str();
+    for (Location l : fused.getLocations())
+      if (isa<NameLoc>(l)) {
+        loc = l;
+        break;
+      }
+  }
+  std::string name;
+  if (auto n = dyn_cast<NameLoc>(loc))
+    name = n.getName().str();
+  return {name, type};
+}
+
 std::string hodu::modelLocationPrefix(Location loc) {
   std::optional<ModelLocation> m = readModelLocation(loc);
   if (!m)

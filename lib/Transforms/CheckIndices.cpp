@@ -16,6 +16,7 @@
 #include "hodu/Transforms/Passes.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Support/Diagnostics.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -53,25 +54,6 @@ bool checksIndices(Operation *op, StringRef type) {
          type == "ScatterElements" || type == "Scatter";
 }
 
-/// The node name and ONNX op type an op's location carries
-/// (loc(fused<"OpType">["node"(file)]), the ONNX importer's), else "".
-std::pair<std::string, std::string> nodeOf(Location loc) {
-  std::string type;
-  if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    if (auto meta = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-      type = meta.str();
-    for (Location l : fused.getLocations())
-      if (isa<NameLoc>(l)) {
-        loc = l;
-        break;
-      }
-  }
-  std::string name;
-  if (auto n = dyn_cast<NameLoc>(loc))
-    name = n.getName().str();
-  return {name, type};
-}
-
 /// The indices' name for messages: the importer's, a named argument's, or
 /// none.
 std::string indicesName(Operation *op, Value indices) {
@@ -105,7 +87,7 @@ std::optional<Indexed> indexedOf(Operation *op) {
 /// comparison and reduction stay with the indexing op.
 void placeAssert(AssertOp check, Location opLoc) {
   check->moveBefore(check->getBlock()->getTerminator());
-  auto [name, type] = nodeOf(opLoc);
+  auto [name, type] = nodeOfLocation(opLoc);
   if (name.empty() || StringRef(name).ends_with("/index-check"))
     return;
   MLIRContext *ctx = check.getContext();
@@ -158,7 +140,7 @@ struct CheckIndicesPass : hodu::impl::CheckIndicesBase<CheckIndicesPass> {
 
   void check(Operation *op, const Indexed &x) {
     op->setAttr(kChecked, UnitAttr::get(op->getContext()));
-    auto [name, type] = nodeOf(op->getLoc());
+    auto [name, type] = nodeOfLocation(op->getLoc());
     if (!checksIndices(op, type) || matchPattern(x.indices, m_Constant()))
       return;
     auto in = dyn_cast<RankedTensorType>(x.input.getType());

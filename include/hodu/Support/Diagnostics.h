@@ -18,6 +18,9 @@
 
 #include "mlir/IR/Diagnostics.h"
 
+#include <string>
+#include <utility>
+
 namespace llvm {
 class raw_ostream;
 } // namespace llvm
@@ -35,6 +38,11 @@ public:
 /// The model-located prefix of `loc` ("model.onnx: node 'n' (Relu)"), or
 /// an empty string when `loc` is not in a model.
 std::string modelLocationPrefix(mlir::Location loc);
+
+/// The node name and op type a location carries: an importer's
+/// loc(fused<"OpType">["node"(...)]), or a NameLoc alone (name only); empty
+/// strings for what it does not carry.
+std::pair<std::string, std::string> nodeOfLocation(mlir::Location loc);
 
 } // namespace hodu
 

@@ -14,9 +14,10 @@ pseudo-random sequence, at least 0.2 away from zero. No third-party modules.
 import json
 import os
 import re
-import struct
 import subprocess
 import sys
+
+from npyio import write_npy
 
 
 def shapes_of(mlir):
@@ -26,15 +27,6 @@ def shapes_of(mlir):
         dims = [int(d) for d in m.group(2).split("x") if d]
         out.append((m.group(1), dims))
     return out
-
-
-def npy(path, values, shape):
-    hdr = "{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }" % (
-        ", ".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
-    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
-        f.write(struct.pack("<%dd" % len(values), *values))
 
 
 def values(n, seed):
@@ -86,7 +78,7 @@ def check(bin_dir, work, model):
         paths = []
         for i, ((_, s), v) in enumerate(zip(args, vals)):
             p = os.path.join(d, "%s_%d.npy" % (tag, i))
-            npy(p, v, s)
+            write_npy(p, v, s, "<f8")
             paths.append(p)
         return paths
 

@@ -22,9 +22,10 @@ data). No third-party modules.
 import math
 import os
 import re
-import struct
 import subprocess
 import sys
+
+from npyio import read_npy, write_npy
 
 PARAM_STEP = 1e-6
 
@@ -48,26 +49,6 @@ def count(shape):
     for d in shape:
         n *= d
     return n
-
-
-def write_npy(path, values, shape, dtype):
-    code, fmt = ("<f4", "f") if dtype == "f32" else ("<f8", "d")
-    hdr = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
-        code, ", ".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
-    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
-        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
-
-
-def read_npy(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    n = struct.unpack_from("<H", data, 8)[0]
-    hdr = data[10:10 + n].decode()
-    fmt = "f" if "<f4" in hdr else "d"
-    body = data[10 + n:]
-    return list(struct.unpack("<%d%s" % (len(body) // struct.calcsize(fmt), fmt), body))
 
 
 class Rng:
@@ -95,16 +76,21 @@ def compile_step(bin_dir, out, model, loss, optimizer, name, extra="", device=""
         return so, arg_types(f.read())
 
 
-def run_step(bin_dir, so, types, values, work):
-    """Runs one step; the folder hodu-run wrote the outputs to."""
-    inputs = []
+def write_inputs(types, values, work):
+    """Each input in its .npy file; hodu-run's -i options for them."""
+    args = []
     for i, ((_, shape, dtype), v) in enumerate(zip(types, values)):
         p = os.path.join(work, "in_%d.npy" % i)
-        write_npy(p, v, shape, dtype)
-        inputs += ["-i", p]
+        write_npy(p, v, shape, "<f4" if dtype == "f32" else "<f8")
+        args += ["-i", p]
+    return args
+
+
+def run_step(bin_dir, so, types, values, work):
+    """Runs one step; the folder hodu-run wrote the outputs to."""
     out = os.path.join(work, "out")
-    subprocess.run([os.path.join(bin_dir, "hodu-run"), so, "-q", "-o", out] + inputs,
-                   check=True)
+    subprocess.run([os.path.join(bin_dir, "hodu-run"), so, "-q", "-o", out]
+                   + write_inputs(types, values, work), check=True)
     return out
 
 
@@ -290,11 +276,7 @@ def train(bin_dir, out, model, loss, opt, lr, steps, device=""):
     # hodu-run --steps: one process, the state fed back by name.
     work = os.path.join(out, "steps")
     os.makedirs(work, exist_ok=True)
-    inputs = []
-    for i, ((_, shape, dtype), v) in enumerate(zip(types, values)):
-        p = os.path.join(work, "in_%d.npy" % i)
-        write_npy(p, v, shape, dtype)
-        inputs += ["-i", p]
+    inputs = write_inputs(types, values, work)
     final = os.path.join(work, "final")
     printed = subprocess.run([os.path.join(bin_dir, "hodu-run"), so, "--steps", str(steps),
                               "-o", final, "-q"] + inputs, check=True,

@@ -16,8 +16,11 @@ import array
 import json
 import math
 import os
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "Transforms", "Inputs"))
+from npyio import write_npy  # noqa: E402
 
 N = 10_000_000           # x: 10^7 values, 40 MB
 PRIME = 1_000_003        # p: a length with no divisor near a block
@@ -27,15 +30,6 @@ PATTERN = array.array("f", [0.1 + 0.01 * k for k in range(16)])
 
 def f32(v):
     return array.array("f", [v])[0]
-
-
-def npy(path, values, shape):
-    hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (
-        ", ".join(map(str, shape)) + ("," if len(shape) == 1 else ""))
-    hdr += " " * (63 - (10 + len(hdr)) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode())
-        values.tofile(f)
 
 
 def data(n):
@@ -63,9 +57,9 @@ def ttype(shape):
 
 def model(out):
     os.makedirs(out, exist_ok=True)
-    npy(os.path.join(out, "x.npy"), data(N), [N])
-    npy(os.path.join(out, "p.npy"), data(PRIME), [PRIME])
-    npy(os.path.join(out, "one.npy"), array.array("f", [1.0]), [1])
+    write_npy(os.path.join(out, "x.npy"), data(N), [N])
+    write_npy(os.path.join(out, "p.npy"), data(PRIME), [PRIME])
+    write_npy(os.path.join(out, "one.npy"), array.array("f", [1.0]), [1])
     body, results = [], []
     for i, (_, op, src, shape, view, dims, rshape) in enumerate(CASES):
         value = "%" + src
