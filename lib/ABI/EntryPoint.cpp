@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "hodu/ABI/Passes.h"
+#include "hodu/Dialect/Hodu/Entry.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Support/DType.h"
@@ -30,21 +31,6 @@ using namespace mlir;
 using namespace hodu;
 
 namespace {
-
-/// `@main`, or else the module's only public function with a body.
-func::FuncOp findEntry(ModuleOp module) {
-  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
-    return main;
-  func::FuncOp only;
-  for (auto f : module.getOps<func::FuncOp>()) {
-    if (f.isPrivate() || f.isExternal())
-      continue;
-    if (only)
-      return {};
-    only = f;
-  }
-  return only;
-}
 
 /// Moves the arguments marked `hodu.meta_slot` after the others, keeping
 /// both groups in order: the ABI lists meta slots as the last inputs. A
@@ -90,7 +76,7 @@ struct RecordEntryPointPass
     ModuleOp module = getOperation();
     if (!module.getOps<EntryPointOp>().empty())
       return;
-    func::FuncOp entry = findEntry(module);
+    func::FuncOp entry = findEntryFunction(module);
     if (!entry) {
       module.emitError("expected one public function (named @main) as the "
                        "model entry point");

@@ -36,6 +36,7 @@
 #include "interp_model.h"
 
 #include "hodu/Dialect/Hodu/Evaluator.h"
+#include "hodu/Dialect/Hodu/Entry.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Registry/Registry.h"
@@ -129,22 +130,6 @@ std::string shapeText(llvm::ArrayRef<int64_t> shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
-}
-
-/// `@main`, or else the module's only public function with a body (as
-/// hodu-record-entry-point picks it).
-func::FuncOp findEntry(ModuleOp module) {
-  if (auto main = module.lookupSymbol<func::FuncOp>("main"))
-    return main;
-  func::FuncOp only;
-  for (auto f : module.getOps<func::FuncOp>()) {
-    if (f.isPrivate() || f.isExternal())
-      continue;
-    if (only)
-      return {};
-    only = f;
-  }
-  return only;
 }
 
 /// The stored bytes of a constant.
@@ -377,7 +362,7 @@ ValueInfo InterpModel::describe(Type type, DictionaryAttr attrs,
 
 /// Everything a run needs of the module (again after a rebuild).
 void InterpModel::prepare(bool first) {
-  entry_ = findEntry(*module_);
+  entry_ = hodu::findEntryFunction(*module_);
   if (!entry_ || entry_.isExternal())
     throw InterpError(HODU_INVALID_ARTIFACT,
                       "expected one public function (named @main) with a "

@@ -9,6 +9,8 @@
 
 #include "HoduOpsCommon.h"
 
+#include "hodu/Dialect/Hodu/Entry.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -220,3 +222,17 @@ OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 #define GET_OP_CLASSES
 #include "Hodu/HoduOps.cpp.inc"
+
+mlir::func::FuncOp hodu::findEntryFunction(mlir::ModuleOp module) {
+  if (auto main = module.lookupSymbol<mlir::func::FuncOp>("main"))
+    return main;
+  mlir::func::FuncOp only;
+  for (auto f : module.getOps<mlir::func::FuncOp>()) {
+    if (f.isPrivate() || f.isExternal())
+      continue;
+    if (only)
+      return {};
+    only = f;
+  }
+  return only;
+}
