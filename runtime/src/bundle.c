@@ -28,7 +28,7 @@
 
 _Static_assert(sizeof(hodu_bundle_header) == 40, "bundle header layout");
 _Static_assert(sizeof(hodu_bundle_section) == 24, "bundle section layout");
-_Static_assert(sizeof(hodu_bundle_model) == 24, "bundle model layout");
+_Static_assert(sizeof(hodu_bundle_model) == 32, "bundle model layout");
 _Static_assert(sizeof(hodu_bundle_device) == 16, "bundle device layout");
 _Static_assert(sizeof(hodu_bundle_tensor) == 40, "bundle tensor layout");
 _Static_assert(sizeof(hodu_bundle_code) == 32, "bundle code layout");
@@ -288,7 +288,9 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       record = sizeof(int64_t);
       break;
     case HODU_BUNDLE_SECTION_MODEL:
-      record = sizeof(hodu_bundle_model);
+      /* Minor 2 appended num_state_tensors; minor 0 and 1 records end
+       * before it. */
+      record = offsetof(hodu_bundle_model, num_state_tensors);
       break;
     case HODU_BUNDLE_SECTION_DEVICES:
       record = sizeof(hodu_bundle_device);

@@ -73,9 +73,13 @@ static hodu_status check_strings(parser *p) {
   } while (0)
 
 static hodu_status check_model(parser *p) {
+  /* Records of minor 0 and 1 end before num_state_tensors (then 0). */
   hodu_bundle_model model;
-  memcpy(&model, p->data + p->sections[HODU_BUNDLE_SECTION_MODEL].offset,
-         sizeof model);
+  memset(&model, 0, sizeof model);
+  const hodu_bundle_section *section = &p->sections[HODU_BUNDLE_SECTION_MODEL];
+  memcpy(&model, p->data + section->offset,
+         section->entry_size < sizeof model ? section->entry_size
+                                            : sizeof model);
   hodu_plan *plan = p->plan;
   STRING_FIELD(p, model.name, plan->name, "section MODEL: field name");
   STRING_FIELD(p, model.producer, plan->producer,

@@ -29,7 +29,7 @@ using namespace hodu::gpu;
 
 static_assert(sizeof(hodu_bundle_header) == 40, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_section) == 24, "bundle.h layout");
-static_assert(sizeof(hodu_bundle_model) == 24, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_model) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_device) == 16, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_tensor) == 40, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_code) == 32, "bundle.h layout");

@@ -188,6 +188,25 @@ typedef struct hodu_model_desc {
   const hodu_symbol_desc *symbols;
   int32_t num_dynamic_dims;
   const hodu_dynamic_dim *dynamic_dims;
+  /* State tensors (appended in Hodu 0.6, within ABI version 2; absent, and
+   * so 0, when struct_size ends before them): what a compiled train step
+   * keeps from one run to the next -- the trained weights, the optimizer's
+   * moments, its step counter. State tensor k is two entries of the entry
+   * point: input num_inputs - num_meta_slots - num_state_tensors + k (its
+   * value before the run: the state tensors are the inputs just before the
+   * meta slots) and output num_outputs - num_state_tensors + k (its value
+   * after the run: they are the last outputs), with the same dtype and
+   * shape. The entry stays a pure function of its arguments; a session
+   * (libhodurt) keeps each state tensor on its device, passes it in that
+   * input, and makes that output its new value after every run and replay
+   * (docs/training.md). hodu_model_run refuses such a model. A reader that
+   * predates these fields sees a plain function with more inputs and
+   * outputs, which it is. 0 <= num_state_tensors <= num_outputs and
+   * num_state_tensors + num_meta_slots <= num_inputs. */
+  int32_t num_state_tensors;
+  /* Their initial values: NULL (all zero), or num_state_tensors pointers,
+   * each NULL (zeros) or to the tensor's bytes (its dtype and shape). */
+  const void *const *state_tensor_init;
 } hodu_model_desc;
 
 /* Multi-threaded code in a shared library (hoduc -o model.so, and the CPU

@@ -47,8 +47,9 @@ extern "C" {
 
 /* A reader accepts any minor version of its major version. */
 #define HODU_BUNDLE_VERSION_MAJOR 1u
-/* Minor 1 added SYMBOLS and DYNAMIC_DIMS (symbolic dims run in chunks). */
-#define HODU_BUNDLE_VERSION_MINOR 1u
+/* Minor 1 added SYMBOLS and DYNAMIC_DIMS (symbolic dims run in chunks);
+ * minor 2 appended num_state_tensors to MODEL (a train step's state). */
+#define HODU_BUNDLE_VERSION_MINOR 2u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -104,7 +105,15 @@ typedef uint32_t hodu_bundle_string;
 /* The model. TENSORS holds its inputs first, then its outputs, then its
  * meta slots (named small tensors the host writes between runs and
  * replays: a learning rate, a step count), in the order the model declares
- * them. The compiled entry takes them in that order too. */
+ * them. The compiled entry takes them in that order too.
+ *
+ * State tensors (minor 2; abi.h's num_state_tensors): the last
+ * num_state_tensors inputs are a train step's state before a run (their
+ * `init`, in WEIGHTS, is the initial value) and the last num_state_tensors
+ * outputs its state after it, pairwise in order, of equal dtype and shape.
+ * A runtime keeps them in each session and copies each such output to its
+ * input's storage after every run. A reader of minor 1 (24-byte records)
+ * sees a plain model with more inputs and outputs. */
 typedef struct hodu_bundle_model {
   hodu_bundle_string name;     /* the model's name */
   hodu_bundle_string producer; /* "hoduc 0.1.0" */
@@ -112,7 +121,10 @@ typedef struct hodu_bundle_model {
   uint32_t num_outputs;
   uint32_t num_meta_slots;
   uint32_t flags; /* 0 */
-} hodu_bundle_model; /* 24 bytes */
+  /* Minor 2 (entry_size 32); absent (0) in 24-byte records. */
+  uint32_t num_state_tensors; /* <= num_inputs, <= num_outputs */
+  uint32_t reserved;          /* 0 */
+} hodu_bundle_model; /* 32 bytes (24 before minor 2) */
 
 /* Where a step runs and a buffer lives. */
 typedef enum hodu_device_kind {
@@ -141,9 +153,10 @@ typedef struct hodu_bundle_tensor {
   uint32_t device;    /* where the plan reads or writes it */
   uint32_t flags;     /* 0 */
   uint64_t bytes;     /* the extents' product times the dtype's size */
-  uint64_t init; /* meta slots: offset in WEIGHTS of the initial value
-                    (`bytes` bytes), or HODU_BUNDLE_NONE for zeros;
-                    inputs and outputs: HODU_BUNDLE_NONE */
+  uint64_t init; /* meta slots and (minor 2) state inputs: offset in
+                    WEIGHTS of the initial value (`bytes` bytes), or
+                    HODU_BUNDLE_NONE for zeros; other inputs and outputs:
+                    HODU_BUNDLE_NONE */
 } hodu_bundle_tensor; /* 40 bytes */
 
 /* Formats of device code. */
