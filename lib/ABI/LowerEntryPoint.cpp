@@ -54,7 +54,7 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, symbols) == 104 &&
                   offsetof(hodu_model_desc, num_dynamic_dims) == 112 &&
                   offsetof(hodu_model_desc, dynamic_dims) == 120 &&
-                  sizeof(hodu_model_desc) == 128,
+                  offsetof(hodu_model_desc, num_state_tensors) == 128,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
               "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr}");
 static_assert(offsetof(hodu_symbol_desc, name) == 0 &&
@@ -832,7 +832,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         Value d = LLVM::UndefOp::create(b, loc, modelT);
         Value fields[] = {
             constant(i32, HODU_ABI_VERSION),
-            constant(i32, sizeof(hodu_model_desc)),
+            constant(i32, offsetof(hodu_model_desc, num_state_tensors)),
             addressOf(modelName),
             addressOf(targetName),
             constant(i32, nIn),

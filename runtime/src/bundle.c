@@ -71,6 +71,10 @@ const char *hodu_step_op_name(uint32_t op) {
 const char *hodu_buffer_space_name(uint32_t space) {
   static const char *const names[] = {NULL,    "INPUT",   "OUTPUT",
                                       "ARENA", "WEIGHTS", "META"};
+  if (space == HODU_SPACE_STATE_)
+    return "STATE";
+  if (space == HODU_SPACE_STATE_NEXT_)
+    return "STATE_NEXT";
   return space > 0 && space < HODU_SPACE_COUNT ? names[space] : "?";
 }
 
@@ -98,19 +102,29 @@ void hodu_plan_free(hodu_plan *plan) {
   free(plan);
 }
 
-uint32_t hodu_plan_arg_device(const hodu_plan *plan,
+uint32_t hodu_plan_arg_tensor(const hodu_plan *plan,
                               const hodu_bundle_arg *arg) {
   switch (arg->space) {
   case HODU_SPACE_INPUT:
-    return plan->tensors[arg->index].device;
-  case HODU_SPACE_OUTPUT:
-    return plan->tensors[plan->num_inputs + arg->index].device;
-  case HODU_SPACE_META:
-    return plan->tensors[plan->num_inputs + plan->num_outputs + arg->index]
-        .device;
-  default: /* ARENA, WEIGHTS: the index is the device */
     return arg->index;
+  case HODU_SPACE_OUTPUT:
+    return plan->num_inputs + arg->index;
+  case HODU_SPACE_META:
+    return plan->num_inputs + plan->num_outputs + arg->index;
+  case HODU_SPACE_STATE_:
+    return hodu_plan_state_tensor(plan, arg->index);
+  case HODU_SPACE_STATE_NEXT_:
+    return hodu_plan_next_tensor(plan, arg->index);
+  default: /* ARENA, WEIGHTS */
+    return UINT32_MAX;
   }
+}
+
+uint32_t hodu_plan_arg_device(const hodu_plan *plan,
+                              const hodu_bundle_arg *arg) {
+  uint32_t tensor = hodu_plan_arg_tensor(plan, arg);
+  /* ARENA, WEIGHTS: the index is the device. */
+  return tensor == UINT32_MAX ? arg->index : plan->tensors[tensor].device;
 }
 
 /*===--------------------------------------------------------------------===*

@@ -29,6 +29,9 @@ typedef struct parser {
   /* Sections by kind; present[k] says whether kind k was found. */
   hodu_bundle_section sections[SECTION_KINDS];
   int present[SECTION_KINDS];
+  /* MODEL's num_state_tensors (minor 2), split off when the tables are
+   * checked. */
+  uint32_t num_state;
 } parser;
 
 /* A status for a malformed bundle: "<origin>: malformed bundle: <text>". */

@@ -87,9 +87,21 @@ static hodu_status check_model(parser *p) {
   if (model.flags != 0)
     return BAD(p, "section MODEL: flags is 0x%x, expected 0",
                (unsigned)model.flags);
+  if (model.reserved != 0)
+    return BAD(p, "section MODEL: reserved is 0x%x, expected 0",
+               (unsigned)model.reserved);
+  if (model.num_state_tensors > model.num_inputs ||
+      model.num_state_tensors > model.num_outputs)
+    return BAD(p,
+               "section MODEL: %u state tensors, but %u inputs and %u "
+               "outputs (each state tensor is one of the last inputs and "
+               "one of the last outputs)",
+               (unsigned)model.num_state_tensors, (unsigned)model.num_inputs,
+               (unsigned)model.num_outputs);
   plan->num_inputs = model.num_inputs;
   plan->num_outputs = model.num_outputs;
   plan->num_meta = model.num_meta_slots;
+  p->num_state = model.num_state_tensors;
   return NULL;
 }
 
@@ -226,12 +238,17 @@ static hodu_status check_tensors(parser *p) {
       break;
     }
     int meta = i >= plan->num_inputs + plan->num_outputs;
-    if (!meta && t->init != HODU_BUNDLE_NONE) {
-      TBAD("field init is %llu, but only meta slots have an initial value",
+    /* Meta slots and state inputs (the last num_state inputs) may have an
+     * initial value. */
+    int initialized =
+        meta || (i < plan->num_inputs && i >= plan->num_inputs - p->num_state);
+    if (!initialized && t->init != HODU_BUNDLE_NONE) {
+      TBAD("field init is %llu, but only meta slots and state tensors have "
+           "an initial value",
            (unsigned long long)t->init);
       break;
     }
-    if (meta && t->init != HODU_BUNDLE_NONE &&
+    if (initialized && t->init != HODU_BUNDLE_NONE &&
         !fits(t->init, t->bytes, plan->weights_size)) {
       TBAD("the initial value (%llu bytes at WEIGHTS offset %llu) lies "
            "outside the %llu bytes of WEIGHTS",
@@ -255,8 +272,9 @@ static hodu_status check_tensors(parser *p) {
     out->desc.shape = t->rank ? plan->dims + t->first_dim : NULL;
     out->device = t->device;
     out->bytes = t->bytes;
-    out->init =
-        meta && t->init != HODU_BUNDLE_NONE ? plan->weights + t->init : NULL;
+    out->init = initialized && t->init != HODU_BUNDLE_NONE
+                    ? plan->weights + t->init
+                    : NULL;
   }
   free(records);
   return status;
@@ -771,5 +789,9 @@ hodu_status hodu_bundle_check_tables(parser *p) {
     status = check_steps(p);
   if (!status)
     status = check_symbols(p);
+  /* State tensors move out of the caller's inputs and outputs last, once
+   * every index has been checked against the file's counts. */
+  if (!status)
+    status = hodu_plan_split_state(p->plan, p->num_state, NULL, p->origin);
   return status;
 }

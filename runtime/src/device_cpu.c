@@ -268,8 +268,10 @@ cpu_program_create(hodu_device *device, hodu_code *code, const hodu_plan *plan,
     else if (step->op == HODU_STEP_COPY)
       out_step->size = bindings[step->first_arg].size;
     else if (step->op == HODU_STEP_ENTRY_) {
-      out_step->num_inputs = plan->num_inputs + plan->num_meta;
-      uint32_t tensors = out_step->num_inputs + plan->num_outputs;
+      /* INPUT..., STATE_..., META..., OUTPUT..., STATE_NEXT_..., ARENA. */
+      out_step->num_inputs = plan->num_inputs + plan->num_state + plan->num_meta;
+      uint32_t tensors =
+          out_step->num_inputs + plan->num_outputs + plan->num_state;
       out_step->arena_size = step->num_args > tensors
                                  ? bindings[step->first_arg + tensors].size
                                  : 0;
@@ -296,7 +298,8 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
     int32_t result = 0;
     switch (step->op) {
     case HODU_STEP_ENTRY_: {
-      uint32_t tensors = step->num_inputs + program->plan->num_outputs;
+      uint32_t tensors = step->num_inputs + program->plan->num_outputs +
+                         program->plan->num_state;
       const int64_t *values = program->symbol_values;
       hodu_run_context context = {
           sizeof(hodu_run_context),

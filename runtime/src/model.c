@@ -133,6 +133,19 @@ static hodu_status validate_descriptor(const char *origin,
                               "%d inputs (the slots are the last inputs)",
                               origin, (int)desc->num_meta_slots,
                               (int)desc->num_inputs);
+  int32_t num_meta = DESC_HAS(desc, num_meta_slots) ? desc->num_meta_slots : 0;
+  if (!status && DESC_HAS(desc, state_tensor_init) &&
+      (desc->num_state_tensors < 0 ||
+       desc->num_state_tensors > desc->num_outputs ||
+       desc->num_state_tensors > desc->num_inputs - num_meta))
+    status = hodu_make_status(HODU_INVALID_ARTIFACT,
+                              "%s: malformed descriptor: %d state tensors, "
+                              "but %d inputs (%d of them meta slots) and %d "
+                              "outputs (each state tensor is an input before "
+                              "the meta slots and one of the last outputs)",
+                              origin, (int)desc->num_state_tensors,
+                              (int)desc->num_inputs, (int)num_meta,
+                              (int)desc->num_outputs);
   if (!status && DESC_HAS(desc, check_messages) &&
       (desc->num_checks < 0 || (desc->num_checks > 0 && !desc->check_messages)))
     status = hodu_make_status(HODU_INVALID_ARTIFACT,
@@ -456,6 +469,17 @@ static hodu_status model_from_descriptor(const hodu_model_desc *desc,
   hodu_plan *plan;
   hodu_status status =
       plan_from_descriptor(desc, num_meta, workspace, &plan);
+  /* State tensors: the last inputs before the meta slots and the last
+   * outputs, kept by sessions. */
+  int32_t num_state =
+      DESC_HAS(desc, state_tensor_init) ? desc->num_state_tensors : 0;
+  if (!status && num_state > 0) {
+    status = hodu_plan_split_state(
+        plan, (uint32_t)num_state,
+        (const uint8_t *const *)desc->state_tensor_init, origin);
+    if (status)
+      hodu_plan_free(plan);
+  }
   if (status) {
     if (library)
       dlclose(library);
@@ -833,6 +857,8 @@ hodu_status hodu_model_run(const hodu_model *model,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "model is NULL");
   if (model->engine)
     return hodu_engine_run(model, inputs, num_inputs, outputs, num_outputs);
+  if (model->plan->num_state)
+    return hodu_state_refusal(model, "hodu_model_run");
   if (!model->desc)
     return hodu_bundle_run(model, inputs, num_inputs, outputs, num_outputs);
   int32_t num_symbols = hodu_desc_num_symbols(model->desc);
@@ -869,6 +895,8 @@ hodu_status hodu_model_run_alloc(const hodu_model *model,
   if (model->engine)
     return hodu_engine_run_alloc(model, inputs, num_inputs, outputs,
                                  num_outputs);
+  if (model->plan->num_state)
+    return hodu_state_refusal(model, "hodu_model_run_alloc");
   /* Outputs with dynamic dims are made at the shapes the inputs give. */
   const hodu_model_desc *symbols = hodu_plan_symbols(model->plan);
   int32_t num_symbols = hodu_desc_num_symbols(symbols);

@@ -56,12 +56,17 @@ int32_t hodu_model_num_meta_slots(const hodu_model *model) {
   return model ? (int32_t)model->plan->num_meta : 0;
 }
 
-enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_META };
+enum { ROLE_INPUT, ROLE_OUTPUT, ROLE_META, ROLE_STATE };
+
+int32_t hodu_model_num_state_tensors(const hodu_model *model) {
+  return model ? (int32_t)model->plan->num_state : 0;
+}
 
 static uint32_t role_count(const hodu_plan *plan, int role) {
   return role == ROLE_INPUT    ? plan->num_inputs
          : role == ROLE_OUTPUT ? plan->num_outputs
-                               : plan->num_meta;
+         : role == ROLE_META   ? plan->num_meta
+                               : plan->num_state;
 }
 
 static const hodu_plan_tensor *role_tensor(const hodu_model *model, int role,
@@ -71,7 +76,8 @@ static const hodu_plan_tensor *role_tensor(const hodu_model *model, int role,
   const hodu_plan *plan = model->plan;
   uint32_t first = role == ROLE_INPUT    ? 0
                    : role == ROLE_OUTPUT ? plan->num_inputs
-                                         : plan->num_inputs + plan->num_outputs;
+                   : role == ROLE_META   ? plan->num_inputs + plan->num_outputs
+                                         : hodu_plan_state_tensor(plan, 0);
   return &plan->tensors[first + (uint32_t)index];
 }
 
@@ -99,6 +105,7 @@ static const hodu_plan_tensor *role_tensor(const hodu_model *model, int role,
 TENSOR_QUERIES(input, ROLE_INPUT)
 TENSOR_QUERIES(output, ROLE_OUTPUT)
 TENSOR_QUERIES(meta_slot, ROLE_META)
+TENSOR_QUERIES(state_tensor, ROLE_STATE)
 #undef TENSOR_QUERIES
 
 int32_t hodu_model_output_dims_index(const hodu_model *model,
@@ -123,9 +130,15 @@ size_t hodu_model_meta_slot_bytes(const hodu_model *model, int32_t index) {
   return t ? (size_t)t->bytes : 0;
 }
 
+size_t hodu_model_state_tensor_bytes(const hodu_model *model, int32_t index) {
+  const hodu_plan_tensor *t = role_tensor(model, ROLE_STATE, index);
+  return t ? (size_t)t->bytes : 0;
+}
+
 static hodu_status find_index(const hodu_model *model, int role,
                               const char *name, int32_t *index) {
-  static const char *const kinds[] = {"input", "output", "meta slot"};
+  static const char *const kinds[] = {"input", "output", "meta slot",
+                                      "state tensor"};
   const char *kind = kinds[role];
   if (!model || !name || !index)
     return hodu_make_status(HODU_INVALID_ARGUMENT,
@@ -166,6 +179,11 @@ hodu_status hodu_model_output_index(const hodu_model *model, const char *name,
 hodu_status hodu_model_meta_slot_index(const hodu_model *model,
                                        const char *name, int32_t *index) {
   return find_index(model, ROLE_META, name, index);
+}
+
+hodu_status hodu_model_state_tensor_index(const hodu_model *model,
+                                          const char *name, int32_t *index) {
+  return find_index(model, ROLE_STATE, name, index);
 }
 
 /* A tensor like `t` at `shape` (its own, or resolved from symbol values). */
@@ -473,7 +491,8 @@ uint64_t hodu_model_plan_count(const hodu_model *model,
   case HODU_BUNDLE_SECTION_DEVICES:
     return plan->num_devices;
   case HODU_BUNDLE_SECTION_TENSORS:
-    return (uint64_t)plan->num_inputs + plan->num_outputs + plan->num_meta;
+    return (uint64_t)plan->num_inputs + plan->num_outputs + plan->num_meta +
+           2 * (uint64_t)plan->num_state;
   case HODU_BUNDLE_SECTION_DIMS:
     return plan->num_dims;
   case HODU_BUNDLE_SECTION_CODE:

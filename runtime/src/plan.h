@@ -24,18 +24,25 @@
  * workspace). Never appears in a bundle (the reader refuses it). */
 #define HODU_STEP_ENTRY_ 0x100u
 
+/* Internal buffer spaces of the state tensors (after hodu_plan_split_state):
+ * index k is state tensor k's value (STATE_, what the run reads) or its
+ * next value (STATE_NEXT_, what the run writes). Never in a bundle. */
+#define HODU_SPACE_STATE_ 0x100u
+#define HODU_SPACE_STATE_NEXT_ 0x101u
+
 /* A bundle's largest accepted size (the whole file is read into memory). */
 #define HODU_BUNDLE_MAX_FILE_SIZE (UINT64_C(1) << 36) /* 64 GiB */
 /* Bounds on table sizes beyond what the file size implies. */
 #define HODU_BUNDLE_MAX_SECTIONS 256u
 #define HODU_BUNDLE_MAX_RANK 16u
 
-/* An input, output or meta slot. */
+/* An input, output, meta slot or state tensor. */
 typedef struct hodu_plan_tensor {
   hodu_tensor_desc desc; /* name, dtype, rank, shape (into plan->dims) */
   uint32_t device;       /* index into plan->devices */
   uint64_t bytes;
-  const uint8_t *init; /* meta slots: `bytes` initial bytes; NULL = zeros */
+  const uint8_t *init; /* meta slots and state tensors: `bytes` initial
+                          bytes; NULL = zeros */
   /* Bundles with a symbol: each pass of a run covers `chunk` units of the
    * symbol in each of `outer` blocks (the dims before the symbol's), a unit
    * being `unit` bytes; unit 0: the tensor has no symbol and is passed
@@ -52,7 +59,13 @@ typedef struct hodu_plan {
   const char *name;
   const char *producer;
   uint32_t num_inputs, num_outputs, num_meta;
-  hodu_plan_tensor *tensors; /* inputs, then outputs, then meta slots */
+  /* State tensors (hodu_plan_split_state): the artifact's last num_state
+   * inputs and outputs, which are not the caller's: num_inputs and
+   * num_outputs count the caller's only. */
+  uint32_t num_state;
+  /* Inputs, outputs, meta slots, then (num_state each) the state tensors'
+   * values and their next values. */
+  hodu_plan_tensor *tensors;
   int64_t *dims;
   uint32_t num_dims;
   hodu_bundle_device *devices;
@@ -114,6 +127,34 @@ int hodu_is_bundle_file(const char *path);
 int hodu_is_bundle_bytes(const void *data, size_t size);
 
 void hodu_plan_free(hodu_plan *plan);
+
+/* Index in plan->tensors of state tensor k's value, and of its next value. */
+static inline uint32_t hodu_plan_state_tensor(const hodu_plan *plan,
+                                              uint32_t k) {
+  return plan->num_inputs + plan->num_outputs + plan->num_meta + k;
+}
+static inline uint32_t hodu_plan_next_tensor(const hodu_plan *plan,
+                                             uint32_t k) {
+  return hodu_plan_state_tensor(plan, plan->num_state) + k;
+}
+
+/* plan_state.c: makes the last `num_state` inputs and outputs of a plan
+ * just built (num_inputs and num_outputs counting them, num_state 0) its
+ * state tensors: checks that each pair has one dtype, shape and device and
+ * that the plan has no symbol, moves them after the meta slots, points the
+ * arguments at them through the STATE_ spaces, and appends one COPY step
+ * per state tensor (next value to value) on its device, so that a run, a
+ * capture and a replay each end with the state updated. `inits`: per
+ * state tensor, its initial bytes or NULL (zeros); NULL keeps the inputs'
+ * `init`. Messages start with `origin`. */
+hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
+                                  const uint8_t *const *inits,
+                                  const char *origin);
+
+/* The plan tensor an argument points into (an input, output, meta slot or
+ * state tensor), or UINT32_MAX for ARENA and WEIGHTS. */
+uint32_t hodu_plan_arg_tensor(const hodu_plan *plan,
+                              const hodu_bundle_arg *arg);
 
 /* The buffer an argument points into lives on this plan device. */
 uint32_t hodu_plan_arg_device(const hodu_plan *plan,

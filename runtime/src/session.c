@@ -17,6 +17,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "session.h"
+#include "state_file.h"
 #include "symbols.h"
 
 #include <stdlib.h>
@@ -36,7 +37,11 @@ struct hodu_session {
   hodu_session_state state;
   int internal;
   hodu_buffer **arenas;       /* per plan device; NULL without an arena */
-  hodu_buffer **meta;         /* per meta slot, on its device */
+  /* The tensors the session owns, on their devices: the meta slots, then
+   * the state tensors' values, then their next values (plan tensors from
+   * num_inputs + num_outputs on). */
+  hodu_buffer **owned;
+  uint32_t num_owned;
   const hodu_tensor **inputs; /* bound; all NULL until bound */
   hodu_tensor **outputs;
   hodu_buffer **input_mirrors;  /* host inputs of GPU devices */
@@ -85,11 +90,11 @@ void hodu_session_free(hodu_session *s) {
     if (s->arenas[d])
       s->model->devices[d]->ops->buffer_free(s->model->devices[d],
                                              s->arenas[d]);
-  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
-  for (uint32_t k = 0; s->meta && k < plan->num_meta; ++k)
-    if (s->meta[k]) {
-      hodu_device *device = tensor_device(s, meta_begin + k);
-      device->ops->buffer_free(device, s->meta[k]);
+  uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t k = 0; s->owned && k < s->num_owned; ++k)
+    if (s->owned[k]) {
+      hodu_device *device = tensor_device(s, owned_begin + k);
+      device->ops->buffer_free(device, s->owned[k]);
     }
   for (uint32_t i = 0; s->input_mirrors && i < plan->num_inputs; ++i)
     if (s->input_mirrors[i]) {
@@ -102,7 +107,7 @@ void hodu_session_free(hodu_session *s) {
       device->ops->buffer_free(device, s->output_mirrors[o]);
     }
   free(s->arenas);
-  free(s->meta);
+  free(s->owned);
   free(s->inputs);
   free(s->outputs);
   free(s->input_mirrors);
@@ -112,27 +117,41 @@ void hodu_session_free(hodu_session *s) {
   free(s);
 }
 
-/* Sets every meta slot to its initial value. */
-static hodu_status reset_meta(hodu_session *s) {
+/* Sets `count` owned tensors from plan tensor `first` on to their initial
+ * values. */
+static hodu_status init_owned(hodu_session *s, uint32_t first,
+                              uint32_t count) {
   const hodu_plan *plan = s->plan;
-  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
-  for (uint32_t k = 0; k < plan->num_meta; ++k) {
-    const hodu_plan_tensor *t = &plan->tensors[meta_begin + k];
+  uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t i = first; i < first + count; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[i];
     if (!t->bytes)
       continue;
     /* Slots without an initial value start (and restart) at zero. */
     void *zeros = t->init ? NULL : calloc(1, (size_t)t->bytes);
     if (!t->init && !zeros)
       return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-    hodu_device *device = tensor_device(s, meta_begin + k);
+    hodu_device *device = tensor_device(s, i);
     hodu_status status =
-        device->ops->write(device, s->meta[k], 0,
+        device->ops->write(device, s->owned[i - owned_begin], 0,
                            t->init ? (const void *)t->init : zeros, t->bytes);
     free(zeros);
     if (status)
       return status;
   }
   return NULL;
+}
+
+/* Sets every meta slot to its initial value. */
+static hodu_status reset_meta(hodu_session *s) {
+  return init_owned(s, s->plan->num_inputs + s->plan->num_outputs,
+                    s->plan->num_meta);
+}
+
+/* Sets every state tensor to its initial value. */
+static hodu_status restore_state(hodu_session *s) {
+  return init_owned(s, hodu_plan_state_tensor(s->plan, 0),
+                    s->plan->num_state);
 }
 
 /* Cuts the steps into segments: runs of steps on one device, and each
@@ -178,7 +197,8 @@ static hodu_status session_create(const hodu_model *model, int internal,
   size_t n_in = plan->num_inputs ? plan->num_inputs : 1;
   size_t n_out = plan->num_outputs ? plan->num_outputs : 1;
   s->arenas = calloc(plan->num_devices, sizeof *s->arenas);
-  s->meta = calloc(plan->num_meta ? plan->num_meta : 1, sizeof *s->meta);
+  s->num_owned = plan->num_meta + 2 * plan->num_state;
+  s->owned = calloc(s->num_owned ? s->num_owned : 1, sizeof *s->owned);
   s->inputs = calloc(n_in, sizeof *s->inputs);
   s->outputs = calloc(n_out, sizeof *s->outputs);
   s->input_mirrors = calloc(n_in, sizeof *s->input_mirrors);
@@ -189,7 +209,7 @@ static hodu_status session_create(const hodu_model *model, int internal,
   if (s->num_symbols)
     s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   hodu_status status =
-      s->arenas && s->meta && s->inputs && s->outputs && s->input_mirrors &&
+      s->arenas && s->owned && s->inputs && s->outputs && s->input_mirrors &&
               s->output_mirrors && s->bindings &&
               (s->symbol_values || !s->num_symbols)
           ? make_segments(s)
@@ -201,14 +221,16 @@ static hodu_status session_create(const hodu_model *model, int internal,
     status = device->ops->buffer_create(device, plan->devices[d].arena_size,
                                         &s->arenas[d]);
   }
-  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
-  for (uint32_t k = 0; k < plan->num_meta && !status; ++k) {
-    hodu_device *device = tensor_device(s, meta_begin + k);
+  uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
+  for (uint32_t k = 0; k < s->num_owned && !status; ++k) {
+    hodu_device *device = tensor_device(s, owned_begin + k);
     status = device->ops->buffer_create(
-        device, plan->tensors[meta_begin + k].bytes, &s->meta[k]);
+        device, plan->tensors[owned_begin + k].bytes, &s->owned[k]);
   }
   if (!status)
     status = reset_meta(s);
+  if (!status)
+    status = restore_state(s);
   if (status) {
     hodu_session_free(s);
     return status;
@@ -260,11 +282,11 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   const hodu_plan *plan = s->plan;
   hodu_device *device = tensor_device(s, tensor);
   int cpu = device->kind == HODU_DEVICE_CPU;
-  uint32_t meta_begin = plan->num_inputs + plan->num_outputs;
+  uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
   memset(out, 0, sizeof *out);
   out->size = plan->tensors[tensor].bytes;
-  if (tensor >= meta_begin) {
-    hodu_buffer *buffer = s->meta[tensor - meta_begin];
+  if (tensor >= owned_begin) {
+    hodu_buffer *buffer = s->owned[tensor - owned_begin];
     if (cpu)
       out->host = device->ops->buffer_host(buffer);
     else
@@ -305,17 +327,8 @@ static hodu_status resolve(hodu_session *s, hodu_binding *bindings) {
     const hodu_bundle_arg *arg = &plan->args[a];
     hodu_binding *b = &bindings[a];
     memset(b, 0, sizeof *b);
-    uint32_t tensor = 0;
+    uint32_t tensor = hodu_plan_arg_tensor(plan, arg);
     switch (arg->space) {
-    case HODU_SPACE_INPUT:
-      tensor = arg->index;
-      break;
-    case HODU_SPACE_OUTPUT:
-      tensor = plan->num_inputs + arg->index;
-      break;
-    case HODU_SPACE_META:
-      tensor = plan->num_inputs + plan->num_outputs + arg->index;
-      break;
     case HODU_SPACE_ARENA: {
       hodu_device *device = s->model->devices[arg->index];
       if (device->kind == HODU_DEVICE_CPU)
@@ -836,7 +849,7 @@ hodu_status hodu_session_write_meta_slot(hodu_session *s, int32_t index,
   hodu_status status = meta_access(s, index, data, bytes, &device);
   if (status || !bytes)
     return status;
-  return device->ops->write(device, s->meta[index], 0, data, bytes);
+  return device->ops->write(device, s->owned[index], 0, data, bytes);
 }
 
 hodu_status hodu_session_read_meta_slot(const hodu_session *s, int32_t index,
@@ -845,7 +858,7 @@ hodu_status hodu_session_read_meta_slot(const hodu_session *s, int32_t index,
   hodu_status status = meta_access(s, index, data, bytes, &device);
   if (status || !bytes)
     return status;
-  return device->ops->read(device, s->meta[index], 0, data, bytes);
+  return device->ops->read(device, s->owned[index], 0, data, bytes);
 }
 
 hodu_status hodu_session_write_meta_slot_named(hodu_session *s,
@@ -864,6 +877,139 @@ hodu_status hodu_session_read_meta_slot_named(const hodu_session *s,
   hodu_status status =
       hodu_model_meta_slot_index(s ? s->model : NULL, name, &index);
   return status ? status : hodu_session_read_meta_slot(s, index, data, bytes);
+}
+
+/*===--------------------------------------------------------------------===*
+ * State tensors
+ *===--------------------------------------------------------------------===*/
+
+hodu_status hodu_state_refusal(const hodu_model *model, const char *call) {
+  const hodu_plan *plan = model->plan;
+  return hodu_make_status(
+      HODU_INVALID_STATE,
+      "%s: model '%s' keeps %u state tensor%s (the first is '%s'), which "
+      "live in a session: create one (hodu_session_create), bind the "
+      "inputs and outputs, and run it",
+      call, plan->name, (unsigned)plan->num_state,
+      plan->num_state == 1 ? "" : "s",
+      plan->tensors[hodu_plan_state_tensor(plan, 0)].desc.name);
+}
+
+/* State tensor `index` of the session, checked, with its device. */
+static hodu_status state_access(const hodu_session *s, int32_t index,
+                                const void *data, size_t bytes,
+                                const hodu_plan_tensor **tensor,
+                                hodu_device **device) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  const hodu_plan *plan = s->plan;
+  if (index < 0 || (uint32_t)index >= plan->num_state)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "model '%s' has no state tensor %d (it has %u)",
+                            plan->name, (int)index, (unsigned)plan->num_state);
+  uint32_t t = hodu_plan_state_tensor(plan, (uint32_t)index);
+  *tensor = &plan->tensors[t];
+  if (bytes != (*tensor)->bytes)
+    return hodu_make_status(HODU_MISMATCH,
+                            "state tensor '%s' holds %llu bytes, got %zu",
+                            (*tensor)->desc.name,
+                            (unsigned long long)(*tensor)->bytes, bytes);
+  if (bytes && !data)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
+  *device = tensor_device(s, t);
+  return NULL;
+}
+
+static hodu_buffer *state_buffer(const hodu_session *s, uint32_t k) {
+  return s->owned[s->plan->num_meta + k];
+}
+
+hodu_status hodu_session_read_state_tensor(const hodu_session *s,
+                                           int32_t index, void *data,
+                                           size_t bytes) {
+  const hodu_plan_tensor *t;
+  hodu_device *device;
+  hodu_status status = state_access(s, index, data, bytes, &t, &device);
+  if (status || !bytes)
+    return status;
+  return device->ops->read(device, state_buffer(s, (uint32_t)index), 0, data,
+                           bytes);
+}
+
+hodu_status hodu_session_write_state_tensor(hodu_session *s, int32_t index,
+                                            const void *data, size_t bytes) {
+  const hodu_plan_tensor *t;
+  hodu_device *device;
+  hodu_status status = state_access(s, index, data, bytes, &t, &device);
+  if (status || !bytes)
+    return status;
+  return device->ops->write(device, state_buffer(s, (uint32_t)index), 0, data,
+                            bytes);
+}
+
+hodu_status hodu_session_restore_state_tensors(hodu_session *s) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  return restore_state(s);
+}
+
+/* The state tensors as file entries, each with a host buffer of its size
+ * (freed by free_entries). */
+static hodu_status state_entries(const hodu_session *s,
+                                 hodu_state_entry **out) {
+  const hodu_plan *plan = s->plan;
+  hodu_state_entry *entries =
+      calloc(plan->num_state ? plan->num_state : 1, sizeof *entries);
+  if (!entries)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  *out = entries;
+  for (uint32_t k = 0; k < plan->num_state; ++k) {
+    const hodu_plan_tensor *t =
+        &plan->tensors[hodu_plan_state_tensor(plan, k)];
+    entries[k] = (hodu_state_entry){t->desc.name, t->desc.dtype,
+                                    t->desc.rank, t->desc.shape, t->bytes,
+                                    malloc(t->bytes ? (size_t)t->bytes : 1)};
+    if (!entries[k].data)
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  }
+  return NULL;
+}
+
+static void free_entries(const hodu_session *s, hodu_state_entry *entries) {
+  for (uint32_t k = 0; entries && k < s->plan->num_state; ++k)
+    free(entries[k].data);
+  free(entries);
+}
+
+hodu_status hodu_session_save_state_tensors(const hodu_session *s,
+                                            const char *path) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  hodu_state_entry *entries = NULL;
+  hodu_status status = state_entries(s, &entries);
+  for (uint32_t k = 0; !status && k < s->plan->num_state; ++k)
+    status = hodu_session_read_state_tensor(s, (int32_t)k, entries[k].data,
+                                            (size_t)entries[k].bytes);
+  if (!status)
+    status = hodu_state_file_save(path, s->plan->name, entries,
+                                  s->plan->num_state);
+  free_entries(s, entries);
+  return status;
+}
+
+hodu_status hodu_session_load_state_tensors(hodu_session *s,
+                                            const char *path) {
+  if (!s)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
+  hodu_state_entry *entries = NULL;
+  hodu_status status = state_entries(s, &entries);
+  if (!status)
+    status = hodu_state_file_load(path, entries, s->plan->num_state);
+  for (uint32_t k = 0; !status && k < s->plan->num_state; ++k)
+    status = hodu_session_write_state_tensor(s, (int32_t)k, entries[k].data,
+                                             (size_t)entries[k].bytes);
+  free_entries(s, entries);
+  return status;
 }
 
 hodu_status hodu_session_get_stats(const hodu_session *s,

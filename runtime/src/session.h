@@ -84,6 +84,10 @@ hodu_status hodu_bundle_run(const hodu_model *model,
                             const hodu_tensor *const *inputs, size_t num_inputs,
                             hodu_tensor *const *outputs, size_t num_outputs);
 
+/* The INVALID_STATE of a call that runs a model with state tensors outside
+ * a session (`call`: "hodu_model_run", ...). */
+hodu_status hodu_state_refusal(const hodu_model *model, const char *call);
+
 /* tensor.c: a device tensor's device and buffer (NULL for host tensors),
  * and the creation of one. */
 hodu_device *hodu_tensor_device(const hodu_tensor *tensor);

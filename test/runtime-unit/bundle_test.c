@@ -411,7 +411,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.1 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.2 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},
@@ -442,6 +442,11 @@ static const mutation mutations[] = {
      HODU_INVALID_ARTIFACT, "MODEL declares 2 inputs"},
     {S_(MODEL), offsetof(hodu_bundle_model, flags), 4, 1, HODU_INVALID_ARTIFACT,
      "section MODEL: flags is 0x1"},
+    {S_(MODEL), offsetof(hodu_bundle_model, num_state_tensors), 4, 5,
+     HODU_INVALID_ARTIFACT,
+     "section MODEL: 5 state tensors, but 1 inputs and 2 outputs"},
+    {S_(MODEL), offsetof(hodu_bundle_model, reserved), 4, 1,
+     HODU_INVALID_ARTIFACT, "section MODEL: reserved is 0x1"},
     /* devices */
     {S_(DEVICES), offsetof(hodu_bundle_device, kind), 4, 9,
      HODU_INVALID_ARTIFACT, "section DEVICES entry 0: kind is 9"},
@@ -463,7 +468,7 @@ static const mutation mutations[] = {
     {S_(TENSORS), T_(0, bytes), 8, 255, HODU_INVALID_ARTIFACT,
      "field bytes is 255, but 64 elements of f32 take 256"},
     {S_(TENSORS), T_(0, init), 8, 0, HODU_INVALID_ARTIFACT,
-     "only meta slots have an initial value"},
+     "only meta slots and state tensors have an initial value"},
     {S_(TENSORS), T_(3, init), 8, 1u << 20, HODU_INVALID_ARTIFACT,
      "(meta slot 'scale'): the initial value"},
     {S_(TENSORS), T_(2, name), 4, 34, HODU_INVALID_ARTIFACT,

@@ -1482,6 +1482,434 @@ static void test_select(void) {
   hodu_selection_free(NULL);
 }
 
+
+/*===--------------------------------------------------------------------===*
+ * State tensors (models/train.c: an SGD step of a linear model)
+ *===--------------------------------------------------------------------===*/
+
+extern const hodu_model_desc train_hodu_descriptor;
+
+/* The model's data: x and target, and its loss output. */
+typedef struct train_io {
+  hodu_tensor *x, *target, *loss;
+} train_io;
+
+static void train_io_create(const hodu_model *model, train_io *io) {
+  static const float x[] = {1.0f, 2.0f, -1.0f, 0.5f};
+  static const float target[] = {0.75f};
+  CHECK_OK(hodu_model_create_input(model, 0, &io->x));
+  CHECK_OK(hodu_model_create_input(model, 1, &io->target));
+  CHECK_OK(hodu_model_create_output(model, 0, &io->loss));
+  if (io->x)
+    memcpy(hodu_tensor_data(io->x), x, sizeof x);
+  if (io->target)
+    memcpy(hodu_tensor_data(io->target), target, sizeof target);
+}
+
+static void train_io_free(train_io *io) {
+  hodu_tensor_free(io->x);
+  hodu_tensor_free(io->target);
+  hodu_tensor_free(io->loss);
+}
+
+static hodu_session *train_session(const hodu_model *model, train_io *io) {
+  hodu_session *session = NULL;
+  CHECK_OK(hodu_session_create(model, &session));
+  if (!session)
+    return NULL;
+  const hodu_tensor *in[] = {io->x, io->target};
+  CHECK_OK(hodu_session_bind(session, in, 2, &io->loss, 1));
+  return session;
+}
+
+/* The state after `steps` SGD steps from (w, step) at learning rate lr, in
+ * the entry's own float arithmetic. */
+static void train_reference(float w[4], float *step, float lr, int steps) {
+  static const float x[] = {1.0f, 2.0f, -1.0f, 0.5f};
+  for (int n = 0; n < steps; ++n) {
+    float pred = 0.0f;
+    for (int i = 0; i < 4; ++i)
+      pred += x[i] * w[i];
+    float d = pred - 0.75f;
+    for (int i = 0; i < 4; ++i)
+      w[i] = w[i] - lr * (2.0f * d * x[i]);
+    *step += 1.0f;
+  }
+}
+
+static void read_state(const hodu_session *session, float w[4], float *step) {
+  CHECK_OK(hodu_session_read_state_tensor(session, 0, w, 4 * sizeof(float)));
+  CHECK_OK(hodu_session_read_state_tensor(session, 1, step, sizeof(float)));
+}
+
+static void test_state_queries(void) {
+  hodu_model *model = load("train");
+  if (!model)
+    return;
+  /* The caller's inputs and outputs only; the state apart. */
+  CHECK(hodu_model_num_inputs(model) == 2);
+  CHECK(hodu_model_num_outputs(model) == 1);
+  CHECK(strcmp(hodu_model_output_name(model, 0), "loss") == 0);
+  CHECK(hodu_model_num_meta_slots(model) == 1);
+  CHECK(strcmp(hodu_model_meta_slot_name(model, 0), "lr") == 0);
+  CHECK(hodu_model_num_state_tensors(model) == 2);
+  CHECK(strcmp(hodu_model_state_tensor_name(model, 0), "w") == 0);
+  CHECK(strcmp(hodu_model_state_tensor_name(model, 1), "step") == 0);
+  CHECK(hodu_model_state_tensor_dtype(model, 0) == HODU_DTYPE_F32);
+  CHECK(hodu_model_state_tensor_rank(model, 0) == 1);
+  CHECK(hodu_model_state_tensor_shape(model, 0)[0] == 4);
+  CHECK(hodu_model_state_tensor_rank(model, 1) == 0);
+  CHECK(hodu_model_state_tensor_bytes(model, 0) == 16);
+  CHECK(hodu_model_state_tensor_bytes(model, 2) == 0);
+  CHECK(hodu_model_state_tensor_name(model, 2) == NULL);
+  CHECK(hodu_model_state_tensor_name(model, -1) == NULL);
+  int32_t index = -1;
+  CHECK_OK(hodu_model_state_tensor_index(model, "step", &index));
+  CHECK(index == 1);
+  CHECK_ERROR(hodu_model_state_tensor_index(model, "bias", &index),
+              HODU_NOT_FOUND,
+              "model 'train' has no state tensor named 'bias' (state "
+              "tensors: 'w', 'step')");
+  /* The artifact's own descriptor still lists every entry argument. */
+  CHECK(hodu_model_descriptor(model)->num_inputs == 5);
+  hodu_model_free(model);
+}
+
+static void test_state_refusals(void) {
+  hodu_model *model = load("train");
+  if (!model)
+    return;
+  train_io io = {0};
+  train_io_create(model, &io);
+  const hodu_tensor *in[] = {io.x, io.target};
+  CHECK_ERROR(hodu_model_run(model, in, 2, &io.loss, 1), HODU_INVALID_STATE,
+              "hodu_model_run: model 'train' keeps 2 state tensors (the "
+              "first is 'w'), which live in a session");
+  hodu_tensor *allocated = NULL;
+  CHECK_ERROR(hodu_model_run_alloc(model, in, 2, &allocated, 1),
+              HODU_INVALID_STATE, "hodu_model_run_alloc: model 'train'");
+  CHECK(allocated == NULL);
+  hodu_session *session = train_session(model, &io);
+  if (session) {
+    float w[4];
+    CHECK_ERROR(hodu_session_read_state_tensor(session, 2, w, sizeof w),
+                HODU_INVALID_ARGUMENT,
+                "model 'train' has no state tensor 2 (it has 2)");
+    CHECK_ERROR(hodu_session_read_state_tensor(session, 0, w, 12),
+                HODU_MISMATCH, "state tensor 'w' holds 16 bytes, got 12");
+    CHECK_ERROR(hodu_session_write_state_tensor(session, 0, NULL, 16),
+                HODU_INVALID_ARGUMENT, "the host buffer is NULL");
+  }
+  hodu_session_free(session);
+  train_io_free(&io);
+  hodu_model_free(model);
+}
+
+/* AICF's contracts A-D (seed 002) on the fake train step. */
+static void test_state_contracts(void) {
+  hodu_model *model = load("train");
+  if (!model)
+    return;
+  train_io io = {0};
+  train_io_create(model, &io);
+  hodu_session *eager = train_session(model, &io);
+  train_io io2 = {0};
+  train_io_create(model, &io2);
+  hodu_session *replayed = train_session(model, &io2);
+  if (!eager || !replayed)
+    goto done;
+  float w[4], step, want[4] = {0.5f, -0.5f, 0.25f, 1.0f}, want_step = 0.0f;
+  read_state(eager, w, &step);
+  CHECK(memcmp(w, want, sizeof w) == 0 && step == 0.0f);
+
+  /* A: one step updates the weights, as the reference does. */
+  CHECK_OK(hodu_session_run(eager));
+  train_reference(want, &want_step, 0.125f, 1);
+  read_state(eager, w, &step);
+  CHECK(memcmp(w, want, sizeof w) == 0);
+  CHECK(step == 1.0f);
+  /* The loss is that of the weights before the step: (x.w0 - t)^2 =
+   * (-0.25 - 0.75)^2. */
+  CHECK(*(float *)hodu_tensor_data(io.loss) == 1.0f);
+
+  /* B: replay(n) accumulates n updates: warm-up run, capture, replay 4
+   * equals five eager runs, bit for bit. */
+  CHECK_OK(hodu_session_run(replayed));
+  CHECK_OK(hodu_session_capture(replayed));
+  CHECK_OK(hodu_session_replay(replayed, 4));
+  for (int n = 0; n < 4; ++n)
+    CHECK_OK(hodu_session_run(eager));
+  train_reference(want, &want_step, 0.125f, 4);
+  float w2[4], step2;
+  read_state(replayed, w2, &step2);
+  read_state(eager, w, &step);
+  CHECK(memcmp(w, want, sizeof w) == 0 && step == 5.0f);
+  CHECK(memcmp(w2, w, sizeof w) == 0 && step2 == step);
+  CHECK(memcmp(hodu_tensor_data(io.loss), hodu_tensor_data(io2.loss),
+               sizeof(float)) == 0);
+
+  /* C: a meta slot changes what a replay does, without capturing again:
+   * at lr 0 the weights stay, the step counter still counts. */
+  float zero = 0.0f;
+  CHECK_OK(hodu_session_write_meta_slot_named(replayed, "lr", &zero,
+                                              sizeof zero));
+  CHECK_OK(hodu_session_replay(replayed, 3));
+  read_state(replayed, w2, &step2);
+  CHECK(memcmp(w2, w, sizeof w) == 0 && step2 == 8.0f);
+  float half = 0.0625f;
+  CHECK_OK(hodu_session_write_meta_slot_named(replayed, "lr", &half,
+                                              sizeof half));
+  CHECK_OK(hodu_session_replay(replayed, 2));
+  train_reference(want, &want_step, 0.0625f, 2);
+  read_state(replayed, w2, &step2);
+  CHECK(memcmp(w2, want, sizeof w2) == 0 && step2 == 10.0f);
+
+  /* D: reset frees the recording only: the state and the slot stay, a
+   * replay is refused; restoring the state tensors starts training over. */
+  CHECK_OK(hodu_session_reset(replayed));
+  float w3[4], step3;
+  read_state(replayed, w3, &step3);
+  CHECK(memcmp(w3, w2, sizeof w3) == 0 && step3 == 10.0f);
+  CHECK_ERROR(hodu_session_replay(replayed, 1), HODU_INVALID_STATE,
+              "replay of model 'train' in state reset: its recording was "
+              "freed by reset; capture again first");
+  CHECK_OK(hodu_session_restore_state_tensors(replayed));
+  read_state(replayed, w3, &step3);
+  const float initial[] = {0.5f, -0.5f, 0.25f, 1.0f};
+  CHECK(memcmp(w3, initial, sizeof w3) == 0 && step3 == 0.0f);
+  float lr = 0.0f;
+  CHECK_OK(hodu_session_read_meta_slot(replayed, 0, &lr, sizeof lr));
+  CHECK(lr == 0.0625f);
+  CHECK_OK(hodu_session_capture(replayed));
+  CHECK_OK(hodu_session_replay(replayed, 1));
+  read_state(replayed, w3, &step3);
+  CHECK(step3 == 1.0f);
+  /* A written state is where the next run starts. */
+  CHECK_OK(hodu_session_write_state_tensor(replayed, 0, initial,
+                                           sizeof initial));
+  CHECK_OK(hodu_session_replay(replayed, 1));
+  float expect[4] = {0.5f, -0.5f, 0.25f, 1.0f}, expect_step = 1.0f;
+  train_reference(expect, &expect_step, 0.0625f, 1);
+  read_state(replayed, w3, &step3);
+  CHECK(memcmp(w3, expect, sizeof w3) == 0 && step3 == 2.0f);
+done:
+  hodu_session_free(eager);
+  hodu_session_free(replayed);
+  train_io_free(&io);
+  train_io_free(&io2);
+  hodu_model_free(model);
+}
+
+static void write_file(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL);
+  if (!f)
+    return;
+  CHECK(fwrite(data, 1, size, f) == size);
+  fclose(f);
+}
+
+/* A safetensors file of `header` (padded) and `data`. */
+static void write_safetensors(const char *path, const char *header,
+                              const void *data, size_t size) {
+  size_t n = strlen(header);
+  unsigned char *bytes = calloc(1, 8 + n + size);
+  if (!bytes)
+    return;
+  for (int b = 0; b < 8; ++b)
+    bytes[b] = (unsigned char)((uint64_t)n >> (8 * b));
+  memcpy(bytes + 8, header, n);
+  memcpy(bytes + 8 + n, data, size);
+  write_file(path, bytes, 8 + n + size);
+  free(bytes);
+}
+
+static void test_state_save_load(void) {
+  hodu_model *model = load("train");
+  if (!model)
+    return;
+  char path[512], bad[512];
+  snprintf(path, sizeof path, "%s/state_save_load.%d.safetensors",
+           models_dir, (int)getpid());
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  train_io io = {0}, io2 = {0};
+  train_io_create(model, &io);
+  train_io_create(model, &io2);
+  hodu_session *first = train_session(model, &io);
+  hodu_session *second = train_session(model, &io2);
+  if (!first || !second)
+    goto done;
+  /* Three steps, save; a new session loads and both go on: the same bits
+   * as never stopping. */
+  for (int n = 0; n < 3; ++n)
+    CHECK_OK(hodu_session_run(first));
+  CHECK_OK(hodu_session_save_state_tensors(first, path));
+  CHECK_OK(hodu_session_load_state_tensors(second, path));
+  for (int n = 0; n < 4; ++n) {
+    CHECK_OK(hodu_session_run(first));
+    CHECK_OK(hodu_session_run(second));
+  }
+  float w[4], step, w2[4], step2;
+  read_state(first, w, &step);
+  read_state(second, w2, &step2);
+  CHECK(memcmp(w, w2, sizeof w) == 0 && step == 7.0f && step2 == 7.0f);
+
+  /* The file is safetensors: header length, JSON, then the bytes. */
+  FILE *f = fopen(path, "rb");
+  CHECK(f != NULL);
+  if (f) {
+    unsigned char head[8];
+    CHECK(fread(head, 1, 8, f) == 8);
+    uint64_t n = 0;
+    for (int b = 0; b < 8; ++b)
+      n |= (uint64_t)head[b] << (8 * b);
+    char json[512] = "";
+    CHECK(n % 8 == 0 && n < sizeof json);
+    if (n < sizeof json)
+      CHECK(fread(json, 1, (size_t)n, f) == n);
+    CHECK(strstr(json, "\"w\":{\"dtype\":\"F32\",\"shape\":[4],"
+                       "\"data_offsets\":[0,16]}"));
+    CHECK(strstr(json, "\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+                       "\"data_offsets\":[16,20]}"));
+    fclose(f);
+  }
+
+  /* Bad files change nothing. */
+  float before[4], before_step;
+  read_state(second, before, &before_step);
+  const float data[5] = {1, 2, 3, 4, 5};
+  write_safetensors(bad,
+                    "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":"
+                    "[0,16]}}",
+                    data, 16);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad), HODU_MISMATCH,
+              "has no tensor 'step' (a state tensor of the model)");
+  write_safetensors(bad,
+                    "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":"
+                    "[0,16]},\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+                    "\"data_offsets\":[16,20]}}",
+                    data, 20);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad), HODU_MISMATCH,
+              "tensor 'w' is F32 with 2 dims, but the model's state tensor "
+              "is F32 [4]");
+  write_safetensors(bad,
+                    "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":"
+                    "[0,16]},\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+                    "\"data_offsets\":[16,20]},\"bias\":{\"dtype\":\"F32\","
+                    "\"shape\":[],\"data_offsets\":[16,20]}}",
+                    data, 20);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad), HODU_MISMATCH,
+              "holds tensor 'bias', which is not a state tensor of the "
+              "model");
+  write_safetensors(bad,
+                    "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":"
+                    "[0,16]},\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+                    "\"data_offsets\":[16,20]}}",
+                    data, 18);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad),
+              HODU_INVALID_ARGUMENT,
+              "tensor 'step': data_offsets [16, 20] are not 4 bytes inside");
+  write_file(bad, "\xff\xff\xff\xff\xff\xff\xff\x7f{}", 10);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad),
+              HODU_INVALID_ARGUMENT, "is not a safetensors file");
+  write_safetensors(bad, "{\"w\":", data, 0);
+  CHECK_ERROR(hodu_session_load_state_tensors(second, bad),
+              HODU_INVALID_ARGUMENT, "its header is not a JSON object");
+  CHECK_ERROR(hodu_session_load_state_tensors(second, "/nonexistent/s.st"),
+              HODU_NOT_FOUND, "cannot open '/nonexistent/s.st'");
+  CHECK_ERROR(hodu_session_save_state_tensors(second, "/nonexistent/s.st"),
+              HODU_INVALID_ARGUMENT, "cannot write '/nonexistent/s.st.tmp-");
+  read_state(second, w2, &step2);
+  CHECK(memcmp(before, w2, sizeof w2) == 0 && step2 == before_step);
+done:
+  unlink(path);
+  unlink(bad);
+  hodu_session_free(first);
+  hodu_session_free(second);
+  train_io_free(&io);
+  train_io_free(&io2);
+  hodu_model_free(model);
+}
+
+/* Two sessions of one model train their own state. */
+static void test_state_independent(void) {
+  hodu_model *model = load("train");
+  if (!model)
+    return;
+  train_io io = {0}, io2 = {0};
+  train_io_create(model, &io);
+  train_io_create(model, &io2);
+  hodu_session *a = train_session(model, &io);
+  hodu_session *b = train_session(model, &io2);
+  if (a && b) {
+    float fast = 0.25f;
+    CHECK_OK(hodu_session_write_meta_slot(a, 0, &fast, sizeof fast));
+    for (int n = 0; n < 3; ++n)
+      CHECK_OK(hodu_session_run(a));
+    CHECK_OK(hodu_session_run(b));
+    float wa[4], sa, wb[4], sb;
+    float want_a[4] = {0.5f, -0.5f, 0.25f, 1.0f}, step_a = 0;
+    float want_b[4] = {0.5f, -0.5f, 0.25f, 1.0f}, step_b = 0;
+    train_reference(want_a, &step_a, 0.25f, 3);
+    train_reference(want_b, &step_b, 0.125f, 1);
+    read_state(a, wa, &sa);
+    read_state(b, wb, &sb);
+    CHECK(memcmp(wa, want_a, sizeof wa) == 0 && sa == 3.0f);
+    CHECK(memcmp(wb, want_b, sizeof wb) == 0 && sb == 1.0f);
+  }
+  hodu_session_free(a);
+  hodu_session_free(b);
+  train_io_free(&io);
+  train_io_free(&io2);
+  hodu_model_free(model);
+}
+
+static void test_state_validation(void) {
+  hodu_model_desc desc = train_hodu_descriptor;
+  hodu_model *model = NULL;
+  desc.num_state_tensors = 5;
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
+              HODU_INVALID_ARTIFACT,
+              "malformed descriptor: 5 state tensors, but 5 inputs (1 of "
+              "them meta slots) and 3 outputs");
+  desc.num_state_tensors = -1;
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
+              HODU_INVALID_ARTIFACT, "malformed descriptor: -1 state tensors");
+  /* Three state tensors pair input 'target' with output 'loss': both f32
+   * scalars, so that is allowed; four would pair 'x' [4] with 'loss'. */
+  desc.num_state_tensors = 3;
+  CHECK_OK(hodu_model_from_descriptor(&desc, &model));
+  CHECK(model && hodu_model_num_outputs(model) == 0 &&
+        hodu_model_num_state_tensors(model) == 3);
+  hodu_model_free(model);
+  model = NULL;
+  desc.num_state_tensors = 4;
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
+              HODU_INVALID_ARTIFACT,
+              "4 state tensors, but 5 inputs (1 of them meta slots) and 3 "
+              "outputs");
+  /* Pairs of another dtype or shape. */
+  static const int64_t four[] = {4};
+  const hodu_tensor_desc swapped[] = {{"loss", HODU_DTYPE_F32, 0, NULL},
+                                      {"step", HODU_DTYPE_F32, 0, NULL},
+                                      {"w", HODU_DTYPE_F32, 1, four}};
+  desc.num_state_tensors = 2;
+  desc.outputs = swapped;
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
+              HODU_INVALID_ARTIFACT,
+              "state tensor 0 is input 'w' and output 'step', which differ "
+              "in dtype or shape");
+  /* An old producer's struct_size ends before the fields: no state, the
+   * plain function of five inputs and three outputs. */
+  desc = train_hodu_descriptor;
+  desc.struct_size = offsetof(hodu_model_desc, num_state_tensors);
+  CHECK_OK(hodu_model_from_descriptor(&desc, &model));
+  CHECK(model && hodu_model_num_inputs(model) == 4 &&
+        hodu_model_num_outputs(model) == 3 &&
+        hodu_model_num_state_tensors(model) == 0);
+  hodu_model_free(model);
+}
+
 static const struct {
   const char *name;
   void (*run)(void);
@@ -1514,6 +1942,12 @@ static const struct {
     {"symbols_sessions", test_symbols_sessions},
     {"symbols_validation", test_symbols_validation},
     {"abi_version1", test_abi_version1},
+    {"state_queries", test_state_queries},
+    {"state_refusals", test_state_refusals},
+    {"state_contracts", test_state_contracts},
+    {"state_save_load", test_state_save_load},
+    {"state_independent", test_state_independent},
+    {"state_validation", test_state_validation},
     {"npy_round_trip", test_npy_round_trip},
     {"npy_byte_order_and_fortran", test_npy_byte_order_and_fortran},
     {"npy_truncated_header", test_npy_truncated_header},

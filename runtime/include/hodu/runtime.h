@@ -369,7 +369,9 @@ HODU_API hodu_status hodu_model_create_output(const hodu_model *model,
  * shape those values give it. Inputs are only
  * read. On success the outputs hold the results; on failure their contents
  * are unspecified. Thread-safe: one model may run on several threads at
- * once, as long as each run has its own output tensors. */
+ * once, as long as each run has its own output tensors. A model with state
+ * tensors (a train step) is refused with INVALID_STATE: run it in a
+ * session. */
 HODU_API hodu_status hodu_model_run(const hodu_model *model,
                                     const hodu_tensor *const *inputs,
                                     size_t num_inputs,
@@ -637,6 +639,40 @@ HODU_API hodu_status hodu_model_meta_slot_index(const hodu_model *model,
                                                 int32_t *index);
 
 /*===--------------------------------------------------------------------===*
+ * State tensors
+ *
+ * What a compiled train step (hoduc --train, docs/training.md) keeps from
+ * one run to the next: the trained weights, the optimizer's moments and
+ * its step counter. Each session holds its own copy on the model's device,
+ * starting at the model's initial values; every run and every replayed run
+ * reads it and leaves it updated (the plan ends with a device copy of each
+ * new value over the old, which a capture records too). They are not
+ * among the model's inputs and outputs: a caller binds the data and the
+ * target and reads the loss, and reaches the state through the calls
+ * below. hodu_model_run and hodu_model_run_alloc refuse a model with state
+ * tensors (INVALID_STATE): they keep nothing between calls.
+ *===--------------------------------------------------------------------===*/
+
+HODU_API int32_t hodu_model_num_state_tensors(const hodu_model *model);
+/* Per-tensor queries, as for inputs: NULL or -1 for an index out of
+ * range. */
+HODU_API const char *hodu_model_state_tensor_name(const hodu_model *model,
+                                                  int32_t index);
+HODU_API hodu_dtype hodu_model_state_tensor_dtype(const hodu_model *model,
+                                                  int32_t index);
+HODU_API int32_t hodu_model_state_tensor_rank(const hodu_model *model,
+                                              int32_t index);
+HODU_API const int64_t *hodu_model_state_tensor_shape(const hodu_model *model,
+                                                      int32_t index);
+/* Its size in bytes (0 for an index out of range). */
+HODU_API size_t hodu_model_state_tensor_bytes(const hodu_model *model,
+                                              int32_t index);
+/* Finds a state tensor by name; NOT_FOUND lists the model's. */
+HODU_API hodu_status hodu_model_state_tensor_index(const hodu_model *model,
+                                                   const char *name,
+                                                   int32_t *index);
+
+/*===--------------------------------------------------------------------===*
  * Sessions: bound tensors, eager runs, capture and replay
  *
  * A session is one run context of a model: its own arena (the model's
@@ -677,8 +713,10 @@ typedef enum hodu_session_state {
 HODU_API const char *hodu_session_state_name(hodu_session_state state);
 
 /* A new session of `model` (borrowed: it must outlive the session), with
- * its arena and meta slots allocated on the model's device and the slots
- * set to their initial values. Release with hodu_session_free(). */
+ * its arena, meta slots and state tensors allocated on the model's device
+ * and set to their initial values. Sessions of one model share nothing
+ * mutable: each trains its own copy of the state. Release with
+ * hodu_session_free(). */
 HODU_API hodu_status hodu_session_create(const hodu_model *model,
                                          hodu_session **out);
 
@@ -714,8 +752,10 @@ HODU_API hodu_status hodu_session_capture(hodu_session *session);
 HODU_API hodu_status hodu_session_replay(hodu_session *session,
                                          int64_t count);
 
-/* Frees the recording (nothing else: arena, slots and bindings stay).
- * CAPTURED becomes RESET. */
+/* Frees the recording (nothing else: arena, slots, state tensors and
+ * bindings keep their contents). CAPTURED becomes RESET; a replay then
+ * fails until the session captures again. To start training over, restore
+ * the state tensors (hodu_session_restore_state_tensors). */
 HODU_API hodu_status hodu_session_reset(hodu_session *session);
 
 /* Writes (reads) meta slot `index`: exactly hodu_model_meta_slot_bytes()
@@ -734,6 +774,33 @@ HODU_API hodu_status hodu_session_write_meta_slot_named(hodu_session *session,
                                                         size_t bytes);
 HODU_API hodu_status hodu_session_read_meta_slot_named(
     const hodu_session *session, const char *name, void *data, size_t bytes);
+
+/* Reads (writes) the session's state tensor `index`: exactly
+ * hodu_model_state_tensor_bytes() bytes, in any state; the next run or
+ * replay starts from a written value. */
+HODU_API hodu_status hodu_session_read_state_tensor(const hodu_session *session,
+                                                    int32_t index, void *data,
+                                                    size_t bytes);
+HODU_API hodu_status hodu_session_write_state_tensor(hodu_session *session,
+                                                     int32_t index,
+                                                     const void *data,
+                                                     size_t bytes);
+/* Sets every state tensor back to the model's initial value (the weights
+ * it was compiled with, zero moments, step 0), in any state. This, not
+ * hodu_session_reset (which frees a recording and touches no tensor), is
+ * how a session starts training over. Meta slots keep their values. */
+HODU_API hodu_status hodu_session_restore_state_tensors(hodu_session *session);
+/* Saves the state tensors to a safetensors file at `path` (named as the
+ * model names them; written to a temporary file renamed over `path`, so a
+ * failure leaves no half-written file), and loads them back: the file
+ * must hold every state tensor of the model with its dtype and shape, and
+ * nothing else (MISMATCH names the first difference); nothing is changed
+ * unless all of them load. A session that saves, loads into a new session
+ * and continues computes the same bits as one that never stopped. */
+HODU_API hodu_status
+hodu_session_save_state_tensors(const hodu_session *session, const char *path);
+HODU_API hodu_status hodu_session_load_state_tensors(hodu_session *session,
+                                                     const char *path);
 
 /* What a session's calls cost the host so far. */
 typedef struct hodu_session_stats {
