@@ -48,6 +48,11 @@ struct Options {
   bool info = false;
   /// --dim NAME=VALUE: symbol values no input file gives.
   std::vector<std::pair<std::string, int64_t>> dims;
+  /// --meta NAME=VALUE: one-element meta slots set before the runs.
+  std::vector<std::pair<std::string, std::string>> meta;
+  /// --load-state / --save-state FILE: a model's state tensors
+  /// (safetensors), read before the first run and written after the last.
+  std::string loadState, saveState;
   /// Plugins (Plugins.cpp): --engine, --plugin DIR, --no-plugins,
   /// --list-plugins, --plugin-info ID, --plugin-check ID.
   std::string engine;
@@ -198,6 +203,11 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
 /// like an input copied into it first, printing one-element first outputs.
 int stepModel(const hodu_model *model, std::vector<HostTensor> &inputs,
               std::vector<HostTensor> &outputs, const Options &options);
+/// Models with state tensors (a train step) or --meta: runs through one
+/// session, --steps N times (once without it), the state and the meta slots
+/// staying in the session, printing one-element first outputs per step.
+int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+                 std::vector<HostTensor> &outputs, const Options &options);
 /// --replay N.
 int replayModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                 std::vector<HostTensor> &outputs, const Options &options);

@@ -193,6 +193,15 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
     for (int32_t k = 0; k < n; ++k)
       std::printf("  %s\n", symbolLine(*hodu_model_symbol(model, k)).c_str());
   }
+  if (hodu_model_num_state_tensors(model)) {
+    std::printf("state tensors:\n");
+    for (int32_t i = 0; i < hodu_model_num_state_tensors(model); ++i)
+      std::printf("  %s: %s%s\n", hodu_model_state_tensor_name(model, i),
+                  hodu_dtype_name(hodu_model_state_tensor_dtype(model, i)),
+                  formatShape(hodu_model_state_tensor_rank(model, i),
+                              hodu_model_state_tensor_shape(model, i))
+                      .c_str());
+  }
   if (hodu_model_num_meta_slots(model)) {
     std::printf("meta slots:\n");
     for (int32_t i = 0; i < hodu_model_num_meta_slots(model); ++i)

@@ -53,7 +53,17 @@ Performance:
                             recurrent state) fed to the next run; prints
                             the first output of each run when it is one
                             value (a train step's loss); the outputs
-                            written are the last run's
+                            written are the last run's. A model with state
+                            tensors (hoduc --train) keeps them in a session
+                            instead: its weights train from step to step
+
+Training (models with state tensors or meta slots, docs/training.md):
+  --meta NAME=VALUE         set one-element meta slot NAME (lr,
+                            weight_decay ...) before the first run.
+                            Repeatable
+  --load-state FILE         start from the state tensors in FILE
+                            (safetensors) instead of the initial ones
+  --save-state FILE         write the state tensors after the last run
 
 Symbolic dims (models compiled with symbols, such as batch or seq):
   --dim NAME=VALUE          the value of symbol NAME where no input file
@@ -191,7 +201,8 @@ int parseOptions(int argc, char **argv, Options &options) {
           "--steps",
           "--dim",       "--engine",        "--plugin", "--plugin-info",
           "--plugin-check", "--objective",   "--bench-db", "--memory-limit",
-          "--select-timeout", "--compile-flag"};
+          "--select-timeout", "--compile-flag", "--meta", "--load-state",
+          "--save-state"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;
@@ -258,6 +269,15 @@ int parseOptions(int argc, char **argv, Options &options) {
           return usageError("--dim needs NAME=VALUE with a value >= 0, got '" +
                             value + "'");
         options.dims.emplace_back(value.substr(0, at), int64_t(parsed));
+      } else if (name == "--meta") {
+        size_t at = value.find('=');
+        if (at == 0 || at == std::string::npos || at + 1 == value.size())
+          return usageError("--meta needs NAME=VALUE, got '" + value + "'");
+        options.meta.emplace_back(value.substr(0, at), value.substr(at + 1));
+      } else if (name == "--load-state") {
+        options.loadState = value;
+      } else if (name == "--save-state") {
+        options.saveState = value;
       } else if (name == "--objective") {
         if (value != "latency" && value != "memory")
           return usageError("--objective needs latency or memory, got '" +

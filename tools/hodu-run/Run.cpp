@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -265,6 +266,94 @@ int stepModel(const hodu_model *model, std::vector<HostTensor> &inputs,
       return error("--steps: run " + std::to_string(step + 1) + ": " +
                    message);
   }
+}
+
+/// --meta NAME=VALUE into its one-element slot's bytes.
+static bool metaBytes(const hodu_model *model, int32_t slot,
+                      const std::string &name, const std::string &text,
+                      std::vector<uint8_t> &bytes, std::string &message) {
+  hodu_dtype dtype = hodu_model_meta_slot_dtype(model, slot);
+  size_t size = hodu_model_meta_slot_bytes(model, slot);
+  if (size != hodu_dtype_size(dtype)) {
+    message = "--meta " + name + ": the slot holds " + std::to_string(size) +
+              " bytes, not one element; write it through the session API";
+    return false;
+  }
+  bytes.assign(size, 0);
+  char *end = nullptr;
+  errno = 0;
+  bool ok = false;
+  if (isFloat(dtype)) {
+    double value = std::strtod(text.c_str(), &end);
+    ok = end != text.c_str() && !*end && errno == 0;
+    if (ok)
+      storeFloat(dtype, bytes.data(), 0, value);
+  } else if (isSigned(dtype)) {
+    long long value = std::strtoll(text.c_str(), &end, 10);
+    ok = end != text.c_str() && !*end && errno == 0 &&
+         storeSigned(dtype, bytes.data(), 0, value);
+  } else {
+    unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    ok = end != text.c_str() && !*end && errno == 0 && text[0] != '-' &&
+         storeUnsigned(dtype, bytes.data(), 0, value);
+  }
+  if (!ok)
+    message = "--meta " + name + ": '" + text + "' is not a " +
+              hodu_dtype_name(dtype) + " value";
+  return ok;
+}
+
+int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,
+                 std::vector<HostTensor> &outputs, const Options &options) {
+  WrappedTensors in, out;
+  std::string message;
+  if (!in.wrap(inputs, message) || !out.wrap(outputs, message))
+    return error(message);
+  hodu_session *session = nullptr;
+  hodu_status status = hodu_session_create(model, &session);
+  if (status)
+    return error(consume(status));
+  struct SessionGuard {
+    hodu_session *session;
+    ~SessionGuard() { hodu_session_free(session); }
+  } guard{session};
+  for (const auto &[name, text] : options.meta) {
+    int32_t slot = -1;
+    if ((status = hodu_model_meta_slot_index(model, name.c_str(), &slot)))
+      return error("--meta: " + consume(status));
+    std::vector<uint8_t> bytes;
+    if (!metaBytes(model, slot, name, text, bytes, message))
+      return error(message);
+    if ((status = hodu_session_write_meta_slot(session, slot, bytes.data(),
+                                               bytes.size())))
+      return error(consume(status));
+  }
+  if (!options.loadState.empty() &&
+      (status = hodu_session_load_state_tensors(session,
+                                                options.loadState.c_str())))
+    return error("--load-state: " + consume(status));
+  if ((status = hodu_session_bind(session, in.inputs(), in.size(),
+                                  out.outputs(), out.size())))
+    return error(consume(status));
+  const HostTensor *first = outputs.empty() ? nullptr : &outputs.front();
+  bool print = options.steps > 0 && first && first->numElements() == 1 &&
+               isFloat(first->dtype);
+  long steps = options.steps > 0 ? options.steps : 1;
+  for (long step = 1; step <= steps; ++step) {
+    if ((status = hodu_session_run(session)))
+      return error((options.steps > 0 ? "step " + std::to_string(step) + ": "
+                                      : std::string()) +
+                   consume(status));
+    if (print)
+      std::printf("step %ld: %s %s\n", step, first->name.c_str(),
+                  formatElement(first->dtype, first->data.data(), 0, true)
+                      .c_str());
+  }
+  if (!options.saveState.empty() &&
+      (status = hodu_session_save_state_tensors(session,
+                                                options.saveState.c_str())))
+    return error("--save-state: " + consume(status));
+  return ExitOk;
 }
 
 /// CPU time of the calling thread, in microseconds: the host's own work,

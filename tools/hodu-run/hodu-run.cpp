@@ -110,11 +110,25 @@ int runMain(int argc, char **argv) {
   if (!bindSymbols(model, options, inputs, generated, values, message))
     return error(message);
   std::vector<HostTensor> outputs = makeOutputs(model, values);
-  if (!runModel(model, inputs, outputs, message))
-    return error(message);
-  if (options.steps > 0)
-    if (int result = stepModel(model, inputs, outputs, options))
+  bool stateful = hodu_model_num_state_tensors(model) > 0;
+  if (!stateful && (!options.loadState.empty() || !options.saveState.empty()))
+    return error(std::string("--load-state and --save-state need a model "
+                             "with state tensors (hoduc --train); '") +
+                 hodu_model_name(model) + "' has none");
+  if (stateful && (options.benchmark > 0 || options.replay > 0))
+    return error(std::string("model '") + hodu_model_name(model) +
+                 "' keeps state tensors (a train step): --benchmark and "
+                 "--replay are for models without; train it with --steps");
+  if (stateful || !options.meta.empty()) {
+    if (int result = sessionModel(model, inputs, outputs, options))
       return result;
+  } else {
+    if (!runModel(model, inputs, outputs, message))
+      return error(message);
+    if (options.steps > 0)
+      if (int result = stepModel(model, inputs, outputs, options))
+        return result;
+  }
   if (options.benchmark > 0)
     if (int result = benchmarkModel(model, inputs, outputs, options))
       return result;
