@@ -38,6 +38,18 @@ namespace hodu::gpu {
 using namespace mlir;
 
 namespace {
+/// The largest divisor of `size` that is at most `width`: the unroll
+/// patterns only split a dim into equal slices, so a dim of 6 at width 4
+/// becomes two slices of 3 (SPIR-V's vectors have 2, 3 or 4 elements), and
+/// a prime one of 5 becomes scalars, never a vector<6> or vector<5> left
+/// whole.
+int64_t sliceOf(int64_t size, int64_t width) {
+  for (int64_t d = std::min(size, width); d > 1; --d)
+    if (size % d == 0)
+      return d;
+  return 1;
+}
+
 /// Unroll shapes: 1-D slices of at most `width` elements, and contractions
 /// whose accumulator is one such slice (one row of the register tile), so
 /// that the hoisted accumulators are 1-D vectors SPIR-V can carry.
@@ -52,7 +64,7 @@ std::optional<SmallVector<int64_t>> nativeShape(Operation *op, int64_t width) {
     for (auto [i, iterator] : llvm::enumerate(contract.getIteratorTypesArray())) {
       int64_t size = bounds[i];
       bool keep = iterator == vector::IteratorType::reduction || lastAcc == i;
-      shape.push_back(keep ? std::min(size, width) : 1);
+      shape.push_back(keep ? sliceOf(size, width) : 1);
     }
     return shape;
   }
@@ -66,7 +78,7 @@ std::optional<SmallVector<int64_t>> nativeShape(Operation *op, int64_t width) {
   if (!type || type.getRank() == 0)
     return std::nullopt;
   SmallVector<int64_t> shape(type.getRank(), 1);
-  shape.back() = std::min(type.getShape().back(), width);
+  shape.back() = sliceOf(type.getShape().back(), width);
   return shape;
 }
 
