@@ -12,6 +12,8 @@
 
 #include "Autodiff.h"
 
+#include "hodu/Transforms/Gradients.h"
+
 #include "hodu/Transforms/Passes.h"
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
@@ -401,3 +403,10 @@ struct Autodiff : hodu::impl::AutodiffBase<Autodiff> {
 };
 
 } // namespace
+
+FailureOr<SmallVector<Value>> hodu::buildGradients(OpBuilder &b, Location loc,
+                                                   Block &body, Value y,
+                                                   ArrayRef<Value> wrt) {
+  // The seed is ones of y's type: the gradient of the sum of its elements.
+  return autodiff::gradients(b, loc, body, y, wrt);
+}

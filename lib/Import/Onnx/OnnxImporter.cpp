@@ -301,8 +301,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
           }
           if (!defaultDomain) {
             // The one other domain with ops (ai.onnx.preview.training) has
-            // had one version.
-            int64_t version = -1;
+            // had one version. A model that uses it without importing it
+            // (ONNX's own test_gradient_of_add) means that one.
+            int64_t version = 1;
             for (const auto &o : model.opset_import())
               if (o.domain() == node.domain())
                 version = o.version();

@@ -68,8 +68,11 @@ std::string checkAgainstSchema(const onnx::NodeProto &node, int64_t opset,
                                const onnx::checker::LexicalScopeContext &scope) {
   onnx::checker::CheckerContext ctx;
   ctx.set_ir_version(static_cast<int>(irVersion));
+  // The training ops' schemas are version 1 of their domain, the one the
+  // importer reads (OnnxImporter.cpp).
   ctx.set_opset_imports({{"", static_cast<int>(opset)},
-                         {"ai.onnx", static_cast<int>(opset)}});
+                         {"ai.onnx", static_cast<int>(opset)},
+                         {"ai.onnx.preview.training", 1}});
   try {
     onnx::checker::check_node(node, ctx, scope);
   } catch (const std::exception &e) {

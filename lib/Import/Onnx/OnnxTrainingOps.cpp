@@ -4,10 +4,14 @@
 // over n tensors, each an elementwise formula of the tensor, its gradient
 // and its accumulators, with the learning rate R and the update count T as
 // run-time scalars. The formulas are ONNX's (onnx/defs/training/defs.cc).
+// Gradient: hodu-autodiff's rules (hodu/Transforms/Gradients.h) over the
+// graph imported so far.
 //
 //===----------------------------------------------------------------------===//
 
 #include "OnnxOpsCommon.h"
+
+#include "hodu/Transforms/Gradients.h"
 
 #include "onnx/onnx_pb.h"
 
@@ -173,10 +177,55 @@ LogicalResult convertAdam(NodeContext &n) {
   return success();
 }
 
+/// Gradient: the gradients of the graph value named by `y` with respect to
+/// the node's first inputs (attribute `xs` names them; `zs`, the inputs
+/// after them, are only what the differentiated graph reads), by
+/// hodu-autodiff's rules over the ops imported so far. ONNX leaves the seed
+/// of a `y` of several elements open; here it is ones (the gradient of its
+/// sum), which for the usual scalar loss is the derivative itself.
+LogicalResult convertGradient(NodeContext &n) {
+  const onnx::AttributeProto *xs = n.attr("xs");
+  TRY(yName, n.attrString("y", ""));
+  if (!xs || xs->strings_size() == 0 || yName.empty())
+    return n.error("needs the attributes xs (the inputs to differentiate "
+                   "with respect to) and y (the value to differentiate)");
+  size_t count = (size_t)xs->strings_size();
+  if (n.numInputs() < count || n.numOutputs() != count)
+    return n.error("differentiates with respect to " + Twine(count) +
+                   " tensors (xs), so it has at least that many inputs and "
+                   "exactly that many outputs; it has " +
+                   Twine(n.numInputs()) + " and " + Twine(n.numOutputs()));
+  SmallVector<Value> wrt;
+  for (size_t i = 0; i < count; ++i) {
+    TRY(x, n.in(i));
+    if (!isa<FloatType>(tensorType(x).getElementType()))
+      return n.error("xs entry '" + Twine(xs->strings((int)i)) +
+                     "' is not a floating-point tensor: it has no gradient");
+    wrt.push_back(x);
+  }
+  if (!n.graph.values.count(yName))
+    return n.error("y '" + Twine(yName) +
+                   "' is not a value of the graph computed before this node");
+  Value y = n.graph.materialize(yName, n.loc);
+  if (!y || !isa<FloatType>(tensorType(y).getElementType()))
+    return n.error("y '" + Twine(yName) +
+                   "' is not a floating-point tensor");
+  FailureOr<SmallVector<Value>> grads =
+      buildGradients(n.b, n.loc, *n.b.getInsertionBlock(), y, wrt);
+  if (failed(grads))
+    return n.error("cannot differentiate '" + Twine(yName) +
+                   "' (the error above names the op without a gradient "
+                   "rule)");
+  for (size_t i = 0; i < count; ++i)
+    n.setOutput(i, (*grads)[i]);
+  return success();
+}
+
 } // namespace
 
 void hodu::onnx_import::registerTrainingOps(ConverterTable &table) {
   table.insert({
+      {trainingOpKey("Gradient"), convertGradient},
       {trainingOpKey("Adagrad"), convertAdagrad},
       {trainingOpKey("Momentum"), convertMomentum},
       {trainingOpKey("Adam"), convertAdam},
