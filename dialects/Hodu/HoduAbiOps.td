@@ -52,6 +52,28 @@ def Hodu_EntryPointOp : Hodu_Op<"entry_point",
                    init = dense<0.01> : tensor<1xf32>} ],
         outputs = [...]}
     ```
+
+    **State tensors** (a train step's weights, optimizer moments and step
+    counter; docs/training.md) are inputs marked `state` (optionally with
+    `init`, their initial value), just before the meta slots, and the same
+    number of outputs marked `state`, the last ones, pairwise the new value
+    of each. The entry stays a pure function; libhodurt keeps each state
+    tensor in its sessions and makes the output the input of the next run.
+    An entry function marks them with `hodu.state` on the argument (a unit
+    attribute, or the initial value) and on the result of the same
+    `hodu.name`; `hodu-train-step{stateful=true}` does, and
+    `hodu-record-entry-point` puts both in this order.
+
+    ```mlir
+    hodu.entry_point @main {prefix = "step", model_name = "step",
+        inputs = [{name = "x", type = tensor<4xf32>},
+                  {name = "w", type = tensor<4xf32>, state,
+                   init = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>},
+                  {name = "lr", type = tensor<f32>, meta,
+                   init = dense<0.01> : tensor<f32>} ],
+        outputs = [{name = "loss", type = tensor<f32>},
+                   {name = "w", type = tensor<4xf32>, state} ]}
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$function, StrAttr:$prefix,
                        StrAttr:$model_name, DictArrayAttr:$inputs,

@@ -470,6 +470,18 @@ def TrainStep : Pass<"hodu-train-step", "mlir::ModuleOp"> {
       bias corrections are computed from `step` in the step itself, so n
       replays of a captured step equal n eager steps.
     Gradients come from the same rules as `hodu-autodiff`.
+
+    With `stateful` (what `hoduc --train` runs), the step is marked for the
+    artifact ABI (docs/training.md): the parameters -- by default the
+    arguments carrying `hodu.param`, their initial value, which the ONNX
+    importer gives the initializers it lifts -- the optimizer's state and
+    `step` are state tensors (`hodu.state` on the argument and on the
+    result of its name), and `lr`, plus two more appended arguments,
+    `weight_decay` (used instead of the option) and `loss_scale` (the
+    gradients are those of loss * loss_scale, divided by it; the loss
+    reported is unscaled), are meta slots (`hodu.meta_slot`) starting at
+    the options' values. An argument with `hodu.param` that does not train
+    becomes a constant of its value.
   }];
   let options = [
     Option<"function", "function", "std::string", "\"main\"",
@@ -486,6 +498,12 @@ def TrainStep : Pass<"hodu-train-step", "mlir::ModuleOp"> {
     Option<"epsilon", "epsilon", "double", "1e-8", "Adam's epsilon">,
     Option<"weightDecay", "weight-decay", "double", "0.0",
            "L2 (sgd, momentum, adam) or decoupled (adamw) weight decay">,
+    Option<"stateful", "stateful", "bool", "false",
+           "mark the state tensors and meta slots for the ABI (hoduc --train)">,
+    Option<"lr", "lr", "double", "0.01",
+           "stateful: the initial value of the lr meta slot">,
+    Option<"lossScale", "loss-scale", "double", "1.0",
+           "stateful: the initial value of the loss_scale meta slot">,
   ];
 }
 

@@ -19,6 +19,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 namespace hodu {
 #define GEN_PASS_DEF_RECORDENTRYPOINT
 #define GEN_PASS_DEF_CHECKLOWERED
@@ -32,40 +34,132 @@ using namespace hodu;
 
 namespace {
 
-/// Moves the arguments marked `hodu.meta_slot` after the others, keeping
-/// both groups in order: the ABI lists meta slots as the last inputs. A
-/// meta slot's initial value, when the attribute carries one, must fit it.
-LogicalResult metaSlotsLast(func::FuncOp entry, StringAttr metaKey) {
-  SmallVector<unsigned> meta;
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
-    Attribute attr = entry.getArgAttr(i, metaKey);
-    if (!attr)
-      continue;
+/// The name an entry argument or result is recorded under.
+std::string entryName(DictionaryAttr attrs, StringAttr nameKey,
+                      StringRef fallback, unsigned index) {
+  if (attrs)
+    if (auto n = attrs.getAs<StringAttr>(nameKey))
+      return n.str();
+  return (fallback + std::to_string(index)).str();
+}
+
+/// Puts the entry's arguments in the ABI's order -- the plain inputs, then
+/// the state tensors (`hodu.state`), then the meta slots (`hodu.meta_slot`),
+/// each group in its order -- and its results too: the plain outputs, then
+/// each state tensor's new value (the result marked `hodu.state` with the
+/// state argument's name and type) in the state arguments' order. The
+/// attributes' values must fit: a unit attribute or an initial value of
+/// the argument's type.
+LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
+                         StringAttr stateKey, StringAttr nameKey) {
+  auto initFits = [&](Attribute attr, Type type) {
     auto init = dyn_cast<ElementsAttr>(attr);
-    if (!isa<UnitAttr>(attr) &&
-        (!init || init.getType() != entry.getArgumentTypes()[i]))
+    return isa<UnitAttr>(attr) || (init && init.getType() == type);
+  };
+  SmallVector<unsigned> plain, state, meta;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    Attribute m = entry.getArgAttr(i, metaKey);
+    Attribute st = entry.getArgAttr(i, stateKey);
+    Type type = entry.getArgumentTypes()[i];
+    if (m && st)
       return entry.emitError("argument #")
-             << i << ": hodu.meta_slot must be a unit attribute or an "
-             << "initial value of the argument's type "
-             << entry.getArgumentTypes()[i] << ", got " << attr;
-    meta.push_back(i);
+             << i << " is marked both hodu.meta_slot and hodu.state: a meta "
+             << "slot is what the host writes, a state tensor what the run "
+             << "updates";
+    for (auto [attr, key] : {std::pair(m, metaKey), std::pair(st, stateKey)})
+      if (attr && !initFits(attr, type))
+        return entry.emitError("argument #")
+               << i << ": " << key.getValue()
+               << " must be a unit attribute or an initial value of the "
+               << "argument's type " << type << ", got " << attr;
+    (m ? meta : st ? state : plain).push_back(i);
   }
+
+  // Results: each state argument's new value, found by name.
+  SmallVector<unsigned> plainResults, stateResults;
+  llvm::SmallBitVector claimed(entry.getNumResults());
+  for (unsigned a : state) {
+    std::string name =
+        entryName(entry.getArgAttrDict(a), nameKey, "input_", a);
+    std::optional<unsigned> found;
+    for (unsigned r = 0; r < entry.getNumResults(); ++r) {
+      if (!entry.getResultAttr(r, stateKey) ||
+          entryName(entry.getResultAttrDict(r), nameKey, "output_", r) !=
+              name)
+        continue;
+      if (found)
+        return entry.emitError("state tensor '")
+               << name << "' has two results marked hodu.state (#" << *found
+               << " and #" << r << ")";
+      found = r;
+    }
+    if (!found)
+      return entry.emitError("state tensor '")
+             << name << "' (argument #" << a
+             << ") has no result marked hodu.state of its name: a state "
+             << "tensor is an input and the output of its new value";
+    if (entry.getResultTypes()[*found] != entry.getArgumentTypes()[a])
+      return entry.emitError("state tensor '")
+             << name << "' is " << entry.getArgumentTypes()[a]
+             << " but its new value (result #" << *found << ") is "
+             << entry.getResultTypes()[*found];
+    claimed.set(*found);
+    stateResults.push_back(*found);
+  }
+  for (unsigned r = 0; r < entry.getNumResults(); ++r) {
+    if (claimed.test(r))
+      continue;
+    if (entry.getResultAttr(r, stateKey))
+      return entry.emitError("result #")
+             << r << " ('"
+             << entryName(entry.getResultAttrDict(r), nameKey, "output_", r)
+             << "') is marked hodu.state, but no argument of its name is";
+    plainResults.push_back(r);
+  }
+
+  // Arguments in the new order: appended in it, the old ones erased.
+  SmallVector<unsigned> order(plain);
+  llvm::append_range(order, state);
+  llvm::append_range(order, meta);
   unsigned n = entry.getNumArguments();
-  // Increasing indices that start at n - k are the last k already.
-  if (meta.empty() || meta.front() == n - meta.size())
-    return success();
-  llvm::BitVector moved(n);
-  for (unsigned i : meta) {
-    unsigned at = entry.getNumArguments();
-    if (failed(entry.insertArgument(at, entry.getArgumentTypes()[i],
-                                    entry.getArgAttrDict(i),
-                                    entry.getArgument(i).getLoc())))
+  if (!llvm::equal(order, llvm::seq<unsigned>(0, n))) {
+    for (unsigned i : order) {
+      unsigned at = entry.getNumArguments();
+      if (failed(entry.insertArgument(at, entry.getArgumentTypes()[i],
+                                      entry.getArgAttrDict(i),
+                                      entry.getArgument(i).getLoc())))
+        return failure();
+      entry.getArgument(i).replaceAllUsesWith(entry.getArgument(at));
+    }
+    llvm::BitVector erased(entry.getNumArguments());
+    erased.set(0, n);
+    if (failed(entry.eraseArguments(erased)))
       return failure();
-    entry.getArgument(i).replaceAllUsesWith(entry.getArgument(at));
-    moved.set(i);
   }
-  moved.resize(entry.getNumArguments());
-  return entry.eraseArguments(moved);
+
+  SmallVector<unsigned> results(plainResults);
+  llvm::append_range(results, stateResults);
+  if (!llvm::equal(results, llvm::seq<unsigned>(0, entry.getNumResults()))) {
+    SmallVector<DictionaryAttr> attrs;
+    SmallVector<Type> types;
+    for (unsigned r : results) {
+      attrs.push_back(entry.getResultAttrDict(r));
+      types.push_back(entry.getResultTypes()[r]);
+    }
+    for (Block &block : entry.getBody())
+      if (auto ret = dyn_cast<func::ReturnOp>(block.getTerminator())) {
+        SmallVector<Value> operands;
+        for (unsigned r : results)
+          operands.push_back(ret.getOperand(r));
+        ret->setOperands(operands);
+      }
+    entry.setType(FunctionType::get(entry.getContext(),
+                                    entry.getArgumentTypes(), types));
+    for (auto [r, dict] : llvm::enumerate(attrs))
+      entry.setResultAttrs(r, dict ? dict
+                                   : DictionaryAttr::get(entry.getContext()));
+  }
+  return success();
 }
 
 struct RecordEntryPointPass
@@ -86,8 +180,9 @@ struct RecordEntryPointPass
     Builder b(ctx);
     auto nameKey = b.getStringAttr("hodu.name");
     auto metaKey = b.getStringAttr("hodu.meta_slot");
+    auto stateKey = b.getStringAttr("hodu.state");
     auto dimsKey = b.getStringAttr("hodu.dims");
-    if (failed(metaSlotsLast(entry, metaKey)))
+    if (failed(orderEntry(entry, metaKey, stateKey, nameKey)))
       return signalPassFailure();
     std::string backend = StringRef(target).upper();
 
@@ -118,6 +213,13 @@ struct RecordEntryPointPass
         if (auto init = dyn_cast<ElementsAttr>(meta))
           fields.push_back(b.getNamedAttr("init", init));
       }
+      // A state tensor (inputs: with its initial value; outputs: its new
+      // value).
+      if (Attribute state = attrs ? attrs.get(stateKey) : Attribute()) {
+        fields.push_back(b.getNamedAttr("state", b.getUnitAttr()));
+        if (auto init = dyn_cast<ElementsAttr>(state))
+          fields.push_back(b.getNamedAttr("init", init));
+      }
       out.push_back(b.getDictionaryAttr(fields));
       return success();
     };
@@ -135,10 +237,12 @@ struct RecordEntryPointPass
     for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
       entry.removeArgAttr(i, nameKey);
       entry.removeArgAttr(i, metaKey);
+      entry.removeArgAttr(i, stateKey);
       entry.removeArgAttr(i, dimsKey);
     }
     for (unsigned i = 0; i < entry.getNumResults(); ++i) {
       entry.removeResultAttr(i, nameKey);
+      entry.removeResultAttr(i, stateKey);
       entry.removeResultAttr(i, dimsKey);
     }
     if (entry.getSymName() != "main")

@@ -54,9 +54,11 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, symbols) == 104 &&
                   offsetof(hodu_model_desc, num_dynamic_dims) == 112 &&
                   offsetof(hodu_model_desc, dynamic_dims) == 120 &&
-                  offsetof(hodu_model_desc, num_state_tensors) == 128,
+                  offsetof(hodu_model_desc, num_state_tensors) == 128 &&
+                  offsetof(hodu_model_desc, state_tensor_init) == 136 &&
+                  sizeof(hodu_model_desc) == 144,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
-              "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr}");
+              "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr}");
 static_assert(offsetof(hodu_symbol_desc, name) == 0 &&
                   offsetof(hodu_symbol_desc, min) == 8 &&
                   offsetof(hodu_symbol_desc, max) == 16 &&
@@ -745,7 +747,8 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
       failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
-                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32, ptrT},
+                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32, ptrT,
+                             i32, ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
@@ -756,42 +759,54 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   auto inputArray = tensorArray(op.getInputs(), "input");
   auto outputArray = tensorArray(op.getOutputs(), "output");
 
-  // Meta slots: the inputs marked `meta` (always the last ones), counted in
-  // num_meta_slots, with their initial values (zeros without `init`).
-  int32_t numMeta = 0;
-  SmallVector<LLVM::GlobalOp> metaInits;
-  for (Attribute attr : op.getInputs()) {
-    auto dict = cast<DictionaryAttr>(attr);
-    if (!dict.get("meta"))
-      continue;
-    LLVM::GlobalOp init;
-    if (Attribute value = dict.get("init")) {
-      std::string bytes;
-      if (!constantBytes(value, bytes))
-        return op.emitError("meta slot '")
-               << dict.getAs<StringAttr>("name").getValue()
-               << "': its initial value cannot be laid out as bytes";
-      init = global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
-                    prefix + "_meta_init" + std::to_string(numMeta),
-                    b.getStringAttr(bytes), /*align=*/8);
+  // Meta slots (the inputs marked `meta`, always the last ones) and state
+  // tensors (the inputs marked `state`, just before them), counted in
+  // num_meta_slots and num_state_tensors, with their initial values (zeros
+  // without `init`): a table of pointers each, or null when every one is
+  // zeros.
+  auto initTable = [&](StringRef role, StringRef what, int32_t &count,
+                       LLVM::GlobalOp &table) -> LogicalResult {
+    SmallVector<LLVM::GlobalOp> inits;
+    for (Attribute attr : op.getInputs()) {
+      auto dict = cast<DictionaryAttr>(attr);
+      if (!dict.get(role))
+        continue;
+      LLVM::GlobalOp init;
+      if (Attribute value = dict.get("init")) {
+        std::string bytes;
+        if (!constantBytes(value, bytes))
+          return op.emitError(what)
+                 << " '" << dict.getAs<StringAttr>("name").getValue()
+                 << "': its initial value cannot be laid out as bytes";
+        init = global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
+                      prefix + "_" + role.str() + "_init" +
+                          std::to_string(inits.size()),
+                      b.getStringAttr(bytes), /*align=*/64);
+      }
+      inits.push_back(init);
     }
-    metaInits.push_back(init);
-    ++numMeta;
-  }
-  LLVM::GlobalOp metaInitArray;
-  if (llvm::any_of(metaInits, [](LLVM::GlobalOp g) { return bool(g); })) {
-    auto arrT = LLVM::LLVMArrayType::get(ptrT, metaInits.size());
-    metaInitArray = aggregate(
-        arrT, prefix + "_meta_inits", LLVM::Linkage::Internal, [&]() -> Value {
-          Value arr = LLVM::UndefOp::create(b, loc, arrT);
-          for (auto [i, g] : llvm::enumerate(metaInits))
-            arr = insert(arr,
-                         g ? addressOf(g)
-                           : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
-                         i);
-          return arr;
-        });
-  }
+    count = (int32_t)inits.size();
+    if (llvm::none_of(inits, [](LLVM::GlobalOp g) { return bool(g); }))
+      return success();
+    auto arrT = LLVM::LLVMArrayType::get(ptrT, inits.size());
+    table = aggregate(arrT, prefix + "_" + role.str() + "_inits",
+                      LLVM::Linkage::Internal, [&]() -> Value {
+                        Value arr = LLVM::UndefOp::create(b, loc, arrT);
+                        for (auto [i, g] : llvm::enumerate(inits))
+                          arr = insert(arr,
+                                       g ? addressOf(g)
+                                         : Value(LLVM::ZeroOp::create(b, loc,
+                                                                      ptrT)),
+                                       i);
+                        return arr;
+                      });
+    return success();
+  };
+  int32_t numMeta = 0, numState = 0;
+  LLVM::GlobalOp metaInitArray, stateInitArray;
+  if (failed(initTable("meta", "meta slot", numMeta, metaInitArray)) ||
+      failed(initTable("state", "state tensor", numState, stateInitArray)))
+    return failure();
 
   // The checks' messages, in the order of their codes.
   LLVM::GlobalOp checkArray;
@@ -832,7 +847,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
         Value d = LLVM::UndefOp::create(b, loc, modelT);
         Value fields[] = {
             constant(i32, HODU_ABI_VERSION),
-            constant(i32, offsetof(hodu_model_desc, num_state_tensors)),
+            constant(i32, sizeof(hodu_model_desc)),
             addressOf(modelName),
             addressOf(targetName),
             constant(i32, nIn),
@@ -852,7 +867,10 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
                         : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
             constant(i32, numDynamicDims),
             dynamicDimArray ? addressOf(dynamicDimArray)
-                            : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
+                            : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+            constant(i32, numState),
+            stateInitArray ? addressOf(stateInitArray)
+                           : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

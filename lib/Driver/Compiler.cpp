@@ -193,7 +193,8 @@ EntrySignature driver::readSignature(ModuleOp module) {
   EntrySignature sig;
   for (auto ep : module.getOps<EntryPointOp>()) {
     sig.modelName = ep.getModelName().str();
-    auto read = [&](ArrayAttr list, std::vector<TensorSignature> &out) {
+    auto read = [&](ArrayAttr list, std::vector<TensorSignature> &out,
+                    bool inputs) {
       for (Attribute a : list) {
         auto dict = cast<DictionaryAttr>(a);
         auto type =
@@ -206,16 +207,17 @@ EntrySignature driver::readSignature(ModuleOp module) {
         if (auto dims = dict.getAs<ArrayAttr>("dims"))
           for (Attribute d : dims)
             t.dims.push_back(cast<StringAttr>(d).str());
-        if (dict.get("meta")) {
+        if (dict.get("meta"))
           ++sig.numMetaSlots;
-          if (Attribute init = dict.get("init"))
-            constantBytes(init, t.init);
-        }
+        if (inputs && dict.get("state"))
+          ++sig.numStateTensors;
+        if (Attribute init = dict.get("init"))
+          constantBytes(init, t.init);
         out.push_back(std::move(t));
       }
     };
-    read(ep.getInputs(), sig.inputs);
-    read(ep.getOutputs(), sig.outputs);
+    read(ep.getInputs(), sig.inputs, true);
+    read(ep.getOutputs(), sig.outputs, false);
   }
   std::optional<ChunkedSymbol> symbol;
   std::string error; // malformed: the entry point's lowering says so

@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <cmath>
 
 namespace hodu {
@@ -104,11 +107,18 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
           << out << " is not a floating-point result of '" << function << "'";
       return signalPassFailure();
     }
-    if (params.empty()) {
-      f.emitError("hodu-train-step: no trainable arguments (params=...)");
+    // Stateful steps train, by default, the arguments that carry their
+    // initial value (`hodu.param`: the importer's lifted initializers).
+    SmallVector<unsigned> trained(params.begin(), params.end());
+    if (trained.empty() && stateful)
+      for (unsigned a = 0; a < body.getNumArguments(); ++a)
+        if (f.getArgAttr(a, "hodu.param"))
+          trained.push_back(a);
+    if (trained.empty()) {
+      f.emitError("hodu-train-step: no trainable arguments (params=...")
+          << (stateful ? ", or arguments marked hodu.param)" : ")");
       return signalPassFailure();
     }
-    SmallVector<unsigned> trained(params.begin(), params.end());
     Type elt;
     for (unsigned a : trained) {
       if (a >= body.getNumArguments() || !isFloatTensor(body.getArgument(a))) {
@@ -208,10 +218,29 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
     SmallVector<Value> wrt;
     for (unsigned a : trained)
       wrt.push_back(body.getArgument(a));
-    FailureOr<SmallVector<Value>> grads =
-        gradients(b, loc, body, lossValue, wrt);
+    auto scalarType = RankedTensorType::get({}, elt);
+    // Stateful steps take the weight decay and the loss scale as meta
+    // slots too, so the host changes them between replays.
+    Value weightDecayArg, lossScaleArg;
+    Value seed = lossValue;
+    if (stateful) {
+      lossScaleArg = appendArg(scalarType, "loss_scale");
+      if (tensorOf(lossValue).getElementType() != elt) {
+        f.emitError("hodu-train-step: the loss is ")
+            << tensorOf(lossValue).getElementType()
+            << " but the parameters are " << elt
+            << "; a stateful step scales the loss by a meta slot of the "
+               "parameters' type";
+        return signalPassFailure();
+      }
+      seed = o.mul(lossValue, lossScaleArg);
+    }
+    FailureOr<SmallVector<Value>> grads = gradients(b, loc, body, seed, wrt);
     if (failed(grads))
       return signalPassFailure();
+    if (stateful)
+      for (Value &g : *grads)
+        g = o.div(g, lossScaleArg);
 
     // The optimizer's state and the learning rate.
     SmallVector<Value> firstMoments, secondMoments;
@@ -228,9 +257,10 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
       if (adam)
         secondMoments.push_back(
             appendArg(body.getArgument(a).getType(), argName(a) + ".v"));
-    auto scalarType = RankedTensorType::get({}, elt);
     Value step = adam ? appendArg(scalarType, "step") : Value();
     Value lr = appendArg(scalarType, "lr");
+    if (stateful)
+      weightDecayArg = appendArg(scalarType, "weight_decay");
 
     SmallVector<Value> results{lossValue}, newParams, newFirst, newSecond;
     Value newStep, bc1, bc2;
@@ -245,10 +275,15 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
       bc2 = correction(beta2);
     }
     double wd = weightDecay;
+    // The decay term: p * wd, from the meta slot (stateful) or the option.
+    auto decay = [&](Value p) {
+      return weightDecayArg ? o.mul(p, weightDecayArg) : o.mulScalar(p, wd);
+    };
+    bool decays = stateful || wd != 0.0;
     for (auto [k, a] : llvm::enumerate(trained)) {
       Value p = body.getArgument(a), g = (*grads)[k];
-      if (wd != 0.0 && optimizer != "adamw")
-        g = o.add(g, o.mulScalar(p, wd));
+      if (decays && optimizer != "adamw")
+        g = o.add(g, decay(p));
       Value update;
       if (optimizer == "sgd") {
         update = g;
@@ -265,8 +300,8 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
         newSecond.push_back(v);
         Value mhat = o.div(m, bc1), vhat = o.div(v, bc2);
         update = o.div(mhat, o.addScalar(o.unary<SqrtOp>(vhat), epsilon));
-        if (optimizer == "adamw" && wd != 0.0)
-          update = o.add(update, o.mulScalar(p, wd));
+        if (optimizer == "adamw" && decays)
+          update = o.add(update, decay(p));
       }
       newParams.push_back(o.sub(p, o.mul(update, lr)));
     }
@@ -285,14 +320,70 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
     unsigned r = 1;
     for (unsigned a : trained)
       f.setResultAttr(r++, "hodu.name", StringAttr::get(ctx, argName(a)));
-    for (unsigned i = 0; i < newFirst.size() + newSecond.size(); ++i)
+    for (Value moment : llvm::concat<Value>(firstMoments, secondMoments))
       f.setResultAttr(
           r++, "hodu.name",
-          StringAttr::get(ctx,
-                          argName(body.getNumArguments() - (adam ? 2 : 1) -
-                                  (newFirst.size() + newSecond.size()) + i)));
+          StringAttr::get(ctx, argName(cast<BlockArgument>(moment)
+                                           .getArgNumber())));
     if (adam)
       f.setResultAttr(r, "hodu.name", StringAttr::get(ctx, "step"));
+    if (stateful)
+      markState(f, trained, results.size());
+  }
+
+  /// The ABI's view of a stateful step (hodu-record-entry-point): the
+  /// parameters (initial value: their `hodu.param`), the optimizer's state
+  /// and the step counter are state tensors, each result after the loss
+  /// the new value of the argument of its name; `lr`, `weight_decay` and
+  /// `loss_scale` are meta slots with the options' values. Arguments with
+  /// a `hodu.param` that do not train become constants of it.
+  void markState(func::FuncOp f, ArrayRef<unsigned> trained,
+                 unsigned numResults) {
+    MLIRContext *ctx = f.getContext();
+    Block &body = f.getBody().front();
+    auto unit = UnitAttr::get(ctx);
+    // Names are how the entry point pairs a state tensor with its new
+    // value: every argument gets one (the results already have them).
+    for (unsigned a = 0; a < body.getNumArguments(); ++a)
+      if (!f.getArgAttr(a, "hodu.name"))
+        f.setArgAttr(a, "hodu.name",
+                     StringAttr::get(ctx, "input_" + std::to_string(a)));
+    auto nameOf = [&](unsigned a) {
+      return f.getArgAttrOfType<StringAttr>(a, "hodu.name").getValue();
+    };
+    Type elt = tensorOf(body.getArgument(trained.front())).getElementType();
+    auto scalar = [&](double v) -> Attribute {
+      return DenseElementsAttr::get(RankedTensorType::get({}, elt),
+                                    FloatAttr::get(elt, v));
+    };
+    // The result names: each state tensor's new value.
+    llvm::StringSet<> updated;
+    for (unsigned r = 1; r < numResults; ++r)
+      if (auto n = f.getResultAttrOfType<StringAttr>(r, "hodu.name")) {
+        f.setResultAttr(r, "hodu.state", unit);
+        updated.insert(n.getValue());
+      }
+    llvm::BitVector frozen(body.getNumArguments());
+    OpBuilder b = OpBuilder::atBlockBegin(&body);
+    for (unsigned a = 0; a < body.getNumArguments(); ++a) {
+      StringRef name = nameOf(a);
+      Attribute param = f.getArgAttr(a, "hodu.param");
+      if (name == "lr" || name == "weight_decay" || name == "loss_scale") {
+        double value = name == "lr"             ? (double)lr
+                       : name == "weight_decay" ? (double)weightDecay
+                                                : (double)lossScale;
+        f.setArgAttr(a, "hodu.meta_slot", scalar(value));
+      } else if (updated.contains(name)) {
+        f.setArgAttr(a, "hodu.state", param ? param : Attribute(unit));
+      } else if (auto value = dyn_cast_or_null<ElementsAttr>(param)) {
+        // A parameter that does not train: its value as a constant.
+        body.getArgument(a).replaceAllUsesWith(
+            ConstantOp::create(b, body.getArgument(a).getLoc(), value));
+        frozen.set(a);
+      }
+      f.removeArgAttr(a, "hodu.param");
+    }
+    (void)f.eraseArguments(frozen);
   }
 };
 

@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/hodu-device
 rm -rf "$work" && mkdir -p "$work" "$results"
 for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz" "$stage/$target-tools.tgz" \
-         "$stage/$target-tc.tgz"; do
+         "$stage/$target-tc.tgz" "$stage/$target-train.tgz"; do
   [ -f "$t" ] && tar xzf "$t" -C "$work"
 done
 if [ "$target" = cuda ]; then
@@ -24,6 +24,16 @@ if [ -d "$work/tc" ]; then
   python3 "$here/tensor_core.py" run "$work/tc" "$work/bin" "$results" 2>&1 \
     | tee "$results/$target-tensor-core.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || rc=1
+fi
+# Train steps: AICF's contracts A-D and the C sample's training loop on the
+# device (docs/training.md).
+if [ -d "$work/train" ]; then
+  for step in "$work"/train/*.hodu; do
+    echo "== $(basename "$step")"
+    LD_LIBRARY_PATH="$work/bin" "$work/train/hodu-train-contracts" "$step" || rc=1
+    LD_LIBRARY_PATH="$work/bin" "$work/train/hodu-sample-train" "$step" || rc=1
+  done 2>&1 | tee "$results/$target-train.txt"
+  grep -q "FAILED\|did not fall\|error" "$results/$target-train.txt" && rc=1
 fi
 if [ -d "$work/models" ]; then
   python3 "$here/run_models.py" "$work/models" "$work/bin" "$target" 2>&1 \

@@ -6,7 +6,7 @@ synthetic bench models, each compiled here, plus hodu-run and libhodurt.
 
     test/device/stage.py --bin build/bin --target cuda --gpu-arch sm_90 --out .devrun
 
-writes OUT/<target>-conformance.tgz, -models.tgz and -tools.tgz; on the
+writes OUT/<target>-conformance.tgz, -models.tgz, -train.tgz and -tools.tgz; on the
 device machine, test/device/run.sh OUT TARGET runs them (docs/gpu-runs.md).
 Test infrastructure only, Python 3 standard library only.
 """
@@ -40,6 +40,8 @@ def main():
                     help="cuda: the models' and bench models' --gpu-math (default 3xtf32)")
     ap.add_argument("--no-tensor-core", action="store_true",
                     help="leave out the tensor-core matmuls (tensor_core.py; cuda only)")
+    ap.add_argument("--no-train", action="store_true",
+                    help="leave out the train steps (hoduc --train; docs/training.md)")
     ap.add_argument("--models", help="only these real models (comma-separated)")
     ap.add_argument("--symbolic", default="all",
                     help="the real models also staged compiled once with a symbolic "
@@ -81,6 +83,14 @@ def main():
         with tarfile.open(os.path.join(args.out, "cuda-tc.tgz"), "w:gz") as t:
             t.add(tc, arcname="tc")
         shutil.rmtree(tc)
+
+    # Train steps: the sample MLP and CNN compiled by hoduc --train for the
+    # device, with the programs that check AICF's contracts on them and
+    # train them (test/training, python-free-samples/c-train).
+    if not args.no_train:
+        rc = stage_train(args, hoduc)
+        if rc != 0:
+            return rc
 
     # Real models: one folder each with model.hodu, test_data_set_0 (the
     # frozen inputs left out, as run_model_test.py does) and tolerances.
@@ -193,6 +203,36 @@ def main():
     with tarfile.open(os.path.join(args.out, args.target + "-tools.tgz"), "w:gz") as t:
         t.add(os.path.join(tools, "bin"), arcname="bin")
     shutil.rmtree(tools)
+    return 0
+
+
+def stage_train(args, hoduc):
+    """OUT/<target>-train.tgz: train/*.hodu and the two programs."""
+    train = os.path.join(args.out, "train")
+    shutil.rmtree(train, ignore_errors=True)
+    os.makedirs(train)
+    models = os.path.join(ROOT, "python-free-samples", "models")
+    device = ["--device=" + args.target, "--gpu-arch=" + args.gpu_arch]
+    steps = [
+        ("mlp", [os.path.join(models, "mlp.onnx"), "--loss=mse", "--optimizer=adam",
+                 "--lr=0.01"]),
+        ("cnn", [os.path.join(models, "cnn_dyn.onnx"), "--input-shape=input:4x1x6x6",
+                 "--loss=mse", "--optimizer=momentum", "--lr=0.05"]),
+    ]
+    for name, flags in steps:
+        p = subprocess.run([hoduc, "--train", "-o", os.path.join(train, name + ".hodu")]
+                           + flags + device,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            print("stage: train step %s does not compile: %s"
+                  % (name, p.stdout.decode()[:300]))
+            return 1
+        print("stage: train step %s" % name)
+    for tool in ("hodu-train-contracts", "hodu-sample-train"):
+        shutil.copy(os.path.join(args.bin, tool), train)
+    with tarfile.open(os.path.join(args.out, args.target + "-train.tgz"), "w:gz") as t:
+        t.add(train, arcname="train")
+    shutil.rmtree(train)
     return 0
 
 

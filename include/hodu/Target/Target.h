@@ -128,7 +128,7 @@ struct TensorSignature {
   std::string name;
   int32_t dtype = 0; // a hodu_dtype (abi.h)
   std::vector<int64_t> shape;
-  /// Meta slots: the initial value's bytes (empty: zeros).
+  /// Meta slots and state inputs: the initial value's bytes (empty: zeros).
   std::string init;
   /// Symbolic dims: per dim, "" (static, `shape`) or the symbol it is
   /// ("batch", "4*batch"); `shape` then holds its size at the chunk.
@@ -143,6 +143,9 @@ struct EntrySignature {
   /// them last, and the entry function takes them there).
   std::vector<TensorSignature> inputs, outputs;
   unsigned numMetaSlots = 0;
+  /// State tensors (a train step's): the last `numStateTensors` inputs
+  /// before the meta slots and the last `numStateTensors` outputs.
+  unsigned numStateTensors = 0;
   /// The symbol of a model with a symbolic dim (hodu.symbols), else "",
   /// with its bounds (hoduc --dim) and the chunk the model is compiled at.
   std::string symbol;

@@ -12,25 +12,32 @@ using namespace hodu;
 
 /// Each entry of `inputs`/`outputs` is {name = "...", type = tensor<...>}
 /// with a static shape and an element type the ABI can describe. Inputs
-/// may be meta slots (`meta`, optionally with an `init` value of their
-/// type), all of them after the other inputs.
+/// may be state tensors (`state`) and then meta slots (`meta`), both
+/// optionally with an `init` value of their type, after the other inputs;
+/// outputs may be state tensors' new values (`state`), the last outputs.
+/// The number of state tensors is returned in `numState`.
 static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
-                                   StringRef kind) {
-  bool sawMeta = false;
+                                   StringRef kind, unsigned &numState) {
+  bool sawMeta = false, sawState = false;
+  numState = 0;
   for (auto [i, attr] : llvm::enumerate(list)) {
     auto dict = cast<DictionaryAttr>(attr);
     auto name = dict.getAs<StringAttr>("name");
     auto type = dict.getAs<TypeAttr>("type");
-    bool meta = kind == "input" && dict.get("meta");
+    bool input = kind == "input";
+    bool meta = input && dict.get("meta");
+    bool state = bool(dict.get("state"));
     auto init = dict.getAs<ElementsAttr>("init");
     auto dims = dict.getAs<ArrayAttr>("dims");
-    if (!name || !type ||
-        dict.size() != 2 + (meta ? 1 : 0) + (meta && init ? 1 : 0) +
-                           (dims ? 1 : 0))
+    bool initAllowed = input && (meta || state);
+    if (!name || !type || (meta && state) || (init && !initAllowed) ||
+        dict.size() != 2 + (meta ? 1 : 0) + (state ? 1 : 0) +
+                           (init ? 1 : 0) + (dims ? 1 : 0))
       return op.emitOpError()
              << kind << " #" << i
              << " must be {name = \"...\", type = ...} (inputs may add "
-                "meta and init, and any tensor dims)";
+                "meta or state and init, outputs state, and any tensor "
+                "dims)";
     if (dims) {
       auto ranked = dyn_cast<RankedTensorType>(type.getValue());
       if (!ranked || (int64_t)dims.size() != ranked.getRank() ||
@@ -40,14 +47,22 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
                << ": dims must give one symbol (or \"\") per dim";
     }
     if (init && init.getType() != type.getValue())
-      return op.emitOpError() << "meta slot '" << name.getValue()
+      return op.emitOpError() << (meta ? "meta slot '" : "state tensor '")
+                              << name.getValue()
                               << "' has an initial value of type "
                               << init.getType() << ", not " << type.getValue();
     if (sawMeta && !meta)
       return op.emitOpError() << "input '" << name.getValue()
                               << "' follows a meta slot; meta slots are the "
                                  "last inputs";
+    if (sawState && !state && !meta)
+      return op.emitOpError()
+             << kind << " '" << name.getValue()
+             << "' follows a state tensor; state tensors are the last "
+             << (input ? "inputs before the meta slots" : "outputs");
     sawMeta |= meta;
+    sawState |= state;
+    numState += state ? 1 : 0;
     auto tensor = dyn_cast<RankedTensorType>(type.getValue());
     if (!tensor || !tensor.hasStaticShape())
       return op.emitOpError() << kind << " '" << name.getValue() << "' has type "
@@ -65,9 +80,32 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
 LogicalResult EntryPointOp::verify() {
   if (getPrefix().empty())
     return emitOpError("needs a non-empty symbol prefix");
-  if (failed(verifyTensors(*this, getInputs(), "input")))
+  unsigned stateIn = 0, stateOut = 0;
+  if (failed(verifyTensors(*this, getInputs(), "input", stateIn)) ||
+      failed(verifyTensors(*this, getOutputs(), "output", stateOut)))
     return failure();
-  return verifyTensors(*this, getOutputs(), "output");
+  if (stateIn != stateOut)
+    return emitOpError() << stateIn << " state tensor inputs but " << stateOut
+                         << " state tensor outputs: each state tensor is one "
+                            "of each";
+  // Pairwise: the k-th state input and output have one type.
+  auto nthState = [](ArrayAttr list, unsigned k) {
+    for (Attribute a : list)
+      if (cast<DictionaryAttr>(a).get("state") && k-- == 0)
+        return cast<DictionaryAttr>(a);
+    return DictionaryAttr();
+  };
+  for (unsigned k = 0; k < stateIn; ++k) {
+    DictionaryAttr in = nthState(getInputs(), k), out = nthState(getOutputs(), k);
+    if (in.get("type") != out.get("type"))
+      return emitOpError() << "state tensor '"
+                           << in.getAs<StringAttr>("name").getValue()
+                           << "' is " << in.getAs<TypeAttr>("type").getValue()
+                           << " but its new value '"
+                           << out.getAs<StringAttr>("name").getValue()
+                           << "' is " << out.getAs<TypeAttr>("type").getValue();
+  }
+  return success();
 }
 
 LogicalResult

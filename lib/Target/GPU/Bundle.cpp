@@ -425,6 +425,20 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
   b.model.num_inputs = regular;
   b.model.num_outputs = sig.outputs.size();
   b.model.num_meta_slots = sig.numMetaSlots;
+  b.model.num_state_tensors = sig.numStateTensors;
+  // A tensor with an initial value (a meta slot, a state input): its bytes
+  // after the weights.
+  auto addInitialized = [&](const TensorSignature &t,
+                            uint32_t device) -> LogicalResult {
+    uint64_t init = HODU_BUNDLE_NONE;
+    if (!t.init.empty())
+      init = b.addWeights(t.init);
+    b.addTensor(t, device, init);
+    if (!t.init.empty() && t.init.size() != b.tensors.back().bytes)
+      return emitError(loc, "internal error: '")
+             << t.name << "' has an initial value of the wrong size";
+    return success();
+  };
 
   if (request.schedule) {
     if (!sig.symbol.empty())
@@ -432,7 +446,8 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
                             "symbol '")
              << sig.symbol << "'";
     for (const TensorSignature &t : sig.inputs)
-      b.addTensor(t, 0, HODU_BUNDLE_NONE);
+      if (failed(addInitialized(t, 0)))
+        return failure();
     for (const TensorSignature &t : sig.outputs)
       b.addTensor(t, 0, HODU_BUNDLE_NONE);
     if (failed(writeHeterogeneous(module, request, device, code, b)))
@@ -447,19 +462,13 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
   // TENSORS: the inputs, the outputs, then the meta slots, whose initial
   // values go after the weights.
   for (size_t i = 0; i < regular; ++i)
-    b.addTensor(sig.inputs[i], 0, HODU_BUNDLE_NONE);
+    if (failed(addInitialized(sig.inputs[i], 0)))
+      return failure();
   for (const TensorSignature &t : sig.outputs)
     b.addTensor(t, 0, HODU_BUNDLE_NONE);
-  for (size_t i = regular; i < sig.inputs.size(); ++i) {
-    const TensorSignature &t = sig.inputs[i];
-    uint64_t init = HODU_BUNDLE_NONE;
-    if (!t.init.empty())
-      init = b.addWeights(t.init);
-    b.addTensor(t, 0, init);
-    if (!t.init.empty() && t.init.size() != b.tensors.back().bytes)
-      return emitError(loc, "internal error: meta slot '")
-             << t.name << "' has an initial value of the wrong size";
-  }
+  for (size_t i = regular; i < sig.inputs.size(); ++i)
+    if (failed(addInitialized(sig.inputs[i], 0)))
+      return failure();
   if (failed(addSymbols(sig, regular, loc, b)))
     return failure();
   b.devices = {{device, 0, plan->arenaSize}};
