@@ -5,6 +5,7 @@
 
 #include "hodu/ABI/Passes.h"
 #include "hodu/Conversion/Passes.h"
+#include "hodu/Dialect/Hodu/Entry.h"
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Dialect/Hodu/Symbols.h"
@@ -266,6 +267,49 @@ static LogicalResult markMetaSlots(ModuleOp module,
   return success();
 }
 
+/// hoduc --train: the module's entry function becomes its train step
+/// (hodu-train-step{stateful=true}), before every phase, for every model
+/// format; the parameters are the arguments the import marked `hodu.param`.
+static LogicalResult makeTrainStep(ModuleOp module, const TrainOptions &train,
+                                   Location loc) {
+  func::FuncOp entry = findEntryFunction(module);
+  if (!entry)
+    return emitError(loc, "--train: the model has no entry function");
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    if (entry.getArgAttr(i, "hodu.dims")) {
+      auto n = entry.getArgAttrOfType<StringAttr>(i, "hodu.name");
+      return emitError(loc, "--train: input '")
+             << (n ? n.getValue() : StringRef("?"))
+             << "' has a symbolic dim; a train step has static shapes: pin "
+                "it with --input-shape";
+    }
+  bool anyParam = false;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    anyParam |= bool(entry.getArgAttr(i, "hodu.param"));
+  if (!anyParam)
+    return emitError(loc, "--train: nothing to train: the model has no "
+                          "floating-point initializer (an ONNX model that "
+                          "keeps its weights in Constant nodes names them "
+                          "with --train-params; an .mlir model marks its "
+                          "parameters' arguments hodu.param)");
+  TrainStepOptions options;
+  options.function = entry.getSymName().str();
+  options.output = train.output;
+  options.loss = train.loss;
+  options.optimizer = train.optimizer;
+  options.momentum = train.momentum;
+  options.beta1 = train.beta1;
+  options.beta2 = train.beta2;
+  options.epsilon = train.epsilon;
+  options.weightDecay = train.weightDecay;
+  options.stateful = true;
+  options.lr = train.lr;
+  options.lossScale = train.lossScale;
+  PassManager pm(module.getContext());
+  pm.addPass(createTrainStep(options));
+  return pm.run(module);
+}
+
 /// Refuses a model with a tensor of more than `limit` elements (or whose
 /// element count overflows), at the op or argument that has it.
 static LogicalResult checkTensorSizes(ModuleOp module, int64_t limit) {
@@ -473,7 +517,8 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
        failed(cpu->validate(opts.fallbackOptions, loc))) ||
       failed(verify(module)) ||
       failed(checkTensorSizes(module, opts.maxTensorElements)) ||
-      failed(markMetaSlots(module, opts.metaSlots, loc)))
+      failed(markMetaSlots(module, opts.metaSlots, loc)) ||
+      (opts.train.enabled && failed(makeTrainStep(module, opts.train, loc))))
     return false;
 
   std::string prefix =

@@ -206,6 +206,68 @@ static cl::opt<bool> listPlugins("list-plugins",
                                  cl::desc("List the plugins found and exit"),
                                  cl::cat(category));
 
+// Training (docs/training.md): the model's train step instead of the model.
+static cl::OptionCategory trainCategory(
+    "hoduc --train options (a train step; docs/training.md)");
+static cl::opt<bool> train(
+    "train",
+    cl::desc("Compile the model's train step: the loss against an input "
+             "'target', the gradients and the optimizer's update, the "
+             "trained initializers and the optimizer's state kept as state "
+             "tensors, lr, weight_decay and loss_scale as meta slots"),
+    cl::cat(trainCategory));
+static cl::opt<std::string> trainLoss(
+    "loss",
+    cl::desc("mse (default), l1, bce-with-logits, cross-entropy ([N, C] "
+             "logits against class probabilities) or output (the model's "
+             "output is the loss)"),
+    cl::init("mse"), cl::cat(trainCategory));
+static cl::opt<std::string>
+    trainOptimizer("optimizer",
+                   cl::desc("sgd (default), momentum, adam or adamw"),
+                   cl::init("sgd"), cl::cat(trainCategory));
+static cl::opt<double> trainLr("lr",
+                               cl::desc("The initial learning rate (the lr "
+                                        "meta slot; default 0.01)"),
+                               cl::init(0.01), cl::cat(trainCategory));
+static cl::opt<double> trainMomentum("momentum",
+                                     cl::desc("momentum's mu (default 0.9)"),
+                                     cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> trainBeta1("beta1",
+                                  cl::desc("Adam's beta1 (default 0.9)"),
+                                  cl::init(0.9), cl::cat(trainCategory));
+static cl::opt<double> trainBeta2("beta2",
+                                  cl::desc("Adam's beta2 (default 0.999)"),
+                                  cl::init(0.999), cl::cat(trainCategory));
+static cl::opt<double> trainEpsilon("epsilon",
+                                    cl::desc("Adam's epsilon (default 1e-8)"),
+                                    cl::init(1e-8), cl::cat(trainCategory));
+static cl::opt<double> trainWeightDecay(
+    "weight-decay",
+    cl::desc("The initial weight decay (the weight_decay meta slot): L2 in "
+             "the gradient for sgd, momentum and adam, decoupled for adamw "
+             "(default 0)"),
+    cl::init(0.0), cl::cat(trainCategory));
+static cl::opt<double> trainLossScale(
+    "loss-scale",
+    cl::desc("The initial loss scale (the loss_scale meta slot; default 1)"),
+    cl::init(1.0), cl::cat(trainCategory));
+static cl::list<std::string> trainParams(
+    "train-params",
+    cl::desc("The initializers that train (default: every floating-point "
+             "initializer)"),
+    cl::value_desc("name,..."), cl::CommaSeparated, cl::cat(trainCategory));
+static cl::list<std::string>
+    trainFreeze("freeze",
+                cl::desc("Initializers that stay constants (with the "
+                         "default --train-params)"),
+                cl::value_desc("name,..."), cl::CommaSeparated,
+                cl::cat(trainCategory));
+static cl::opt<unsigned> trainOutput(
+    "train-output",
+    cl::desc("Which model output is the prediction (default 0)"),
+    cl::init(0), cl::cat(trainCategory));
+
 static int usageError(const Twine &msg) {
   errs() << "hoduc: error: " << msg << "\n";
   return 1;
@@ -216,7 +278,7 @@ int main(int argc, char **argv) {
   // MLIR's printing and context options (--mlir-print-debuginfo, ...).
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
-  cl::HideUnrelatedOptions(category);
+  cl::HideUnrelatedOptions({&category, &trainCategory});
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "hoduc (Hodu) 0.1.0, built with LLVM " LLVM_VERSION_STRING "\n";
   });
@@ -274,6 +336,35 @@ int main(int argc, char **argv) {
   opts.name = modelName;
   opts.headerPath = headerPath;
   opts.metaSlots.assign(metaSlots.begin(), metaSlots.end());
+  // --train and its options (a train option without it is a mistake).
+  for (const cl::Option *o :
+       std::initializer_list<const cl::Option *>{
+           &trainLoss, &trainOptimizer, &trainLr, &trainMomentum, &trainBeta1,
+           &trainBeta2, &trainEpsilon, &trainWeightDecay, &trainLossScale,
+           std::addressof(trainParams),
+           std::addressof(trainFreeze), &trainOutput})
+    if (o->getNumOccurrences() && !train)
+      return usageError("--" + o->ArgStr + " is an option of --train");
+  if (train) {
+    if (!trainParams.empty() && !trainFreeze.empty())
+      return usageError("--train-params and --freeze exclude each other: "
+                        "--train-params lists what trains, --freeze what "
+                        "does not of all the initializers");
+    opts.train.enabled = true;
+    opts.train.loss = trainLoss;
+    opts.train.optimizer = trainOptimizer;
+    opts.train.lr = trainLr;
+    opts.train.momentum = trainMomentum;
+    opts.train.beta1 = trainBeta1;
+    opts.train.beta2 = trainBeta2;
+    opts.train.epsilon = trainEpsilon;
+    opts.train.weightDecay = trainWeightDecay;
+    opts.train.lossScale = trainLossScale;
+    opts.train.output = trainOutput;
+    opts.import.trainAll = trainParams.empty();
+    opts.import.trainParams.assign(trainParams.begin(), trainParams.end());
+    opts.import.frozenParams.assign(trainFreeze.begin(), trainFreeze.end());
+  }
   if (maxTensorElements < 1)
     return usageError("--max-tensor-elements must be at least 1");
   opts.maxTensorElements = maxTensorElements;

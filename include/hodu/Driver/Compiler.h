@@ -40,6 +40,16 @@ namespace hodu {
 /// phases follow them.
 std::vector<std::string> sharedPhases(const TargetBackend &target);
 
+/// hoduc --train (docs/training.md): the model's train step, by
+/// hodu-train-step{stateful=true} before everything else.
+struct TrainOptions {
+  bool enabled = false;
+  std::string loss = "mse", optimizer = "sgd";
+  double lr = 0.01, momentum = 0.9, beta1 = 0.9, beta2 = 0.999,
+         epsilon = 1e-8, weightDecay = 0.0, lossScale = 1.0;
+  unsigned output = 0;
+};
+
 struct CompileOptions {
   std::string inputPath;
   std::string outputPath; // "-" is stdout (text kinds only)
@@ -60,6 +70,8 @@ struct CompileOptions {
   /// Inputs (by name) that are meta slots: marked `hodu.meta_slot` after
   /// import, whatever the format.
   std::vector<std::string> metaSlots;
+  /// --train: compile the train step (the import lifts the parameters).
+  TrainOptions train;
   /// The most elements any tensor of the model may have (--max-tensor-
   /// elements): a model that asks for more is refused after import, naming
   /// the op, before later phases spend hours on it or overflow sizes.

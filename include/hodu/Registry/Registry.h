@@ -65,6 +65,13 @@ struct ImportOptions {
   /// When set, the importer adds the symbols it imported at
   /// `unboundSymbolSize` (also when the import then fails).
   std::shared_ptr<std::vector<std::string>> unboundSymbols;
+  /// ONNX (hoduc --train): floating-point initializers imported as entry
+  /// arguments after the graph inputs, named after them and carrying their
+  /// value as `hodu.param` -- a train step's parameters. With `trainAll`,
+  /// every floating-point initializer not in `frozenParams`; else those in
+  /// `trainParams`. A name that is no such initializer is an error.
+  bool trainAll = false;
+  std::vector<std::string> trainParams, frozenParams;
 };
 
 /// A model format: turns a file into a module of the hodu dialect. Errors are

@@ -27,6 +27,7 @@
 #include "OnnxNodeLoop.h"
 #include "OnnxOpsCommon.h"
 #include "hodu/Support/Names.h"
+#include "llvm/ADT/StringExtras.h"
 #include "hodu/abi.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
@@ -617,6 +618,82 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     }
     addPresent();
   }
+  // Parameters of a train step (hoduc --train): the chosen floating-point
+  // initializers become arguments after the inputs, their value kept as
+  // `hodu.param` for the step's initial state.
+  // A model that keeps its weights in Constant nodes (some exporters do)
+  // names them: the floating-point Constants of the top-level graph may be
+  // listed in --train-params too.
+  SmallVector<std::pair<std::string, ElementsAttr>> params;
+  if (options.trainAll || !options.trainParams.empty()) {
+    auto isFloat = [](ElementsAttr value) {
+      return value &&
+             isa<FloatType>(cast<ShapedType>(value.getType()).getElementType());
+    };
+    std::vector<std::string> floating, constants;
+    llvm::StringMap<ElementsAttr> constantValues;
+    for (const auto &init : graph.initializer())
+      if (isFloat(g.values[init.name()].constant))
+        floating.push_back(init.name());
+    for (const auto &node : graph.node()) {
+      if (node.op_type() != "Constant" || node.output_size() != 1 ||
+          !llvm::is_contained(options.trainParams, node.output(0)))
+        continue;
+      for (const auto &attr : node.attribute())
+        if (attr.name() == "value" && attr.has_t()) {
+          Location loc =
+              NameLoc::get(StringAttr::get(&context, node.output(0)), fileLoc);
+          auto value = g.decodeTensor(attr.t(), loc);
+          if (failed(value))
+            return nullptr;
+          if (isFloat(*value)) {
+            constants.push_back(node.output(0));
+            constantValues[node.output(0)] = *value;
+          }
+        }
+    }
+    for (const auto *list : {&options.trainParams, &options.frozenParams})
+      for (const std::string &name : *list)
+        if (!llvm::is_contained(floating, name) &&
+            !(list == &options.trainParams &&
+              llvm::is_contained(constants, name))) {
+          std::vector<std::string> candidates;
+          for (const auto &node : graph.node())
+            if (node.op_type() == "Constant" && node.output_size() == 1)
+              candidates.push_back(node.output(0));
+          emitError(fileLoc)
+              << (list == &options.trainParams ? "--train-params" : "--freeze")
+              << " names '" << name
+              << "', which is not a floating-point initializer of the model "
+                 "(those: "
+              << (floating.empty() ? std::string("none")
+                                   : llvm::join(floating, ", "))
+              << (list == &options.trainParams
+                      ? "; nor a Constant node's floating-point output (the "
+                        "Constants' outputs: " +
+                            (candidates.empty() ? std::string("none")
+                                                : llvm::join(candidates, ", ")) +
+                            ")"
+                      : std::string())
+              << ")";
+          return nullptr;
+        }
+    for (const std::string &name : floating) {
+      bool chosen = options.trainAll
+                        ? !llvm::is_contained(options.frozenParams, name)
+                        : llvm::is_contained(options.trainParams, name);
+      if (chosen)
+        params.push_back({name, g.values[name].constant});
+    }
+    for (const std::string &name : constants) {
+      params.push_back({name, constantValues[name]});
+      g.liftedConstants.insert(name);
+    }
+    for (const auto &[name, value] : params) {
+      argTypes.push_back(value.getType());
+      argNames.push_back(name);
+    }
+  }
   if (!pins.empty()) {
     emitError(fileLoc) << "--input-shape names '" << pins.begin()->first()
                        << "', which is not a graph input";
@@ -677,6 +754,14 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       e.hasElement = flag;
     }
     g.values[in.name] = e;
+  }
+  // The parameters are the last arguments.
+  for (auto [k, param] : llvm::enumerate(params)) {
+    unsigned arg = argNames.size() - params.size() + k;
+    func.setArgAttr(arg, "hodu.param", param.second);
+    ValueEntry e;
+    e.value = body->getArgument(arg);
+    g.values[param.first] = e;
   }
   b.setInsertionPointToEnd(body);
 

@@ -18,6 +18,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <memory>
 #include <vector>
@@ -343,6 +344,9 @@ public:
   mlir::OpBuilder builder;
   std::string modelPath;
   llvm::StringMap<ValueEntry> values;
+  /// Outputs of top-level Constant nodes that a train step made arguments
+  /// (hoduc --train-params): those nodes are not imported.
+  llvm::StringSet<> liftedConstants;
   /// The static shapes the model declares (value_info, graph outputs):
   /// the shapes of outputs that ops compute from data known only at run
   /// time, checked when the model runs. Null: none.

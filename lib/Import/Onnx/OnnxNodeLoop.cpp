@@ -257,6 +257,11 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
     // The node's name, and its op type as the location's metadata, which
     // partitioning reads (hoduc --force-cpu-ops=Softmax, --placement).
     Location loc = nodeLocation(context, name, node.op_type(), fileLoc);
+    // A Constant a train step lifted into an argument (its value is the
+    // argument's initial value).
+    if (depth == 0 && node.op_type() == "Constant" && node.output_size() == 1 &&
+        g.liftedConstants.contains(node.output(0)))
+      continue;
     // (Nodes of another domain: their domain's version was checked with
     // the ops, before the import.)
     if (opset < 1 && (node.domain().empty() || node.domain() == "ai.onnx")) {
