@@ -271,7 +271,7 @@ static LogicalResult markMetaSlots(ModuleOp module,
 /// (hodu-train-step{stateful=true}), before every phase, for every model
 /// format; the parameters are the arguments the import marked `hodu.param`.
 static LogicalResult makeTrainStep(ModuleOp module, const TrainOptions &train,
-                                   Location loc) {
+                                   const ImportOptions &io, Location loc) {
   func::FuncOp entry = findEntryFunction(module);
   if (!entry)
     return emitError(loc, "--train: the model has no entry function");
@@ -283,10 +283,34 @@ static LogicalResult makeTrainStep(ModuleOp module, const TrainOptions &train,
              << "' has a symbolic dim; a train step has static shapes: pin "
                 "it with --input-shape";
     }
-  bool anyParam = false;
-  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-    anyParam |= bool(entry.getArgAttr(i, "hodu.param"));
-  if (!anyParam)
+  // The parameters: the arguments with `hodu.param` (what the ONNX import
+  // lifted, or what an .mlir model marks), as --train-params and --freeze
+  // choose among them.
+  SmallVector<unsigned> params;
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    if (!entry.getArgAttr(i, "hodu.param"))
+      continue;
+    auto n = entry.getArgAttrOfType<StringAttr>(i, "hodu.name");
+    std::string name = n ? n.str() : "input_" + std::to_string(i);
+    names.push_back(name);
+    bool chosen = io.trainParams.empty()
+                      ? !llvm::is_contained(io.frozenParams, name)
+                      : llvm::is_contained(io.trainParams, name);
+    if (chosen)
+      params.push_back(i);
+  }
+  for (const auto *list : {&io.trainParams, &io.frozenParams})
+    for (const std::string &name : *list)
+      if (!llvm::is_contained(names, name))
+        return emitError(loc)
+               << (list == &io.trainParams ? "--train-params" : "--freeze")
+               << " names '" << name
+               << "', which is no parameter of the model (its arguments "
+                  "marked hodu.param: "
+               << (names.empty() ? std::string("none") : joined(names))
+               << ")";
+  if (params.empty())
     return emitError(loc, "--train: nothing to train: the model has no "
                           "floating-point initializer (an ONNX model that "
                           "keeps its weights in Constant nodes names them "
@@ -305,6 +329,7 @@ static LogicalResult makeTrainStep(ModuleOp module, const TrainOptions &train,
   options.stateful = true;
   options.lr = train.lr;
   options.lossScale = train.lossScale;
+  options.params.assign(params.begin(), params.end());
   PassManager pm(module.getContext());
   pm.addPass(createTrainStep(options));
   return pm.run(module);
@@ -518,7 +543,7 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
       failed(verify(module)) ||
       failed(checkTensorSizes(module, opts.maxTensorElements)) ||
       failed(markMetaSlots(module, opts.metaSlots, loc)) ||
-      (opts.train.enabled && failed(makeTrainStep(module, opts.train, loc))))
+      (opts.train.enabled && failed(makeTrainStep(module, opts.train, opts.import, loc))))
     return false;
 
   std::string prefix =

@@ -361,7 +361,7 @@ int main(int argc, char **argv) {
     opts.train.weightDecay = trainWeightDecay;
     opts.train.lossScale = trainLossScale;
     opts.train.output = trainOutput;
-    opts.import.trainAll = trainParams.empty();
+    opts.import.trainAll = true;
     opts.import.trainParams.assign(trainParams.begin(), trainParams.end());
     opts.import.frozenParams.assign(trainFreeze.begin(), trainFreeze.end());
   }

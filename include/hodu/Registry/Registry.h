@@ -65,11 +65,13 @@ struct ImportOptions {
   /// When set, the importer adds the symbols it imported at
   /// `unboundSymbolSize` (also when the import then fails).
   std::shared_ptr<std::vector<std::string>> unboundSymbols;
-  /// ONNX (hoduc --train): floating-point initializers imported as entry
-  /// arguments after the graph inputs, named after them and carrying their
-  /// value as `hodu.param` -- a train step's parameters. With `trainAll`,
-  /// every floating-point initializer not in `frozenParams`; else those in
-  /// `trainParams`. A name that is no such initializer is an error.
+  /// hoduc --train: a train step's parameters. With `trainAll`, the ONNX
+  /// import makes every floating-point initializer, and the outputs of the
+  /// Constant nodes `trainParams` names, entry arguments after the graph
+  /// inputs, named after them and carrying their value as `hodu.param`;
+  /// the driver trains those of them `trainParams` lists (all when it is
+  /// empty) less those in `frozenParams`, the others becoming constants
+  /// again. A name that is no parameter is an error.
   bool trainAll = false;
   std::vector<std::string> trainParams, frozenParams;
 };

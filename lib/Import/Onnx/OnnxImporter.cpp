@@ -678,13 +678,11 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
               << ")";
           return nullptr;
         }
-    for (const std::string &name : floating) {
-      bool chosen = options.trainAll
-                        ? !llvm::is_contained(options.frozenParams, name)
-                        : llvm::is_contained(options.trainParams, name);
-      if (chosen)
-        params.push_back({name, g.values[name].constant});
-    }
+    // Every floating-point initializer: the driver's hodu-train-step
+    // trains those --train-params and --freeze choose and makes the others
+    // constants again.
+    for (const std::string &name : floating)
+      params.push_back({name, g.values[name].constant});
     for (const std::string &name : constants) {
       params.push_back({name, constantValues[name]});
       g.liftedConstants.insert(name);
