@@ -79,13 +79,11 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
   SmallVector<unsigned> plainResults, stateResults;
   llvm::SmallBitVector claimed(entry.getNumResults());
   for (unsigned a : state) {
-    std::string name =
-        entryName(entry.getArgAttrDict(a), nameKey, "input_", a);
+    std::string name = entryName(entry.getArgAttrDict(a), nameKey, "input_", a);
     std::optional<unsigned> found;
     for (unsigned r = 0; r < entry.getNumResults(); ++r) {
       if (!entry.getResultAttr(r, stateKey) ||
-          entryName(entry.getResultAttrDict(r), nameKey, "output_", r) !=
-              name)
+          entryName(entry.getResultAttrDict(r), nameKey, "output_", r) != name)
         continue;
       if (found)
         return entry.emitError("state tensor '")
@@ -153,8 +151,8 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
           operands.push_back(ret.getOperand(r));
         ret->setOperands(operands);
       }
-    entry.setType(FunctionType::get(entry.getContext(),
-                                    entry.getArgumentTypes(), types));
+    entry.setType(
+        FunctionType::get(entry.getContext(), entry.getArgumentTypes(), types));
     for (auto [r, dict] : llvm::enumerate(attrs))
       entry.setResultAttrs(r, dict ? dict
                                    : DictionaryAttr::get(entry.getContext()));

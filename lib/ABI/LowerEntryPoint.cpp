@@ -746,9 +746,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
     return op.emitError("cannot define the hodu_tensor_desc type");
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
-      failed(modelT.setBody({i32, i32, ptrT, ptrT, i32, i32, ptrT, ptrT, ptrT,
-                             i64, i32, ptrT, i32, ptrT, i32, ptrT, i32, ptrT,
-                             i32, ptrT},
+      failed(modelT.setBody({i32,  i32,  ptrT, ptrT, i32,  i32, ptrT,
+                             ptrT, ptrT, i64,  i32,  ptrT, i32, ptrT,
+                             i32,  ptrT, i32,  ptrT, i32,  ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
@@ -793,11 +793,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
                       LLVM::Linkage::Internal, [&]() -> Value {
                         Value arr = LLVM::UndefOp::create(b, loc, arrT);
                         for (auto [i, g] : llvm::enumerate(inits))
-                          arr = insert(arr,
-                                       g ? addressOf(g)
-                                         : Value(LLVM::ZeroOp::create(b, loc,
-                                                                      ptrT)),
-                                       i);
+                          arr = insert(
+                              arr,
+                              g ? addressOf(g)
+                                : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+                              i);
                         return arr;
                       });
     return success();

@@ -308,8 +308,7 @@ static LogicalResult makeTrainStep(ModuleOp module, const TrainOptions &train,
                << " names '" << name
                << "', which is no parameter of the model (its arguments "
                   "marked hodu.param: "
-               << (names.empty() ? std::string("none") : joined(names))
-               << ")";
+               << (names.empty() ? std::string("none") : joined(names)) << ")";
   if (params.empty())
     return emitError(loc, "--train: nothing to train: the model has no "
                           "floating-point initializer (an ONNX model that "
@@ -543,7 +542,8 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
       failed(verify(module)) ||
       failed(checkTensorSizes(module, opts.maxTensorElements)) ||
       failed(markMetaSlots(module, opts.metaSlots, loc)) ||
-      (opts.train.enabled && failed(makeTrainStep(module, opts.train, opts.import, loc))))
+      (opts.train.enabled &&
+       failed(makeTrainStep(module, opts.train, opts.import, loc))))
     return false;
 
   std::string prefix =

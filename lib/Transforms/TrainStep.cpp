@@ -323,8 +323,8 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
     for (Value moment : llvm::concat<Value>(firstMoments, secondMoments))
       f.setResultAttr(
           r++, "hodu.name",
-          StringAttr::get(ctx, argName(cast<BlockArgument>(moment)
-                                           .getArgNumber())));
+          StringAttr::get(ctx,
+                          argName(cast<BlockArgument>(moment).getArgNumber())));
     if (adam)
       f.setResultAttr(r, "hodu.name", StringAttr::get(ctx, "step"));
     if (stateful)

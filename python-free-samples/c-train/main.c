@@ -143,10 +143,9 @@ int main(int argc, char **argv) {
   free(teacher);
 
   if ((status = hodu_session_create(model, &session)) ||
-      (status = hodu_session_bind(session,
-                                  (const hodu_tensor *const *)inputs,
-                                  (size_t)num_inputs, outputs,
-                                  (size_t)num_outputs)))
+      (status =
+           hodu_session_bind(session, (const hodu_tensor *const *)inputs,
+                             (size_t)num_inputs, outputs, (size_t)num_outputs)))
     goto failed;
   float lr0 = 0.0f;
   if (hodu_model_meta_slot_dtype(model, lr_slot) != HODU_DTYPE_F32 ||
@@ -154,17 +153,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: meta slot 'lr' is not one f32\n");
     goto done;
   }
-  if ((status = hodu_session_read_meta_slot(session, lr_slot, &lr0,
-                                            sizeof lr0)))
+  if ((status =
+           hodu_session_read_meta_slot(session, lr_slot, &lr0, sizeof lr0)))
     goto failed;
 
   double first = 0.0, last = 0.0;
   for (int epoch = 0; epoch < epochs; ++epoch) {
     /* Cosine decay from the compiled lr to a tenth of it. */
-    float lr = (float)(lr0 * (0.1 + 0.9 * 0.5 *
-                                        (1.0 + cos(PI * epoch / (epochs - 1)))));
-    if ((status = hodu_session_write_meta_slot(session, lr_slot, &lr,
-                                               sizeof lr)))
+    float lr =
+        (float)(lr0 *
+                (0.1 + 0.9 * 0.5 * (1.0 + cos(PI * epoch / (epochs - 1)))));
+    if ((status =
+             hodu_session_write_meta_slot(session, lr_slot, &lr, sizeof lr)))
       goto failed;
     double sum = 0.0;
     for (int e = 0; e < EXAMPLES; ++e) {

@@ -269,7 +269,8 @@ cpu_program_create(hodu_device *device, hodu_code *code, const hodu_plan *plan,
       out_step->size = bindings[step->first_arg].size;
     else if (step->op == HODU_STEP_ENTRY_) {
       /* INPUT..., STATE_..., META..., OUTPUT..., STATE_NEXT_..., ARENA. */
-      out_step->num_inputs = plan->num_inputs + plan->num_state + plan->num_meta;
+      out_step->num_inputs =
+          plan->num_inputs + plan->num_state + plan->num_meta;
       uint32_t tensors =
           out_step->num_inputs + plan->num_outputs + plan->num_state;
       out_step->arena_size = step->num_args > tensors

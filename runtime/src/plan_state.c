@@ -1,4 +1,5 @@
-/*===- plan_state.c - a plan's state tensors --------------------------------===*
+/*===- plan_state.c - a plan's state tensors
+ * --------------------------------===*
  *
  * A compiled train step is a pure function: (inputs, state) -> (outputs,
  * next state). The artifact says which of its inputs and outputs are state
@@ -78,8 +79,8 @@ hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
   if (steps)
     plan->steps = steps;
   hodu_bundle_arg *args =
-      steps ? realloc(plan->args, sizeof *args *
-                                      (plan->num_args + 2 * (size_t)num_state))
+      steps ? realloc(plan->args,
+                      sizeof *args * (plan->num_args + 2 * (size_t)num_state))
             : NULL;
   if (args)
     plan->args = args;
@@ -122,7 +123,8 @@ hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
 
   /* After the plan's own steps: next value -> value, on its device. */
   for (uint32_t k = 0; k < num_state; ++k) {
-    const hodu_plan_tensor *value = &plan->tensors[hodu_plan_state_tensor(plan, k)];
+    const hodu_plan_tensor *value =
+        &plan->tensors[hodu_plan_state_tensor(plan, k)];
     hodu_bundle_step *step = &plan->steps[plan->num_steps++];
     memset(step, 0, sizeof *step);
     step->op = HODU_STEP_COPY;

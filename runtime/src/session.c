@@ -119,8 +119,7 @@ void hodu_session_free(hodu_session *s) {
 
 /* Sets `count` owned tensors from plan tensor `first` on to their initial
  * values. */
-static hodu_status init_owned(hodu_session *s, uint32_t first,
-                              uint32_t count) {
+static hodu_status init_owned(hodu_session *s, uint32_t first, uint32_t count) {
   const hodu_plan *plan = s->plan;
   uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
   for (uint32_t i = first; i < first + count; ++i) {
@@ -150,8 +149,7 @@ static hodu_status reset_meta(hodu_session *s) {
 
 /* Sets every state tensor to its initial value. */
 static hodu_status restore_state(hodu_session *s) {
-  return init_owned(s, hodu_plan_state_tensor(s->plan, 0),
-                    s->plan->num_state);
+  return init_owned(s, hodu_plan_state_tensor(s->plan, 0), s->plan->num_state);
 }
 
 /* Cuts the steps into segments: runs of steps on one device, and each
@@ -910,10 +908,9 @@ static hodu_status state_access(const hodu_session *s, int32_t index,
   uint32_t t = hodu_plan_state_tensor(plan, (uint32_t)index);
   *tensor = &plan->tensors[t];
   if (bytes != (*tensor)->bytes)
-    return hodu_make_status(HODU_MISMATCH,
-                            "state tensor '%s' holds %llu bytes, got %zu",
-                            (*tensor)->desc.name,
-                            (unsigned long long)(*tensor)->bytes, bytes);
+    return hodu_make_status(
+        HODU_MISMATCH, "state tensor '%s' holds %llu bytes, got %zu",
+        (*tensor)->desc.name, (unsigned long long)(*tensor)->bytes, bytes);
   if (bytes && !data)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
   *device = tensor_device(s, t);
@@ -924,9 +921,8 @@ static hodu_buffer *state_buffer(const hodu_session *s, uint32_t k) {
   return s->owned[s->plan->num_meta + k];
 }
 
-hodu_status hodu_session_read_state_tensor(const hodu_session *s,
-                                           int32_t index, void *data,
-                                           size_t bytes) {
+hodu_status hodu_session_read_state_tensor(const hodu_session *s, int32_t index,
+                                           void *data, size_t bytes) {
   const hodu_plan_tensor *t;
   hodu_device *device;
   hodu_status status = state_access(s, index, data, bytes, &t, &device);
@@ -964,11 +960,10 @@ static hodu_status state_entries(const hodu_session *s,
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   *out = entries;
   for (uint32_t k = 0; k < plan->num_state; ++k) {
-    const hodu_plan_tensor *t =
-        &plan->tensors[hodu_plan_state_tensor(plan, k)];
-    entries[k] = (hodu_state_entry){t->desc.name, t->desc.dtype,
-                                    t->desc.rank, t->desc.shape, t->bytes,
-                                    malloc(t->bytes ? (size_t)t->bytes : 1)};
+    const hodu_plan_tensor *t = &plan->tensors[hodu_plan_state_tensor(plan, k)];
+    entries[k] = (hodu_state_entry){
+        t->desc.name,  t->desc.dtype, t->desc.rank,
+        t->desc.shape, t->bytes,      malloc(t->bytes ? (size_t)t->bytes : 1)};
     if (!entries[k].data)
       return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   }
@@ -991,14 +986,13 @@ hodu_status hodu_session_save_state_tensors(const hodu_session *s,
     status = hodu_session_read_state_tensor(s, (int32_t)k, entries[k].data,
                                             (size_t)entries[k].bytes);
   if (!status)
-    status = hodu_state_file_save(path, s->plan->name, entries,
-                                  s->plan->num_state);
+    status =
+        hodu_state_file_save(path, s->plan->name, entries, s->plan->num_state);
   free_entries(s, entries);
   return status;
 }
 
-hodu_status hodu_session_load_state_tensors(hodu_session *s,
-                                            const char *path) {
+hodu_status hodu_session_load_state_tensors(hodu_session *s, const char *path) {
   if (!s)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
   hodu_state_entry *entries = NULL;

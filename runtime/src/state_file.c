@@ -20,13 +20,13 @@
 
 /* safetensors' dtype names, by hodu_dtype value. */
 static const char *const safetensors_dtypes[HODU_DTYPE_COUNT] = {
-    [HODU_DTYPE_BOOL] = "BOOL",   [HODU_DTYPE_F8E4M3] = "F8_E4M3",
+    [HODU_DTYPE_BOOL] = "BOOL",      [HODU_DTYPE_F8E4M3] = "F8_E4M3",
     [HODU_DTYPE_F8E5M2] = "F8_E5M2", [HODU_DTYPE_BF16] = "BF16",
-    [HODU_DTYPE_F16] = "F16",     [HODU_DTYPE_F32] = "F32",
-    [HODU_DTYPE_F64] = "F64",     [HODU_DTYPE_U8] = "U8",
-    [HODU_DTYPE_U16] = "U16",     [HODU_DTYPE_U32] = "U32",
-    [HODU_DTYPE_U64] = "U64",     [HODU_DTYPE_I8] = "I8",
-    [HODU_DTYPE_I16] = "I16",     [HODU_DTYPE_I32] = "I32",
+    [HODU_DTYPE_F16] = "F16",        [HODU_DTYPE_F32] = "F32",
+    [HODU_DTYPE_F64] = "F64",        [HODU_DTYPE_U8] = "U8",
+    [HODU_DTYPE_U16] = "U16",        [HODU_DTYPE_U32] = "U32",
+    [HODU_DTYPE_U64] = "U64",        [HODU_DTYPE_I8] = "I8",
+    [HODU_DTYPE_I16] = "I16",        [HODU_DTYPE_I32] = "I32",
     [HODU_DTYPE_I64] = "I64"};
 
 static const char *dtype_name(int32_t dtype) {
@@ -143,8 +143,8 @@ hodu_status hodu_state_file_save(const char *path, const char *model,
   uint64_t header_size = header.length;
   for (int b = 0; b < 8; ++b)
     size_bytes[b] = (unsigned char)(header_size >> (8 * b));
-  int ok = write_all(f, size_bytes, 8) &&
-           write_all(f, header.data, header.length);
+  int ok =
+      write_all(f, size_bytes, 8) && write_all(f, header.data, header.length);
   for (uint32_t i = 0; i < count && ok; ++i)
     ok = write_all(f, entries[i].data, (size_t)entries[i].bytes);
   ok = fflush(f) == 0 && ok;
@@ -227,8 +227,8 @@ hodu_status hodu_state_file_load(const char *path,
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     fclose(f);
-    return hodu_make_status(HODU_INVALID_ARGUMENT,
-                            "'%s' is not a regular file", path);
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "'%s' is not a regular file",
+                            path);
   }
   uint64_t file_size = (uint64_t)st.st_size;
   unsigned char size_bytes[8];
@@ -255,13 +255,13 @@ hodu_status hodu_state_file_load(const char *path,
     status = hodu_make_status(HODU_INVALID_ARGUMENT,
                               "'%s': cannot read its header", path);
   char error[256];
-  hodu_json *root =
-      status ? NULL
-             : hodu_json_parse(header, (size_t)header_size, error, sizeof error);
+  hodu_json *root = status ? NULL
+                           : hodu_json_parse(header, (size_t)header_size, error,
+                                             sizeof error);
   if (!status && (!root || root->type != HODU_JSON_OBJECT))
     status = hodu_make_status(HODU_INVALID_ARGUMENT,
-                              "'%s': its header is not a JSON object%s%s",
-                              path, root ? "" : ": ", root ? "" : error);
+                              "'%s': its header is not a JSON object%s%s", path,
+                              root ? "" : ": ", root ? "" : error);
   /* Every member but __metadata__ must be a state tensor. */
   for (size_t m = 0; !status && m < root->count; ++m) {
     const char *key = root->keys[m];
@@ -290,12 +290,11 @@ hodu_status hodu_state_file_load(const char *path,
                                 "the model)",
                                 path, entries[i].name);
     else
-      status = check_entry(path, node, &entries[i], 8 + header_size,
-                           file_size, &at[i]);
+      status = check_entry(path, node, &entries[i], 8 + header_size, file_size,
+                           &at[i]);
     total += entries[i].bytes;
   }
-  unsigned char *scratch =
-      status ? NULL : malloc(total ? (size_t)total : 1);
+  unsigned char *scratch = status ? NULL : malloc(total ? (size_t)total : 1);
   if (!status && !scratch)
     status = hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   uint64_t filled = 0;

@@ -1482,7 +1482,6 @@ static void test_select(void) {
   hodu_selection_free(NULL);
 }
 
-
 /*===--------------------------------------------------------------------===*
  * State tensors (models/train.c: an SGD step of a linear model)
  *===--------------------------------------------------------------------===*/
@@ -1651,14 +1650,14 @@ static void test_state_contracts(void) {
   /* C: a meta slot changes what a replay does, without capturing again:
    * at lr 0 the weights stay, the step counter still counts. */
   float zero = 0.0f;
-  CHECK_OK(hodu_session_write_meta_slot_named(replayed, "lr", &zero,
-                                              sizeof zero));
+  CHECK_OK(
+      hodu_session_write_meta_slot_named(replayed, "lr", &zero, sizeof zero));
   CHECK_OK(hodu_session_replay(replayed, 3));
   read_state(replayed, w2, &step2);
   CHECK(memcmp(w2, w, sizeof w) == 0 && step2 == 8.0f);
   float half = 0.0625f;
-  CHECK_OK(hodu_session_write_meta_slot_named(replayed, "lr", &half,
-                                              sizeof half));
+  CHECK_OK(
+      hodu_session_write_meta_slot_named(replayed, "lr", &half, sizeof half));
   CHECK_OK(hodu_session_replay(replayed, 2));
   train_reference(want, &want_step, 0.0625f, 2);
   read_state(replayed, w2, &step2);
@@ -1685,8 +1684,8 @@ static void test_state_contracts(void) {
   read_state(replayed, w3, &step3);
   CHECK(step3 == 1.0f);
   /* A written state is where the next run starts. */
-  CHECK_OK(hodu_session_write_state_tensor(replayed, 0, initial,
-                                           sizeof initial));
+  CHECK_OK(
+      hodu_session_write_state_tensor(replayed, 0, initial, sizeof initial));
   CHECK_OK(hodu_session_replay(replayed, 1));
   float expect[4] = {0.5f, -0.5f, 0.25f, 1.0f}, expect_step = 1.0f;
   train_reference(expect, &expect_step, 0.0625f, 1);
@@ -1729,8 +1728,8 @@ static void test_state_save_load(void) {
   if (!model)
     return;
   char path[512], bad[512];
-  snprintf(path, sizeof path, "%s/state_save_load.%d.safetensors",
-           models_dir, (int)getpid());
+  snprintf(path, sizeof path, "%s/state_save_load.%d.safetensors", models_dir,
+           (int)getpid());
   snprintf(bad, sizeof bad, "%s.bad", path);
   train_io io = {0}, io2 = {0};
   train_io_create(model, &io);
@@ -1784,11 +1783,12 @@ static void test_state_save_load(void) {
                     data, 16);
   CHECK_ERROR(hodu_session_load_state_tensors(second, bad), HODU_MISMATCH,
               "has no tensor 'step' (a state tensor of the model)");
-  write_safetensors(bad,
-                    "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":"
-                    "[0,16]},\"step\":{\"dtype\":\"F32\",\"shape\":[],"
-                    "\"data_offsets\":[16,20]}}",
-                    data, 20);
+  write_safetensors(
+      bad,
+      "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":"
+      "[0,16]},\"step\":{\"dtype\":\"F32\",\"shape\":[],"
+      "\"data_offsets\":[16,20]}}",
+      data, 20);
   CHECK_ERROR(hodu_session_load_state_tensors(second, bad), HODU_MISMATCH,
               "tensor 'w' is F32 with 2 dims, but the model's state tensor "
               "is F32 [4]");
@@ -1868,13 +1868,12 @@ static void test_state_validation(void) {
   hodu_model_desc desc = train_hodu_descriptor;
   hodu_model *model = NULL;
   desc.num_state_tensors = 5;
-  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
-              HODU_INVALID_ARTIFACT,
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model), HODU_INVALID_ARTIFACT,
               "malformed descriptor: 5 state tensors, but 5 inputs (1 of "
               "them meta slots) and 3 outputs");
   desc.num_state_tensors = -1;
-  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
-              HODU_INVALID_ARTIFACT, "malformed descriptor: -1 state tensors");
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model), HODU_INVALID_ARTIFACT,
+              "malformed descriptor: -1 state tensors");
   /* Three state tensors pair input 'target' with output 'loss': both f32
    * scalars, so that is allowed; four would pair 'x' [4] with 'loss'. */
   desc.num_state_tensors = 3;
@@ -1884,8 +1883,7 @@ static void test_state_validation(void) {
   hodu_model_free(model);
   model = NULL;
   desc.num_state_tensors = 4;
-  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
-              HODU_INVALID_ARTIFACT,
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model), HODU_INVALID_ARTIFACT,
               "4 state tensors, but 5 inputs (1 of them meta slots) and 3 "
               "outputs");
   /* Pairs of another dtype or shape. */
@@ -1895,8 +1893,7 @@ static void test_state_validation(void) {
                                       {"w", HODU_DTYPE_F32, 1, four}};
   desc.num_state_tensors = 2;
   desc.outputs = swapped;
-  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model),
-              HODU_INVALID_ARTIFACT,
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model), HODU_INVALID_ARTIFACT,
               "state tensor 0 is input 'w' and output 'step', which differ "
               "in dtype or shape");
   /* An old producer's struct_size ends before the fields: no state, the

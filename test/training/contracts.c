@@ -108,9 +108,9 @@ static void take(const hodu_session *s, snapshot *snap) {
   for (int32_t k = 0; k < snap->count; ++k) {
     snap->bytes[k] = hodu_model_state_tensor_bytes(model, k);
     snap->data[k] = malloc(snap->bytes[k] ? snap->bytes[k] : 1);
-    ok_status(hodu_session_read_state_tensor(s, k, snap->data[k],
-                                             snap->bytes[k]),
-              "hodu_session_read_state_tensor");
+    ok_status(
+        hodu_session_read_state_tensor(s, k, snap->data[k], snap->bytes[k]),
+        "hodu_session_read_state_tensor");
   }
 }
 
@@ -135,8 +135,7 @@ static int is_optimizer_state(const char *name) {
 /* Among the weights (`which` 0), the optimizer's state (1) or all (2):
  * whether every tensor is equal in `a` and `b` (`same` 1), or at least one
  * differs (`same` 0; a weight behind a dead ReLU may keep its value). */
-static int compare(const snapshot *a, const snapshot *b, int which,
-                   int same) {
+static int compare(const snapshot *a, const snapshot *b, int which, int same) {
   int changed = 0;
   for (int32_t k = 0; k < a->count; ++k) {
     int optimizer = is_optimizer_state(hodu_model_state_tensor_name(model, k));
@@ -202,10 +201,9 @@ int main(int argc, char **argv) {
   take(eager, &initial);
 
   /* hodu_model_run refuses a model with state. */
-  hodu_status status =
-      hodu_model_run(model, (const hodu_tensor *const *)io1.inputs,
-                     (size_t)io1.num_inputs, io1.outputs,
-                     (size_t)io1.num_outputs);
+  hodu_status status = hodu_model_run(
+      model, (const hodu_tensor *const *)io1.inputs, (size_t)io1.num_inputs,
+      io1.outputs, (size_t)io1.num_outputs);
   check(status && hodu_status_get_code(status) == HODU_INVALID_STATE,
         "hodu_model_run refuses the model (INVALID_STATE)");
   hodu_status_free(status);
@@ -213,8 +211,7 @@ int main(int argc, char **argv) {
   /* A. */
   ok_status(hodu_session_run(eager), "run");
   take(eager, &s1);
-  check(compare(&initial, &s1, 0, 0),
-        "A: one run changes the weights");
+  check(compare(&initial, &s1, 0, 0), "A: one run changes the weights");
   float step1 = step_value(&s1);
   check(step1 == -1.0f || step1 == 1.0f, "A: the step counter is 1");
 

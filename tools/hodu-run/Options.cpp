@@ -193,16 +193,36 @@ int parseOptions(int argc, char **argv, Options &options) {
         name = arg.substr(0, eq);
         value = arg.substr(eq + 1);
       }
-      static const char *const valued[] = {
-          "-i",          "--input",         "-o",       "--output-dir",
-          "-f",          "--output-format", "-n",       "--print-limit",
-          "--test-data", "--rtol",          "--atol",   "--benchmark",
-          "--warmup",    "--threads",       "--replay", "--device",
-          "--steps",
-          "--dim",       "--engine",        "--plugin", "--plugin-info",
-          "--plugin-check", "--objective",   "--bench-db", "--memory-limit",
-          "--select-timeout", "--compile-flag", "--meta", "--load-state",
-          "--save-state"};
+      static const char *const valued[] = {"-i",
+                                           "--input",
+                                           "-o",
+                                           "--output-dir",
+                                           "-f",
+                                           "--output-format",
+                                           "-n",
+                                           "--print-limit",
+                                           "--test-data",
+                                           "--rtol",
+                                           "--atol",
+                                           "--benchmark",
+                                           "--warmup",
+                                           "--threads",
+                                           "--replay",
+                                           "--device",
+                                           "--steps",
+                                           "--dim",
+                                           "--engine",
+                                           "--plugin",
+                                           "--plugin-info",
+                                           "--plugin-check",
+                                           "--objective",
+                                           "--bench-db",
+                                           "--memory-limit",
+                                           "--select-timeout",
+                                           "--compile-flag",
+                                           "--meta",
+                                           "--load-state",
+                                           "--save-state"};
       bool known = false;
       for (const char *candidate : valued)
         known |= name == candidate;

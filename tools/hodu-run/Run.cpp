@@ -328,9 +328,8 @@ int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                                                bytes.size())))
       return error(consume(status));
   }
-  if (!options.loadState.empty() &&
-      (status = hodu_session_load_state_tensors(session,
-                                                options.loadState.c_str())))
+  if (!options.loadState.empty() && (status = hodu_session_load_state_tensors(
+                                         session, options.loadState.c_str())))
     return error("--load-state: " + consume(status));
   if ((status = hodu_session_bind(session, in.inputs(), in.size(),
                                   out.outputs(), out.size())))
@@ -345,13 +344,12 @@ int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                                       : std::string()) +
                    consume(status));
     if (print)
-      std::printf("step %ld: %s %s\n", step, first->name.c_str(),
-                  formatElement(first->dtype, first->data.data(), 0, true)
-                      .c_str());
+      std::printf(
+          "step %ld: %s %s\n", step, first->name.c_str(),
+          formatElement(first->dtype, first->data.data(), 0, true).c_str());
   }
-  if (!options.saveState.empty() &&
-      (status = hodu_session_save_state_tensors(session,
-                                                options.saveState.c_str())))
+  if (!options.saveState.empty() && (status = hodu_session_save_state_tensors(
+                                         session, options.saveState.c_str())))
     return error("--save-state: " + consume(status));
   return ExitOk;
 }

@@ -207,8 +207,8 @@ static cl::opt<bool> listPlugins("list-plugins",
                                  cl::cat(category));
 
 // Training (docs/training.md): the model's train step instead of the model.
-static cl::OptionCategory trainCategory(
-    "hoduc --train options (a train step; docs/training.md)");
+static cl::OptionCategory
+    trainCategory("hoduc --train options (a train step; docs/training.md)");
 static cl::opt<bool> train(
     "train",
     cl::desc("Compile the model's train step: the loss against an input "
@@ -263,10 +263,10 @@ static cl::list<std::string>
                          "default --train-params)"),
                 cl::value_desc("name,..."), cl::CommaSeparated,
                 cl::cat(trainCategory));
-static cl::opt<unsigned> trainOutput(
-    "train-output",
-    cl::desc("Which model output is the prediction (default 0)"),
-    cl::init(0), cl::cat(trainCategory));
+static cl::opt<unsigned>
+    trainOutput("train-output",
+                cl::desc("Which model output is the prediction (default 0)"),
+                cl::init(0), cl::cat(trainCategory));
 
 static int usageError(const Twine &msg) {
   errs() << "hoduc: error: " << msg << "\n";
@@ -337,12 +337,11 @@ int main(int argc, char **argv) {
   opts.headerPath = headerPath;
   opts.metaSlots.assign(metaSlots.begin(), metaSlots.end());
   // --train and its options (a train option without it is a mistake).
-  for (const cl::Option *o :
-       std::initializer_list<const cl::Option *>{
+  for (const cl::Option *o : std::initializer_list<const cl::Option *>{
            &trainLoss, &trainOptimizer, &trainLr, &trainMomentum, &trainBeta1,
            &trainBeta2, &trainEpsilon, &trainWeightDecay, &trainLossScale,
-           std::addressof(trainParams),
-           std::addressof(trainFreeze), &trainOutput})
+           std::addressof(trainParams), std::addressof(trainFreeze),
+           &trainOutput})
     if (o->getNumOccurrences() && !train)
       return usageError("--" + o->ArgStr + " is an option of --train");
   if (train) {

@@ -45,8 +45,8 @@ std::vector<std::string> sharedPhases(const TargetBackend &target);
 struct TrainOptions {
   bool enabled = false;
   std::string loss = "mse", optimizer = "sgd";
-  double lr = 0.01, momentum = 0.9, beta1 = 0.9, beta2 = 0.999,
-         epsilon = 1e-8, weightDecay = 0.0, lossScale = 1.0;
+  double lr = 0.01, momentum = 0.9, beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8,
+         weightDecay = 0.0, lossScale = 1.0;
   unsigned output = 0;
 };
 

@@ -31,8 +31,8 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
     auto dims = dict.getAs<ArrayAttr>("dims");
     bool initAllowed = input && (meta || state);
     if (!name || !type || (meta && state) || (init && !initAllowed) ||
-        dict.size() != 2 + (meta ? 1 : 0) + (state ? 1 : 0) +
-                           (init ? 1 : 0) + (dims ? 1 : 0))
+        dict.size() != 2 + (meta ? 1 : 0) + (state ? 1 : 0) + (init ? 1 : 0) +
+                           (dims ? 1 : 0))
       return op.emitOpError()
              << kind << " #" << i
              << " must be {name = \"...\", type = ...} (inputs may add "
@@ -47,10 +47,10 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
                << ": dims must give one symbol (or \"\") per dim";
     }
     if (init && init.getType() != type.getValue())
-      return op.emitOpError() << (meta ? "meta slot '" : "state tensor '")
-                              << name.getValue()
-                              << "' has an initial value of type "
-                              << init.getType() << ", not " << type.getValue();
+      return op.emitOpError()
+             << (meta ? "meta slot '" : "state tensor '") << name.getValue()
+             << "' has an initial value of type " << init.getType() << ", not "
+             << type.getValue();
     if (sawMeta && !meta)
       return op.emitOpError() << "input '" << name.getValue()
                               << "' follows a meta slot; meta slots are the "
@@ -96,11 +96,12 @@ LogicalResult EntryPointOp::verify() {
     return DictionaryAttr();
   };
   for (unsigned k = 0; k < stateIn; ++k) {
-    DictionaryAttr in = nthState(getInputs(), k), out = nthState(getOutputs(), k);
+    DictionaryAttr in = nthState(getInputs(), k),
+                   out = nthState(getOutputs(), k);
     if (in.get("type") != out.get("type"))
       return emitOpError() << "state tensor '"
-                           << in.getAs<StringAttr>("name").getValue()
-                           << "' is " << in.getAs<TypeAttr>("type").getValue()
+                           << in.getAs<StringAttr>("name").getValue() << "' is "
+                           << in.getAs<TypeAttr>("type").getValue()
                            << " but its new value '"
                            << out.getAs<StringAttr>("name").getValue()
                            << "' is " << out.getAs<TypeAttr>("type").getValue();

@@ -27,8 +27,8 @@
 #include "OnnxNodeLoop.h"
 #include "OnnxOpsCommon.h"
 #include "hodu/Support/Names.h"
-#include "llvm/ADT/StringExtras.h"
 #include "hodu/abi.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "hodu/Dialect/Hodu/HoduDialect.h"
 #include "hodu/Import/Onnx.h"
@@ -671,8 +671,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
               << (list == &options.trainParams
                       ? "; nor a Constant node's floating-point output (the "
                         "Constants' outputs: " +
-                            (candidates.empty() ? std::string("none")
-                                                : llvm::join(candidates, ", ")) +
+                            (candidates.empty()
+                                 ? std::string("none")
+                                 : llvm::join(candidates, ", ")) +
                             ")"
                       : std::string())
               << ")";

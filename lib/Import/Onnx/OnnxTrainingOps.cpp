@@ -208,8 +208,7 @@ LogicalResult convertGradient(NodeContext &n) {
                    "' is not a value of the graph computed before this node");
   Value y = n.graph.materialize(yName, n.loc);
   if (!y || !isa<FloatType>(tensorType(y).getElementType()))
-    return n.error("y '" + Twine(yName) +
-                   "' is not a floating-point tensor");
+    return n.error("y '" + Twine(yName) + "' is not a floating-point tensor");
   FailureOr<SmallVector<Value>> grads =
       buildGradients(n.b, n.loc, *n.b.getInsertionBlock(), y, wrt);
   if (failed(grads))

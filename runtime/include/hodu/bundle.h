@@ -124,7 +124,7 @@ typedef struct hodu_bundle_model {
   /* Minor 2 (entry_size 32); absent (0) in 24-byte records. */
   uint32_t num_state_tensors; /* <= num_inputs, <= num_outputs */
   uint32_t reserved;          /* 0 */
-} hodu_bundle_model; /* 32 bytes (24 before minor 2) */
+} hodu_bundle_model;          /* 32 bytes (24 before minor 2) */
 
 /* Where a step runs and a buffer lives. */
 typedef enum hodu_device_kind {
@@ -153,10 +153,10 @@ typedef struct hodu_bundle_tensor {
   uint32_t device;    /* where the plan reads or writes it */
   uint32_t flags;     /* 0 */
   uint64_t bytes;     /* the extents' product times the dtype's size */
-  uint64_t init; /* meta slots and (minor 2) state inputs: offset in
-                    WEIGHTS of the initial value (`bytes` bytes), or
-                    HODU_BUNDLE_NONE for zeros; other inputs and outputs:
-                    HODU_BUNDLE_NONE */
+  uint64_t init;      /* meta slots and (minor 2) state inputs: offset in
+                         WEIGHTS of the initial value (`bytes` bytes), or
+                         HODU_BUNDLE_NONE for zeros; other inputs and outputs:
+                         HODU_BUNDLE_NONE */
 } hodu_bundle_tensor; /* 40 bytes */
 
 /* Formats of device code. */

@@ -25,10 +25,8 @@ static int32_t train_entry(void *const *inputs, void *const *outputs,
 
 static const int64_t vec4[] = {4};
 static const hodu_tensor_desc train_inputs[] = {
-    {"x", HODU_DTYPE_F32, 1, vec4},
-    {"target", HODU_DTYPE_F32, 0, 0},
-    {"w", HODU_DTYPE_F32, 1, vec4},
-    {"step", HODU_DTYPE_F32, 0, 0},
+    {"x", HODU_DTYPE_F32, 1, vec4}, {"target", HODU_DTYPE_F32, 0, 0},
+    {"w", HODU_DTYPE_F32, 1, vec4}, {"step", HODU_DTYPE_F32, 0, 0},
     {"lr", HODU_DTYPE_F32, 0, 0},
 };
 static const hodu_tensor_desc train_outputs[] = {
