@@ -420,7 +420,7 @@ def Autodiff : Pass<"hodu-autodiff", "mlir::ModuleOp"> {
       elements equal to the extreme), `reduce_norm`, `reduce_logsumexp`,
       `reduce_var`, `reduce_std`;
     - `reshape`, `flatten`, `squeeze`, `unsqueeze`, `broadcast`,
-      `transpose`, `slice` (steps of 1), `concat`;
+      `transpose`, `slice` (any steps, negative ones too), `concat`;
     - `index_select` and `gather` (a `scatter_add` of the gradient);
     - `conv` with any strides, pads, dilations and groups
       (`conv_transpose` and `conv_grad_weight`);

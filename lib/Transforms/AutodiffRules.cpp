@@ -261,24 +261,63 @@ LogicalResult Backward::applyStructured(Operation *op, Value g) {
       })
       // Data movement.
       .Case<SliceOp>([&](SliceOp s) -> LogicalResult {
+        // g spread back over the input: along a dim of step k > 1, each
+        // element followed by k - 1 zeros (a new unit dim padded to k and
+        // merged), cut after the last element taken; then padded with
+        // zeros to the input's extent before and after the slice. A
+        // negative step is the positive one over the input reversed along
+        // that dim: the same spread, flipped back at the end.
         auto in = in0();
         int64_t rank = in.getRank();
+        auto constantPad = PadModeAttr::get(b.getContext(), PadMode::constant);
+        Value spread = g;
+        SmallVector<int64_t> shape(rt.getShape()), flipped;
+        for (int64_t d = 0; d < rank; ++d) {
+          int64_t step = s.getSteps()[d], n = shape[d];
+          if (step < 0) {
+            flipped.push_back(d);
+            step = -step;
+          }
+          if (step == 1 || n == 0)
+            continue;
+          SmallVector<int64_t> split(shape);
+          split.insert(split.begin() + d + 1, 1);
+          spread = reshape(spread, withShape(in, split));
+          SmallVector<int64_t> pads(2 * (rank + 1), 0);
+          pads[rank + 1 + d + 1] = step - 1;
+          split[d + 1] = step;
+          spread = PadOp::create(b, loc, withShape(in, split), spread,
+                                 constantPad, b.getDenseI64ArrayAttr(pads),
+                                 scalar(in, 0.0));
+          SmallVector<int64_t> merged(shape);
+          merged[d] = n * step;
+          spread = reshape(spread, withShape(in, merged));
+          SmallVector<int64_t> starts(rank, 0), ends(merged), steps(rank, 1);
+          ends[d] = (n - 1) * step + 1;
+          shape[d] = ends[d];
+          spread = SliceOp::create(b, loc, withShape(in, shape), spread,
+                                   b.getDenseI64ArrayAttr(starts),
+                                   b.getDenseI64ArrayAttr(ends),
+                                   b.getDenseI64ArrayAttr(steps));
+        }
         SmallVector<int64_t> pads(2 * rank);
         for (int64_t d = 0; d < rank; ++d) {
-          if (s.getSteps()[d] != 1)
-            return op->emitError("no gradient rule for a 'hodu.slice' with "
-                                 "steps other than 1 yet");
-          int64_t begin = s.getStarts()[d];
+          int64_t extent = in.getDimSize(d), begin = s.getStarts()[d];
           if (begin < 0)
-            begin += in.getDimSize(d);
+            begin += extent;
+          // Reversed: the first element taken, counted from the end.
+          if (llvm::is_contained(flipped, d))
+            begin = extent - 1 - std::clamp<int64_t>(begin, 0, extent - 1);
           pads[d] = begin;
-          pads[rank + d] = in.getDimSize(d) - begin - rt.getDimSize(d);
+          pads[rank + d] = extent - begin - shape[d];
         }
-        accumulate(
-            operand(0),
-            PadOp::create(b, loc, in, g,
-                          PadModeAttr::get(b.getContext(), PadMode::constant),
-                          b.getDenseI64ArrayAttr(pads), scalar(in, 0.0)));
+        Value padded = PadOp::create(b, loc, in, spread, constantPad,
+                                     b.getDenseI64ArrayAttr(pads),
+                                     scalar(in, 0.0));
+        if (!flipped.empty())
+          padded = FlipOp::create(b, loc, in, padded,
+                                  b.getDenseI64ArrayAttr(flipped));
+        accumulate(operand(0), padded);
         return success();
       })
       .Case<ConcatOp>([&](ConcatOp c) {

@@ -6,8 +6,8 @@ func.func @main(%x: tensor<4xf32>) -> tensor<f32> {
 // -----
 
 func.func @main(%x: tensor<6xf32>) -> tensor<f32> {
-  %s = hodu.slice %x {starts = array<i64: 0>, ends = array<i64: 6>, steps = array<i64: 2>} : (tensor<6xf32>) -> tensor<3xf32>
-  %l = hodu.reduce_sum %s {dims = array<i64: 0>} : (tensor<3xf32>) -> tensor<f32>
+  %s = hodu.cumsum %x {dim = 0 : i64} : (tensor<6xf32>) -> tensor<6xf32>
+  %l = hodu.reduce_sum %s {dims = array<i64: 0>} : (tensor<6xf32>) -> tensor<f32>
   return %l : tensor<f32>
 }
 
