@@ -13,6 +13,8 @@
 #include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -125,6 +127,37 @@ private:
     b.setInsertionPointToEnd(module.getBody());
     return LLVM::GlobalOp::create(b, loc, t, /*isConstant=*/true,
                                   LLVM::Linkage::Internal, name, value, align);
+  }
+  /// A constant global holding `value`'s bytes, 64-byte aligned: a flat
+  /// array of its element type sharing the attribute's storage (a
+  /// dense_resource blob stays one, with no copy through a string: a train
+  /// step's initial weights are laid out like weights), or of bytes for
+  /// what has no LLVM element array (i1); null when it cannot be laid out.
+  LLVM::GlobalOp initGlobal(ElementsAttr value, const Twine &name) {
+    auto type = cast<ShapedType>(value.getType());
+    Type elt = type.getElementType();
+    auto flat = RankedTensorType::get({type.getNumElements()}, elt);
+    // Types LLVM has arrays of (not the f8 types, not i1).
+    bool typed =
+        (isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(elt) ||
+         elt.isInteger(8) || elt.isInteger(16) || elt.isInteger(32) ||
+         elt.isInteger(64)) &&
+        type.getNumElements() > 0;
+    if (typed) {
+      Attribute attr;
+      if (auto resource = dyn_cast<DenseResourceElementsAttr>(value))
+        attr = DenseResourceElementsAttr::get(flat, resource.getRawHandle());
+      else if (auto dense = dyn_cast<DenseElementsAttr>(value))
+        attr = dense.reshape(flat);
+      if (attr)
+        return global(LLVM::LLVMArrayType::get(elt, type.getNumElements()),
+                      name.str(), attr, /*align=*/64);
+    }
+    std::string bytes;
+    if (!constantBytes(value, bytes))
+      return {};
+    return global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
+                  name.str(), b.getStringAttr(bytes), /*align=*/64);
   }
   LLVM::GlobalOp cString(StringRef s, const Twine &name) {
     std::string bytes = s.str();
@@ -772,16 +805,13 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
       if (!dict.get(role))
         continue;
       LLVM::GlobalOp init;
-      if (Attribute value = dict.get("init")) {
-        std::string bytes;
-        if (!constantBytes(value, bytes))
+      if (auto value = dict.getAs<ElementsAttr>("init")) {
+        init = initGlobal(value, prefix + "_" + role.str() + "_init" +
+                                     std::to_string(inits.size()));
+        if (!init)
           return op.emitError(what)
                  << " '" << dict.getAs<StringAttr>("name").getValue()
                  << "': its initial value cannot be laid out as bytes";
-        init = global(LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size()),
-                      prefix + "_" + role.str() + "_init" +
-                          std::to_string(inits.size()),
-                      b.getStringAttr(bytes), /*align=*/64);
       }
       inits.push_back(init);
     }

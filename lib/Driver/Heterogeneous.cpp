@@ -222,11 +222,6 @@ bool driver::compileHeterogeneous(ModuleOp module, const CompileOptions &opts,
       failed(record.run(module)))
     return false;
   EntrySignature signature = readSignature(module);
-  if (signature.numMetaSlots) {
-    emitError(loc, "meta slots are not supported in a model split between '")
-        << target.name() << "' and the CPU yet";
-    return false;
-  }
   FailureOr<Schedule> schedule = readSchedule(module);
   if (failed(schedule))
     return false;

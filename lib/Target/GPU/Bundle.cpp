@@ -288,9 +288,16 @@ LogicalResult writeHeterogeneous(ModuleOp module,
     hodu_bundle_arg arg{};
   };
   std::vector<Place> where(s.values.size());
+  // The last inputs are the meta slots (the session's, on the host).
+  size_t regular = s.inputs.size() - request.signature.numMetaSlots;
   for (auto [k, v] : llvm::enumerate(s.inputs))
-    where[v] = {true, host, {HODU_SPACE_INPUT, static_cast<uint32_t>(k), 0,
-                             s.values[v].bytes}};
+    where[v] = {true, host,
+                k < regular ? hodu_bundle_arg{HODU_SPACE_INPUT,
+                                              static_cast<uint32_t>(k), 0,
+                                              s.values[v].bytes}
+                            : hodu_bundle_arg{HODU_SPACE_META,
+                                              static_cast<uint32_t>(k - regular),
+                                              0, s.values[v].bytes}};
   // A value returned is produced into its output buffer when it is the
   // first output it is and not a model input; the rest are copied there.
   DenseMap<unsigned, uint32_t> outputSlot;
@@ -445,11 +452,15 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
       return emitError(loc, "internal error: a heterogeneous plan with "
                             "symbol '")
              << sig.symbol << "'";
-    for (const TensorSignature &t : sig.inputs)
-      if (failed(addInitialized(t, 0)))
+    // TENSORS: the inputs, the outputs, then the meta slots, as below.
+    for (size_t i = 0; i < regular; ++i)
+      if (failed(addInitialized(sig.inputs[i], 0)))
         return failure();
     for (const TensorSignature &t : sig.outputs)
       b.addTensor(t, 0, HODU_BUNDLE_NONE);
+    for (size_t i = regular; i < sig.inputs.size(); ++i)
+      if (failed(addInitialized(sig.inputs[i], 0)))
+        return failure();
     if (failed(writeHeterogeneous(module, request, device, code, b)))
       return failure();
     return b.write(request.outputPath, loc);
