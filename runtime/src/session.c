@@ -818,45 +818,45 @@ hodu_status hodu_session_reset(hodu_session *s) {
  * Meta slots and stats
  *===--------------------------------------------------------------------===*/
 
-static hodu_status meta_access(const hodu_session *s, int32_t index,
-                               const void *data, size_t bytes,
-                               hodu_device **device) {
+/* Reads (`write` 0) or writes (`write` 1) the session's meta slot
+ * (`state` 0) or state tensor (`state` 1) `index`: exactly its bytes, in
+ * any state. */
+static hodu_status owned_io(const hodu_session *s, int state, int32_t index,
+                            void *data, size_t bytes, int write) {
   if (!s)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
   const hodu_plan *plan = s->plan;
-  if (index < 0 || (uint32_t)index >= plan->num_meta)
+  const char *kind = state ? "state tensor" : "meta slot";
+  uint32_t first = state ? plan->num_meta : 0;
+  uint32_t count = state ? plan->num_state : plan->num_meta;
+  if (index < 0 || (uint32_t)index >= count)
     return hodu_make_status(HODU_INVALID_ARGUMENT,
-                            "model '%s' has no meta slot %d (it has %u)",
-                            plan->name, (int)index, (unsigned)plan->num_meta);
-  const hodu_plan_tensor *t =
-      &plan->tensors[plan->num_inputs + plan->num_outputs + (uint32_t)index];
+                            "model '%s' has no %s %d (it has %u)", plan->name,
+                            kind, (int)index, (unsigned)count);
+  uint32_t k = first + (uint32_t)index;
+  uint32_t tensor = plan->num_inputs + plan->num_outputs + k;
+  const hodu_plan_tensor *t = &plan->tensors[tensor];
   if (bytes != t->bytes)
-    return hodu_make_status(HODU_MISMATCH,
-                            "meta slot '%s' holds %llu bytes, got %zu",
-                            t->desc.name, (unsigned long long)t->bytes, bytes);
+    return hodu_make_status(HODU_MISMATCH, "%s '%s' holds %llu bytes, got %zu",
+                            kind, t->desc.name, (unsigned long long)t->bytes,
+                            bytes);
   if (bytes && !data)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
-  *device =
-      tensor_device(s, plan->num_inputs + plan->num_outputs + (uint32_t)index);
-  return NULL;
+  if (!bytes)
+    return NULL;
+  hodu_device *device = tensor_device(s, tensor);
+  return write ? device->ops->write(device, s->owned[k], 0, data, bytes)
+               : device->ops->read(device, s->owned[k], 0, data, bytes);
 }
 
 hodu_status hodu_session_write_meta_slot(hodu_session *s, int32_t index,
                                          const void *data, size_t bytes) {
-  hodu_device *device;
-  hodu_status status = meta_access(s, index, data, bytes, &device);
-  if (status || !bytes)
-    return status;
-  return device->ops->write(device, s->owned[index], 0, data, bytes);
+  return owned_io(s, 0, index, (void *)data, bytes, 1);
 }
 
 hodu_status hodu_session_read_meta_slot(const hodu_session *s, int32_t index,
                                         void *data, size_t bytes) {
-  hodu_device *device;
-  hodu_status status = meta_access(s, index, data, bytes, &device);
-  if (status || !bytes)
-    return status;
-  return device->ops->read(device, s->owned[index], 0, data, bytes);
+  return owned_io(s, 0, index, data, bytes, 0);
 }
 
 hodu_status hodu_session_write_meta_slot_named(hodu_session *s,
@@ -893,54 +893,14 @@ hodu_status hodu_state_refusal(const hodu_model *model, const char *call) {
       plan->tensors[hodu_plan_state_tensor(plan, 0)].desc.name);
 }
 
-/* State tensor `index` of the session, checked, with its device. */
-static hodu_status state_access(const hodu_session *s, int32_t index,
-                                const void *data, size_t bytes,
-                                const hodu_plan_tensor **tensor,
-                                hodu_device **device) {
-  if (!s)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
-  const hodu_plan *plan = s->plan;
-  if (index < 0 || (uint32_t)index >= plan->num_state)
-    return hodu_make_status(HODU_INVALID_ARGUMENT,
-                            "model '%s' has no state tensor %d (it has %u)",
-                            plan->name, (int)index, (unsigned)plan->num_state);
-  uint32_t t = hodu_plan_state_tensor(plan, (uint32_t)index);
-  *tensor = &plan->tensors[t];
-  if (bytes != (*tensor)->bytes)
-    return hodu_make_status(
-        HODU_MISMATCH, "state tensor '%s' holds %llu bytes, got %zu",
-        (*tensor)->desc.name, (unsigned long long)(*tensor)->bytes, bytes);
-  if (bytes && !data)
-    return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
-  *device = tensor_device(s, t);
-  return NULL;
-}
-
-static hodu_buffer *state_buffer(const hodu_session *s, uint32_t k) {
-  return s->owned[s->plan->num_meta + k];
-}
-
 hodu_status hodu_session_read_state_tensor(const hodu_session *s, int32_t index,
                                            void *data, size_t bytes) {
-  const hodu_plan_tensor *t;
-  hodu_device *device;
-  hodu_status status = state_access(s, index, data, bytes, &t, &device);
-  if (status || !bytes)
-    return status;
-  return device->ops->read(device, state_buffer(s, (uint32_t)index), 0, data,
-                           bytes);
+  return owned_io(s, 1, index, data, bytes, 0);
 }
 
 hodu_status hodu_session_write_state_tensor(hodu_session *s, int32_t index,
                                             const void *data, size_t bytes) {
-  const hodu_plan_tensor *t;
-  hodu_device *device;
-  hodu_status status = state_access(s, index, data, bytes, &t, &device);
-  if (status || !bytes)
-    return status;
-  return device->ops->write(device, state_buffer(s, (uint32_t)index), 0, data,
-                            bytes);
+  return owned_io(s, 1, index, (void *)data, bytes, 1);
 }
 
 hodu_status hodu_session_restore_state_tensors(hodu_session *s) {
@@ -949,61 +909,18 @@ hodu_status hodu_session_restore_state_tensors(hodu_session *s) {
   return restore_state(s);
 }
 
-/* The state tensors as file entries, each with a host buffer of its size
- * (freed by free_entries). */
-static hodu_status state_entries(const hodu_session *s,
-                                 hodu_state_entry **out) {
-  const hodu_plan *plan = s->plan;
-  hodu_state_entry *entries =
-      calloc(plan->num_state ? plan->num_state : 1, sizeof *entries);
-  if (!entries)
-    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  *out = entries;
-  for (uint32_t k = 0; k < plan->num_state; ++k) {
-    const hodu_plan_tensor *t = &plan->tensors[hodu_plan_state_tensor(plan, k)];
-    entries[k] = (hodu_state_entry){
-        t->desc.name,  t->desc.dtype, t->desc.rank,
-        t->desc.shape, t->bytes,      malloc(t->bytes ? (size_t)t->bytes : 1)};
-    if (!entries[k].data)
-      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  }
-  return NULL;
-}
-
-static void free_entries(const hodu_session *s, hodu_state_entry *entries) {
-  for (uint32_t k = 0; entries && k < s->plan->num_state; ++k)
-    free(entries[k].data);
-  free(entries);
-}
-
+/* The files themselves: state_file.c. */
 hodu_status hodu_session_save_state_tensors(const hodu_session *s,
                                             const char *path) {
   if (!s)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
-  hodu_state_entry *entries = NULL;
-  hodu_status status = state_entries(s, &entries);
-  for (uint32_t k = 0; !status && k < s->plan->num_state; ++k)
-    status = hodu_session_read_state_tensor(s, (int32_t)k, entries[k].data,
-                                            (size_t)entries[k].bytes);
-  if (!status)
-    status =
-        hodu_state_file_save(path, s->plan->name, entries, s->plan->num_state);
-  free_entries(s, entries);
-  return status;
+  return hodu_state_file_save(s->model, s, path);
 }
 
 hodu_status hodu_session_load_state_tensors(hodu_session *s, const char *path) {
   if (!s)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
-  hodu_state_entry *entries = NULL;
-  hodu_status status = state_entries(s, &entries);
-  if (!status)
-    status = hodu_state_file_load(path, entries, s->plan->num_state);
-  for (uint32_t k = 0; !status && k < s->plan->num_state; ++k)
-    status = hodu_session_write_state_tensor(s, (int32_t)k, entries[k].data,
-                                             (size_t)entries[k].bytes);
-  free_entries(s, entries);
-  return status;
+  return hodu_state_file_load(s->model, s, path);
 }
 
 hodu_status hodu_session_get_stats(const hodu_session *s,

@@ -12,11 +12,22 @@
 #include "json.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* One state tensor: its description and a host buffer of its bytes. */
+typedef struct state_entry {
+  const char *name;
+  int32_t dtype; /* a hodu_dtype */
+  int32_t rank;
+  const int64_t *shape;
+  uint64_t bytes;
+  void *data;
+} state_entry;
 
 /* safetensors' dtype names, by hodu_dtype value. */
 static const char *const safetensors_dtypes[HODU_DTYPE_COUNT] = {
@@ -84,9 +95,8 @@ static int write_all(FILE *f, const void *data, size_t size) {
   return size == 0 || fwrite(data, 1, size, f) == size;
 }
 
-hodu_status hodu_state_file_save(const char *path, const char *model,
-                                 const hodu_state_entry *entries,
-                                 uint32_t count) {
+static hodu_status save_entries(const char *path, const char *model,
+                                const state_entry *entries, uint32_t count) {
   if (!path || !*path)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the path is NULL or empty");
   text header = {0};
@@ -96,7 +106,7 @@ hodu_status hodu_state_file_save(const char *path, const char *model,
   append_string(&header, "}");
   uint64_t offset = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    const hodu_state_entry *e = &entries[i];
+    const state_entry *e = &entries[i];
     append_string(&header, ",");
     append_quoted(&header, e->name);
     append_string(&header, ":{\"dtype\":\"");
@@ -168,7 +178,7 @@ hodu_status hodu_state_file_save(const char *path, const char *model,
 /* The entry of the header for `e`: its dtype, shape and data range checked
  * against the file; its offset in the file in *at. */
 static hodu_status check_entry(const char *path, const hodu_json *node,
-                               const hodu_state_entry *e, uint64_t data_begin,
+                               const state_entry *e, uint64_t data_begin,
                                uint64_t file_size, uint64_t *at) {
   const char *dtype = hodu_json_string(hodu_json_get(node, "dtype"));
   const hodu_json *shape = hodu_json_get(node, "shape");
@@ -214,9 +224,8 @@ static hodu_status check_entry(const char *path, const hodu_json *node,
   return NULL;
 }
 
-hodu_status hodu_state_file_load(const char *path,
-                                 const hodu_state_entry *entries,
-                                 uint32_t count) {
+static hodu_status load_entries(const char *path, const state_entry *entries,
+                                uint32_t count) {
   if (!path || !*path)
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the path is NULL or empty");
   FILE *f = fopen(path, "rb");
@@ -318,5 +327,64 @@ hodu_status hodu_state_file_load(const char *path,
   hodu_json_free(root);
   free(header);
   fclose(f);
+  return status;
+}
+
+/* The model's state tensors as entries, each with a host buffer of its
+ * size (freed by free_entries, also after a failure). */
+static hodu_status make_entries(const hodu_model *model, state_entry **out,
+                                uint32_t *count) {
+  *count = (uint32_t)hodu_model_num_state_tensors(model);
+  state_entry *entries = calloc(*count ? *count : 1, sizeof *entries);
+  *out = entries;
+  if (!entries)
+    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  for (uint32_t k = 0; k < *count; ++k) {
+    int32_t i = (int32_t)k;
+    size_t bytes = hodu_model_state_tensor_bytes(model, i);
+    entries[k] = (state_entry){hodu_model_state_tensor_name(model, i),
+                               hodu_model_state_tensor_dtype(model, i),
+                               hodu_model_state_tensor_rank(model, i),
+                               hodu_model_state_tensor_shape(model, i),
+                               bytes,
+                               malloc(bytes ? bytes : 1)};
+    if (!entries[k].data)
+      return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
+  }
+  return NULL;
+}
+
+static void free_entries(state_entry *entries, uint32_t count) {
+  for (uint32_t k = 0; entries && k < count; ++k)
+    free(entries[k].data);
+  free(entries);
+}
+
+hodu_status hodu_state_file_save(const hodu_model *model,
+                                 const hodu_session *session,
+                                 const char *path) {
+  state_entry *entries = NULL;
+  uint32_t count = 0;
+  hodu_status status = make_entries(model, &entries, &count);
+  for (uint32_t k = 0; !status && k < count; ++k)
+    status = hodu_session_read_state_tensor(
+        session, (int32_t)k, entries[k].data, (size_t)entries[k].bytes);
+  if (!status)
+    status = save_entries(path, hodu_model_name(model), entries, count);
+  free_entries(entries, count);
+  return status;
+}
+
+hodu_status hodu_state_file_load(const hodu_model *model, hodu_session *session,
+                                 const char *path) {
+  state_entry *entries = NULL;
+  uint32_t count = 0;
+  hodu_status status = make_entries(model, &entries, &count);
+  if (!status)
+    status = load_entries(path, entries, count);
+  for (uint32_t k = 0; !status && k < count; ++k)
+    status = hodu_session_write_state_tensor(
+        session, (int32_t)k, entries[k].data, (size_t)entries[k].bytes);
+  free_entries(entries, count);
   return status;
 }
