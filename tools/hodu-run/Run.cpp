@@ -20,6 +20,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 
 namespace fs = std::filesystem;
 
@@ -56,6 +57,17 @@ public:
 private:
   std::vector<hodu_tensor *> tensors;
 };
+
+/// A session of a model, freed with its owner.
+using Session = std::unique_ptr<hodu_session, void (*)(hodu_session *)>;
+
+/// A new session of `model`; null with `message` set when it fails.
+Session createSession(const hodu_model *model, std::string &message) {
+  hodu_session *session = nullptr;
+  if (hodu_status status = hodu_session_create(model, &session))
+    message = consume(status);
+  return Session(session, hodu_session_free);
+}
 
 } // namespace
 
@@ -309,14 +321,11 @@ int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   std::string message;
   if (!in.wrap(inputs, message) || !out.wrap(outputs, message))
     return error(message);
-  hodu_session *session = nullptr;
-  hodu_status status = hodu_session_create(model, &session);
-  if (status)
-    return error(consume(status));
-  struct SessionGuard {
-    hodu_session *session;
-    ~SessionGuard() { hodu_session_free(session); }
-  } guard{session};
+  Session owned = createSession(model, message);
+  if (!owned)
+    return error(message);
+  hodu_session *session = owned.get();
+  hodu_status status = nullptr;
   for (const auto &[name, text] : options.meta) {
     int32_t slot = -1;
     if ((status = hodu_model_meta_slot_index(model, name.c_str(), &slot)))
@@ -370,14 +379,11 @@ int replayModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   std::string message;
   if (!in.wrap(inputs, message) || !out.wrap(outputs, message))
     return error(message);
-  hodu_session *session = nullptr;
-  hodu_status status = hodu_session_create(model, &session);
-  if (status)
-    return error(consume(status));
-  struct SessionGuard {
-    hodu_session *session;
-    ~SessionGuard() { hodu_session_free(session); }
-  } guard{session};
+  Session owned = createSession(model, message);
+  if (!owned)
+    return error(message);
+  hodu_session *session = owned.get();
+  hodu_status status = nullptr;
   if ((status = hodu_session_bind(session, in.inputs(), in.size(),
                                   out.outputs(), out.size())))
     return error(consume(status));
