@@ -17,7 +17,6 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include "llvm/ADT/BitVector.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -327,17 +326,32 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
                           argName(cast<BlockArgument>(moment).getArgNumber())));
     if (adam)
       f.setResultAttr(r, "hodu.name", StringAttr::get(ctx, "step"));
-    if (stateful)
-      markState(f, trained, results.size());
+    if (stateful) {
+      auto argNumber = [](Value v) {
+        return cast<BlockArgument>(v).getArgNumber();
+      };
+      SmallVector<unsigned> state(trained);
+      for (Value moment : llvm::concat<Value>(firstMoments, secondMoments))
+        state.push_back(argNumber(moment));
+      if (adam)
+        state.push_back(argNumber(step));
+      std::pair<unsigned, double> meta[] = {
+          {argNumber(lr), (double)this->lr},
+          {argNumber(weightDecayArg), (double)weightDecay},
+          {argNumber(lossScaleArg), (double)lossScale}};
+      markState(f, state, meta, results.size());
+    }
   }
 
   /// The ABI's view of a stateful step (hodu-record-entry-point): the
-  /// parameters (initial value: their `hodu.param`), the optimizer's state
-  /// and the step counter are state tensors, each result after the loss
-  /// the new value of the argument of its name; `lr`, `weight_decay` and
-  /// `loss_scale` are meta slots with the options' values. Arguments with
-  /// a `hodu.param` that do not train become constants of it.
-  void markState(func::FuncOp f, ArrayRef<unsigned> trained,
+  /// `state` arguments (the parameters, with their `hodu.param` as initial
+  /// value, the optimizer's state and the step counter) are state tensors,
+  /// each result after the loss the new value of the argument of its name;
+  /// the `meta` arguments (lr, weight_decay, loss_scale) are meta slots
+  /// with their initial values. Arguments with a `hodu.param` that do not
+  /// train become constants of it.
+  void markState(func::FuncOp f, ArrayRef<unsigned> state,
+                 ArrayRef<std::pair<unsigned, double>> meta,
                  unsigned numResults) {
     MLIRContext *ctx = f.getContext();
     Block &body = f.getBody().front();
@@ -348,32 +362,18 @@ struct TrainStep : hodu::impl::TrainStepBase<TrainStep> {
       if (!f.getArgAttr(a, "hodu.name"))
         f.setArgAttr(a, "hodu.name",
                      StringAttr::get(ctx, "input_" + std::to_string(a)));
-    auto nameOf = [&](unsigned a) {
-      return f.getArgAttrOfType<StringAttr>(a, "hodu.name").getValue();
-    };
-    Type elt = tensorOf(body.getArgument(trained.front())).getElementType();
-    auto scalar = [&](double v) -> Attribute {
-      return DenseElementsAttr::get(RankedTensorType::get({}, elt),
-                                    FloatAttr::get(elt, v));
-    };
-    // The result names: each state tensor's new value.
-    llvm::StringSet<> updated;
     for (unsigned r = 1; r < numResults; ++r)
-      if (auto n = f.getResultAttrOfType<StringAttr>(r, "hodu.name")) {
-        f.setResultAttr(r, "hodu.state", unit);
-        updated.insert(n.getValue());
-      }
+      f.setResultAttr(r, "hodu.state", unit);
+    Type elt = tensorOf(body.getArgument(state.front())).getElementType();
+    for (auto [a, value] : meta)
+      f.setArgAttr(a, "hodu.meta_slot",
+                   DenseElementsAttr::get(RankedTensorType::get({}, elt),
+                                          FloatAttr::get(elt, value)));
     llvm::BitVector frozen(body.getNumArguments());
     OpBuilder b = OpBuilder::atBlockBegin(&body);
     for (unsigned a = 0; a < body.getNumArguments(); ++a) {
-      StringRef name = nameOf(a);
       Attribute param = f.getArgAttr(a, "hodu.param");
-      if (name == "lr" || name == "weight_decay" || name == "loss_scale") {
-        double value = name == "lr"             ? (double)lr
-                       : name == "weight_decay" ? (double)weightDecay
-                                                : (double)lossScale;
-        f.setArgAttr(a, "hodu.meta_slot", scalar(value));
-      } else if (updated.contains(name)) {
+      if (llvm::is_contained(state, a)) {
         f.setArgAttr(a, "hodu.state", param ? param : Attribute(unit));
       } else if (auto value = dyn_cast_or_null<ElementsAttr>(param)) {
         // A parameter that does not train: its value as a constant.
