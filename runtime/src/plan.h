@@ -139,7 +139,8 @@ static inline uint32_t hodu_plan_next_tensor(const hodu_plan *plan,
 }
 
 /* plan_state.c: makes the last `num_state` inputs and outputs of a plan
- * just built (num_inputs and num_outputs counting them, num_state 0) its
+ * just built (num_inputs and num_outputs counting them, num_state 0, and
+ * num_state at most either, which the caller checked) its
  * state tensors: checks that each pair has one dtype, shape and device and
  * that the plan has no symbol, moves them after the meta slots, points the
  * arguments at them through the STATE_ spaces, and appends one COPY step

@@ -30,19 +30,10 @@ static int same_shape(const hodu_tensor_desc *a, const hodu_tensor_desc *b) {
 hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
                                   const uint8_t *const *inits,
                                   const char *origin) {
+  /* The count against the inputs and outputs is each format's check
+   * (validate_descriptor, check_model), in that format's terms. */
   if (!num_state)
     return NULL;
-  if (plan->num_state)
-    return hodu_make_status(HODU_INVALID_ARTIFACT,
-                            "%s: state tensors declared twice", origin);
-  if (num_state > plan->num_inputs || num_state > plan->num_outputs)
-    return hodu_make_status(HODU_INVALID_ARTIFACT,
-                            "%s: malformed model: %u state tensors, but %u "
-                            "inputs and %u outputs (each is an input and an "
-                            "output)",
-                            origin, (unsigned)num_state,
-                            (unsigned)plan->num_inputs,
-                            (unsigned)plan->num_outputs);
   if (plan->num_symbols || hodu_desc_num_symbols(plan->desc))
     return hodu_make_status(HODU_INVALID_ARTIFACT,
                             "%s: a model with state tensors and symbolic "
