@@ -238,11 +238,7 @@ static LogicalResult markMetaSlots(ModuleOp module,
                                    ArrayRef<std::string> names, Location loc) {
   if (names.empty())
     return success();
-  func::FuncOp entry = module.lookupSymbol<func::FuncOp>("main");
-  if (!entry)
-    for (auto f : module.getOps<func::FuncOp>())
-      if (f.isPublic() && !f.isExternal())
-        entry = f;
+  func::FuncOp entry = findEntryFunction(module);
   if (!entry)
     return emitError(loc, "--meta-slots: the model has no entry function");
   Builder b(module.getContext());

@@ -652,33 +652,28 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
           }
         }
     }
-    for (const auto *list : {&options.trainParams, &options.frozenParams})
-      for (const std::string &name : *list)
-        if (!llvm::is_contained(floating, name) &&
-            !(list == &options.trainParams &&
-              llvm::is_contained(constants, name))) {
-          std::vector<std::string> candidates;
-          for (const auto &node : graph.node())
-            if (node.op_type() == "Constant" && node.output_size() == 1)
-              candidates.push_back(node.output(0));
-          emitError(fileLoc)
-              << (list == &options.trainParams ? "--train-params" : "--freeze")
-              << " names '" << name
-              << "', which is not a floating-point initializer of the model "
-                 "(those: "
-              << (floating.empty() ? std::string("none")
-                                   : llvm::join(floating, ", "))
-              << (list == &options.trainParams
-                      ? "; nor a Constant node's floating-point output (the "
-                        "Constants' outputs: " +
-                            (candidates.empty()
-                                 ? std::string("none")
-                                 : llvm::join(candidates, ", ")) +
-                            ")"
-                      : std::string())
-              << ")";
-          return nullptr;
-        }
+    // --train-params may name what is no initializer (a Constant's output);
+    // --freeze names only parameters, which the driver checks.
+    for (const std::string &name : options.trainParams)
+      if (!llvm::is_contained(floating, name) &&
+          !llvm::is_contained(constants, name)) {
+        std::vector<std::string> candidates;
+        for (const auto &node : graph.node())
+          if (node.op_type() == "Constant" && node.output_size() == 1)
+            candidates.push_back(node.output(0));
+        emitError(fileLoc)
+            << "--train-params names '" << name
+            << "', which is not a floating-point initializer of the model "
+               "(those: "
+            << (floating.empty() ? std::string("none")
+                                 : llvm::join(floating, ", "))
+            << "; nor a Constant node's floating-point output (the "
+               "Constants' outputs: "
+            << (candidates.empty() ? std::string("none")
+                                   : llvm::join(candidates, ", "))
+            << "))";
+        return nullptr;
+      }
     // Every floating-point initializer: the driver's hodu-train-step
     // trains those --train-params and --freeze choose and makes the others
     // constants again.
