@@ -349,6 +349,14 @@ bool decodeJsonTensor(const std::string &text, HostTensor &tensor,
   return true;
 }
 
+bool decodeJsonElement(const std::string &text, hodu_dtype dtype, void *data,
+                       std::string &error) {
+  Json value;
+  if (!parseJson(text, value, error))
+    return false;
+  return storeElement(value, dtype, data, 0, error);
+}
+
 std::string encodeJsonTensor(const HostTensor &tensor) {
   std::string out = "{\"shape\":[";
   for (size_t i = 0; i < tensor.shape.size(); ++i)

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -292,27 +291,12 @@ static bool metaBytes(const hodu_model *model, int32_t slot,
     return false;
   }
   bytes.assign(size, 0);
-  char *end = nullptr;
-  errno = 0;
-  bool ok = false;
-  if (isFloat(dtype)) {
-    double value = std::strtod(text.c_str(), &end);
-    ok = end != text.c_str() && !*end && errno == 0;
-    if (ok)
-      storeFloat(dtype, bytes.data(), 0, value);
-  } else if (isSigned(dtype)) {
-    long long value = std::strtoll(text.c_str(), &end, 10);
-    ok = end != text.c_str() && !*end && errno == 0 &&
-         storeSigned(dtype, bytes.data(), 0, value);
-  } else {
-    unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-    ok = end != text.c_str() && !*end && errno == 0 && text[0] != '-' &&
-         storeUnsigned(dtype, bytes.data(), 0, value);
-  }
-  if (!ok)
-    message = "--meta " + name + ": '" + text + "' is not a " +
-              hodu_dtype_name(dtype) + " value";
-  return ok;
+  std::string why;
+  if (decodeJsonElement(text, dtype, bytes.data(), why))
+    return true;
+  message = "--meta " + name + ": '" + text + "' is not a " +
+            hodu_dtype_name(dtype) + " value (" + why + ")";
+  return false;
 }
 
 int sessionModel(const hodu_model *model, std::vector<HostTensor> &inputs,

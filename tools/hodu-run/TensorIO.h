@@ -101,6 +101,10 @@ bool encodeNpy(const HostTensor &tensor, std::string &out, std::string &error);
 bool decodeJsonTensor(const std::string &text, HostTensor &tensor,
                       std::string &error);
 std::string encodeJsonTensor(const HostTensor &tensor);
+/// One element written as JSON ("0.5", "3", "true", "NaN"), stored as
+/// `dtype` at `data` with the rules of a JSON tensor's "data".
+bool decodeJsonElement(const std::string &text, hodu_dtype dtype, void *data,
+                       std::string &error);
 bool decodeHdt(const uint8_t *bytes, size_t size, HostTensor &tensor,
                std::string &error);
 std::string encodeHdt(const HostTensor &tensor);
