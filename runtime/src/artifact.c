@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -135,4 +136,67 @@ hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
     return bad_symbol(path, why);
   }
   return NULL;
+}
+
+/* Reads `size` bytes at `offset` of f, which has `file_size` bytes. */
+static int read_at(FILE *f, uint64_t file_size, uint64_t offset, void *out,
+                   uint64_t size) {
+  return fits(offset, size, file_size) &&
+         fseek(f, (long)offset, SEEK_SET) == 0 &&
+         fread(out, 1, size, f) == size;
+}
+
+int hodu_elf_function_name(const char *path, uint64_t address, char *out,
+                           size_t out_size) {
+  if (!out_size)
+    return 0;
+  out[0] = 0;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 0;
+  int found = 0;
+  Elf64_Ehdr eh;
+  uint64_t file_size = 0;
+  Elf64_Shdr *sections = NULL;
+  if (fseek(f, 0, SEEK_END) != 0 || (file_size = (uint64_t)ftell(f)) == 0 ||
+      !read_at(f, file_size, 0, &eh, sizeof eh) ||
+      memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shnum == 0)
+    goto done;
+  sections = calloc(eh.e_shnum, sizeof *sections);
+  if (!sections || !read_at(f, file_size, eh.e_shoff, sections,
+                            (uint64_t)eh.e_shnum * sizeof *sections))
+    goto done;
+  /* The full symbol table (.symtab), else the dynamic one. */
+  for (int pass = 0; pass < 2 && !found; ++pass)
+    for (unsigned s = 0; s < eh.e_shnum && !found; ++s) {
+      const Elf64_Shdr *sym = &sections[s];
+      if (sym->sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+          sym->sh_entsize != sizeof(Elf64_Sym) || sym->sh_link >= eh.e_shnum)
+        continue;
+      const Elf64_Shdr *str = &sections[sym->sh_link];
+      uint64_t count = sym->sh_size / sizeof(Elf64_Sym);
+      for (uint64_t i = 0; i < count; ++i) {
+        Elf64_Sym e;
+        if (!read_at(f, file_size, sym->sh_offset + i * sizeof e, &e, sizeof e))
+          break;
+        if (ELF64_ST_TYPE(e.st_info) != STT_FUNC || address < e.st_value ||
+            address - e.st_value >= (e.st_size ? e.st_size : 1) ||
+            e.st_name >= str->sh_size)
+          continue;
+        uint64_t n = str->sh_size - e.st_name;
+        if (n > out_size - 1)
+          n = out_size - 1;
+        if (!read_at(f, file_size, str->sh_offset + e.st_name, out, n))
+          break;
+        out[n] = 0;
+        found = out[0] != 0;
+        break;
+      }
+    }
+done:
+  free(sections);
+  fclose(f);
+  return found;
 }

@@ -39,6 +39,12 @@ const char *hodu_elf_file_problem(const char *open_path, int *cannot_open);
 hodu_status hodu_check_descriptor_symbol(const char *path, const void *symbol,
                                          uint64_t min_size);
 
+/* artifact.c: the name of the function of the ELF file at `path` that
+ * covers `address` (relative to the file's load base), from its symbol
+ * table, into out[out_size]; 0 when there is none. */
+int hodu_elf_function_name(const char *path, uint64_t address, char *out,
+                           size_t out_size);
+
 /* status.c: a malloc'ed copy of `text` (NULL for NULL, or out of memory). */
 char *hodu_copy_string(const char *text);
 

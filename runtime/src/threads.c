@@ -45,6 +45,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -64,7 +65,7 @@
  * after RUN_WAIT_NS, outside runs WAIT_NS after the later of the wait's
  * start and the last run's end (back-to-back runs then never sleep). The
  * clock is read every PAUSES tries. */
-enum { PAUSES = 64, MAX_ARGS = 16 };
+enum { PAUSES = 64, MAX_ARGS = 16, PROFILED_THREADS = 64 };
 #define WAIT_NS 200000L
 #define RUN_WAIT_NS 50000000L
 /* The least stack a worker thread gets (see team_of_size). */
@@ -114,6 +115,12 @@ struct team {
   _Alignas(64) _Atomic int32_t sleepers;
   int32_t workers; /* threads made, the root not counted */
   pthread_t *threads;
+  /* The thread profile (hodu_runtime_set_thread_profile): each thread's
+   * time in the fork's code, barrier waits excluded, for the first
+   * PROFILED_THREADS threads, each on a cache line of its own. */
+  struct {
+    _Alignas(64) int64_t busy_ns;
+  } busy[PROFILED_THREADS];
   team *next; /* every team, for the unload destructor */
 };
 
@@ -133,6 +140,12 @@ static __thread model_choice *run_model;
 static __thread int run_alone;
 static __thread long run_start;
 static __thread model_choice models[MODELS];
+/* The thread profile: whether it is on (process-wide), the calling
+ * thread's time waiting in barriers, and the iterations of the last
+ * parallel loop it scheduled. */
+static _Atomic int32_t profiling;
+static __thread int64_t barrier_wait_ns;
+static __thread uint64_t last_iterations;
 
 /* Whether the calling root's workers should pause rather than sleep: in a
  * run on the team, and in a run alone while the first runs alternate (a
@@ -268,7 +281,16 @@ static void *worker(void *arg) {
       thread_number = start.number;
       team_size = t->active;
       int32_t gtid = start.number, btid = start.number;
-      call(t->fn, &gtid, &btid, t->argc, t->args);
+      if (atomic_load_explicit(&profiling, memory_order_relaxed) &&
+          start.number < PROFILED_THREADS) {
+        int64_t waited = barrier_wait_ns;
+        long begin = now_ns();
+        call(t->fn, &gtid, &btid, t->argc, t->args);
+        t->busy[start.number].busy_ns =
+            now_ns() - begin - (barrier_wait_ns - waited);
+      } else {
+        call(t->fn, &gtid, &btid, t->argc, t->args);
+      }
       current = NULL;
     }
     if (atomic_fetch_sub_explicit(&t->pending, 1, memory_order_seq_cst) == 1)
@@ -532,6 +554,110 @@ static void record(model_choice *r, int on_team, long ns) {
   }
 }
 
+/* The thread profile's regions: one per parallel region function, in a
+ * table every forking thread adds to under a lock (taken once per fork,
+ * only while the profile is on). */
+enum { PROFILE_REGIONS = 1024 };
+typedef struct {
+  const void *fn;
+  uint64_t calls, iterations;
+  int32_t threads;
+  double wall_ns, busy_ns, busiest_ns;
+  char name[128]; /* its function's name, found when first asked */
+  int named;
+} profile_region;
+static pthread_mutex_t profile_lock = PTHREAD_MUTEX_INITIALIZER;
+static profile_region profile[PROFILE_REGIONS];
+static size_t profile_count;
+static uint64_t profile_dropped; /* forks of regions past the table */
+
+static void profile_fork(const void *fn, int32_t threads, uint64_t iterations,
+                         long wall, const int64_t *busy, int32_t nbusy) {
+  double sum = 0, most = 0;
+  for (int32_t i = 0; i < nbusy; ++i) {
+    double b = busy[i] > 0 ? (double)busy[i] : 0;
+    sum += b;
+    most = b > most ? b : most;
+  }
+  pthread_mutex_lock(&profile_lock);
+  profile_region *r = NULL;
+  for (size_t i = 0; i < profile_count; ++i)
+    if (profile[i].fn == fn) {
+      r = &profile[i];
+      break;
+    }
+  if (!r && profile_count < PROFILE_REGIONS) {
+    r = &profile[profile_count++];
+    memset(r, 0, sizeof *r);
+    r->fn = fn;
+  }
+  if (r) {
+    ++r->calls;
+    r->iterations = iterations;
+    r->threads = threads;
+    r->wall_ns += (double)wall;
+    r->busy_ns += sum;
+    r->busiest_ns += most;
+  } else {
+    ++profile_dropped;
+  }
+  pthread_mutex_unlock(&profile_lock);
+}
+
+/* r's function's name: dladdr's, else the library file's symbol table
+ * (the regions are local functions, not exported); NULL without one. */
+static const char *region_name(profile_region *r) {
+  if (!r->named) {
+    r->named = 1;
+    Dl_info info;
+    if (dladdr(r->fn, &info) && info.dli_sname && info.dli_saddr == r->fn) {
+      snprintf(r->name, sizeof r->name, "%s", info.dli_sname);
+    } else if (info.dli_fname && info.dli_fbase) {
+      hodu_elf_function_name(
+          info.dli_fname,
+          (uint64_t)((uintptr_t)r->fn - (uintptr_t)info.dli_fbase), r->name,
+          sizeof r->name);
+    }
+  }
+  return r->name[0] ? r->name : NULL;
+}
+
+hodu_status hodu_runtime_set_thread_profile(int32_t enable) {
+  if (enable < 0)
+    return hodu_make_status(HODU_INVALID_ARGUMENT,
+                            "thread profile: enable must be 0 or 1, got %d",
+                            (int)enable);
+  pthread_mutex_lock(&profile_lock);
+  if (enable) {
+    profile_count = 0;
+    profile_dropped = 0;
+  }
+  atomic_store_explicit(&profiling, enable ? 1 : 0, memory_order_relaxed);
+  pthread_mutex_unlock(&profile_lock);
+  return NULL;
+}
+
+size_t hodu_runtime_thread_profile(hodu_thread_region *regions,
+                                   size_t capacity) {
+  pthread_mutex_lock(&profile_lock);
+  size_t n = profile_count;
+  for (size_t i = 0; i < n && i < capacity && regions; ++i) {
+    profile_region *r = &profile[i];
+    hodu_thread_region *out = &regions[i];
+    memset(out, 0, sizeof *out);
+    out->name = region_name(r);
+    out->code = r->fn;
+    out->calls = r->calls;
+    out->iterations = r->iterations;
+    out->threads = r->threads;
+    out->wall_ns = r->wall_ns;
+    out->busy_ns = r->busy_ns;
+    out->busiest_ns = r->busiest_ns;
+  }
+  pthread_mutex_unlock(&profile_lock);
+  return n;
+}
+
 static int32_t hodu_kmpc_global_thread_num(void *loc) {
   (void)loc;
   return thread_number;
@@ -559,6 +685,13 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
   team *outer = current;
   int32_t outer_number = thread_number, outer_size = team_size;
   int32_t gtid = 0, btid = 0;
+  /* The thread profile times forks from an application thread only (a
+   * nested fork is part of its region). */
+  int profiled =
+      !outer && atomic_load_explicit(&profiling, memory_order_relaxed);
+  long fork_start = profiled ? now_ns() : 0;
+  int64_t waited = barrier_wait_ns;
+  last_iterations = 0;
   if (!t) {
     /* Serially: a team of one (nested, one thread, or no threads). */
     current = NULL;
@@ -580,10 +713,23 @@ static void hodu_kmpc_fork_call(void *loc, int32_t argc, microtask fn, ...) {
     thread_number = 0;
     team_size = size;
     call(fn, &gtid, &btid, argc, args);
+    if (profiled)
+      t->busy[0].busy_ns = now_ns() - fork_start - (barrier_wait_ns - waited);
     /* Wait for the workers of this fork. */
     uint32_t left;
     while ((left = atomic_load_explicit(&t->pending, memory_order_acquire)))
       wait_change(&t->pending, left, t);
+  }
+  if (profiled) {
+    long wall = now_ns() - fork_start;
+    int64_t alone = wall - (barrier_wait_ns - waited);
+    int64_t busy[PROFILED_THREADS];
+    int32_t n = t ? (size < PROFILED_THREADS ? size : PROFILED_THREADS) : 1;
+    busy[0] = t ? t->busy[0].busy_ns : alone;
+    for (int32_t i = 1; i < n; ++i)
+      busy[i] = t->busy[i].busy_ns;
+    profile_fork((const void *)fn, t ? size : 1, last_iterations, wall, busy,
+                 n);
   }
   current = outer;
   thread_number = outer_number;
@@ -605,6 +751,12 @@ static void hodu_kmpc_barrier(void *loc, int32_t gtid) {
     wake_sleepers(&t->barrier_generation, &t->sleepers);
     return;
   }
+  if (atomic_load_explicit(&profiling, memory_order_relaxed)) {
+    long begin = now_ns();
+    wait_change(&t->barrier_generation, generation, t);
+    barrier_wait_ns += now_ns() - begin;
+    return;
+  }
   wait_change(&t->barrier_generation, generation, t);
 }
 
@@ -614,9 +766,8 @@ enum { SCHEDULE_STATIC_CHUNKED = 33, SCHEDULE_STATIC = 34 };
 /* This thread's part of the loop lower..upper (inclusive) by incr: libomp's
  * static schedules, computed on unsigned 64-bit trip counts. */
 #define STATIC_INIT(NAME, T, UT, ST)                                           \
-  static void NAME(void *loc, int32_t gtid, int32_t schedule,                  \
-                   int32_t *last, T *lower, T *upper, ST *stride, ST incr,     \
-                   ST chunk) {                                                 \
+  static void NAME(void *loc, int32_t gtid, int32_t schedule, int32_t *last,   \
+                   T *lower, T *upper, ST *stride, ST incr, ST chunk) {        \
     (void)loc;                                                                 \
     (void)gtid;                                                                \
     int32_t n = team_size, id = thread_number;                                 \
@@ -629,6 +780,7 @@ enum { SCHEDULE_STATIC_CHUNKED = 33, SCHEDULE_STATIC = 34 };
     }                                                                          \
     UT trips = incr > 0 ? (UT)(*upper - *lower) / (UT)incr + 1                 \
                         : (UT)(*lower - *upper) / (UT)(-incr) + 1;             \
+    last_iterations = (uint64_t)trips;                                         \
     if (n <= 1) {                                                              \
       *last = 1;                                                               \
       *stride = incr > 0 ? *upper - *lower + 1 : -(*lower - *upper + 1);       \

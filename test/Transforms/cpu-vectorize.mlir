@@ -124,12 +124,12 @@ func.func @conv(%x: tensor<1x4x10x18xf32>, %w: tensor<8x4x3x3xf32>, %init: tenso
 
 // -----
 
-// hodu-cpu-parallelize: a large elementwise generic is cut into 8 pieces of
+// hodu-cpu-parallelize: a large elementwise generic is cut into 16 pieces of
 // an scf.forall along its outermost parallel dim; a small one is left alone.
 // RUN: hodu-opt %s --split-input-file --hodu-cpu-parallelize | FileCheck %s --check-prefix=PAR
 // PAR-LABEL: func.func @big_relu
-// PAR: scf.forall (%{{.*}}) in (8)
-// PAR: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x4096xf32>)
+// PAR: scf.forall (%{{.*}}) in (16)
+// PAR: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x4096xf32>)
 // PAR-LABEL: func.func @small_relu
 // PAR-NOT: scf.forall
 // The threshold is work (iteration points x body ops), not elements: a

@@ -87,6 +87,14 @@ static void test_status(void) {
   hodu_status_free(NULL);
   CHECK_ERROR(hodu_runtime_set_num_threads(-2), HODU_INVALID_ARGUMENT,
               "got -2");
+  /* The thread profile: a bad switch is refused; started, it is empty
+   * until a parallel region runs (the fake models have none), and a count
+   * needs no buffer. */
+  CHECK_ERROR(hodu_runtime_set_thread_profile(-1), HODU_INVALID_ARGUMENT,
+              "got -1");
+  CHECK(hodu_runtime_set_thread_profile(1) == NULL);
+  CHECK(hodu_runtime_thread_profile(NULL, 0) == 0);
+  CHECK(hodu_runtime_set_thread_profile(0) == NULL);
   CHECK(strcmp(hodu_runtime_version(), HODU_RUNTIME_VERSION) == 0);
   CHECK(hodu_runtime_abi_version() == HODU_ABI_VERSION);
 }

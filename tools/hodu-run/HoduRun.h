@@ -46,6 +46,8 @@ struct Options {
   long printLimit = 8;
   bool quiet = false;
   bool info = false;
+  /// --thread-report: the thread profile of the --benchmark runs.
+  bool threadReport = false;
   /// --dim NAME=VALUE: symbol values no input file gives.
   std::vector<std::pair<std::string, int64_t>> dims;
   /// --meta NAME=VALUE: one-element meta slots set before the runs.

@@ -45,6 +45,11 @@ Performance:
                             p90 latency in microseconds
   --warmup N                warm-up runs before timing (default 3)
   --threads N               threads a run may use (default: all CPUs)
+  --thread-report           with --benchmark on a CPU artifact: each
+                            parallel region's time, its work units
+                            (iterations), how busy each thread was, and
+                            the share of the units the busiest thread gets
+                            at 1, 2, 4, 8, 16 and 64 threads
   --replay N                capture the model once (after the warm-up runs)
                             and replay it N times: host microseconds and
                             device submissions per run, eager and replayed
@@ -168,6 +173,10 @@ int parseOptions(int argc, char **argv, Options &options) {
     }
     if (arg == "--info") {
       options.info = true;
+      continue;
+    }
+    if (arg == "--thread-report") {
+      options.threadReport = true;
       continue;
     }
     if (arg == "--no-plugins") {
@@ -358,6 +367,8 @@ int parseOptions(int argc, char **argv, Options &options) {
                          options.replay > 0))
     return usageError("--select cannot be combined with --test-data, --info "
                       "or --replay");
+  if (options.threadReport && options.benchmark <= 0)
+    return usageError("--thread-report needs --benchmark N");
   if (options.artifact.empty())
     return usageError("no artifact given");
   if (!options.testData.empty() && !options.inputs.empty())

@@ -204,6 +204,73 @@ bool runModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   return true;
 }
 
+namespace {
+/// The share of a loop of `units` iterations that its busiest thread runs
+/// at `threads` threads under the static schedule (ceil(units / threads)
+/// of them), against an even split: 1 is perfect, 0.5 one thread doing
+/// twice its share.
+double balanceAt(uint64_t units, int threads) {
+  if (units == 0)
+    return 1;
+  uint64_t most = (units + uint64_t(threads) - 1) / uint64_t(threads);
+  return double(units) / double(threads) / double(most);
+}
+
+/// --thread-report: the thread profile of `runs` runs of mean `meanMicros`.
+void printThreadReport(double runs, double meanMicros) {
+  size_t n = hodu_runtime_thread_profile(nullptr, 0);
+  std::vector<hodu_thread_region> regions(n);
+  n = hodu_runtime_thread_profile(regions.data(), regions.size());
+  regions.resize(std::min(n, regions.size()));
+  std::sort(regions.begin(), regions.end(),
+            [](const hodu_thread_region &a, const hodu_thread_region &b) {
+              return a.wall_ns > b.wall_ns;
+            });
+  const int counts[] = {2, 4, 8, 16, 64};
+  double wall = 0;
+  for (const hodu_thread_region &r : regions)
+    wall += r.wall_ns / runs / 1000;
+  std::printf("thread report: %zu parallel region(s); per run %.1f us in "
+              "them, %.1f us outside (serial code, copies, the run's own "
+              "cost)\n",
+              regions.size(), wall, std::max(0.0, meanMicros - wall));
+  std::printf("  %-28s %5s %7s %4s %9s %6s %9s %7s  %s\n", "region", "calls",
+              "units", "thr", "wall us", "run %", "busy us", "even",
+              "balance at 2/4/8/16/64 threads");
+  // Work (every thread's busy time) per run, and what the static split of
+  // each region's units allows at each thread count.
+  double work = 0, projected[5] = {0, 0, 0, 0, 0};
+  for (const hodu_thread_region &r : regions) {
+    std::string name = r.name ? r.name : "?";
+    if (size_t dots = name.find(".."); dots != std::string::npos)
+      name.resize(dots);
+    double calls = double(r.calls) / runs;
+    double w = r.wall_ns / runs / 1000, busy = r.busy_ns / runs / 1000;
+    // Mean busy over busiest: how evenly the threads of this run shared it.
+    double even = r.busiest_ns > 0 && r.threads > 0
+                      ? r.busy_ns / double(r.threads) / r.busiest_ns
+                      : 1;
+    std::string balance;
+    for (int i = 0; i < 5; ++i) {
+      double b = balanceAt(r.iterations, counts[i]);
+      balance += (i ? " " : "") + std::to_string(int(std::lround(b * 100)));
+      projected[i] += busy / counts[i] / (r.iterations ? b : 1);
+    }
+    work += busy;
+    std::printf("  %-28s %5.3g %7llu %4d %9.1f %6.1f %9.1f %6.0f%%  %s%%\n",
+                name.c_str(), calls, (unsigned long long)r.iterations,
+                r.threads, w, meanMicros > 0 ? 100 * w / meanMicros : 0, busy,
+                even * 100, balance.c_str());
+  }
+  double serial = std::max(0.0, meanMicros - wall);
+  std::printf("  what the splits allow (serial part as measured, each region's "
+              "work spread by its units, no other cost):");
+  for (int i = 0; i < 5; ++i)
+    std::printf(" %d threads %.2fx%s", counts[i],
+                (serial + work) / (serial + projected[i]), i < 4 ? "," : "\n");
+}
+} // namespace
+
 int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
                    std::vector<HostTensor> &outputs, const Options &options) {
   WrappedTensors in, out;
@@ -213,6 +280,9 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
   std::vector<double> micros;
   using Clock = std::chrono::steady_clock;
   for (long run = 0; run < options.warmup + options.benchmark; ++run) {
+    if (options.threadReport && run == options.warmup)
+      if (hodu_status status = hodu_runtime_set_thread_profile(1))
+        return error(consume(status));
     Clock::time_point start = Clock::now();
     hodu_status status = hodu_model_run(model, in.inputs(), in.size(),
                                         out.outputs(), out.size());
@@ -238,6 +308,11 @@ int benchmarkModel(const hodu_model *model, std::vector<HostTensor> &inputs,
               "min %.1f us, p90 %.1f us, mean %.1f us\n",
               count, options.warmup, threads.c_str(), median, micros.front(),
               micros[p90Index], mean);
+  if (options.threadReport) {
+    if (hodu_status status = hodu_runtime_set_thread_profile(0))
+      return error(consume(status));
+    printThreadReport(double(count), mean);
+  }
   return ExitOk;
 }
 

@@ -208,6 +208,38 @@ HODU_API hodu_status hodu_runtime_set_num_threads(int32_t num_threads);
 /* The value last set (0 = automatic). */
 HODU_API int32_t hodu_runtime_get_num_threads(void);
 
+/* The thread profile: what each parallel region of the CPU code costs and
+ * how its work divides over the threads (hodu-run --thread-report).
+ * hodu_runtime_set_thread_profile(1) clears the figures and starts
+ * recording every fork of a run in this process; 0 stops (the figures
+ * stay until the next start). While it is off a fork pays one load.
+ * Negative values are refused. Thread-safe. */
+HODU_API hodu_status hodu_runtime_set_thread_profile(int32_t enable);
+
+/* One parallel region (one function of the compiled code that its team
+ * runs), summed over the forks recorded. */
+typedef struct hodu_thread_region {
+  /* The region's function in the compiled code ("main_kernel7..omp_par"),
+   * NULL where the library has no symbol for it; `code` is its address. */
+  const char *name;
+  const void *code;
+  uint64_t calls;      /* forks of it */
+  uint64_t iterations; /* its parallel loop's iterations in the last fork:
+                          the units of work the threads share; 0: none */
+  int32_t threads;     /* the threads of the last fork (1: run alone) */
+  int32_t reserved;
+  double wall_ns;    /* fork to join, at the forking thread */
+  double busy_ns;    /* every thread's time in the region's code, waits
+                        at barriers excluded */
+  double busiest_ns; /* per fork, the busiest thread's time, summed */
+} hodu_thread_region;
+
+/* Copies up to `capacity` regions (in the order first forked) into
+ * `regions` and returns how many there are. `name` points into the loaded
+ * library: valid while its model is loaded. */
+HODU_API size_t hodu_runtime_thread_profile(hodu_thread_region *regions,
+                                            size_t capacity);
+
 /*===--------------------------------------------------------------------===*
  * Tensors
  *===--------------------------------------------------------------------===*/

@@ -202,7 +202,12 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
   let description = [{
     Tiles the outermost parallel dimension of every `linalg.generic` (and
     `linalg.copy`) on static tensors whose work is at least `min-work` into
-    `chunks` pieces of an `scf.forall`, which hoduc lowers to OpenMP. The
+    the pieces of an `scf.forall`, which hoduc lowers to OpenMP: at most
+    `chunks` of them, as many as divide evenly at 2, 4, 8 and 16 threads
+    (include/hodu/Target/CPU/WorkSplit.h), a number that divides the
+    dimension where one does. A `linalg.fill` that only initialises the
+    op's output (a pooling's -inf, a sum's zeros) is fused into the loop:
+    each thread fills the part it accumulates into. The
     work is the number of points of the op's iteration space (a pooling
     window's taps and a reduction's inputs count, not only its results)
     times the ops of its body (at least one): a fused bias + LeakyReLU +
@@ -219,16 +224,16 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
     ```
     After:
     ```mlir
-    %r = scf.forall (%i) in (8) shared_outs(%o = %e) -> (tensor<256x4096xf32>) {
-      ... linalg.generic on tensor<32x4096xf32> slices ...
+    %r = scf.forall (%i) in (16) shared_outs(%o = %e) -> (tensor<256x4096xf32>) {
+      ... linalg.generic on tensor<16x4096xf32> slices ...
     }
     ```
   }];
-  let options = [
-    Option<"minWork", "min-work", "int64_t", "65536",
-           "Least work (iteration points x body ops) worth a parallel loop">,
-    Option<"chunks", "chunks", "int64_t", "8",
-           "Pieces the outermost parallel dimension is cut into">,
+  let options =
+      [Option<"minWork", "min-work", "int64_t", "65536",
+              "Least work (iteration points x body ops) worth a parallel loop">,
+       Option<"chunks", "chunks", "int64_t", "16",
+              "Most pieces the outermost parallel dimension is cut into">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

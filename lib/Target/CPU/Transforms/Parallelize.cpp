@@ -10,6 +10,7 @@
 
 #include "Int8Dot.h"
 #include "TransformScript.h"
+#include "hodu/Target/CPU/WorkSplit.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -59,7 +60,7 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
       if (!type || !type.hasStaticShape())
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (work(op, ranges) < minWork)
+      if (!hodu::cpu::worthThreads(work(op, ranges), minWork))
         return;
       auto iterators = op.getIteratorTypesArray();
       // The outermost parallel loop with room for the chunks.
@@ -73,16 +74,28 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
       if (dim < 0)
         return;
       SmallVector<int64_t> sizes(ranges.size(), 0);
-      // Prefer a number of chunks that divides the dimension: the tiles then
+      // Pieces that divide evenly at 2 to 16 threads (WorkSplit.h), a
+      // number that divides the dimension where one does: the tiles then
       // keep static shapes, which hodu-cpu-vectorize-generics needs.
-      int64_t most = std::min(chunks.getValue(), ranges[dim]);
-      sizes[dim] = llvm::divideCeil(ranges[dim], most);
-      for (int64_t c = most; c >= std::max<int64_t>(2, most / 2); --c)
-        if (ranges[dim] % c == 0) {
-          sizes[dim] = ranges[dim] / c;
-          break;
-        }
-      script.tileUsingForall(script.bind(op), sizes);
+      int64_t pieces = hodu::cpu::choosePieces(ranges[dim], chunks, true);
+      if (pieces == 1)
+        pieces = hodu::cpu::choosePieces(ranges[dim], chunks, false);
+      sizes[dim] = llvm::divideCeil(ranges[dim], pieces);
+      // The fills that initialise its outputs (a pooling's -inf, a sum's
+      // zeros) go into the loop with it: each thread fills the part it then
+      // accumulates into, instead of the calling thread filling it all
+      // before the fork (a serial pass whose lines the other threads must
+      // then take over from its cache).
+      SmallVector<Value> fills;
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (auto fill = init.get().getDefiningOp<linalg::FillOp>();
+            fill && fill->hasOneUse() && fill.hasPureTensorSemantics())
+          fills.push_back(script.bind(fill));
+      Value target = script.bind(op);
+      hodu::TransformScript::Tiled tiled =
+          script.tileUsingForall(target, sizes);
+      for (Value fill : fills)
+        script.fuseIntoContainingOp(fill, tiled.loops.front());
     });
     if (!script.empty() && failed(script.applyOrKeep(getArgument())))
       return signalPassFailure();
