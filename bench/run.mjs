@@ -67,7 +67,7 @@ const ANALYSIS = '<!-- analysis: kept by bench/run.mjs -->';
 function parseArgs(argv) {
   const o = { hoduBuild: path.join(repoDir, 'build'), models: null, suite: 'all',
     modelsCache: path.join(repoDir, 'build', 'test', 'models-cache'),
-    threads: [1, 2], reps: 15, budget: 10, cap: 60,
+    threads: [1, 2], reps: 15, budget: 10, cap: 60, hoducFlags: [],
     doc: path.join(repoDir, 'docs', 'performance.md') };
   for (let i = 0; i < argv.length; ++i) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
@@ -84,6 +84,7 @@ function parseArgs(argv) {
     else if (k === '--budget') o.budget = Number(v);
     else if (k === '--cap') o.cap = Number(v);
     else if (k === '--doc') o.doc = v ? path.resolve(v) : '';
+    else if (k === '--hoduc-flag') o.hoducFlags.push(v);
     else throw new Error(`unknown option ${k}`);
   }
   return o;
@@ -227,7 +228,7 @@ function machineInfo() {
 async function compile(hoduc, model, out, capS) {
   const t0 = process.hrtime.bigint();
   return await new Promise((resolve) => {
-    const p = spawn(hoduc, [model.model, '-o', out, ...model.flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(hoduc, [model.model, '-o', out, ...model.flags, ...(model.extraFlags || [])], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     p.stderr.on('data', (d) => { err += d; });
     let timedOut = false;
@@ -622,6 +623,7 @@ async function main() {
     '--format=%h %s', '--', ...compilerPaths]).slice(0, 90);
   const date = new Date().toISOString().replace('T', ' ').replace(/\..*/, ' UTC');
   console.log(`Hodu vs ORT ${machine.ort} on ${machine.cpu}, load ${machine.load}`);
+  if (opts.hoducFlags.length) console.log(`hoduc flags for every model: ${opts.hoducFlags.join(' ')}`);
 
   const peaks = {};
   for (const t of opts.threads)
@@ -649,6 +651,7 @@ async function main() {
     }
     // The compile time is the median of three compiles where one takes
     // under COMPILE_REPEAT_S (a VM's noise moves a single one by a third).
+    model.extraFlags = opts.hoducFlags;
     let c = await compile(hoduc, model, lib, opts.cap * 5);
     if (c.ok && c.secs < COMPILE_REPEAT_S) {
       const secs = [c.secs];

@@ -103,6 +103,9 @@ if "avx512_vnni" in flags and "avx512bw" in flags:
     # asks Linux for at run time.
     if "amx_int8" in flags and "amx_tile" in flags:
         config.available_features.add("cpu-amx")
+# AVX512-BF16 dot products (hoduc --precision=bf16: Bf16Dot.cpp).
+if "avx512_bf16" in flags and "avx512f" in flags:
+    config.available_features.add("cpu-avx512bf16")
 
 # The cuda target's artifacts are checked by the CUDA toolkit's assembler.
 if os.path.exists("/usr/local/cuda/bin/ptxas"):

@@ -1,6 +1,6 @@
 /*===- fma_peak.c - measured fp32 FMA throughput of this machine ---------===*
  *
- *   fma_peak [THREADS] [int8]
+ *   fma_peak [THREADS] [int8|bf16]
  *
  * Runs independent chains of 512-bit (AVX-512F) or, without it, 256-bit
  * (AVX2+FMA) fused multiply-adds on THREADS threads (default 1) and prints
@@ -10,7 +10,10 @@
  * With `int8`, the chains are u8 x s8 dot products into i32 (`vpdpbusd`,
  * AVX512-VNNI, else AVX-VNNI on 256 bits), the instruction of the integer
  * matmuls (qmlp), and "gops" counts a multiply and an add per byte pair;
- * without VNNI it prints {"isa": null}.
+ * without VNNI it prints {"isa": null}. With `bf16`, the chains are bf16
+ * pair dot products into f32 (`vdpbf16ps`, AVX512-BF16), the instruction of
+ * hoduc --precision=bf16's matmuls, and "gflops" counts a multiply and an
+ * add per bf16 pair element; without AVX512-BF16 it prints {"isa": null}.
  *
  *===----------------------------------------------------------------------===*/
 
@@ -139,6 +142,42 @@ static void *intWork(void *arg) {
 }
 #endif
 
+#if defined(__AVX512BF16__)
+/* As many chains as the FMA mode: vdpbf16ps has the FMA's latency. */
+static void *bf16Work(void *arg) {
+  float *result = arg;
+  __m512bh a = (__m512bh)_mm512_set1_epi16(0x3f80), /* 1.0 */
+      b = (__m512bh)_mm512_set1_epi16(0x3380);        /* 2^-24 */
+  __m512 acc[kChains];
+  for (int i = 0; i < kChains; ++i)
+    acc[i] = _mm512_set1_ps((float)i);
+  for (long it = 0; it < kIters; ++it)
+    for (int i = 0; i < kChains; ++i)
+      acc[i] = _mm512_dpbf16_ps(acc[i], a, b);
+  __m512 s = acc[0];
+  for (int i = 1; i < kChains; ++i)
+    s = _mm512_add_ps(s, acc[i]);
+  *result = _mm512_reduce_add_ps(s);
+  return NULL;
+}
+#endif
+
+/* The bf16 mode: the best of three runs of `threads` threads. */
+static int bf16Peak(int threads) {
+#if defined(__AVX512BF16__)
+  float results[256], warm;
+  double secs =
+      bestSeconds(bf16Work, threads, (char *)results, sizeof *results, &warm);
+  double flops = 2.0 * 32 * kChains * (double)kIters * threads;
+  printf("{\"isa\": \"avx512bf16\", \"threads\": %d, \"gflops\": %.1f, "
+         "\"check\": %g}\n",
+         threads, flops / secs / 1e9, (double)(results[0] + warm));
+#else
+  printf("{\"isa\": null, \"threads\": %d}\n", threads);
+#endif
+  return 0;
+}
+
 /* The int8 mode: the best of three runs of `threads` threads. */
 static int intPeak(int threads) {
 #ifdef IISA
@@ -158,9 +197,11 @@ static int intPeak(int threads) {
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : 1;
   if (threads < 1 || threads > 256) {
-    fprintf(stderr, "usage: fma_peak [THREADS] [int8]\n");
+    fprintf(stderr, "usage: fma_peak [THREADS] [int8|bf16]\n");
     return 2;
   }
+  if (argc > 2 && argv[2][0] == 'b')
+    return bf16Peak(threads);
   if (argc > 2)
     return intPeak(threads);
   float results[256];

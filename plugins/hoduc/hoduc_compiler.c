@@ -178,7 +178,7 @@ static int allowed_flag(const char *flag) {
       "-O0", "-O1", "-O2", "-O3", "-mcpu=", "-mattr=", "--input-shape=",
       "--dim=", "--winograd=", "--fp-contract=", "--freeze-input=",
       "--sequence-length=", "--sequence-capacity=", "--max-tensor-elements=",
-      "--index-checks="};
+      "--index-checks=", "--precision="};
   for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; ++i) {
     size_t n = strlen(prefixes[i]);
     if (strncmp(flag, prefixes[i], n) == 0 &&
@@ -256,7 +256,7 @@ static hodu_status compile(const hodu_compile_request *request, void **bytes,
                   "-mcpu=, -mattr=, --input-shape=, --dim=, --winograd=, "
                   "--fp-contract=, --freeze-input=, --sequence-length=, "
                   "--sequence-capacity=, --max-tensor-elements=, "
-                  "--index-checks=)",
+                  "--index-checks=, --precision=)",
                   request->flags[i] ? request->flags[i] : "(null)");
   char hoduc[4096], tried[8192];
   if (!find_hoduc(hoduc, sizeof hoduc, tried, sizeof tried))

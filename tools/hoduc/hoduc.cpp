@@ -79,6 +79,12 @@ static cl::opt<std::string> gpuMath(
              "f32 ones as 3xtf32 (default, f32-accurate) or tf32 (faster, "
              "about 1e-3 relative); fma: the FMA kernels"),
     cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("CPU: how f32 models compute: f32 (default), or bf16: matmuls "
+             "by constant weights on bf16 dot products (AVX512-BF16), "
+             "f32 sums; normalisations, softmax and the rest stay f32"),
+    cl::value_desc("f32|bf16"), cl::init("f32"), cl::cat(category));
 static cl::opt<bool> printOpSupport(
     "print-op-support",
     cl::desc("Print the op support table of --device: the hodu ops it runs, "
@@ -332,6 +338,10 @@ int main(int argc, char **argv) {
     return usageError("--gpu-math takes 3xtf32, tf32 or fma, not '" + gpuMath +
                       "'");
   opts.targetOptions.gpuMath = gpuMath;
+  if (precision != "f32" && precision != "bf16")
+    return usageError("--precision takes f32 or bf16, not '" + precision +
+                      "'");
+  opts.targetOptions.precision = precision;
   opts.target = device;
   opts.name = modelName;
   opts.headerPath = headerPath;

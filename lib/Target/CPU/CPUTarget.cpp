@@ -77,6 +77,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "and convolutions on tiles where the OS grants them, "
                      "VNNI otherwise"),
       llvm::cl::init(false)};
+  Option<bool> bf16Dot{
+      *this, "bf16-dot",
+      llvm::cl::desc("The target has AVX512-BF16 and the model asks for "
+                     "bf16 (hoduc --precision=bf16): f32 matmuls by "
+                     "constants on bf16 dot products"),
+      llvm::cl::init(false)};
   Option<std::string> winograd{
       *this, "winograd",
       llvm::cl::desc("Winograd 3x3 convolutions: auto, f2 or off"),
@@ -113,12 +119,13 @@ struct CPUPipelineConfig {
   std::string winograd = "auto";
   bool exportAlias = true;
   bool library = false;
+  bool bf16Dot = false;
 };
 
 CPUPipelineConfig configOf(const CPUPipelineOptions &o) {
   return {o.optLevel, o.vectorBits, o.vectorRegisters,     o.int8Dot,
           o.int16Dot, o.amx,        o.winograd.getValue(), o.exportAlias,
-          o.library};
+          o.library,  o.bf16Dot};
 }
 
 
@@ -139,7 +146,8 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
          " vector-registers=" + std::to_string(o.vectorRegisters) +
          " winograd=" + o.winograd + (o.int8Dot ? " int8-dot=1" : "") +
          (!o.int8Dot && o.int16Dot ? " int16-dot=1" : "") +
-         (o.int8Dot && o.amx ? " amx=1" : "") + "},canonicalize,";
+         (o.int8Dot && o.amx ? " amx=1" : "") +
+         (o.bf16Dot ? " bf16-dot=1" : "") + "},canonicalize,";
   if (o.optLevel >= 1)
     p += "func.func(linalg-fuse-elementwise-ops),canonicalize,cse,";
   if (o.optLevel >= 2)
@@ -274,7 +282,17 @@ public:
     if (!options.gpuArchs.empty())
       return emitError(loc, "--gpu-arch applies to GPU targets, not 'cpu' "
                             "(use --target=TRIPLE and -mcpu=CPU)");
-    return success(createTargetMachine(options, loc) != nullptr);
+    std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, loc);
+    if (!tm)
+      return failure();
+    // --precision=bf16 where the CPU has no bf16 dot products: the model
+    // computes in f32 (more accurate, no faster), and says so.
+    if (options.precision == "bf16" && !vectorShapeOf(*tm).bf16Dot)
+      emitWarning(loc, "--precision=bf16: the target CPU '")
+          << tm->getTargetCPU()
+          << "' has no AVX512-BF16 dot products (vdpbf16ps); its matmuls "
+             "compute in f32";
+    return success();
   }
 
   std::vector<std::string> phases() const override {
@@ -330,6 +348,7 @@ private:
     o.int8Dot = shape.int8Dot;
     o.int16Dot = shape.int16Dot;
     o.amx = shape.amx;
+    o.bf16Dot = request.target.precision == "bf16" && shape.bf16Dot;
     return o;
   }
 };

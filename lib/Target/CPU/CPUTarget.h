@@ -41,6 +41,8 @@ struct VectorShape {
   /// AMX-INT8 tiles (tdpbusd) on Linux, which grants them per process at
   /// run time (arch_prctl); with int8Dot.
   bool amx = false;
+  /// AVX512-BF16 at 512 bits: f32 sums of bf16 pair products (vdpbf16ps).
+  bool bf16Dot = false;
 };
 
 /// The LLVM target machine for the options (host triple and CPU when none

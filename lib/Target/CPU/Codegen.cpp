@@ -127,6 +127,8 @@ cpu::VectorShape cpu::vectorShapeOf(llvm::TargetMachine &tm) {
               tm.getTargetTriple().getArch() == llvm::Triple::x86_64 &&
               tm.getTargetTriple().isOSLinux() &&
               sti->checkFeatures("+amx-int8,+amx-tile");
+  shape.bf16Dot = tm.getTargetTriple().isX86() && shape.vectorBits == 512 &&
+                  sti->checkFeatures("+avx512bf16,+avx512f");
   if (shape.vectorBits < 128)
     shape.vectorBits = 128;
   if (shape.vectorRegisters == 0)

@@ -42,6 +42,14 @@ LogicalResult GPUTargetBackend::validate(const TargetOptions &options,
                           "--fallback=cpu; ")
            << (known.empty() ? "not to '" + name() + "'"
                              : "'" + name() + "' takes --gpu-arch");
+  if (options.precision != "f32")
+    return emitError(loc, "--precision=")
+           << options.precision
+           << " is implemented for the 'cpu' target only, not '" << name()
+           << "'"
+           << (name() == "cuda" ? " (on CUDA, --gpu-math=tf32 runs f32 "
+                                  "matmuls on tensor cores)"
+                                : "");
   if (known.empty() && !options.gpuArchs.empty())
     return emitError(loc, "--gpu-arch does not apply to '")
            << name() << "': " << whyNoArchitectures();

@@ -187,8 +187,11 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
            "With int8-dot: int8 matmuls of at least 4 rows and int8 convolutions on AMX tiles (tdpbusd, tdpbsud) where the OS grants them at run time (Linux), the VNNI kernels otherwise; the target must have amx-int8 and amx-tile">,
     Option<"winograd", "winograd", "std::string", "\"auto\"",
            "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
+    Option<"bf16Dot", "bf16-dot", "bool", "false",
+           "f32 matmuls by a constant B in bf16: A and B rounded to bf16 (nearest even), their pair products summed in f32 with AVX512-BF16 vdpbf16ps (hoduc --precision=bf16); the target must have avx512bf16 at 512 bits">,
   ];
   let dependentDialects = [
+    "mlir::x86vector::X86VectorDialect",
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",
     "mlir::scf::SCFDialect", "mlir::vector::VectorDialect",
     "mlir::tensor::TensorDialect", "mlir::arith::ArithDialect",

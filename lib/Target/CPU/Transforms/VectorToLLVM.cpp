@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/X86Vector/Transforms.h"
 #include "mlir/Interfaces/AlignmentAttrInterface.h"
 #include "mlir/Target/LLVMIR/TypeToLLVM.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -193,7 +194,10 @@ struct CpuVectorToLLVM
     populateVectorToLLVMConversionPatterns(
         converter, patterns, reassociateFPReductions,
         /*force32BitVectorIndices=*/true, /*useVectorAlignment=*/false);
+    // The bf16 kernels' x86vector.avx512.dot (Bf16Dot.cpp): vdpbf16ps.
+    populateX86VectorLegalizeForLLVMExportPatterns(converter, patterns);
     LLVMConversionTarget target(*ctx);
+    configureX86VectorLegalizeForExportTarget(target);
     target.addLegalDialect<arith::ArithDialect, memref::MemRefDialect>();
     target.addLegalOp<UnrealizedConversionCastOp>();
     if (failed(applyPartialConversion(root, target, std::move(patterns))))

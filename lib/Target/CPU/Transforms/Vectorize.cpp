@@ -17,6 +17,7 @@
 
 #include "ConvToMatmul.h"
 #include "DirectConv.h"
+#include "Bf16Dot.h"
 #include "Int8Dot.h"
 #include "Packing.h"
 #include "Winograd.h"
@@ -33,6 +34,7 @@
 #include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/Remarks.h"
 
 namespace hodu::cpu {
@@ -183,6 +185,16 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
           Location loc = mm.getLoc();
           std::optional<std::string> what =
               hodu::cpu::matmulToInt8Dot(mm, parallel, int8Isa);
+          if (what)
+            record(loc, *what);
+          return what.has_value();
+        });
+      // f32 matmuls by constants on bf16 dot products (--precision=bf16).
+      if (bf16Dot)
+        llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
+          Location loc = mm.getLoc();
+          std::optional<std::string> what =
+              hodu::cpu::matmulToBf16Dot(mm, parallel, vectorRegisters);
           if (what)
             record(loc, *what);
           return what.has_value();

@@ -1,0 +1,103 @@
+"""Writes the bf16 matmul test of bf16-dot.test into DIR (no numpy needed):
+  gen_bf16_matmuls.py DIR
+DIR/m.mlir: @main(a [37, 67], x [5, 40], b [67, 20]) -> (c1 = a W1, c2 = x W2,
+c3 = a b), W1 [67, 50] and W2 [40, 16] constants: an odd K, a partial panel
+of two vectors, a panel of one vector, and a matmul by an input (which
+--precision=bf16 leaves in f32). DIR/{a,x,b}.json are the inputs, values
+with all 24 bits of an f32 mantissa in use (so that rounding them to bf16
+changes them). Expected outputs, as .npy:
+  DIR/bf16/  c1, c2 with A and W rounded to bf16 (nearest even), then summed
+             exactly; c3 in f32 precision (summed exactly)
+  DIR/exact/ c1, c2, c3 summed exactly from the f32 values."""
+import json, os, struct, sys
+
+out = sys.argv[1]
+state = 2463534242
+
+
+def rand():
+    """xorshift32, in (-1, 1) rounded to f32."""
+    global state
+    state ^= (state << 13) & 0xFFFFFFFF
+    state ^= state >> 17
+    state ^= (state << 5) & 0xFFFFFFFF
+    v = (state / 2**32) * 2 - 1
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def bf16(v):
+    """v (an f32) rounded to bf16, nearest even, as a float."""
+    u = struct.unpack("<I", struct.pack("<f", v))[0]
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return struct.unpack("<f", struct.pack("<I", u))[0]
+
+
+def f32(v):
+    return struct.unpack("<f", struct.pack("<f", v))[0]
+
+
+def matrix(rows, cols):
+    return [[rand() for _ in range(cols)] for _ in range(rows)]
+
+
+def matmul(a, w, rnd):
+    k, n = len(w), len(w[0])
+    return [[f32(sum(rnd(r[t]) * rnd(w[t][j]) for t in range(k)))
+             for j in range(n)] for r in a]
+
+
+def dense(m):
+    return "dense<[" + ", ".join(
+        "[" + ", ".join("%.9e" % v for v in row) + "]" for row in m) + "]>"
+
+
+def write_npy(path, m):
+    rows, cols = len(m), len(m[0])
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (
+        rows, cols)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
+        f.write(header.encode())
+        f.write(b"".join(struct.pack("<f", v) for row in m for v in row))
+
+
+a, x, b = matrix(37, 67), matrix(5, 40), matrix(67, 20)
+w1, w2 = matrix(67, 50), matrix(40, 16)
+same = lambda v: v
+for name, m in (("a", a), ("x", x), ("b", b)):
+    with open(os.path.join(out, name + ".json"), "w") as f:
+        json.dump({"shape": [len(m), len(m[0])], "dtype": "f32",
+                   "data": [v for row in m for v in row]}, f)
+for sub, rnd in (("bf16", bf16), ("exact", same)):
+    os.makedirs(os.path.join(out, sub), exist_ok=True)
+    write_npy(os.path.join(out, sub, "c1.npy"), matmul(a, w1, rnd))
+    write_npy(os.path.join(out, sub, "c2.npy"), matmul(x, w2, rnd))
+    write_npy(os.path.join(out, sub, "c3.npy"), matmul(a, b, same))
+
+zero = "    %zero = arith.constant 0.0 : f32\n"
+
+
+def mm(res, lhs, rhs, m, k, n):
+    return ("    %%e_%s = tensor.empty() : tensor<%dx%dxf32>\n"
+            "    %%i_%s = linalg.fill ins(%%zero : f32) outs(%%e_%s : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n"
+            "    %%%s = linalg.matmul ins(%%%s, %%%s : tensor<%dx%dxf32>, tensor<%dx%dxf32>) outs(%%i_%s : tensor<%dx%dxf32>) -> tensor<%dx%dxf32>\n"
+            % (res, m, n, res, res, m, n, m, n, res, lhs, rhs, m, k, k, n, res, m, n, m, n))
+
+
+with open(os.path.join(out, "m.mlir"), "w") as f:
+    f.write('module attributes {hodu.model_name = "bf16mm"} {\n'
+            '  func.func @main(%a: tensor<37x67xf32> {hodu.name = "a"}, '
+            '%x: tensor<5x40xf32> {hodu.name = "x"}, '
+            '%b: tensor<67x20xf32> {hodu.name = "b"}) -> '
+            '(tensor<37x50xf32> {hodu.name = "c1"}, '
+            'tensor<5x16xf32> {hodu.name = "c2"}, '
+            'tensor<37x20xf32> {hodu.name = "c3"}) {\n')
+    f.write("    %%w1 = arith.constant %s : tensor<67x50xf32>\n" % dense(w1))
+    f.write("    %%w2 = arith.constant %s : tensor<40x16xf32>\n" % dense(w2))
+    f.write(zero)
+    f.write(mm("c1", "a", "w1", 37, 67, 50))
+    f.write(mm("c2", "x", "w2", 5, 40, 16))
+    f.write(mm("c3", "a", "b", 37, 67, 20))
+    f.write("    return %c1, %c2, %c3 : tensor<37x50xf32>, tensor<5x16xf32>, "
+            "tensor<37x20xf32>\n  }\n}\n")
