@@ -67,7 +67,7 @@ const ANALYSIS = '<!-- analysis: kept by bench/run.mjs -->';
 function parseArgs(argv) {
   const o = { hoduBuild: path.join(repoDir, 'build'), models: null, suite: 'all',
     modelsCache: path.join(repoDir, 'build', 'test', 'models-cache'),
-    threads: [1, 2], reps: 15, budget: 10, cap: 60, hoducFlags: [],
+    threads: [1, 2], reps: 15, budget: 10, cap: 60, hoducFlags: [], variantFlags: [],
     doc: path.join(repoDir, 'docs', 'performance.md') };
   for (let i = 0; i < argv.length; ++i) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
@@ -85,6 +85,7 @@ function parseArgs(argv) {
     else if (k === '--cap') o.cap = Number(v);
     else if (k === '--doc') o.doc = v ? path.resolve(v) : '';
     else if (k === '--hoduc-flag') o.hoducFlags.push(v);
+    else if (k === '--variant-flag') o.variantFlags.push(v);
     else throw new Error(`unknown option ${k}`);
   }
   return o;
@@ -245,14 +246,18 @@ async function compile(hoduc, model, out, capS) {
   });
 }
 
-async function measure(opts, model, lib, threads) {
+async function measure(opts, model, lib, threads, variantLib = null) {
   // ORT sees the whole graph, so it gets every input; Hodu's artifact has
   // the frozen ones compiled in.
   const feed = (i) => `${i.name}=${i.file}`;
   const ort = new Server('node', [path.join(benchDir, 'ort_worker.mjs'), model.model, String(threads), ...model.inputs.map(feed)], 'ORT');
   const hodu = new Server(path.join(nativeDir, 'hodu_bench'), [lib, '--serve', '--threads', String(threads),
     ...model.inputs.filter((i) => !i.freeze).flatMap((i) => ['--input', feed(i)])], 'Hodu');
-  const res = { threads, ort: null, hodu: null, error: null };
+  // --variant-flag: the same model compiled with more flags, timed in the
+  // same rounds as the others.
+  const variant = variantLib && new Server(path.join(nativeDir, 'hodu_bench'), [variantLib, '--serve', '--threads', String(threads),
+    ...model.inputs.filter((i) => !i.freeze).flatMap((i) => ['--input', feed(i)])], 'Hodu variant');
+  const res = { threads, ort: null, hodu: null, variant: null, error: null };
   const outDir = path.join(resultsDir, 'outputs', `${model.name}-t${threads}`);
   try {
     await ort.next(opts.cap * 2); // "ready" once the session exists
@@ -274,7 +279,13 @@ async function measure(opts, model, lib, threads) {
     const per = opts.budget / reps;
     const kOrt = Math.max(1, Math.min(20000, Math.floor(per / Math.max(ortOne, 1e-7))));
     const kHodu = Math.max(1, Math.min(20000, Math.floor(per / Math.max(hoduOne, 1e-7))));
-    let tOrt = [], tHodu = [];
+    let tOrt = [], tHodu = [], tVariant = [];
+    let kVariant = 0, variantOne = 0;
+    if (variant) {
+      await variant.ask('warmup 1', opts.cap);
+      variantOne = median(await variant.times(3, opts.cap)) / 1e9;
+      kVariant = Math.max(1, Math.min(20000, Math.floor(per / Math.max(variantOne, 1e-7))));
+    }
     const cpu = async (s) => Number((await s.ask('cpu', 10)).split(' ')[1]);
     const cpu0 = [await cpu(ort), await cpu(hodu)];
     // A pause before each engine's runs: ORT's pool threads spin for a
@@ -287,6 +298,10 @@ async function measure(opts, model, lib, threads) {
       tOrt = tOrt.concat(await ort.times(kOrt, opts.cap * 2 + kOrt * ortOne * 4));
       await pause();
       tHodu = tHodu.concat(await hodu.times(kHodu, opts.cap + kHodu * hoduOne * 4));
+      if (variant) {
+        await pause();
+        tVariant = tVariant.concat(await variant.times(kVariant, opts.cap + kVariant * variantOne * 4));
+      }
     }
     // CPU time over wall time of the timed runs: about 1 for one thread, up
     // to the thread count when the work really runs in parallel (ORT's idle
@@ -299,7 +314,18 @@ async function measure(opts, model, lib, threads) {
     fs.mkdirSync(path.join(outDir, 'hodu'), { recursive: true });
     await ort.ask(`save ${path.join(outDir, 'ort')}`, 60);
     await hodu.ask(`save ${path.join(outDir, 'hodu')}`, 60);
-    res.check = compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'hodu'), model.rtol, model.atol);
+    // bf16 operands keep 8 bits of mantissa (docs/hoduc.md, --precision):
+    // outputs are checked at 1e-2 then, not at the model's f32 tolerance.
+    const tolerance = (flags) => flags.includes('--precision=bf16')
+      ? [Math.max(model.rtol, 1e-2), Math.max(model.atol, 1e-2)] : [model.rtol, model.atol];
+    res.check = compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'hodu'), ...tolerance(opts.hoducFlags));
+    if (variant) {
+      fs.mkdirSync(path.join(outDir, 'variant'), { recursive: true });
+      await variant.ask(`save ${path.join(outDir, 'variant')}`, 60);
+      res.variant = { median: median(tVariant), min: tVariant.reduce((a, b) => Math.min(a, b)), n: tVariant.length,
+        check: compareOutputs(path.join(outDir, 'ort'), path.join(outDir, 'variant'),
+          ...tolerance([...opts.hoducFlags, ...opts.variantFlags])) };
+    }
     const [, ortRss, ortBase] = (await ort.ask('rss', 10)).split(' ').map(Number);
     const [, hoduRss] = (await hodu.ask('rss', 10)).split(' ').map(Number);
     res.clockNs = Number((await hodu.ask('clock', 10)).split(' ')[1]);
@@ -309,7 +335,7 @@ async function measure(opts, model, lib, threads) {
   } catch (e) {
     res.error = e.timeout && e.message.startsWith('Hodu') ? `timeout (one run > ${opts.cap} s)` : e.message.slice(0, 300);
   } finally {
-    await Promise.all([ort.quit(), hodu.quit()]);
+    await Promise.all([ort.quit(), hodu.quit(), ...(variant ? [variant.quit()] : [])]);
   }
   return res;
 }
@@ -666,11 +692,20 @@ async function main() {
     const r = { model, compile: c, runs: [] };
     results.push(r);
     if (!c.ok) continue;
+    let variantLib = null;
+    if (opts.variantFlags.length) {
+      variantLib = path.join(libDir, `${model.name}-variant.so`);
+      const v = await compile(hoduc, { ...model, extraFlags: [...opts.hoducFlags, ...opts.variantFlags] }, variantLib, opts.cap * 5);
+      console.log(`${model.name} with ${opts.variantFlags.join(' ')}: hoduc ${v.secs.toFixed(2)} s${v.ok ? `, ${fmtBytes(v.bytes)}` : ` FAILED: ${v.error}`}`);
+      if (!v.ok) variantLib = null;
+    }
     for (const t of opts.threads) {
-      const m = await measure(opts, model, lib, t);
+      const m = await measure(opts, model, lib, t, variantLib);
       r.runs.push(m);
       console.log(m.error ? `  ${t} thread(s): ${m.error}`
-        : `  ${t} thread(s): ORT ${fmtTime(m.ort.median)}  Hodu ${fmtTime(m.hodu.median)}  ratio ${(m.hodu.median / m.ort.median).toFixed(2)}  err ${fmtErr(m.check)}`);
+        : `  ${t} thread(s): ORT ${fmtTime(m.ort.median)}  Hodu ${fmtTime(m.hodu.median)}  ratio ${(m.hodu.median / m.ort.median).toFixed(2)}  err ${fmtErr(m.check)}` +
+          (m.variant ? `\n    variant (${opts.variantFlags.join(' ')}): ${fmtTime(m.variant.median)} (min ${fmtTime(m.variant.min)}), ` +
+            `Hodu/variant ${(m.hodu.median / m.variant.median).toFixed(2)}x, variant/ORT ${(m.variant.median / m.ort.median).toFixed(2)}, err ${fmtErr(m.variant.check)}` : ''));
     }
   }
   const text = report(opts, machine, peaks, results, skipped, date);

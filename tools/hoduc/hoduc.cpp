@@ -339,8 +339,7 @@ int main(int argc, char **argv) {
                       "'");
   opts.targetOptions.gpuMath = gpuMath;
   if (precision != "f32" && precision != "bf16")
-    return usageError("--precision takes f32 or bf16, not '" + precision +
-                      "'");
+    return usageError("--precision takes f32 or bf16, not '" + precision + "'");
   opts.targetOptions.precision = precision;
   opts.target = device;
   opts.name = modelName;

@@ -55,8 +55,8 @@ constexpr int64_t kLanes = 16; // f32 sums of a 512-bit vector
 Value roundToBf16(OpBuilder &b, Location loc, Value f32Tensor) {
   auto type = cast<RankedTensorType>(f32Tensor.getType());
   auto out = RankedTensorType::get(type.getShape(), b.getBF16Type());
-  AffineMap id = AffineMap::getMultiDimIdentityMap(type.getRank(),
-                                                   b.getContext());
+  AffineMap id =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   SmallVector<utils::IteratorType> par(type.getRank(),
                                        utils::IteratorType::parallel);
   return linalg::GenericOp::create(
@@ -104,8 +104,8 @@ std::optional<std::string> hodu::cpu::matmulToBf16Dot(linalg::MatmulOp mm,
   // words of 2 values: k2 of them.
   int64_t vecs = n >= 2 * kLanes ? 2 : 1, nr = vecs * kLanes;
   int64_t np = llvm::alignTo(n, nr), panels = np / nr;
-  int64_t maxRows =
-      std::clamp<int64_t>((registers - vecs - 1) / vecs, 1, vecs == 1 ? 16 : 12);
+  int64_t maxRows = std::clamp<int64_t>((registers - vecs - 1) / vecs, 1,
+                                        vecs == 1 ? 16 : 12);
   int64_t blocks = llvm::divideCeil(m, maxRows);
   int64_t mr = llvm::divideCeil(m, blocks), mp = blocks * mr;
   int64_t k2 = llvm::divideCeil(k, 2);

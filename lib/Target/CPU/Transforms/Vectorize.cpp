@@ -15,9 +15,9 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
+#include "Bf16Dot.h"
 #include "ConvToMatmul.h"
 #include "DirectConv.h"
-#include "Bf16Dot.h"
 #include "Int8Dot.h"
 #include "Packing.h"
 #include "Winograd.h"
