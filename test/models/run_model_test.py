@@ -371,6 +371,48 @@ def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
     return True
 
 
+def host_has_bf16():
+    """Whether this CPU runs AVX512-BF16 (hoduc --precision=bf16's kernels)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = line.split(":", 1)[1].split()
+                    return "avx512_bf16" in flags and "avx512f" in flags
+    except OSError:
+        pass
+    return False
+
+
+def test_bf16(model, onnx, data, work, hoduc, hodu_run, flags):
+    """Compiles the model with --precision=bf16 (-O2) and runs it against
+    ONNX Runtime's f32 outputs within the manifest's bf16 tolerance; at
+    least one matmul must take the bf16 kernels (--print-stats)."""
+    tol = model["bf16"]
+    lib = os.path.join(work, "%s.bf16.so" % model["name"])
+    rc, out, secs = run([hoduc, onnx, "-o", lib, "--precision=bf16", "--print-stats"] + flags,
+                        COMPILE_TIMEOUT)
+    if rc != 0:
+        print("bf16: compile FAILED: " + first_error(out))
+        return False
+    kernels = out.count("bf16 dot products")
+    if kernels == 0:
+        print("bf16: FAILED: no matmul took the bf16 kernels (--print-stats)")
+        return False
+    rc, out, _ = run([hodu_run, lib, "--test-data", data, "--rtol", repr(tol["rtol"]),
+                      "--atol", repr(tol["atol"])], RUN_TIMEOUT)
+    stats = error_stats(hodu_run, lib, os.path.join(data, "test_data_set_0"), work,
+                        tol["rtol"], tol["atol"])
+    detail = ("max abs err %.3g, max rel err %.3g (worst at %.3g of the tolerance)"
+              % (stats["max_abs"], stats["max_rel"], stats["worst"])
+              if isinstance(stats, dict) else str(stats))
+    print("bf16: compiled in %.2f s, %d matmul(s) on bf16 dot products; %s; %s"
+          % (secs, kernels, detail, "PASS" if rc == 0 else "FAILED"))
+    if rc != 0:
+        print("\n".join("  " + l for l in out.splitlines()[:20]))
+    return rc == 0
+
+
 def test_model(model, defaults, args):
     """Returns (ok, results): ok means every level passed."""
     name = model["name"]
@@ -550,6 +592,11 @@ def test_model(model, defaults, args):
         if ok and model.get("symbolic") and with_ref and not args.engine:
             ok = test_symbolic(model, onnx, os.path.join(HERE, name), work, hoduc,
                                hodu_run, rtol, atol)
+        if ok and model.get("bf16") and with_ref and not args.engine:
+            if host_has_bf16():
+                ok = test_bf16(model, onnx, data, work, hoduc, hodu_run, flags)
+            else:
+                print("bf16: not run (this CPU has no AVX512-BF16)")
         return ok, results
     finally:
         if args.keep:
