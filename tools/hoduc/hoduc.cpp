@@ -82,8 +82,8 @@ static cl::opt<std::string> gpuMath(
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("CPU: how f32 models compute: f32 (default), or bf16: matmuls "
-             "by constant weights on bf16 dot products (AVX512-BF16), "
-             "f32 sums; normalisations, softmax and the rest stay f32"),
+             "and batch matmuls on bf16 dot products (AVX512-BF16), f32 "
+             "sums; normalisations, softmax and the rest stay f32"),
     cl::value_desc("f32|bf16"), cl::init("f32"), cl::cat(category));
 static cl::opt<bool> printOpSupport(
     "print-op-support",

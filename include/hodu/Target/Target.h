@@ -66,9 +66,10 @@ struct TargetOptions {
   /// "fma" (no tensor cores: the FMA kernels).
   std::string gpuMath = "3xtf32";
   /// How f32 models compute: "f32" (default), or "bf16": the CPU's f32
-  /// matmuls by constant weights on bf16 dot products (AVX512-BF16), their
+  /// matmuls and batch matmuls on bf16 dot products (AVX512-BF16), their
   /// operands rounded to bf16 and their sums in f32; everything else
-  /// (normalisations, softmax, reductions, elementwise ops) stays f32.
+  /// (normalisations, softmax, reductions, elementwise ops, convolutions)
+  /// stays f32.
   std::string precision = "f32";
 };
 

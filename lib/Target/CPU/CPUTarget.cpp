@@ -80,8 +80,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> bf16Dot{
       *this, "bf16-dot",
       llvm::cl::desc("The target has AVX512-BF16 and the model asks for "
-                     "bf16 (hoduc --precision=bf16): f32 matmuls by "
-                     "constants on bf16 dot products"),
+                     "bf16 (hoduc --precision=bf16): f32 matmuls and "
+                     "batch matmuls on bf16 dot products"),
       llvm::cl::init(false)};
   Option<std::string> winograd{
       *this, "winograd",

@@ -13,6 +13,7 @@
 #include <string>
 
 namespace mlir::linalg {
+class BatchMatmulOp;
 class MatmulOp;
 } // namespace mlir::linalg
 
@@ -24,17 +25,25 @@ namespace hodu::cpu {
 /// pair of bf16 values.
 inline constexpr char kBf16Dot[] = "hodu.bf16_dot";
 
-/// Rewrites `mm`, a static f32 matmul (from zero) of any A [M, K] by a
-/// constant B [K, N], into f32 sums of bf16 pair products (AVX512-BF16
-/// vdpbf16ps): B rounded to bf16 (nearest even) and packed at compile time
-/// in panels of one or two vectors' columns, word g of a column holding
-/// B[2g, j] and B[2g + 1, j]; A rounded to bf16 on every run, a row's pair
-/// broadcast per step; row blocks as many as `registers` vector registers
-/// hold; panels over threads where `parallel`. Returns the strategy's
-/// description, or none (`mm` unchanged) when it does not apply. The caller
-/// checks that the target has the instructions.
+/// Rewrites `mm`, a static f32 matmul (from zero) of A [M, K] by B [K, N],
+/// into f32 sums of bf16 pair products (AVX512-BF16 vdpbf16ps): B rounded
+/// to bf16 (nearest even) and packed in panels of one or two vectors'
+/// columns, word g of a column holding B[2g, j] and B[2g + 1, j] (at
+/// compile time for a constant B, else on every run); A rounded to bf16 on
+/// every run, a row's pair broadcast per step; row blocks as many as
+/// `registers` vector registers hold; panels over threads where
+/// `parallel`. Returns the strategy's description, or none (`mm` unchanged)
+/// when it does not apply. The caller checks that the target has the
+/// instructions.
 std::optional<std::string> matmulToBf16Dot(mlir::linalg::MatmulOp mm,
                                            bool parallel, int64_t registers);
+
+/// The same for a static f32 batch matmul (attention's Q K^T and P V): each
+/// batch's B packed on every run; units of one batch and one panel over
+/// threads.
+std::optional<std::string> batchMatmulToBf16Dot(mlir::linalg::BatchMatmulOp mm,
+                                                bool parallel,
+                                                int64_t registers);
 
 /// The bits of `f` as bf16, rounded to nearest even (NaN stays NaN): what
 /// vcvtneps2bf16 gives for a normal f32.

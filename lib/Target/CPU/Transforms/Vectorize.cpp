@@ -189,7 +189,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
             record(loc, *what);
           return what.has_value();
         });
-      // f32 matmuls by constants on bf16 dot products (--precision=bf16).
+      // f32 matmuls and batch matmuls on bf16 dot products
+      // (--precision=bf16).
       if (bf16Dot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
           Location loc = mm.getLoc();
@@ -199,6 +200,17 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
             record(loc, *what);
           return what.has_value();
         });
+      if (bf16Dot) {
+        SmallVector<linalg::BatchMatmulOp> batched;
+        module.walk([&](linalg::BatchMatmulOp mm) { batched.push_back(mm); });
+        for (linalg::BatchMatmulOp mm : batched) {
+          Location loc = mm.getLoc();
+          if (std::optional<std::string> what =
+                  hodu::cpu::batchMatmulToBf16Dot(mm, parallel,
+                                                  vectorRegisters))
+            record(loc, *what);
+        }
+      }
       for (linalg::MatmulOp &mm : matmuls)
         if (!mm->hasAttr(kIm2col))
           if (linalg::MatmulOp wide = padMatmulColumns(mm, tile.lanes))

@@ -1,14 +1,15 @@
 """Writes the bf16 matmul test of bf16-dot.test into DIR (no numpy needed):
   gen_bf16_matmuls.py DIR
-DIR/m.mlir: @main(a [37, 67], x [5, 40], b [67, 20]) -> (c1 = a W1, c2 = x W2,
-c3 = a b), W1 [67, 50] and W2 [40, 16] constants: an odd K, a partial panel
-of two vectors, a panel of one vector, and a matmul by an input (which
---precision=bf16 leaves in f32). DIR/{a,x,b}.json are the inputs, values
-with all 24 bits of an f32 mantissa in use (so that rounding them to bf16
-changes them). Expected outputs, as .npy:
-  DIR/bf16/  c1, c2 with A and W rounded to bf16 (nearest even), then summed
-             exactly; c3 in f32 precision (summed exactly)
-  DIR/exact/ c1, c2, c3 summed exactly from the f32 values."""
+DIR/m.mlir: @main(a [37, 67], x [5, 40], b [67, 20], q [3, 20, 40],
+kt [3, 40, 24]) -> (c1 = a W1, c2 = x W2, c3 = a b, c4 = q kt batched), W1
+[67, 50] and W2 [40, 16] constants: an odd K, a partial panel of two
+vectors, a panel of one vector, a matmul by an input (B packed per run) and
+a batch matmul of two inputs (attention's form). DIR/*.json are the inputs,
+values with all 24 bits of an f32 mantissa in use (so that rounding them to
+bf16 changes them). Expected outputs, as .npy:
+  DIR/bf16/  every output with both operands rounded to bf16 (nearest
+             even), then summed exactly
+  DIR/exact/ every output summed exactly from the f32 values."""
 import json, os, struct, sys
 
 out = sys.argv[1]
@@ -51,29 +52,41 @@ def dense(m):
         "[" + ", ".join("%.9e" % v for v in row) + "]" for row in m) + "]>"
 
 
+def flat(m):
+    """The values of a nested list, and its shape."""
+    if not isinstance(m, list):
+        return [m], []
+    parts = [flat(x) for x in m]
+    return [v for p in parts for v in p[0]], [len(m)] + parts[0][1]
+
+
 def write_npy(path, m):
-    rows, cols = len(m), len(m[0])
-    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (
-        rows, cols)
+    values, shape = flat(m)
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }" % (
+        ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else ""))
     header += " " * (63 - (10 + len(header)) % 64) + "\n"
     with open(path, "wb") as f:
         f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)))
         f.write(header.encode())
-        f.write(b"".join(struct.pack("<f", v) for row in m for v in row))
+        f.write(b"".join(struct.pack("<f", v) for v in values))
 
 
 a, x, b = matrix(37, 67), matrix(5, 40), matrix(67, 20)
+q = [matrix(20, 40) for _ in range(3)]
+kt = [matrix(40, 24) for _ in range(3)]
 w1, w2 = matrix(67, 50), matrix(40, 16)
 same = lambda v: v
-for name, m in (("a", a), ("x", x), ("b", b)):
+for name, m in (("a", a), ("x", x), ("b", b), ("q", q), ("kt", kt)):
+    values, shape = flat(m)
     with open(os.path.join(out, name + ".json"), "w") as f:
-        json.dump({"shape": [len(m), len(m[0])], "dtype": "f32",
-                   "data": [v for row in m for v in row]}, f)
+        json.dump({"shape": shape, "dtype": "f32", "data": values}, f)
 for sub, rnd in (("bf16", bf16), ("exact", same)):
     os.makedirs(os.path.join(out, sub), exist_ok=True)
     write_npy(os.path.join(out, sub, "c1.npy"), matmul(a, w1, rnd))
     write_npy(os.path.join(out, sub, "c2.npy"), matmul(x, w2, rnd))
-    write_npy(os.path.join(out, sub, "c3.npy"), matmul(a, b, same))
+    write_npy(os.path.join(out, sub, "c3.npy"), matmul(a, b, rnd))
+    write_npy(os.path.join(out, sub, "c4.npy"),
+              [matmul(qi, ki, rnd) for qi, ki in zip(q, kt)])
 
 zero = "    %zero = arith.constant 0.0 : f32\n"
 
@@ -89,15 +102,22 @@ with open(os.path.join(out, "m.mlir"), "w") as f:
     f.write('module attributes {hodu.model_name = "bf16mm"} {\n'
             '  func.func @main(%a: tensor<37x67xf32> {hodu.name = "a"}, '
             '%x: tensor<5x40xf32> {hodu.name = "x"}, '
-            '%b: tensor<67x20xf32> {hodu.name = "b"}) -> '
+            '%b: tensor<67x20xf32> {hodu.name = "b"}, '
+            '%q: tensor<3x20x40xf32> {hodu.name = "q"}, '
+            '%kt: tensor<3x40x24xf32> {hodu.name = "kt"}) -> '
             '(tensor<37x50xf32> {hodu.name = "c1"}, '
             'tensor<5x16xf32> {hodu.name = "c2"}, '
-            'tensor<37x20xf32> {hodu.name = "c3"}) {\n')
+            'tensor<37x20xf32> {hodu.name = "c3"}, '
+            'tensor<3x20x24xf32> {hodu.name = "c4"}) {\n')
     f.write("    %%w1 = arith.constant %s : tensor<67x50xf32>\n" % dense(w1))
     f.write("    %%w2 = arith.constant %s : tensor<40x16xf32>\n" % dense(w2))
     f.write(zero)
     f.write(mm("c1", "a", "w1", 37, 67, 50))
     f.write(mm("c2", "x", "w2", 5, 40, 16))
     f.write(mm("c3", "a", "b", 37, 67, 20))
-    f.write("    return %c1, %c2, %c3 : tensor<37x50xf32>, tensor<5x16xf32>, "
-            "tensor<37x20xf32>\n  }\n}\n")
+    f.write("    %e_c4 = tensor.empty() : tensor<3x20x24xf32>\n"
+            "    %i_c4 = linalg.fill ins(%zero : f32) outs(%e_c4 : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>\n"
+            "    %c4 = linalg.batch_matmul ins(%q, %kt : tensor<3x20x40xf32>, tensor<3x40x24xf32>) "
+            "outs(%i_c4 : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>\n")
+    f.write("    return %c1, %c2, %c3, %c4 : tensor<37x50xf32>, tensor<5x16xf32>, "
+            "tensor<37x20xf32>, tensor<3x20x24xf32>\n  }\n}\n")
