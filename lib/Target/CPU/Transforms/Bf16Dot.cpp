@@ -29,7 +29,6 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -73,9 +72,6 @@ Value roundToBf16(OpBuilder &b, Location loc, Value f32Tensor) {
       .getResult(0);
 }
 
-} // namespace
-
-namespace {
 
 /// The tiles of y[b] = A[b] B[b] for `bs` batches of A [m, k] by B [k, n].
 struct Tiles {
@@ -215,57 +211,33 @@ Value bf16Kernels(OpBuilder &b, Location loc, Value a, Value bp, const Tiles &t,
             nb, loc, DenseElementsAttr::get(sums, nb.getF32FloatAttr(0)));
         Value tile0 =
             tensor::EmptyOp::create(nb, loc, ArrayRef<int64_t>{t.mp, nr}, f32);
-        auto blockLoop = scf::ForOp::create(
-            nb, loc, idx(nb, loc, 0), idx(nb, loc, t.blocks), idx(nb, loc, 1),
-            ValueRange{tile0},
-            [&](OpBuilder &rb, Location, Value blk, ValueRange blkIter) {
-              Value row0 = hodu::cpu::scaledIndex(rb, loc, blk, mr, 0);
-              SmallVector<Value> inits(mr * vecs, zeroAcc);
-              auto kLoop = scf::ForOp::create(
-                  rb, loc, idx(rb, loc, 0), idx(rb, loc, t.k2), idx(rb, loc, 1),
-                  inits,
-                  [&](OpBuilder &kb, Location, Value g, ValueRange accs) {
-                    SmallVector<Value> bv;
-                    for (int64_t v = 0; v < vecs; ++v)
-                      bv.push_back(vector::BitCastOp::create(
-                          kb, loc, pairs,
-                          vector::TransferReadOp::create(
-                              kb, loc, pairBits, bp,
-                              ValueRange{bb, p, g,
-                                         idx(kb, loc, v * 2 * kLanes)},
-                              padBits, ArrayRef<bool>{true})));
-                    Value col = hodu::cpu::scaledIndex(kb, loc, g, 2, 0);
-                    SmallVector<Value> next;
-                    for (int64_t r = 0; r < mr; ++r) {
-                      Value row =
-                          arith::AddIOp::create(kb, loc, row0, idx(kb, loc, r));
-                      Value two = vector::TransferReadOp::create(
-                          kb, loc, word, ae, ValueRange{bi, row, col}, padBf16,
-                          ArrayRef<bool>{true});
-                      Value av = vector::BitCastOp::create(
-                          kb, loc, pairs,
-                          vector::BroadcastOp::create(
-                              kb, loc, words,
-                              vector::BitCastOp::create(kb, loc, word1, two)));
-                      for (int64_t v = 0; v < vecs; ++v)
-                        next.push_back(x86vector::DotBF16Op::create(
-                            kb, loc, sums, accs[r * vecs + v], av, bv[v]));
-                    }
-                    scf::YieldOp::create(kb, loc, next);
-                  });
-              Value tile = blkIter[0];
-              for (int64_t r = 0; r < mr; ++r)
-                for (int64_t v = 0; v < vecs; ++v)
-                  tile = vector::TransferWriteOp::create(
-                             rb, loc, kLoop.getResult(r * vecs + v), tile,
-                             ValueRange{arith::AddIOp::create(rb, loc, row0,
-                                                              idx(rb, loc, r)),
-                                        idx(rb, loc, v * kLanes)},
-                             ArrayRef<bool>{true})
-                             .getResult();
-              scf::YieldOp::create(rb, loc, tile);
+        return hodu::cpu::registerBlocks(
+            nb, loc, tile0, t.blocks, mr, vecs, kLanes, t.k2, zeroAcc,
+            [&](OpBuilder &kb, Value g) {
+              SmallVector<Value> bv;
+              for (int64_t v = 0; v < vecs; ++v)
+                bv.push_back(vector::BitCastOp::create(
+                    kb, loc, pairs,
+                    vector::TransferReadOp::create(
+                        kb, loc, pairBits, bp,
+                        ValueRange{bb, p, g, idx(kb, loc, v * 2 * kLanes)},
+                        padBits, ArrayRef<bool>{true})));
+              return bv;
+            },
+            [&](OpBuilder &kb, Value row, Value g) -> Value {
+              Value two = vector::TransferReadOp::create(
+                  kb, loc, word, ae,
+                  ValueRange{bi, row, hodu::cpu::scaledIndex(kb, loc, g, 2, 0)},
+                  padBf16, ArrayRef<bool>{true});
+              return vector::BitCastOp::create(
+                  kb, loc, pairs,
+                  vector::BroadcastOp::create(
+                      kb, loc, words,
+                      vector::BitCastOp::create(kb, loc, word1, two)));
+            },
+            [&](OpBuilder &kb, Value acc, Value a, Value bv) -> Value {
+              return x86vector::DotBF16Op::create(kb, loc, sums, acc, a, bv);
             });
-        return blockLoop.getResult(0);
       });
 }
 

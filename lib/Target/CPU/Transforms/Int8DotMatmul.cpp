@@ -183,55 +183,31 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
             nb, loc, DenseElementsAttr::get(acc16, nb.getI32IntegerAttr(0)));
         Value tile0 =
             tensor::EmptyOp::create(nb, loc, ArrayRef<int64_t>{mp, nr}, i32);
-        auto blockLoop = scf::ForOp::create(
-            nb, loc, idx(nb, loc, 0), idx(nb, loc, blocks), idx(nb, loc, 1),
-            ValueRange{tile0},
-            [&](OpBuilder &rb, Location, Value blk, ValueRange blkIter) {
-              Value row0 = hodu::cpu::scaledIndex(rb, loc, blk, mr, 0);
-              SmallVector<Value> inits(mr * vecs, zeroAcc);
-              auto kLoop = scf::ForOp::create(
-                  rb, loc, idx(rb, loc, 0), idx(rb, loc, k4), idx(rb, loc, 1),
-                  inits,
-                  [&](OpBuilder &kb, Location, Value g, ValueRange accs) {
-                    SmallVector<Value> bv;
-                    for (int64_t v = 0; v < vecs; ++v)
-                      bv.push_back(vector::TransferReadOp::create(
-                          kb, loc, b64, bp,
-                          ValueRange{p, g, idx(kb, loc, v * per * lanes)}, pad8,
-                          ArrayRef<bool>{true}));
-                    Value col = hodu::cpu::scaledIndex(kb, loc, g, per, 0);
-                    SmallVector<Value> next;
-                    for (int64_t r = 0; r < mr; ++r) {
-                      Value row =
-                          arith::AddIOp::create(kb, loc, row0, idx(kb, loc, r));
-                      Value bytes = vector::TransferReadOp::create(
-                          kb, loc, word4, ae, ValueRange{row, col}, pad8,
-                          ArrayRef<bool>{true});
-                      Value av = vector::BitCastOp::create(
-                          kb, loc, b64,
-                          vector::BroadcastOp::create(
-                              kb, loc, acc16,
-                              vector::BitCastOp::create(kb, loc, word1,
-                                                        bytes)));
-                      for (int64_t v = 0; v < vecs; ++v)
-                        next.push_back(
-                            int8Dot(kb, loc, d, accs[r * vecs + v], av, bv[v]));
-                    }
-                    scf::YieldOp::create(kb, loc, next);
-                  });
-              Value tile = blkIter[0];
-              for (int64_t r = 0; r < mr; ++r)
-                for (int64_t v = 0; v < vecs; ++v)
-                  tile = vector::TransferWriteOp::create(
-                             rb, loc, kLoop.getResult(r * vecs + v), tile,
-                             ValueRange{arith::AddIOp::create(rb, loc, row0,
-                                                              idx(rb, loc, r)),
-                                        idx(rb, loc, v * lanes)},
-                             ArrayRef<bool>{true})
-                             .getResult();
-              scf::YieldOp::create(rb, loc, tile);
+        return hodu::cpu::registerBlocks(
+            nb, loc, tile0, blocks, mr, vecs, lanes, k4, zeroAcc,
+            [&](OpBuilder &kb, Value g) {
+              SmallVector<Value> bv;
+              for (int64_t v = 0; v < vecs; ++v)
+                bv.push_back(vector::TransferReadOp::create(
+                    kb, loc, b64, bp,
+                    ValueRange{p, g, idx(kb, loc, v * per * lanes)}, pad8,
+                    ArrayRef<bool>{true}));
+              return bv;
+            },
+            [&](OpBuilder &kb, Value row, Value g) -> Value {
+              Value bytes = vector::TransferReadOp::create(
+                  kb, loc, word4, ae,
+                  ValueRange{row, hodu::cpu::scaledIndex(kb, loc, g, per, 0)},
+                  pad8, ArrayRef<bool>{true});
+              return vector::BitCastOp::create(
+                  kb, loc, b64,
+                  vector::BroadcastOp::create(
+                      kb, loc, acc16,
+                      vector::BitCastOp::create(kb, loc, word1, bytes)));
+            },
+            [&](OpBuilder &kb, Value acc, Value a, Value bv) {
+              return int8Dot(kb, loc, d, acc, a, bv);
             });
-        return blockLoop.getResult(0);
       });
   };
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using hodu::cpu::TileBody;
@@ -62,4 +63,46 @@ Value hodu::cpu::tileLoop(OpBuilder &b, Location loc, int64_t count,
         scf::YieldOp::create(nb, l, c);
       });
   return loop.getResult(0);
+}
+
+Value hodu::cpu::registerBlocks(
+    OpBuilder &b, Location loc, Value tile, int64_t blocks, int64_t mr,
+    int64_t vecs, int64_t lanes, int64_t steps, Value zero,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Value)> readB,
+    llvm::function_ref<Value(OpBuilder &, Value, Value)> readA,
+    llvm::function_ref<Value(OpBuilder &, Value, Value, Value)> dot) {
+  auto index = [&](OpBuilder &ib, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ib, loc, v);
+  };
+  auto blockLoop = scf::ForOp::create(
+      b, loc, index(b, 0), index(b, blocks), index(b, 1), ValueRange{tile},
+      [&](OpBuilder &rb, Location, Value blk, ValueRange blkIter) {
+        Value row0 = scaledIndex(rb, loc, blk, mr, 0);
+        SmallVector<Value> inits(mr * vecs, zero);
+        auto kLoop = scf::ForOp::create(
+            rb, loc, index(rb, 0), index(rb, steps), index(rb, 1), inits,
+            [&](OpBuilder &kb, Location, Value g, ValueRange accs) {
+              SmallVector<Value> bv = readB(kb, g);
+              SmallVector<Value> next;
+              for (int64_t r = 0; r < mr; ++r) {
+                Value a = readA(
+                    kb, arith::AddIOp::create(kb, loc, row0, index(kb, r)), g);
+                for (int64_t v = 0; v < vecs; ++v)
+                  next.push_back(dot(kb, accs[r * vecs + v], a, bv[v]));
+              }
+              scf::YieldOp::create(kb, loc, next);
+            });
+        Value t = blkIter[0];
+        for (int64_t r = 0; r < mr; ++r)
+          for (int64_t v = 0; v < vecs; ++v)
+            t = vector::TransferWriteOp::create(
+                    rb, loc, kLoop.getResult(r * vecs + v), t,
+                    ValueRange{
+                        arith::AddIOp::create(rb, loc, row0, index(rb, r)),
+                        index(rb, v * lanes)},
+                    ArrayRef<bool>{true})
+                    .getResult();
+        scf::YieldOp::create(rb, loc, t);
+      });
+  return blockLoop.getResult(0);
 }

@@ -1,6 +1,6 @@
 //===- TileLoop.h - a loop over tiles carrying one tensor -------*- C++ -*-===//
 //
-// Internal to hodu-cpu-vectorize (Packing.cpp, DirectConv.cpp,
+// Internal to hodu-cpu-vectorize (Packing.cpp, DirectConv.cpp, Bf16Dot.cpp,
 // Int8DotConv.cpp, Int8DotMatmul.cpp, Winograd.cpp); defined in
 // TileLoop.cpp.
 //
@@ -25,6 +25,24 @@ using TileBody = llvm::function_ref<mlir::Value(
 mlir::Value tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                      int64_t step, mlir::Value init, bool parallel,
                      TileBody body);
+
+/// One panel of a register kernel (the int8 and bf16 dot-product matmuls):
+/// for each of `blocks` blocks of `mr` rows, `mr` x `vecs` accumulators
+/// starting at `zero`, carried over `steps` steps of K; per step the
+/// panel's `vecs` vectors of B (`readB(builder, step)`), per row its A
+/// (`readA(builder, row, step)`) and per vector `dot(builder, acc, a, b)`;
+/// the sums written into `tile` at (row, v * `lanes`). Returns the tile.
+mlir::Value registerBlocks(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value tile, int64_t blocks,
+    int64_t mr, int64_t vecs, int64_t lanes, int64_t steps, mlir::Value zero,
+    llvm::function_ref<llvm::SmallVector<mlir::Value>(mlir::OpBuilder &,
+                                                      mlir::Value)>
+        readB,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value, mlir::Value)>
+        readA,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Value, mlir::Value,
+                                   mlir::Value)>
+        dot);
 
 /// The index `base` * `scale` + `offset`, folding a scale of 1 and an offset
 /// of 0 (the index arithmetic of the hand-built kernels).
