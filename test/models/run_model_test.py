@@ -387,7 +387,8 @@ def host_has_bf16():
 def test_bf16(model, onnx, data, work, hoduc, hodu_run, flags):
     """Compiles the model with --precision=bf16 (-O2) and runs it against
     ONNX Runtime's f32 outputs within the manifest's bf16 tolerance; at
-    least one matmul must take the bf16 kernels (--print-stats)."""
+    least one matmul or convolution must take the bf16 kernels
+    (--print-stats)."""
     tol = model["bf16"]
     lib = os.path.join(work, "%s.bf16.so" % model["name"])
     rc, out, secs = run([hoduc, onnx, "-o", lib, "--precision=bf16", "--print-stats"] + flags,
@@ -397,7 +398,8 @@ def test_bf16(model, onnx, data, work, hoduc, hodu_run, flags):
         return False
     kernels = out.count("bf16 dot products")
     if kernels == 0:
-        print("bf16: FAILED: no matmul took the bf16 kernels (--print-stats)")
+        print("bf16: FAILED: no matmul or convolution took the bf16 kernels "
+              "(--print-stats)")
         return False
     rc, out, _ = run([hodu_run, lib, "--test-data", data, "--rtol", repr(tol["rtol"]),
                       "--atol", repr(tol["atol"])], RUN_TIMEOUT)
@@ -406,7 +408,8 @@ def test_bf16(model, onnx, data, work, hoduc, hodu_run, flags):
     detail = ("max abs err %.3g, max rel err %.3g (worst at %.3g of the tolerance)"
               % (stats["max_abs"], stats["max_rel"], stats["worst"])
               if isinstance(stats, dict) else str(stats))
-    print("bf16: compiled in %.2f s, %d matmul(s) on bf16 dot products; %s; %s"
+    print("bf16: compiled in %.2f s, %d matmul(s) and convolution(s) on bf16 dot "
+          "products; %s; %s"
           % (secs, kernels, detail, "PASS" if rc == 0 else "FAILED"))
     if rc != 0:
         print("\n".join("  " + l for l in out.splitlines()[:20]))

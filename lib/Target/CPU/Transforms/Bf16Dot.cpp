@@ -37,21 +37,7 @@ using hodu::cpu::int8dot::idx;
 using hodu::cpu::int8dot::indexAttrs;
 using hodu::cpu::int8dot::startsAtZero;
 
-uint16_t hodu::cpu::bf16Bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it one, quiet
-    return static_cast<uint16_t>((u >> 16) | 0x40);
-  u += 0x7fffu + ((u >> 16) & 1);
-  return static_cast<uint16_t>(u >> 16);
-}
-
-namespace {
-
-constexpr int64_t kLanes = 16; // f32 sums of a 512-bit vector
-
-/// A tensor of f32 rounded to bf16 (arith.truncf: nearest even).
-Value roundToBf16(OpBuilder &b, Location loc, Value f32Tensor) {
+Value hodu::cpu::roundToBf16(OpBuilder &b, Location loc, Value f32Tensor) {
   auto type = cast<RankedTensorType>(f32Tensor.getType());
   auto out = RankedTensorType::get(type.getShape(), b.getBF16Type());
   AffineMap id =
@@ -72,6 +58,18 @@ Value roundToBf16(OpBuilder &b, Location loc, Value f32Tensor) {
       .getResult(0);
 }
 
+uint16_t hodu::cpu::bf16Bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) // NaN: keep it one, quiet
+    return static_cast<uint16_t>((u >> 16) | 0x40);
+  u += 0x7fffu + ((u >> 16) & 1);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+namespace {
+
+constexpr int64_t kLanes = 16; // f32 sums of a 512-bit vector
 
 /// The tiles of y[b] = A[b] B[b] for `bs` batches of A [m, k] by B [k, n].
 struct Tiles {
@@ -177,7 +175,7 @@ Value bf16Kernels(OpBuilder &b, Location loc, Value a, Value bp, const Tiles &t,
       b, loc, RankedTensorType::get({t.bs, t.mp, 2 * t.k2}, f32), a,
       indexAttrs(b, {0, 0, 0}), indexAttrs(b, {0, t.mp - t.m, 2 * t.k2 - t.k}),
       zeroF);
-  Value ae = roundToBf16(b, loc, ap);
+  Value ae = hodu::cpu::roundToBf16(b, loc, ap);
 
   const int64_t vecs = t.vecs, nr = t.nr, mr = t.mr;
   auto pairs = VectorType::get({2 * kLanes}, bf16);

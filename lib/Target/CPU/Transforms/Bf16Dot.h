@@ -12,10 +12,16 @@
 #include <optional>
 #include <string>
 
-namespace mlir::linalg {
+namespace mlir {
+class Location;
+class OpBuilder;
+class Value;
+namespace linalg {
 class BatchMatmulOp;
+class Conv2DNchwFchwOp;
 class MatmulOp;
-} // namespace mlir::linalg
+} // namespace linalg
+} // namespace mlir
 
 namespace hodu::cpu {
 
@@ -44,6 +50,20 @@ std::optional<std::string> matmulToBf16Dot(mlir::linalg::MatmulOp mm,
 std::optional<std::string> batchMatmulToBf16Dot(mlir::linalg::BatchMatmulOp mm,
                                                 bool parallel,
                                                 int64_t registers);
+
+/// Rewrites `conv`, a batch-1 static f32 convolution by a constant filter,
+/// into f32 sums of bf16 pair products (Bf16DotConv.cpp): the filter rounded
+/// and packed as words of two channels at compile time, the input rounded
+/// once per run, panels of one output row's columns (or of the flattened
+/// plane) written per thread, register blocks of filters by one or two
+/// vectors of columns. Returns the strategy's description, or none (`conv`
+/// unchanged) when it does not apply. The caller checks the target.
+std::optional<std::string> convToBf16Dot(mlir::linalg::Conv2DNchwFchwOp conv,
+                                         bool parallel, int64_t registers);
+
+/// A tensor of f32 rounded to bf16 (arith.truncf: nearest even).
+mlir::Value roundToBf16(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value f32Tensor);
 
 /// The bits of `f` as bf16, rounded to nearest even (NaN stays NaN): what
 /// vcvtneps2bf16 gives for a normal f32.

@@ -137,13 +137,22 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         continue;
       if (packB && winograd != "off")
         if (std::optional<std::string> what = hodu::cpu::convToWinograd(
-                conv, tile, parallel, /*allowF4=*/winograd == "auto")) {
+                conv, tile, parallel, /*allowF4=*/winograd == "auto",
+                /*directPairs=*/bf16Dot ? 2 : 1)) {
           record(loc, *what);
           continue;
         }
       if (packB)
         if (std::optional<std::string> what =
                 convToTransposedMatmul(conv, tile.lanes)) {
+          record(loc, *what);
+          continue;
+        }
+      // On bf16 dot products (--precision=bf16): what Winograd and the
+      // transposed matmul leave (the latter's matmul takes them below).
+      if (bf16Dot)
+        if (std::optional<std::string> what =
+                hodu::cpu::convToBf16Dot(conv, parallel, vectorRegisters)) {
           record(loc, *what);
           continue;
         }

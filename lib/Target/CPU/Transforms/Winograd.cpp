@@ -159,7 +159,7 @@ struct Emitter {
 
 std::optional<std::string>
 hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
-                          bool parallel, bool allowF4) {
+                          bool parallel, bool allowF4, int64_t directPairs) {
   if (!conv.hasPureTensorSemantics())
     return std::nullopt;
   auto in = cast<RankedTensorType>(conv.getInputs()[0].getType());
@@ -234,7 +234,8 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
     columns = std::min<int64_t>(
         columns,
         llvm::alignTo(oh * w, panelWidth(oh * w, tile.cols, narrowest)));
-  int64_t packed = 9 * f * c * columns + kTransformWeight * 18 * c * columns;
+  int64_t packed =
+      9 * f * c * columns / directPairs + kTransformWeight * 18 * c * columns;
   if (plan.cost >= packed)
     return std::nullopt;
   const Variant &vr = *plan.v;

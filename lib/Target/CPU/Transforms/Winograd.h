@@ -22,11 +22,14 @@ namespace hodu::cpu {
 /// filter and a filled output, as Winograd F(2x2,3x3) or (with `allowF4`)
 /// F(4x4,3x3) (see Winograd.cpp), whichever its cost model finds cheapest,
 /// if that is cheaper than the packed im2col matmul with register tile
-/// `tile`. Returns a one-line description for --print-stats if it did; none
-/// (nothing changed) if not.
+/// `tile`, whose lanes do `directPairs` multiply-adds per instruction (2
+/// where the bf16 dot products take it, --precision=bf16). Returns a
+/// one-line description for --print-stats if it did; none (nothing
+/// changed) if not.
 std::optional<std::string> convToWinograd(mlir::linalg::Conv2DNchwFchwOp conv,
                                           RegisterTile tile, bool parallel,
-                                          bool allowF4);
+                                          bool allowF4,
+                                          int64_t directPairs = 1);
 
 } // namespace hodu::cpu
 

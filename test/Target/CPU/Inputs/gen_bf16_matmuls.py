@@ -1,4 +1,5 @@
-"""Writes the bf16 matmul test of bf16-dot.test into DIR (no numpy needed):
+"""Writes the bf16 matmul and convolution tests of bf16-dot.test into DIR (no
+numpy needed):
   gen_bf16_matmuls.py DIR
 DIR/m.mlir: @main(a [37, 67], x [5, 40], b [67, 20], q [3, 20, 40],
 kt [3, 40, 24]) -> (c1 = a W1, c2 = x W2, c3 = a b, c4 = q kt batched), W1
@@ -9,7 +10,14 @@ values with all 24 bits of an f32 mantissa in use (so that rounding them to
 bf16 changes them). Expected outputs, as .npy:
   DIR/bf16/  every output with both operands rounded to bf16 (nearest
              even), then summed exactly
-  DIR/exact/ every output summed exactly from the f32 values."""
+  DIR/exact/ every output summed exactly from the f32 values.
+DIR/c.mlir: @main(x1 [1,5,17,19], x2 [1,6,12,12], x3 [1,24,8,40],
+x4 [1,3,20,20]) -> convolutions by constant filters:
+  k1 = conv(x1, [20,5,3,3]) stride 2, pad 1: an odd C, panels along rows
+  k2 = conv(x2, [36,6,5,5]) pad 2: rows narrower than a panel (flattened)
+  k3 = bias + conv(x3, [40,24,1,1]): an init that is not zero
+  k4 = conv(x4, [8,3,3,3]) dilation 2, pad 2
+with the same expected outputs in DIR/conv/bf16 and DIR/conv/exact."""
 import json, os, struct, sys
 
 out = sys.argv[1]
@@ -121,3 +129,102 @@ with open(os.path.join(out, "m.mlir"), "w") as f:
             "outs(%i_c4 : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>\n")
     f.write("    return %c1, %c2, %c3, %c4 : tensor<37x50xf32>, tensor<5x16xf32>, "
             "tensor<37x20xf32>, tensor<3x20x24xf32>\n  }\n}\n")
+
+
+def conv(x, w, stride, pad, dil, rnd, bias=None):
+    """x [C][H][W] by w [F][C][KH][KW] -> [F][OH][OW], zero padding."""
+    c, h, wd = len(x), len(x[0]), len(x[0][0])
+    kh, kw = len(w[0][0]), len(w[0][0][0])
+    oh = (h + 2 * pad - dil * (kh - 1) - 1) // stride + 1
+    ow = (wd + 2 * pad - dil * (kw - 1) - 1) // stride + 1
+    xr = [[[rnd(v) for v in r] for r in p] for p in x]
+    out = []
+    for fi, wf in enumerate(w):
+        wr = [[[rnd(v) for v in r] for r in p] for p in wf]
+        plane = []
+        for oy in range(oh):
+            row = []
+            for ox in range(ow):
+                s = 0.0
+                for ci in range(c):
+                    for i in range(kh):
+                        y = oy * stride + i * dil - pad
+                        if y < 0 or y >= h:
+                            continue
+                        for j in range(kw):
+                            xx = ox * stride + j * dil - pad
+                            if 0 <= xx < wd:
+                                s += xr[ci][y][xx] * wr[ci][i][j]
+                s = f32(s)
+                row.append(f32(s + bias[fi]) if bias else s)
+            plane.append(row)
+        out.append(plane)
+    return [out]
+
+
+def tensor(*shape):
+    if len(shape) == 1:
+        return [rand() for _ in range(shape[0])]
+    return [tensor(*shape[1:]) for _ in range(shape[0])]
+
+
+convs = [  # name, x shape, w shape, stride, pad, dilation, bias
+    ("k1", (1, 5, 17, 19), (20, 5, 3, 3), 2, 1, 1, False),
+    ("k2", (1, 6, 12, 12), (36, 6, 5, 5), 1, 2, 1, False),
+    ("k3", (1, 24, 8, 40), (40, 24, 1, 1), 1, 0, 1, True),
+    ("k4", (1, 3, 20, 20), (8, 3, 3, 3), 1, 2, 2, False),
+]
+args, results, body = [], [], [zero]
+for name, xs, ws, st, pad, dil, has_bias in convs:
+    xn = "x" + name[1]
+    x, w = tensor(*xs), tensor(*ws)
+    bias = tensor(ws[0]) if has_bias else None
+    values, shape = flat(x)
+    with open(os.path.join(out, xn + ".json"), "w") as f:
+        json.dump({"shape": shape, "dtype": "f32", "data": values}, f)
+    for sub, rnd in (("bf16", bf16), ("exact", same)):
+        os.makedirs(os.path.join(out, "conv", sub), exist_ok=True)
+        write_npy(os.path.join(out, "conv", sub, name + ".npy"),
+                  conv(x[0], w, st, pad, dil, rnd, bias))
+    oh = (xs[2] + 2 * pad - dil * (ws[2] - 1) - 1) // st + 1
+    ow = (xs[3] + 2 * pad - dil * (ws[3] - 1) - 1) // st + 1
+    ty = lambda s: "tensor<%sxf32>" % "x".join(str(d) for d in s)
+    xt, wt, ot = ty(xs), ty(ws), ty((1, ws[0], oh, ow))
+    pt = ty((1, xs[1], xs[2] + 2 * pad, xs[3] + 2 * pad))
+    args.append('%%%s: %s {hodu.name = "%s"}' % (xn, xt, xn))
+    results.append((name, ot))
+    body.append("    %%w_%s = arith.constant dense<[%s]> : %s\n" % (
+        name, ", ".join(
+            "[" + ", ".join(dense(ch)[6:-1] for ch in fi) + "]"
+            for fi in w), wt))
+    src = "%" + xn
+    if pad:
+        body.append("    %%p_%s = tensor.pad %s low[0, 0, %d, %d] high[0, 0, %d, %d] {\n"
+                    "    ^bb0(%%i0: index, %%i1: index, %%i2: index, %%i3: index):\n"
+                    "      tensor.yield %%zero : f32\n    } : %s to %s\n"
+                    % (name, src, pad, pad, pad, pad, xt, pt))
+        src = "%p_" + name
+    else:
+        pt = xt
+    body.append("    %%e_%s = tensor.empty() : %s\n" % (name, ot))
+    if has_bias:
+        body.append("    %%b_%s = arith.constant dense<[%s]> : tensor<%dxf32>\n"
+                    % (name, ", ".join("%.9e" % v for v in bias), ws[0]))
+        body.append("    %%i_%s = linalg.broadcast ins(%%b_%s : tensor<%dxf32>) "
+                    "outs(%%e_%s : %s) dimensions = [0, 2, 3]\n"
+                    % (name, name, ws[0], name, ot))
+    else:
+        body.append("    %%i_%s = linalg.fill ins(%%zero : f32) outs(%%e_%s : %s) -> %s\n"
+                    % (name, name, ot, ot))
+    body.append("    %%%s = linalg.conv_2d_nchw_fchw {dilations = dense<%d> : tensor<2xi64>, "
+                "strides = dense<%d> : tensor<2xi64>} ins(%s, %%w_%s : %s, %s) "
+                "outs(%%i_%s : %s) -> %s\n"
+                % (name, dil, st, src, name, pt, wt, name, ot, ot))
+with open(os.path.join(out, "c.mlir"), "w") as f:
+    f.write('module attributes {hodu.model_name = "bf16conv"} {\n'
+            "  func.func @main(%s) -> (%s) {\n" % (
+                ", ".join(args),
+                ", ".join('%s {hodu.name = "%s"}' % (t, n) for n, t in results)))
+    f.write("".join(body))
+    f.write("    return %s : %s\n  }\n}\n" % (
+        ", ".join("%" + n for n, _ in results), ", ".join(t for _, t in results)))
