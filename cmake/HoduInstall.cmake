@@ -4,7 +4,7 @@
 # Produces, under the install prefix:
 #   bin/{hoduc,hodu-opt,hodu-run}
 #   lib/libhodurt.so, lib/libhodurt.a, lib/hodu/hodu_exe_main.o
-#   include/hodu/{abi.h,runtime.h}
+#   include/hodu/{abi.h,bundle.h,plugin.h,runtime.h,runtime_plugins.h}
 #   lib/cmake/Hodu/{HoduConfig,HoduConfigVersion,HoduTargets,AddHoduModel}.cmake
 #   lib/cmake/Hodu/hodu_benchmark.c.in
 # and, in the build tree, a HoduConfig.cmake of its own so that

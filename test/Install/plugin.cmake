@@ -54,6 +54,7 @@ if(MODE STREQUAL "install")
   set(prefix "${WORK}/prefix")
   run(${CMAKE_COMMAND} --install "${HODU_BUILD}" --prefix "${prefix}")
   foreach(f include/hodu/plugin.h include/hodu/runtime.h include/hodu/abi.h
+            include/hodu/runtime_plugins.h
             bin/hodu-run lib/cmake/Hodu/HoduConfig.cmake)
     if(NOT EXISTS "${prefix}/${f}")
       message(FATAL_ERROR "not installed: ${f}")

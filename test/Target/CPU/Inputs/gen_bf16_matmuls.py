@@ -11,12 +11,13 @@ bf16 changes them). Expected outputs, as .npy:
   DIR/bf16/  every output with both operands rounded to bf16 (nearest
              even), then summed exactly
   DIR/exact/ every output summed exactly from the f32 values.
-DIR/c.mlir: @main(x1 [1,5,17,19], x2 [1,6,12,12], x3 [1,24,8,40],
-x4 [1,3,20,20]) -> convolutions by constant filters:
-  k1 = conv(x1, [20,5,3,3]) stride 2, pad 1: an odd C, panels along rows
-  k2 = conv(x2, [36,6,5,5]) pad 2: rows narrower than a panel (flattened)
+DIR/c.mlir: @main(x1 [1,9,17,19], x2 [1,10,12,12], x3 [1,24,8,40],
+x4 [1,8,20,20], x5 [1,3,20,20]) -> convolutions by constant filters:
+  k1 = conv(x1, [20,9,3,3]) stride 2, pad 1: an odd C, panels along rows
+  k2 = conv(x2, [36,10,5,5]) pad 2: rows narrower than a panel (flattened)
   k3 = bias + conv(x3, [40,24,1,1]): an init that is not zero
-  k4 = conv(x4, [8,3,3,3]) dilation 2, pad 2
+  k4 = conv(x4, [8,8,3,3]) dilation 2, pad 2
+  k5 = conv(x5, [16,3,3,3]) stride 2, pad 1: 3 channels, which stay f32
 with the same expected outputs in DIR/conv/bf16 and DIR/conv/exact."""
 import json, os, struct, sys
 
@@ -169,11 +170,13 @@ def tensor(*shape):
 
 
 convs = [  # name, x shape, w shape, stride, pad, dilation, bias
-    ("k1", (1, 5, 17, 19), (20, 5, 3, 3), 2, 1, 1, False),
-    ("k2", (1, 6, 12, 12), (36, 6, 5, 5), 1, 2, 1, False),
+    ("k1", (1, 9, 17, 19), (20, 9, 3, 3), 2, 1, 1, False),
+    ("k2", (1, 10, 12, 12), (36, 10, 5, 5), 1, 2, 1, False),
     ("k3", (1, 24, 8, 40), (40, 24, 1, 1), 1, 0, 1, True),
-    ("k4", (1, 3, 20, 20), (8, 3, 3, 3), 1, 2, 2, False),
+    ("k4", (1, 8, 20, 20), (8, 8, 3, 3), 1, 2, 2, False),
+    ("k5", (1, 3, 20, 20), (16, 3, 3, 3), 2, 1, 1, False),
 ]
+F32_ONLY = ("k5",)  # an image stem of 3 channels stays f32
 args, results, body = [], [], [zero]
 for name, xs, ws, st, pad, dil, has_bias in convs:
     xn = "x" + name[1]
@@ -182,7 +185,8 @@ for name, xs, ws, st, pad, dil, has_bias in convs:
     values, shape = flat(x)
     with open(os.path.join(out, xn + ".json"), "w") as f:
         json.dump({"shape": shape, "dtype": "f32", "data": values}, f)
-    for sub, rnd in (("bf16", bf16), ("exact", same)):
+    for sub, rnd in (("bf16", same if name in F32_ONLY else bf16),
+                     ("exact", same)):
         os.makedirs(os.path.join(out, "conv", sub), exist_ok=True)
         write_npy(os.path.join(out, "conv", sub, name + ".npy"),
                   conv(x[0], w, st, pad, dil, rnd, bias))
