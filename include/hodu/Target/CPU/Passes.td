@@ -188,7 +188,7 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
     Option<"winograd", "winograd", "std::string", "\"auto\"",
            "Winograd 3x3 convolutions where the cost model prefers them: auto (F(2x2,3x3) and F(4x4,3x3)), f2 (F(2x2,3x3) only) or off">,
     Option<"bf16Dot", "bf16-dot", "bool", "false",
-           "f32 matmuls and batch matmuls in bf16: A and B rounded to bf16 (nearest even; a constant B packed at compile time, any other on every run), their pair products summed in f32 with AVX512-BF16 vdpbf16ps (hoduc --precision=bf16); the target must have avx512bf16 at 512 bits">,
+           "f32 matmuls, batch matmuls and convolutions by constant filters in bf16: both operands rounded to bf16 (nearest even; a constant B or filter packed at compile time, any other B on every run), their pair products summed in f32 with AVX512-BF16 vdpbf16ps (hoduc --precision=bf16); the target must have avx512bf16 at 512 bits">,
   ];
   let dependentDialects = [
     "mlir::x86vector::X86VectorDialect",
