@@ -27,6 +27,7 @@
 
 #include "Bf16Dot.h"
 
+#include "ConvPanels.h"
 #include "Int8DotCommon.h"
 #include "TileLoop.h"
 
@@ -72,8 +73,8 @@ std::optional<Panels> choosePanels(int64_t oh, int64_t ow, int64_t wpad,
     for (bool flat : {false, true}) {
       if (flat && !unitStride)
         continue;
-      int64_t columns =
-          flat ? llvm::alignTo(oh * wpad, pw) : oh * llvm::alignTo(ow, pw);
+      int64_t columns = flat ? hodu::cpu::ConvPanels::flatColumns(oh, wpad, pw)
+                             : oh * int64_t(llvm::alignTo(ow, pw));
       if (oh * ow * 2 < columns)
         continue;
       double cost = static_cast<double>(columns) * (pw == kLanes ? 1.15 : 1.0);
@@ -104,28 +105,11 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
 
   // The input before its zero padding (spatial only), which is redone in
   // bf16 with the padding the panels need.
-  Value input = conv.getInputs()[0];
-  SmallVector<int64_t> low(4, 0), high(4, 0);
-  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
-    Value pv = pad.getConstantPaddingValue();
-    auto pc = pv ? pv.getDefiningOp<arith::ConstantOp>() : nullptr;
-    auto pa = pc ? dyn_cast<FloatAttr>(pc.getValue()) : nullptr;
-    bool spatial = pa && pa.getValue().isZero();
-    for (auto [i, l, h] :
-         llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh())) {
-      if (ShapedType::isDynamic(l) || ShapedType::isDynamic(h) || l < 0 ||
-          h < 0 || (i < 2 && (l || h)))
-        spatial = false;
-      if (spatial) {
-        low[i] = l;
-        high[i] = h;
-      }
-    }
-    if (spatial)
-      input = pad.getSource();
-    else
-      low.assign(4, 0), high.assign(4, 0);
-  }
+  hodu::cpu::SpatialZeroPad pad{
+      conv.getInputs()[0], {0, 0, 0, 0}, {0, 0, 0, 0}};
+  if (std::optional<hodu::cpu::SpatialZeroPad> p =
+          hodu::cpu::spatialZeroPad(pad.source))
+    pad = *p;
 
   std::optional<std::vector<double>> w = constantValues(conv.getInputs()[1]);
   if (!w)
@@ -141,8 +125,7 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     return std::nullopt;
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-  int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
-          dw = dilations[1];
+  int64_t sh = strides[0], sw = strides[1];
   // Strides past 4 read too wide a row per vector.
   if (sw > 4)
     return std::nullopt;
@@ -153,6 +136,8 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     return std::nullopt;
   const int64_t pw = panels->pw, vecs = pw / kLanes;
   const bool flat = panels->flat;
+  hodu::cpu::ConvPanels geo(pw, flat, oh, ow, kh, kw, strides, dilations,
+                            inType.getDimSize(2), wpad);
 
   // Register blocks of the filters: 2 x 12 accumulators, two panel vectors
   // and a broadcast in 32 registers (16 rows with one vector), as even as
@@ -195,111 +180,36 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   // The input rounded once, then padded with zeros: spatially as the conv
   // pads, channels to whole pairs, and on the right (or below, flattened)
   // so that the last panel's reads stay inside.
-  auto xType = cast<RankedTensorType>(input.getType());
-  int64_t hpad = xType.getDimSize(2) + low[2] + high[2];
-  int64_t extraW = 0, extraH = 0;
-  if (flat)
-    extraH = std::max<int64_t>(
-        0, llvm::divideCeil(
-               panels->columns + (kh - 1) * dh * wpad + (kw - 1) * dw, wpad) -
-               hpad);
-  else
-    extraW =
-        std::max<int64_t>(0, llvm::alignTo(ow, pw) * sw + (kw - 1) * dw - wpad);
+  // (Flattened: the plane as one row, [1, 2 c2, 1, Hpad * Wpad].)
   Value zeroBf16 = arith::ConstantOp::create(b, loc, b.getFloatAttr(bf16, 0.0));
-  Value xp = tensor::PadOp::create(
-      b, loc,
-      RankedTensorType::get({1, 2 * c2, hpad + extraH, wpad + extraW}, bf16),
-      roundToBf16(b, loc, input), indexAttrs(b, {0, 0, low[2], low[3]}),
-      indexAttrs(b, {0, 2 * c2 - c, high[2] + extraH, high[3] + extraW}),
-      zeroBf16);
-  if (flat) { // the plane as one row: [1, 2 c2, 1, Hpad * Wpad]
-    SmallVector<ReassociationIndices> r{{0}, {1}, {2, 3}};
-    xp = tensor::CollapseShapeOp::create(b, loc, xp, r);
-    xp = tensor::ExpandShapeOp::create(
-        b, loc,
-        RankedTensorType::get({1, 2 * c2, 1, (hpad + extraH) * wpad}, bf16), xp,
-        r);
-  }
-  // Where a tap reads: its row offset (i * rowStep) and column offset
-  // (i * rowToCol + j * dw); in the flattened plane, rows are columns.
-  int64_t rowStep = flat ? 0 : dh, rowToCol = flat ? dh * wpad : 0;
-  int64_t outRows = flat ? 1 : oh,
-          outCols = flat ? panels->columns : llvm::alignTo(ow, pw);
-  int64_t q = outCols / pw;
+  Value xp = geo.padInput(b, loc, roundToBf16(b, loc, pad.source), pad, 2 * c2,
+                          zeroBf16);
 
   auto pairs = VectorType::get({2 * kLanes}, bf16);
   auto sums = VectorType::get({kLanes}, f32);
   auto wordVec = VectorType::get({kLanes}, i32);
-  auto row = VectorType::get({pw * sw}, bf16);
   // The sums of the f filters (the register blocks' mp - f padding rows
   // stay in each panel's tile: a whole-output copy without them otherwise).
-  auto accType = RankedTensorType::get({f, outRows, outCols}, f32);
+  auto accType = RankedTensorType::get({f, geo.outRows, geo.outCols}, f32);
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), f32);
   Value acc = hodu::cpu::tileLoop(
-      b, loc, outRows * q, 1, accInit, parallel,
+      b, loc, geo.outRows * geo.q, 1, accInit, parallel,
       [&](OpBuilder &nb, Value t, Value, SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
-        Value orow = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
-        Value col0 = arith::MulIOp::create(
-            nb, loc, arith::RemUIOp::create(nb, loc, t, idx(nb, loc, q)),
-            idx(nb, loc, pw));
+        Value orow, col0;
+        std::tie(orow, col0) = geo.origin(nb, loc, t);
         offsets = {nb.getIndexAttr(0), orow, col0};
         sizes = {nb.getIndexAttr(f), nb.getIndexAttr(1), nb.getIndexAttr(pw)};
-        Value c0 = idx(nb, loc, 0), c1 = idx(nb, loc, 1);
         // The panel Bp[k2, 2 pw]: per tap and channel pair, the two
         // channels' rows at the tap's offset, interleaved.
-        Value panel0 = tensor::EmptyOp::create(
-            nb, loc, ArrayRef<int64_t>{k2, 2 * pw}, bf16);
+        Value panel = geo.buildPanel(
+            nb, loc, xp, orow, col0, 2, c2,
+            RankedTensorType::get({k2, 2 * pw}, bf16),
+            [&](OpBuilder &cb, ArrayRef<Value> rows) -> Value {
+              return vector::InterleaveOp::create(cb, loc, rows[0], rows[1]);
+            });
         Value padE =
             arith::ConstantOp::create(nb, loc, nb.getFloatAttr(bf16, 0.0));
-        auto tapLoop = scf::ForOp::create(
-            nb, loc, c0, idx(nb, loc, taps), c1, ValueRange{panel0},
-            [&](OpBuilder &tb, Location, Value tap, ValueRange tapIter) {
-              Value i = arith::DivUIOp::create(tb, loc, tap, idx(tb, loc, kw));
-              Value j = arith::RemUIOp::create(tb, loc, tap, idx(tb, loc, kw));
-              Value y = arith::AddIOp::create(
-                  tb, loc, scaledIndex(tb, loc, orow, sh, 0),
-                  scaledIndex(tb, loc, i, rowStep, 0));
-              Value xs = arith::AddIOp::create(
-                  tb, loc,
-                  arith::AddIOp::create(tb, loc,
-                                        scaledIndex(tb, loc, col0, sw, 0),
-                                        scaledIndex(tb, loc, i, rowToCol, 0)),
-                  scaledIndex(tb, loc, j, dw, 0));
-              Value kgBase = scaledIndex(tb, loc, tap, c2, 0);
-              auto pairLoop = scf::ForOp::create(
-                  tb, loc, idx(tb, loc, 0), idx(tb, loc, c2), idx(tb, loc, 1),
-                  ValueRange{tapIter[0]},
-                  [&](OpBuilder &cb, Location, Value cg, ValueRange cgIter) {
-                    Value rows[2];
-                    for (int64_t r = 0; r < 2; ++r) {
-                      Value v = vector::TransferReadOp::create(
-                          cb, loc, row, xp,
-                          ValueRange{idx(cb, loc, 0),
-                                     scaledIndex(cb, loc, cg, 2, r), y, xs},
-                          padE, ArrayRef<bool>{true});
-                      if (sw > 1) {
-                        SmallVector<int64_t> mask;
-                        for (int64_t l = 0; l < pw; ++l)
-                          mask.push_back(l * sw);
-                        v = vector::ShuffleOp::create(cb, loc, v, v, mask);
-                      }
-                      rows[r] = v;
-                    }
-                    Value both =
-                        vector::InterleaveOp::create(cb, loc, rows[0], rows[1]);
-                    Value kg = arith::AddIOp::create(cb, loc, kgBase, cg);
-                    scf::YieldOp::create(cb, loc,
-                                         vector::TransferWriteOp::create(
-                                             cb, loc, both, cgIter[0],
-                                             ValueRange{kg, idx(cb, loc, 0)},
-                                             ArrayRef<bool>{true})
-                                             .getResult());
-                  });
-              scf::YieldOp::create(tb, loc, pairLoop.getResult(0));
-            });
-        Value panel = tapLoop.getResult(0);
 
         Value zeroAcc = arith::ConstantOp::create(
             nb, loc, DenseElementsAttr::get(sums, nb.getF32FloatAttr(0)));
@@ -338,25 +248,7 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
 
   // y[0, f, oh, ow] = acc[f, oh, ow] (flattened: column oh * Wpad + ow),
   // plus the conv's init unless it is zero.
-  Value plane;
-  if (!flat) {
-    plane = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({f, oh, ow}, f32), acc,
-        indexAttrs(b, {0, 0, 0}), indexAttrs(b, {f, oh, ow}),
-        indexAttrs(b, {1, 1, 1}));
-  } else {
-    Value rows = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({f, oh * wpad}, f32), acc,
-        indexAttrs(b, {0, 0, 0}), indexAttrs(b, {f, 1, oh * wpad}),
-        indexAttrs(b, {1, 1, 1}));
-    Value grid = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({f, oh, wpad}, f32), rows,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    plane = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({f, oh, ow}, f32), grid,
-        indexAttrs(b, {0, 0, 0}), indexAttrs(b, {f, oh, ow}),
-        indexAttrs(b, {1, 1, 1}));
-  }
+  Value plane = geo.plane(b, loc, acc, 0, f);
   Value result = tensor::ExpandShapeOp::create(
       b, loc, outType, plane,
       SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvPanels.h"
 #include "Int8DotCommon.h"
 #include "TileLoop.h"
 
@@ -49,27 +50,16 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     return std::nullopt;
 
   // The input: zero padding (spatial only) of uitofp(x) - zx.
-  Value input = conv.getInputs()[0];
-  SmallVector<int64_t> low(4, 0), high(4, 0);
-  if (auto pad = input.getDefiningOp<tensor::PadOp>()) {
-    Value pv = pad.getConstantPaddingValue();
-    auto pc = pv ? pv.getDefiningOp<arith::ConstantOp>() : nullptr;
-    auto pa = pc ? dyn_cast<FloatAttr>(pc.getValue()) : nullptr;
-    if (!pa || !pa.getValue().isZero())
+  hodu::cpu::SpatialZeroPad pad{
+      conv.getInputs()[0], {0, 0, 0, 0}, {0, 0, 0, 0}};
+  if (pad.source.getDefiningOp<tensor::PadOp>()) {
+    std::optional<hodu::cpu::SpatialZeroPad> p =
+        hodu::cpu::spatialZeroPad(pad.source);
+    if (!p)
       return std::nullopt;
-    for (auto [i, l, h] :
-         llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh())) {
-      if (ShapedType::isDynamic(l) || ShapedType::isDynamic(h) || l < 0 ||
-          h < 0)
-        return std::nullopt;
-      low[i] = l;
-      high[i] = h;
-    }
-    if (low[0] || high[0] || low[1] || high[1])
-      return std::nullopt;
-    input = pad.getSource();
+    pad = *p;
   }
-  std::optional<Uint8Input> src = matchUint8Input(input);
+  std::optional<Uint8Input> src = matchUint8Input(pad.source);
   if (!src)
     return std::nullopt;
 
@@ -83,8 +73,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     return std::nullopt;
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-  int64_t sh = strides[0], sw = strides[1], dh = dilations[0],
-          dw = dilations[1];
+  int64_t sh = strides[0], sw = strides[1];
   // Panels of pw output columns of one row; strides past 4 read too wide a
   // row per vector.
   int64_t owp = llvm::alignTo(ow, pw);
@@ -95,13 +84,15 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   // input p + kh * dh * Wpad + kw * dw, the Wpad - OW last of each row
   // computed and dropped; still at least half the lanes useful.
   int64_t wpad = inType.getDimSize(3); // the conv's input is padded
-  int64_t planePanels = llvm::alignTo(oh * wpad, pw);
   bool flat = false;
   if (ow * 2 < owp) {
-    if (sh != 1 || sw != 1 || oh * ow * 2 < planePanels)
+    if (sh != 1 || sw != 1 ||
+        oh * ow * 2 < hodu::cpu::ConvPanels::flatColumns(oh, wpad, pw))
       return std::nullopt;
     flat = true;
   }
+  hodu::cpu::ConvPanels geo(pw, flat, oh, ow, kh, kw, strides, dilations,
+                            inType.getDimSize(2), wpad);
 
   // Each filter's values: whole numbers within 255 of each other, so that
   // W' - off fits an int8 for some offset `off` per filter (uint8 weights
@@ -193,42 +184,14 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   // The uint8 input: sliced like the f32 one, padded with the zero point
   // (spatially as the conv pads, channels to whole words, and on the right
   // so that the last panel's reads stay inside).
-  Value x = slicedSource(b, loc, *src);
-  auto xType = cast<RankedTensorType>(x.getType());
-  int64_t h = xType.getDimSize(2);
-  int64_t hpad = h + low[2] + high[2];
-  int64_t extraW = 0, extraH = 0;
-  if (flat)
-    extraH = std::max<int64_t>(
-        0, llvm::divideCeil(planePanels + (kh - 1) * dh * wpad + (kw - 1) * dw,
-                            wpad) -
-               hpad);
-  else
-    extraW = std::max<int64_t>(0, owp * sw + (kw - 1) * dw - wpad);
-  SmallVector<int64_t> padLow{0, 0, low[2], low[3]},
-      padHigh{0, c4 * per - c, high[2] + extraH, high[3] + extraW};
-  SmallVector<int64_t> paddedShape{1, c4 * per, hpad + extraH, wpad + extraW};
+  // (The flattened plane as one row: [1, C, 1, Hpad * Wpad].)
   Value xp =
-      tensor::PadOp::create(b, loc, RankedTensorType::get(paddedShape, i8), x,
-                            indexAttrs(b, padLow), indexAttrs(b, padHigh), zx8);
-  // The flattened plane as one row: [1, C, 1, Hpad * Wpad].
-  if (flat) {
-    SmallVector<ReassociationIndices> r{{0}, {1}, {2, 3}};
-    int64_t len = (hpad + extraH) * wpad;
-    xp = tensor::CollapseShapeOp::create(b, loc, xp, r);
-    xp = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({1, c4 * per, 1, len}, i8), xp, r);
-  }
-  // Where a tap reads: its row offset (i * rowStep) and column offset
-  // (i * rowToCol + j * dw); in the flattened plane, rows are columns.
-  int64_t rowStep = flat ? 0 : dh, rowToCol = flat ? dh * wpad : 0;
-  int64_t outRows = flat ? 1 : oh, outCols = flat ? planePanels : owp;
+      geo.padInput(b, loc, slicedSource(b, loc, *src), pad, c4 * per, zx8);
 
   // acc[Fa, OH, OWp]: one parallel iteration per panel (output row oh,
   // pw columns from q * pw); flattened, acc[Fa, 1, panels * pw]. The
   // vector kernels write rows [0, mp), the tiles [0, fa).
-  int64_t q = outCols / pw;
-  auto accType = RankedTensorType::get({fa, outRows, outCols}, i32);
+  auto accType = RankedTensorType::get({fa, geo.outRows, geo.outCols}, i32);
   Value accInit = tensor::EmptyOp::create(b, loc, accType.getShape(), i32);
   Value ok;
   if (tiles)
@@ -236,89 +199,42 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   auto b64 = d.values();
   auto acc16 = d.sums();
   Value acc = hodu::cpu::tileLoop(
-      b, loc, outRows * q, 1, accInit, parallel,
+      b, loc, geo.outRows * geo.q, 1, accInit, parallel,
       [&](OpBuilder &nb, Value t, Value carried,
           SmallVector<OpFoldResult> &offsets,
           SmallVector<OpFoldResult> &sizes) -> Value {
-        Value row = arith::DivUIOp::create(nb, loc, t, idx(nb, loc, q));
-        Value col0 = arith::MulIOp::create(
-            nb, loc, arith::RemUIOp::create(nb, loc, t, idx(nb, loc, q)),
-            idx(nb, loc, pw));
+        Value row, col0;
+        std::tie(row, col0) = geo.origin(nb, loc, t);
         offsets = {nb.getIndexAttr(0), row, col0};
         sizes = {nb.getIndexAttr(fa), nb.getIndexAttr(1), nb.getIndexAttr(pw)};
         Value c0 = idx(nb, loc, 0), c1 = idx(nb, loc, 1);
-        // The panel Bp[kt, per * pw] (rows past k4 meet zero weights).
-        Value panel0 = tensor::EmptyOp::create(
-            nb, loc, ArrayRef<int64_t>{kt, per * pw}, vt);
         Value pad8 =
             arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(i8, 0));
         Value padE =
             arith::ConstantOp::create(nb, loc, nb.getIntegerAttr(vt, 0));
-        auto tapLoop = scf::ForOp::create(
-            nb, loc, c0, idx(nb, loc, taps), c1, ValueRange{panel0},
-            [&](OpBuilder &tb, Location, Value tap, ValueRange tapIter) {
-              Value i = arith::DivUIOp::create(tb, loc, tap, idx(tb, loc, kw));
-              Value j = arith::RemUIOp::create(tb, loc, tap, idx(tb, loc, kw));
-              Value y = arith::AddIOp::create(
-                  tb, loc, hodu::cpu::scaledIndex(tb, loc, row, sh, 0),
-                  hodu::cpu::scaledIndex(tb, loc, i, rowStep, 0));
-              Value xs = arith::AddIOp::create(
-                  tb, loc,
-                  arith::AddIOp::create(
-                      tb, loc, hodu::cpu::scaledIndex(tb, loc, col0, sw, 0),
-                      hodu::cpu::scaledIndex(tb, loc, i, rowToCol, 0)),
-                  hodu::cpu::scaledIndex(tb, loc, j, dw, 0));
-              Value kgBase = hodu::cpu::scaledIndex(tb, loc, tap, c4, 0);
-              auto cgLoop = scf::ForOp::create(
-                  tb, loc, idx(tb, loc, 0), idx(tb, loc, c4), idx(tb, loc, 1),
-                  ValueRange{tapIter[0]},
-                  [&](OpBuilder &cb, Location, Value cg, ValueRange cgIter) {
-                    Value rows[4];
-                    auto wide = VectorType::get({pw * sw}, i8);
-                    for (int64_t r = 0; r < per; ++r) {
-                      Value ch = hodu::cpu::scaledIndex(cb, loc, cg, per, r);
-                      Value v = vector::TransferReadOp::create(
-                          cb, loc, wide, xp,
-                          ValueRange{idx(cb, loc, 0), ch, y, xs}, pad8,
-                          ArrayRef<bool>{true});
-                      if (sw > 1) {
-                        SmallVector<int64_t> mask;
-                        for (int64_t l = 0; l < pw; ++l)
-                          mask.push_back(l * sw);
-                        v = vector::ShuffleOp::create(cb, loc, v, v, mask);
-                      }
-                      rows[r] = v;
-                    }
-                    Value bytes;
-                    if (per == 2) {
-                      // Two channels zero-extended, interleaved.
-                      auto half = VectorType::get({pw}, vt);
-                      bytes = vector::InterleaveOp::create(
-                          cb, loc,
-                          arith::ExtUIOp::create(cb, loc, half, rows[0]),
-                          arith::ExtUIOp::create(cb, loc, half, rows[1]));
-                    } else {
-                      Value ab = vector::InterleaveOp::create(cb, loc, rows[0],
-                                                              rows[1]);
-                      Value cd = vector::InterleaveOp::create(cb, loc, rows[2],
-                                                              rows[3]);
-                      auto half = VectorType::get({lanes}, cb.getI16Type());
-                      Value words = vector::InterleaveOp::create(
-                          cb, loc, vector::BitCastOp::create(cb, loc, half, ab),
-                          vector::BitCastOp::create(cb, loc, half, cd));
-                      bytes = vector::BitCastOp::create(cb, loc, b64, words);
-                    }
-                    Value kg = arith::AddIOp::create(cb, loc, kgBase, cg);
-                    Value next = vector::TransferWriteOp::create(
-                                     cb, loc, bytes, cgIter[0],
-                                     ValueRange{kg, idx(cb, loc, 0)},
-                                     ArrayRef<bool>{true})
-                                     .getResult();
-                    scf::YieldOp::create(cb, loc, next);
-                  });
-              scf::YieldOp::create(tb, loc, cgLoop.getResult(0));
+        // The panel Bp[kt, per * pw] (rows past k4 meet zero weights): per
+        // tap and word of `per` channels, their rows interleaved.
+        Value panel = geo.buildPanel(
+            nb, loc, xp, row, col0, per, c4,
+            RankedTensorType::get({kt, per * pw}, vt),
+            [&](OpBuilder &cb, ArrayRef<Value> rows) -> Value {
+              if (per == 2) {
+                // Two channels zero-extended, interleaved.
+                auto half = VectorType::get({pw}, vt);
+                return vector::InterleaveOp::create(
+                    cb, loc, arith::ExtUIOp::create(cb, loc, half, rows[0]),
+                    arith::ExtUIOp::create(cb, loc, half, rows[1]));
+              }
+              Value ab =
+                  vector::InterleaveOp::create(cb, loc, rows[0], rows[1]);
+              Value cd =
+                  vector::InterleaveOp::create(cb, loc, rows[2], rows[3]);
+              auto half = VectorType::get({lanes}, cb.getI16Type());
+              Value words = vector::InterleaveOp::create(
+                  cb, loc, vector::BitCastOp::create(cb, loc, half, ab),
+                  vector::BitCastOp::create(cb, loc, half, cd));
+              return vector::BitCastOp::create(cb, loc, b64, words);
             });
-        Value panel = tapLoop.getResult(0);
 
         // The register blocks: mr accumulators over the k4 word groups.
         // With tiles, both branches of the choice write the panel's slice
@@ -422,31 +338,13 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
 
   // y[0, f, oh, ow] = float(acc[f, oh, ow] + off[f] * acc[F, oh, ow]
   //                          - zx * sum_k W'[f, k]), acc[F] the row of ones.
-  // Rows [first, first + count) of acc as [count, OH, OW].
-  auto plane = [&](int64_t first, int64_t count) -> Value {
-    if (!flat)
-      return tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({count, oh, ow}, i32), acc,
-          indexAttrs(b, {first, 0, 0}), indexAttrs(b, {count, oh, ow}),
-          indexAttrs(b, {1, 1, 1}));
-    Value rows = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({count, oh * wpad}, i32), acc,
-        indexAttrs(b, {first, 0, 0}), indexAttrs(b, {count, 1, oh * wpad}),
-        indexAttrs(b, {1, 1, 1}));
-    Value grid = tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get({count, oh, wpad}, i32), rows,
-        SmallVector<ReassociationIndices>{{0}, {1, 2}});
-    return tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({count, oh, ow}, i32), grid,
-        indexAttrs(b, {0, 0, 0}), indexAttrs(b, {count, oh, ow}),
-        indexAttrs(b, {1, 1, 1}));
-  };
   AffineExpr d0, d1, d2, d3;
   bindDims(ctx, d0, d1, d2, d3);
   Value result = correctedSums(
-      b, loc, outType, plane(0, f), AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-      *iw, AffineMap::get(4, 0, {d1}, ctx),
-      iw->needSums ? plane(f, 1) : Value(),
+      b, loc, outType, geo.plane(b, loc, acc, 0, f),
+      AffineMap::get(4, 0, {d1, d2, d3}, ctx), *iw,
+      AffineMap::get(4, 0, {d1}, ctx),
+      iw->needSums ? geo.plane(b, loc, acc, f, 1) : Value(),
       AffineMap::get(4, 0, {getAffineConstantExpr(0, ctx), d2, d3}, ctx), zx32);
   conv->getResult(0).replaceAllUsesWith(result);
   conv->erase();
