@@ -185,7 +185,7 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
          (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
                                          (amxFallback ? "{ask-os=false}," : ",")
                                    : std::string()) +
-         "scf-forall-to-parallel,convert-scf-to-openmp,"
+         "scf-forall-to-parallel,convert-scf-to-openmp,hodu-cpu-omp-nowait,"
          "hodu-arena-to-workspace,hodu-lower-asserts,hodu-cpu-expand-strided-"
          "copies" +
          (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,"
@@ -491,6 +491,7 @@ void hodu::registerCPUTarget() {
   static bool done = [] {
     cpu::registerCPUPasses();
     cpu::registerExpandStridedCopiesPass();
+    cpu::registerOmpNowaitPass();
     auto target = std::make_unique<CPUTarget>();
     for (StringRef phase : {"linalg", "bufferized", "llvm"}) {
       std::string name = target->pipelineName(phase);

@@ -108,6 +108,8 @@ mlir::LogicalResult writeArchive(llvm::StringRef object, llvm::StringRef out,
 
 /// hodu-cpu-expand-strided-copies (ExpandStridedCopies.cpp).
 void registerExpandStridedCopiesPass();
+/// hodu-cpu-omp-nowait (OmpNowait.cpp).
+void registerOmpNowaitPass();
 
 /// Writes the typed C header of the model.
 mlir::LogicalResult writeHeader(const EntrySignature &sig,
