@@ -120,7 +120,8 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   int64_t taps = kh * kw;
   // Too little to pay for rounding and packing the input. An image stem of
   // 3 channels (a quarter of its pairs padding) ran 1.3x slower than on f32
-  // with 32 filters, even with 16: its panels cost as much as their dots.
+  // with 32 filters and no faster with 16: its panels cost as much as their
+  // dots.
   if (inType.getDimSize(1) != c || f < 4 || c < 8)
     return std::nullopt;
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
