@@ -119,16 +119,9 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   }
   const std::string &symbol = symbols.front();
   // An accelerator's bundle records the symbol and runs its plan once per
-  // chunk (docs/bundle.md). A heterogeneous plan's CPU partitions and
-  // transfers would need the passes too, and other artifact kinds (bare
-  // code objects) have no place for the symbol.
-  if (opts.target != "cpu" && opts.fallback == "cpu") {
-    emitError(loc) << "symbolic dim '" << symbol
-                   << "': a --fallback=cpu bundle compiles static shapes "
-                      "only; pin it with --dim="
-                   << symbol << "=<size>, or compile without --fallback";
-    return nullptr;
-  }
+  // chunk (docs/bundle.md), a --fallback=cpu plan's CPU partitions and
+  // transfers included; other artifact kinds (bare code objects) have no
+  // place for the symbol.
   if (opts.target != "cpu" && !opts.emit.empty() && opts.emit != "bundle" &&
       opts.emit != "mlir" && !opts.compileTo) {
     emitError(loc) << "symbolic dim '" << symbol << "': only a bundle records "

@@ -736,9 +736,6 @@ static hodu_status check_symbols(parser *p) {
            "offset 0)",
            role, t->desc.name, (unsigned)record->dim, (long long)record->scale,
            (long long)record->offset);
-    else if (plan->devices[t->device].kind == HODU_DEVICE_CPU)
-      DBAD("%s '%s' is on CPU device %u; symbolic dims are of GPU tensors",
-           role, t->desc.name, (unsigned)t->device);
     else if (__builtin_mul_overflow(record->scale,
                                     symbols[record->symbol].chunk, &extent) ||
              t->desc.shape[record->dim] != extent)

@@ -301,11 +301,13 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
     out->buffer = hodu_tensor_buffer(bound);
     return NULL;
   }
-  if (cpu) {
+  if (cpu && !t->unit) {
     out->host = hodu_tensor_data(bound);
     return NULL;
   }
-  /* A host tensor on a GPU: through a mirror kept by the session. */
+  /* A host tensor on a GPU, or a tensor with the symbol on the CPU (the
+   * CPU part of a --fallback=cpu bundle): through a mirror kept by the
+   * session. */
   hodu_buffer **mirror = input ? &s->input_mirrors[tensor]
                                : &s->output_mirrors[tensor - plan->num_inputs];
   if (!*mirror) {
@@ -314,7 +316,10 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
     if (status)
       return status;
   }
-  out->buffer = *mirror;
+  if (cpu)
+    out->host = device->ops->buffer_host(*mirror);
+  else
+    out->buffer = *mirror;
   return NULL;
 }
 

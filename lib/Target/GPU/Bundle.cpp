@@ -448,10 +448,6 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
   };
 
   if (request.schedule) {
-    if (!sig.symbol.empty())
-      return emitError(loc, "internal error: a heterogeneous plan with "
-                            "symbol '")
-             << sig.symbol << "'";
     // TENSORS: the inputs, the outputs, then the meta slots, as below.
     for (size_t i = 0; i < regular; ++i)
       if (failed(addInitialized(sig.inputs[i], 0)))
@@ -461,6 +457,10 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
     for (size_t i = regular; i < sig.inputs.size(); ++i)
       if (failed(addInitialized(sig.inputs[i], 0)))
         return failure();
+    // A symbol: the executor runs the whole plan, its CPU partitions and
+    // transfers included, once per chunk (runtime/src/session.c).
+    if (failed(addSymbols(sig, regular, loc, b)))
+      return failure();
     if (failed(writeHeterogeneous(module, request, device, code, b)))
       return failure();
     return b.write(request.outputPath, loc);
