@@ -12,12 +12,13 @@ bf16 changes them). Expected outputs, as .npy:
              even), then summed exactly
   DIR/exact/ every output summed exactly from the f32 values.
 DIR/c.mlir: @main(x1 [1,9,17,19], x2 [1,10,12,12], x3 [1,24,8,40],
-x4 [1,8,20,20], x5 [1,3,20,20]) -> convolutions by constant filters:
+x4 [1,8,20,20], x5 [1,3,20,20], x6) -> convolutions by constant filters:
   k1 = conv(x1, [20,9,3,3]) stride 2, pad 1: an odd C, panels along rows
   k2 = conv(x2, [36,10,5,5]) pad 2: rows narrower than a panel (flattened)
   k3 = bias + conv(x3, [40,24,1,1]): an init that is not zero
   k4 = conv(x4, [8,8,3,3]) dilation 2, pad 2
   k5 = conv(x5, [16,3,3,3]) stride 2, pad 1: 3 channels, which stay f32
+  k6 = conv(x6 [2,16,12,30], [24,16,3,3]) stride 2, pad 1: a batch of 2
 with the same expected outputs in DIR/conv/bf16 and DIR/conv/exact."""
 import json, os, struct, sys
 
@@ -175,6 +176,7 @@ convs = [  # name, x shape, w shape, stride, pad, dilation, bias
     ("k3", (1, 24, 8, 40), (40, 24, 1, 1), 1, 0, 1, True),
     ("k4", (1, 8, 20, 20), (8, 8, 3, 3), 1, 2, 2, False),
     ("k5", (1, 3, 20, 20), (16, 3, 3, 3), 2, 1, 1, False),
+    ("k6", (2, 16, 12, 30), (24, 16, 3, 3), 2, 1, 1, False),
 ]
 F32_ONLY = ("k5",)  # an image stem of 3 channels stays f32
 args, results, body = [], [], [zero]
@@ -189,12 +191,12 @@ for name, xs, ws, st, pad, dil, has_bias in convs:
                      ("exact", same)):
         os.makedirs(os.path.join(out, "conv", sub), exist_ok=True)
         write_npy(os.path.join(out, "conv", sub, name + ".npy"),
-                  conv(x[0], w, st, pad, dil, rnd, bias))
+                  [conv(xn, w, st, pad, dil, rnd, bias)[0] for xn in x])
     oh = (xs[2] + 2 * pad - dil * (ws[2] - 1) - 1) // st + 1
     ow = (xs[3] + 2 * pad - dil * (ws[3] - 1) - 1) // st + 1
     ty = lambda s: "tensor<%sxf32>" % "x".join(str(d) for d in s)
-    xt, wt, ot = ty(xs), ty(ws), ty((1, ws[0], oh, ow))
-    pt = ty((1, xs[1], xs[2] + 2 * pad, xs[3] + 2 * pad))
+    xt, wt, ot = ty(xs), ty(ws), ty((xs[0], ws[0], oh, ow))
+    pt = ty((xs[0], xs[1], xs[2] + 2 * pad, xs[3] + 2 * pad))
     args.append('%%%s: %s {hodu.name = "%s"}' % (xn, xt, xn))
     results.append((name, ot))
     body.append("    %%w_%s = arith.constant dense<[%s]> : %s\n" % (
