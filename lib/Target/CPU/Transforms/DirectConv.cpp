@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DirectConv.h"
+#include "Packing.h"
 #include "TileLoop.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -457,6 +458,85 @@ hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
   return what;
 }
 
+namespace {
+/// Most groups a grouped convolution with many channels per group is split
+/// into (one ungrouped convolution each).
+constexpr int64_t kMaxSplitGroups = 64;
+
+/// `cv` (the generic `op`), a grouped convolution of more than
+/// kMaxGroupChannels channels per group, as one linalg.conv_2d_nchw_fchw
+/// per group on its channels, filters and output channels (slices; a
+/// constant filter sliced at compile time), each from the fill: the
+/// ungrouped strategies then take each (packed matmul, Winograd, bf16 dot
+/// products), where the generic lowering ran scalar loops (a 2-group
+/// 128-channel 3x3 conv at 28x28: 86 ms against 0.8 ms for the two
+/// ungrouped halves).
+std::string splitGroups(linalg::GenericOp op, const GroupedConv &cv) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto attrs = [&](ArrayRef<int64_t> values) {
+    SmallVector<OpFoldResult> out;
+    for (int64_t v : values)
+      out.push_back(b.getIndexAttr(v));
+    return out;
+  };
+  auto xt = cast<RankedTensorType>(cv.input.getType());
+  int64_t hp = xt.getDimSize(3), wp = xt.getDimSize(4);
+  auto wType = RankedTensorType::get({cv.m, cv.c, cv.kh, cv.kw}, cv.elt);
+  auto xType = RankedTensorType::get({cv.n, cv.c, hp, wp}, cv.elt);
+  auto yType = RankedTensorType::get({cv.n, cv.m, cv.oh, cv.ow}, cv.elt);
+  int64_t filterElems = cv.m * cv.c * cv.kh * cv.kw;
+  unsigned bytes = cv.elt.getIntOrFloatBitWidth() / 8;
+  arith::ConstantOp cst = hodu::cpu::constantThroughReshapes(cv.filter);
+  std::optional<ArrayRef<char>> raw;
+  if (cst)
+    raw = hodu::cpu::rawData(cst);
+  auto splat = cst ? dyn_cast<SplatElementsAttr>(cst.getValue()) : nullptr;
+  Value result = linalg::FillOp::create(b, loc, cv.fill, cv.dest).getResult(0);
+  for (int64_t g = 0; g < cv.g; ++g) {
+    Value x = tensor::ExtractSliceOp::create(
+        b, loc, xType, cv.input, attrs({0, g, 0, 0, 0}),
+        attrs({cv.n, 1, cv.c, hp, wp}), attrs({1, 1, 1, 1, 1}));
+    Value w;
+    if (splat)
+      w = arith::ConstantOp::create(
+          b, loc, SplatElementsAttr::get(wType, splat.getSplatValue<Attribute>()));
+    else if (raw)
+      w = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::getFromRawBuffer(
+              wType, raw->slice(g * filterElems * bytes, filterElems * bytes)));
+    else
+      w = tensor::ExtractSliceOp::create(
+          b, loc, wType, cv.filter, attrs({g, 0, 0, 0, 0}),
+          attrs({1, cv.m, cv.c, cv.kh, cv.kw}), attrs({1, 1, 1, 1, 1}));
+    Value init = linalg::FillOp::create(
+                     b, loc, cv.fill,
+                     tensor::EmptyOp::create(b, loc, yType.getShape(), cv.elt)
+                         .getResult())
+                     .getResult(0);
+    Value y = linalg::Conv2DNchwFchwOp::create(
+                  b, loc, TypeRange{yType}, ValueRange{x, w}, ValueRange{init},
+                  DenseIntElementsAttr::get(
+                      VectorType::get({2}, b.getI64Type()),
+                      ArrayRef<int64_t>{cv.sh, cv.sw}),
+                  DenseIntElementsAttr::get(
+                      VectorType::get({2}, b.getI64Type()),
+                      ArrayRef<int64_t>{cv.dh, cv.dw}))
+                  .getResult(0);
+    result = tensor::InsertSliceOp::create(
+        b, loc, y, result, attrs({0, g, 0, 0, 0}),
+        attrs({cv.n, 1, cv.m, cv.oh, cv.ow}), attrs({1, 1, 1, 1, 1}));
+  }
+  op->getResult(0).replaceAllUsesWith(result);
+  op->erase();
+  return llvm::formatv("split into {0} ungrouped convolutions of {1} channels "
+                       "and {2} filters",
+                       cv.g, cv.c, cv.m)
+      .str();
+}
+} // namespace
+
 std::optional<std::string>
 hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
                                bool parallel) {
@@ -467,10 +547,13 @@ hodu::cpu::groupedConvToDirect(Operation *operation, int64_t vectorBits,
   if (!match)
     return std::nullopt;
   const GroupedConv &cv = *match;
+  if (cv.c > kMaxGroupChannels && cv.g <= kMaxSplitGroups)
+    return splitGroups(op, cv);
   if (cv.c > kMaxGroupChannels)
     return llvm::formatv("generic lowering, {0} groups of {1} channels "
-                         "(direct kernels take up to {2} per group)",
-                         cv.g, cv.c, kMaxGroupChannels)
+                         "(direct kernels take up to {2} per group, and "
+                         "convolutions of up to {3} groups are split)",
+                         cv.g, cv.c, kMaxGroupChannels, kMaxSplitGroups)
         .str();
   if (cv.kh * cv.kw > kMaxTaps)
     return llvm::formatv("generic lowering, a {0}x{1} window (direct kernels "

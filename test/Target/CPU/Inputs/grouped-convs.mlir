@@ -24,7 +24,7 @@ func.func @main(%x0: tensor<1x4x16x20xf32>, %w0: tensor<4x1x3x3xf32>,
   %3 = hodu.conv %x3, %w3 {dilations = array<i64: 1, 1>, groups = 3 : i64, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 1, 2>} : (tensor<2x3x7x30xf32>, tensor<6x1x3x1xf32>) -> tensor<2x6x7x15xf32>
   // A 1-D depthwise conv (a 2-D one of height 1).
   %4 = hodu.conv %x4, %w4 {dilations = array<i64: 1>, groups = 8 : i64, pads = array<i64: 2, 2>, strides = array<i64: 1>} : (tensor<1x8x50xf32>, tensor<8x1x5xf32>) -> tensor<1x8x50xf32>
-  // 16 channels per group: the generic lowering keeps it.
+  // 16 channels per group: one ungrouped convolution per group.
   %5 = hodu.conv %x5, %w5 {dilations = array<i64: 1, 1>, groups = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x32x6x6xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x6x6xf32>
   // f64: 8 lanes of 512 bits.
   %6 = hodu.conv %x6, %w6 {dilations = array<i64: 1, 1>, groups = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x10x10xf64>, tensor<3x1x3x3xf64>) -> tensor<1x3x10x10xf64>
