@@ -60,7 +60,6 @@ constexpr int64_t kLanes = 16; // f32 sums of a 512-bit vector
 struct Panels {
   int64_t pw = 0;
   bool flat = false;
-  int64_t columns = 0; // computed per output plane
 };
 
 /// The panels that compute the fewest columns, at least half of them used
@@ -79,7 +78,7 @@ std::optional<Panels> choosePanels(int64_t oh, int64_t ow, int64_t wpad,
         continue;
       double cost = static_cast<double>(columns) * (pw == kLanes ? 1.15 : 1.0);
       if (!best || cost < bestCost) {
-        best = Panels{pw, flat, columns};
+        best = Panels{pw, flat};
         bestCost = cost;
       }
     }
@@ -105,11 +104,10 @@ hodu::cpu::convToBf16Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
 
   // The input before its zero padding (spatial only), which is redone in
   // bf16 with the padding the panels need.
-  hodu::cpu::SpatialZeroPad pad{
-      conv.getInputs()[0], {0, 0, 0, 0}, {0, 0, 0, 0}};
-  if (std::optional<hodu::cpu::SpatialZeroPad> p =
-          hodu::cpu::spatialZeroPad(pad.source))
-    pad = *p;
+  // (A pad of another kind stays part of the input.)
+  Value input = conv.getInputs()[0];
+  hodu::cpu::SpatialZeroPad pad = hodu::cpu::spatialZeroPad(input).value_or(
+      hodu::cpu::SpatialZeroPad{input, {0, 0, 0, 0}, {0, 0, 0, 0}});
 
   std::optional<std::vector<double>> w = constantValues(conv.getInputs()[1]);
   if (!w)

@@ -27,7 +27,7 @@ std::optional<hodu::cpu::SpatialZeroPad>
 hodu::cpu::spatialZeroPad(Value input) {
   auto pad = input.getDefiningOp<tensor::PadOp>();
   if (!pad)
-    return std::nullopt;
+    return SpatialZeroPad{input, {0, 0, 0, 0}, {0, 0, 0, 0}};
   Value pv = pad.getConstantPaddingValue();
   auto pc = pv ? pv.getDefiningOp<arith::ConstantOp>() : nullptr;
   auto pa = pc ? dyn_cast<FloatAttr>(pc.getValue()) : nullptr;

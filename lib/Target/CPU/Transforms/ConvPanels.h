@@ -25,7 +25,8 @@ struct SpatialZeroPad {
   llvm::SmallVector<int64_t> low, high; // [N, C, H, W]; N and C are 0
 };
 
-/// `input`'s spatial zero padding, if it is one.
+/// `input` as a spatial zero padding of its source: itself, unpadded, when
+/// it is no tensor.pad; none when it is a pad of another kind.
 std::optional<SpatialZeroPad> spatialZeroPad(mlir::Value input);
 
 /// The panels of a batch-1 NCHW convolution whose kernels compute `pw`

@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DirectConv.h"
+#include "Int8DotCommon.h"
 #include "Packing.h"
 #include "TileLoop.h"
 
@@ -458,6 +459,8 @@ hodu::cpu::convToDirect(linalg::Conv2DNchwFchwOp conv, int64_t vectorBits,
   return what;
 }
 
+using hodu::cpu::int8dot::indexAttrs;
+
 namespace {
 /// Most groups a grouped convolution with many channels per group is split
 /// into (one ungrouped convolution each).
@@ -474,12 +477,6 @@ constexpr int64_t kMaxSplitGroups = 64;
 std::string splitGroups(linalg::GenericOp op, const GroupedConv &cv) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto attrs = [&](ArrayRef<int64_t> values) {
-    SmallVector<OpFoldResult> out;
-    for (int64_t v : values)
-      out.push_back(b.getIndexAttr(v));
-    return out;
-  };
   auto xt = cast<RankedTensorType>(cv.input.getType());
   int64_t hp = xt.getDimSize(3), wp = xt.getDimSize(4);
   auto wType = RankedTensorType::get({cv.m, cv.c, cv.kh, cv.kw}, cv.elt);
@@ -492,11 +489,12 @@ std::string splitGroups(linalg::GenericOp op, const GroupedConv &cv) {
   if (cst)
     raw = hodu::cpu::rawData(cst);
   auto splat = cst ? dyn_cast<SplatElementsAttr>(cst.getValue()) : nullptr;
-  Value result = linalg::FillOp::create(b, loc, cv.fill, cv.dest).getResult(0);
+  // Every element of the output is one group's: no fill of it first.
+  Value result = cv.dest;
   for (int64_t g = 0; g < cv.g; ++g) {
     Value x = tensor::ExtractSliceOp::create(
-        b, loc, xType, cv.input, attrs({0, g, 0, 0, 0}),
-        attrs({cv.n, 1, cv.c, hp, wp}), attrs({1, 1, 1, 1, 1}));
+        b, loc, xType, cv.input, indexAttrs(b, {0, g, 0, 0, 0}),
+        indexAttrs(b, {cv.n, 1, cv.c, hp, wp}), indexAttrs(b, {1, 1, 1, 1, 1}));
     Value w;
     if (splat)
       w = arith::ConstantOp::create(
@@ -508,8 +506,9 @@ std::string splitGroups(linalg::GenericOp op, const GroupedConv &cv) {
               wType, raw->slice(g * filterElems * bytes, filterElems * bytes)));
     else
       w = tensor::ExtractSliceOp::create(
-          b, loc, wType, cv.filter, attrs({g, 0, 0, 0, 0}),
-          attrs({1, cv.m, cv.c, cv.kh, cv.kw}), attrs({1, 1, 1, 1, 1}));
+          b, loc, wType, cv.filter, indexAttrs(b, {g, 0, 0, 0, 0}),
+          indexAttrs(b, {1, cv.m, cv.c, cv.kh, cv.kw}),
+          indexAttrs(b, {1, 1, 1, 1, 1}));
     Value init = linalg::FillOp::create(
                      b, loc, cv.fill,
                      tensor::EmptyOp::create(b, loc, yType.getShape(), cv.elt)
@@ -525,8 +524,9 @@ std::string splitGroups(linalg::GenericOp op, const GroupedConv &cv) {
                       ArrayRef<int64_t>{cv.dh, cv.dw}))
                   .getResult(0);
     result = tensor::InsertSliceOp::create(
-        b, loc, y, result, attrs({0, g, 0, 0, 0}),
-        attrs({cv.n, 1, cv.m, cv.oh, cv.ow}), attrs({1, 1, 1, 1, 1}));
+        b, loc, y, result, indexAttrs(b, {0, g, 0, 0, 0}),
+        indexAttrs(b, {cv.n, 1, cv.m, cv.oh, cv.ow}),
+        indexAttrs(b, {1, 1, 1, 1, 1}));
   }
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();

@@ -50,16 +50,11 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
     return std::nullopt;
 
   // The input: zero padding (spatial only) of uitofp(x) - zx.
-  hodu::cpu::SpatialZeroPad pad{
-      conv.getInputs()[0], {0, 0, 0, 0}, {0, 0, 0, 0}};
-  if (pad.source.getDefiningOp<tensor::PadOp>()) {
-    std::optional<hodu::cpu::SpatialZeroPad> p =
-        hodu::cpu::spatialZeroPad(pad.source);
-    if (!p)
-      return std::nullopt;
-    pad = *p;
-  }
-  std::optional<Uint8Input> src = matchUint8Input(pad.source);
+  std::optional<hodu::cpu::SpatialZeroPad> pad =
+      hodu::cpu::spatialZeroPad(conv.getInputs()[0]);
+  if (!pad)
+    return std::nullopt;
+  std::optional<Uint8Input> src = matchUint8Input(pad->source);
   if (!src)
     return std::nullopt;
 
@@ -186,7 +181,7 @@ hodu::cpu::convToInt8Dot(linalg::Conv2DNchwFchwOp conv, bool parallel,
   // so that the last panel's reads stay inside).
   // (The flattened plane as one row: [1, C, 1, Hpad * Wpad].)
   Value xp =
-      geo.padInput(b, loc, slicedSource(b, loc, *src), pad, c4 * per, zx8);
+      geo.padInput(b, loc, slicedSource(b, loc, *src), *pad, c4 * per, zx8);
 
   // acc[Fa, OH, OWp]: one parallel iteration per panel (output row oh,
   // pw columns from q * pw); flattened, acc[Fa, 1, panels * pw]. The
