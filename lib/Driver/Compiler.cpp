@@ -165,6 +165,11 @@ void hodu::printTargets(llvm::raw_ostream &os) {
   }
 }
 
+bool hodu::isTargetName(const std::string &name) {
+  std::string error;
+  return lookupTarget(name, error) != nullptr;
+}
+
 bool hodu::printOpSupport(const std::string &name, llvm::raw_ostream &os,
                           std::string &error) {
   const TargetBackend *target = lookupTarget(name, error);
@@ -477,6 +482,8 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
   req.prefix = request.prefix;
   req.sourcePath = opts.inputPath;
   req.headerPath = opts.headerPath;
+  req.pluginDevice = opts.pluginDevice;
+  req.pluginHostCode = opts.pluginHostCode;
   req.signature = signature ? *signature : driver::readSignature(module);
   req.stats = opts.stats;
   timer.restart();

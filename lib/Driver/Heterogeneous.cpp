@@ -280,6 +280,8 @@ bool driver::compileHeterogeneous(ModuleOp module, const CompileOptions &opts,
   req.signature = std::move(signature);
   req.stats = opts.stats;
   req.schedule = &*schedule;
+  req.pluginDevice = opts.pluginDevice;
+  req.pluginHostCode = opts.pluginHostCode;
   timer.restart();
   return succeeded(target.serialize(*device, req, opts.targetOptions));
 }

@@ -213,15 +213,16 @@ struct PartitionPass : hodu::impl::PartitionBase<PartitionPass> {
                  << illegal->getName() << "': " << why;
         continue;
       }
-      bool forced = (!node.name.empty() &&
-                     llvm::is_contained(cpuNodes, node.name)) ||
-                    llvm::any_of(forceCpuOps, [&](const std::string &name) {
-        return llvm::StringRef(name).equals_insensitive(node.opType) ||
-               llvm::any_of(node.ops, [&](Operation *op) {
-                 return op->getName().getStringRef() == name ||
-                        op->getName().stripDialect() == name;
-               });
-      });
+      bool forced =
+          (!node.name.empty() && llvm::is_contained(cpuNodes, node.name)) ||
+          llvm::any_of(forceCpuOps, [&](const std::string &name) {
+            return name == "*" ||
+                   llvm::StringRef(name).equals_insensitive(node.opType) ||
+                   llvm::any_of(node.ops, [&](Operation *op) {
+                     return op->getName().getStringRef() == name ||
+                            op->getName().stripDialect() == name;
+                   });
+          });
       if (forced) {
         node.device = kHost;
       } else if (!illegal) {

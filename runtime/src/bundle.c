@@ -29,7 +29,7 @@
 _Static_assert(sizeof(hodu_bundle_header) == 40, "bundle header layout");
 _Static_assert(sizeof(hodu_bundle_section) == 24, "bundle section layout");
 _Static_assert(sizeof(hodu_bundle_model) == 32, "bundle model layout");
-_Static_assert(sizeof(hodu_bundle_device) == 16, "bundle device layout");
+_Static_assert(sizeof(hodu_bundle_device) == 24, "bundle device layout");
 _Static_assert(sizeof(hodu_bundle_tensor) == 40, "bundle tensor layout");
 _Static_assert(sizeof(hodu_bundle_code) == 32, "bundle code layout");
 _Static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle kernel layout");
@@ -159,9 +159,12 @@ hodu_status hodu_bundle_copy_table(parser *p, uint32_t kind, size_t record_size,
   uint8_t *table = calloc((size_t)n, record_size);
   if (!table)
     return out_of_memory();
+  /* Records shorter than this reader's (an older minor) leave the
+   * appended fields 0. */
+  size_t copied = s->entry_size < record_size ? s->entry_size : record_size;
   for (uint64_t i = 0; i < n; ++i)
     memcpy(table + i * record_size, p->data + s->offset + i * s->entry_size,
-           record_size);
+           copied);
   *out = table;
   *count = (uint32_t)n;
   return NULL;
@@ -307,7 +310,8 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       record = offsetof(hodu_bundle_model, num_state_tensors);
       break;
     case HODU_BUNDLE_SECTION_DEVICES:
-      record = sizeof(hodu_bundle_device);
+      /* Minor 3 appended name; older records end before it. */
+      record = offsetof(hodu_bundle_device, name);
       break;
     case HODU_BUNDLE_SECTION_TENSORS:
       record = sizeof(hodu_bundle_tensor);

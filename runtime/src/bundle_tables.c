@@ -29,6 +29,8 @@ static int format_fits_device(uint32_t format, uint32_t kind) {
     return format == HODU_CODE_HSACO;
   case HODU_DEVICE_METAL:
     return format == HODU_CODE_MSL;
+  case HODU_DEVICE_PLUGIN:
+    return 1; /* the plugin's code_formats are checked at load */
   }
   return 0;
 }
@@ -123,9 +125,22 @@ static hodu_status check_devices(parser *p) {
                  "section DEVICES entry %u: kind is %u, not a "
                  "hodu_device_kind",
                  (unsigned)i, (unsigned)d->kind);
-    if (d->flags != 0)
-      return BAD(p, "section DEVICES entry %u: flags is 0x%x, expected 0",
-                 (unsigned)i, (unsigned)d->flags);
+    if (d->flags != 0 || d->reserved != 0)
+      return BAD(p, "section DEVICES entry %u: %s is 0x%x, expected 0",
+                 (unsigned)i, d->flags ? "flags" : "reserved",
+                 (unsigned)(d->flags ? d->flags : d->reserved));
+    const char *name;
+    STRING_FIELD(p, d->name, name, "section DEVICES entry %u: field name",
+                 (unsigned)i);
+    if ((d->kind == HODU_DEVICE_PLUGIN) != (*name != 0))
+      return BAD(p, "section DEVICES entry %u: %s", (unsigned)i,
+                 *name ? "only a plugin device has a name"
+                       : "a plugin device needs a name");
+    if (strlen(name) > HODU_PLUGIN_DEVICE_NAME_MAX)
+      return BAD(p,
+                 "section DEVICES entry %u: the plugin device name is %zu "
+                 "bytes, more than %d",
+                 (unsigned)i, strlen(name), HODU_PLUGIN_DEVICE_NAME_MAX);
     if (!found && d->kind != HODU_DEVICE_CPU) {
       plan->main_device = i;
       found = 1;
@@ -496,7 +511,8 @@ static hodu_status check_steps(parser *p) {
     const hodu_bundle_arg *args = plan->args + s->first_arg;
     if (s->op == HODU_STEP_LAUNCH || s->op == HODU_STEP_HOST_CALL) {
       int host = s->op == HODU_STEP_HOST_CALL;
-      if (host != (kind == HODU_DEVICE_CPU))
+      /* A plugin device takes both; its code says which it runs. */
+      if (kind != HODU_DEVICE_PLUGIN && host != (kind == HODU_DEVICE_CPU))
         return BAD(p,
                    "section STEPS entry %u (%s): device %u is a %s "
                    "device; %s",

@@ -20,14 +20,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-struct hodu_buffer {
+struct hodu_device_buffer {
   void *data;
   uint64_t size;
 };
 
 typedef int32_t (*host_call_fn)(void *const *buffers);
 
-struct hodu_code {
+struct hodu_device_code {
   void *library;               /* dlopen handle of the ELF code object */
   host_call_fn *functions;     /* per plan kernel (NULL for other devices) */
   const hodu_model_desc *desc; /* ENTRY steps */
@@ -45,9 +45,9 @@ typedef struct cpu_step {
   uint64_t arena_size; /* ENTRY */
 } cpu_step;
 
-struct hodu_program {
+struct hodu_device_program {
   const hodu_code *code;
-  const hodu_plan *plan;
+  const hodu_device_plan *plan;
   cpu_step *steps;
   uint32_t num_steps;
   void **pointers; /* storage for every step's pointers */
@@ -57,10 +57,13 @@ struct hodu_program {
   int captured;
 };
 
-static void cpu_destroy(hodu_device *device) { free(device); }
+/* The host has one instance, which holds nothing. */
+static char cpu_instance;
 
-static hodu_status cpu_buffer_create(hodu_device *device, uint64_t size,
-                                     hodu_buffer **out) {
+static void cpu_close(hodu_device_instance *device) { (void)device; }
+
+static hodu_status cpu_buffer_create(hodu_device_instance *device,
+                                     uint64_t size, hodu_buffer **out) {
   (void)device;
   *out = NULL;
   uint64_t rounded = (size + 63) / 64 * 64;
@@ -84,7 +87,7 @@ static hodu_status cpu_buffer_create(hodu_device *device, uint64_t size,
   return NULL;
 }
 
-static void cpu_buffer_free(hodu_device *device, hodu_buffer *buffer) {
+static void cpu_buffer_free(hodu_device_instance *device, hodu_buffer *buffer) {
   (void)device;
   if (!buffer)
     return;
@@ -94,7 +97,7 @@ static void cpu_buffer_free(hodu_device *device, hodu_buffer *buffer) {
 
 static void *cpu_buffer_host(hodu_buffer *buffer) { return buffer->data; }
 
-static hodu_status cpu_write(hodu_device *device, hodu_buffer *buffer,
+static hodu_status cpu_write(hodu_device_instance *device, hodu_buffer *buffer,
                              uint64_t offset, const void *data, uint64_t size) {
   (void)device;
   if (size)
@@ -102,7 +105,7 @@ static hodu_status cpu_write(hodu_device *device, hodu_buffer *buffer,
   return NULL;
 }
 
-static hodu_status cpu_read(hodu_device *device, hodu_buffer *buffer,
+static hodu_status cpu_read(hodu_device_instance *device, hodu_buffer *buffer,
                             uint64_t offset, void *data, uint64_t size) {
   (void)device;
   if (size)
@@ -110,10 +113,12 @@ static hodu_status cpu_read(hodu_device *device, hodu_buffer *buffer,
   return NULL;
 }
 
-static hodu_status cpu_copy(hodu_device *device, const hodu_binding *from,
-                            const hodu_binding *to, uint64_t size) {
-  uint8_t *source = hodu_binding_host(device, from);
-  uint8_t *target = hodu_binding_host(device, to);
+static hodu_status cpu_copy(hodu_device_instance *device,
+                            const hodu_binding *from, const hodu_binding *to,
+                            uint64_t size) {
+  (void)device;
+  uint8_t *source = hodu_binding_host(&hodu_cpu_device_table, from);
+  uint8_t *target = hodu_binding_host(&hodu_cpu_device_table, to);
   if (size)
     memmove(target, source, (size_t)size);
   return NULL;
@@ -160,7 +165,7 @@ static hodu_status load_elf(const uint8_t *bytes, uint64_t size,
   return status;
 }
 
-static void cpu_code_free(hodu_device *device, hodu_code *code) {
+static void cpu_code_free(hodu_device_instance *device, hodu_code *code) {
   (void)device;
   if (!code)
     return;
@@ -170,9 +175,9 @@ static void cpu_code_free(hodu_device *device, hodu_code *code) {
   free(code);
 }
 
-static hodu_status cpu_code_load(hodu_device *device, const hodu_plan *plan,
-                                 uint32_t index, const char *origin,
-                                 hodu_code **out) {
+static hodu_status cpu_code_load(hodu_device_instance *device,
+                                 const hodu_device_plan *plan, uint32_t index,
+                                 const char *origin, hodu_code **out) {
   *out = NULL;
   hodu_code *code = calloc(1, sizeof *code);
   if (!code)
@@ -223,7 +228,8 @@ static hodu_status cpu_code_load(hodu_device *device, const hodu_plan *plan,
   return NULL;
 }
 
-static void cpu_program_free(hodu_device *device, hodu_program *program) {
+static void cpu_program_free(hodu_device_instance *device,
+                             hodu_program *program) {
   (void)device;
   if (!program)
     return;
@@ -233,9 +239,10 @@ static void cpu_program_free(hodu_device *device, hodu_program *program) {
 }
 
 static hodu_status
-cpu_program_create(hodu_device *device, hodu_code *code, const hodu_plan *plan,
-                   uint32_t first, uint32_t count, const hodu_binding *bindings,
-                   const int64_t *symbol_values, hodu_program **out) {
+cpu_program_create(hodu_device_instance *device, hodu_code *code,
+                   const hodu_device_plan *plan, uint32_t first, uint32_t count,
+                   const hodu_binding *bindings, const int64_t *symbol_values,
+                   hodu_program **out) {
   *out = NULL;
   hodu_program *program = calloc(1, sizeof *program);
   uint64_t total = 0;
@@ -261,7 +268,8 @@ cpu_program_create(hodu_device *device, hodu_code *code, const hodu_plan *plan,
     out_step->pointers = next;
     out_step->num_pointers = step->num_args;
     for (uint32_t a = 0; a < step->num_args; ++a)
-      next[a] = hodu_binding_host(device, &bindings[step->first_arg + a]);
+      next[a] = hodu_binding_host(&hodu_cpu_device_table,
+                                  &bindings[step->first_arg + a]);
     next += step->num_args;
     if (step->op == HODU_STEP_HOST_CALL)
       out_step->function = code->functions[step->kernel];
@@ -346,7 +354,8 @@ static hodu_status run_steps(const hodu_program *program, int32_t threads) {
   return NULL;
 }
 
-static hodu_status cpu_program_run(hodu_device *device, hodu_program *program,
+static hodu_status cpu_program_run(hodu_device_instance *device,
+                                   hodu_program *program,
                                    hodu_exec_stats *stats) {
   (void)device;
   stats->submissions += program->num_steps;
@@ -354,14 +363,14 @@ static hodu_status cpu_program_run(hodu_device *device, hodu_program *program,
   return run_steps(program, hodu_effective_num_threads());
 }
 
-static hodu_status cpu_program_capture(hodu_device *device,
+static hodu_status cpu_program_capture(hodu_device_instance *device,
                                        hodu_program *program) {
   (void)device;
   program->captured = 1; /* the resolved step list is the recording */
   return NULL;
 }
 
-static hodu_status cpu_program_replay(hodu_device *device,
+static hodu_status cpu_program_replay(hodu_device_instance *device,
                                       hodu_program *program, int64_t count,
                                       hodu_exec_stats *stats) {
   (void)device;
@@ -375,39 +384,58 @@ static hodu_status cpu_program_replay(hodu_device *device,
   return NULL;
 }
 
-static void cpu_program_release_capture(hodu_device *device,
+static void cpu_program_release_capture(hodu_device_instance *device,
                                         hodu_program *program) {
   (void)device;
   program->captured = 0;
 }
 
-static const hodu_device_ops cpu_ops = {cpu_destroy,
-                                        cpu_buffer_create,
-                                        cpu_buffer_free,
-                                        cpu_buffer_host,
-                                        cpu_write,
-                                        cpu_read,
-                                        cpu_copy,
-                                        cpu_code_load,
-                                        cpu_code_free,
-                                        cpu_program_create,
-                                        cpu_program_free,
-                                        cpu_program_run,
-                                        cpu_program_capture,
-                                        cpu_program_replay,
-                                        cpu_program_release_capture};
+static hodu_status cpu_count(int32_t *count) {
+  *count = 1;
+  return NULL;
+}
 
-hodu_status hodu_cpu_device_open(int32_t ordinal, hodu_device **out) {
+static hodu_status cpu_open(int32_t ordinal, hodu_device_instance **out) {
   *out = NULL;
   if (ordinal != 0)
     return hodu_make_status(HODU_NO_DEVICE,
                             "no CPU device %d: the host is CPU device 0",
                             (int)ordinal);
-  hodu_device *device = calloc(1, sizeof *device);
-  if (!device)
-    return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  device->ops = &cpu_ops;
-  snprintf(device->name, sizeof device->name, "host CPU");
-  *out = device;
+  *out = (hodu_device_instance *)&cpu_instance;
   return NULL;
 }
+
+static hodu_status cpu_describe(hodu_device_instance *device,
+                                hodu_device_info *out) {
+  (void)device;
+  snprintf(out->name, sizeof out->name, "host CPU");
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  out->memory_bytes =
+      pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  return NULL;
+}
+
+static const uint32_t cpu_formats[] = {HODU_CODE_ELF, 0};
+
+const hodu_device_ops hodu_cpu_device_table = {
+    .struct_size = sizeof(hodu_device_ops),
+    .name = "cpu",
+    .code_formats = cpu_formats,
+    .count = cpu_count,
+    .open = cpu_open,
+    .describe = cpu_describe,
+    .close = cpu_close,
+    .buffer_create = cpu_buffer_create,
+    .buffer_free = cpu_buffer_free,
+    .buffer_host = cpu_buffer_host,
+    .write = cpu_write,
+    .read = cpu_read,
+    .copy = cpu_copy,
+    .code_load = cpu_code_load,
+    .code_free = cpu_code_free,
+    .program_create = cpu_program_create,
+    .program_free = cpu_program_free,
+    .program_run = cpu_program_run,
+    .program_capture = cpu_program_capture,
+    .program_replay = cpu_program_replay,
+    .program_release_capture = cpu_program_release_capture};

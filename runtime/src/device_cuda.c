@@ -251,8 +251,9 @@ static int sm_number(const char *arch) {
   return value;
 }
 
-static uint32_t cu_order_codes(const gpu_device *device, const hodu_plan *plan,
-                               uint32_t index, uint32_t *order) {
+static uint32_t cu_order_codes(const gpu_device *device,
+                               const hodu_device_plan *plan, uint32_t index,
+                               uint32_t *order) {
   int mine = sm_number(device->arch);
   uint32_t n = 0;
   /* 1. a cubin for exactly this arch */
@@ -319,7 +320,7 @@ static const gpu_api cuda_api = {"CUDA",
                                  cu_order_codes,
                                  cu_close};
 
-hodu_status hodu_cuda_device_open(int32_t ordinal, hodu_device **out) {
+hodu_status hodu_cuda_device_open(int32_t ordinal, hodu_device_instance **out) {
   *out = NULL;
   int32_t count = 0;
   hodu_status status = hodu_cuda_device_count(&count);
@@ -359,6 +360,6 @@ hodu_status hodu_cuda_device_open(int32_t ordinal, hodu_device **out) {
     return status;
   }
   snprintf(cu->gpu.arch, sizeof cu->gpu.arch, "sm_%d%d", major, minor);
-  *out = &cu->gpu.base;
+  *out = (hodu_device_instance *)&cu->gpu;
   return NULL;
 }

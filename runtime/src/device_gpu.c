@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct hodu_buffer {
+struct hodu_device_buffer {
   uint64_t pointer;
   uint64_t size;
 };
 
-struct hodu_code {
+struct hodu_device_code {
   void *module;
   void **functions; /* per plan kernel */
 };
@@ -38,7 +38,7 @@ typedef struct gpu_step {
   uint64_t from, to, size; /* COPY */
 } gpu_step;
 
-struct hodu_program {
+struct hodu_device_program {
   gpu_step *steps;
   uint32_t num_steps;
   uint64_t *values;
@@ -67,12 +67,12 @@ hodu_status hodu_gpu_error(const gpu_device *device, const char *what,
       return hodu_gpu_error((device), (what), error_);                         \
   } while (0)
 
-static void gpu_destroy(hodu_device *base) {
+static void gpu_destroy(hodu_device_instance *base) {
   gpu_device *device = (gpu_device *)base;
   device->api->close(device);
 }
 
-static hodu_status gpu_buffer_create(hodu_device *base, uint64_t size,
+static hodu_status gpu_buffer_create(hodu_device_instance *base, uint64_t size,
                                      hodu_buffer **out) {
   gpu_device *device = (gpu_device *)base;
   *out = NULL;
@@ -96,7 +96,7 @@ static hodu_status gpu_buffer_create(hodu_device *base, uint64_t size,
   return NULL;
 }
 
-static void gpu_buffer_free(hodu_device *base, hodu_buffer *buffer) {
+static void gpu_buffer_free(hodu_device_instance *base, hodu_buffer *buffer) {
   gpu_device *device = (gpu_device *)base;
   if (!buffer)
     return;
@@ -110,7 +110,7 @@ static void *gpu_buffer_host(hodu_buffer *buffer) {
   return NULL;
 }
 
-static hodu_status gpu_write(hodu_device *base, hodu_buffer *buffer,
+static hodu_status gpu_write(hodu_device_instance *base, hodu_buffer *buffer,
                              uint64_t offset, const void *data, uint64_t size) {
   gpu_device *device = (gpu_device *)base;
   if (!size)
@@ -121,7 +121,7 @@ static hodu_status gpu_write(hodu_device *base, hodu_buffer *buffer,
   return NULL;
 }
 
-static hodu_status gpu_read(hodu_device *base, hodu_buffer *buffer,
+static hodu_status gpu_read(hodu_device_instance *base, hodu_buffer *buffer,
                             uint64_t offset, void *data, uint64_t size) {
   gpu_device *device = (gpu_device *)base;
   if (!size)
@@ -132,8 +132,9 @@ static hodu_status gpu_read(hodu_device *base, hodu_buffer *buffer,
   return NULL;
 }
 
-static hodu_status gpu_copy(hodu_device *base, const hodu_binding *from,
-                            const hodu_binding *to, uint64_t size) {
+static hodu_status gpu_copy(hodu_device_instance *base,
+                            const hodu_binding *from, const hodu_binding *to,
+                            uint64_t size) {
   gpu_device *device = (gpu_device *)base;
   if (!size)
     return NULL;
@@ -144,7 +145,7 @@ static hodu_status gpu_copy(hodu_device *base, const hodu_binding *from,
   return NULL;
 }
 
-static void gpu_code_free(hodu_device *base, hodu_code *code) {
+static void gpu_code_free(hodu_device_instance *base, hodu_code *code) {
   gpu_device *device = (gpu_device *)base;
   if (!code)
     return;
@@ -154,9 +155,9 @@ static void gpu_code_free(hodu_device *base, hodu_code *code) {
   free(code);
 }
 
-static hodu_status gpu_code_load(hodu_device *base, const hodu_plan *plan,
-                                 uint32_t index, const char *origin,
-                                 hodu_code **out) {
+static hodu_status gpu_code_load(hodu_device_instance *base,
+                                 const hodu_device_plan *plan, uint32_t index,
+                                 const char *origin, hodu_code **out) {
   gpu_device *device = (gpu_device *)base;
   *out = NULL;
   hodu_code *code = calloc(1, sizeof *code);
@@ -249,7 +250,7 @@ static hodu_status gpu_code_load(hodu_device *base, const hodu_plan *plan,
   return NULL;
 }
 
-static void gpu_program_release_capture(hodu_device *base,
+static void gpu_program_release_capture(hodu_device_instance *base,
                                         hodu_program *program) {
   gpu_device *device = (gpu_device *)base;
   if (device->api->make_current(device))
@@ -262,7 +263,8 @@ static void gpu_program_release_capture(hodu_device *base,
   program->graph = NULL;
 }
 
-static void gpu_program_free(hodu_device *base, hodu_program *program) {
+static void gpu_program_free(hodu_device_instance *base,
+                             hodu_program *program) {
   gpu_device *device = (gpu_device *)base;
   if (!program)
     return;
@@ -276,9 +278,10 @@ static void gpu_program_free(hodu_device *base, hodu_program *program) {
 }
 
 static hodu_status
-gpu_program_create(hodu_device *base, hodu_code *code, const hodu_plan *plan,
-                   uint32_t first, uint32_t count, const hodu_binding *bindings,
-                   const int64_t *symbol_values, hodu_program **out) {
+gpu_program_create(hodu_device_instance *base, hodu_code *code,
+                   const hodu_device_plan *plan, uint32_t first, uint32_t count,
+                   const hodu_binding *bindings, const int64_t *symbol_values,
+                   hodu_program **out) {
   (void)symbol_values; /* bundle steps never read them */
   gpu_device *device = (gpu_device *)base;
   *out = NULL;
@@ -351,7 +354,8 @@ static int issue(gpu_device *device, hodu_program *program) {
   return 0;
 }
 
-static hodu_status gpu_program_run(hodu_device *base, hodu_program *program,
+static hodu_status gpu_program_run(hodu_device_instance *base,
+                                   hodu_program *program,
                                    hodu_exec_stats *stats) {
   gpu_device *device = (gpu_device *)base;
   CALL(device, "setting the context", device->api->make_current(device));
@@ -362,7 +366,7 @@ static hodu_status gpu_program_run(hodu_device *base, hodu_program *program,
   return NULL;
 }
 
-static hodu_status gpu_program_capture(hodu_device *base,
+static hodu_status gpu_program_capture(hodu_device_instance *base,
                                        hodu_program *program) {
   gpu_device *device = (gpu_device *)base;
   CALL(device, "setting the context", device->api->make_current(device));
@@ -386,8 +390,9 @@ static hodu_status gpu_program_capture(hodu_device *base,
   return NULL;
 }
 
-static hodu_status gpu_program_replay(hodu_device *base, hodu_program *program,
-                                      int64_t count, hodu_exec_stats *stats) {
+static hodu_status gpu_program_replay(hodu_device_instance *base,
+                                      hodu_program *program, int64_t count,
+                                      hodu_exec_stats *stats) {
   gpu_device *device = (gpu_device *)base;
   CALL(device, "setting the context", device->api->make_current(device));
   for (int64_t i = 0; i < count; ++i) {
@@ -400,23 +405,38 @@ static hodu_status gpu_program_replay(hodu_device *base, hodu_program *program,
   return NULL;
 }
 
-static const hodu_device_ops gpu_ops = {gpu_destroy,
-                                        gpu_buffer_create,
-                                        gpu_buffer_free,
-                                        gpu_buffer_host,
-                                        gpu_write,
-                                        gpu_read,
-                                        gpu_copy,
-                                        gpu_code_load,
-                                        gpu_code_free,
-                                        gpu_program_create,
-                                        gpu_program_free,
-                                        gpu_program_run,
-                                        gpu_program_capture,
-                                        gpu_program_replay,
-                                        gpu_program_release_capture};
+static hodu_status gpu_describe(hodu_device_instance *base,
+                                hodu_device_info *out) {
+  gpu_device *device = (gpu_device *)base;
+  snprintf(out->name, sizeof out->name, "%s", device->base.name);
+  out->memory_bytes = 0; /* not asked of the driver */
+  return NULL;
+}
+
+/* The table of a GPU API: its own count and open, the shared rest. */
+#define GPU_TABLE(NAME, FORMATS, COUNT, OPEN)                                  \
+  {                                                                            \
+    .struct_size = sizeof(hodu_device_ops), .name = NAME,                      \
+    .code_formats = FORMATS, .count = COUNT, .open = OPEN,                     \
+    .describe = gpu_describe, .close = gpu_destroy,                            \
+    .buffer_create = gpu_buffer_create, .buffer_free = gpu_buffer_free,        \
+    .buffer_host = gpu_buffer_host, .write = gpu_write, .read = gpu_read,      \
+    .copy = gpu_copy, .code_load = gpu_code_load, .code_free = gpu_code_free,  \
+    .program_create = gpu_program_create, .program_free = gpu_program_free,    \
+    .program_run = gpu_program_run, .program_capture = gpu_program_capture,    \
+    .program_replay = gpu_program_replay,                                      \
+    .program_release_capture = gpu_program_release_capture                     \
+  }
+
+static const uint32_t cuda_formats[] = {HODU_CODE_PTX, HODU_CODE_CUBIN,
+                                        HODU_CODE_FATBIN, 0};
+static const uint32_t hip_formats[] = {HODU_CODE_HSACO, 0};
+
+const hodu_device_ops hodu_cuda_device_table = GPU_TABLE(
+    "cuda", cuda_formats, hodu_cuda_device_count, hodu_cuda_device_open);
+const hodu_device_ops hodu_hip_device_table =
+    GPU_TABLE("hip", hip_formats, hodu_hip_device_count, hodu_hip_device_open);
 
 void hodu_gpu_device_init(gpu_device *device, const gpu_api *api) {
-  device->base.ops = &gpu_ops;
   device->api = api;
 }

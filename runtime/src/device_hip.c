@@ -198,8 +198,9 @@ static int h_graph_launch(void *exec, void *stream) {
 static int h_exec_destroy(void *exec) { return hip.hipGraphExecDestroy(exec); }
 static int h_graph_destroy(void *graph) { return hip.hipGraphDestroy(graph); }
 
-static uint32_t h_order_codes(const gpu_device *device, const hodu_plan *plan,
-                              uint32_t index, uint32_t *order) {
+static uint32_t h_order_codes(const gpu_device *device,
+                              const hodu_device_plan *plan, uint32_t index,
+                              uint32_t *order) {
   (void)device;
   uint32_t n = 0;
   for (uint32_t c = 0; c < plan->num_codes; ++c)
@@ -238,7 +239,7 @@ static const gpu_api hip_api = {"HIP",
                                 h_order_codes,
                                 h_close};
 
-hodu_status hodu_hip_device_open(int32_t ordinal, hodu_device **out) {
+hodu_status hodu_hip_device_open(int32_t ordinal, hodu_device_instance **out) {
   *out = NULL;
   hodu_status status = hip_ready();
   if (status)
@@ -277,6 +278,6 @@ hodu_status hodu_hip_device_open(int32_t ordinal, hodu_device **out) {
     free(device);
     return status;
   }
-  *out = &device->gpu.base;
+  *out = (hodu_device_instance *)&device->gpu;
   return NULL;
 }

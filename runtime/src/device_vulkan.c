@@ -38,11 +38,20 @@ hodu_status hodu_vulkan_device_count(int32_t *count) {
   (void)count;
   return left_out();
 }
-hodu_status hodu_vulkan_device_open(int32_t ordinal, hodu_device **out) {
+hodu_status hodu_vulkan_device_open(int32_t ordinal,
+                                    hodu_device_instance **out) {
   (void)ordinal;
   *out = NULL;
   return left_out();
 }
+static const uint32_t vk_formats[] = {HODU_CODE_SPIRV, 0};
+/* Only count and open are ever called: open fails. */
+const hodu_device_ops hodu_vulkan_device_table = {
+    .struct_size = sizeof(hodu_device_ops),
+    .name = "vulkan",
+    .code_formats = vk_formats,
+    .count = hodu_vulkan_device_count,
+    .open = hodu_vulkan_device_open};
 #else
 
 #include <dlfcn.h>
@@ -150,7 +159,7 @@ static hodu_status physical_devices(vk_device *vk, uint32_t *count,
   return NULL;
 }
 
-static void vk_destroy(hodu_device *device) {
+static void vk_destroy(hodu_device_instance *device) {
   vk_device *vk = (vk_device *)device;
   if (vk->device) {
     vk->vkDeviceWaitIdle(vk->device);
@@ -178,13 +187,11 @@ hodu_status hodu_vulkan_device_count(int32_t *count) {
   if (!status)
     status = physical_devices(vk, &n, &devices);
   free(devices);
-  vk_destroy(&vk->base);
+  vk_destroy((hodu_device_instance *)vk);
   if (!status)
     *count = (int32_t)n;
   return status;
 }
-
-static const hodu_device_ops vk_ops;
 
 static hodu_status create_device(vk_device *vk) {
   uint32_t families = 0;
@@ -284,12 +291,12 @@ static hodu_status create_device(vk_device *vk) {
   return NULL;
 }
 
-hodu_status hodu_vulkan_device_open(int32_t ordinal, hodu_device **out) {
+hodu_status hodu_vulkan_device_open(int32_t ordinal,
+                                    hodu_device_instance **out) {
   *out = NULL;
   vk_device *vk = calloc(1, sizeof *vk);
   if (!vk)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  vk->base.ops = &vk_ops;
   pthread_mutex_init(&vk->lock, NULL);
   snprintf(vk->base.name, sizeof vk->base.name, "vulkan:%d", (int)ordinal);
   hodu_status status = create_instance(vk);
@@ -328,29 +335,49 @@ hodu_status hodu_vulkan_device_open(int32_t ordinal, hodu_device **out) {
   if (!status)
     status = create_device(vk);
   if (status) {
-    vk_destroy(&vk->base);
+    vk_destroy((hodu_device_instance *)vk);
     return status;
   }
   const char *staging = getenv("HODU_VULKAN_STAGING");
   vk->force_staging = staging && strcmp(staging, "1") == 0;
-  *out = &vk->base;
+  *out = (hodu_device_instance *)vk;
   return NULL;
 }
 
-static const hodu_device_ops vk_ops = {vk_destroy,
-                                       hodu_vk_buffer_create,
-                                       hodu_vk_buffer_free,
-                                       hodu_vk_buffer_host,
-                                       hodu_vk_write,
-                                       hodu_vk_read,
-                                       hodu_vk_copy,
-                                       hodu_vk_code_load,
-                                       hodu_vk_code_free,
-                                       hodu_vk_program_create,
-                                       hodu_vk_program_free,
-                                       hodu_vk_program_run,
-                                       hodu_vk_program_capture,
-                                       hodu_vk_program_replay,
-                                       hodu_vk_program_release_capture};
+static hodu_status vk_describe(hodu_device_instance *device,
+                               hodu_device_info *out) {
+  vk_device *vk = (vk_device *)device;
+  snprintf(out->name, sizeof out->name, "%s", vk->base.name);
+  out->memory_bytes = 0;
+  for (uint32_t h = 0; h < vk->memory.memoryHeapCount; ++h)
+    if (vk->memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+      out->memory_bytes += vk->memory.memoryHeaps[h].size;
+  return NULL;
+}
+
+static const uint32_t vk_formats[] = {HODU_CODE_SPIRV, 0};
+
+const hodu_device_ops hodu_vulkan_device_table = {
+    .struct_size = sizeof(hodu_device_ops),
+    .name = "vulkan",
+    .code_formats = vk_formats,
+    .count = hodu_vulkan_device_count,
+    .open = hodu_vulkan_device_open,
+    .describe = vk_describe,
+    .close = vk_destroy,
+    .buffer_create = hodu_vk_buffer_create,
+    .buffer_free = hodu_vk_buffer_free,
+    .buffer_host = hodu_vk_buffer_host,
+    .write = hodu_vk_write,
+    .read = hodu_vk_read,
+    .copy = hodu_vk_copy,
+    .code_load = hodu_vk_code_load,
+    .code_free = hodu_vk_code_free,
+    .program_create = hodu_vk_program_create,
+    .program_free = hodu_vk_program_free,
+    .program_run = hodu_vk_program_run,
+    .program_capture = hodu_vk_program_capture,
+    .program_replay = hodu_vk_program_replay,
+    .program_release_capture = hodu_vk_program_release_capture};
 
 #endif /* HODU_NO_VULKAN_HEADERS */

@@ -23,7 +23,7 @@ static uint32_t memory_type(const vk_device *vk, uint32_t bits,
   return UINT32_MAX;
 }
 
-void hodu_vk_buffer_free(hodu_device *device, hodu_buffer *buffer) {
+void hodu_vk_buffer_free(hodu_device_instance *device, hodu_buffer *buffer) {
   vk_device *vk = (vk_device *)device;
   if (!buffer)
     return;
@@ -58,7 +58,7 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
   VkResult result =
       vk->vkCreateBuffer(vk->device, &info, NULL, &buffer->buffer);
   if (result != VK_SUCCESS) {
-    hodu_vk_buffer_free(&vk->base, buffer);
+    hodu_vk_buffer_free((hodu_device_instance *)vk, buffer);
     return hodu_vk_error(vk, "vkCreateBuffer", result);
   }
   VkMemoryRequirements needs;
@@ -67,7 +67,7 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
   if (type == UINT32_MAX)
     type = memory_type(vk, needs.memoryTypeBits, required);
   if (type == UINT32_MAX) {
-    hodu_vk_buffer_free(&vk->base, buffer);
+    hodu_vk_buffer_free((hodu_device_instance *)vk, buffer);
     return hodu_make_status(HODU_DEVICE_ERROR,
                             "Vulkan device '%s' has no suitable memory type "
                             "for a storage buffer",
@@ -82,7 +82,7 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
     result =
         vk->vkBindBufferMemory(vk->device, buffer->buffer, buffer->memory, 0);
   if (result != VK_SUCCESS) {
-    hodu_vk_buffer_free(&vk->base, buffer);
+    hodu_vk_buffer_free((hodu_device_instance *)vk, buffer);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY ||
         result == VK_ERROR_OUT_OF_HOST_MEMORY)
       return hodu_make_status(HODU_OUT_OF_MEMORY,
@@ -99,7 +99,7 @@ static hodu_status make_buffer(vk_device *vk, uint64_t size,
                              &buffer->mapped);
     if (result != VK_SUCCESS) {
       buffer->mapped = NULL;
-      hodu_vk_buffer_free(&vk->base, buffer);
+      hodu_vk_buffer_free((hodu_device_instance *)vk, buffer);
       return hodu_vk_error(vk, "vkMapMemory", result);
     }
   }
@@ -178,7 +178,7 @@ static void record_copy(vk_device *vk, VkCommandBuffer cb, void *opaque) {
                            VK_PIPELINE_STAGE_HOST_BIT);
 }
 
-hodu_status hodu_vk_buffer_create(hodu_device *device, uint64_t size,
+hodu_status hodu_vk_buffer_create(hodu_device_instance *device, uint64_t size,
                                   hodu_buffer **out) {
   vk_device *vk = (vk_device *)device;
   hodu_status status =
@@ -216,7 +216,7 @@ static hodu_status staging(vk_device *vk, uint64_t size, hodu_buffer **out) {
   return make_buffer(vk, size, mappable, mappable, 1, out);
 }
 
-hodu_status hodu_vk_write(hodu_device *device, hodu_buffer *buffer,
+hodu_status hodu_vk_write(hodu_device_instance *device, hodu_buffer *buffer,
                           uint64_t offset, const void *data, uint64_t size) {
   vk_device *vk = (vk_device *)device;
   if (!size)
@@ -236,7 +236,7 @@ hodu_status hodu_vk_write(hodu_device *device, hodu_buffer *buffer,
   return status;
 }
 
-hodu_status hodu_vk_read(hodu_device *device, hodu_buffer *buffer,
+hodu_status hodu_vk_read(hodu_device_instance *device, hodu_buffer *buffer,
                          uint64_t offset, void *data, uint64_t size) {
   vk_device *vk = (vk_device *)device;
   if (!size)
@@ -257,7 +257,7 @@ hodu_status hodu_vk_read(hodu_device *device, hodu_buffer *buffer,
   return status;
 }
 
-hodu_status hodu_vk_copy(hodu_device *device, const hodu_binding *from,
+hodu_status hodu_vk_copy(hodu_device_instance *device, const hodu_binding *from,
                          const hodu_binding *to, uint64_t size) {
   vk_device *vk = (vk_device *)device;
   if (!size)

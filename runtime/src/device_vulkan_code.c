@@ -92,7 +92,7 @@ static int has_capability(const vk_device *vk, uint32_t capability,
   return 0;
 }
 
-void hodu_vk_code_free(hodu_device *device, hodu_code *code) {
+void hodu_vk_code_free(hodu_device_instance *device, hodu_code *code) {
   vk_device *vk = (vk_device *)device;
   if (!code)
     return;
@@ -148,9 +148,9 @@ static hodu_status check_module(vk_device *vk, const hodu_spirv_info *info,
   return NULL;
 }
 
-hodu_status hodu_vk_code_load(hodu_device *device, const hodu_plan *plan,
-                              uint32_t index, const char *origin,
-                              hodu_code **out) {
+hodu_status hodu_vk_code_load(hodu_device_instance *device,
+                              const hodu_device_plan *plan, uint32_t index,
+                              const char *origin, hodu_code **out) {
   vk_device *vk = (vk_device *)device;
   *out = NULL;
   hodu_code *code = calloc(1, sizeof *code);

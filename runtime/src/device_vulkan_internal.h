@@ -80,7 +80,9 @@
   X(vkQueueSubmit)
 
 typedef struct vk_device {
-  hodu_device base;
+  struct {
+    char name[256]; /* the device's name, for messages and describe */
+  } base;
   void *loader;
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
 #define X(name) PFN_##name name;
@@ -109,14 +111,14 @@ typedef struct vk_device {
   VkFence transfer_fence;
 } vk_device;
 
-struct hodu_buffer {
+struct hodu_device_buffer {
   VkBuffer buffer;
   VkDeviceMemory memory;
   uint64_t size;
   void *mapped; /* host-visible, coherent memory; else NULL */
 };
 
-struct hodu_code {
+struct hodu_device_code {
   VkShaderModule module;
   uint32_t num_kernels;
   VkDescriptorSetLayout *set_layouts; /* per plan kernel */
@@ -130,39 +132,42 @@ struct hodu_code {
 hodu_status hodu_vk_error(vk_device *vk, const char *what, VkResult result);
 
 /* device_vulkan_buffers.c: buffers and the host's transfers. */
-hodu_status hodu_vk_buffer_create(hodu_device *device, uint64_t size,
+hodu_status hodu_vk_buffer_create(hodu_device_instance *device, uint64_t size,
                                   hodu_buffer **out);
-void hodu_vk_buffer_free(hodu_device *device, hodu_buffer *buffer);
+void hodu_vk_buffer_free(hodu_device_instance *device, hodu_buffer *buffer);
 void *hodu_vk_buffer_host(hodu_buffer *buffer);
-hodu_status hodu_vk_write(hodu_device *device, hodu_buffer *buffer,
+hodu_status hodu_vk_write(hodu_device_instance *device, hodu_buffer *buffer,
                           uint64_t offset, const void *data, uint64_t size);
-hodu_status hodu_vk_read(hodu_device *device, hodu_buffer *buffer,
+hodu_status hodu_vk_read(hodu_device_instance *device, hodu_buffer *buffer,
                          uint64_t offset, void *data, uint64_t size);
-hodu_status hodu_vk_copy(hodu_device *device, const hodu_binding *from,
+hodu_status hodu_vk_copy(hodu_device_instance *device, const hodu_binding *from,
                          const hodu_binding *to, uint64_t size);
 /* Makes transfer and shader writes visible to everything after. */
 void hodu_vk_full_barrier(vk_device *vk, VkCommandBuffer cb,
                           VkPipelineStageFlags after);
 
 /* device_vulkan_code.c: SPIR-V modules and compute pipelines. */
-hodu_status hodu_vk_code_load(hodu_device *device, const hodu_plan *plan,
-                              uint32_t index, const char *origin,
-                              hodu_code **out);
-void hodu_vk_code_free(hodu_device *device, hodu_code *code);
+hodu_status hodu_vk_code_load(hodu_device_instance *device,
+                              const hodu_device_plan *plan, uint32_t index,
+                              const char *origin, hodu_code **out);
+void hodu_vk_code_free(hodu_device_instance *device, hodu_code *code);
 
 /* device_vulkan_program.c: programs, capture and replay. */
-hodu_status hodu_vk_program_create(hodu_device *device, hodu_code *code,
-                                   const hodu_plan *plan, uint32_t first,
+hodu_status hodu_vk_program_create(hodu_device_instance *device,
+                                   hodu_code *code,
+                                   const hodu_device_plan *plan, uint32_t first,
                                    uint32_t count, const hodu_binding *bindings,
                                    const int64_t *symbol_values,
                                    hodu_program **out);
-void hodu_vk_program_free(hodu_device *device, hodu_program *program);
-hodu_status hodu_vk_program_run(hodu_device *device, hodu_program *program,
-                                hodu_exec_stats *stats);
-hodu_status hodu_vk_program_capture(hodu_device *device, hodu_program *program);
-hodu_status hodu_vk_program_replay(hodu_device *device, hodu_program *program,
-                                   int64_t count, hodu_exec_stats *stats);
-void hodu_vk_program_release_capture(hodu_device *device,
+void hodu_vk_program_free(hodu_device_instance *device, hodu_program *program);
+hodu_status hodu_vk_program_run(hodu_device_instance *device,
+                                hodu_program *program, hodu_exec_stats *stats);
+hodu_status hodu_vk_program_capture(hodu_device_instance *device,
+                                    hodu_program *program);
+hodu_status hodu_vk_program_replay(hodu_device_instance *device,
+                                   hodu_program *program, int64_t count,
+                                   hodu_exec_stats *stats);
+void hodu_vk_program_release_capture(hodu_device_instance *device,
                                      hodu_program *program);
 
 #endif /* HODU_NO_VULKAN_HEADERS */

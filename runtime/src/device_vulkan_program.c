@@ -27,7 +27,7 @@ typedef struct vk_step {
   VkBufferCopy region;
 } vk_step;
 
-struct hodu_program {
+struct hodu_device_program {
   vk_step *steps;
   uint32_t num_steps;
   VkDescriptorPool descriptors;
@@ -38,7 +38,7 @@ struct hodu_program {
   int recorded_eager;
 };
 
-void hodu_vk_program_free(hodu_device *device, hodu_program *program) {
+void hodu_vk_program_free(hodu_device_instance *device, hodu_program *program) {
   vk_device *vk = (vk_device *)device;
   if (!program)
     return;
@@ -52,8 +52,9 @@ void hodu_vk_program_free(hodu_device *device, hodu_program *program) {
   free(program);
 }
 
-hodu_status hodu_vk_program_create(hodu_device *device, hodu_code *code,
-                                   const hodu_plan *plan, uint32_t first,
+hodu_status hodu_vk_program_create(hodu_device_instance *device,
+                                   hodu_code *code,
+                                   const hodu_device_plan *plan, uint32_t first,
                                    uint32_t count, const hodu_binding *bindings,
                                    const int64_t *symbol_values,
                                    hodu_program **out) {
@@ -246,8 +247,8 @@ static hodu_status submit_and_wait(vk_device *vk, hodu_program *program,
                               : hodu_vk_error(vk, "vkWaitForFences", result);
 }
 
-hodu_status hodu_vk_program_run(hodu_device *device, hodu_program *program,
-                                hodu_exec_stats *stats) {
+hodu_status hodu_vk_program_run(hodu_device_instance *device,
+                                hodu_program *program, hodu_exec_stats *stats) {
   vk_device *vk = (vk_device *)device;
   /* Eager: the host records every step again, as a runtime without
    * capture would. */
@@ -266,7 +267,7 @@ hodu_status hodu_vk_program_run(hodu_device *device, hodu_program *program,
   return submit_and_wait(vk, program, program->eager, 1, stats);
 }
 
-void hodu_vk_program_release_capture(hodu_device *device,
+void hodu_vk_program_release_capture(hodu_device_instance *device,
                                      hodu_program *program) {
   vk_device *vk = (vk_device *)device;
   if (program->captured)
@@ -274,7 +275,7 @@ void hodu_vk_program_release_capture(hodu_device *device,
   program->captured = VK_NULL_HANDLE;
 }
 
-hodu_status hodu_vk_program_capture(hodu_device *device,
+hodu_status hodu_vk_program_capture(hodu_device_instance *device,
                                     hodu_program *program) {
   vk_device *vk = (vk_device *)device;
   VkCommandBufferAllocateInfo alloc = {
@@ -304,8 +305,9 @@ hodu_status hodu_vk_program_capture(hodu_device *device,
   return NULL;
 }
 
-hodu_status hodu_vk_program_replay(hodu_device *device, hodu_program *program,
-                                   int64_t count, hodu_exec_stats *stats) {
+hodu_status hodu_vk_program_replay(hodu_device_instance *device,
+                                   hodu_program *program, int64_t count,
+                                   hodu_exec_stats *stats) {
   return submit_and_wait((vk_device *)device, program, program->captured, count,
                          stats);
 }

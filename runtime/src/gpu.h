@@ -48,13 +48,16 @@ typedef struct gpu_api {
   void (*describe)(int error, char *buffer, size_t size);
   /* The order in which to try plan device `index`'s code objects (indices
    * into plan->codes) on this device; returns how many. */
-  uint32_t (*order_codes)(const gpu_device *device, const hodu_plan *plan,
-                          uint32_t index, uint32_t *order);
+  uint32_t (*order_codes)(const gpu_device *device,
+                          const hodu_device_plan *plan, uint32_t index,
+                          uint32_t *order);
   void (*close)(gpu_device *device);
 } gpu_api;
 
 struct gpu_device {
-  hodu_device base;
+  struct {
+    char name[256]; /* the device's name, for messages and describe */
+  } base;
   const gpu_api *api;
   void *context; /* CUDA: the primary context */
   int ordinal;

@@ -271,9 +271,9 @@ void hodu_model_free(hodu_model *model) {
       if (!device)
         continue;
       if (model->weights && model->weights[d])
-        device->ops->buffer_free(device, model->weights[d]);
+        device->ops->buffer_free(device->instance, model->weights[d]);
       if (model->codes && model->codes[d])
-        device->ops->code_free(device, model->codes[d]);
+        device->ops->code_free(device->instance, model->codes[d]);
       hodu_device_release(device);
     }
   }
@@ -313,6 +313,7 @@ static hodu_status open_devices(hodu_model *model,
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   hodu_device_kind main_kind =
       (hodu_device_kind)plan->devices[plan->main_device].kind;
+  const hodu_device_plan *view = hodu_plan_view(model->plan);
   if (options && options->device_kind >= 0 &&
       (hodu_device_kind)options->device_kind != main_kind) {
     const char *wanted = hodu_device_kind_name(
@@ -340,15 +341,15 @@ static hodu_status open_devices(hodu_model *model,
   int32_t ordinal = options ? options->device_ordinal : 0;
   for (uint32_t d = 0; d < n; ++d) {
     hodu_device_kind kind = (hodu_device_kind)plan->devices[d].kind;
-    hodu_status status = hodu_device_acquire(
-        kind, kind == main_kind && kind != HODU_DEVICE_CPU ? ordinal : 0,
+    hodu_status status = hodu_device_acquire_named(
+        kind, plan->strings ? plan->strings + plan->devices[d].name : NULL,
+        kind == main_kind && kind != HODU_DEVICE_CPU ? ordinal : 0,
         &model->devices[d]);
     if (status)
       return status;
     hodu_device *device = model->devices[d];
-    status =
-        device->ops->code_load(device, plan, d, model->origin,
-                               &model->codes[d]);
+    status = device->ops->code_load(device->instance, view, d, model->origin,
+                                    &model->codes[d]);
     if (status)
       return status;
     int reads_weights = 0;
@@ -356,10 +357,10 @@ static hodu_status open_devices(hodu_model *model,
       reads_weights = plan->args[a].space == HODU_SPACE_WEIGHTS &&
                       plan->args[a].index == d;
     if (reads_weights && kind != HODU_DEVICE_CPU) {
-      status = device->ops->buffer_create(device, plan->weights_size,
+      status = device->ops->buffer_create(device->instance, plan->weights_size,
                                           &model->weights[d]);
       if (!status)
-        status = device->ops->write(device, model->weights[d], 0,
+        status = device->ops->write(device->instance, model->weights[d], 0,
                                     plan->weights, plan->weights_size);
       if (status)
         return status;
@@ -387,10 +388,14 @@ static hodu_status new_model(hodu_plan *plan, const hodu_model_desc *desc,
     atomic_init(&model->sessions[i], NULL);
   }
   model->origin = quoted(origin);
+  /* A bundle's main device kind, or the plugin device it names. */
+  const hodu_bundle_device *main_device =
+      desc ? NULL : &plan->devices[plan->main_device];
   model->target = hodu_copy_string(
       desc ? (desc->target ? desc->target : "")
-           : hodu_device_kind_name(
-                 (hodu_device_kind)plan->devices[plan->main_device].kind));
+      : main_device->kind == HODU_DEVICE_PLUGIN
+          ? plan->strings + main_device->name
+          : hodu_device_kind_name((hodu_device_kind)main_device->kind));
   hodu_status status =
       model->origin && model->target
           ? NULL

@@ -13,6 +13,7 @@
 
 #include "hodu/abi.h"
 #include "hodu/bundle.h"
+#include "hodu/plugin.h"
 #include "hodu/runtime.h"
 
 #include <stddef.h>
@@ -29,6 +30,9 @@
  * next value (STATE_NEXT_, what the run writes). Never in a bundle. */
 #define HODU_SPACE_STATE_ 0x100u
 #define HODU_SPACE_STATE_NEXT_ 0x101u
+
+/* The longest plugin device name a bundle may give. */
+#define HODU_PLUGIN_DEVICE_NAME_MAX 63
 
 /* A bundle's largest accepted size (the whole file is read into memory). */
 #define HODU_BUNDLE_MAX_FILE_SIZE (UINT64_C(1) << 36) /* 64 GiB */
@@ -103,6 +107,9 @@ typedef struct hodu_plan {
   hodu_tensor_desc *described; /* inputs, then outputs */
   hodu_model_desc symbolic;
   int64_t chunk;
+  /* What devices see of it (hodu/plugin.h), filled by hodu_plan_view
+   * (device.h) when the model opens its devices. */
+  hodu_device_plan view;
 } hodu_plan;
 
 /* The descriptor whose symbols a plan's runs bind: the CPU descriptor, a

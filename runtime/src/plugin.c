@@ -17,6 +17,7 @@
 #include "plugin.h"
 #include "internal.h"
 #include "json.h"
+#include "plan.h"
 #include "plugin_registry.h"
 
 #include <ctype.h>
@@ -79,6 +80,7 @@ static void add_plugin(const char *dir, const char *source) {
     p->engines = hodu_copy_string("");
     p->formats = hodu_copy_string("");
     p->capabilities = hodu_copy_string("");
+    p->devices = hodu_copy_string("");
     if (!p->library)
       p->library = hodu_copy_string("");
   }
@@ -388,6 +390,69 @@ static char *check_format_table(const hodu_format_plugin_v1 *t) {
                  : NULL;
 }
 
+/* Why the device table is unusable, or NULL. */
+static char *check_device_table(const plugin *p,
+                                const hodu_device_plugin_v1 *t) {
+  size_t need = offsetof(hodu_device_plugin_v1, program_release_capture) +
+                sizeof(t->program_release_capture);
+  if (!t)
+    return hodu_copy_string(
+        "its manifest lists kind \"device\", but the library "
+        "has no device interface at version 1");
+  if (t->struct_size < need)
+    return hodu_plugin_format_string(
+        "its device table is %u bytes, shorter than "
+        "version 1's %zu",
+        (unsigned)t->struct_size, need);
+  const char *missing = !t->name             ? "name"
+                        : !t->code_formats   ? "code_formats"
+                        : !t->count          ? "count"
+                        : !t->open           ? "open"
+                        : !t->close          ? "close"
+                        : !t->buffer_create  ? "buffer_create"
+                        : !t->buffer_free    ? "buffer_free"
+                        : !t->write          ? "write"
+                        : !t->read           ? "read"
+                        : !t->copy           ? "copy"
+                        : !t->code_load      ? "code_load"
+                        : !t->code_free      ? "code_free"
+                        : !t->program_create ? "program_create"
+                        : !t->program_free   ? "program_free"
+                        : !t->program_run    ? "program_run"
+                                             : NULL;
+  if (missing)
+    return hodu_plugin_format_string("its device table has no '%s'", missing);
+  int captures =
+      !!t->program_capture + !!t->program_replay + !!t->program_release_capture;
+  if (captures != 0 && captures != 3)
+    return hodu_copy_string("its device table has some of program_capture, "
+                            "program_replay and program_release_capture: "
+                            "all three or none");
+  if (!*t->name || strlen(t->name) > HODU_PLUGIN_DEVICE_NAME_MAX)
+    return hodu_plugin_format_string(
+        "its device name is empty or longer than %d bytes",
+        HODU_PLUGIN_DEVICE_NAME_MAX);
+  for (int32_t k = 0; k < HODU_DEVICE_METAL; ++k)
+    if (strcmp(t->name, hodu_builtin_device_table(k)->name) == 0)
+      return hodu_plugin_format_string(
+          "its device is named '%s', which is libhodurt's own device", t->name);
+  if (!hodu_plugin_list_has(p->devices, t->name))
+    return hodu_plugin_format_string(
+        "its device is named '%s', but the manifest's "
+        "\"devices\" are '%s'",
+        t->name, *p->devices ? p->devices : "(none)");
+  int formats = 0;
+  for (; t->code_formats[formats]; ++formats)
+    if (t->code_formats[formats] >= HODU_CODE_FORMAT_COUNT || formats >= 16)
+      return hodu_plugin_format_string(
+          "its code_formats[%d] is %u, not a hodu_code_format (or the list "
+          "is not 0-terminated)",
+          formats, (unsigned)t->code_formats[formats]);
+  if (formats == 0)
+    return hodu_copy_string("its code_formats list is empty");
+  return NULL;
+}
+
 /* Why the library of `p` cannot be used, or NULL (and `p` is loaded). */
 static char *open_library(plugin *p) {
   if (p->abi_version > HODU_PLUGIN_ABI_VERSION)
@@ -457,8 +522,6 @@ static char *open_library(plugin *p) {
     why =
         hodu_copy_string("it is a toolchain-tier plugin (importer or target): "
                          "hoduc loads those, libhodurt does not");
-  else if (h->kinds & HODU_PLUGIN_DEVICE)
-    why = hodu_copy_string("device plugins are not supported by this host yet");
   const hodu_engine_plugin_v1 *engine = NULL;
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
@@ -474,10 +537,16 @@ static char *open_library(plugin *p) {
     format = h->get_interface(HODU_PLUGIN_FORMAT, 1);
     why = check_format_table(format);
   }
+  const hodu_device_plugin_v1 *device = NULL;
+  if (!why && (h->kinds & HODU_PLUGIN_DEVICE)) {
+    device = h->get_interface(HODU_PLUGIN_DEVICE, 1);
+    why = check_device_table(p, device);
+  }
   if (why) {
     dlclose(handle);
     return why;
   }
+  p->device = device;
   p->handle = handle;
   p->header = h;
   p->engine = engine;
@@ -547,7 +616,8 @@ hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
                            p->version,  p->description, p->dir,
                            p->library,  p->source,      state_names[p->state],
                            p->problem,  p->abi_version, 0,
-                           p->engines,  p->formats,     p->capabilities};
+                           p->engines,  p->formats,     p->capabilities,
+                           p->devices};
   pthread_mutex_unlock(&lock);
   uint32_t size = info->struct_size < sizeof full ? info->struct_size
                                                   : (uint32_t)sizeof full;
@@ -580,6 +650,62 @@ hodu_status hodu_plugin_load(const char *id) {
   }
   pthread_mutex_unlock(&lock);
   return status;
+}
+
+hodu_status hodu_plugin_find_device(const char *name,
+                                    const hodu_device_plugin_v1 **out,
+                                    char *plugin_id, size_t id_size) {
+  lock_registry();
+  discover_locked();
+  hodu_status status = NULL;
+  for (int32_t i = 0; i < num_plugins; ++i) {
+    plugin *p = &plugins[i];
+    if (p->state == STATE_REFUSED || !(p->kinds & HODU_PLUGIN_DEVICE) ||
+        !hodu_plugin_list_has(p->devices, name))
+      continue;
+    status = ensure_loaded_locked(p);
+    if (!status) {
+      *out = p->device;
+      snprintf(plugin_id, id_size, "%s", p->id);
+    }
+    pthread_mutex_unlock(&lock);
+    return status;
+  }
+  /* A refused plugin that would have provided it says why. */
+  for (int32_t i = 0; i < num_plugins && !status; ++i)
+    if (plugins[i].state == STATE_REFUSED &&
+        hodu_plugin_list_has(plugins[i].devices, name))
+      status = hodu_make_status(HODU_NO_DEVICE,
+                                "no device '%s': plugin '%s' (%s) would "
+                                "provide it but is refused: %s",
+                                name, plugins[i].id, plugins[i].dir,
+                                plugins[i].problem);
+  if (!status)
+    status = hodu_make_status(HODU_NO_DEVICE,
+                              "no device '%s': no device plugin provides it "
+                              "(hodu-run --list-plugins lists them; "
+                              "HODU_PLUGIN_PATH or --plugin adds one)",
+                              name);
+  pthread_mutex_unlock(&lock);
+  return status;
+}
+
+hodu_status hodu_plugin_device_formats(const char *name,
+                                       const uint32_t **formats,
+                                       const char **plugin_id) {
+  if (!name || !formats || !plugin_id)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "an argument is NULL");
+  const hodu_device_plugin_v1 *table = NULL;
+  char id[72];
+  hodu_status status = hodu_plugin_find_device(name, &table, id, sizeof id);
+  if (status)
+    return status;
+  *formats = table->code_formats;
+  lock_registry();
+  plugin *p = find_locked(id);
+  *plugin_id = p ? p->id : "";
+  pthread_mutex_unlock(&lock);
+  return NULL;
 }
 
 hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out) {
@@ -798,6 +924,17 @@ const char *hodu_plugin_listing(void) {
     pthread_mutex_unlock(&lock);
     return "out of memory\n";
   }
+  /* libhodurt's own devices: the same table, compiled in. */
+  fprintf(out, "builtin devices (libhodurt %s, device table v1):",
+          HODU_RUNTIME_VERSION);
+  for (int32_t k = 0; k < HODU_DEVICE_METAL; ++k) {
+    const hodu_device_plugin_v1 *t = hodu_builtin_device_table(k);
+    fprintf(out, " %s (", t->name);
+    for (int f = 0; t->code_formats[f]; ++f)
+      fprintf(out, "%s%s", f ? ", " : "",
+              hodu_code_format_name(t->code_formats[f]));
+    fprintf(out, ")%s", k + 1 < HODU_DEVICE_METAL ? "," : "\n");
+  }
   if (num_plugins == 0)
     fprintf(out, "no plugins found (searched HODU_PLUGIN_PATH, "
                  "~/.local/share/hodu/plugins, ~/.hodu/plugins and "
@@ -817,6 +954,8 @@ const char *hodu_plugin_listing(void) {
     if (*p->engines || *p->formats)
       fprintf(out, "    engines: %s; formats: %s\n",
               *p->engines ? p->engines : "-", *p->formats ? p->formats : "-");
+    if (*p->devices)
+      fprintf(out, "    devices: %s\n", p->devices);
     if (p->problem)
       fprintf(out, "    refused: %s\n", p->problem);
   }

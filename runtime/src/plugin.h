@@ -47,6 +47,17 @@ hodu_status hodu_compile_and_load(const hodu_compiler_ref *compiler,
                                   const hodu_load_options *options,
                                   hodu_model **out);
 
+/* The device plugin table of the device named `name` (loading its
+ * plugin), with the plugin's id in plugin_id; NO_DEVICE naming the device
+ * (and a refused plugin that would provide it) otherwise. */
+hodu_status hodu_plugin_find_device(const char *name,
+                                    const hodu_device_plugin_v1 **out,
+                                    char *plugin_id, size_t id_size);
+
+/* device.c: libhodurt's own device table of kind `index` (CPU, Vulkan,
+ * CUDA, HIP: 0 to 3), or NULL. */
+const hodu_device_plugin_v1 *hodu_builtin_device_table(int32_t index);
+
 /* The engine named `name` (loading its plugin), NOT_FOUND naming the
  * engines there are when no plugin provides it. */
 hodu_status hodu_plugin_find_engine(const char *name, hodu_engine_ref *out);

@@ -233,13 +233,19 @@ void hodu_plugin_read_manifest(plugin *p, const char *dir) {
       p->formats = joined_strings(m, "formats", &problem);
     if (!problem)
       p->capabilities = joined_strings(m, "capabilities", &problem);
-    if (!problem && (!p->id || !p->version || !p->description || !p->library ||
-                     !p->engines || !p->formats || !p->capabilities))
+    if (!problem)
+      p->devices = joined_strings(m, "devices", &problem);
+    if (!problem &&
+        (!p->id || !p->version || !p->description || !p->library ||
+         !p->engines || !p->formats || !p->capabilities || !p->devices))
       problem = hodu_copy_string("out of memory");
     if (!problem && (p->kinds & (HODU_PLUGIN_ENGINE | HODU_PLUGIN_COMPILER)) &&
         !*p->engines)
       problem = hodu_copy_string("an engine or compiler plugin must name its "
                                  "engines (\"engines\")");
+    if (!problem && (p->kinds & HODU_PLUGIN_DEVICE) && !*p->devices)
+      problem = hodu_copy_string("a device plugin must name its devices "
+                                 "(\"devices\")");
   }
   if (problem) {
     hodu_plugin_refuse(p, hodu_plugin_format_string("'%s': %s", path, problem));

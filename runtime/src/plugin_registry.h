@@ -22,6 +22,7 @@ typedef struct plugin {
   char *id, *version, *description;
   char *dir, *library, *source;
   char *engines, *formats, *capabilities;
+  char *devices; /* the manifest's "devices" (device plugins), joined */
   uint32_t kinds, abi_version;
   hodu_json *manifest; /* options are read from it */
   int state;
@@ -31,6 +32,7 @@ typedef struct plugin {
   const hodu_engine_plugin_v1 *engine;
   const hodu_compiler_plugin_v1 *compiler;
   const hodu_format_plugin_v1 *format;
+  const hodu_device_plugin_v1 *device;
 } plugin;
 
 /* The manifest's names of the hodu_plugin_kind bits, in bit order. */

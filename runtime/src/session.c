@@ -72,7 +72,7 @@ static void free_programs(hodu_session *s) {
     segment *seg = &s->segments[i];
     if (seg->program) {
       hodu_device *device = s->model->devices[seg->device];
-      device->ops->program_free(device, seg->program);
+      device->ops->program_free(device->instance, seg->program);
       seg->program = NULL;
     }
   }
@@ -88,23 +88,23 @@ void hodu_session_free(hodu_session *s) {
   free(s->segments);
   for (uint32_t d = 0; s->arenas && d < plan->num_devices; ++d)
     if (s->arenas[d])
-      s->model->devices[d]->ops->buffer_free(s->model->devices[d],
+      s->model->devices[d]->ops->buffer_free(s->model->devices[d]->instance,
                                              s->arenas[d]);
   uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
   for (uint32_t k = 0; s->owned && k < s->num_owned; ++k)
     if (s->owned[k]) {
       hodu_device *device = tensor_device(s, owned_begin + k);
-      device->ops->buffer_free(device, s->owned[k]);
+      device->ops->buffer_free(device->instance, s->owned[k]);
     }
   for (uint32_t i = 0; s->input_mirrors && i < plan->num_inputs; ++i)
     if (s->input_mirrors[i]) {
       hodu_device *device = tensor_device(s, i);
-      device->ops->buffer_free(device, s->input_mirrors[i]);
+      device->ops->buffer_free(device->instance, s->input_mirrors[i]);
     }
   for (uint32_t o = 0; s->output_mirrors && o < plan->num_outputs; ++o)
     if (s->output_mirrors[o]) {
       hodu_device *device = tensor_device(s, plan->num_inputs + o);
-      device->ops->buffer_free(device, s->output_mirrors[o]);
+      device->ops->buffer_free(device->instance, s->output_mirrors[o]);
     }
   free(s->arenas);
   free(s->owned);
@@ -132,7 +132,7 @@ static hodu_status init_owned(hodu_session *s, uint32_t first, uint32_t count) {
       return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
     hodu_device *device = tensor_device(s, i);
     hodu_status status =
-        device->ops->write(device, s->owned[i - owned_begin], 0,
+        device->ops->write(device->instance, s->owned[i - owned_begin], 0,
                            t->init ? (const void *)t->init : zeros, t->bytes);
     free(zeros);
     if (status)
@@ -216,14 +216,14 @@ static hodu_status session_create(const hodu_model *model, int internal,
     if (!plan->devices[d].arena_size)
       continue;
     hodu_device *device = model->devices[d];
-    status = device->ops->buffer_create(device, plan->devices[d].arena_size,
-                                        &s->arenas[d]);
+    status = device->ops->buffer_create(
+        device->instance, plan->devices[d].arena_size, &s->arenas[d]);
   }
   uint32_t owned_begin = plan->num_inputs + plan->num_outputs;
   for (uint32_t k = 0; k < s->num_owned && !status; ++k) {
     hodu_device *device = tensor_device(s, owned_begin + k);
     status = device->ops->buffer_create(
-        device, plan->tensors[owned_begin + k].bytes, &s->owned[k]);
+        device->instance, plan->tensors[owned_begin + k].bytes, &s->owned[k]);
   }
   if (!status)
     status = reset_meta(s);
@@ -286,7 +286,7 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   if (tensor >= owned_begin) {
     hodu_buffer *buffer = s->owned[tensor - owned_begin];
     if (cpu)
-      out->host = device->ops->buffer_host(buffer);
+      out->host = hodu_device_buffer_host(device, buffer);
     else
       out->buffer = buffer;
     return NULL;
@@ -311,13 +311,13 @@ static hodu_status tensor_binding(hodu_session *s, uint32_t tensor,
   hodu_buffer **mirror = input ? &s->input_mirrors[tensor]
                                : &s->output_mirrors[tensor - plan->num_inputs];
   if (!*mirror) {
-    hodu_status status =
-        device->ops->buffer_create(device, plan->tensors[tensor].bytes, mirror);
+    hodu_status status = device->ops->buffer_create(
+        device->instance, plan->tensors[tensor].bytes, mirror);
     if (status)
       return status;
   }
   if (cpu)
-    out->host = device->ops->buffer_host(*mirror);
+    out->host = hodu_device_buffer_host(device, *mirror);
   else
     out->buffer = *mirror;
   return NULL;
@@ -335,7 +335,7 @@ static hodu_status resolve(hodu_session *s, hodu_binding *bindings) {
     case HODU_SPACE_ARENA: {
       hodu_device *device = s->model->devices[arg->index];
       if (device->kind == HODU_DEVICE_CPU)
-        b->host = device->ops->buffer_host(s->arenas[arg->index]);
+        b->host = hodu_device_buffer_host(device, s->arenas[arg->index]);
       else
         b->buffer = s->arenas[arg->index];
       b->offset = arg->offset;
@@ -476,8 +476,8 @@ static hodu_status ensure_programs(hodu_session *s) {
       continue;
     hodu_device *device = s->model->devices[seg->device];
     hodu_status status = device->ops->program_create(
-        device, s->model->codes[seg->device], s->plan, seg->first, seg->count,
-        s->bindings, s->symbol_values, &seg->program);
+        device->instance, s->model->codes[seg->device], &s->plan->view,
+        seg->first, seg->count, s->bindings, s->symbol_values, &seg->program);
     if (status) {
       free_programs(s);
       return status;
@@ -498,8 +498,9 @@ static hodu_status stage_in(hodu_session *s) {
     if (!bytes)
       continue;
     hodu_device *device = tensor_device(s, i);
-    hodu_status status = device->ops->write(
-        device, s->input_mirrors[i], 0, hodu_tensor_data(s->inputs[i]), bytes);
+    hodu_status status =
+        device->ops->write(device->instance, s->input_mirrors[i], 0,
+                           hodu_tensor_data(s->inputs[i]), bytes);
     if (status)
       return status;
   }
@@ -517,7 +518,7 @@ static hodu_status stage_out(hodu_session *s) {
       continue;
     hodu_device *device = tensor_device(s, plan->num_inputs + o);
     hodu_status status =
-        device->ops->read(device, s->output_mirrors[o], 0,
+        device->ops->read(device->instance, s->output_mirrors[o], 0,
                           hodu_tensor_data(s->outputs[o]), bytes);
     if (status)
       return status;
@@ -572,7 +573,7 @@ static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
     hodu_binding to =
         binding_of(mirror, base + (uint64_t)filled * unit, count * unit);
     hodu_status status =
-        device->ops->copy(device, &from, &to, (uint64_t)count * unit);
+        device->ops->copy(device->instance, &from, &to, (uint64_t)count * unit);
     if (status)
       return status;
     filled += count;
@@ -610,15 +611,15 @@ static hodu_status pass_copy(hodu_session *s, int64_t off, int64_t rows,
       hodu_binding mirror_part = binding_of(mirror, in_mirror, bytes);
       hodu_status status;
       if (out)
-        status = host ? device->ops->read(device, mirror, in_mirror,
+        status = host ? device->ops->read(device->instance, mirror, in_mirror,
                                           host + at, bytes)
-                      : device->ops->copy(device, &mirror_part, &tensor_part,
-                                          bytes);
+                      : device->ops->copy(device->instance, &mirror_part,
+                                          &tensor_part, bytes);
       else
-        status = host ? device->ops->write(device, mirror, in_mirror,
+        status = host ? device->ops->write(device->instance, mirror, in_mirror,
                                            host + at, bytes)
-                      : device->ops->copy(device, &tensor_part, &mirror_part,
-                                          bytes);
+                      : device->ops->copy(device->instance, &tensor_part,
+                                          &mirror_part, bytes);
       if (!status && !out && rows < chunk)
         status = pad_block(device, mirror, in_mirror, t->unit, rows, chunk);
       if (status)
@@ -640,18 +641,19 @@ static hodu_status run_transfer(hodu_session *s, uint32_t step_index) {
       s->model->devices[hodu_plan_arg_device(s->plan, &args[1])];
   uint64_t size = from->size;
   if (source->kind == HODU_DEVICE_CPU)
-    return target->ops->write(target, to->buffer, to->offset,
-                              hodu_binding_host(source, from), size);
+    return target->ops->write(target->instance, to->buffer, to->offset,
+                              hodu_binding_host(source->ops, from), size);
   if (target->kind == HODU_DEVICE_CPU)
-    return source->ops->read(source, from->buffer, from->offset,
-                             hodu_binding_host(target, to), size);
+    return source->ops->read(source->instance, from->buffer, from->offset,
+                             hodu_binding_host(target->ops, to), size);
   void *bounce = malloc(size ? (size_t)size : 1);
   if (!bounce)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  hodu_status status =
-      source->ops->read(source, from->buffer, from->offset, bounce, size);
+  hodu_status status = source->ops->read(source->instance, from->buffer,
+                                         from->offset, bounce, size);
   if (!status)
-    status = target->ops->write(target, to->buffer, to->offset, bounce, size);
+    status = target->ops->write(target->instance, to->buffer, to->offset,
+                                bounce, size);
   free(bounce);
   return status;
 }
@@ -667,9 +669,9 @@ static hodu_status run_once(hodu_session *s, int replay) {
       continue;
     }
     hodu_device *device = s->model->devices[seg->device];
-    status = replay
-                 ? device->ops->program_replay(device, seg->program, 1, &stats)
-                 : device->ops->program_run(device, seg->program, &stats);
+    status = replay ? hodu_device_replay(device, seg->program, 1, &stats)
+                    : device->ops->program_run(device->instance, seg->program,
+                                               &stats);
   }
   if (replay) {
     s->stats.replay_submissions += stats.submissions;
@@ -739,15 +741,15 @@ hodu_status hodu_session_capture(hodu_session *s) {
     if (seg->transfer)
       continue;
     hodu_device *device = s->model->devices[seg->device];
-    status = device->ops->program_capture(device, seg->program);
+    status = hodu_device_capture(device, seg->program);
   }
   if (status) {
     /* Undo the recordings made before the failure. */
     for (uint32_t i = 0; i + 1 < done; ++i) {
       segment *seg = &s->segments[i];
       if (!seg->transfer)
-        s->model->devices[seg->device]->ops->program_release_capture(
-            s->model->devices[seg->device], seg->program);
+        hodu_device_release_capture(s->model->devices[seg->device],
+                                    seg->program);
     }
     return status;
   }
@@ -781,8 +783,8 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
     hodu_device *device = s->model->devices[s->segments[0].device];
     status = pass_copy(s, 0, rows, 0);
     if (!status)
-      status = device->ops->program_replay(device, s->segments[0].program,
-                                           count, &stats);
+      status =
+          hodu_device_replay(device, s->segments[0].program, count, &stats);
     if (!status)
       status = pass_copy(s, 0, rows, 1);
     s->stats.replay_submissions += stats.submissions;
@@ -812,8 +814,7 @@ hodu_status hodu_session_reset(hodu_session *s) {
   for (uint32_t i = 0; i < s->num_segments; ++i) {
     segment *seg = &s->segments[i];
     if (!seg->transfer)
-      s->model->devices[seg->device]->ops->program_release_capture(
-          s->model->devices[seg->device], seg->program);
+      hodu_device_release_capture(s->model->devices[seg->device], seg->program);
   }
   s->state = HODU_SESSION_RESET;
   return NULL;
@@ -850,8 +851,9 @@ static hodu_status owned_io(const hodu_session *s, int state, int32_t index,
   if (!bytes)
     return NULL;
   hodu_device *device = tensor_device(s, tensor);
-  return write ? device->ops->write(device, s->owned[k], 0, data, bytes)
-               : device->ops->read(device, s->owned[k], 0, data, bytes);
+  return write
+             ? device->ops->write(device->instance, s->owned[k], 0, data, bytes)
+             : device->ops->read(device->instance, s->owned[k], 0, data, bytes);
 }
 
 hodu_status hodu_session_write_meta_slot(hodu_session *s, int32_t index,

@@ -145,7 +145,7 @@ void hodu_tensor_free(hodu_tensor *tensor) {
   if (!tensor)
     return;
   if (tensor->device) {
-    tensor->device->ops->buffer_free(tensor->device, tensor->buffer);
+    tensor->device->ops->buffer_free(tensor->device->instance, tensor->buffer);
     hodu_device_release(tensor->device);
   }
   if (tensor->owns_data)
@@ -188,7 +188,8 @@ hodu_status hodu_tensor_create_on(hodu_device *device, hodu_dtype dtype,
   hodu_status status = new_tensor(dtype, rank, shape, &tensor);
   if (status)
     return status;
-  status = device->ops->buffer_create(device, tensor->bytes, &tensor->buffer);
+  status = device->ops->buffer_create(device->instance, tensor->bytes,
+                                      &tensor->buffer);
   if (status) {
     hodu_tensor_free(tensor);
     return status;
@@ -231,8 +232,8 @@ hodu_status hodu_tensor_write(hodu_tensor *tensor, const void *data,
   if (status || !bytes)
     return status;
   if (tensor->device)
-    return tensor->device->ops->write(tensor->device, tensor->buffer, 0, data,
-                                      bytes);
+    return tensor->device->ops->write(tensor->device->instance, tensor->buffer,
+                                      0, data, bytes);
   memmove(tensor->data, data, bytes);
   return NULL;
 }
@@ -243,8 +244,8 @@ hodu_status hodu_tensor_read(const hodu_tensor *tensor, void *data,
   if (status || !bytes)
     return status;
   if (tensor->device)
-    return tensor->device->ops->read(tensor->device, tensor->buffer, 0, data,
-                                     bytes);
+    return tensor->device->ops->read(tensor->device->instance, tensor->buffer,
+                                     0, data, bytes);
   memmove(data, tensor->data, bytes);
   return NULL;
 }
@@ -273,7 +274,7 @@ hodu_status hodu_tensor_copy(const hodu_tensor *source, hodu_tensor *target) {
   if (source->device == target->device) {
     hodu_binding from = {source->buffer, NULL, 0, source->bytes};
     hodu_binding to = {target->buffer, NULL, 0, target->bytes};
-    return source->device->ops->copy(source->device, &from, &to,
+    return source->device->ops->copy(source->device->instance, &from, &to,
                                      source->bytes);
   }
   /* Between two devices: through host memory. */

@@ -411,7 +411,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.2 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.3 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},
@@ -452,6 +452,16 @@ static const mutation mutations[] = {
      HODU_INVALID_ARTIFACT, "section DEVICES entry 0: kind is 9"},
     {S_(DEVICES), offsetof(hodu_bundle_device, flags), 4, 2,
      HODU_INVALID_ARTIFACT, "section DEVICES entry 0: flags"},
+    {S_(DEVICES), offsetof(hodu_bundle_device, kind), 4, HODU_DEVICE_PLUGIN,
+     HODU_INVALID_ARTIFACT,
+     "section DEVICES entry 0: a plugin device needs a name"},
+    {S_(DEVICES), offsetof(hodu_bundle_device, name), 4, 1,
+     HODU_INVALID_ARTIFACT,
+     "section DEVICES entry 0: only a plugin device has a name"},
+    {S_(DEVICES), offsetof(hodu_bundle_device, name), 4, 1u << 20,
+     HODU_INVALID_ARTIFACT, "section DEVICES entry 0: field name: string"},
+    {S_(DEVICES), offsetof(hodu_bundle_device, reserved), 4, 1,
+     HODU_INVALID_ARTIFACT, "section DEVICES entry 0: reserved is 0x1"},
     {S_(DEVICES), offsetof(hodu_bundle_device, arena_size), 8, 256,
      HODU_INVALID_ARTIFACT, "(ARENA 0): 256 bytes at offset 256 lie outside"},
     /* tensors */

@@ -101,8 +101,10 @@ void printPlan(const hodu_model *model) {
       table(HODU_BUNDLE_SECTION_DEVICES));
   std::printf("devices:\n");
   for (uint64_t d = 0; d < count(HODU_BUNDLE_SECTION_DEVICES); ++d)
-    std::printf("  %llu: %s, arena %llu bytes\n", (unsigned long long)d,
+    std::printf("  %llu: %s%s%s, arena %llu bytes\n", (unsigned long long)d,
                 hodu_device_kind_name(hodu_device_kind(devices[d].kind)),
+                devices[d].name ? " " : "",
+                devices[d].name ? text(devices[d].name) : "",
                 (unsigned long long)devices[d].arena_size);
   std::printf("weights: %llu bytes\n",
               (unsigned long long)count(HODU_BUNDLE_SECTION_WEIGHTS));

@@ -79,6 +79,8 @@ int pluginInfo(const std::string &id) {
   std::printf("formats:      %s\n", *info.formats ? info.formats : "-");
   std::printf("capabilities: %s\n",
               *info.capabilities ? info.capabilities : "-");
+  if (info.devices && *info.devices)
+    std::printf("devices:      %s\n", info.devices);
   std::printf("directory:    %s (%s)\n", info.dir, info.source);
   std::printf("library:      %s\n", *info.library ? info.library : "-");
   std::fflush(stdout);

@@ -66,7 +66,9 @@ static cl::opt<std::string> winograd(
     cl::value_desc("auto|f2|off"), cl::init("auto"), cl::cat(category));
 static cl::opt<std::string>
     device("device",
-           cl::desc("Target back end: cpu (default); see --list-targets"),
+           cl::desc("Target back end: cpu (default); see --list-targets. "
+                    "The name of a device plugin's device makes a bundle "
+                    "for it (docs/plugins.md)"),
            cl::init("cpu"), cl::cat(category));
 static cl::list<std::string>
     gpuArchs("gpu-arch", cl::CommaSeparated,
@@ -166,9 +168,10 @@ static cl::opt<std::string> indexChecks(
     cl::value_desc("error|clamp"), cl::cat(category));
 static cl::list<std::string>
     forceCpuOps("force-cpu-ops",
-                cl::desc("Op types (ONNX, e.g. Softmax, or hodu) that run on "
-                         "the CPU"),
-                cl::value_desc("op,..."), cl::CommaSeparated, cl::cat(category));
+                cl::desc("Op types (ONNX, e.g. Softmax, or hodu; * for all) "
+                         "that run on the CPU"),
+                cl::value_desc("op,..."), cl::CommaSeparated,
+                cl::cat(category));
 static cl::opt<std::string>
     placement("placement",
               cl::desc("JSON file pinning nodes to devices: "
@@ -277,6 +280,67 @@ static cl::opt<unsigned>
 static int usageError(const Twine &msg) {
   errs() << "hoduc: error: " << msg << "\n";
   return 1;
+}
+
+/// --device names no target: a device plugin's device (hodu/plugin.h) is
+/// compiled for by the built-in target that makes the first of its code
+/// formats it can (SPIR-V: vulkan, PTX/cubin/fatbin: cuda, hsaco: rocm,
+/// MSL: metal), or, for a device that runs ELF code objects, as a bundle
+/// whose every node is on the CPU partitions (--fallback=cpu with every op
+/// forced there); the bundle names the plugin's device.
+static bool resolvePluginDevice(hodu::CompileOptions &opts,
+                                std::string &error) {
+  const uint32_t *formats = nullptr;
+  const char *pluginId = nullptr;
+  if (hodu_status status = hodu_plugin_device_formats(opts.target.c_str(),
+                                                      &formats, &pluginId)) {
+    std::string message = hodu_status_message(status);
+    bool missing =
+        hodu_status_get_code(status) == HODU_NO_DEVICE &&
+        message.find("no device plugin provides it") != std::string::npos;
+    hodu_status_free(status);
+    error = missing ? "unknown --device '" + opts.target +
+                          "': no target (hoduc --list-targets) or device "
+                          "plugin (hoduc --list-plugins) has that name"
+                    : "--device '" + opts.target + "': " + message;
+    return false;
+  }
+  for (const uint32_t *f = formats; *f; ++f) {
+    const char *target =
+        *f == HODU_CODE_SPIRV ? "vulkan"
+        : *f == HODU_CODE_PTX || *f == HODU_CODE_CUBIN || *f == HODU_CODE_FATBIN
+            ? "cuda"
+        : *f == HODU_CODE_HSACO ? "rocm"
+        : *f == HODU_CODE_MSL   ? "metal"
+        : *f == HODU_CODE_ELF   ? "vulkan"
+                                : nullptr;
+    if (!target)
+      continue;
+    opts.pluginDevice = opts.target;
+    opts.target = target;
+    if (*f == HODU_CODE_ELF) {
+      if (!opts.fallback.empty() || !opts.forceCpuOps.empty() ||
+          !opts.placement.empty()) {
+        error = "--device '" + opts.pluginDevice +
+                "' runs host code: every node is on it, so --fallback, "
+                "--force-cpu-ops and --placement do not apply";
+        return false;
+      }
+      opts.pluginHostCode = true;
+      opts.fallback = "cpu";
+      opts.forceCpuOps = {"*"};
+    }
+    if (!opts.emit.empty() && opts.emit != "bundle") {
+      error = "--device '" + opts.pluginDevice + "' (plugin '" + pluginId +
+              "') takes bundles only, not --emit=" + opts.emit;
+      return false;
+    }
+    opts.emit = "bundle";
+    return true;
+  }
+  error = "--device '" + opts.target + "' (plugin '" + pluginId +
+          "') runs no code format hoduc makes";
+  return false;
 }
 
 int main(int argc, char **argv) {
@@ -433,6 +497,8 @@ int main(int argc, char **argv) {
   opts.emit = emitKind;
   opts.outputPath = outputPath;
   std::string error;
+  if (!hodu::isTargetName(device) && !resolvePluginDevice(opts, error))
+    return usageError(error);
   if (!hodu::resolveOutput(opts, error))
     return usageError(error);
 

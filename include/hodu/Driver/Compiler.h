@@ -85,6 +85,12 @@ struct CompileOptions {
   TargetOptions fallbackOptions;
   std::vector<std::string> forceCpuOps;
   std::string placement, dumpPlacement;
+  /// A device plugin's device the bundle is for (hoduc --device=NAME of a
+  /// plugin; SerializeRequest::pluginDevice): `target` is the built-in
+  /// target that makes its code format; with `pluginHostCode` (an ELF
+  /// device) every node is forced onto the CPU partitions.
+  std::string pluginDevice;
+  bool pluginHostCode = false;
   /// Gather and scatter indices known only at run time (--index-checks):
   /// "error" checks them when the model runs (hodu-check-indices), "clamp"
   /// keeps them within their dim unchecked; "" is "error" where the target
@@ -114,6 +120,9 @@ void printTargets(llvm::raw_ostream &os);
 
 /// hoduc --print-op-support: the op support table of `target`. False with
 /// `error` set for an unknown target.
+/// Whether a built-in target (or one registered since) is named `name`.
+bool isTargetName(const std::string &name);
+
 bool printOpSupport(const std::string &target, llvm::raw_ostream &os,
                     std::string &error);
 

@@ -11,7 +11,7 @@ def Partition : Pass<"hodu-partition", "mlir::ModuleOp"> {
     node (the ops an ONNX node became, found by the node name in their
     location) gets a device: the one `placement` pins it to; else the CPU
     when its op type is in `force-cpu-ops` (ONNX op types such as
-    `Softmax`, or hodu op names); else the target when the target's op
+    `Softmax`, or hodu op names; `*` is every op); else the target when the target's op
     support table holds all its ops; else the CPU with `fallback=cpu`, and
     otherwise an error that names the op, the node and the target.
 

@@ -195,6 +195,13 @@ struct SerializeRequest {
   /// A heterogeneous plan: the module holds the target's partitions as
   /// functions (PipelineRequest::library), and this says how to run them.
   const Schedule *schedule = nullptr;
+  /// A device plugin's device that runs the bundle (hoduc --device=NAME
+  /// of a plugin): the bundle names it (HODU_DEVICE_PLUGIN) in place of
+  /// the target's device, or with `pluginHostCode`, in place of the CPU
+  /// of a plan whose every node is on the CPU (a plugin that runs ELF
+  /// code objects).
+  std::string pluginDevice;
+  bool pluginHostCode = false;
 };
 
 /// A remark a target's passes emit for `hoduc --print-stats`: an MLIR

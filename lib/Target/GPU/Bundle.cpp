@@ -30,7 +30,7 @@ using namespace hodu::gpu;
 static_assert(sizeof(hodu_bundle_header) == 40, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_section) == 24, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_model) == 32, "bundle.h layout");
-static_assert(sizeof(hodu_bundle_device) == 16, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_device) == 24, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_tensor) == 40, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_code) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle.h layout");
@@ -223,6 +223,42 @@ struct BundleBuilder {
     // Every string is in the table only now.
     sections.front().bytes = strings.data;
     return layOut(std::move(sections));
+  }
+
+  /// Names the plugin device `name` in DEVICES (SerializeRequest::
+  /// pluginDevice): the CPU device when `host` (the plan must use no other
+  /// device, which is dropped), else every accelerator device.
+  LogicalResult namePluginDevice(StringRef name, bool host, Location loc) {
+    if (name.empty())
+      return success();
+    if (host) {
+      auto elsewhere = [](uint32_t device) { return device != 0; };
+      bool used =
+          llvm::any_of(codes, [&](auto &c) { return elsewhere(c.device); }) ||
+          llvm::any_of(kernels, [&](auto &k) { return elsewhere(k.device); }) ||
+          llvm::any_of(steps, [&](auto &s) { return elsewhere(s.device); }) ||
+          llvm::any_of(tensors, [&](auto &t) { return elsewhere(t.device); }) ||
+          llvm::any_of(args, [&](auto &a) {
+            return (a.space == HODU_SPACE_ARENA ||
+                    a.space == HODU_SPACE_WEIGHTS) &&
+                   elsewhere(a.index);
+          });
+      if (devices.empty() || devices[0].kind != HODU_DEVICE_CPU || used)
+        return emitError(loc, "internal error: device '")
+               << name
+               << "' runs host code, but the plan is not all on "
+                  "the CPU";
+      devices.resize(1);
+      devices[0].kind = HODU_DEVICE_PLUGIN;
+      devices[0].name = strings.add(name);
+      return success();
+    }
+    for (hodu_bundle_device &d : devices)
+      if (d.kind != HODU_DEVICE_CPU) {
+        d.kind = HODU_DEVICE_PLUGIN;
+        d.name = strings.add(name);
+      }
+    return success();
   }
 
   LogicalResult write(StringRef path, Location loc) {
@@ -461,7 +497,9 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
     // transfers included, once per chunk (runtime/src/session.c).
     if (failed(addSymbols(sig, regular, loc, b)))
       return failure();
-    if (failed(writeHeterogeneous(module, request, device, code, b)))
+    if (failed(writeHeterogeneous(module, request, device, code, b)) ||
+        failed(b.namePluginDevice(request.pluginDevice, request.pluginHostCode,
+                                  loc)))
       return failure();
     return b.write(request.outputPath, loc);
   }
@@ -498,5 +536,11 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
                           a.offset, a.size});
     b.step(s.op, 0, s.kernel, s.grid, stepArgs);
   }
+  if (request.pluginHostCode)
+    return emitError(loc, "internal error: device '")
+           << request.pluginDevice << "' runs host code, but the plan is "
+           << "not split with the CPU";
+  if (failed(b.namePluginDevice(request.pluginDevice, false, loc)))
+    return failure();
   return b.write(request.outputPath, loc);
 }

@@ -48,8 +48,9 @@ extern "C" {
 /* A reader accepts any minor version of its major version. */
 #define HODU_BUNDLE_VERSION_MAJOR 1u
 /* Minor 1 added SYMBOLS and DYNAMIC_DIMS (symbolic dims run in chunks);
- * minor 2 appended num_state_tensors to MODEL (a train step's state). */
-#define HODU_BUNDLE_VERSION_MINOR 2u
+ * minor 2 appended num_state_tensors to MODEL (a train step's state);
+ * minor 3 appended `name` to DEVICES (a plugin device). */
+#define HODU_BUNDLE_VERSION_MINOR 3u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -133,6 +134,9 @@ typedef enum hodu_device_kind {
   HODU_DEVICE_CUDA = 2,
   HODU_DEVICE_HIP = 3,
   HODU_DEVICE_METAL = 4,
+  /* Minor 3: a device plugin's device (hodu/plugin.h), named by the
+   * DEVICES entry's `name`. */
+  HODU_DEVICE_PLUGIN = 5,
   HODU_DEVICE_KIND_COUNT
 } hodu_device_kind;
 
@@ -142,7 +146,11 @@ typedef struct hodu_bundle_device {
   uint32_t flags; /* 0 */
   uint64_t arena_size; /* bytes of device memory for the intermediates of a
                           run; ARENA arguments on this device point into it */
-} hodu_bundle_device; /* 16 bytes */
+  /* Minor 3 (entry_size 24); absent (0) in 16-byte records. */
+  hodu_bundle_string name; /* HODU_DEVICE_PLUGIN: the plugin device's name
+                              ("nulldev"); "" (0) for every other kind */
+  uint32_t reserved;       /* 0 */
+} hodu_bundle_device;      /* 24 bytes (16 before minor 3) */
 
 /* An input, output or meta slot. */
 typedef struct hodu_bundle_tensor {

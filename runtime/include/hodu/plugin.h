@@ -25,13 +25,14 @@
  *  - A plugin's functions may be called from several threads at once,
  *    except that one loaded model is run by one thread at a time.
  *
- * Plain C99; nothing beyond <stddef.h>, <stdint.h> and hodu/runtime.h's
- * status and dtype types.
+ * Plain C99; nothing beyond <stddef.h>, <stdint.h>, hodu/runtime.h's
+ * status and dtype types and hodu/bundle.h's plan records.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_PLUGIN_H
 #define HODU_PLUGIN_H
 
+#include "hodu/bundle.h"
 #include "hodu/runtime.h"
 
 #include <stddef.h>
@@ -50,10 +51,10 @@ extern "C" {
 /* What a plugin provides: the bits of hodu_plugin_header.kinds, and the
  * `kind` of get_interface. The manifest's "kinds" names them. */
 typedef enum hodu_plugin_kind {
-  HODU_PLUGIN_IMPORTER = 1, /* toolchain tier: a model format for hoduc */
-  HODU_PLUGIN_TARGET = 2,   /* toolchain tier: a back end for hoduc */
-  HODU_PLUGIN_DEVICE = 4,   /* a device for libhodurt (reserved) */
-  HODU_PLUGIN_ENGINE = 8,   /* runs a model file end to end */
+  HODU_PLUGIN_IMPORTER = 1,  /* toolchain tier: a model format for hoduc */
+  HODU_PLUGIN_TARGET = 2,    /* toolchain tier: a back end for hoduc */
+  HODU_PLUGIN_DEVICE = 4,    /* a device for libhodurt's plan executor */
+  HODU_PLUGIN_ENGINE = 8,    /* runs a model file end to end */
   HODU_PLUGIN_COMPILER = 16, /* compiles a model file to an artifact */
   HODU_PLUGIN_FORMAT = 32    /* converts a model file for hoduc to import */
 } hodu_plugin_kind;
@@ -107,7 +108,8 @@ typedef struct hodu_plugin_header {
    * has none at that version. HODU_PLUGIN_ENGINE, version 1: a
    * hodu_engine_plugin_v1; HODU_PLUGIN_COMPILER, 1: a
    * hodu_compiler_plugin_v1; HODU_PLUGIN_FORMAT, 1: a
-   * hodu_format_plugin_v1. */
+   * hodu_format_plugin_v1; HODU_PLUGIN_DEVICE, 1: a
+   * hodu_device_plugin_v1. */
   const void *(*get_interface)(uint32_t kind, uint32_t version);
   /* Called once before the library is closed, when nothing made from it
    * is left. May be NULL. */
@@ -243,6 +245,140 @@ typedef struct hodu_format_plugin_v1 {
   hodu_status (*convert)(const char *path, void **bytes, uint64_t *size,
                          const char **format);
 } hodu_format_plugin_v1;
+
+/*===--------------------------------------------------------------------===*
+ * Device plugins: a device that runs the steps of a bundle's launch plan
+ * (docs/bundle.md). libhodurt's own CPU, Vulkan, CUDA and HIP devices are
+ * tables of exactly this type. A bundle names a plugin device by a
+ * DEVICES entry of kind HODU_DEVICE_PLUGIN and the device's `name`
+ * (bundle minor 3); libhodurt finds the plugin whose manifest lists that
+ * name in "devices", opens the device, and from then on calls nothing but
+ * this table for the steps on it. The executor (sessions, capture, replay,
+ * meta slots, symbols run as passes) is the host's.
+ *
+ * Handles are the plugin's: an instance per opened (device, ordinal),
+ * shared by every model and tensor on it; buffers; the code of one plan
+ * device; programs (a run of consecutive steps with every argument bound).
+ * A device's functions may be called from several threads at once, except
+ * that one program, and the buffers its caller writes, are used by one
+ * thread at a time.
+ *===--------------------------------------------------------------------===*/
+
+typedef struct hodu_device_instance hodu_device_instance;
+typedef struct hodu_device_buffer hodu_device_buffer;
+typedef struct hodu_device_code hodu_device_code;
+typedef struct hodu_device_program hodu_device_program;
+
+/* One resolved plan argument: a byte range of a buffer of this device, or
+ * (`buffer` NULL) of host memory at `host` (a device whose buffer_host
+ * answers, or a host-memory tensor on such a device). */
+typedef struct hodu_device_binding {
+  hodu_device_buffer *buffer;
+  void *host; /* the address of byte 0 when `buffer` is NULL */
+  uint64_t offset;
+  uint64_t size;
+} hodu_device_binding;
+
+/* What running a program cost the host (hodu_session_stats). */
+typedef struct hodu_device_exec_stats {
+  uint64_t submissions; /* queue submissions, launches, graph launches */
+  uint64_t commands;    /* commands recorded or issued one by one */
+} hodu_device_exec_stats;
+
+/* The launch plan as a device sees it: the bundle's tables (bundle.h),
+ * every index checked by the host. Valid while the model is loaded. */
+typedef struct hodu_device_plan {
+  uint32_t struct_size;
+  uint32_t num_inputs, num_outputs, num_meta, num_state;
+  uint32_t num_devices;
+  const char *name; /* the model's */
+  const hodu_bundle_device *devices;
+  const hodu_bundle_code *codes;
+  const hodu_bundle_kernel *kernels;
+  const hodu_bundle_step *steps;
+  const hodu_bundle_arg *args;
+  uint32_t num_codes, num_kernels, num_steps, num_args;
+  const char *strings; /* STRINGS: kernel names, code arches */
+  uint64_t strings_size;
+  const uint8_t *blobs; /* BLOBS: the code objects' bytes */
+  uint64_t blobs_size;
+  /* A CPU shared library's plan (libhodurt's CPU device only): its
+   * descriptor; NULL for bundles. */
+  const hodu_model_desc *desc;
+} hodu_device_plan;
+
+/* What describe reports. */
+typedef struct hodu_device_info {
+  uint32_t struct_size;
+  uint32_t reserved;
+  char name[256];        /* "NVIDIA H100 80GB HBM3", "llvmpipe (...)" */
+  uint64_t memory_bytes; /* the device's memory; 0 when unknown */
+} hodu_device_info;
+
+/* HODU_PLUGIN_DEVICE, version 1. Every function but the optional ones
+ * (describe, buffer_host, the three capture calls) must be set. */
+typedef struct hodu_device_plugin_v1 {
+  uint32_t struct_size;
+  /* The device's name, as bundles (and --device) name it: "nulldev". */
+  const char *name;
+  /* The hodu_code_format values it runs, 0-terminated. */
+  const uint32_t *code_formats;
+  /* How many devices it has (NO_DEVICE when its driver is missing). */
+  hodu_status (*count)(int32_t *count);
+  hodu_status (*open)(int32_t ordinal, hodu_device_instance **out);
+  /* Optional: its name and memory. */
+  hodu_status (*describe)(hodu_device_instance *device, hodu_device_info *out);
+  /* When the last model and tensor on it are gone. */
+  void (*close)(hodu_device_instance *device);
+  /* A zero-filled buffer of at least `size` bytes (size may be 0). */
+  hodu_status (*buffer_create)(hodu_device_instance *device, uint64_t size,
+                               hodu_device_buffer **out);
+  void (*buffer_free)(hodu_device_instance *device, hodu_device_buffer *buffer);
+  /* Optional: the host address of a buffer the host may use directly. */
+  void *(*buffer_host)(hodu_device_buffer *buffer);
+  hodu_status (*write)(hodu_device_instance *device, hodu_device_buffer *buffer,
+                       uint64_t offset, const void *data, uint64_t size);
+  hodu_status (*read)(hodu_device_instance *device, hodu_device_buffer *buffer,
+                      uint64_t offset, void *data, uint64_t size);
+  /* A COPY step or a host-requested copy between two of its bindings. */
+  hodu_status (*copy)(hodu_device_instance *device,
+                      const hodu_device_binding *from,
+                      const hodu_device_binding *to, uint64_t size);
+  /* Loads the code objects of plan device `index` (those of plan->codes
+   * whose `device` is `index`; it picks the one that fits) and prepares
+   * every kernel of it. `origin` names the model for messages. */
+  hodu_status (*code_load)(hodu_device_instance *device,
+                           const hodu_device_plan *plan, uint32_t index,
+                           const char *origin, hodu_device_code **out);
+  void (*code_free)(hodu_device_instance *device, hodu_device_code *code);
+  /* Steps [first, first + count) of `plan`, all on this device, with
+   * `bindings[a]` for plan argument a (copy what you keep).
+   * `symbol_values`: libhodurt's CPU device only (NULL for bundles). */
+  hodu_status (*program_create)(hodu_device_instance *device,
+                                hodu_device_code *code,
+                                const hodu_device_plan *plan, uint32_t first,
+                                uint32_t count,
+                                const hodu_device_binding *bindings,
+                                const int64_t *symbol_values,
+                                hodu_device_program **out);
+  void (*program_free)(hodu_device_instance *device,
+                       hodu_device_program *program);
+  /* Runs it once and waits. */
+  hodu_status (*program_run)(hodu_device_instance *device,
+                             hodu_device_program *program,
+                             hodu_device_exec_stats *stats);
+  /* Optional, all three or none: records it once into something that
+   * replays without host work per step; replay runs that `count` times
+   * and waits; release_capture frees exactly the recording. Without them
+   * a capture keeps the program and a replay runs it `count` times. */
+  hodu_status (*program_capture)(hodu_device_instance *device,
+                                 hodu_device_program *program);
+  hodu_status (*program_replay)(hodu_device_instance *device,
+                                hodu_device_program *program, int64_t count,
+                                hodu_device_exec_stats *stats);
+  void (*program_release_capture)(hodu_device_instance *device,
+                                  hodu_device_program *program);
+} hodu_device_plugin_v1;
 
 #ifdef __cplusplus
 }

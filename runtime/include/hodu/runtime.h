@@ -312,7 +312,8 @@ hodu_model_from_descriptor(const hodu_model_desc *descriptor,
 HODU_API void hodu_model_free(hodu_model *model);
 
 /* The model's name and target (e.g. "cpu"; a bundle's device kind,
- * "vulkan"). Borrowed; never NULL. */
+ * "vulkan", or the plugin device it names, "nulldev"). Borrowed; never
+ * NULL. */
 HODU_API const char *hodu_model_name(const hodu_model *model);
 HODU_API const char *hodu_model_target(const hodu_model *model);
 
@@ -506,7 +507,8 @@ HODU_API hodu_status hodu_model_create_output_with_symbols(
  * found".
  *===--------------------------------------------------------------------===*/
 
-/* "cpu", "vulkan", "cuda", "hip", "metal"; NULL for an invalid kind. */
+/* "cpu", "vulkan", "cuda", "hip", "metal", "plugin" (a device plugin's
+ * device: hodu_model_device_name names it); NULL for an invalid kind. */
 HODU_API const char *hodu_device_kind_name(hodu_device_kind kind);
 
 /* Parses a kind name (the names above; "rocm" means "hip"). Returns 1 on
@@ -517,6 +519,11 @@ HODU_API int hodu_device_kind_from_name(const char *name,
 /* How many devices of `kind` this machine has (the CPU: 1). NO_DEVICE when
  * the kind's driver is missing; a driver with no device gives 0. */
 HODU_API hodu_status hodu_device_count(hodu_device_kind kind, int32_t *count);
+
+/* The same by name: a builtin kind's name, or a device plugin's device
+ * ("nulldev"; HODU_DEVICE_PLUGIN devices are known by name only).
+ * NO_DEVICE when no plugin provides the name. */
+HODU_API hodu_status hodu_device_count_named(const char *name, int32_t *count);
 
 /* Options of hodu_model_load_with_options. Initialise with
  * hodu_load_options_init(); fields are only appended (struct_size). */

@@ -51,6 +51,8 @@ typedef struct hodu_plugin_info {
   const char *engines;
   const char *formats;
   const char *capabilities;
+  /* Appended: the manifest's "devices" (device plugins), joined. */
+  const char *devices;
 } hodu_plugin_info;
 
 /* Adds a plugin directory (one with a manifest.json), or a directory of
@@ -85,6 +87,14 @@ HODU_API hodu_status hodu_plugin_convert(const char *path, void **bytes,
                                          size_t *size, const char **format,
                                          const char **plugin_id);
 HODU_API void hodu_plugin_free(void *bytes);
+
+/* The code formats (hodu_code_format values, 0-terminated; static) the
+ * device plugin's device `name` runs, loading its plugin; `*plugin_id`
+ * names the plugin. NO_DEVICE when no plugin provides `name`. hoduc
+ * --device=NAME compiles for them. */
+HODU_API hodu_status hodu_plugin_device_formats(const char *name,
+                                                const uint32_t **formats,
+                                                const char **plugin_id);
 
 /* The engine a model runs on ("onnxruntime"), or NULL for a Hodu
  * artifact. */

@@ -67,6 +67,13 @@ uint32_t tb_device(tb_bundle *b, uint32_t kind, uint64_t arena_size) {
   return (uint32_t)(b->devices.size / sizeof d - 1);
 }
 
+uint32_t tb_plugin_device(tb_bundle *b, const char *name, uint64_t arena_size) {
+  hodu_bundle_device d = {HODU_DEVICE_PLUGIN, 0, arena_size, tb_string(b, name),
+                          0};
+  append(&b->devices, &d, sizeof d);
+  return (uint32_t)(b->devices.size / sizeof d - 1);
+}
+
 static uint32_t tensor(tb_bundle *b, const char *name, int32_t dtype,
                        uint32_t rank, const int64_t *shape, uint32_t device,
                        uint64_t init) {

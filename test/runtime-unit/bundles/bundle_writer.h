@@ -21,6 +21,8 @@ void tb_free(tb_bundle *b);
 /* Appends a string to STRINGS; returns its reference. */
 hodu_bundle_string tb_string(tb_bundle *b, const char *text);
 uint32_t tb_device(tb_bundle *b, uint32_t kind, uint64_t arena_size);
+/* A device plugin's device (kind HODU_DEVICE_PLUGIN), named `name`. */
+uint32_t tb_plugin_device(tb_bundle *b, const char *name, uint64_t arena_size);
 /* Tensors in model order (inputs, outputs, meta slots); tb_finish counts
  * them by role as declared here. `init` is a WEIGHTS offset or
  * HODU_BUNDLE_NONE. Returns the tensor's index in TENSORS. */
