@@ -165,8 +165,7 @@ void hodu::printTargets(llvm::raw_ostream &os) {
   }
 }
 
-bool hodu::isTargetName(const std::string &name) {
-  std::string error;
+bool hodu::isTargetName(const std::string &name, std::string &error) {
   return lookupTarget(name, error) != nullptr;
 }
 

@@ -855,6 +855,40 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
   pthread_mutex_unlock(&lock);
 }
 
+void hodu_plugin_device_key(const char *path, char *out, size_t size) {
+  if (!hodu_is_bundle_file(path))
+    return;
+  hodu_plan *plan = NULL;
+  hodu_status status = hodu_bundle_read_file(path, &plan);
+  if (status) {
+    hodu_status_free(status);
+    return;
+  }
+  lock_registry();
+  discover_locked();
+  for (uint32_t d = 0; d < plan->num_devices; ++d) {
+    if (plan->devices[d].kind != HODU_DEVICE_PLUGIN)
+      continue;
+    const char *name = plan->strings + plan->devices[d].name;
+    const char *who = "missing";
+    char version[160] = "";
+    for (int32_t i = 0; i < num_plugins; ++i) {
+      const plugin *p = &plugins[i];
+      if (p->state != STATE_REFUSED && (p->kinds & HODU_PLUGIN_DEVICE) &&
+          hodu_plugin_list_has(p->devices, name)) {
+        snprintf(version, sizeof version, "%s@%s", p->id, p->version);
+        who = version;
+        break;
+      }
+    }
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%sdevice %s=%s", used ? "+" : "", name,
+             who);
+  }
+  pthread_mutex_unlock(&lock);
+  hodu_plan_free(plan);
+}
+
 hodu_status hodu_plugin_find_compiler(const char *name, const char *path,
                                       hodu_compiler_ref *out, int *found) {
   plugin *p;

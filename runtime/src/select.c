@@ -73,6 +73,7 @@ static double now_us(void) {
 /* What the child sends first, then each output's header and bytes. */
 typedef struct report {
   int32_t ok;
+  int32_t code; /* the failure's hodu_status_code */
   int32_t runs;
   int32_t num_outputs;
   double load_ms, first_run_us, p50, p90, p99, min, mean, mad;
@@ -278,6 +279,7 @@ static void child_measure(const candidate *c, const hodu_select_options *o,
     r.peak_bytes = peak > baseline ? peak - baseline : 0;
   }
   r.ok = !status;
+  r.code = status ? (int32_t)hodu_status_get_code(status) : 0;
   r.num_outputs = status ? 0 : num_out;
   snprintf(r.message, sizeof r.message, "%s",
            status ? hodu_status_message(status) : "");
@@ -418,7 +420,10 @@ static void measure(candidate *c, const hodu_select_options *o) {
              WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
     hodu_select_set_status(c, "failed", message);
   } else if (!r.ok) {
-    hodu_select_set_status(c, "failed", r.message);
+    /* A device that runs out of memory (seed 003: excluded). */
+    hodu_select_set_status(
+        c, r.code == HODU_OUT_OF_MEMORY ? "out-of-memory" : "failed",
+        r.message);
   } else {
     hodu_select_set_status(c, "ok", "");
     hodu_candidate_result *x = &c->result;
@@ -555,6 +560,9 @@ static hodu_status parse_candidate(const char *text, candidate *c) {
                             text, c->path);
   hodu_plugin_engine_key(c->engine_name, c->path, c->key_engine,
                          sizeof c->key_engine);
+  /* A bundle for a device plugin: its id and version are part of the key,
+   * so a new version is measured again. */
+  hodu_plugin_device_key(c->path, c->key_engine, sizeof c->key_engine);
   snprintf(c->device_text, sizeof c->device_text, "%s:%d",
            c->device_kind >= 0
                ? hodu_device_kind_name((hodu_device_kind)c->device_kind)
@@ -601,8 +609,8 @@ static void make_report(hodu_selection *s, const hodu_select_options *o,
   char *text = NULL;
   size_t size = 0;
   append(&text, &size,
-         "%-3s %-34s %-12s %-10s %10s %10s %10s %10s %9s %9s %s\n",
-         "#", "candidate", "status", "source", "p50 us", "p90 us", "min us",
+         "%-3s %-34s %-13s %-10s %10s %10s %10s %10s %9s %9s %s\n", "#",
+         "candidate", "status", "source", "p50 us", "p90 us", "min us",
          "first us", "load ms", "peak MiB", "max error");
   for (int32_t i = 0; i < s->count; ++i) {
     const candidate *c = &s->candidates[i];
@@ -610,8 +618,10 @@ static void make_report(hodu_selection *s, const hodu_select_options *o,
     int figures = strcmp(c->status, "ok") == 0 ||
                   strcmp(c->status, "mismatch") == 0 ||
                   strcmp(c->status, "over-memory") == 0;
-    append(&text, &size, "%-3d %-34s %-12s %-10s", (int)i, c->text, c->status,
-           r->from_database ? "database" : c->measured ? "measured" : "-");
+    append(&text, &size, "%-3d %-34s %-13s %-10s", (int)i, c->text, c->status,
+           r->from_database ? "database"
+           : c->measured    ? "measured"
+                            : "-");
     if (figures)
       append(&text, &size, " %10.1f %10.1f %10.1f %10.1f %9.2f %9.1f %g",
              r->p50_us, r->p90_us, r->min_us, r->first_run_us, r->load_ms,

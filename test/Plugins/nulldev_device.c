@@ -17,7 +17,7 @@
  * It has no capture calls, so the host's fallback (a replay runs the
  * program) is what captured sessions use on it. Broken variants for the
  * ABI tests are built with NULLDEV_NO_COPY, NULLDEV_HALF_CAPTURE and
- * NULLDEV_NAME.
+ * NULLDEV_NAME; NULLDEV_SPIRV claims SPIR-V code (for hoduc's side).
  *
  * Only hodu/plugin.h is used: it links nothing of Hodu.
  *
@@ -393,7 +393,13 @@ static hodu_status capture(hodu_device_instance *d, hodu_device_program *p) {
 }
 #endif
 
+#ifdef NULLDEV_SPIRV
+/* Claims SPIR-V, so that hoduc compiles for it with the Vulkan target;
+ * its code_load still refuses anything but ELF. */
+static const uint32_t formats[] = {HODU_CODE_SPIRV, 0};
+#else
 static const uint32_t formats[] = {HODU_CODE_ELF, 0};
+#endif
 
 static const hodu_device_plugin_v1 table = {
     .struct_size = sizeof(hodu_device_plugin_v1),

@@ -15,13 +15,14 @@
 #include "hodu/Support/Diagnostics.h"
 #include "hodu/Support/Names.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -289,6 +290,7 @@ static int usageError(const Twine &msg) {
 /// whose every node is on the CPU partitions (--fallback=cpu with every op
 /// forced there); the bundle names the plugin's device.
 static bool resolvePluginDevice(hodu::CompileOptions &opts,
+                                const std::string &notTarget,
                                 std::string &error) {
   const uint32_t *formats = nullptr;
   const char *pluginId = nullptr;
@@ -299,9 +301,8 @@ static bool resolvePluginDevice(hodu::CompileOptions &opts,
         hodu_status_get_code(status) == HODU_NO_DEVICE &&
         message.find("no device plugin provides it") != std::string::npos;
     hodu_status_free(status);
-    error = missing ? "unknown --device '" + opts.target +
-                          "': no target (hoduc --list-targets) or device "
-                          "plugin (hoduc --list-plugins) has that name"
+    error = missing ? notTarget + "; no device plugin has a device '" +
+                          opts.target + "' either (hoduc --list-plugins)"
                     : "--device '" + opts.target + "': " + message;
     return false;
   }
@@ -330,9 +331,13 @@ static bool resolvePluginDevice(hodu::CompileOptions &opts,
       opts.fallback = "cpu";
       opts.forceCpuOps = {"*"};
     }
-    if (!opts.emit.empty() && opts.emit != "bundle") {
+    StringRef ext = llvm::sys::path::extension(opts.outputPath);
+    if ((!opts.emit.empty() && opts.emit != "bundle") ||
+        (opts.emit.empty() && !ext.empty() && ext != ".hodu")) {
       error = "--device '" + opts.pluginDevice + "' (plugin '" + pluginId +
-              "') takes bundles only, not --emit=" + opts.emit;
+              "') takes bundles only (.hodu), not " +
+              (opts.emit.empty() ? "'" + opts.outputPath + "'"
+                                 : "--emit=" + opts.emit);
       return false;
     }
     opts.emit = "bundle";
@@ -497,7 +502,9 @@ int main(int argc, char **argv) {
   opts.emit = emitKind;
   opts.outputPath = outputPath;
   std::string error;
-  if (!hodu::isTargetName(device) && !resolvePluginDevice(opts, error))
+  std::string notTarget;
+  if (!hodu::isTargetName(device, notTarget) &&
+      !resolvePluginDevice(opts, notTarget, error))
     return usageError(error);
   if (!hodu::resolveOutput(opts, error))
     return usageError(error);

@@ -120,8 +120,9 @@ void printTargets(llvm::raw_ostream &os);
 
 /// hoduc --print-op-support: the op support table of `target`. False with
 /// `error` set for an unknown target.
-/// Whether a built-in target (or one registered since) is named `name`.
-bool isTargetName(const std::string &name);
+/// Whether a built-in target (or one registered since) is named `name`;
+/// if not, `error` says so and lists the known ones.
+bool isTargetName(const std::string &name, std::string &error);
 
 bool printOpSupport(const std::string &target, llvm::raw_ostream &os,
                     std::string &error);
