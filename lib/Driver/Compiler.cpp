@@ -1,5 +1,6 @@
 //===- Compiler.cpp - import, shared phases, hand-over to a target --------===//
 #include "hodu/Driver/Compiler.h"
+#include "hodu/Driver/ToolchainPlugins.h"
 
 #include "Driver.h"
 
@@ -35,6 +36,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <utility>
@@ -89,10 +91,16 @@ static const TargetBackend *lookupTarget(const std::string &name,
   auto &registry = ComponentRegistry::get();
   if (const TargetBackend *target = registry.findTarget(name))
     return target;
+  // A target plugin whose manifest claims the name (docs/plugins.md).
+  std::vector<std::string> problems = loadToolchainPlugins("", name);
+  if (const TargetBackend *target = registry.findTarget(name))
+    return target;
   std::vector<std::string> known;
   for (auto &t : registry.targets())
     known.push_back(t->name());
   error = "unknown target '" + name + "' (known: " + joined(known) + ")";
+  for (const std::string &problem : problems)
+    error += "; " + problem;
   return nullptr;
 }
 
@@ -145,6 +153,9 @@ bool hodu::resolveOutput(CompileOptions &opts, std::string &error) {
 
 void hodu::printTargets(llvm::raw_ostream &os) {
   registerAllComponents();
+  // Target plugins too; a refused one says why.
+  for (const std::string &problem : loadToolchainPlugins("", ""))
+    os << "(" << problem << ")\n";
   for (const auto &target : ComponentRegistry::get().targets()) {
     os << target->name() << ": " << target->description() << "\n";
     std::vector<std::string> kinds;
@@ -669,8 +680,15 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
     return false;
   }
   const Importer *importer = registry.findImporterForPath(opts.inputPath);
-  // A format no importer reads: a format plugin (docs/plugins.md) may
+  // A format no built-in importer reads: an importer plugin whose manifest
+  // claims the extension, else a format plugin (docs/plugins.md) may
   // convert it into one that is read, through a temporary file.
+  std::vector<std::string> importerProblems;
+  if (!importer) {
+    importerProblems = loadToolchainPlugins(
+        llvm::sys::path::extension(opts.inputPath).lower(), "");
+    importer = registry.findImporterForPath(opts.inputPath);
+  }
   CompileOptions importOpts = opts;
   struct RemoveFile {
     std::string path;
@@ -691,9 +709,12 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
       for (auto &i : registry.importers())
         for (auto &e : i.extensions)
           known.push_back(e);
-      emitError(loc, "unknown model format for '")
-          << opts.inputPath << "' (known extensions: " << joined(known)
-          << "; no format plugin claims it)";
+      InFlightDiagnostic d = emitError(loc, "unknown model format for '")
+                             << opts.inputPath
+                             << "' (known extensions: " << joined(known)
+                             << "; no format plugin claims it)";
+      for (const std::string &problem : importerProblems)
+        d << "; " << problem;
       return false;
     }
     if (status) {

@@ -81,6 +81,7 @@ static void add_plugin(const char *dir, const char *source) {
     p->formats = hodu_copy_string("");
     p->capabilities = hodu_copy_string("");
     p->devices = hodu_copy_string("");
+    p->targets = hodu_copy_string("");
     if (!p->library)
       p->library = hodu_copy_string("");
   }
@@ -453,8 +454,14 @@ static char *check_device_table(const plugin *p,
   return NULL;
 }
 
-/* Why the library of `p` cannot be used, or NULL (and `p` is loaded). */
-static char *open_library(plugin *p) {
+/* Why the library of `p` cannot be used, or NULL (and `p` is loaded).
+ * `toolchain`: the toolchain string of a host that loads toolchain-tier
+ * plugins (hoduc), else NULL. */
+static char *open_library(plugin *p, const char *toolchain) {
+  if ((p->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET)) && !toolchain)
+    return hodu_copy_string(
+        "it is a toolchain-tier plugin (importer or target): hoduc loads "
+        "those, libhodurt does not");
   if (p->abi_version > HODU_PLUGIN_ABI_VERSION)
     return hodu_plugin_format_string(
         "built for plugin ABI %u; this host (hodurt %s) "
@@ -518,10 +525,19 @@ static char *open_library(plugin *p) {
                                   (unsigned)h->kinds, (unsigned)p->kinds);
   else if (!h->get_interface)
     why = hodu_copy_string("its header has no get_interface");
-  else if (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))
-    why =
-        hodu_copy_string("it is a toolchain-tier plugin (importer or target): "
-                         "hoduc loads those, libhodurt does not");
+  else if ((h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET)) &&
+           (h->struct_size < offsetof(hodu_plugin_header, toolchain) +
+                                 sizeof(h->toolchain) ||
+            !h->toolchain || strcmp(h->toolchain, toolchain) != 0))
+    why = hodu_plugin_format_string(
+        "it was built for the toolchain '%s'; this host is '%s' (a C++ "
+        "plugin must be built with the same Hodu and LLVM)",
+        h->struct_size >= offsetof(hodu_plugin_header, toolchain) +
+                              sizeof(h->toolchain) &&
+                h->toolchain
+            ? h->toolchain
+            : "(none)",
+        toolchain);
   const hodu_engine_plugin_v1 *engine = NULL;
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
@@ -537,6 +553,22 @@ static char *open_library(plugin *p) {
     format = h->get_interface(HODU_PLUGIN_FORMAT, 1);
     why = check_format_table(format);
   }
+  const hodu_toolchain_plugin_v1 *tools = NULL;
+  if (!why && (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))) {
+    tools =
+        h->get_interface(h->kinds & HODU_PLUGIN_IMPORTER ? HODU_PLUGIN_IMPORTER
+                                                         : HODU_PLUGIN_TARGET,
+                         1);
+    size_t need = offsetof(hodu_toolchain_plugin_v1, register_components) +
+                  sizeof(tools->register_components);
+    if (!tools)
+      why = hodu_copy_string("its manifest lists an importer or target, but "
+                             "the library has no toolchain interface at "
+                             "version 1");
+    else if (tools->struct_size < need || !tools->register_components)
+      why = hodu_copy_string("its toolchain table has no "
+                             "'register_components'");
+  }
   const hodu_device_plugin_v1 *device = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_DEVICE)) {
     device = h->get_interface(HODU_PLUGIN_DEVICE, 1);
@@ -547,6 +579,7 @@ static char *open_library(plugin *p) {
     return why;
   }
   p->device = device;
+  p->toolchain = tools;
   p->handle = handle;
   p->header = h;
   p->engine = engine;
@@ -556,10 +589,11 @@ static char *open_library(plugin *p) {
   return NULL;
 }
 
-/* Loads `p` if it is only available; the status of a refused plugin. */
-static hodu_status ensure_loaded_locked(plugin *p) {
+/* Loads `p` if it is only available; the status of a refused plugin.
+ * `toolchain`: as open_library's. */
+static hodu_status ensure_loaded_toolchain(plugin *p, const char *toolchain) {
   if (p->state == STATE_AVAILABLE) {
-    char *why = open_library(p);
+    char *why = open_library(p, toolchain);
     if (why)
       hodu_plugin_refuse(p, why);
   }
@@ -568,6 +602,10 @@ static hodu_status ensure_loaded_locked(plugin *p) {
                             "plugin '%s' (%s) is refused: %s", p->id, p->dir,
                             p->problem);
   return NULL;
+}
+
+static hodu_status ensure_loaded_locked(plugin *p) {
+  return ensure_loaded_toolchain(p, NULL);
 }
 
 /*===--------------------------------------------------------------------===*
@@ -617,7 +655,7 @@ hodu_status hodu_plugin_get_info(int32_t index, hodu_plugin_info *info) {
                            p->library,  p->source,      state_names[p->state],
                            p->problem,  p->abi_version, 0,
                            p->engines,  p->formats,     p->capabilities,
-                           p->devices};
+                           p->devices,  p->targets};
   pthread_mutex_unlock(&lock);
   uint32_t size = info->struct_size < sizeof full ? info->struct_size
                                                   : (uint32_t)sizeof full;
@@ -686,6 +724,29 @@ hodu_status hodu_plugin_find_device(const char *name,
                               "(hodu-run --list-plugins lists them; "
                               "HODU_PLUGIN_PATH or --plugin adds one)",
                               name);
+  pthread_mutex_unlock(&lock);
+  return status;
+}
+
+hodu_status hodu_plugin_load_toolchain(const char *id, const char *toolchain,
+                                       const hodu_toolchain_plugin_v1 **out) {
+  if (!id || !toolchain || !out)
+    return hodu_make_status(HODU_INVALID_ARGUMENT, "an argument is NULL");
+  *out = NULL;
+  lock_registry();
+  discover_locked();
+  plugin *p = find_locked(id);
+  hodu_status status = NULL;
+  if (!p)
+    status = hodu_make_status(HODU_NOT_FOUND,
+                              "no plugin '%s' (or it is refused)", id);
+  else if (!(p->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET)))
+    status = hodu_make_status(HODU_INVALID_ARGUMENT,
+                              "plugin '%s' is not an importer or target", id);
+  else
+    status = ensure_loaded_toolchain(p, toolchain);
+  if (!status)
+    *out = p->toolchain;
   pthread_mutex_unlock(&lock);
   return status;
 }
@@ -990,6 +1051,8 @@ const char *hodu_plugin_listing(void) {
               *p->engines ? p->engines : "-", *p->formats ? p->formats : "-");
     if (*p->devices)
       fprintf(out, "    devices: %s\n", p->devices);
+    if (*p->targets)
+      fprintf(out, "    targets: %s\n", p->targets);
     if (p->problem)
       fprintf(out, "    refused: %s\n", p->problem);
   }

@@ -235,9 +235,11 @@ void hodu_plugin_read_manifest(plugin *p, const char *dir) {
       p->capabilities = joined_strings(m, "capabilities", &problem);
     if (!problem)
       p->devices = joined_strings(m, "devices", &problem);
-    if (!problem &&
-        (!p->id || !p->version || !p->description || !p->library ||
-         !p->engines || !p->formats || !p->capabilities || !p->devices))
+    if (!problem)
+      p->targets = joined_strings(m, "targets", &problem);
+    if (!problem && (!p->id || !p->version || !p->description || !p->library ||
+                     !p->engines || !p->formats || !p->capabilities ||
+                     !p->devices || !p->targets))
       problem = hodu_copy_string("out of memory");
     if (!problem && (p->kinds & (HODU_PLUGIN_ENGINE | HODU_PLUGIN_COMPILER)) &&
         !*p->engines)

@@ -23,6 +23,7 @@ typedef struct plugin {
   char *dir, *library, *source;
   char *engines, *formats, *capabilities;
   char *devices; /* the manifest's "devices" (device plugins), joined */
+  char *targets; /* the manifest's "targets" (target plugins), joined */
   uint32_t kinds, abi_version;
   hodu_json *manifest; /* options are read from it */
   int state;
@@ -33,6 +34,7 @@ typedef struct plugin {
   const hodu_compiler_plugin_v1 *compiler;
   const hodu_format_plugin_v1 *format;
   const hodu_device_plugin_v1 *device;
+  const hodu_toolchain_plugin_v1 *toolchain; /* importer, target plugins */
 } plugin;
 
 /* The manifest's names of the hodu_plugin_kind bits, in bit order. */

@@ -12,6 +12,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "bundles/bundle_writer.h"
+#include "checks.h"
 #include "hodu/runtime.h"
 
 #include <stdio.h>
@@ -19,47 +20,6 @@
 #include <string.h>
 
 #define N 64
-
-static int failures;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_OK(expr)                                                         \
-  do {                                                                         \
-    hodu_status s_ = (expr);                                                   \
-    if (s_) {                                                                  \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,     \
-              hodu_status_message(s_));                                        \
-      hodu_status_free(s_);                                                    \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-static void check_error(hodu_status status, hodu_status_code code,
-                        const char *text, int line) {
-  if (!status) {
-    fprintf(stderr, "%s:%d: succeeded, expected %s\n", __FILE__, line,
-            hodu_status_code_name(code));
-    ++failures;
-    return;
-  }
-  if (hodu_status_get_code(status) != code ||
-      !strstr(hodu_status_message(status), text)) {
-    fprintf(stderr, "%s:%d: got %s \"%s\", expected %s containing \"%s\"\n",
-            __FILE__, line, hodu_status_code_name(hodu_status_get_code(status)),
-            hodu_status_message(status), hodu_status_code_name(code), text);
-    ++failures;
-  }
-  hodu_status_free(status);
-}
-#define CHECK_ERROR(expr, code, text)                                          \
-  check_error((expr), (code), (text), __LINE__)
 
 static const char *kernels_path, *work_dir;
 

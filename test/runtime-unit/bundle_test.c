@@ -10,6 +10,7 @@
  *
  *===----------------------------------------------------------------------===*/
 #include "bundles/bundle_writer.h"
+#include "checks.h"
 #include "hodu/runtime.h"
 
 #include <dlfcn.h>
@@ -26,50 +27,8 @@ hodu_status hodu_bundle_parse(uint8_t *data, uint64_t size, const char *origin,
                               hodu_plan **out);
 void hodu_plan_free(hodu_plan *plan);
 
-static int failures;
 static const char *spirv_path;
 static const char *work_dir;
-
-#define CHECK(cond)                                                            \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_OK(expr)                                                         \
-  do {                                                                         \
-    hodu_status check_status_ = (expr);                                        \
-    if (check_status_) {                                                       \
-      fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,     \
-              hodu_status_message(check_status_));                             \
-      hodu_status_free(check_status_);                                         \
-      ++failures;                                                              \
-    }                                                                          \
-  } while (0)
-
-#define CHECK_ERROR(expr, code, text)                                          \
-  check_error((expr), (code), (text), #expr, __LINE__)
-
-static void check_error(hodu_status status, hodu_status_code code,
-                        const char *text, const char *expr, int line) {
-  if (!status) {
-    fprintf(stderr, "%s:%d: %s succeeded, expected %s\n", __FILE__, line, expr,
-            hodu_status_code_name(code));
-    ++failures;
-    return;
-  }
-  if (hodu_status_get_code(status) != code ||
-      !strstr(hodu_status_message(status), text)) {
-    fprintf(stderr, "%s:%d: %s gave %s \"%s\", expected %s containing \"%s\"\n",
-            __FILE__, line, expr,
-            hodu_status_code_name(hodu_status_get_code(status)),
-            hodu_status_message(status), hodu_status_code_name(code), text);
-    ++failures;
-  }
-  hodu_status_free(status);
-}
 
 static uint8_t *read_all(const char *path, size_t *size) {
   FILE *f = fopen(path, "rb");

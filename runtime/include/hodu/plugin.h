@@ -109,7 +109,8 @@ typedef struct hodu_plugin_header {
    * hodu_engine_plugin_v1; HODU_PLUGIN_COMPILER, 1: a
    * hodu_compiler_plugin_v1; HODU_PLUGIN_FORMAT, 1: a
    * hodu_format_plugin_v1; HODU_PLUGIN_DEVICE, 1: a
-   * hodu_device_plugin_v1. */
+   * hodu_device_plugin_v1; HODU_PLUGIN_IMPORTER or _TARGET, 1: a
+   * hodu_toolchain_plugin_v1. */
   const void *(*get_interface)(uint32_t kind, uint32_t version);
   /* Called once before the library is closed, when nothing made from it
    * is left. May be NULL. */
@@ -245,6 +246,25 @@ typedef struct hodu_format_plugin_v1 {
   hodu_status (*convert)(const char *path, void **bytes, uint64_t *size,
                          const char **format);
 } hodu_format_plugin_v1;
+
+/*===--------------------------------------------------------------------===*
+ * Toolchain-tier plugins (HODU_PLUGIN_IMPORTER, HODU_PLUGIN_TARGET): C++
+ * importers and target back ends that hoduc loads into itself and that
+ * register in its component registry (include/hodu/Registry/Registry.h),
+ * exactly as hoduc's own ONNX, .hdss and .mlir importers and its targets
+ * do. They use Hodu's and MLIR's C++ classes, resolved from hoduc (which
+ * exports them), so the header's `toolchain` must equal hoduc's
+ * HODU_TOOLCHAIN (hodu/Registry/Toolchain.h) byte for byte; libhodurt
+ * lists them but never loads them. The manifest claims the importers'
+ * extensions in "formats" and the targets' names in "targets".
+ *===--------------------------------------------------------------------===*/
+
+typedef struct hodu_toolchain_plugin_v1 {
+  uint32_t struct_size;
+  /* Registers the plugin's importers and targets in `component_registry`
+   * (a hodu::ComponentRegistry *); NULL, or an error status. Called once. */
+  hodu_status (*register_components)(void *component_registry);
+} hodu_toolchain_plugin_v1;
 
 /*===--------------------------------------------------------------------===*
  * Device plugins: a device that runs the steps of a bundle's launch plan

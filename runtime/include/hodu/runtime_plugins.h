@@ -51,8 +51,10 @@ typedef struct hodu_plugin_info {
   const char *engines;
   const char *formats;
   const char *capabilities;
-  /* Appended: the manifest's "devices" (device plugins), joined. */
+  /* Appended: the manifest's "devices" (device plugins) and "targets"
+   * (target plugins), joined. */
   const char *devices;
+  const char *targets;
 } hodu_plugin_info;
 
 /* Adds a plugin directory (one with a manifest.json), or a directory of
@@ -87,6 +89,17 @@ HODU_API hodu_status hodu_plugin_convert(const char *path, void **bytes,
                                          size_t *size, const char **format,
                                          const char **plugin_id);
 HODU_API void hodu_plugin_free(void *bytes);
+
+/* For a host that loads toolchain-tier plugins (hoduc; hodu/plugin.h):
+ * opens the importer or target plugin `id` and checks it as
+ * hodu_plugin_load does, and its header's toolchain against `toolchain`
+ * (the host's HODU_TOOLCHAIN); `*table` gets its interface. The host then
+ * calls register_components itself. libhodurt never calls into such a
+ * plugin. */
+struct hodu_toolchain_plugin_v1; /* hodu/plugin.h */
+HODU_API hodu_status
+hodu_plugin_load_toolchain(const char *id, const char *toolchain,
+                           const struct hodu_toolchain_plugin_v1 **table);
 
 /* The code formats (hodu_code_format values, 0-terminated; static) the
  * device plugin's device `name` runs, loading its plugin; `*plugin_id`
