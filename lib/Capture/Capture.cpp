@@ -503,23 +503,15 @@ Script Script::load(const std::string &path) {
 
 namespace {
 /// A temporary directory removed (with its files) on destruction.
-struct TempDir {
-  llvm::SmallString<128> path;
-  TempDir() {
-    if (llvm::sys::fs::createUniqueDirectory("hodu-capture", path))
-      throw Error("cannot create a temporary directory");
-  }
-  ~TempDir() { llvm::sys::fs::remove_directories(path); }
-  std::string file(const std::string &name) const {
-    llvm::SmallString<128> p(path);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
-  }
-};
 
 } // namespace
 
-void Script::compile(const CompileOptions &options) const {
+/// Imports the script and compiles it as `options` say, into `bytes` when
+/// given (Script::compileToMemory), else to options.outputPath.
+static void compileScript(const hdss::Snapshot &snapshot,
+                          const std::string &name,
+                          const CompileOptions &options,
+                          std::vector<uint8_t> *bytes) {
   // The pipelines' passes must be registered, as hoduc's main() does them.
   hodu::registerAllCompilerPasses();
   mlir::DialectRegistry registry;
@@ -532,9 +524,9 @@ void Script::compile(const CompileOptions &options) const {
     return mlir::success();
   });
   // In memory: the snapshot is imported straight into the hodu dialect.
-  std::string id = hodu::cIdentifier(name());
+  std::string id = hodu::cIdentifier(name);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      importHdssSnapshot(*snapshot_, context, id);
+      hodu::importHdssSnapshot(snapshot, context, id);
   hodu::CompileOptions opts;
   // Symbolic dims: `hodu.dims` on the inputs, bounds as hoduc --dim's.
   if (module)
@@ -575,11 +567,29 @@ void Script::compile(const CompileOptions &options) const {
   opts.headerPath = options.headerPath;
   opts.target = options.device;
   opts.metaSlots = options.metaSlots;
+  if (bytes) {
+    if (!options.outputPath.empty() || !options.headerPath.empty())
+      throw Error("Script::compileToMemory: no outputPath or headerPath");
+    if (!module || !hodu::compileToMemory(*module, opts, *bytes))
+      throw Error("Script::compileToMemory failed:\n" + diagnostics);
+    return;
+  }
   std::string error;
   if (!hodu::resolveOutput(opts, error))
     throw Error("Script::compile: " + error);
   if (!module || !hodu::compile(*module, opts))
     throw Error("Script::compile failed:\n" + diagnostics);
+}
+
+void Script::compile(const CompileOptions &options) const {
+  compileScript(*snapshot_, name(), options, nullptr);
+}
+
+std::vector<uint8_t>
+Script::compileToMemory(const CompileOptions &options) const {
+  std::vector<uint8_t> bytes;
+  compileScript(*snapshot_, name(), options, &bytes);
+  return bytes;
 }
 
 std::vector<std::vector<float>>
@@ -589,13 +599,11 @@ Script::run(const std::vector<std::vector<float>> &inputs) const {
     throw Error("Script::run: the model takes " +
                 std::to_string(s.inputs.size()) + " inputs, got " +
                 std::to_string(inputs.size()));
-  TempDir dir;
-  CompileOptions options;
-  options.outputPath = dir.file("model.so");
-  compile(options);
-
+  // Compiled and loaded in memory: no file of the caller's is written.
+  std::vector<uint8_t> library = compileToMemory(CompileOptions{});
   hodu_model *model = nullptr;
-  if (hodu_status st = hodu_model_load(options.outputPath.c_str(), &model)) {
+  if (hodu_status st = hodu_model_load_memory(
+          library.data(), library.size(), name().c_str(), nullptr, &model)) {
     std::string msg = hodu_status_message(st);
     hodu_status_free(st);
     throw Error("Script::run: " + msg);

@@ -36,6 +36,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -663,6 +664,52 @@ bool hodu::compile(ModuleOp module, const CompileOptions &options) {
   if (failed(driver::applySymbols(module, opts)))
     return false;
   return finish(compileModule(module, opts, timer), opts, start);
+}
+
+bool hodu::compileToMemory(ModuleOp module, const CompileOptions &options,
+                           std::vector<uint8_t> &bytes) {
+  Location loc = module.getLoc();
+  std::string error;
+  const TargetBackend *target = lookupTarget(options.target, error);
+  if (!target)
+    return emitError(loc, error), false;
+  if (!options.outputPath.empty() || !options.headerPath.empty())
+    return emitError(loc, "internal error: compileToMemory takes no output "
+                          "or header path"),
+           false;
+  std::string kindName =
+      options.emit.empty() ? target->defaultArtifactKind() : options.emit;
+  std::optional<ArtifactKind> kind = target->findArtifactKind(kindName);
+  if (!kind)
+    return emitError(loc, "unknown artifact kind '")
+               << kindName << "' for target '" << target->name() << "'",
+           false;
+  llvm::SmallString<128> dir;
+  if (std::error_code ec =
+          llvm::sys::fs::createUniqueDirectory("hodu-compile", dir))
+    return emitError(loc, "cannot create a temporary directory: ")
+               << ec.message(),
+           false;
+  struct RemoveDir {
+    llvm::SmallString<128> &path;
+    ~RemoveDir() { llvm::sys::fs::remove_directories(path); }
+  } remove{dir};
+  CompileOptions opts = options;
+  opts.emit = kind->name;
+  llvm::SmallString<128> path(dir);
+  llvm::sys::path::append(path, "model" + kind->extension);
+  opts.outputPath = std::string(path);
+  if (!compile(module, opts))
+    return false;
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return emitError(loc, "cannot read the artifact back: ")
+               << file.getError().message(),
+           false;
+  llvm::StringRef data = (*file)->getBuffer();
+  bytes.assign(data.begin(), data.end());
+  return true;
 }
 
 bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {

@@ -108,6 +108,10 @@ public:
   /// Compiles with the in-process hoduc. Throws Error with the compiler's
   /// diagnostics on failure.
   void compile(const CompileOptions &options) const;
+  /// The same into memory: the artifact's bytes (`options.outputPath` and
+  /// `headerPath` empty; the kind is the device's default: a shared library
+  /// for the CPU, a bundle for a GPU), which hodu_model_load_memory loads.
+  std::vector<uint8_t> compileToMemory(const CompileOptions &options) const;
 
   /// Compiles to a temporary shared library, runs it through libhodurt once
   /// and returns the outputs (F32 models: one vector per target, row-major).

@@ -140,6 +140,14 @@ bool compile(mlir::MLIRContext &context, const CompileOptions &options);
 /// in-memory path); `options.inputPath` only names it in messages.
 bool compile(mlir::ModuleOp module, const CompileOptions &options);
 
+/// The same, into `bytes`: the artifact of `options.emit` (else the
+/// target's default kind), which hodu_model_load_memory loads. The
+/// linker and the writers work on files, so the artifact passes through a
+/// private temporary directory that is gone when this returns;
+/// `outputPath` and `headerPath` must be empty.
+bool compileToMemory(mlir::ModuleOp module, const CompileOptions &options,
+                     std::vector<uint8_t> &bytes);
+
 } // namespace hodu
 
 #endif // HODU_DRIVER_COMPILER_H
