@@ -373,3 +373,64 @@ func.func @split() -> (tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1
   %1:2 = hodu.split %s {dim = 0 : i64, sizes = array<i64: 3, 1>} : (tensor<4xf32>) -> (tensor<3xf32>, tensor<1xf32>)
   return %0#0, %0#1, %1#0, %1#1 : tensor<2x1xi64>, tensor<2x2xi64>, tensor<3xf32>, tensor<1xf32>
 }
+
+// -----
+
+// matmul: numpy semantics, a broadcast batch, a 1-D rhs (its dim dropped),
+// integers in wrapping 64-bit arithmetic; splat operands still multiply
+// out (a splat matmul is no splat of one product).
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: hodu.constant dense<{{\[}}{{\[}}[5.000000e+00, 2.000000e+00], [1.100000e+01, 6.000000e+00]], {{\[}}[-5.000000e+00, -2.000000e+00], [-1.100000e+01, -6.000000e+00]]]> : tensor<2x2x2xf32>
+// CHECK-DAG: hodu.constant dense<[5, 11]> : tensor<2xi32>
+// CHECK-DAG: hodu.constant dense<6.000000e+00> : tensor<2x2xf32>
+// CHECK-NOT: hodu.matmul
+func.func @matmul() -> (tensor<2x2x2xf32>, tensor<2xi32>, tensor<2x2xf32>) {
+  %a = hodu.constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[-1.0, -2.0], [-3.0, -4.0]]]> : tensor<2x2x2xf32>
+  %b = hodu.constant dense<[[1.0, 2.0], [2.0, 0.0]]> : tensor<2x2xf32>
+  %0 = hodu.matmul %a, %b : (tensor<2x2x2xf32>, tensor<2x2xf32>) -> tensor<2x2x2xf32>
+  %ai = hodu.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+  %v = hodu.constant dense<[1, 2]> : tensor<2xi32>
+  %1 = hodu.matmul %ai, %v : (tensor<2x2xi32>, tensor<2xi32>) -> tensor<2xi32>
+  %s = hodu.constant dense<1.5> : tensor<2x4xf32>
+  %t = hodu.constant dense<1.0> : tensor<4x2xf32>
+  %2 = hodu.matmul %s, %t : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<2x2xf32>
+  return %0, %1, %2 : tensor<2x2x2xf32>, tensor<2xi32>, tensor<2x2xf32>
+}
+
+// -----
+
+// conv: padding, stride 2, two groups (each output channel sees only its
+// group's input channel; the taps are x[2i][2j], scaled by 1 and -2); reduce_window: max ignores padding, a mean
+// without count_include_pad divides by the positions inside.
+// CHECK-LABEL: func.func @conv_and_pool
+// CHECK-DAG: hodu.constant dense<{{\[}}{{\[}}{{\[}}[0.000000e+00, 2.000000e+00], [8.000000e+00, 1.000000e+01]], {{\[}}[0.000000e+00, -4.000000e+00], [-1.600000e+01, -2.000000e+01]]]]> : tensor<1x2x2x2xf32>
+// CHECK-DAG: hodu.constant dense<{{\[}}{{\[}}{{\[}}[5.000000e+00, 7.000000e+00], [1.300000e+01, 1.500000e+01]]]]> : tensor<1x1x2x2xf32>
+// CHECK-DAG: hodu.constant dense<{{\[}}{{\[}}{{\[}}[0.000000e+00, 1.500000e+00], [6.000000e+00, 7.500000e+00]]]]> : tensor<1x1x2x2xf32>
+// CHECK-NOT: hodu.conv
+// CHECK-NOT: hodu.reduce_window
+func.func @conv_and_pool() -> (tensor<1x2x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %x = hodu.constant dense<[[[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]],
+                             [[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]]]> : tensor<1x2x4x4xf32>
+  %w = hodu.constant dense<[[[[0.0, 0.0], [0.0, 1.0]]], [[[0.0, 0.0], [0.0, -2.0]]]]> : tensor<2x1x2x2xf32>
+  %0 = hodu.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64}
+       : (tensor<1x2x4x4xf32>, tensor<2x1x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %p = hodu.constant dense<[[[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]]]> : tensor<1x1x4x4xf32>
+  %1 = hodu.reduce_window %p {kind = #hodu<window_kind max>, window_dims = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>,
+       pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  %2 = hodu.reduce_window %p {kind = #hodu<window_kind mean>, window_dims = array<i64: 1, 1, 2, 2>, strides = array<i64: 1, 1, 2, 2>,
+       pads = array<i64: 0, 0, 1, 1, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1, 1>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  return %0, %1, %2 : tensor<1x2x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// reduce_all / reduce_any along a dim.
+// CHECK-LABEL: func.func @logical_reductions
+// CHECK-DAG: hodu.constant dense<[true, false]> : tensor<2xi1>
+// CHECK-DAG: hodu.constant dense<true> : tensor<2xi1>
+func.func @logical_reductions() -> (tensor<2xi1>, tensor<2xi1>) {
+  %x = hodu.constant dense<[[true, true], [false, true]]> : tensor<2x2xi1>
+  %0 = hodu.reduce_all %x {dims = array<i64: 1>} : (tensor<2x2xi1>) -> tensor<2xi1>
+  %1 = hodu.reduce_any %x {dims = array<i64: 1>} : (tensor<2x2xi1>) -> tensor<2xi1>
+  return %0, %1 : tensor<2xi1>, tensor<2xi1>
+}

@@ -79,6 +79,23 @@ ElementsAttr Evaluator::run(Operation *op, ArrayRef<ConstantView> in,
       .Case<ReduceMaxOp>(reduceCase(ReduceKind::Max))
       .Case<ReduceMinOp>(reduceCase(ReduceKind::Min))
       .Case<ReduceProdOp>(reduceCase(ReduceKind::Prod))
+      .Case<ReduceAllOp>(reduceCase(ReduceKind::All))
+      .Case<ReduceAnyOp>(reduceCase(ReduceKind::Any))
+      .Case<MatmulOp>([&](auto) { return matmul(in[0], in[1], rt); })
+      .Case<ReduceWindowOp>([&](ReduceWindowOp w) {
+        WindowKind k = w.getKind();
+        int kind = k == WindowKind::max   ? WindowMax
+                   : k == WindowKind::min ? WindowMin
+                   : k == WindowKind::sum ? WindowSum
+                                          : WindowMean;
+        return reduceWindow(in[0], kind, w.getWindowDims(), w.getStrides(),
+                            w.getPads(), w.getDilations(),
+                            w.getCountIncludePad(), rt);
+      })
+      .Case<ConvOp>([&](ConvOp c) {
+        return conv(in[0], in[1], c.getStrides(), c.getPads(), c.getDilations(),
+                    c.getGroups(), rt);
+      })
       // Shape-only ops reuse the data (a dense reshape or the same blob).
       .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ContiguousOp>(
           [&](auto) -> ElementsAttr {
@@ -107,8 +124,8 @@ ElementsAttr Evaluator::run(Operation *op, ArrayRef<ConstantView> in,
 }
 
 static bool isReduction(Operation *op) {
-  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
-      op);
+  return isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+             ReduceAllOp, ReduceAnyOp>(op);
 }
 
 /// `split`: one piece per result, each after the ones before it.
@@ -182,7 +199,8 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
   // whatever its size: evaluate one element.
   if (llvm::all_of(operands,
                    [](const ConstantView &e) { return e.isSplat(); }) &&
-      !isa<ConcatOp, IndexSelectOp, GatherOp, IndexPutOp>(op) &&
+      !isa<ConcatOp, IndexSelectOp, GatherOp, IndexPutOp, MatmulOp, ConvOp,
+           ReduceWindowOp>(op) &&
       !isReduction(op)) {
     SmallVector<ConstantView, 3> scalars;
     for (const ConstantView &e : operands)
@@ -202,11 +220,23 @@ ElementsAttr hodu::evaluate(Operation *op, ArrayRef<ConstantView> operands,
     return {};
   }
   // A reduction visits every element of its input, `index_put` its input
-  // and its values; everything else visits each result element once.
+  // and its values, a matmul or conv each result element's whole dot
+  // product; everything else visits each result element once.
   int64_t work = isReduction(op) ? operands[0].size()
                  : isa<IndexPutOp>(op)
                      ? rt.getNumElements() + operands[2].size()
                      : rt.getNumElements();
+  int64_t dot = 1;
+  if (isa<MatmulOp>(op) && !operands[0].shape().empty())
+    dot = operands[0].shape().back();
+  if (isa<ConvOp>(op) && operands[1].shape().size() >= 2)
+    dot = operands[1].size() / std::max<int64_t>(operands[1].shape()[0], 1);
+  if (auto w = dyn_cast<ReduceWindowOp>(op))
+    for (int64_t d : w.getWindowDims())
+      if (llvm::MulOverflow(dot, std::max<int64_t>(d, 1), dot))
+        return {};
+  if (llvm::MulOverflow(work, std::max<int64_t>(dot, 1), work))
+    return {};
   if (rt.getNumElements() > limits.maxElements || work > limits.maxWork)
     return {};
   return Evaluator(limits.resourceBytes).run(op, operands, rt);

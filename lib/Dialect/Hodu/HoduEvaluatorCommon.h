@@ -69,7 +69,7 @@ void forEachIndex(llvm::ArrayRef<int64_t> shape, llvm::ArrayRef<Walk> walks,
 //===----------------------------------------------------------------------===//
 
 enum class PredicateKind { Not, IsNan, IsInf, IsFinite };
-enum class ReduceKind { Sum, Mean, Max, Min, Prod };
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, All, Any };
 
 /// Evaluates one op into a result of type `rt` (static, with an
 /// ElementKind) once the limits have been checked.
@@ -97,6 +97,26 @@ private:
                               mlir::RankedTensorType rt);
   mlir::ElementsAttr reduce(ReduceKind kind, llvm::ArrayRef<int64_t> dims,
                             const ConstantView &in, mlir::RankedTensorType rt);
+  mlir::ElementsAttr logicalReduce(bool all, llvm::ArrayRef<int64_t> dims,
+                                   const ConstantView &in,
+                                   mlir::RankedTensorType rt);
+  mlir::ElementsAttr matmul(const ConstantView &a, const ConstantView &b,
+                            mlir::RankedTensorType rt);
+  /// `hodu.reduce_window` (kind: a Window* below), its attributes one by
+  /// one.
+  enum { WindowMax, WindowMin, WindowSum, WindowMean };
+  mlir::ElementsAttr reduceWindow(const ConstantView &x, int kind,
+                                  llvm::ArrayRef<int64_t> window,
+                                  llvm::ArrayRef<int64_t> strides,
+                                  llvm::ArrayRef<int64_t> pads,
+                                  llvm::ArrayRef<int64_t> dilations,
+                                  bool countPads, mlir::RankedTensorType rt);
+  /// `hodu.conv` of `x` by `w` (its attributes given one by one).
+  mlir::ElementsAttr conv(const ConstantView &x, const ConstantView &w,
+                          llvm::ArrayRef<int64_t> strides,
+                          llvm::ArrayRef<int64_t> pads,
+                          llvm::ArrayRef<int64_t> dilations, int64_t groups,
+                          mlir::RankedTensorType rt);
   mlir::ElementsAttr indexSelect(const ConstantView &x,
                                  const ConstantView &indices, int64_t dim,
                                  mlir::RankedTensorType rt);

@@ -75,16 +75,10 @@ ElementsAttr Evaluator::movement(Operation *op, ArrayRef<ConstantView> in,
   return out.finish();
 }
 
-ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
-                               const ConstantView &in, RankedTensorType rt) {
-  bool isFloat = in.getKind() == ElementKind::Float;
-  if (in.getKind() == ElementKind::Bool ||
-      (!isFloat && kind == ReduceKind::Mean))
-    return {};
-  bool isMax = kind == ReduceKind::Max, isMin = kind == ReduceKind::Min;
-  bool isProd = kind == ReduceKind::Prod;
-  ArrayRef<int64_t> shape = in.shape();
-  // Output strides over the input's index space, 0 along reduced dims.
+/// Strides of a reduction's result over its input's index space: row-major
+/// over the kept dims, 0 along the reduced ones.
+static SmallVector<int64_t> reducedStrides(ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> dims) {
   SmallVector<int64_t> keptShape;
   SmallVector<bool> reduced(shape.size(), false);
   for (int64_t d : dims)
@@ -95,6 +89,42 @@ ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
   for (size_t d = 0; d < shape.size(); ++d)
     if (reduced[d])
       outStrides[d] = 0;
+  return outStrides;
+}
+
+/// `reduce_all` and `reduce_any`: whether every (some) element along `dims`
+/// is nonzero.
+ElementsAttr Evaluator::logicalReduce(bool all, ArrayRef<int64_t> dims,
+                                      const ConstantView &in,
+                                      RankedTensorType rt) {
+  ArrayRef<int64_t> shape = in.shape();
+  std::vector<char> acc(rt.getNumElements(), all ? 1 : 0);
+  forEachIndex(
+      shape,
+      {Walk{0, contiguousStrides(shape)}, Walk{0, reducedStrides(shape, dims)}},
+      [&](ArrayRef<int64_t> o) {
+        char &a = acc[o[1]];
+        bool v = in.truth(o[0]);
+        a = all ? (a && v) : (a || v);
+      });
+  ConstantWriter out(rt, resourceBytes);
+  for (size_t j = 0; j < acc.size(); ++j)
+    out.setRaw(int64_t(j), uint64_t(acc[j]));
+  return out.finish();
+}
+
+ElementsAttr Evaluator::reduce(ReduceKind kind, ArrayRef<int64_t> dims,
+                               const ConstantView &in, RankedTensorType rt) {
+  bool isFloat = in.getKind() == ElementKind::Float;
+  if (kind == ReduceKind::All || kind == ReduceKind::Any)
+    return logicalReduce(kind == ReduceKind::All, dims, in, rt);
+  if (in.getKind() == ElementKind::Bool ||
+      (!isFloat && kind == ReduceKind::Mean))
+    return {};
+  bool isMax = kind == ReduceKind::Max, isMin = kind == ReduceKind::Min;
+  bool isProd = kind == ReduceKind::Prod;
+  ArrayRef<int64_t> shape = in.shape();
+  SmallVector<int64_t> outStrides = reducedStrides(shape, dims);
   int64_t n = rt.getNumElements(), count = in.size() / std::max<int64_t>(n, 1);
   bool isUnsigned = in.getKind() == ElementKind::Unsigned;
   double init = isMax ? -INFINITY : isMin ? INFINITY : isProd ? 1.0 : 0.0;
