@@ -18,19 +18,15 @@ using namespace mlir;
 using namespace hodu;
 using namespace hodu::detail;
 
-/// numpy's broadcast of two batch shapes; false when they do not.
-static bool broadcastBatches(ArrayRef<int64_t> a, ArrayRef<int64_t> b,
-                             SmallVectorImpl<int64_t> &out) {
-  size_t rank = std::max(a.size(), b.size());
-  out.assign(rank, 1);
-  for (size_t i = 0; i < rank; ++i) {
-    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
-    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
-    if (x != y && x != 1 && y != 1)
-      return false;
-    out[i] = x == 1 ? y : x;
+/// Steps `idx` to the next index of `shape` in row-major order; false
+/// after the last.
+static bool nextIndex(SmallVectorImpl<int64_t> &idx, ArrayRef<int64_t> shape) {
+  for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
+    if (++idx[d] < shape[d])
+      return true;
+    idx[d] = 0;
   }
-  return true;
+  return false;
 }
 
 ElementsAttr Evaluator::matmul(const ConstantView &a, const ConstantView &b,
@@ -47,7 +43,7 @@ ElementsAttr Evaluator::matmul(const ConstantView &a, const ConstantView &b,
   ArrayRef<int64_t> aBatch = as.drop_back(aVector ? 1 : 2);
   ArrayRef<int64_t> bBatch = bs.drop_back(bVector ? 1 : 2);
   SmallVector<int64_t> batch;
-  if (!broadcastBatches(aBatch, bBatch, batch))
+  if (failed(broadcastShapes(aBatch, bBatch, batch)))
     return {};
   int64_t batches = 1;
   for (int64_t d : batch)
@@ -108,15 +104,6 @@ ElementsAttr Evaluator::conv(const ConstantView &x, const ConstantView &w,
   SmallVector<int64_t> at(spatial), tap(spatial), pos(spatial);
   ConstantWriter out(rt, resourceBytes);
   int64_t next = 0;
-  // Walks an index of `shape` through `idx` (row-major); false at the end.
-  auto step = [](SmallVectorImpl<int64_t> &idx, ArrayRef<int64_t> shape) {
-    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d])
-        return true;
-      idx[d] = 0;
-    }
-    return false;
-  };
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t o = 0; o < outChannels; ++o) {
       int64_t g = o / perGroup;
@@ -137,10 +124,10 @@ ElementsAttr Evaluator::conv(const ConstantView &x, const ConstantView &w,
             }
             if (inside)
               acc += x.f(xi) * w.f(wi);
-          } while (step(tap, kernel));
+          } while (nextIndex(tap, kernel));
         }
         out.setF(next++, acc);
-      } while (step(at, outSpatial));
+      } while (nextIndex(at, outSpatial));
     }
   return out.finish();
 }
@@ -160,14 +147,6 @@ ElementsAttr Evaluator::reduceWindow(const ConstantView &x, int kind,
   bool isMax = kind == WindowMax, isMin = kind == WindowMin;
   SmallVector<int64_t> strided = contiguousStrides(xs);
   SmallVector<int64_t> at(rank, 0), tap(rank, 0);
-  auto step = [](SmallVectorImpl<int64_t> &idx, ArrayRef<int64_t> shape) {
-    for (int64_t d = int64_t(shape.size()) - 1; d >= 0; --d) {
-      if (++idx[d] < shape[d])
-        return true;
-      idx[d] = 0;
-    }
-    return false;
-  };
   ConstantWriter out(rt, resourceBytes);
   int64_t next = 0;
   if (rt.getNumElements() == 0)
@@ -196,10 +175,10 @@ ElementsAttr Evaluator::reduceWindow(const ConstantView &x, int kind,
                   : (isMax ? std::max(acc, v) : std::min(acc, v));
       else
         acc += v;
-    } while (step(tap, window));
+    } while (nextIndex(tap, window));
     if (kind == WindowMean)
       acc /= double(std::max<int64_t>(countPads ? padded : inside, 1));
     out.setF(next++, acc);
-  } while (step(at, ys));
+  } while (nextIndex(at, ys));
   return out.finish();
 }
