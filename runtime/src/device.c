@@ -141,7 +141,7 @@ static hodu_status open_device(hodu_device_kind kind, const char *name,
     free(device);
     return *id ? prefixed(status, id) : status;
   }
-  hodu_device_info info = {sizeof info, 0, "", 0};
+  hodu_device_info info = {sizeof info, 0, "", 0, ""};
   if (table->describe && !table->describe(device->instance, &info) &&
       info.name[0])
     snprintf(device->name, sizeof device->name, "%s", info.name);
@@ -249,4 +249,19 @@ const hodu_device_plan *hodu_plan_view(hodu_plan *plan) {
   v->blobs_size = plan->blobs_size;
   v->desc = plan->desc;
   return v;
+}
+
+hodu_status hodu_device_identity(hodu_device_kind kind, const char *name,
+                                 int32_t ordinal, char *out, size_t size) {
+  hodu_device *device = NULL;
+  hodu_status status = hodu_device_acquire_named(kind, name, ordinal, &device);
+  if (status)
+    return status;
+  hodu_device_info info = {sizeof info, 0, "", 0, ""};
+  if (device->ops->describe)
+    status = device->ops->describe(device->instance, &info);
+  if (!status)
+    snprintf(out, size, "%s; %s", device->name, info.driver);
+  hodu_device_release(device);
+  return status;
 }

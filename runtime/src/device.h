@@ -122,6 +122,11 @@ static inline void hodu_device_release_capture(hodu_device *device,
     device->ops->program_release_capture(device->instance, program);
 }
 
+/* "NAME; DRIVER" of device (kind, name, ordinal) from its describe, for
+ * selection's key (device.c). */
+hodu_status hodu_device_identity(hodu_device_kind kind, const char *name,
+                                 int32_t ordinal, char *out, size_t size);
+
 /* The plan as devices see it (refreshed from `plan`'s tables). */
 const hodu_device_plan *hodu_plan_view(hodu_plan *plan);
 

@@ -360,6 +360,13 @@ hodu_status hodu_cuda_device_open(int32_t ordinal, hodu_device_instance **out) {
     return status;
   }
   snprintf(cu->gpu.arch, sizeof cu->gpu.arch, "sm_%d%d", major, minor);
+  /* The driver's version, for selection's key (asked only if exported). */
+  int version = 0;
+  CUresult (*get_version)(int *);
+  *(void **)&get_version = dlsym(cuda.library, "cuDriverGetVersion");
+  if (get_version && get_version(&version) == 0)
+    snprintf(cu->gpu.driver, sizeof cu->gpu.driver, "CUDA driver %d.%d",
+             version / 1000, version % 1000 / 10);
   *out = (hodu_device_instance *)&cu->gpu;
   return NULL;
 }

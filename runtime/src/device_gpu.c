@@ -410,6 +410,7 @@ static hodu_status gpu_describe(hodu_device_instance *base,
   gpu_device *device = (gpu_device *)base;
   snprintf(out->name, sizeof out->name, "%s", device->base.name);
   out->memory_bytes = 0; /* not asked of the driver */
+  snprintf(out->driver, sizeof out->driver, "%s", device->driver);
   return NULL;
 }
 

@@ -278,6 +278,13 @@ hodu_status hodu_hip_device_open(int32_t ordinal, hodu_device_instance **out) {
     free(device);
     return status;
   }
+  /* The driver's version, for selection's key (asked only if exported). */
+  int version = 0;
+  hipError_t (*get_version)(int *);
+  *(void **)&get_version = dlsym(hip.library, "hipDriverGetVersion");
+  if (get_version && get_version(&version) == 0)
+    snprintf(device->gpu.driver, sizeof device->gpu.driver, "HIP driver %d",
+             version);
   *out = (hodu_device_instance *)&device->gpu;
   return NULL;
 }

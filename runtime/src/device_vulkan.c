@@ -352,6 +352,12 @@ static hodu_status vk_describe(hodu_device_instance *device,
   for (uint32_t h = 0; h < vk->memory.memoryHeapCount; ++h)
     if (vk->memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
       out->memory_bytes += vk->memory.memoryHeaps[h].size;
+  uint32_t api = vk->properties.apiVersion;
+  snprintf(out->driver, sizeof out->driver,
+           "Vulkan %u.%u.%u, driver 0x%x (vendor 0x%x)",
+           VK_API_VERSION_MAJOR(api), VK_API_VERSION_MINOR(api),
+           VK_API_VERSION_PATCH(api), vk->properties.driverVersion,
+           vk->properties.vendorID);
   return NULL;
 }
 

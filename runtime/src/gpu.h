@@ -61,7 +61,8 @@ struct gpu_device {
   const gpu_api *api;
   void *context; /* CUDA: the primary context */
   int ordinal;
-  char arch[32]; /* "sm_90"; "" when unknown */
+  char arch[32];    /* "sm_90"; "" when unknown */
+  char driver[128]; /* "CUDA driver 13.0"; "" when unknown */
 };
 
 /* A device over `api` (opened by the caller); fills the vtable. */

@@ -16,10 +16,11 @@
  * record is measured again, never trusted).
  *
  *===----------------------------------------------------------------------===*/
+#include "select.h"
+#include "device.h"
 #include "internal.h"
 #include "json.h"
 #include "plugin.h"
-#include "select.h"
 #include "sha256.h"
 
 #include <errno.h>
@@ -513,6 +514,62 @@ static double max_error(const candidate *c, const candidate *ref,
  * Selection
  *===--------------------------------------------------------------------===*/
 
+/* c->driver: the name and driver of the GPU or plugin device a bundle
+ * candidate runs on, asked of the device in a child process (so that no
+ * driver is initialised in the caller before the measuring children are
+ * forked); "" for candidates on the CPU or an engine, and when the child
+ * says nothing in 30 s (the measurement then reports the failure). */
+static void probe_driver(candidate *c) {
+  c->driver[0] = '\0';
+  if (!hodu_is_bundle_file(c->path))
+    return;
+  hodu_plan *plan = NULL;
+  hodu_status status = hodu_bundle_read_file(c->path, &plan);
+  if (status) {
+    hodu_status_free(status);
+    return;
+  }
+  const hodu_bundle_device *d = &plan->devices[plan->main_device];
+  hodu_device_kind kind = (hodu_device_kind)d->kind;
+  char name[HODU_PLUGIN_DEVICE_NAME_MAX + 1];
+  snprintf(name, sizeof name, "%s", plan->strings + d->name);
+  hodu_plan_free(plan);
+  if (kind == HODU_DEVICE_CPU)
+    return;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return;
+  fflush(NULL);
+  pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    hodu_threads_after_fork();
+    char text[sizeof c->driver] = "";
+    hodu_status s =
+        hodu_device_identity(kind, name, c->device_ordinal, text, sizeof text);
+    if (s)
+      snprintf(text, sizeof text, "unavailable: %s", hodu_status_message(s));
+    hodu_select_write_all(fds[1], text, strlen(text));
+    _exit(0);
+  }
+  close(fds[1]);
+  size_t used = 0;
+  struct pollfd p = {fds[0], POLLIN, 0};
+  while (child > 0 && used + 1 < sizeof c->driver && poll(&p, 1, 30000) > 0) {
+    ssize_t n = read(fds[0], c->driver + used, sizeof c->driver - 1 - used);
+    if (n <= 0)
+      break;
+    used += (size_t)n;
+  }
+  c->driver[used] = '\0';
+  close(fds[0]);
+  if (child > 0) {
+    kill(child, SIGKILL);
+    while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+      ;
+  }
+}
+
 static hodu_status parse_candidate(const char *text, candidate *c) {
   c->text = hodu_copy_string(text);
   const char *at = strrchr(text, '@');
@@ -561,8 +618,9 @@ static hodu_status parse_candidate(const char *text, candidate *c) {
   hodu_plugin_engine_key(c->engine_name, c->path, c->key_engine,
                          sizeof c->key_engine);
   /* A bundle for a device plugin: its id and version are part of the key,
-   * so a new version is measured again. */
+   * so a new version is measured again; so is the device's driver. */
   hodu_plugin_device_key(c->path, c->key_engine, sizeof c->key_engine);
+  probe_driver(c);
   snprintf(c->device_text, sizeof c->device_text, "%s:%d",
            c->device_kind >= 0
                ? hodu_device_kind_name((hodu_device_kind)c->device_kind)

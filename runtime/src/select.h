@@ -19,6 +19,9 @@ typedef struct candidate {
   char sha[65];
   char key_engine[512];
   char device_text[64];
+  /* The device's name and driver ("NVIDIA H100; CUDA driver 13.0") when
+   * the candidate runs on a GPU or a plugin device: part of the key. */
+  char driver[384];
   char status[16];
   char *message, *engine, *device;
   /* Outputs of a measured run, for the comparison. */

@@ -53,27 +53,31 @@ static void make_parents(const char *path) {
   free(copy);
 }
 
-static const char *const key_fields[] = {"sha256", "engine", "device",
-                                         "threads", "cpu", "runtime"};
+/* What a record's figures hold for. "driver": the device's driver and
+ * version (and name) for candidates on a GPU or plugin device; "" else. */
+#define KEY_FIELDS 7
+static const char *const key_fields[KEY_FIELDS] = {
+    "sha256", "engine", "device", "threads", "cpu", "runtime", "driver"};
 
 static void key_values(const candidate *c, int32_t threads, const char *cpu,
-                       char values[6][512]) {
+                       char values[KEY_FIELDS][512]) {
   snprintf(values[0], 512, "%s", c->sha);
   snprintf(values[1], 512, "%s", c->key_engine);
   snprintf(values[2], 512, "%s", c->device_text);
   snprintf(values[3], 512, "%d", (int)threads);
   snprintf(values[4], 512, "%s", cpu);
   snprintf(values[5], 512, "%s", HODU_RUNTIME_VERSION);
+  snprintf(values[6], 512, "%s", c->driver);
 }
 
 /* Appends `c`'s record (one line, under an exclusive lock). */
 void hodu_select_store(const char *path, const candidate *c, int32_t threads,
                        const char *cpu) {
-  char values[6][512];
+  char values[KEY_FIELDS][512];
   key_values(c, threads, cpu, values);
   char line[8192], quoted[1100];
   int used = snprintf(line, sizeof line, "{\"schema\": 1");
-  for (int f = 0; f < 6; ++f) {
+  for (int f = 0; f < KEY_FIELDS; ++f) {
     hodu_json_quote(values[f], quoted, sizeof quoted);
     used += snprintf(line + used, sizeof line - (size_t)used, ", \"%s\": %s",
                      key_fields[f], quoted);
@@ -127,7 +131,7 @@ int hodu_select_lookup(const char *path, candidate *c, int32_t threads,
   if (!file)
     return 0;
   flock(fileno(file), LOCK_SH);
-  char values[6][512];
+  char values[KEY_FIELDS][512];
   key_values(c, threads, cpu, values);
   int found = 0;
   char *line = NULL;
@@ -146,7 +150,7 @@ int hodu_select_lookup(const char *path, candidate *c, int32_t threads,
       continue;
     }
     int match = 1;
-    for (int f = 0; f < 6 && match; ++f) {
+    for (int f = 0; f < KEY_FIELDS && match; ++f) {
       const char *v = hodu_json_string(hodu_json_get(record, key_fields[f]));
       match = v && strcmp(v, values[f]) == 0;
     }

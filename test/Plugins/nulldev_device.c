@@ -12,7 +12,8 @@
  *   delay_us      sleep this long in every program run (a slower device);
  *   memory_bytes  the device's memory: describe reports it, and a buffer
  *                 that would take the device past it is OUT_OF_MEMORY;
- *   devices       how many devices it has (default 1).
+ *   devices       how many devices it has (default 1);
+ *   driver        the driver version describe reports (default 1).
  *
  * It has no capture calls, so the host's fallback (a replay runs the
  * program) is what captured sessions use on it. Broken variants for the
@@ -126,6 +127,9 @@ static hodu_status describe(hodu_device_instance *d, hodu_device_info *out) {
   snprintf(out->name, sizeof out->name, "nulldev %d (host memory)",
            (int)d->ordinal);
   out->memory_bytes = d->memory_bytes;
+  const char *driver = host->get_option(NULLDEV_ID, "driver");
+  snprintf(out->driver, sizeof out->driver, "nulldev driver %s",
+           driver ? driver : "1");
   return NULL;
 }
 

@@ -333,6 +333,10 @@ typedef struct hodu_device_info {
   uint32_t reserved;
   char name[256];        /* "NVIDIA H100 80GB HBM3", "llvmpipe (...)" */
   uint64_t memory_bytes; /* the device's memory; 0 when unknown */
+  /* The driver and its version ("CUDA driver 13.0"); "" when the host's
+   * other keys say it all (the CPU). Selection measures again when it
+   * changes. */
+  char driver[128];
 } hodu_device_info;
 
 /* HODU_PLUGIN_DEVICE, version 1. Every function but the optional ones
