@@ -306,154 +306,6 @@ static const hodu_host_api host_api = {sizeof(hodu_host_api),
  * Loading and checking a library
  *===--------------------------------------------------------------------===*/
 
-/* The members of the engine table up to `member` are present. */
-#define ENGINE_HAS(table, member)                                              \
-  ((table)->struct_size >=                                                     \
-   offsetof(hodu_engine_plugin_v1, member) + sizeof((table)->member))
-
-/* Why the engine table is unusable, or NULL. */
-static char *check_engine_table(const plugin *p,
-                                const hodu_engine_plugin_v1 *t) {
-  if (!t)
-    return hodu_copy_string(
-        "its manifest lists kind \"engine\", but the library "
-        "has no engine interface at version 1");
-  if (!ENGINE_HAS(t, run))
-    return hodu_plugin_format_string(
-        "its engine table is %u bytes, shorter than "
-        "version 1's required %zu",
-        (unsigned)t->struct_size,
-        offsetof(hodu_engine_plugin_v1, run) + sizeof(t->run));
-  const char *missing = !t->name         ? "name"
-                        : !t->probe      ? "probe"
-                        : !t->load       ? "load"
-                        : !t->unload     ? "unload"
-                        : !t->num_values ? "num_values"
-                        : !t->value      ? "value"
-                        : !t->run        ? "run"
-                                         : NULL;
-  if (missing)
-    return hodu_plugin_format_string("its engine table has no '%s'", missing);
-  if (!hodu_plugin_list_has(p->engines, t->name))
-    return hodu_plugin_format_string(
-        "its engine is named '%s', but the manifest's "
-        "\"engines\" are '%s'",
-        t->name, p->engines);
-  return NULL;
-}
-
-/* Why the compiler table is unusable, or NULL. */
-static char *check_compiler_table(const plugin *p,
-                                  const hodu_compiler_plugin_v1 *t) {
-  size_t need = offsetof(hodu_compiler_plugin_v1, compile) + sizeof(t->compile);
-  if (!t)
-    return hodu_copy_string(
-        "its manifest lists kind \"compiler\", but the library "
-        "has no compiler interface at version 1");
-  if (t->struct_size < need)
-    return hodu_plugin_format_string(
-        "its compiler table is %u bytes, shorter than "
-        "version 1's %zu",
-        (unsigned)t->struct_size, need);
-  const char *missing = !t->name        ? "name"
-                        : !t->toolchain ? "toolchain"
-                        : !t->probe     ? "probe"
-                        : !t->compile   ? "compile"
-                                        : NULL;
-  if (missing)
-    return hodu_plugin_format_string("its compiler table has no '%s'", missing);
-  if (!hodu_plugin_list_has(p->engines, t->name))
-    return hodu_plugin_format_string(
-        "its compiler is named '%s', but the manifest's "
-        "\"engines\" are '%s'",
-        t->name, p->engines);
-  return NULL;
-}
-
-/* Why the format table is unusable, or NULL. */
-static char *check_format_table(const hodu_format_plugin_v1 *t) {
-  size_t need = offsetof(hodu_format_plugin_v1, convert) + sizeof(t->convert);
-  if (!t)
-    return hodu_copy_string(
-        "its manifest lists kind \"format\", but the library "
-        "has no format interface at version 1");
-  if (t->struct_size < need)
-    return hodu_plugin_format_string(
-        "its format table is %u bytes, shorter than "
-        "version 1's %zu",
-        (unsigned)t->struct_size, need);
-  const char *missing = !t->name      ? "name"
-                        : !t->probe   ? "probe"
-                        : !t->convert ? "convert"
-                                      : NULL;
-  return missing ? hodu_plugin_format_string("its format table has no '%s'",
-                                             missing)
-                 : NULL;
-}
-
-/* Why the device table is unusable, or NULL. */
-static char *check_device_table(const plugin *p,
-                                const hodu_device_plugin_v1 *t) {
-  size_t need = offsetof(hodu_device_plugin_v1, program_release_capture) +
-                sizeof(t->program_release_capture);
-  if (!t)
-    return hodu_copy_string(
-        "its manifest lists kind \"device\", but the library "
-        "has no device interface at version 1");
-  if (t->struct_size < need)
-    return hodu_plugin_format_string(
-        "its device table is %u bytes, shorter than "
-        "version 1's %zu",
-        (unsigned)t->struct_size, need);
-  const char *missing = !t->name             ? "name"
-                        : !t->code_formats   ? "code_formats"
-                        : !t->count          ? "count"
-                        : !t->open           ? "open"
-                        : !t->close          ? "close"
-                        : !t->buffer_create  ? "buffer_create"
-                        : !t->buffer_free    ? "buffer_free"
-                        : !t->write          ? "write"
-                        : !t->read           ? "read"
-                        : !t->copy           ? "copy"
-                        : !t->code_load      ? "code_load"
-                        : !t->code_free      ? "code_free"
-                        : !t->program_create ? "program_create"
-                        : !t->program_free   ? "program_free"
-                        : !t->program_run    ? "program_run"
-                                             : NULL;
-  if (missing)
-    return hodu_plugin_format_string("its device table has no '%s'", missing);
-  int captures =
-      !!t->program_capture + !!t->program_replay + !!t->program_release_capture;
-  if (captures != 0 && captures != 3)
-    return hodu_copy_string("its device table has some of program_capture, "
-                            "program_replay and program_release_capture: "
-                            "all three or none");
-  if (!*t->name || strlen(t->name) > HODU_PLUGIN_DEVICE_NAME_MAX)
-    return hodu_plugin_format_string(
-        "its device name is empty or longer than %d bytes",
-        HODU_PLUGIN_DEVICE_NAME_MAX);
-  for (int32_t k = 0; k < HODU_DEVICE_METAL; ++k)
-    if (strcmp(t->name, hodu_builtin_device_table(k)->name) == 0)
-      return hodu_plugin_format_string(
-          "its device is named '%s', which is libhodurt's own device", t->name);
-  if (!hodu_plugin_list_has(p->devices, t->name))
-    return hodu_plugin_format_string(
-        "its device is named '%s', but the manifest's "
-        "\"devices\" are '%s'",
-        t->name, *p->devices ? p->devices : "(none)");
-  int formats = 0;
-  for (; t->code_formats[formats]; ++formats)
-    if (t->code_formats[formats] >= HODU_CODE_FORMAT_COUNT || formats >= 16)
-      return hodu_plugin_format_string(
-          "its code_formats[%d] is %u, not a hodu_code_format (or the list "
-          "is not 0-terminated)",
-          formats, (unsigned)t->code_formats[formats]);
-  if (formats == 0)
-    return hodu_copy_string("its code_formats list is empty");
-  return NULL;
-}
-
 /* Why the library of `p` cannot be used, or NULL (and `p` is loaded).
  * `toolchain`: the toolchain string of a host that loads toolchain-tier
  * plugins (hoduc), else NULL. */
@@ -542,16 +394,16 @@ static char *open_library(plugin *p, const char *toolchain) {
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
     engine = h->get_interface(HODU_PLUGIN_ENGINE, 1);
-    why = check_engine_table(p, engine);
+    why = hodu_plugin_check_engine_table(p, engine);
   }
   if (!why && (h->kinds & HODU_PLUGIN_COMPILER)) {
     compiler = h->get_interface(HODU_PLUGIN_COMPILER, 1);
-    why = check_compiler_table(p, compiler);
+    why = hodu_plugin_check_compiler_table(p, compiler);
   }
   const hodu_format_plugin_v1 *format = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_FORMAT)) {
     format = h->get_interface(HODU_PLUGIN_FORMAT, 1);
-    why = check_format_table(format);
+    why = hodu_plugin_check_format_table(format);
   }
   const hodu_toolchain_plugin_v1 *tools = NULL;
   if (!why && (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))) {
@@ -572,7 +424,7 @@ static char *open_library(plugin *p, const char *toolchain) {
   const hodu_device_plugin_v1 *device = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_DEVICE)) {
     device = h->get_interface(HODU_PLUGIN_DEVICE, 1);
-    why = check_device_table(p, device);
+    why = hodu_plugin_check_device_table(p, device);
   }
   if (why) {
     dlclose(handle);

@@ -47,6 +47,15 @@ char *hodu_plugin_format_string(const char *format, ...)
 int hodu_plugin_list_has(const char *list, const char *item);
 /* Marks `p` refused for `problem` (owned; NULL: out of memory). */
 void hodu_plugin_refuse(plugin *p, char *problem);
+/* plugin_tables.c: why each interface table of `p` is unusable, or NULL
+ * (the message is owned by the caller). */
+char *hodu_plugin_check_engine_table(const plugin *p,
+                                     const hodu_engine_plugin_v1 *t);
+char *hodu_plugin_check_compiler_table(const plugin *p,
+                                       const hodu_compiler_plugin_v1 *t);
+char *hodu_plugin_check_format_table(const hodu_format_plugin_v1 *t);
+char *hodu_plugin_check_device_table(const plugin *p,
+                                     const hodu_device_plugin_v1 *t);
 /* Reads `dir`/manifest.json into `p`, refusing it (with the reason) when
  * the file is unreadable or breaks a rule. */
 void hodu_plugin_read_manifest(plugin *p, const char *dir);
