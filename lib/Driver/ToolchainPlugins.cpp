@@ -8,7 +8,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
 
-#include <cstddef>
 #include <mutex>
 #include <set>
 
@@ -16,12 +15,8 @@ using namespace hodu;
 
 bool hodu::registerToolchainTable(const hodu_toolchain_plugin_v1 &table,
                                   const std::string &who, std::string &error) {
-  size_t need = offsetof(hodu_toolchain_plugin_v1, register_components) +
-                sizeof(table.register_components);
-  if (table.struct_size < need || !table.register_components) {
-    error = who + ": its toolchain table has no 'register_components'";
-    return false;
-  }
+  // A plugin's table was checked as libhodurt loaded it
+  // (hodu_plugin_load_toolchain); the built-in ones are hoduc's own.
   hodu_status status = table.register_components(&ComponentRegistry::get());
   if (!status)
     return true;

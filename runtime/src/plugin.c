@@ -377,19 +377,8 @@ static char *open_library(plugin *p, const char *toolchain) {
                                   (unsigned)h->kinds, (unsigned)p->kinds);
   else if (!h->get_interface)
     why = hodu_copy_string("its header has no get_interface");
-  else if ((h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET)) &&
-           (h->struct_size < offsetof(hodu_plugin_header, toolchain) +
-                                 sizeof(h->toolchain) ||
-            !h->toolchain || strcmp(h->toolchain, toolchain) != 0))
-    why = hodu_plugin_format_string(
-        "it was built for the toolchain '%s'; this host is '%s' (a C++ "
-        "plugin must be built with the same Hodu and LLVM)",
-        h->struct_size >= offsetof(hodu_plugin_header, toolchain) +
-                              sizeof(h->toolchain) &&
-                h->toolchain
-            ? h->toolchain
-            : "(none)",
-        toolchain);
+  else if (h->kinds & (HODU_PLUGIN_IMPORTER | HODU_PLUGIN_TARGET))
+    why = hodu_plugin_check_toolchain(h, toolchain);
   const hodu_engine_plugin_v1 *engine = NULL;
   const hodu_compiler_plugin_v1 *compiler = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_ENGINE)) {
@@ -411,15 +400,7 @@ static char *open_library(plugin *p, const char *toolchain) {
         h->get_interface(h->kinds & HODU_PLUGIN_IMPORTER ? HODU_PLUGIN_IMPORTER
                                                          : HODU_PLUGIN_TARGET,
                          1);
-    size_t need = offsetof(hodu_toolchain_plugin_v1, register_components) +
-                  sizeof(tools->register_components);
-    if (!tools)
-      why = hodu_copy_string("its manifest lists an importer or target, but "
-                             "the library has no toolchain interface at "
-                             "version 1");
-    else if (tools->struct_size < need || !tools->register_components)
-      why = hodu_copy_string("its toolchain table has no "
-                             "'register_components'");
+    why = hodu_plugin_check_toolchain_table(tools);
   }
   const hodu_device_plugin_v1 *device = NULL;
   if (!why && (h->kinds & HODU_PLUGIN_DEVICE)) {
@@ -768,15 +749,7 @@ void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
   pthread_mutex_unlock(&lock);
 }
 
-void hodu_plugin_device_key(const char *path, char *out, size_t size) {
-  if (!hodu_is_bundle_file(path))
-    return;
-  hodu_plan *plan = NULL;
-  hodu_status status = hodu_bundle_read_file(path, &plan);
-  if (status) {
-    hodu_status_free(status);
-    return;
-  }
+void hodu_plugin_device_key(const hodu_plan *plan, char *out, size_t size) {
   lock_registry();
   discover_locked();
   for (uint32_t d = 0; d < plan->num_devices; ++d) {
@@ -799,7 +772,6 @@ void hodu_plugin_device_key(const char *path, char *out, size_t size) {
              who);
   }
   pthread_mutex_unlock(&lock);
-  hodu_plan_free(plan);
 }
 
 hodu_status hodu_plugin_find_compiler(const char *name, const char *path,

@@ -81,11 +81,12 @@ size_t hodu_plugin_read_head(const char *path, uint8_t *head);
 void hodu_plugin_engine_key(const char *engine, const char *path, char *out,
                             size_t size);
 
-/* What identifies the device plugins a bundle at `path` names (from the
+/* What identifies the device plugins a bundle's `plan` names (from the
  * manifests; no plugin code runs), appended to `out` as "+device
- * NAME=id@version" ("missing" when none provides it); nothing for other
- * files. */
-void hodu_plugin_device_key(const char *path, char *out, size_t size);
+ * NAME=id@version" ("missing" when none provides it). */
+struct hodu_plan;
+void hodu_plugin_device_key(const struct hodu_plan *plan, char *out,
+                            size_t size);
 
 /* engine.c: a model run by an engine (`path` already probed). */
 hodu_status hodu_engine_model_load(const hodu_engine_ref *engine,

@@ -56,6 +56,11 @@ char *hodu_plugin_check_compiler_table(const plugin *p,
 char *hodu_plugin_check_format_table(const hodu_format_plugin_v1 *t);
 char *hodu_plugin_check_device_table(const plugin *p,
                                      const hodu_device_plugin_v1 *t);
+char *hodu_plugin_check_toolchain_table(const hodu_toolchain_plugin_v1 *t);
+/* Why a toolchain plugin's header does not fit a host of `toolchain`
+ * (its toolchain string differs), or NULL. */
+char *hodu_plugin_check_toolchain(const hodu_plugin_header *h,
+                                  const char *toolchain);
 /* Reads `dir`/manifest.json into `p`, refusing it (with the reason) when
  * the file is unreadable or breaks a rule. */
 void hodu_plugin_read_manifest(plugin *p, const char *dir);

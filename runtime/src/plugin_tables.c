@@ -1,6 +1,7 @@
 /*===- plugin_tables.c - checking a plugin's interface tables -------------===*
  *
- * What makes an engine, compiler, format or device table usable (plugin.c
+ * What makes an engine, compiler, format, device or toolchain table
+ * usable, and a toolchain plugin's header acceptable to its host (plugin.c
  * asks once the library's header agrees with its manifest): its size, its
  * required members, and its names against the manifest's. Each refusal
  * names what was expected and what was found.
@@ -158,5 +159,33 @@ char *hodu_plugin_check_device_table(const plugin *p,
           formats, (unsigned)t->code_formats[formats]);
   if (formats == 0)
     return hodu_copy_string("its code_formats list is empty");
+  return NULL;
+}
+
+char *hodu_plugin_check_toolchain(const hodu_plugin_header *h,
+                                  const char *toolchain) {
+  const char *built =
+      h->struct_size >=
+              offsetof(hodu_plugin_header, toolchain) + sizeof(h->toolchain)
+          ? h->toolchain
+          : NULL;
+  if (built && strcmp(built, toolchain) == 0)
+    return NULL;
+  return hodu_plugin_format_string(
+      "it was built for the toolchain '%s'; this host is '%s' (a C++ "
+      "plugin must be built with the same Hodu and LLVM)",
+      built ? built : "(none)", toolchain);
+}
+
+char *hodu_plugin_check_toolchain_table(const hodu_toolchain_plugin_v1 *t) {
+  if (!t)
+    return hodu_copy_string("its manifest lists an importer or target, but "
+                            "the library has no toolchain interface at "
+                            "version 1");
+  size_t need = offsetof(hodu_toolchain_plugin_v1, register_components) +
+                sizeof(t->register_components);
+  if (t->struct_size < need || !t->register_components)
+    return hodu_copy_string("its toolchain table has no "
+                            "'register_components'");
   return NULL;
 }

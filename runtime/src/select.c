@@ -514,26 +514,15 @@ static double max_error(const candidate *c, const candidate *ref,
  * Selection
  *===--------------------------------------------------------------------===*/
 
-/* c->driver: the name and driver of the GPU or plugin device a bundle
- * candidate runs on, asked of the device in a child process (so that no
+/* c->driver: the name and driver of the GPU or plugin device the bundle
+ * `plan` runs on, asked of the device in a child process (so that no
  * driver is initialised in the caller before the measuring children are
- * forked); "" for candidates on the CPU or an engine, and when the child
- * says nothing in 30 s (the measurement then reports the failure). */
-static void probe_driver(candidate *c) {
-  c->driver[0] = '\0';
-  if (!hodu_is_bundle_file(c->path))
-    return;
-  hodu_plan *plan = NULL;
-  hodu_status status = hodu_bundle_read_file(c->path, &plan);
-  if (status) {
-    hodu_status_free(status);
-    return;
-  }
+ * forked); "" on the CPU, and when the child says nothing in 30 s (the
+ * measurement then reports the failure). */
+static void probe_driver(candidate *c, const hodu_plan *plan) {
   const hodu_bundle_device *d = &plan->devices[plan->main_device];
   hodu_device_kind kind = (hodu_device_kind)d->kind;
-  char name[HODU_PLUGIN_DEVICE_NAME_MAX + 1];
-  snprintf(name, sizeof name, "%s", plan->strings + d->name);
-  hodu_plan_free(plan);
+  const char *name = plan->strings + d->name;
   if (kind == HODU_DEVICE_CPU)
     return;
   int fds[2];
@@ -617,10 +606,20 @@ static hodu_status parse_candidate(const char *text, candidate *c) {
                             text, c->path);
   hodu_plugin_engine_key(c->engine_name, c->path, c->key_engine,
                          sizeof c->key_engine);
-  /* A bundle for a device plugin: its id and version are part of the key,
-   * so a new version is measured again; so is the device's driver. */
-  hodu_plugin_device_key(c->path, c->key_engine, sizeof c->key_engine);
-  probe_driver(c);
+  /* A bundle (read once for both): a device plugin's id and version are
+   * part of the key, so a new version is measured again; so is the
+   * device's driver. */
+  c->driver[0] = '\0';
+  hodu_plan *plan = NULL;
+  if (hodu_is_bundle_file(c->path)) {
+    hodu_status status = hodu_bundle_read_file(c->path, &plan);
+    hodu_status_free(status);
+  }
+  if (plan) {
+    hodu_plugin_device_key(plan, c->key_engine, sizeof c->key_engine);
+    probe_driver(c, plan);
+    hodu_plan_free(plan);
+  }
   snprintf(c->device_text, sizeof c->device_text, "%s:%d",
            c->device_kind >= 0
                ? hodu_device_kind_name((hodu_device_kind)c->device_kind)

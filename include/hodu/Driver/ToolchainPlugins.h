@@ -21,8 +21,8 @@ struct hodu_toolchain_plugin_v1;
 namespace hodu {
 
 /// Calls `table`'s register_components with the component registry
-/// (`who` names it in `error`). False when the table is malformed or the
-/// registration fails.
+/// (`who` names it in `error`). False when the registration fails. A
+/// plugin's table is checked as libhodurt loads it.
 bool registerToolchainTable(const hodu_toolchain_plugin_v1 &table,
                             const std::string &who, std::string &error);
 
