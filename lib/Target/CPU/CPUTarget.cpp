@@ -107,6 +107,13 @@ llvm::cl::opt<bool> amxFallback(
                    "their VNNI "
                    "kernels (for tests)"));
 
+/// Tests compare the padded tensors written in place with the pads that
+/// bufferization copies.
+llvm::cl::opt<bool> noPadInPlace(
+    "hodu-no-pad-in-place", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: leave tensor.pad to bufferization (a filled copy) "
+                   "instead of hodu-cpu-pad-in-place (for tests)"));
+
 /// What the phase builders need; the named pipelines' options and hoduc's
 /// request both become this.
 struct CPUPipelineConfig {
@@ -161,7 +168,11 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
 /// workspace; parallel tile loops run on OpenMP threads.
 std::string bufferizedPipeline(const CPUPipelineConfig &o) {
   return std::string(
-             "func.func(hodu-split-empty-tensors),"
+             "func.func(" +
+             std::string(o.optLevel >= 1 && !noPadInPlace
+                             ? "hodu-cpu-pad-in-place,"
+                             : "") +
+             "hodu-split-empty-tensors),"
              "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
              "boundaries function-boundary-type-conversion=identity-layout-map "
              // A run-time loop (hodu.loop's scf.while) may carry a new
@@ -185,6 +196,7 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
          (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
                                          (amxFallback ? "{ask-os=false}," : ",")
                                    : std::string()) +
+         (o.optLevel >= 2 ? "func.func(hodu-cpu-parallel-copies)," : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,hodu-cpu-omp-nowait,"
          "hodu-arena-to-workspace,hodu-lower-asserts,hodu-cpu-expand-strided-"
          "copies" +

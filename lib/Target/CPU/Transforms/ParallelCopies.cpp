@@ -1,0 +1,111 @@
+//===- ParallelCopies.cpp - large strided copies over threads -------------===//
+//
+// See hodu-cpu-parallel-copies in include/hodu/Target/CPU/Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Target/CPU/Passes.h"
+#include "hodu/Target/CPU/WorkSplit.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace hodu::cpu {
+#define GEN_PASS_DEF_CPUPARALLELCOPIES
+#include "hodu/Target/CPU/Passes.h.inc"
+} // namespace hodu::cpu
+
+using namespace mlir;
+
+namespace {
+
+/// Most pieces a copy is cut into, as hodu-cpu-parallelize's loops.
+constexpr int64_t kMaxPieces = 16;
+
+/// Cuts `copy` into pieces along its outermost dim that splits evenly;
+/// false where none does.
+bool parallelize(Operation *copy, Value input, Value output) {
+  auto source = dyn_cast<MemRefType>(input.getType());
+  auto target = dyn_cast<MemRefType>(output.getType());
+  if (!source || !target || !source.hasStaticShape() ||
+      source.getShape() != target.getShape())
+    return false;
+  ArrayRef<int64_t> shape = source.getShape();
+  int64_t dim = -1, pieces = 1;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size < 2)
+      continue;
+    pieces = hodu::cpu::choosePieces(size, kMaxPieces, /*divisorsOnly=*/true);
+    if (pieces > 1) {
+      dim = d;
+      break;
+    }
+  }
+  if (dim < 0)
+    return false;
+  int64_t part = shape[dim] / pieces;
+  OpBuilder b(copy);
+  Location loc = copy->getLoc();
+  auto forall = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(pieces)}, ValueRange{},
+      std::nullopt);
+  b.setInsertionPointToStart(forall.getBody());
+  Value offset = affine::AffineApplyOp::create(
+      b, loc, b.getAffineDimExpr(0) * part, forall.getInductionVar(0));
+  auto slice = [&](Value memref) {
+    int64_t rank = shape.size();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
+        strides(rank, b.getIndexAttr(1));
+    for (int64_t size : shape)
+      sizes.push_back(b.getIndexAttr(size));
+    offsets[dim] = offset;
+    sizes[dim] = b.getIndexAttr(part);
+    return memref::SubViewOp::create(b, loc, memref, offsets, sizes, strides);
+  };
+  Value from = slice(input);
+  Value to = slice(output);
+  linalg::CopyOp::create(b, loc, from, to);
+  copy->erase();
+  return true;
+}
+
+struct CpuParallelCopies
+    : hodu::cpu::impl::CpuParallelCopiesBase<CpuParallelCopies> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // The copies of the function body: linalg.copy, and memref.copy with a
+    // strided side (which hodu-cpu-expand-strided-copies would make a
+    // linalg.copy anyway; contiguous ones are a memcpy).
+    SmallVector<std::tuple<Operation *, Value, Value>> copies;
+    for (Block &block : func.getBody())
+      for (Operation &op : block) {
+        if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+          if (copy.hasPureBufferSemantics())
+            copies.push_back({copy, copy.getInputs()[0], copy.getOutputs()[0]});
+        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+          auto identity = [](Value v) {
+            return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+          };
+          if (!identity(copy.getSource()) || !identity(copy.getTarget()))
+            copies.push_back({copy, copy.getSource(), copy.getTarget()});
+        }
+      }
+    for (auto [copy, input, output] : copies) {
+      auto type = dyn_cast<MemRefType>(input.getType());
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrFloat())
+        continue;
+      int64_t bytes = type.getNumElements() *
+                      llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      if (bytes >= minBytes)
+        parallelize(copy, input, output);
+    }
+  }
+};
+
+} // namespace
