@@ -107,12 +107,18 @@ llvm::cl::opt<bool> amxFallback(
                    "their VNNI "
                    "kernels (for tests)"));
 
-/// Tests compare the padded tensors written in place with the pads that
-/// bufferization copies.
+/// Tests and benchmarks compare the padded tensors written in place with
+/// the pads that bufferization copies.
 llvm::cl::opt<bool> noPadInPlace(
     "hodu-no-pad-in-place", llvm::cl::Hidden, llvm::cl::init(false),
     llvm::cl::desc("CPU: leave tensor.pad to bufferization (a filled copy) "
                    "instead of hodu-cpu-pad-in-place (for tests)"));
+
+/// Benchmarks compare the copies spread over threads with serial ones.
+llvm::cl::opt<bool> noParallelCopies(
+    "hodu-no-parallel-copies", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: leave the copies of the function body on the "
+                   "calling thread (for benchmarks and tests)"));
 
 /// What the phase builders need; the named pipelines' options and hoduc's
 /// request both become this.
@@ -196,7 +202,9 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
          (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
                                          (amxFallback ? "{ask-os=false}," : ",")
                                    : std::string()) +
-         (o.optLevel >= 2 ? "func.func(hodu-cpu-parallel-copies)," : "") +
+         (o.optLevel >= 2 && !noParallelCopies
+              ? "func.func(hodu-cpu-parallel-copies),"
+              : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,hodu-cpu-omp-nowait,"
          "hodu-arena-to-workspace,hodu-lower-asserts,hodu-cpu-expand-strided-"
          "copies" +

@@ -1,29 +1,25 @@
-// hodu-cpu-pad-in-place: a tensor.pad by a constant becomes an empty tensor
-// of the padded shape whose border slabs are filled, and an insert_slice of
-// the source into its interior, so that eliminate-empty-tensors lets the
-// source's producer write the interior and bufferization copies nothing.
-// Reshapes between the producer and the pad move after it; a source with
-// other users keeps its pad.
+// hodu-cpu-pad-in-place: a tensor.pad by a constant becomes a fill of an
+// empty tensor of the padded shape and an insert_slice of the source into
+// its interior, so that eliminate-empty-tensors lets the source's producer
+// write the interior and bufferization copies nothing. Reshapes between
+// the producer and the pad move after it; a source with other users keeps
+// its pad.
 // RUN: hodu-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(hodu-cpu-pad-in-place))' | FileCheck %s
 // RUN: hodu-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(hodu-cpu-pad-in-place),eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},cse,canonicalize)' | FileCheck %s --check-prefix=BUF
 
 // CHECK-LABEL: func.func @depthwise_view
-// The fills come before the producer: top and bottom rows, left and right
-// columns of the [4, 18, 18] tensor, then the producer, the interior and
+// The fill comes before the producer, then the producer, the interior and
 // the view with the unit dim.
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<4x18x18xf32>
-// CHECK: tensor.extract_slice %[[E]][0, 0, 0] [4, 1, 18] [1, 1, 1]
-// CHECK: linalg.fill
-// CHECK: tensor.insert_slice {{.*}}[0, 17, 0] [4, 1, 18] [1, 1, 1]
-// CHECK: tensor.insert_slice {{.*}}[0, 0, 0] [4, 18, 1] [1, 1, 1]
-// CHECK: %[[F:.*]] = tensor.insert_slice {{.*}}[0, 0, 17] [4, 18, 1] [1, 1, 1]
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<4x18x18xf32>)
 // CHECK: %[[R:.*]] = scf.forall
 // CHECK: %[[I:.*]] = tensor.insert_slice %[[R]] into %[[F]][0, 1, 1] [4, 16, 16] [1, 1, 1]
 // CHECK: tensor.expand_shape %[[I]] {{\[\[}}0, 1], [2], [3]] output_shape [4, 1, 18, 18]
 // CHECK-NOT: tensor.pad
 // BUF-LABEL: func.func @depthwise_view
 // BUF: %[[A:.*]] = memref.alloc() {{.*}} : memref<4x18x18xf32>
-// BUF: %[[IN:.*]] = memref.subview %[[A]][0, 1, 1] [4, 16, 16] [1, 1, 1]
+// The whole buffer is filled, then the producer writes the interior.
+// BUF: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] : memref<4x18x18xf32>)
 // BUF: scf.forall
 // BUF: linalg.exp {{.*}} outs(%{{.*}} : memref<1x16x16xf32, strided<[324, 18, 1], offset: ?>>)
 // BUF-NOT: memref.copy
@@ -52,17 +48,15 @@ func.func @depthwise_view(%x: tensor<4x16x16xf32>, %out: tensor<4x1x18x18xf32>) 
 // -----
 
 // Unequal sides, a collapse before the pad (the padded dim goes to the
-// group's dim of size other than 1), and -inf: only the padded sides.
+// group's dim of size other than 1), and -inf.
 // CHECK-LABEL: func.func @collapse_one_side
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x9x12xf32>
-// CHECK: tensor.extract_slice %[[E]][0, 0, 0, 0] [1, 2, 9, 2] [1, 1, 1, 1]
-// CHECK: linalg.fill ins(%{{.*}} : f32)
-// CHECK: %[[F:.*]] = tensor.insert_slice {{.*}}[0, 0, 0, 0] [1, 2, 9, 2] [1, 1, 1, 1]
-// CHECK-NOT: linalg.fill
+// CHECK: %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<1x2x9x12xf32>)
 // CHECK: %[[R:.*]] = linalg.exp
 // CHECK: %[[I:.*]] = tensor.insert_slice %[[R]] into %[[F]][0, 0, 0, 2] [1, 2, 9, 10] [1, 1, 1, 1]
 // CHECK: tensor.collapse_shape %[[I]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x9x12xf32> into tensor<2x9x12xf32>
 // BUF-LABEL: func.func @collapse_one_side
+// BUF: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : memref<1x2x9x12xf32>)
 // BUF-NOT: memref.copy
 // BUF-NOT: linalg.copy
 // BUF: return
@@ -130,3 +124,4 @@ func.func @kept(%x: tensor<4x8xf32>, %n: index, %o1: tensor<4x10xf32>, %o2: tens
   } : tensor<4x8xf32> to tensor<4x?xf32>
   return %y, %z, %q : tensor<4x10xf32>, tensor<4x8xf32>, tensor<4x?xf32>
 }
+

@@ -570,7 +570,7 @@ def CpuEmptyArguments : Pass<"hodu-cpu-empty-arguments", "mlir::ModuleOp"> {
 }
 
 def CpuPadInPlace : Pass<"hodu-cpu-pad-in-place", "mlir::func::FuncOp"> {
-  let summary = "Zero-padded tensors written in place: the producer writes the interior, only the border is filled (CPU)";
+  let summary = "Padded tensors written in place: the source's producer writes the interior, no copy (CPU)";
   let description = [{
     A `tensor.pad` by a constant bufferizes to a new buffer, filled whole
     and then given a copy of the source: for a convolution's padded input
@@ -580,13 +580,17 @@ def CpuPadInPlace : Pass<"hodu-cpu-pad-in-place", "mlir::func::FuncOp"> {
 
     This pass, before bufferization, rewrites each such pad (static low and
     high, a padding value that is no block argument, no `nofold`) as a
-    `tensor.empty` of the padded shape whose border slabs (the `low` and
-    `high` rows of each padded dim) are filled, and a `tensor.insert_slice`
-    of the source into its interior. `eliminate-empty-tensors` then lets
-    the op that produced the source (a tiled loop's `scf.forall`, a linalg
-    op) write into the interior directly, so one-shot bufferization copies
-    nothing; where the source has no such producer (a function argument, a
-    constant) the interior is copied, as before, and only the fill shrinks.
+    `linalg.fill` of a `tensor.empty` of the padded shape and a
+    `tensor.insert_slice` of the source into its interior.
+    `eliminate-empty-tensors` then lets the op that produced the source (a
+    tiled loop's `scf.forall`, a linalg op) write into the interior
+    directly, so one-shot bufferization copies nothing; where the source has
+    no such producer (a function argument, a constant) the interior is
+    copied, as before. The fill stays whole: a `memset`, which
+    `hodu-cpu-parallel-copies` spreads over threads when it is large
+    (filling the border alone, a fill per padded side, was no faster and
+    made much more code). A source that another op also reads keeps its
+    pad (that reader may address the tensor as dense).
 
     Reshapes between the producer and the pad (the unit dims that
     depthwise convolutions' `[1, C, 1, H, W]` views add) are moved after
@@ -600,11 +604,10 @@ def CpuPadInPlace : Pass<"hodu-cpu-pad-in-place", "mlir::func::FuncOp"> {
     %p = tensor.pad %r low[0, 1, 1] high[0, 1, 1] { tensor.yield %zero : f32 }
         : tensor<16x256x256xf32> to tensor<16x258x258xf32>
     ```
-    After (abridged):
+    After:
     ```mlir
     %big = tensor.empty() : tensor<16x258x258xf32>
-    %top = linalg.fill ins(%zero : f32) outs(<rows 0..1 of %big>) ...
-    ... (the bottom row, the left and right columns)
+    %filled = linalg.fill ins(%zero : f32) outs(%big : tensor<16x258x258xf32>) -> tensor<16x258x258xf32>
     %r = scf.forall (%i) in (16) shared_outs(%o = %e) -> (tensor<16x256x256xf32>) ...
     %p = tensor.insert_slice %r into %filled[0, 1, 1] [16, 256, 256] [1, 1, 1]
     ```
@@ -615,14 +618,15 @@ def CpuPadInPlace : Pass<"hodu-cpu-pad-in-place", "mlir::func::FuncOp"> {
 }
 
 def CpuParallelCopies : Pass<"hodu-cpu-parallel-copies", "mlir::func::FuncOp"> {
-  let summary = "Large strided copies between buffers over threads (CPU)";
+  let summary = "Large copies and fills of buffers over threads (CPU)";
   let description = [{
     After bufferization, the copies that one-shot bufferization made for a
     `tensor.insert_slice` into a strided destination (the interleaving of a
     strided ConvTranspose's output phases, a padded tensor whose source has
     other readers, a concatenation into a view) are `linalg.copy` ops of
-    the function body, which lower to loops on the calling thread. Each
-    such copy of at least `min-bytes` bytes with a static shape becomes an
+    the function body, which lower to loops on the calling thread; so are
+    the fills of padded buffers (`hodu-cpu-pad-in-place`). Each such copy or
+    `linalg.fill` of at least `min-bytes` bytes with a static shape becomes an
     `scf.forall` whose iterations copy equal parts of it, cut along its
     outermost dim whose size has a piece count that spreads evenly over 2,
     4, 8 and 16 threads (hodu::cpu::choosePieces, whole rows of that dim
@@ -648,7 +652,7 @@ def CpuParallelCopies : Pass<"hodu-cpu-parallel-copies", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", "65536",
-           "Smallest copy, in bytes, spread over threads">
+           "Smallest copy or fill, in bytes, spread over threads">
   ];
   let dependentDialects = [
     "mlir::scf::SCFDialect", "mlir::memref::MemRefDialect",

@@ -192,31 +192,15 @@ bool rewritePad(tensor::PadOp pad, DominanceInfo &dominance) {
   ArrayRef<int64_t> sizes = sourceType.getShape();
   ArrayRef<int64_t> full = currentPadded.getShape();
   int64_t rank = sourceType.getRank();
+  // The whole tensor is filled, then the interior is overwritten: a
+  // memset. Filling the border alone (a fill per padded side) was no faster
+  // on PP-OCRv4's detector, its strided column fills lowered to scalar
+  // loops, and it doubled the code generation time of PP-OCR's classifier.
   Value filled =
       tensor::EmptyOp::create(b, loc, full, sourceType.getElementType());
-  // One slab per padded side: the whole tensor except that dim, which is
-  // the side's rows. Slabs of two dims overlap in their corners.
-  auto fillSlab = [&](int64_t dim, int64_t offset, int64_t extent) {
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    SmallVector<OpFoldResult> slabSizes, strides(rank, b.getIndexAttr(1));
-    for (int64_t size : full)
-      slabSizes.push_back(b.getIndexAttr(size));
-    offsets[dim] = b.getIndexAttr(offset);
-    slabSizes[dim] = b.getIndexAttr(extent);
-    Value slab = tensor::ExtractSliceOp::create(b, loc, filled, offsets,
-                                                slabSizes, strides);
-    Value fill =
-        linalg::FillOp::create(b, loc, ValueRange{padValue}, ValueRange{slab})
-            .getResult(0);
-    filled = tensor::InsertSliceOp::create(b, loc, fill, filled, offsets,
-                                           slabSizes, strides);
-  };
-  for (int64_t d = 0; d < rank; ++d) {
-    if (current.low[d])
-      fillSlab(d, 0, current.low[d]);
-    if (current.high[d])
-      fillSlab(d, current.low[d] + sizes[d], current.high[d]);
-  }
+  filled =
+      linalg::FillOp::create(b, loc, ValueRange{padValue}, ValueRange{filled})
+          .getResult(0);
 
   b.setInsertionPoint(pad);
   SmallVector<OpFoldResult> offsets, interior, strides(rank, b.getIndexAttr(1));

@@ -1,4 +1,4 @@
-//===- ParallelCopies.cpp - large strided copies over threads -------------===//
+//===- ParallelCopies.cpp - large copies and fills over threads -----------===//
 //
 // See hodu-cpu-parallel-copies in include/hodu/Target/CPU/Passes.td.
 //
@@ -26,11 +26,15 @@ namespace {
 /// Most pieces a copy is cut into, as hodu-cpu-parallelize's loops.
 constexpr int64_t kMaxPieces = 16;
 
-/// Cuts `copy` into pieces along its outermost dim that splits evenly;
+/// Cuts `copy` (a copy from `input`, or a fill of `output` when `input` is
+/// its scalar) into pieces along its outermost dim that splits evenly;
 /// false where none does.
 bool parallelize(Operation *copy, Value input, Value output) {
-  auto source = dyn_cast<MemRefType>(input.getType());
   auto target = dyn_cast<MemRefType>(output.getType());
+  auto source = dyn_cast<MemRefType>(input.getType());
+  bool isFill = !source;
+  if (isFill)
+    source = target;
   if (!source || !target || !source.hasStaticShape() ||
       source.getShape() != target.getShape())
     return false;
@@ -66,9 +70,11 @@ bool parallelize(Operation *copy, Value input, Value output) {
     sizes[dim] = b.getIndexAttr(part);
     return memref::SubViewOp::create(b, loc, memref, offsets, sizes, strides);
   };
-  Value from = slice(input);
   Value to = slice(output);
-  linalg::CopyOp::create(b, loc, from, to);
+  if (isFill)
+    linalg::FillOp::create(b, loc, ValueRange{input}, ValueRange{to});
+  else
+    linalg::CopyOp::create(b, loc, Value(slice(input)), to);
   copy->erase();
   return true;
 }
@@ -78,13 +84,17 @@ struct CpuParallelCopies
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // The copies of the function body: linalg.copy, and memref.copy with a
-    // strided side (which hodu-cpu-expand-strided-copies would make a
-    // linalg.copy anyway; contiguous ones are a memcpy).
+    // The copies and fills of the function body: linalg.copy and
+    // linalg.fill, and memref.copy with a strided side (which
+    // hodu-cpu-expand-strided-copies would make a linalg.copy anyway;
+    // contiguous ones are a memcpy).
     SmallVector<std::tuple<Operation *, Value, Value>> copies;
     for (Block &block : func.getBody())
       for (Operation &op : block) {
-        if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+        if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+          if (fill.hasPureBufferSemantics())
+            copies.push_back({fill, fill.getInputs()[0], fill.getOutputs()[0]});
+        } else if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
           if (copy.hasPureBufferSemantics())
             copies.push_back({copy, copy.getInputs()[0], copy.getOutputs()[0]});
         } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
@@ -96,7 +106,7 @@ struct CpuParallelCopies
         }
       }
     for (auto [copy, input, output] : copies) {
-      auto type = dyn_cast<MemRefType>(input.getType());
+      auto type = dyn_cast<MemRefType>(output.getType());
       if (!type || !type.hasStaticShape() ||
           !type.getElementType().isIntOrFloat())
         continue;
