@@ -156,7 +156,7 @@ bool rewritePad(tensor::PadOp pad, DominanceInfo &dominance) {
 
   // A source with other users keeps its pad: eliminate-empty-tensors would
   // still hand its producer the padded tensor's interior (it moves the
-  // fills up), and the other users, which read a dense tensor, may address
+  // fill up), and the other users, which read a dense tensor, may address
   // it as one (a resize's vector.gather takes flat offsets). So does a
   // producer that scatters by flat offsets itself.
   if (!source.hasOneUse())
@@ -167,13 +167,13 @@ bool rewritePad(tensor::PadOp pad, DominanceInfo &dominance) {
           .wasInterrupted())
     return false;
 
-  // The border fills go before the source's producer, so that
+  // The fill goes before the source's producer, so that
   // eliminate-empty-tensors may hand the producer a slice of the padded
   // tensor; the padding value must then be available there.
   OpBuilder b(pad);
   Location loc = pad.getLoc();
   Operation *producer = source.getDefiningOp();
-  // A producer in another block (the pad inside a loop) keeps the fills at
+  // A producer in another block (the pad inside a loop) keeps the fill at
   // the pad: hoisted, each iteration's insert would copy the whole tensor.
   if (producer && producer->getBlock() != pad->getBlock())
     producer = nullptr;

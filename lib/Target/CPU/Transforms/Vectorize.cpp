@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Vector/TransformOps/VectorTransformOps.h"
 #include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/Remarks.h"
+#include "llvm/Support/CommandLine.h"
 
 namespace hodu::cpu {
 #define GEN_PASS_DEF_CPUVECTORIZE
@@ -46,6 +47,14 @@ using namespace mlir;
 using namespace hodu::cpu;
 
 namespace {
+/// Fault injection for test/Target/CPU/fast-path-fallback.test: lets
+/// matmuls with K = 1 into the register-tile script, which fails on them,
+/// so that the test sees the fallback to the generic lowering.
+llvm::cl::opt<bool> scriptOuterProducts(
+    "hodu-cpu-script-outer-products", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: give matmuls with K = 1 to the register-tile "
+                   "script, which fails on them (for tests of the fallback)"));
+
 constexpr llvm::StringLiteral kCandidate = "hodu.vectorize_candidate";
 /// The name of the remark that gives a convolution's strategy, which hoduc
 /// --print-stats prints (lib/Driver/Stats.cpp).
@@ -295,6 +304,11 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     if (llvm::any_of(ranges, ShapedType::isDynamic))
       return false;
     int64_t n = ranges[ranges.size() == 4 ? 2 : 1];
+    // K = 1 (an outer product: a decoder's attention over one key) folds
+    // its k loop away while the script tiles it, which the script cannot
+    // follow: the generic lowering takes it, without a remark.
+    if (ranges.back() < 2 && !scriptOuterProducts)
+      return false;
     return n % 4 == 0; // else no useful vector width: the scalar path
   }
 
