@@ -13,44 +13,15 @@ weights (an LCG). Encode with
   protoc --encode=onnx.ModelProto onnx.proto < decoder.textproto > decoder.onnx
 Test infrastructure, Python 3 standard library only."""
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from onnx_text import Graph, ints, scalar  # noqa: E402
+
 D, H, DH, F, V, P = 8, 2, 4, 16, 11, 32
-state = 4242
-
-
-def rnd():
-    global state
-    state = (state * 1103515245 + 12345) % (1 << 31)
-    return state / (1 << 31) * 2 - 1
-
-
-def floats(name, dims, scale=0.5, center=0.0):
-    n = 1
-    for d in dims:
-        n *= d
-    return ('  initializer { name: "%s" data_type: 1 %s %s }\n' % (
-        name, " ".join("dims: %d" % d for d in dims),
-        " ".join("float_data: %.5f" % (center + rnd() * scale) for _ in range(n))))
-
-
-def ints(name, values, scalar=False):
-    dims = "" if scalar else "dims: %d " % len(values)
-    return '  initializer { name: "%s" data_type: 7 %s%s }\n' % (
-        name, dims, " ".join("int64_data: %d" % v for v in values))
-
-
-def scalar(name, value):
-    return '  initializer { name: "%s" data_type: 1 float_data: %g }\n' % (name, value)
-
-
-nodes = []
-
-
-def node(op, inputs, output, **attrs):
-    a = "".join(' attribute { name: "%s" %s }' % (k, v) for k, v in attrs.items())
-    nodes.append('  node { op_type: "%s" %s output: "%s" name: "%s"%s }\n' % (
-        op, " ".join('input: "%s"' % i for i in inputs), output, output, a))
-    return output
-
+g = Graph(4242)
+node, floats = g.node, g.floats
 
 AXIS0 = "type: INT i: 0"
 # Shapes of the run: batch from input_ids, past from past_key.
@@ -80,23 +51,11 @@ node("Transpose", ["present_key"], "keys_t", perm="type: INTS ints: 0 ints: 1 in
 node("MatMul", ["q_t", "keys_t"], "scores")
 node("Div", ["scores", "sqrt_dh"], "scaled")
 node("Softmax", ["scaled"], "probs", axis="type: INT i: -1")
-node("MatMul", ["probs", "present_value"], "ctx")
-node("Transpose", ["ctx"], "ctx_t", perm="type: INTS ints: 0 ints: 2 ints: 1 ints: 3")
-node("Reshape", ["ctx_t", "merge_shape"], "ctx_m")
-node("MatMul", ["ctx_m", "wo"], "o_mm")
-node("Add", ["o_mm", "bo"], "o")
+g.attention_out("probs", "present_value", "o")
 node("Add", ["x0", "o"], "res1")
 # Feed-forward with an Erf GELU.
 node("LayerNormalization", ["res1", "ln2_g", "ln2_b"], "h1", axis="type: INT i: -1")
-node("MatMul", ["h1", "w1"], "f1_mm")
-node("Add", ["f1_mm", "b1"], "f1")
-node("Div", ["f1", "sqrt2"], "f1s")
-node("Erf", ["f1s"], "erf")
-node("Add", ["erf", "onef"], "erf1")
-node("Mul", ["f1", "erf1"], "g0")
-node("Mul", ["g0", "half"], "gelu")
-node("MatMul", ["gelu", "w2"], "f2_mm")
-node("Add", ["f2_mm", "b2"], "f2")
+g.gelu_ffn("h1", "f2")
 node("Add", ["res1", "f2"], "res2")
 node("LayerNormalization", ["res2", "lnf_g", "lnf_b"], "hf", axis="type: INT i: -1")
 node("MatMul", ["hf", "lm_head"], "logits")
@@ -115,7 +74,7 @@ inits = (floats("tok_emb", [V, D], 1.0) + floats("pos_emb", [P, D], 0.3) +
          scalar("onef", 1.0) + scalar("sqrt_dh", DH ** 0.5) +
          scalar("sqrt2", 2 ** 0.5) + scalar("half", 0.5))
 print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n  name: "decoder"')
-print("".join(nodes) + inits, end="")
+print("".join(g.nodes) + inits, end="")
 print('  input { name: "input_ids" type { tensor_type { elem_type: 7 shape { '
       'dim { dim_param: "batch" } dim { dim_value: 1 } } } } }')
 for name in ("past_key", "past_value"):

@@ -10,43 +10,15 @@ positions up to 32. Deterministic weights (an LCG). Encode with
   protoc --encode=onnx.ModelProto onnx.proto < encoder.textproto > encoder.onnx
 Test infrastructure, Python 3 standard library only."""
 
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from onnx_text import Graph, ints, scalar  # noqa: E402
+
 D, H, DH, F, V, P = 8, 2, 4, 16, 11, 32
-state = 12345
-
-
-def rnd():
-    global state
-    state = (state * 1103515245 + 12345) % (1 << 31)
-    return state / (1 << 31) * 2 - 1
-
-
-def floats(name, dims, scale=0.5, center=0.0):
-    n = 1
-    for d in dims:
-        n *= d
-    return ('  initializer { name: "%s" data_type: 1 %s %s }\n' % (
-        name, " ".join("dims: %d" % d for d in dims),
-        " ".join("float_data: %.5f" % (center + rnd() * scale) for _ in range(n))))
-
-
-def ints(name, values):
-    return '  initializer { name: "%s" data_type: 7 dims: %d %s }\n' % (
-        name, len(values), " ".join("int64_data: %d" % v for v in values))
-
-
-def scalar(name, value):
-    return '  initializer { name: "%s" data_type: 1 float_data: %g }\n' % (name, value)
-
-
-nodes = []
-
-
-def node(op, inputs, output, **attrs):
-    a = "".join(' attribute { name: "%s" %s }' % (k, v) for k, v in attrs.items())
-    nodes.append('  node { op_type: "%s" %s output: "%s" name: "%s"%s }\n' % (
-        op, " ".join('input: "%s"' % i for i in inputs), output, output, a))
-    return output
-
+g = Graph(12345)
+node, floats = g.node, g.floats
 
 # Shapes of the run: batch and seq from input_ids.
 node("Shape", ["input_ids"], "shape")
@@ -78,23 +50,11 @@ node("MatMul", ["q_t", "k_t"], "scores")
 node("Div", ["scores", "sqrt_dh"], "scaled")
 node("Add", ["scaled", "bias4"], "masked")
 node("Softmax", ["masked"], "probs", axis="type: INT i: -1")
-node("MatMul", ["probs", "v_t"], "ctx")
-node("Transpose", ["ctx"], "ctx_t", perm="type: INTS ints: 0 ints: 2 ints: 1 ints: 3")
-node("Reshape", ["ctx_t", "merge_shape"], "ctx_m")
-node("MatMul", ["ctx_m", "wo"], "o_mm")
-node("Add", ["o_mm", "bo"], "o")
+g.attention_out("probs", "v_t", "o")
 node("Add", ["x0", "o"], "res1")
 node("LayerNormalization", ["res1", "ln1_g", "ln1_b"], "h1", axis="type: INT i: -1")
 # Feed-forward with an Erf GELU.
-node("MatMul", ["h1", "w1"], "f1_mm")
-node("Add", ["f1_mm", "b1"], "f1")
-node("Div", ["f1", "sqrt2"], "f1s")
-node("Erf", ["f1s"], "erf")
-node("Add", ["erf", "onef"], "erf1")
-node("Mul", ["f1", "erf1"], "g0")
-node("Mul", ["g0", "half"], "gelu")
-node("MatMul", ["gelu", "w2"], "f2_mm")
-node("Add", ["f2_mm", "b2"], "f2")
+g.gelu_ffn("h1", "f2")
 node("Add", ["h1", "f2"], "res2")
 node("LayerNormalization", ["res2", "ln2_g", "ln2_b"], "hidden", axis="type: INT i: -1")
 # A pooled output: the first token's vector through tanh, as BERT's pooler.
@@ -108,8 +68,7 @@ inits = (floats("tok_emb", [V, D], 1.0) + floats("pos_emb", [P, D], 0.3) +
          floats("ln1_b", [D], 0.1) + floats("w1", [D, F]) + floats("b1", [F], 0.1) +
          floats("w2", [F, D]) + floats("b2", [D], 0.1) + floats("ln2_g", [D], 0.1, 1.0) +
          floats("ln2_b", [D], 0.1) + floats("wp", [D, D]) +
-         ints("i0", [0])[:-3].replace("dims: 1 ", "") + " }\n" +
-         ints("i1", [1])[:-3].replace("dims: 1 ", "") + " }\n" +
+         ints("i0", [0], scalar=True) + ints("i1", [1], scalar=True) +
          ints("axes0", [0]) + ints("axes12", [1, 2]) + ints("heads", [H]) +
          ints("dh", [DH]) + ints("dmodel", [D]) +
          '  initializer { name: "zero" data_type: 7 int64_data: 0 }\n'
@@ -117,7 +76,7 @@ inits = (floats("tok_emb", [V, D], 1.0) + floats("pos_emb", [P, D], 0.3) +
          scalar("onef", 1.0) + scalar("neg", -10000.0) + scalar("sqrt_dh", DH ** 0.5) +
          scalar("sqrt2", 2 ** 0.5) + scalar("half", 0.5))
 print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n  name: "encoder"')
-print("".join(nodes) + inits, end="")
+print("".join(g.nodes) + inits, end="")
 for name, et in (("input_ids", 7), ("attention_mask", 7)):
     print('  input { name: "%s" type { tensor_type { elem_type: %d shape { '
           'dim { dim_param: "batch" } dim { dim_param: "seq" } } } } }' % (name, et))
