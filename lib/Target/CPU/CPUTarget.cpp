@@ -202,12 +202,14 @@ std::string bufferizedPipeline(const CPUPipelineConfig &o) {
          (o.optLevel >= 2 && o.amx ? std::string("hodu-cpu-amx-tiles") +
                                          (amxFallback ? "{ask-os=false}," : ",")
                                    : std::string()) +
+         // Strided memref.copy -> linalg.copy first: the copies that
+         // hodu-cpu-parallel-copies spreads over threads are all linalg.copy.
+         "hodu-cpu-expand-strided-copies," +
          (o.optLevel >= 2 && !noParallelCopies
               ? "func.func(hodu-cpu-parallel-copies),"
               : "") +
          "scf-forall-to-parallel,convert-scf-to-openmp,hodu-cpu-omp-nowait,"
-         "hodu-arena-to-workspace,hodu-lower-asserts,hodu-cpu-expand-strided-"
-         "copies" +
+         "hodu-arena-to-workspace,hodu-lower-asserts" +
          (o.optLevel >= 2 ? ",func.func(hodu-cpu-prefetch-panels,"
                             "hodu-cpu-kernel-loop-hints{vector-bits=" +
                                 std::to_string(o.vectorBits) + "})"

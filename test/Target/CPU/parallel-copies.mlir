@@ -3,8 +3,8 @@
 // parts along its outermost dim that splits evenly over 2, 4, 8 and 16
 // threads; small copies, contiguous memref.copy (a memcpy) and copies
 // inside loops stay.
-// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-parallel-copies))' | FileCheck %s
-// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-parallel-copies{min-bytes=1000000000}))' | FileCheck %s --check-prefix=NONE
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(hodu-cpu-expand-strided-copies,func.func(hodu-cpu-parallel-copies))' | FileCheck %s
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(hodu-cpu-expand-strided-copies,func.func(hodu-cpu-parallel-copies{min-bytes=1000000000}))' | FileCheck %s --check-prefix=NONE
 
 // CHECK-LABEL: func.func @phases
 // The interleaving copy of a stride-2 phase: 24 channels in 8 parts of 3.
@@ -16,7 +16,8 @@
 // A unit dim first (skipped), then 7 rows: a row each.
 // CHECK: scf.forall (%{{.*}}) in (7) {
 // CHECK:   memref.subview %{{.*}}[0, %{{.*}}, 0] [1, 1, 4096] [1, 1, 1]
-// A strided memref.copy becomes a parallel linalg.copy as well.
+// A strided memref.copy (a linalg.copy after hodu-cpu-expand-strided-copies,
+// which the CPU pipeline runs first) becomes a parallel linalg.copy as well.
 // CHECK: scf.forall (%{{.*}}) in (16) {
 // CHECK:   linalg.copy
 // CHECK-NOT: memref.copy

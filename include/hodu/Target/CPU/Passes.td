@@ -624,7 +624,9 @@ def CpuParallelCopies : Pass<"hodu-cpu-parallel-copies", "mlir::func::FuncOp"> {
     `tensor.insert_slice` into a strided destination (the interleaving of a
     strided ConvTranspose's output phases, a padded tensor whose source has
     other readers, a concatenation into a view) are `linalg.copy` ops of
-    the function body, which lower to loops on the calling thread; so are
+    the function body (strided `memref.copy` ops become `linalg.copy` in
+    `hodu-cpu-expand-strided-copies`, which the CPU pipeline runs first),
+    which lower to loops on the calling thread; so are
     the fills of padded buffers (`hodu-cpu-pad-in-place`). Each such copy or
     `linalg.fill` of at least `min-bytes` bytes with a static shape becomes an
     `scf.forall` whose iterations copy equal parts of it, cut along its

@@ -6,7 +6,6 @@
 
 #include "hodu/Target/CPU/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -26,10 +25,6 @@ namespace {
 /// The padding of one tensor: low and high per dim.
 struct Padding {
   SmallVector<int64_t> low, high;
-  bool none() const {
-    return llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
-           llvm::all_of(high, [](int64_t v) { return v == 0; });
-  }
 };
 
 /// The padding of the reshape's source that, reshaped, gives `outer` of
@@ -175,14 +170,13 @@ bool rewritePad(tensor::PadOp pad, DominanceInfo &dominance) {
   Operation *producer = source.getDefiningOp();
   // A producer in another block (the pad inside a loop) keeps the fill at
   // the pad: hoisted, each iteration's insert would copy the whole tensor.
-  if (producer && producer->getBlock() != pad->getBlock())
-    producer = nullptr;
-  if (producer && !isa<tensor::EmptyOp>(producer) &&
-      dominance.properlyDominates(padValue, producer)) {
-    b.setInsertionPoint(producer);
-  } else if (producer && !isa<tensor::EmptyOp>(producer)) {
-    if (Operation *constant = padValue.getDefiningOp();
-        constant && constant->hasTrait<OpTrait::ConstantLike>()) {
+  // An empty tensor has nothing to write in place.
+  if (producer && producer->getBlock() == pad->getBlock() &&
+      !isa<tensor::EmptyOp>(producer)) {
+    if (dominance.properlyDominates(padValue, producer)) {
+      b.setInsertionPoint(producer);
+    } else if (Operation *constant = padValue.getDefiningOp();
+               constant && constant->hasTrait<OpTrait::ConstantLike>()) {
       b.setInsertionPoint(producer);
       padValue = b.clone(*constant)->getResult(0);
     }

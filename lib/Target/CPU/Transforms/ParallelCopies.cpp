@@ -84,27 +84,18 @@ struct CpuParallelCopies
   using Base::Base;
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // The copies and fills of the function body: linalg.copy and
-    // linalg.fill, and memref.copy with a strided side (which
-    // hodu-cpu-expand-strided-copies would make a linalg.copy anyway;
+    // The copies and fills of the function body (strided memref.copy ops
+    // are linalg.copy by now: hodu-cpu-expand-strided-copies runs first;
     // contiguous ones are a memcpy).
     SmallVector<std::tuple<Operation *, Value, Value>> copies;
     for (Block &block : func.getBody())
-      for (Operation &op : block) {
-        if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-          if (fill.hasPureBufferSemantics())
-            copies.push_back({fill, fill.getInputs()[0], fill.getOutputs()[0]});
-        } else if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
-          if (copy.hasPureBufferSemantics())
-            copies.push_back({copy, copy.getInputs()[0], copy.getOutputs()[0]});
-        } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
-          auto identity = [](Value v) {
-            return cast<MemRefType>(v.getType()).getLayout().isIdentity();
-          };
-          if (!identity(copy.getSource()) || !identity(copy.getTarget()))
-            copies.push_back({copy, copy.getSource(), copy.getTarget()});
-        }
-      }
+      for (Operation &op : block)
+        if (auto copy = dyn_cast<linalg::CopyOp>(op);
+            copy && copy.hasPureBufferSemantics())
+          copies.push_back({copy, copy.getInputs()[0], copy.getOutputs()[0]});
+        else if (auto fill = dyn_cast<linalg::FillOp>(op);
+                 fill && fill.hasPureBufferSemantics())
+          copies.push_back({fill, fill.getInputs()[0], fill.getOutputs()[0]});
     for (auto [copy, input, output] : copies) {
       auto type = dyn_cast<MemRefType>(output.getType());
       if (!type || !type.hasStaticShape() ||
