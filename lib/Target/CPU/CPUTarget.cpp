@@ -120,6 +120,13 @@ llvm::cl::opt<bool> noParallelCopies(
     llvm::cl::desc("CPU: leave the copies of the function body on the "
                    "calling thread (for benchmarks and tests)"));
 
+/// Tests and benchmarks compare attention fused into one tiled loop with
+/// the op-by-op lowering.
+llvm::cl::opt<bool> noFuseAttention(
+    "hodu-no-fuse-attention", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: lower attention op by op instead of "
+                   "hodu-cpu-fuse-attention's tiled loop (for tests)"));
+
 /// What the phase builders need; the named pipelines' options and hoduc's
 /// request both become this.
 struct CPUPipelineConfig {
@@ -154,6 +161,10 @@ std::string linalgExtension(const CPUPipelineConfig &o) {
   std::string p;
   if (o.optLevel >= 1)
     p += "hodu-cpu-flush-denormals,";
+  // Attention's chain fused into its second product's tiles, before the
+  // products are tiled for registers (which then take the tiles' products).
+  if (o.optLevel >= 2 && !noFuseAttention)
+    p += "func.func(hodu-cpu-fuse-attention),";
   if (o.optLevel >= 2)
     p += "hodu-cpu-vectorize{vector-bits=" + std::to_string(o.vectorBits) +
          " vector-registers=" + std::to_string(o.vectorRegisters) +

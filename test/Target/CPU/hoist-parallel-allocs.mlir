@@ -1,14 +1,17 @@
-// hodu-cpu-hoist-parallel-allocs: the scratch buffer of each scf.forall
-// iteration becomes one allocation before the loop, a 64-byte-aligned part
-// per iteration; buffers that may outlive the iteration or are freed in
-// it, loops of unknown or too many iterations and allocations inside
-// nested loops are left alone, and so is scratch whose parts would take
-// more than max-bytes together (768 bytes here). Scratch that is not
-// hoisted for its loop's iterations or bytes goes on the stack (in a scope
-// around the iteration) up to max-stack-bytes, and stays a malloc past that.
-// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs))' | FileCheck %s
+// hodu-cpu-hoist-parallel-allocs: scratch of each scf.forall iteration that
+// fits max-stack-bytes (all of an iteration's buffers together) goes on the
+// stack, in a scope around the iteration, whatever the loop's iteration
+// count. Larger scratch becomes one allocation before the loop, a
+// 64-byte-aligned part per iteration; buffers that may outlive the
+// iteration or are freed in it, loops of unknown or too many iterations and
+// allocations inside nested loops are left alone, and so is scratch whose
+// parts would take more than max-bytes together (768 bytes here). Scratch
+// that is not hoisted for its loop's iterations or bytes goes on the stack
+// up to max-stack-bytes per buffer, and stays a malloc past that.
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs))' | FileCheck %s --check-prefix=FEW
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-stack-bytes=64}))' | FileCheck %s
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2}))' | FileCheck %s --check-prefix=FEW
-// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-bytes=700}))' | FileCheck %s --check-prefix=FEW
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-bytes=700 max-stack-bytes=64}))' | FileCheck %s --check-prefix=HEAP
 // RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2 max-stack-bytes=64}))' | FileCheck %s --check-prefix=HEAP
 
 // CHECK-LABEL: func.func @scratch

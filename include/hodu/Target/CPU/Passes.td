@@ -375,19 +375,22 @@ def CpuHoistParallelAllocs
     puts the `tensor.empty` of a tile's temporaries there (the V and M
     blocks of a Winograd convolution). Left there, every iteration calls
     malloc and free, and a large block is mapped and unmapped each time
-    (page faults on every run). With a static trip count of at most
-    `max-iterations`, this pass allocates the scratch of all iterations once
-    before the loop, as bytes, and gives each iteration its own part of it
+    (page faults on every run). Scratch of which one iteration takes at
+    most `max-stack-bytes` (all its buffers together) goes on the stack of
+    the thread running the iteration: a `memref.alloca` in a
+    `memref.alloca_scope` around the loop's body, so that each iteration
+    gives its stack back and the iterations one thread runs reuse one block
+    while it is in its cache (an attention tile's scores from
+    `hodu-cpu-fuse-attention`, rows x keys per iteration, would otherwise
+    add up to the whole scores again). Larger scratch, with a static trip
+    count of at most `max-iterations`, is allocated for all iterations once
+    before the loop, as bytes, and each iteration gets its own part of it
     (a `memref.view` at iteration * size, 64-byte aligned), so that the
     allocation joins the run's planned workspace. Every part is then live
     while the loop runs (malloc held one per thread at a time), so scratch
     is hoisted only while all its parts take at most `max-bytes` (64 MiB).
-    Scratch of a loop with more iterations than that (a first
-    convolution's im2col panel: 1.7 KB in each of 3,136 iterations) goes on
-    the stack of the thread running the iteration instead, where it takes
-    at most `max-stack-bytes` (64 KiB): a `memref.alloca` in a
-    `memref.alloca_scope` around the loop's body, so that each iteration
-    gives its stack back. Allocations whose buffer may outlive the
+    Scratch of a loop with more iterations than that goes on the stack
+    too, each buffer of at most `max-stack-bytes` (64 KiB). Allocations whose buffer may outlive the
     iteration (yielded, returned, freed or passed to a call, directly or
     through a view) stay where they are.
 
@@ -403,13 +406,23 @@ def CpuHoistParallelAllocs
       %s = memref.alloc() : memref<16x64xf32>
       ...
     }
-    ```
-    After:
-    ```mlir
-    %all = memref.alloc() {alignment = 64 : i64} : memref<16384xi8>
     scf.forall (%i) in (4) {
-      %off = arith.muli %i, %c4096 : index
-      %s = memref.view %all[%off][] : memref<16384xi8> to memref<16x64xf32>
+      %b = memref.alloc() : memref<128x256xf32>
+      ...
+    }
+    ```
+    After (4 KiB on the stack; 128 KiB, past max-stack-bytes, hoisted):
+    ```mlir
+    scf.forall (%i) in (4) {
+      memref.alloca_scope {
+        %s = memref.alloca() : memref<16x64xf32>
+        ...
+      }
+    }
+    %all = memref.alloc() {alignment = 64 : i64} : memref<524288xi8>
+    scf.forall (%i) in (4) {
+      %off = arith.muli %i, %c131072 : index
+      %b = memref.view %all[%off][] : memref<524288xi8> to memref<128x256xf32>
       ...
     }
     ```
@@ -420,7 +433,7 @@ def CpuHoistParallelAllocs
     Option<"maxBytes", "max-bytes", "int64_t", "67108864",
            "Most bytes one hoisted allocation (every iteration's part) may take">,
     Option<"maxStackBytes", "max-stack-bytes", "int64_t", "65536",
-           "Most bytes of an iteration's scratch put on the stack where the loop has too many iterations to hoist it">,
+           "Most bytes of an iteration's scratch (all its buffers) put on the stack first; past it, most bytes of one buffer put there where the loop has too many iterations to hoist it">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];
@@ -567,6 +580,70 @@ def CpuEmptyArguments : Pass<"hodu-cpu-empty-arguments", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Attention as one tiled kernel: the scores only as a block of rows (CPU)";
+  let description = [{
+    Scaled dot-product attention arrives as two products and a softmax
+    between them: `S = Q K^T` (a batch matmul over batch x heads), a scale,
+    a mask, the softmax's max, exponentials, sum and division, then
+    `P V`. Lowered op by op, every step reads and writes the whole
+    `[batch x heads, queries, keys]` scores: five passes over a tensor that
+    grows with the square of the sequence.
+
+    This pass finds each `linalg.matmul` or `linalg.batch_matmul` (static,
+    float, default maps, its right operand computed, not a weight) whose
+    left operand comes, through `linalg.generic` ops and reshapes, from
+    other such products, where the ops between include a reduction (the
+    softmax) and nothing outside them reads their results. It tiles that
+    second product into an `scf.forall` over its batch and blocks of rows,
+    and fuses the chain into the loop (upstream tile-and-fuse, with the
+    `tensor.extract_slice` bubbling through reshapes that
+    `transform.structured.fuse` applies): each iteration computes its rows
+    of the scores, their softmax and their product with `V`, on scratch of
+    rows x keys that `hodu-cpu-hoist-parallel-allocs` puts on the thread's
+    stack or in the workspace. Copies of a chain op fused once per reader
+    (the scores, read by the max and by the exponentials) are merged (CSE).
+
+    Rows per tile: the largest divisor of the query count up to 32 whose
+    block of scores takes at most `max-scores` elements (the scratch of a
+    few such blocks stays in the L1/L2 caches and under the stack limit of
+    parallel scratch). A query count with no divisor of at least 4 rows
+    in that range (a prime, or too many keys) keeps the unfused lowering;
+    so does a chain whose fused form would compute any op more than once
+    per tile, or that mixes rows (a reduction across queries). The
+    products in the tile are tiled, packed into register tiles and
+    vectorised by `hodu-cpu-vectorize` like any other, but on the
+    iteration's thread (no nested parallel loop).
+
+    Before (one head shown):
+    ```mlir
+    %s = linalg.batch_matmul ins(%q, %kt : tensor<4x128x64xf32>, tensor<4x64x128xf32>) ...
+    %p = linalg.generic ... // softmax over the last dim, 4 ops
+    %o = linalg.batch_matmul ins(%p, %v : tensor<4x128x128xf32>, tensor<4x128x64xf32>) ...
+    ```
+    After:
+    ```mlir
+    %o = scf.forall (%b, %i) = (0, 0) to (4, 128) step (1, 32) shared_outs(%out = %init) {
+      %qs = tensor.extract_slice %q[%b, %i, 0] [1, 32, 64] [1, 1, 1]
+      %ks = tensor.extract_slice %kt[%b, 0, 0] [1, 64, 128] [1, 1, 1]
+      %s = linalg.batch_matmul ins(%qs, %ks ...) -> tensor<1x32x128xf32>
+      %p = linalg.generic ... // tensor<1x32x128xf32>
+      %o = linalg.batch_matmul ins(%p, %vs ...) -> tensor<1x32x64xf32>
+      scf.forall.in_parallel { tensor.parallel_insert_slice %o into %out[%b, %i, 0] ... }
+    }
+    ```
+  }];
+  let options = [
+    Option<"maxScores", "max-scores", "int64_t", "4096",
+           "Most elements of a tile's block of scores (rows x keys)">
+  ];
+  let dependentDialects = [
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+    "mlir::linalg::LinalgDialect", "mlir::affine::AffineDialect",
+    "mlir::arith::ArithDialect"
+  ];
 }
 
 def CpuPadInPlace : Pass<"hodu-cpu-pad-in-place", "mlir::func::FuncOp"> {

@@ -141,12 +141,30 @@ struct CpuHoistParallelAllocs
     // the loops whose body is already in a scope.
     llvm::DenseMap<Operation *, Value> linear;
     llvm::SmallPtrSet<Operation *, 4> scoped;
-    for (auto [alloc, loop] : allocs) {
-      MemRefType type = alloc.getType();
+    auto bytesOf = [](MemRefType type) -> int64_t {
       int64_t bits = type.getElementTypeBitWidth();
       if (bits % 8 != 0)
+        return -1;
+      return llvm::alignTo(type.getNumElements() * (bits / 8), kAlign);
+    };
+    // The scratch of one iteration of each loop, all its allocations.
+    llvm::DenseMap<Operation *, int64_t> perIteration;
+    for (auto [alloc, loop] : allocs)
+      perIteration[loop] += std::max<int64_t>(bytesOf(alloc.getType()), 0);
+    for (auto [alloc, loop] : allocs) {
+      MemRefType type = alloc.getType();
+      int64_t bytes = bytesOf(type);
+      if (bytes < 0)
         continue;
-      int64_t bytes = llvm::alignTo(type.getNumElements() * (bits / 8), kAlign);
+      // Scratch that fits the stack goes there whatever the iteration
+      // count: the iterations a thread runs then reuse one block while it
+      // is in its cache, where hoisted parts would each be new memory (an
+      // attention tile's scores, rows x keys per iteration, would add up
+      // to the whole scores again).
+      if (perIteration[loop] <= maxStackBytes) {
+        toStack(loop, alloc, scoped);
+        continue;
+      }
       // All iterations' parts are live for the whole run of the loop (where
       // malloc held one per thread at a time): bounded.
       std::optional<TripCounts> count = tripCounts(loop);

@@ -209,8 +209,12 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         });
       // f32 matmuls and batch matmuls on bf16 dot products
       // (--precision=bf16).
+      // (Not the products of a parallel loop's tile, an attention tile:
+      // their B would be packed once per iteration.)
       if (bf16Dot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
+          if (mm->getParentOfType<scf::ForallOp>())
+            return false;
           Location loc = mm.getLoc();
           std::optional<std::string> what =
               hodu::cpu::matmulToBf16Dot(mm, parallel, vectorRegisters);
@@ -222,6 +226,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         SmallVector<linalg::BatchMatmulOp> batched;
         module.walk([&](linalg::BatchMatmulOp mm) { batched.push_back(mm); });
         for (linalg::BatchMatmulOp mm : batched) {
+          if (mm->getParentOfType<scf::ForallOp>())
+            continue;
           Location loc = mm.getLoc();
           if (std::optional<std::string> what =
                   hodu::cpu::batchMatmulToBf16Dot(mm, parallel,
@@ -236,7 +242,10 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       for (linalg::MatmulOp mm : matmuls) {
         bool im2col = mm->hasAttr(kIm2col);
         mm->removeAttr(kIm2col);
-        if (!packB || im2col || !mm.hasPureTensorSemantics() || mm.hasUserDefinedMaps())
+        // A product in a parallel loop's tile would pack its B once per
+        // iteration: the register-tile script takes it as it is.
+        if (!packB || im2col || !mm.hasPureTensorSemantics() ||
+            mm.hasUserDefinedMaps() || mm->getParentOfType<scf::ForallOp>())
           continue;
         auto a = dyn_cast<RankedTensorType>(mm.getInputs()[0].getType());
         auto bt = dyn_cast<RankedTensorType>(mm.getInputs()[1].getType());
@@ -373,6 +382,9 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     // The cache tiles of one dimension are spread over threads (an
     // scf.forall, lowered to OpenMP later): the batch if there is one,
     // else whichever of M and N has more tiles.
+    // A product inside a parallel loop (an attention tile of
+    // hodu-cpu-fuse-attention) runs on that loop's thread.
+    bool parallel = this->parallel && !op->getParentOfType<scf::ForallOp>();
     SmallVector<int64_t> par{0, 0, 0}, seq{mc, nc, kc}, reg{mr, nr, 1};
     if (parallel) {
       if (m / mc >= n / nc) {
