@@ -613,9 +613,10 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     in that range (a prime, or too many keys) keeps the unfused lowering;
     so does a chain whose fused form would compute any op more than once
     per tile, or that mixes rows (a reduction across queries). The
-    products in the tile are tiled, packed into register tiles and
-    vectorised by `hodu-cpu-vectorize` like any other, but on the
-    iteration's thread (no nested parallel loop).
+    products in the tile are tiled into register tiles and vectorised by
+    `hodu-cpu-vectorize` like any other, but on the iteration's thread (no
+    nested parallel loop, and no packing of B per iteration; with
+    `--precision=bf16`, a product from zero takes the bf16 kernel).
 
     Before (one head shown):
     ```mlir

@@ -209,15 +209,14 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         });
       // f32 matmuls and batch matmuls on bf16 dot products
       // (--precision=bf16).
-      // (Not the products of a parallel loop's tile, an attention tile:
-      // their B would be packed once per iteration.)
+      // The products of a parallel loop's tile (an attention tile) run on
+      // the tile's thread, their B packed once per tile.
       if (bf16Dot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
-          if (mm->getParentOfType<scf::ForallOp>())
-            return false;
           Location loc = mm.getLoc();
-          std::optional<std::string> what =
-              hodu::cpu::matmulToBf16Dot(mm, parallel, vectorRegisters);
+          std::optional<std::string> what = hodu::cpu::matmulToBf16Dot(
+              mm, parallel && !mm->getParentOfType<scf::ForallOp>(),
+              vectorRegisters);
           if (what)
             record(loc, *what);
           return what.has_value();
@@ -226,12 +225,10 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         SmallVector<linalg::BatchMatmulOp> batched;
         module.walk([&](linalg::BatchMatmulOp mm) { batched.push_back(mm); });
         for (linalg::BatchMatmulOp mm : batched) {
-          if (mm->getParentOfType<scf::ForallOp>())
-            continue;
           Location loc = mm.getLoc();
-          if (std::optional<std::string> what =
-                  hodu::cpu::batchMatmulToBf16Dot(mm, parallel,
-                                                  vectorRegisters))
+          if (std::optional<std::string> what = hodu::cpu::batchMatmulToBf16Dot(
+                  mm, parallel && !mm->getParentOfType<scf::ForallOp>(),
+                  vectorRegisters))
             record(loc, *what);
         }
       }
