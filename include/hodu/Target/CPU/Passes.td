@@ -609,8 +609,10 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     Rows per tile: the largest divisor of the query count up to 32 whose
     block of scores takes at most `max-scores` elements (the scratch of a
     few such blocks stays in the L1/L2 caches and under the stack limit of
-    parallel scratch). A query count with no divisor of at least 4 rows
-    in that range (a prime, or too many keys) keeps the unfused lowering;
+    parallel scratch); where that is fewer than 4 rows (long sequences),
+    the smallest divisor from 4 to 32 whose block takes at most 4 x
+    `max-scores` (each block still one stack buffer). A query count with
+    no such divisor (a prime, or too many keys) keeps the unfused lowering;
     so does a chain whose fused form would compute any op more than once
     per tile, or that mixes rows (a reduction across queries). The
     products in the tile are tiled into register tiles and vectorised by

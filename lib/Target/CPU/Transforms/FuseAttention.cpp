@@ -260,18 +260,24 @@ struct SliceOfCollapsedUnits : OpRewritePattern<tensor::ExtractSliceOp> {
 };
 
 /// Rows per tile: the largest divisor of `m` up to 32 whose block of scores
-/// (rows x `keys`) takes at most `maxScores` elements; 0 when that leaves
-/// fewer than 4 rows of a larger m (too thin a register tile: the chain
-/// stays unfused).
+/// (rows x `keys`) takes at most `maxScores` elements. Where that leaves
+/// fewer than 4 rows of a larger m (long sequences), the smallest divisor
+/// from 4 to 32 whose block takes at most 4 x `maxScores` (each scratch
+/// block still fits the stack of a parallel iteration); 0 when there is
+/// none (too thin a register tile or too large a block: the chain stays
+/// unfused).
 int64_t rowsPerTile(int64_t m, int64_t keys, int64_t maxScores) {
   int64_t cap = std::min<int64_t>(32, std::max<int64_t>(1, maxScores / keys));
   int64_t best = 1;
   for (int64_t d = 1; d <= std::min(cap, m); ++d)
     if (m % d == 0)
       best = d;
-  if (best < std::min<int64_t>(4, m))
-    return 0;
-  return best;
+  if (best >= std::min<int64_t>(4, m))
+    return best;
+  for (int64_t d = 4; d <= std::min<int64_t>(32, m); ++d)
+    if (m % d == 0 && d * keys <= 4 * maxScores)
+      return d;
+  return 0;
 }
 
 struct CpuFuseAttention
