@@ -81,3 +81,28 @@ func.func @left_alone(%n: index) {
   }
   return
 }
+
+// An iteration's stack holds at most max-stack-bytes in all: of two
+// 128-byte buffers of a loop with too many iterations to hoist, one goes on
+// the stack and the other stays a malloc.
+// RUN: hodu-opt %s --pass-pipeline='builtin.module(func.func(hodu-cpu-hoist-parallel-allocs{max-iterations=2 max-stack-bytes=128}))' | FileCheck %s --check-prefix=TOTAL
+// TOTAL-LABEL: func.func @two_buffers
+// TOTAL: scf.forall
+// TOTAL-NEXT: memref.alloca_scope {
+// TOTAL-NEXT: memref.alloca() : memref<5x5xf32>
+// TOTAL-NEXT: memref.alloc() : memref<5x5xf32>
+func.func @two_buffers(%out: memref<2x3xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  scf.forall (%i, %j) in (2, 3) {
+    %s = memref.alloc() : memref<5x5xf32>
+    %t = memref.alloc() : memref<5x5xf32>
+    linalg.fill ins(%cst : f32) outs(%s : memref<5x5xf32>)
+    linalg.fill ins(%cst : f32) outs(%t : memref<5x5xf32>)
+    %v = memref.load %s[%c0, %c0] : memref<5x5xf32>
+    %w = memref.load %t[%c0, %c0] : memref<5x5xf32>
+    %x = arith.addf %v, %w : f32
+    memref.store %x, %out[%i, %j] : memref<2x3xf32>
+  }
+  return
+}

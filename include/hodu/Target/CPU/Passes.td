@@ -390,7 +390,8 @@ def CpuHoistParallelAllocs
     while the loop runs (malloc held one per thread at a time), so scratch
     is hoisted only while all its parts take at most `max-bytes` (64 MiB).
     Scratch of a loop with more iterations than that goes on the stack
-    too, each buffer of at most `max-stack-bytes` (64 KiB). Allocations whose buffer may outlive the
+    too, buffer by buffer while the iteration's stack stays within
+    `max-stack-bytes` (64 KiB) in all; what does not fit stays a malloc. Allocations whose buffer may outlive the
     iteration (yielded, returned, freed or passed to a call, directly or
     through a view) stay where they are.
 
@@ -433,7 +434,7 @@ def CpuHoistParallelAllocs
     Option<"maxBytes", "max-bytes", "int64_t", "67108864",
            "Most bytes one hoisted allocation (every iteration's part) may take">,
     Option<"maxStackBytes", "max-stack-bytes", "int64_t", "65536",
-           "Most bytes of an iteration's scratch (all its buffers) put on the stack first; past it, most bytes of one buffer put there where the loop has too many iterations to hoist it">,
+           "Most bytes of scratch one iteration keeps on the stack, all its buffers together">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
                            "mlir::arith::ArithDialect"];

@@ -151,6 +151,10 @@ struct CpuHoistParallelAllocs
     llvm::DenseMap<Operation *, int64_t> perIteration;
     for (auto [alloc, loop] : allocs)
       perIteration[loop] += std::max<int64_t>(bytesOf(alloc.getType()), 0);
+    // The stack each loop's iteration takes so far: at most max-stack-bytes
+    // in all (the least stack a thread that runs iterations has; see
+    // docs/runtime.md).
+    llvm::DenseMap<Operation *, int64_t> onStack;
     for (auto [alloc, loop] : allocs) {
       MemRefType type = alloc.getType();
       int64_t bytes = bytesOf(type);
@@ -163,6 +167,7 @@ struct CpuHoistParallelAllocs
       // to the whole scores again).
       if (perIteration[loop] <= maxStackBytes) {
         toStack(loop, alloc, scoped);
+        onStack[loop] += bytes;
         continue;
       }
       // All iterations' parts are live for the whole run of the loop (where
@@ -173,9 +178,12 @@ struct CpuHoistParallelAllocs
         // Too many iterations (or bytes) for a part each: small scratch
         // goes on the iterating thread's stack instead of a malloc and
         // free per iteration (the im2col panel of a first convolution:
-        // 1.7 KB, 3,136 times a run).
-        if (bytes <= maxStackBytes)
+        // 1.7 KB, 3,136 times a run), while the iteration's stack stays
+        // within max-stack-bytes; the rest stays a malloc.
+        if (onStack[loop] + bytes <= maxStackBytes) {
           toStack(loop, alloc, scoped);
+          onStack[loop] += bytes;
+        }
         continue;
       }
       Location loc = alloc.getLoc();
