@@ -266,19 +266,21 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     }
   if (opset < 0 && model.ir_version() < 3)
     opset = 1; // before opset_import, the default domain was implied
-  // Opsets 1-21 of the default domain are imported: up to 17 each node is
+  // Opsets 1-23 of the default domain are imported: up to 17 each node is
   // checked against libonnx's schema for the model's opset
   // (checkModelStructure), and the conversions apply the opset-specific rules
-  // they know (18-21, which libonnx 1.12 does not know, by the ONNX
+  // they know (18-23, which libonnx 1.12 does not know, by the ONNX
   // definitions: Reduce*'s axes input, Split's num_outputs, Resize's axes,
   // antialias and keep_aspect_ratio_policy, Pad's axes and wrap, AveragePool's
-  // dilations, Gelu, QuantizeLinear's output_dtype and block_size). The
+  // dilations, Gelu, QuantizeLinear's output_dtype and block_size; 22 only
+  // widens types; 23 adds Attention, refuses QuantizeLinear's precision, and
+  // its float4 type is one Hodu does not have). The
   // optimizers of ai.onnx.preview.training (version 1) import whatever the
   // default domain's opset; a default-domain node needs one.
-  if ((declaresOpset && opset < 1) || opset > 21) {
+  if ((declaresOpset && opset < 1) || opset > 23) {
     emitError(fileLoc) << "'" << path << "' uses opset " << opset
                        << " of the default ONNX domain; Hodu imports opsets "
-                          "1 to 21";
+                          "1 to 23";
     return nullptr;
   }
 
@@ -888,7 +890,9 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
 void hodu::registerOnnxImporter() {
   static bool done = [] {
     ComponentRegistry::get().addImporter(
-        {"onnx", "ONNX models (opsets 1-21, default domain)", {".onnx"},
+        {"onnx",
+         "ONNX models (opsets 1-23, default domain)",
+         {".onnx"},
          [](const std::string &path, MLIRContext &ctx,
             const ImportOptions &options) {
            std::vector<OnnxFrozenInput> frozen;

@@ -196,6 +196,9 @@ LogicalResult convertQuantize(NodeContext &n) {
   if (blockSize != 0)
     return n.error("blocked quantization (block_size " + Twine(blockSize) +
                    ") is not supported");
+  // Opset 23's division in another precision than the scale's.
+  if (n.attr("precision"))
+    return n.error("attribute 'precision' (opset 23) is not supported");
   TRY(s, perAxis(scale));
   Type fe = tensorType(s).getElementType();
   Value zp;

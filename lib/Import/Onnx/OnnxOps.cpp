@@ -349,6 +349,7 @@ const ConverterTable &converters() {
     ConverterTable t;
     registerElementwiseOps(t);
     registerLinalgOps(t);
+    registerAttentionOps(t);
     registerConvOps(t);
     registerNormalizationOps(t);
     registerRecurrentOps(t);

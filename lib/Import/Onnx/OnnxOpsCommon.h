@@ -30,6 +30,7 @@ using ConverterTable = llvm::StringMap<Converter>;
 void registerElementwiseOps(ConverterTable &table);
 void registerIndexingOps(ConverterTable &table);
 void registerLinalgOps(ConverterTable &table);
+void registerAttentionOps(ConverterTable &table);
 void registerMiscOps(ConverterTable &table);
 void registerConvOps(ConverterTable &table);
 void registerNormalizationOps(ConverterTable &table);
