@@ -44,14 +44,15 @@ constexpr llvm::StringLiteral kIndicesName = "hodu.indices_name";
 
 /// Whether `op`, located at a node of op type `type`, takes the model's own
 /// indices: an op of no node or of a node that is the op itself (a .hdss
-/// node: "index_select"), or of an ONNX Gather, GatherElements or
-/// ScatterElements. An index op located at a node of another type is an
+/// node: "index_select"), or of an ONNX Gather, GatherElements,
+/// ScatterElements or RotaryEmbedding (its position_ids). An index op located at a node of another type is an
 /// importer's (NMS, GridSample, GatherND's row numbers ...), whose indices
 /// are in range by construction or clamped on purpose.
 bool checksIndices(Operation *op, StringRef type) {
   return type.empty() || type == op->getName().stripDialect() ||
          type == "Gather" || type == "GatherElements" ||
-         type == "ScatterElements" || type == "Scatter";
+         type == "ScatterElements" || type == "Scatter" ||
+         type == "RotaryEmbedding"; // its position_ids
 }
 
 /// The indices' name for messages: the importer's, a named argument's, or

@@ -1,10 +1,12 @@
-//===- OnnxAttention.cpp - Attention (opset 23) ---------------------------===//
+//===- OnnxAttention.cpp - Attention and RotaryEmbedding (opset 23) -------===//
 //
 // ONNX's Attention as the ops exporters write for it: Q K^T, the scale, the
 // soft cap, the mask and causal bias, the softmax and the product with V,
 // with the key/value cache concatenated in front and grouped-query heads
 // repeated. The CPU target then fuses the chain into one tiled loop
 // (hodu-cpu-fuse-attention); the GPU targets run it as separate kernels.
+// RotaryEmbedding as the rotation of pairs of each head's first dims by
+// the cos/sin caches (looked up by position_ids where given).
 //
 //===----------------------------------------------------------------------===//
 
@@ -230,8 +232,120 @@ LogicalResult convertAttention(NodeContext &n) {
   return success();
 }
 
+LogicalResult convertRotaryEmbedding(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(cosCache, n.in(1));
+  TRY(sinCache, n.in(2));
+  TRY(interleaved, n.attrInt("interleaved", 0));
+  TRY(numHeads, n.attrInt("num_heads", 0));
+  TRY(rotaryDim, n.attrInt("rotary_embedding_dim", 0));
+  auto t = tensorType(x);
+  int64_t rank = t.getRank();
+  Type elt = t.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.error("expects a float input");
+  if (tensorType(cosCache).getElementType() != elt ||
+      tensorType(sinCache).getElementType() != elt)
+    return n.error("cos_cache and sin_cache must have the input's type");
+  // As [batch, sequence, heads, head size].
+  Value xs;
+  if (rank == 4) {
+    TRY(tr, make<TransposeOp>(n, x, ArrayRef<int64_t>{0, 2, 1, 3}));
+    xs = tr;
+  } else if (rank == 3) {
+    if (numHeads <= 0)
+      return n.error("a 3-D input needs the attribute num_heads");
+    if (t.getDimSize(2) % numHeads != 0)
+      return n.error("the hidden size " + Twine(t.getDimSize(2)) +
+                     " is not a multiple of num_heads (" + Twine(numHeads) +
+                     ")");
+    xs = n.reshape(x, {t.getDimSize(0), t.getDimSize(1), numHeads,
+                       t.getDimSize(2) / numHeads});
+  } else {
+    return n.error("expects an input of rank 3 or 4");
+  }
+  ArrayRef<int64_t> shape = tensorType(xs).getShape();
+  int64_t batch = shape[0], seq = shape[1], heads = shape[2], size = shape[3];
+  int64_t rot = rotaryDim > 0 ? rotaryDim : size;
+  if (rot > size || rot % 2 != 0)
+    return n.error("rotary_embedding_dim " + Twine(rot) +
+                   " must be even and at most the head size " + Twine(size));
+  int64_t half = rot / 2;
+  // cos and sin as [batch, sequence, 1, rot / 2].
+  auto lookup = [&](Value cache, StringRef what) -> FailureOr<Value> {
+    auto ct = tensorType(cache);
+    if (n.hasInput(3)) {
+      if (ct.getRank() != 2 || ct.getDimSize(1) != half)
+        return n.error(what + " must be [max positions, " + Twine(half) +
+                       "] with position_ids");
+      TRY(pos, n.in(3));
+      auto pt = tensorType(pos);
+      if (pt.getShape() != ArrayRef<int64_t>{batch, seq} ||
+          !pt.getElementType().isInteger(64))
+        return n.error("position_ids must be int64 [" + Twine(batch) + ", " +
+                       Twine(seq) + "]");
+      TRY(g, make<IndexSelectOp>(n, cache, pos, 0));
+      if (Operation *op = g.getDefiningOp())
+        op->setAttr("hodu.indices_name", n.b.getStringAttr(n.node.input(3)));
+      cache = g;
+    } else if (ct.getShape() != ArrayRef<int64_t>{batch, seq, half}) {
+      return n.error(what + " must be [" + Twine(batch) + ", " + Twine(seq) +
+                     ", " + Twine(half) + "] without position_ids");
+    }
+    return make<UnsqueezeOp>(n, cache, ArrayRef<int64_t>{2});
+  };
+  TRY(cos, lookup(cosCache, "cos_cache"));
+  TRY(sin, lookup(sinCache, "sin_cache"));
+  TRY(xr, sliceDim(n, xs, 3, 0, rot));
+  // The pairs: the two halves, or even and odd dims.
+  Value x1, x2;
+  if (interleaved) {
+    Value pairs = n.reshape(xr, {batch, seq, heads, half, 2});
+    TRY(a, takeAt(n, pairs, 4, 0));
+    TRY(b, takeAt(n, pairs, 4, 1));
+    x1 = a;
+    x2 = b;
+  } else {
+    TRY(a, sliceDim(n, xr, 3, 0, half));
+    TRY(b, sliceDim(n, xr, 3, half, rot));
+    x1 = a;
+    x2 = b;
+  }
+  TRY(c1, make<MulOp>(n, cos, x1));
+  TRY(s2, make<MulOp>(n, sin, x2));
+  TRY(real, make<SubOp>(n, c1, s2));
+  TRY(s1, make<MulOp>(n, sin, x1));
+  TRY(c2, make<MulOp>(n, cos, x2));
+  TRY(imag, make<AddOp>(n, s1, c2));
+  Value rotated;
+  if (interleaved) {
+    TRY(re, make<UnsqueezeOp>(n, real, ArrayRef<int64_t>{4}));
+    TRY(im, make<UnsqueezeOp>(n, imag, ArrayRef<int64_t>{4}));
+    TRY(both, make<ConcatOp>(n, ValueRange{re, im}, 4));
+    rotated = n.reshape(both, {batch, seq, heads, rot});
+  } else {
+    TRY(both, make<ConcatOp>(n, ValueRange{real, imag}, 3));
+    rotated = both;
+  }
+  if (rot < size) {
+    TRY(rest, sliceDim(n, xs, 3, rot, size));
+    TRY(all, make<ConcatOp>(n, ValueRange{rotated, rest}, 3));
+    rotated = all;
+  }
+  Value y;
+  if (rank == 4) {
+    TRY(tr, make<TransposeOp>(n, rotated, ArrayRef<int64_t>{0, 2, 1, 3}));
+    y = tr;
+  } else {
+    y = n.reshape(rotated, t.getShape());
+  }
+  n.setOutput(0, y);
+  return success();
+}
+
 } // namespace
 
 void hodu::onnx_import::registerAttentionOps(ConverterTable &table) {
-  table.insert({{"Attention", convertAttention}});
+  table.insert({{"Attention", convertAttention},
+                {"RotaryEmbedding", convertRotaryEmbedding}});
 }

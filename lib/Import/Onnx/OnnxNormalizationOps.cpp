@@ -284,6 +284,47 @@ LogicalResult convertLayerNorm(NodeContext &n) {
   return success();
 }
 
+/// RMSNormalization (opset 23): x / sqrt(mean(x^2 over axis..) + epsilon)
+/// * scale, in stash_type (f32 by default) where that is wider than x's
+/// type.
+LogicalResult convertRMSNorm(NodeContext &n) {
+  TRY(x, n.in(0));
+  TRY(scale, n.in(1));
+  TRY(eps, n.attrFloat("epsilon", 1e-5f));
+  TRY(axisAttr, n.attrInt("axis", -1));
+  TRY(stash, n.attrInt("stash_type", ::onnx::TensorProto::FLOAT));
+  auto t = tensorType(x);
+  Type elt = t.getElementType();
+  if (!isa<FloatType>(elt))
+    return n.error("expects a float input");
+  int64_t rank = t.getRank();
+  TRY(axis, normAxis(n, axisAttr, rank));
+  Type work = elt;
+  if (stash == ::onnx::TensorProto::FLOAT && elt.getIntOrFloatBitWidth() < 32)
+    work = n.b.getF32Type();
+  else if (stash == ::onnx::TensorProto::DOUBLE)
+    work = n.b.getF64Type();
+  else if (stash != ::onnx::TensorProto::FLOAT &&
+           stash != ::onnx::TensorProto::FLOAT16 &&
+           stash != ::onnx::TensorProto::BFLOAT16)
+    return n.error("stash_type " + Twine(stash) + " is not a float type");
+  Value xs = work == elt ? x : n.cast(x, work);
+  SmallVector<int64_t> dims;
+  for (int64_t d = axis; d < rank; ++d)
+    dims.push_back(d);
+  TRY(sq, make<SquareOp>(n, xs));
+  TRY(mean, make<ReduceMeanOp>(n, sq, dims, true));
+  TRY(shifted, make<AddScalarOp>(n, mean, n.scalarAttr(work, eps)));
+  TRY(rms, make<SqrtOp>(n, shifted));
+  TRY(y, make<DivOp>(n, xs, rms));
+  Value scaled = scale;
+  if (work != tensorType(scale).getElementType())
+    scaled = n.cast(scale, work);
+  TRY(r, make<MulOp>(n, y, scaled));
+  n.setOutput(0, work == elt ? r : n.cast(r, elt));
+  return success();
+}
+
 LogicalResult convertMVN(NodeContext &n) {
   TRY(x, n.in(0));
   TRY(axesAttr, n.attrInts("axes"));
@@ -454,6 +495,7 @@ void hodu::onnx_import::registerNormalizationOps(ConverterTable &table) {
       {"BatchNormalization", convertBatchNorm},
       {"InstanceNormalization", convertInstanceNorm},
       {"LayerNormalization", convertLayerNorm},
+      {"RMSNormalization", convertRMSNorm},
       {"GroupNormalization", convertGroupNorm},
       {"LpNormalization", convertLpNorm},
       {"AffineGrid", convertAffineGrid},

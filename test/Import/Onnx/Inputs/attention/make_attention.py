@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the ONNX Attention (opset 23) models of attention.test as protobuf
-text (stdout): make_attention.py NAME. Test infrastructure, Python 3
+"""Writes the opset-23 models of attention.test (Attention,
+RMSNormalization, RotaryEmbedding) as protobuf text (stdout):
+make_attention.py NAME. Test infrastructure, Python 3
 standard library only. The inputs are graph inputs (no weights), so
 make_refs.mjs can feed ONNX Runtime the same values hodu-run reads."""
 import sys
 
-F, B = 1, 9  # float, bool
+F, B, I64 = 1, 9, 7  # float, bool, int64
 
 # name: (attributes, [(input name, type, shape)], [(output name, shape)])
 MODELS = {
@@ -45,6 +46,25 @@ MODELS = {
                    [("Y", [1, 3, 4, 8])]),
 }
 
+# Single-node models of the other ops opset 23 added: name -> (op,
+# attributes, inputs in the op's order (None: left out), outputs).
+OTHERS = {
+    "rms": ("RMSNormalization", {"epsilon": 1e-5},
+            [("X", F, [2, 3, 16]), ("scale", F, [16])], [("Y", [2, 3, 16])]),
+    "rms-axis": ("RMSNormalization", {"axis": 1},
+                 [("X", F, [2, 4, 6]), ("scale", F, [4, 6])], [("Y", [2, 4, 6])]),
+    # 4-D input, caches per position, the whole head rotated in halves.
+    "rope": ("RotaryEmbedding", {},
+             [("X", F, [1, 2, 5, 8]), ("cos_cache", F, [1, 5, 4]), ("sin_cache", F, [1, 5, 4])],
+             [("Y", [1, 2, 5, 8])]),
+    # 3-D input of 2 heads, caches looked up by position_ids, the first 4
+    # of each head's 8 dims rotated in interleaved pairs.
+    "rope-pos": ("RotaryEmbedding", {"num_heads": 2, "rotary_embedding_dim": 4, "interleaved": 1},
+                 [("X", F, [2, 5, 16]), ("cos_cache", F, [10, 2]), ("sin_cache", F, [10, 2]),
+                  ("position_ids", I64, [2, 5])],
+                 [("Y", [2, 5, 16])]),
+}
+
 
 def attr(name, value):
     if isinstance(value, float):
@@ -58,15 +78,21 @@ def shape(dims):
 
 def main():
     name = sys.argv[1]
-    attrs, inputs, outputs = MODELS[name]
-    ins = [i[0] for i in inputs]
-    # The optional inputs sit at fixed positions: Q K V attn_mask past_key past_value.
-    order = ["Q", "K", "V", "attn_mask", "past_key", "past_value"]
-    slots = [n if n in ins else "" for n in order]
-    while slots and not slots[-1]:
-        slots.pop()
+    if name in OTHERS:
+        op, attrs, inputs, outputs = OTHERS[name]
+        slots = [i[0] for i in inputs]
+    else:
+        op = "Attention"
+        attrs, inputs, outputs = MODELS[name]
+        ins = [i[0] for i in inputs]
+        # The optional inputs sit at fixed positions: Q K V attn_mask past_key past_value.
+        order = ["Q", "K", "V", "attn_mask", "past_key", "past_value"]
+        slots = [n if n in ins else "" for n in order]
+        while slots and not slots[-1]:
+            slots.pop()
     print('ir_version: 10\nopset_import { domain: "" version: 23 }\ngraph {\n  name: "%s"' % name)
-    print('  node { op_type: "Attention" name: "attention" %s %s %s }' % (
+    print('  node { op_type: "%s" name: "%s" %s %s %s }' % (
+        op, op.lower(),
         " ".join('input: "%s"' % s for s in slots),
         " ".join('output: "%s"' % o[0] for o in outputs),
         " ".join(attr(k, v) for k, v in attrs.items())))

@@ -1,7 +1,7 @@
-// ONNX Runtime's outputs for the Attention models of make_attention.py,
+// ONNX Runtime's outputs for the opset-23 models of make_attention.py,
 // written as test_data_<name>/ TensorProto files for hodu-run --test-data.
 // Developers only, as test/models/make_refs.mjs:
-//   for m in mha4d gqa3d cache causal softcap; do
+//   for m in mha4d gqa3d cache causal softcap rms rms-axis rope rope-pos; do
 //     python3 make_attention.py $m | protoc --encode=onnx.ModelProto onnx.proto > /tmp/att_$m.onnx; done
 //   node make_refs.mjs /tmp DIR_WITH_ONNXRUNTIME_NODE
 import { createRequire } from 'node:module';
@@ -37,7 +37,8 @@ function floatMask(dims) {
   return a;
 }
 
-for (const name of ['mha4d', 'gqa3d', 'cache', 'causal', 'softcap']) {
+for (const name of ['mha4d', 'gqa3d', 'cache', 'causal', 'softcap', 'rms', 'rms-axis',
+                    'rope', 'rope-pos']) {
   const session = await ort.InferenceSession.create(
     fs.readFileSync(path.join(modelDir, `att_${name}.onnx`)));
   const dir = path.join(here, `test_data_${name}`);
@@ -47,7 +48,13 @@ for (const name of ['mha4d', 'gqa3d', 'cache', 'causal', 'softcap']) {
     const meta = session.inputMetadata[i];
     const dims = meta.shape;
     let data, type, onnxType;
-    if (meta.type === 'bool') {
+    if (meta.type === 'int64') {
+      // Positions: every one below the caches' 10 rows.
+      const count = dims.reduce((a, b) => a * b, 1);
+      data = new BigInt64Array(count);
+      for (let j = 0; j < count; ++j) data[j] = BigInt((j * 3 + 1) % 10);
+      type = 'int64'; onnxType = 7;
+    } else if (meta.type === 'bool') {
       data = boolMask(dims); type = 'bool'; onnxType = 9;
     } else if (input === 'attn_mask') {
       data = floatMask(dims); type = 'float32'; onnxType = 1;
