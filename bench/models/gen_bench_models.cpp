@@ -16,6 +16,8 @@
 //                scales and the bias Add
 //   cnn          x[1,3,224,224] -> 4 x (Conv3x3 -> Relu -> MaxPool2)
 //                -> GlobalAveragePool -> Flatten -> Gemm 1000
+//   llm          an opset-23 decoder block (RMSNorm, rotary, grouped-query
+//                causal Attention, SwiGLU), seq 256, d_model 256
 //   transformer  one encoder block, seq 128, d_model 256, 4 heads, FFN 1024,
 //                post-LayerNorm, written the way exporters write it at opset
 //                17 (MatMul/Add/Reshape/Transpose/Div/Softmax, Gelu as Erf)
@@ -64,7 +66,8 @@ class ModelBuilder {
 public:
   ModelBuilder(const std::string &name, int64_t opset, uint64_t seed)
       : name(name), rng{seed} {
-    model.set_ir_version(8);
+    // Opset 23 (the llm block's Attention) needs IR version 10.
+    model.set_ir_version(opset >= 21 ? 10 : 8);
     model.set_producer_name("hodu-gen-bench-models");
     model.add_opset_import()->set_version(opset);
     graph()->set_name(name);
@@ -484,6 +487,75 @@ bool writeTransformer(const std::string &dir, std::string &manifest) {
                  "LayerNorm, erf-Gelu",
                  manifest);
 }
+/// A decoder block of a small Llama-style model as the opset-23 exporters
+/// write it: RMSNormalization, rotary embeddings, grouped-query Attention
+/// (causal) and a SwiGLU feed-forward, over a 256-token prompt (prefill).
+bool writeLlm(const std::string &dir, std::string &manifest) {
+  const int64_t seq = 256, d = 256, heads = 8, kvHeads = 2, dh = d / heads,
+                ffn = 704;
+  ModelBuilder m("llm", 23, 7);
+  m.input("x", {1, seq, d}, 1.0f);
+  const float ws = 1.0f / 16;
+  auto rmsNorm = [&](const std::string &p, const std::string &in) {
+    std::vector<float> ones(d, 1.0f);
+    std::string g = m.constFloat(p + ".weight", {d}, ones);
+    onnx::NodeProto *n = m.node("RMSNormalization", "/" + p + "/RMSNorm",
+                                {in, g}, {"/" + p + "/out"});
+    m.setAttrFloat(n, "epsilon", 1e-6f);
+    return "/" + p + "/out";
+  };
+  auto proj = [&](const std::string &p, const std::string &in, int64_t k,
+                  int64_t n) {
+    std::string w = m.weight(p + ".weight", {k, n}, ws);
+    return m.op("MatMul", "/" + p + "/MatMul", {in, w});
+  };
+  // The rotary caches of positions 0..seq-1 (base 10000), [seq, dh / 2].
+  std::vector<float> cosv, sinv;
+  for (int64_t t = 0; t < seq; ++t)
+    for (int64_t i = 0; i < dh / 2; ++i) {
+      double f = double(t) / std::pow(10000.0, 2.0 * double(i) / double(dh));
+      cosv.push_back(float(std::cos(f)));
+      sinv.push_back(float(std::sin(f)));
+    }
+  std::string cosC = m.constFloat("/rope/cos", {1, seq, dh / 2}, cosv);
+  std::string sinC = m.constFloat("/rope/sin", {1, seq, dh / 2}, sinv);
+  auto rope = [&](const std::string &p, const std::string &in, int64_t h) {
+    onnx::NodeProto *n = m.node("RotaryEmbedding", "/attn/" + p + "/Rotary",
+                                {in, cosC, sinC}, {"/attn/" + p + "/rot"});
+    m.setAttrInt(n, "num_heads", h);
+    return "/attn/" + p + "/rot";
+  };
+  std::string h1 = rmsNorm("input_layernorm", "x");
+  std::string q = rope("q", proj("attn.q_proj", h1, d, d), heads);
+  std::string k = rope("k", proj("attn.k_proj", h1, d, kvHeads * dh), kvHeads);
+  std::string v = proj("attn.v_proj", h1, d, kvHeads * dh);
+  onnx::NodeProto *att =
+      m.node("Attention", "/attn/Attention", {q, k, v}, {"/attn/out"});
+  m.setAttrInt(att, "q_num_heads", heads);
+  m.setAttrInt(att, "kv_num_heads", kvHeads);
+  m.setAttrInt(att, "is_causal", 1);
+  std::string o = proj("attn.o_proj", "/attn/out", d, d);
+  std::string res1 = m.op("Add", "/Add", {"x", o});
+  std::string h2 = rmsNorm("post_attention_layernorm", res1);
+  std::string gate = proj("mlp.gate_proj", h2, d, ffn);
+  std::string up = proj("mlp.up_proj", h2, d, ffn);
+  std::string silu = m.op("Mul", "/mlp/act/Mul",
+                          {gate, m.op("Sigmoid", "/mlp/act/Sigmoid", {gate})});
+  std::string down = proj("mlp.down_proj", m.op("Mul", "/mlp/Mul", {silu, up}),
+                          ffn, d);
+  std::string out = m.op("Add", "/Add_1", {res1, down});
+  m.node("Identity", "/output", {out}, {"y"});
+  m.output("y", {1, seq, d});
+
+  double flops = 2.0 * seq * d * (d + 2 * kvHeads * dh + d) // projections
+                 + 2.0 * 2 * heads * seq * seq * dh / 2     // causal half
+                 + 2.0 * 3 * seq * d * ffn;                 // SwiGLU
+  return m.write(dir, flops,
+                 "decoder block, opset 23: seq 256, d_model 256, 8 query / 2 "
+                 "key-value heads, RMSNorm, rotary, causal Attention, SwiGLU "
+                 "704",
+                 manifest);
+}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -503,7 +575,7 @@ int main(int argc, char **argv) {
   if (!writeAdd(dir, manifest) || !writeMatMul(dir, manifest) ||
       !writeMlp(dir, manifest) || !writeQuantizedMlp(dir, manifest) ||
       !writeCnn(dir, manifest) ||
-      !writeTransformer(dir, manifest))
+      !writeTransformer(dir, manifest) || !writeLlm(dir, manifest))
     return 1;
   std::ofstream os(dir + "/manifest.json", std::ios::trunc);
   os << "[\n" << manifest << "\n]\n";
