@@ -79,6 +79,13 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     return {registerN ? registerN : 2 * lanes, lanes, maxRows, maxRowsNarrow};
   }
 
+  /// Whether `op`'s kernel spreads over threads: the pass's `parallel`,
+  /// except for a product inside a parallel loop (an attention tile of
+  /// hodu-cpu-fuse-attention), which runs on that loop's thread.
+  bool parallelFor(Operation *op) const {
+    return parallel && !op->getParentOfType<scf::ForallOp>();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (winograd != "auto" && winograd != "f2" && winograd != "off") {
@@ -214,9 +221,8 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
       if (bf16Dot)
         llvm::erase_if(matmuls, [&](linalg::MatmulOp mm) {
           Location loc = mm.getLoc();
-          std::optional<std::string> what = hodu::cpu::matmulToBf16Dot(
-              mm, parallel && !mm->getParentOfType<scf::ForallOp>(),
-              vectorRegisters);
+          std::optional<std::string> what =
+              hodu::cpu::matmulToBf16Dot(mm, parallelFor(mm), vectorRegisters);
           if (what)
             record(loc, *what);
           return what.has_value();
@@ -227,8 +233,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
         for (linalg::BatchMatmulOp mm : batched) {
           Location loc = mm.getLoc();
           if (std::optional<std::string> what = hodu::cpu::batchMatmulToBf16Dot(
-                  mm, parallel && !mm->getParentOfType<scf::ForallOp>(),
-                  vectorRegisters))
+                  mm, parallelFor(mm), vectorRegisters))
             record(loc, *what);
         }
       }
@@ -379,9 +384,7 @@ struct CpuVectorize : hodu::cpu::impl::CpuVectorizeBase<CpuVectorize> {
     // The cache tiles of one dimension are spread over threads (an
     // scf.forall, lowered to OpenMP later): the batch if there is one,
     // else whichever of M and N has more tiles.
-    // A product inside a parallel loop (an attention tile of
-    // hodu-cpu-fuse-attention) runs on that loop's thread.
-    bool parallel = this->parallel && !op->getParentOfType<scf::ForallOp>();
+    bool parallel = parallelFor(op);
     SmallVector<int64_t> par{0, 0, 0}, seq{mc, nc, kc}, reg{mr, nr, 1};
     if (parallel) {
       if (m / mc >= n / nc) {
