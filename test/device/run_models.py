@@ -140,6 +140,8 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
             hard |= run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np)
         if os.path.exists(os.path.join(d, "model-sym.hodu")):
             hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env)
+        if os.path.exists(os.path.join(d, "model-f16.hodu")):
+            hard |= run_f16(d, data, inputs, hodu_run, device, env, nbench)
         if rc != 0:
             return hard
     rc, out = run([hodu_run, art, device, "-q", "--benchmark", str(nbench)] + inputs, env)
@@ -151,6 +153,23 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
         hard = True
     print(out.strip()[-800:], flush=True)
     return hard
+
+
+def run_f16(d, data, inputs, hodu_run, device, env, nbench):
+    """The bundle compiled with --precision=f16: against the f32 references
+    within the manifest's f16 tolerance, then timed like the f32 one. True
+    when a tool crashed or hung."""
+    art = os.path.join(d, "model-f16.hodu")
+    rtol, atol = open(os.path.join(d, "tolerance-f16")).read().split()
+    rc, out = run([hodu_run, art, device, "--test-data", data, "--rtol", rtol,
+                   "--atol", atol], env)
+    hard = rc is None or rc < 0
+    print("f16: " + out.strip()[-400:])
+    if rc != 0:
+        return hard
+    rc, out = run([hodu_run, art, device, "-q", "--benchmark", str(nbench)] + inputs, env)
+    print("f16: " + out.strip()[-300:], flush=True)
+    return hard or rc is None or rc < 0
 
 
 def input_args(data):

@@ -142,6 +142,18 @@ def main():
                 continue
             kind = "fallback" if extra else "device-only"
             print("stage: %s%s" % (name, " (with --fallback=cpu)" if extra else ""))
+            # --precision=f16 (tensor cores on CUDA): checked against the
+            # same f32 references within the manifest's f16 tolerance.
+            if m.get("f16"):
+                p16 = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "model-f16.hodu"),
+                                      "--precision=f16"] + flags_common + flags + extra,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                if p16.returncode == 0:
+                    with open(os.path.join(d, "tolerance-f16"), "w") as f:
+                        f.write("%r %r\n" % (m["f16"]["rtol"], m["f16"]["atol"]))
+                else:
+                    print("stage: %s does not compile with --precision=f16: %s"
+                          % (name, p16.stdout.decode()[:300]))
             if (m.get("symbolic") and not extra and args.symbolic != "none"
                     and (args.symbolic == "all" or name in args.symbolic.split(","))):
                 stage_symbolic(m, hoduc, onnx, ref, d, flags_common)

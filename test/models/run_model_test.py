@@ -29,6 +29,7 @@ import array
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -416,6 +417,57 @@ def test_bf16(model, onnx, data, work, hoduc, hodu_run, flags):
     return rc == 0
 
 
+def weight_bytes(hodu_run, bundle):
+    """The bytes of weights hodu-run --info reports for `bundle`, or None."""
+    rc, out, _ = run([hodu_run, "--info", bundle], RUN_TIMEOUT)
+    m = re.search(r"^weights: (\d+) bytes", out, re.M)
+    return int(m.group(1)) if rc == 0 and m else None
+
+
+def test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags):
+    """Compiles the model for Vulkan in f32 and with --precision=f16 and
+    runs both on the machine's Vulkan device (lavapipe without a GPU)
+    against ONNX Runtime's f32 outputs: f32 within the model's tolerance,
+    f16 within the manifest's f16 tolerance. The f16 bundle's weights must
+    be smaller (its matmul and convolution weights are stored in f16). No
+    Vulkan device: not run."""
+    tol = model["f16"]
+    bundles = {}
+    for precision in ("f32", "f16"):
+        bundle = os.path.join(work, "%s.vulkan.%s.hodu" % (model["name"], precision))
+        rc, out, secs = run([hoduc, onnx, "-o", bundle, "--device=vulkan",
+                             "--precision=" + precision] + flags, COMPILE_TIMEOUT)
+        if rc != 0:
+            print("f16 (vulkan): %s compile FAILED: %s" % (precision, first_error(out)))
+            return False
+        bundles[precision] = (bundle, secs)
+    stats = {}
+    for precision, (bundle, _) in bundles.items():
+        rc, out, rsecs = run([hodu_run, bundle, "--device=vulkan", "--test-data", data,
+                              "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])],
+                             RUN_TIMEOUT)
+        if rc != 0 and any(w in out for w in ("no Vulkan", "shaderFloat16",
+                                               "storageBuffer16BitAccess")):
+            print("f16 (vulkan): not run (%s)" % first_error(out))
+            return True
+        if rc != 0:
+            print("f16 (vulkan): the %s bundle FAILED on Vulkan" % precision)
+            print("\n".join("  " + l for l in out.splitlines()[:20]))
+            return False
+        stats[precision] = error_stats(hodu_run, bundle,
+                                       os.path.join(data, "test_data_set_0"), work,
+                                       tol["rtol"], tol["atol"])
+    w32, w16 = (weight_bytes(hodu_run, bundles[p][0]) for p in ("f32", "f16"))
+    detail = "; ".join(
+        "%s max abs err %.3g, max rel err %.3g" % (p, s["max_abs"], s["max_rel"])
+        if isinstance(s, dict) else "%s: %s" % (p, s) for p, s in stats.items())
+    ok = w32 is not None and w16 is not None and w16 < w32
+    print("f16 (vulkan): compiled in %.2f s (f32 %.2f s); weights %s -> %s bytes; %s; %s"
+          % (bundles["f16"][1], bundles["f32"][1], w32, w16, detail,
+             "PASS" if ok else "FAILED: the f16 bundle's weights are not smaller"))
+    return ok
+
+
 def test_model(model, defaults, args):
     """Returns (ok, results): ok means every level passed."""
     name = model["name"]
@@ -600,6 +652,8 @@ def test_model(model, defaults, args):
                 ok = test_bf16(model, onnx, data, work, hoduc, hodu_run, flags)
             else:
                 print("bf16: not run (this CPU has no AVX512-BF16)")
+        if ok and model.get("f16") and with_ref and not args.engine:
+            ok = test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags)
         return ok, results
     finally:
         if args.keep:

@@ -84,10 +84,13 @@ static cl::opt<std::string> gpuMath(
     cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("CPU: how f32 models compute: f32 (default), or bf16: matmuls "
-             "and batch matmuls on bf16 dot products (AVX512-BF16), f32 "
-             "sums; normalisations, softmax and the rest stay f32"),
-    cl::value_desc("f32|bf16"), cl::init("f32"), cl::cat(category));
+    cl::desc("How f32 models compute: f32 (default); bf16 (CPU: matmuls and "
+             "batch matmuls on bf16 dot products, AVX512-BF16; CUDA, ROCm: "
+             "matmuls and convolutions on bf16 operands); f16 (GPU targets: "
+             "matmuls and convolutions on f16 operands, on CUDA's tensor "
+             "cores). Sums stay f32, as do normalisations, softmax and the "
+             "rest"),
+    cl::value_desc("f32|f16|bf16"), cl::init("f32"), cl::cat(category));
 static cl::opt<bool> printOpSupport(
     "print-op-support",
     cl::desc("Print the op support table of --device: the hodu ops it runs, "
@@ -407,8 +410,9 @@ int main(int argc, char **argv) {
     return usageError("--gpu-math takes 3xtf32, tf32 or fma, not '" + gpuMath +
                       "'");
   opts.targetOptions.gpuMath = gpuMath;
-  if (precision != "f32" && precision != "bf16")
-    return usageError("--precision takes f32 or bf16, not '" + precision + "'");
+  if (precision != "f32" && precision != "f16" && precision != "bf16")
+    return usageError("--precision takes f32, f16 or bf16, not '" + precision +
+                      "'");
   opts.targetOptions.precision = precision;
   opts.target = device;
   opts.name = modelName;

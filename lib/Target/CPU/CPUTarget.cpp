@@ -318,6 +318,10 @@ public:
     std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, loc);
     if (!tm)
       return failure();
+    if (options.precision == "f16")
+      return emitError(loc, "--precision=f16 is for GPU targets; the 'cpu' "
+                            "target computes f32 models in f32 or, with "
+                            "--precision=bf16, on bf16 dot products");
     // --precision=bf16 where the CPU has no bf16 dot products: the model
     // computes in f32 (more accurate, no faster), and says so.
     if (options.precision == "bf16" && !vectorShapeOf(*tm).bf16Dot)

@@ -129,7 +129,7 @@ struct CUDAPipelineOptions : public hodu::gpu::GPUPipelineOptions {
                      "(default) or tf32; fma: none"),
       llvm::cl::init("3xtf32")};
   hodu::gpu::GPUPipelineConfig config() const override {
-    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath};
+    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath, precision};
   }
 };
 

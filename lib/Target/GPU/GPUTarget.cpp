@@ -42,14 +42,8 @@ LogicalResult GPUTargetBackend::validate(const TargetOptions &options,
                           "--fallback=cpu; ")
            << (known.empty() ? "not to '" + name() + "'"
                              : "'" + name() + "' takes --gpu-arch");
-  if (options.precision != "f32")
-    return emitError(loc, "--precision=")
-           << options.precision
-           << " is implemented for the 'cpu' target only, not '" << name()
-           << "'"
-           << (name() == "cuda" ? " (on CUDA, --gpu-math=tf32 runs f32 "
-                                  "matmuls on tensor cores)"
-                                : "");
+  if (failed(validatePrecision(options, loc)))
+    return failure();
   if (known.empty() && !options.gpuArchs.empty())
     return emitError(loc, "--gpu-arch does not apply to '")
            << name() << "': " << whyNoArchitectures();
@@ -58,6 +52,20 @@ LogicalResult GPUTargetBackend::validate(const TargetOptions &options,
       return emitError(loc, "unknown ")
              << displayName() << " architecture '" << arch
              << "' (known: " << llvm::join(known, ", ") << ")";
+  return success();
+}
+
+LogicalResult GPUTargetBackend::validatePrecision(const TargetOptions &options,
+                                                  Location loc) const {
+  if (options.precision == "bf16" && !elementTypes().bf16)
+    return emitError(loc, "--precision=bf16: the ")
+           << displayName()
+           << " kernels have no bf16 type; --precision=f16 narrows their "
+              "matmuls and convolutions instead";
+  if (options.precision != "f32" && options.precision != "f16" &&
+      options.precision != "bf16")
+    return emitError(loc, "--precision takes f32, f16 or bf16, not '")
+           << options.precision << "'";
   return success();
 }
 
@@ -74,7 +82,7 @@ std::vector<std::string> GPUTargetBackend::pipelinePhases() const {
 
 GPUPipelineConfig GPUTargetBackend::configOf(const PipelineRequest &request) {
   return {request.target.optLevel, request.target.gpuArchs,
-          request.target.gpuMath};
+          request.target.gpuMath, request.target.precision};
 }
 
 LogicalResult
@@ -97,7 +105,9 @@ LogicalResult GPUTargetBackend::buildPipeline(StringRef phase,
   if (config.archs.empty() && !defaultArchitecture().empty())
     config.archs.push_back(defaultArchitecture());
   if (phase == "linalg")
-    return addPassPipeline(pm, linalgExtension(config.optLevel));
+    return addPassPipeline(
+        pm, linalgExtension(config.optLevel, config.precision,
+                            !kernelOptions(config).tensorCores.empty()));
   if (phase == "gpu")
     return addPassPipeline(pm, kernelsPipeline(name(), kernelOptions(config)));
   if (phase == kernelPhase())

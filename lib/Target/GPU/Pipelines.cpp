@@ -5,10 +5,23 @@
 #include "hodu/abi.h"
 #include "hodu/bundle.h"
 
-std::string hodu::gpu::linalgExtension(unsigned optLevel) {
+/// --precision=f16|bf16 narrows the contractions' operands first, so that
+/// the elementwise fusion that follows writes narrowed activations from
+/// their producers' kernels.
+/// Kernels that multiply in f32 (all but tensor cores) round a computed
+/// operand only where its producer's kernel can.
+std::string hodu::gpu::linalgExtension(unsigned optLevel,
+                                       llvm::StringRef precision,
+                                       bool tensorCores) {
+  std::string narrow =
+      precision.empty() || precision == "f32"
+          ? ""
+          : "func.func(hodu-gpu-lower-precision{precision=" + precision.str() +
+                (tensorCores ? "" : " only-free") + "}),";
   return optLevel >= 1
-             ? "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
-             : "";
+             ? narrow + "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
+         : narrow.empty() ? ""
+                          : narrow + "canonicalize,cse";
 }
 
 /// The tiles are made on tensors, where promote_tensor puts the A and B

@@ -158,7 +158,7 @@ public:
         !options.features.empty() || !options.gpuArchs.empty())
       return emitError(loc, "--target, -mcpu, -mattr and --gpu-arch do not "
                             "apply to 'metal'");
-    return success();
+    return validatePrecision(options, loc);
   }
 
 protected:

@@ -49,7 +49,7 @@ struct ROCmPipelineOptions : public hodu::gpu::GPUPipelineOptions {
       *this, "gpu-arch",
       llvm::cl::desc("Architectures to compile for (default gfx942)")};
   hodu::gpu::GPUPipelineConfig config() const override {
-    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, "fma"};
+    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, "fma", precision};
   }
 };
 

@@ -36,6 +36,8 @@ struct GPUPipelineConfig {
   std::vector<std::string> archs;
   /// --gpu-math (only the CUDA target reads it).
   std::string gpuMath = "3xtf32";
+  /// --precision: f32, or f16 / bf16 for the contractions' operands.
+  std::string precision = "f32";
 };
 
 /// The options of a GPU target's named pipelines: opt-level, which all
@@ -46,7 +48,14 @@ struct GPUPipelineOptions
   Option<unsigned> optLevel{*this, "opt-level",
                             llvm::cl::desc("Optimisation level 0-3"),
                             llvm::cl::init(2)};
-  virtual GPUPipelineConfig config() const { return {optLevel, {}, "fma"}; }
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("f32, or f16 / bf16: the operands of f32 matmuls and "
+                     "convolutions (hoduc --precision)"),
+      llvm::cl::init("f32")};
+  virtual GPUPipelineConfig config() const {
+    return {optLevel, {}, "fma", precision};
+  }
 };
 
 /// A GPU target. A derived target overrides name(), description(), tools()
@@ -106,6 +115,10 @@ protected:
   virtual std::vector<ArtifactKind> kernelArtifactKinds() const = 0;
   /// The element types the target's kernels can hold.
   virtual GPUElementTypes elementTypes() const { return {}; }
+  /// Whether --precision names a precision this target computes in (f32;
+  /// f16; bf16 where its kernels have bf16); else an error at `loc`.
+  llvm::LogicalResult validatePrecision(const TargetOptions &options,
+                                        mlir::Location loc) const;
   /// What the target tells the shared kernel passes of the `gpu` phase.
   virtual KernelOptions kernelOptions(const GPUPipelineConfig &config) const {
     return {};

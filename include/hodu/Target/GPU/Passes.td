@@ -40,6 +40,61 @@ def GpuFuseElementwise
   ];
 }
 
+def GpuLowerPrecision
+    : Pass<"hodu-gpu-lower-precision", "mlir::func::FuncOp"> {
+  let summary = "Run f32 contractions on f16 or bf16 operands with f32 sums (hoduc --precision)";
+  let description = [{
+    `hoduc --precision=f16|bf16` on a GPU target. Every contraction and
+    convolution of f32 operands into an f32 result (matmuls, batched
+    matmuls, attention's two products, Gemm, convolutions of any rank,
+    grouped or depthwise: a linalg op with two inputs whose body is
+    `out + a * b` over a reduction loop) takes its operands rounded to the
+    narrow type (round to nearest even) and keeps its f32 result: each
+    product is widened back and summed in f32. Constant operands (weights,
+    also behind reshapes) are converted at compile time, so the bundle
+    stores them narrow; a computed operand is rounded by an elementwise op,
+    which hodu-gpu-fuse-elementwise then fuses into its producer, so the
+    activation is written narrow. Everything else -- softmax, the
+    normalisations, reductions, elementwise ops -- stays f32.
+
+    On CUDA (sm_80 and later) the narrowed contractions are the f16 / bf16
+    `mma.sync` kernels, which need both operands narrow. Elsewhere they are
+    the FMA kernels, which read narrow tiles (half the bytes) and multiply
+    in f32; there `only-free` rounds a computed operand only where that
+    costs no kernel: where it is the only use of an elementwise op (through
+    pads and reshapes) that is not a contraction's epilogue, so that the
+    op's kernel writes it narrow. Elsewhere -- a contraction's or its
+    epilogue's result (the epilogue would leave the contraction's kernel),
+    a pooling's, a model input -- rounding would be a kernel of its own,
+    and the contraction multiplies that f32 operand by a narrow one.
+
+    A constant operand with a value past the narrow type's range (f16:
+    65504) keeps its contraction in f32. Computed values past that range
+    are not known at compile time: f16 turns them into infinities, which is
+    why models that compute large magnitudes (a power spectrum) need f32 or
+    bf16.
+
+    ```mlir
+    %c = linalg.matmul ins(%a, %w : tensor<4x8xf32>, tensor<8x3xf32>) ...
+    // becomes, with precision=f16:
+    %a16 = linalg.generic {parallel} ins(%a) { arith.truncf ... to f16 }
+    %c = linalg.generic {...} ins(%a16, %w16 : tensor<4x8xf16>, tensor<8x3xf16>)
+           outs(%init : tensor<4x3xf32>) { %out + extf(%x) * extf(%y) }
+    ```
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"f16\"",
+           "The operand type of f32 contractions: f16 or bf16">,
+    Option<"onlyFree", "only-free", "bool", "false",
+           "Round a computed operand only where an elementwise producer's "
+           "kernel can do it (kernels that multiply in f32)">,
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
 def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
   let summary = "Group linalg ops into kernels and tile them into blocks and threads (GPU)";
   let description = [{

@@ -41,9 +41,12 @@ struct KernelOptions {
   std::string tensorCores;
 };
 
-/// What a GPU target adds to the shared linalg phase: elementwise fusion
-/// (not into contractions), so that each fused op becomes one kernel.
-std::string linalgExtension(unsigned optLevel);
+/// What a GPU target adds to the shared linalg phase: with `precision`
+/// f16 or bf16 (hoduc --precision), f32 contractions on narrowed operands
+/// (both of them for `tensorCores`); elementwise fusion (not into
+/// contractions), so that each fused op becomes one kernel.
+std::string linalgExtension(unsigned optLevel, llvm::StringRef precision = "",
+                            bool tensorCores = false);
 
 /// The `gpu` phase as pipeline text: linalg ops grouped into kernels and
 /// tiled into blocks and threads (contractions through workgroup memory,
