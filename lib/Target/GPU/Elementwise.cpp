@@ -9,6 +9,11 @@
 
 #include "Strategies.h"
 
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
 using namespace mlir;
 
 namespace hodu::gpu {
@@ -101,6 +106,96 @@ void tilePerElement(TransformScript &s, linalg::LinalgOp op, Value handle,
   // Each thread initialises the elements it then reduces into.
   if (init)
     s.fuseIntoContainingOp(initInBlock, t.loops[0]);
+}
+
+} // namespace hodu::gpu
+
+//===----------------------------------------------------------------------===//
+// Attention blocks (hodu-gpu-fuse-attention's loops)
+//===----------------------------------------------------------------------===//
+
+namespace hodu::gpu {
+
+/// `loop` normalised (lower bounds 0, steps 1), or itself if it is.
+static FailureOr<scf::ForallOp> normalized(RewriterBase &rewriter,
+                                           scf::ForallOp loop) {
+  auto isOne = [](OpFoldResult r) { return isConstantIntValue(r, 1); };
+  auto isZero = [](OpFoldResult r) { return isConstantIntValue(r, 0); };
+  if (llvm::all_of(loop.getMixedStep(), isOne) &&
+      llvm::all_of(loop.getMixedLowerBound(), isZero))
+    return loop;
+  return mlir::normalizeForallOp(rewriter, loop);
+}
+
+LogicalResult tileAttentionBlock(RewriterBase &rewriter, scf::ForallOp loop,
+                                 const TileOptions &o) {
+  MLIRContext *ctx = loop.getContext();
+  FailureOr<scf::ForallOp> block = normalized(rewriter, loop);
+  if (failed(block))
+    return loop.emitError("hodu-gpu-tile: cannot normalise the attention "
+                          "loop");
+  // A block per iteration: the rows' dim (the last) is x, the batch's y.
+  unsigned rank = block->getRank();
+  SmallVector<Attribute> blocks;
+  for (unsigned i = 0; i < rank; ++i) {
+    unsigned id = rank - 1 - i;
+    blocks.push_back(mlir::gpu::GPUBlockMappingAttr::get(
+        ctx, static_cast<mlir::gpu::MappingId>(id < 3 ? id : id + 3)));
+  }
+  block->setMappingAttr(ArrayAttr::get(ctx, blocks));
+  // Each op of the chain: a loop of the block's threads over its two
+  // innermost parallel dims (x over up to 32 threads, y over the rest of
+  // the block: one block shape for every op, the largest of theirs), each
+  // thread a few elements where a dim is larger; reductions serial.
+  const int64_t budget[2] = {32, std::max<int64_t>(1, o.maxThreads / 32)};
+  SmallVector<linalg::LinalgOp> ops =
+      llvm::to_vector(block->getBody()->getOps<linalg::LinalgOp>());
+  for (linalg::LinalgOp op : ops) {
+    SmallVector<int64_t> r = op.getStaticLoopRanges();
+    SmallVector<unsigned> parallel;
+    op.getParallelDims(parallel);
+    if (parallel.empty())
+      return op->emitError("hodu-gpu-tile: an attention op without parallel "
+                           "loops");
+    SmallVector<OpFoldResult> sizes(r.size(), rewriter.getIndexAttr(0));
+    SmallVector<int64_t> ids(r.size(), -1);
+    int64_t next = 0;
+    for (unsigned d : llvm::reverse(parallel)) {
+      if (next == 2)
+        break;
+      int64_t t = largestDivisor(r[d], budget[next]);
+      if (t == 1)
+        continue;
+      sizes[d] = rewriter.getIndexAttr(r[d] / t);
+      ids[d] = next++;
+    }
+    if (next == 0) { // one thread does it all
+      unsigned d = parallel.back();
+      sizes[d] = rewriter.getIndexAttr(r[d]);
+      ids[d] = 0;
+    }
+    SmallVector<Attribute> threads;
+    for (int64_t id : ids)
+      if (id >= 0)
+        threads.push_back(mlir::gpu::GPUThreadMappingAttr::get(
+            ctx, static_cast<mlir::gpu::MappingId>(id)));
+    scf::SCFTilingOptions options;
+    options.setTileSizes(sizes)
+        .setLoopType(scf::SCFTilingOptions::LoopType::ForallOp)
+        .setMapping(threads);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled) || tiled->loops.empty())
+      return op->emitError("hodu-gpu-tile: cannot tile an attention op to "
+                           "threads");
+    rewriter.replaceOp(op, tiled->replacements);
+    auto threadLoop = cast<scf::ForallOp>(tiled->loops.front().getOperation());
+    if (failed(normalized(rewriter, threadLoop)))
+      return op->emitError("hodu-gpu-tile: cannot normalise a thread loop");
+  }
+  block.value()->removeAttr(kAttentionBlock);
+  return success();
 }
 
 } // namespace hodu::gpu

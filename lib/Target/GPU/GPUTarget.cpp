@@ -107,7 +107,8 @@ LogicalResult GPUTargetBackend::buildPipeline(StringRef phase,
   if (phase == "linalg")
     return addPassPipeline(
         pm, linalgExtension(config.optLevel, config.precision,
-                            !kernelOptions(config).tensorCores.empty()));
+                            !kernelOptions(config).tensorCores.empty(),
+                            kernelOptions(config).workgroupMemory));
   if (phase == "gpu")
     return addPassPipeline(pm, kernelsPipeline(name(), kernelOptions(config)));
   if (phase == kernelPhase())

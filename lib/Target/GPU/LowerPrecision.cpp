@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -238,7 +239,8 @@ struct GpuLowerPrecision
     }
     SmallVector<linalg::LinalgOp> products;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (isF32Product(op))
+      // Attention's fused loop (hodu-gpu-fuse-attention) stays f32.
+      if (isF32Product(op) && !op->getParentOfType<scf::ForallOp>())
         products.push_back(op);
     });
     IRRewriter rewriter(ctx);

@@ -5,23 +5,40 @@
 #include "hodu/abi.h"
 #include "hodu/bundle.h"
 
-/// --precision=f16|bf16 narrows the contractions' operands first, so that
+#include "llvm/Support/CommandLine.h"
+
+/// Tests and benchmarks compare attention as one kernel with the separate
+/// kernels.
+static llvm::cl::opt<bool> noFuseAttention(
+    "hodu-gpu-no-fuse-attention", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("GPU targets: attention as separate kernels instead of "
+                   "hodu-gpu-fuse-attention's one kernel (for tests)"));
+
+/// Attention chains become one loop each first (-O2), kept in f32.
+/// --precision=f16|bf16 then narrows the contractions' operands, so that
 /// the elementwise fusion that follows writes narrowed activations from
-/// their producers' kernels.
-/// Kernels that multiply in f32 (all but tensor cores) round a computed
-/// operand only where its producer's kernel can.
+/// their producers' kernels. Kernels that multiply in f32 (all but tensor
+/// cores) round a computed operand only where its producer's kernel can.
 std::string hodu::gpu::linalgExtension(unsigned optLevel,
                                        llvm::StringRef precision,
-                                       bool tensorCores) {
+                                       bool tensorCores,
+                                       int64_t workgroupMemory) {
+  std::string attention =
+      optLevel >= 2 && !noFuseAttention
+          ? "func.func(hodu-gpu-fuse-attention{workgroup-memory=" +
+                std::to_string(workgroupMemory) + "}),"
+          : "";
   std::string narrow =
       precision.empty() || precision == "f32"
           ? ""
           : "func.func(hodu-gpu-lower-precision{precision=" + precision.str() +
                 (tensorCores ? "" : " only-free") + "}),";
+  std::string extension = attention + narrow;
   return optLevel >= 1
-             ? narrow + "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
-         : narrow.empty() ? ""
-                          : narrow + "canonicalize,cse";
+             ? extension +
+                   "func.func(hodu-gpu-fuse-elementwise),canonicalize,cse"
+         : extension.empty() ? ""
+                             : extension + "canonicalize,cse";
 }
 
 /// The tiles are made on tensors, where promote_tensor puts the A and B

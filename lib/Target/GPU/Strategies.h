@@ -63,6 +63,10 @@ struct TileOptions {
 /// hodu-gpu-map-to-launches.
 constexpr llvm::StringLiteral kTensorCore = "hodu.gpu.mma";
 
+/// The discardable attribute on the scf.forall of a fused attention chain
+/// (hodu-gpu-fuse-attention), which hodu-gpu-tile makes one kernel.
+constexpr llvm::StringLiteral kAttentionBlock = "hodu.gpu.attention";
+
 /// The discardable attribute on a reduction that hodu-gpu-map-to-launches
 /// turns into a workgroup reduction after bufferisation:
 /// [row dim (-1: none), rows per block, threads per row].
@@ -149,6 +153,13 @@ void tileTensorCore(TransformScript &s, mlir::linalg::LinalgOp op,
 llvm::SmallVector<int64_t> onOutput(mlir::linalg::LinalgOp contraction,
                                     mlir::linalg::LinalgOp op,
                                     llvm::ArrayRef<int64_t> sizes);
+/// The attention loop `loop` (kAttentionBlock) as one kernel: normalised
+/// and mapped to blocks, each linalg op of its body tiled to threads (an
+/// element, or a few, per thread; reductions serial in the thread).
+mlir::LogicalResult tileAttentionBlock(mlir::RewriterBase &rewriter,
+                                       mlir::scf::ForallOp loop,
+                                       const TileOptions &o);
+
 /// After bufferisation: the marked contraction in `block` becomes the
 /// tensor-core kernel body (128 threads).
 mlir::LogicalResult lowerTensorCoreContractions(mlir::scf::ForallOp block);

@@ -66,6 +66,11 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         ok = false;
         continue;
       }
+      // hodu-gpu-fuse-attention's loops: a kernel each, made here.
+      for (auto loop : llvm::to_vector(func.getBody().getOps<scf::ForallOp>()))
+        if (loop->hasAttr(kAttentionBlock) &&
+            failed(tileAttentionBlock(rewriter, loop, o)))
+          ok = false;
       prepareContractions(rewriter, func.getBody().front(),
                           /*collapseParallel=*/!o.tensorCores.empty());
       int64_t kernels = plan(rewriter, func, o);

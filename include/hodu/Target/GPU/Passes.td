@@ -40,6 +40,38 @@ def GpuFuseElementwise
   ];
 }
 
+def GpuFuseAttention
+    : Pass<"hodu-gpu-fuse-attention", "mlir::func::FuncOp"> {
+  let summary = "Attention as one kernel: a block per batch x heads and block of query rows (GPU)";
+  let description = [{
+    The chains `hodu-cpu-fuse-attention` finds (docs/dialect/HoduCPUPasses.md:
+    `S = Q K^T`, scale, mask, softmax, `P V`; shared code in
+    lib/Target/AttentionTiles.cpp) become one `scf.forall` over the second
+    product's batch (batch x heads) and blocks of query rows, with the whole
+    chain fused into each iteration. hodu-gpu-tile makes that loop one
+    kernel: a workgroup per iteration, each op of the chain a loop of its
+    threads (an element per thread, the reductions over keys serial in
+    the thread), the intermediates -- a block of rows of the scores, of
+    the probabilities, the rows' maxima and sums -- in workgroup memory,
+    barriers between. Nothing of size queries x keys is written to device
+    memory.
+
+    Rows per block: the largest divisor of the query count up to 64 whose
+    intermediates (counted as four blocks of rows x keys, f32) fit
+    `workgroup-memory`; a loop whose intermediates do not fit after all is
+    undone. More keys than one row of four blocks fits in workgroup memory
+    (2,048 with 32 KiB) keep the separate kernels.
+  }];
+  let options = [
+    Option<"workgroupMemory", "workgroup-memory", "int64_t", "32768",
+           "Bytes of workgroup memory a block may use">,
+  ];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
+    "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",
+  ];
+}
+
 def GpuLowerPrecision
     : Pass<"hodu-gpu-lower-precision", "mlir::func::FuncOp"> {
   let summary = "Run f32 contractions on f16 or bf16 operands with f32 sums (hoduc --precision)";

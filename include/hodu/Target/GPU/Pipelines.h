@@ -41,12 +41,15 @@ struct KernelOptions {
   std::string tensorCores;
 };
 
-/// What a GPU target adds to the shared linalg phase: with `precision`
+/// What a GPU target adds to the shared linalg phase: at -O2 attention
+/// chains as one loop each (hodu-gpu-fuse-attention, within
+/// `workgroupMemory`); with `precision`
 /// f16 or bf16 (hoduc --precision), f32 contractions on narrowed operands
 /// (both of them for `tensorCores`); elementwise fusion (not into
 /// contractions), so that each fused op becomes one kernel.
 std::string linalgExtension(unsigned optLevel, llvm::StringRef precision = "",
-                            bool tensorCores = false);
+                            bool tensorCores = false,
+                            int64_t workgroupMemory = 32768);
 
 /// The `gpu` phase as pipeline text: linalg ops grouped into kernels and
 /// tiled into blocks and threads (contractions through workgroup memory,
