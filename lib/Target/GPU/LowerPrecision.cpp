@@ -63,6 +63,13 @@ std::optional<SmallVector<float>> f32Values(Attribute attr) {
   return std::nullopt;
 }
 
+/// `x` rounded to `narrow` (to nearest even, as arith.truncf rounds).
+APFloat rounded(APFloat x, FloatType narrow) {
+  bool lost;
+  x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+  return x;
+}
+
 /// The f32 constant behind `v` (through reshapes), if `v` is one.
 std::optional<SmallVector<float>> constantValues(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -81,13 +88,9 @@ bool fitsNarrow(Value v, FloatType narrow) {
   std::optional<SmallVector<float>> values = constantValues(v);
   if (!values)
     return true;
-  for (float f : *values) {
-    APFloat x(f);
-    bool lost;
-    x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
-    if (std::isfinite(f) && !x.isFinite())
+  for (float f : *values)
+    if (std::isfinite(f) && !rounded(APFloat(f), narrow).isFinite())
       return false;
-  }
   return true;
 }
 
@@ -160,13 +163,8 @@ struct Narrower {
         // Round to nearest even, as arith.truncf does at run time.
         SmallVector<APFloat> narrowed;
         narrowed.reserve(values->size());
-        for (float f : *values) {
-          APFloat x(f);
-          bool lost;
-          x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                    &lost);
-          narrowed.push_back(x);
-        }
+        for (float f : *values)
+          narrowed.push_back(rounded(APFloat(f), narrow));
         auto dense = DenseElementsAttr::get(narrowType, narrowed);
         result = arith::ConstantOp::create(rewriter, loc, dense);
       }
@@ -187,12 +185,9 @@ struct Narrower {
       FloatAttr value;
       if (padValue && matchPattern(padValue, m_Constant(&value)) &&
           pad.getSourceType().hasStaticShape()) {
-        APFloat x = value.getValue();
-        bool lost;
-        x.convert(narrow.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &lost);
         Value narrowPad = arith::ConstantOp::create(
-            rewriter, loc, rewriter.getFloatAttr(narrow, x));
+            rewriter, loc,
+            rewriter.getFloatAttr(narrow, rounded(value.getValue(), narrow)));
         result = tensor::PadOp::create(
             rewriter, loc, narrowType, (*this)(pad.getSource()),
             pad.getMixedLowPad(), pad.getMixedHighPad(), narrowPad,
