@@ -389,9 +389,18 @@ def CpuHoistParallelAllocs
     allocation joins the run's planned workspace. Every part is then live
     while the loop runs (malloc held one per thread at a time), so scratch
     is hoisted only while all its parts take at most `max-bytes` (64 MiB).
-    Scratch of a loop with more iterations than that goes on the stack
-    too, buffer by buffer while the iteration's stack stays within
-    `max-stack-bytes` (64 KiB) in all; what does not fit stays a malloc. Allocations whose buffer may outlive the
+    Larger scratch of a loop with more iterations than that (the blocks of
+    a long sequence's attention tiles) gets slots instead: the loop becomes
+    a parallel loop of at most `max-iterations` slots (fewer where their
+    parts would pass `max-bytes`), each running a run of consecutive
+    iterations in order (an `scf.for` over the linear index,
+    `affine.delinearize_index`d into the old induction variables), and
+    each slot gets a part, which its iterations reuse one after another.
+    Without a static trip count, or where not even two slots fit, scratch
+    goes on the stack buffer by buffer while the iteration's stack stays
+    within `max-stack-bytes` (64 KiB) in all; what does not fit stays a
+    malloc (a malloc and free per iteration: past glibc's trim threshold
+    each one moved the heap's end, page faults every iteration). Allocations whose buffer may outlive the
     iteration (yielded, returned, freed or passed to a call, directly or
     through a view) stay where they are.
 
@@ -437,7 +446,8 @@ def CpuHoistParallelAllocs
            "Most bytes of scratch one iteration keeps on the stack, all its buffers together">,
   ];
   let dependentDialects = ["mlir::memref::MemRefDialect",
-                           "mlir::arith::ArithDialect"];
+                           "mlir::arith::ArithDialect",
+                           "mlir::affine::AffineDialect"];
 }
 
 def CpuOutlineKernels : Pass<"hodu-cpu-outline-kernels", "mlir::ModuleOp"> {
@@ -612,8 +622,12 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     few such blocks stays in the L1/L2 caches and under the stack limit of
     parallel scratch); where that is fewer than 4 rows (long sequences),
     the smallest divisor from 4 to 32 whose block takes at most 4 x
-    `max-scores` (each block still one stack buffer). A query count with
-    no such divisor (a prime, or too many keys) keeps the unfused lowering;
+    `max-scores` (each block still one stack buffer); longer still (past
+    4,096 keys), the smallest divisor from 4 to 32 whatever its block: its
+    scratch, rows x keys, takes a slot of the workspace
+    (hodu-cpu-hoist-parallel-allocs), where the unfused scores would take
+    queries x keys per head. A query count with no divisor from 4 to 32 (a
+    prime) keeps the unfused lowering;
     so does a chain whose fused form would compute any op more than once
     per tile, or that mixes rows (a reduction across queries). The
     products in the tile are tiled into register tiles and vectorised by

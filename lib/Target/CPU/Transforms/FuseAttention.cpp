@@ -28,9 +28,12 @@ namespace {
 /// (rows x `keys`) takes at most `maxScores` elements. Where that leaves
 /// fewer than 4 rows of a larger m (long sequences), the smallest divisor
 /// from 4 to 32 whose block takes at most 4 x `maxScores` (each scratch
-/// block still fits the stack of a parallel iteration); 0 when there is
-/// none (too thin a register tile or too large a block: the chain stays
-/// unfused).
+/// block still fits the stack of a parallel iteration); longer still, the
+/// smallest divisor from 4 to 32 whatever its block (scratch of rows x
+/// keys per iteration, which hodu-cpu-hoist-parallel-allocs gives each of
+/// its slots in the workspace, where the unfused scores would take
+/// queries x keys per head). 0 when m has no divisor from 4 to 32 (too
+/// thin a register tile: the chain stays unfused).
 int64_t rowsPerTile(int64_t m, int64_t keys, int64_t maxScores) {
   int64_t cap = std::min<int64_t>(32, std::max<int64_t>(1, maxScores / keys));
   int64_t best = 1;
@@ -41,6 +44,9 @@ int64_t rowsPerTile(int64_t m, int64_t keys, int64_t maxScores) {
     return best;
   for (int64_t d = 4; d <= std::min<int64_t>(32, m); ++d)
     if (m % d == 0 && d * keys <= 4 * maxScores)
+      return d;
+  for (int64_t d = 4; d <= std::min<int64_t>(32, m); ++d)
+    if (m % d == 0)
       return d;
   return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "ConvToMatmul.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -89,6 +90,56 @@ Value linearIndex(scf::ForallOp loop, ArrayRef<int64_t> counts) {
   return linear;
 }
 
+/// `loop`'s iterations regrouped as `slots` parallel iterations, each
+/// running a run of consecutive ones in order (an scf.for over the linear
+/// index, delinearized into the old induction variables): the scratch of
+/// one slot then serves its iterations one after another. Returns the new
+/// loop.
+scf::ForallOp intoSlots(scf::ForallOp loop, const TripCounts &count,
+                        int64_t slots) {
+  int64_t chunk = llvm::divideCeil(count.total, slots);
+  slots = llvm::divideCeil(count.total, chunk);
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto outer = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(slots)}, ValueRange{},
+      loop.getMapping());
+  outer->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  b.setInsertionPointToStart(outer.getBody());
+  Value slot = outer.getInductionVar(0);
+  Value lo = arith::MulIOp::create(
+      b, loc, slot, arith::ConstantIndexOp::create(b, loc, chunk));
+  Value hi = arith::MinSIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, lo,
+                            arith::ConstantIndexOp::create(b, loc, chunk)),
+      arith::ConstantIndexOp::create(b, loc, count.total));
+  auto inner = scf::ForOp::create(b, loc, lo, hi,
+                                  arith::ConstantIndexOp::create(b, loc, 1));
+  b.setInsertionPointToStart(inner.getBody());
+  ValueRange ivs = affine::AffineDelinearizeIndexOp::create(
+                       b, loc, inner.getInductionVar(), count.dims)
+                       .getResults();
+  Block *body = loop.getBody();
+  for (auto [old, i, lb, step] :
+       llvm::zip(loop.getInductionVars(), ivs, loop.getStaticLowerBound(),
+                 loop.getStaticStep())) {
+    Value iv = i;
+    if (step != 1)
+      iv = arith::MulIOp::create(b, loc, iv,
+                                 arith::ConstantIndexOp::create(b, loc, step));
+    if (lb != 0)
+      iv = arith::AddIOp::create(b, loc, iv,
+                                 arith::ConstantIndexOp::create(b, loc, lb));
+    old.replaceAllUsesWith(iv);
+  }
+  inner.getBody()->getOperations().splice(
+      Block::iterator(inner.getBody()->getTerminator()), body->getOperations(),
+      body->begin(), Block::iterator(body->getTerminator()));
+  loop.erase();
+  return outer;
+}
+
 struct CpuHoistParallelAllocs
     : hodu::cpu::impl::CpuHoistParallelAllocsBase<CpuHoistParallelAllocs> {
   using Base::Base;
@@ -151,6 +202,58 @@ struct CpuHoistParallelAllocs
     llvm::DenseMap<Operation *, int64_t> perIteration;
     for (auto [alloc, loop] : allocs)
       perIteration[loop] += std::max<int64_t>(bytesOf(alloc.getType()), 0);
+    // Scratch too large for the stack, of a loop with too many iterations
+    // for a part each (an attention tile's blocks of a long sequence): the
+    // iterations are regrouped into max-iterations slots, each running its
+    // share in order, and each slot gets a part; the scratch joins the
+    // workspace instead of a malloc and free per iteration (past glibc's
+    // trim threshold, each one moved the heap's end: page faults on every
+    // iteration).
+    llvm::DenseMap<Operation *, SmallVector<memref::AllocOp>> byLoop;
+    for (auto [alloc, loop] : allocs)
+      byLoop[loop].push_back(alloc);
+    llvm::SmallPtrSet<Operation *, 4> slotted;
+    for (auto &[op, loopAllocs] : byLoop) {
+      auto loop = cast<scf::ForallOp>(op);
+      int64_t bytes = perIteration[loop];
+      std::optional<TripCounts> count = tripCounts(loop);
+      if (bytes <= maxStackBytes || !count || count->total < 1 ||
+          (count->total <= maxIterations && bytes <= maxBytes / count->total) ||
+          llvm::any_of(loopAllocs, [&](memref::AllocOp a) {
+            return bytesOf(a.getType()) < 0;
+          }))
+        continue;
+      int64_t slots = std::min<int64_t>(maxIterations, maxBytes / bytes);
+      if (slots < 2)
+        continue;
+      slotted.insert(loop);
+      scf::ForallOp outer = intoSlots(loop, *count, slots);
+      int64_t parts = outer.getStaticUpperBound()[0];
+      OpBuilder b(outer);
+      Location loc = outer.getLoc();
+      auto allType = MemRefType::get({parts * bytes}, b.getI8Type());
+      Value all =
+          memref::AllocOp::create(b, loc, allType, b.getI64IntegerAttr(kAlign));
+      b.setInsertionPointToStart(outer.getBody());
+      Value base =
+          arith::MulIOp::create(b, loc, outer.getInductionVar(0),
+                                arith::ConstantIndexOp::create(b, loc, bytes));
+      int64_t offset = 0;
+      for (memref::AllocOp alloc : loopAllocs) {
+        OpBuilder at(alloc);
+        Value where = arith::AddIOp::create(
+            at, alloc.getLoc(), base,
+            arith::ConstantIndexOp::create(at, alloc.getLoc(), offset));
+        Value view = memref::ViewOp::create(at, alloc.getLoc(), alloc.getType(),
+                                            all, where, ValueRange{});
+        alloc.getResult().replaceAllUsesWith(view);
+        offset += bytesOf(alloc.getType());
+        alloc.erase();
+      }
+    }
+    llvm::erase_if(allocs, [&](auto &entry) {
+      return slotted.contains(entry.second.getOperation());
+    });
     // The stack each loop's iteration takes so far: at most max-stack-bytes
     // in all (the least stack a thread that runs iterations has; see
     // docs/runtime.md).

@@ -8,6 +8,8 @@ broadcast over heads, heads split and merged by Shape -> Gather -> Unsqueeze
 GELU feed-forward, residuals. d_model 8, 2 heads, FFN 16, vocabulary 11,
 positions up to 32. Deterministic weights (an LCG). Encode with
   protoc --encode=onnx.ModelProto onnx.proto < encoder.textproto > encoder.onnx
+`make_encoder.py D H DH F P` sets d_model, heads, head dim, FFN width and
+positions instead (long-sequence tests).
 Test infrastructure, Python 3 standard library only."""
 
 import os
@@ -17,6 +19,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from onnx_text import Graph, ints, scalar  # noqa: E402
 
 D, H, DH, F, V, P = 8, 2, 4, 16, 11, 32
+if len(sys.argv) == 6:
+    D, H, DH, F, P = (int(a) for a in sys.argv[1:])
 g = Graph(12345)
 node, floats = g.node, g.floats
 
