@@ -202,6 +202,21 @@ def main():
                 shutil.rmtree(d)
                 continue
             print("stage: bench-%s" % m["name"])
+            # A model with attention also as separate kernels
+            # (--hodu-gpu-no-fuse-attention), timed beside the one-kernel
+            # form on the device.
+            p = subprocess.run([hoduc, src, "--compile-to=linalg", "-o", "-"] + flags_common,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if b"hodu.gpu.attention" in p.stdout:
+                sep = d + "-separate"
+                shutil.copytree(d, sep)
+                p = subprocess.run([hoduc, src, "-o", os.path.join(sep, "model.hodu"),
+                                    "--hodu-gpu-no-fuse-attention"] + flags_common,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                if p.returncode != 0:
+                    shutil.rmtree(sep)
+                else:
+                    print("stage: bench-%s-separate (attention as separate kernels)" % m["name"])
     with tarfile.open(os.path.join(args.out, args.target + "-models.tgz"), "w:gz") as t:
         t.add(models, arcname="models")
     shutil.rmtree(models)
