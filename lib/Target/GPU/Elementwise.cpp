@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
 using namespace mlir;
@@ -26,8 +25,10 @@ SmallVector<Attribute> mappingOf(MLIRContext *ctx, ArrayRef<int64_t> sizes,
       continue;
     // x, y, z are MappingId 0-2; linear dims follow (LinearDim0 = 3).
     auto mappingId = static_cast<mlir::gpu::MappingId>(id);
-    m.push_back(blocks ? Attribute(mlir::gpu::GPUBlockMappingAttr::get(ctx, mappingId))
-                       : Attribute(mlir::gpu::GPUThreadMappingAttr::get(ctx, mappingId)));
+    m.push_back(
+        blocks
+            ? Attribute(mlir::gpu::GPUBlockMappingAttr::get(ctx, mappingId))
+            : Attribute(mlir::gpu::GPUThreadMappingAttr::get(ctx, mappingId)));
   }
   return m;
 }
@@ -119,10 +120,7 @@ namespace hodu::gpu {
 /// `loop` normalised (lower bounds 0, steps 1), or itself if it is.
 static FailureOr<scf::ForallOp> normalized(RewriterBase &rewriter,
                                            scf::ForallOp loop) {
-  auto isOne = [](OpFoldResult r) { return isConstantIntValue(r, 1); };
-  auto isZero = [](OpFoldResult r) { return isConstantIntValue(r, 0); };
-  if (llvm::all_of(loop.getMixedStep(), isOne) &&
-      llvm::all_of(loop.getMixedLowerBound(), isZero))
+  if (loop.isNormalized())
     return loop;
   return mlir::normalizeForallOp(rewriter, loop);
 }

@@ -70,28 +70,14 @@ APFloat rounded(APFloat x, FloatType narrow) {
   return x;
 }
 
-/// The f32 constant behind `v` (through reshapes), if `v` is one.
-std::optional<SmallVector<float>> constantValues(Value v) {
+/// The constant behind `v` (through reshapes), or null if there is none.
+Value constantRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def))
       break;
     v = def->getOperand(0);
   }
-  Attribute attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  return f32Values(attr);
-}
-
-/// Whether every value of constant `v` (if it is one) is finite in `narrow`.
-bool fitsNarrow(Value v, FloatType narrow) {
-  std::optional<SmallVector<float>> values = constantValues(v);
-  if (!values)
-    return true;
-  for (float f : *values)
-    if (std::isfinite(f) && !rounded(APFloat(f), narrow).isFinite())
-      return false;
-  return true;
+  return matchPattern(v, m_Constant()) ? v : Value();
 }
 
 /// Whether `v` is computed by the elementwise epilogue of a contraction:
@@ -141,6 +127,51 @@ struct Narrower {
   RewriterBase &rewriter;
   FloatType narrow;
   DenseMap<Value, Value> done;
+  /// Each constant's values rounded, computed once: null where it holds no
+  /// f32 data; failure where a value passes the narrow type's range.
+  DenseMap<Value, FailureOr<DenseElementsAttr>> roundedConstants;
+
+  /// Constant `c` rounded to the narrow type (to nearest even, as
+  /// arith.truncf does at run time; see roundedConstants).
+  FailureOr<DenseElementsAttr> roundedConstant(Value c) {
+    if (auto it = roundedConstants.find(c); it != roundedConstants.end())
+      return it->second;
+    FailureOr<DenseElementsAttr> result = DenseElementsAttr();
+    Attribute attr;
+    matchPattern(c, m_Constant(&attr));
+    if (std::optional<SmallVector<float>> values = f32Values(attr)) {
+      SmallVector<APFloat> narrowed;
+      narrowed.reserve(values->size());
+      for (float f : *values) {
+        narrowed.push_back(rounded(APFloat(f), narrow));
+        if (std::isfinite(f) && !narrowed.back().isFinite()) {
+          result = failure();
+          break;
+        }
+      }
+      if (succeeded(result))
+        result = DenseElementsAttr::get(
+            cast<RankedTensorType>(c.getType()).clone(narrow), narrowed);
+    }
+    roundedConstants.try_emplace(c, result);
+    return result;
+  }
+
+  /// Whether `v` is a constant (through reshapes) of f32 data.
+  bool isConstant(Value v) {
+    Value c = constantRoot(v);
+    if (!c)
+      return false;
+    FailureOr<DenseElementsAttr> r = roundedConstant(c);
+    return failed(r) || *r;
+  }
+
+  /// Whether narrowing `v` keeps it finite: false for a constant with a
+  /// value past the narrow type's range.
+  bool fits(Value v) {
+    Value c = constantRoot(v);
+    return !c || succeeded(roundedConstant(c));
+  }
 
   /// `v` (f32) as a tensor of the narrow type: a constant converted now
   /// (also behind reshapes), else an elementwise truncf placed after `v`'s
@@ -157,17 +188,10 @@ struct Narrower {
     auto narrowType = type.clone(narrow);
     Location loc = v.getLoc();
     Value result;
-    Attribute attr;
-    if (matchPattern(v, m_Constant(&attr))) {
-      if (std::optional<SmallVector<float>> values = f32Values(attr)) {
-        // Round to nearest even, as arith.truncf does at run time.
-        SmallVector<APFloat> narrowed;
-        narrowed.reserve(values->size());
-        for (float f : *values)
-          narrowed.push_back(rounded(APFloat(f), narrow));
-        auto dense = DenseElementsAttr::get(narrowType, narrowed);
-        result = arith::ConstantOp::create(rewriter, loc, dense);
-      }
+    if (matchPattern(v, m_Constant())) {
+      FailureOr<DenseElementsAttr> dense = roundedConstant(v);
+      if (succeeded(dense) && *dense)
+        result = arith::ConstantOp::create(rewriter, loc, *dense);
     } else if (auto expand = v.getDefiningOp<tensor::ExpandShapeOp>()) {
       // Reshapes and pads move after the rounding, so that it sits next
       // to the producer, whose kernel does it.
@@ -242,14 +266,13 @@ struct GpuLowerPrecision
     Narrower narrowed(rewriter, narrow);
     for (linalg::LinalgOp op : products) {
       if (!llvm::all_of(op.getDpsInputs(),
-                        [&](Value in) { return fitsNarrow(in, narrow); }))
+                        [&](Value in) { return narrowed.fits(in); }))
         continue;
       // Which operands are narrowed: constants always; computed ones with
       // only-free where their producer's kernel can round them.
       SmallVector<bool> narrowInput =
           llvm::map_to_vector(op.getDpsInputs(), [&](Value in) {
-            return !onlyFree || constantValues(in).has_value() ||
-                   roundsForFree(in);
+            return !onlyFree || narrowed.isConstant(in) || roundsForFree(in);
           });
       if (llvm::none_of(narrowInput, [](bool b) { return b; }))
         continue;
