@@ -424,14 +424,14 @@ def weight_bytes(hodu_run, bundle):
     return int(m.group(1)) if rc == 0 and m else None
 
 
-def test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags):
+def test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags, rtol, atol):
     """Compiles the model for Vulkan in f32 and with --precision=f16 and
     runs both on the machine's Vulkan device (lavapipe without a GPU)
     against ONNX Runtime's f32 outputs: f32 within the model's tolerance,
     f16 within the manifest's f16 tolerance. The f16 bundle's weights must
     be smaller (its matmul and convolution weights are stored in f16). No
     Vulkan device: not run."""
-    tol = model["f16"]
+    tol = {"f32": {"rtol": rtol, "atol": atol}, "f16": model["f16"]}
     bundles = {}
     for precision in ("f32", "f16"):
         bundle = os.path.join(work, "%s.vulkan.%s.hodu" % (model["name"], precision))
@@ -443,8 +443,9 @@ def test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags):
         bundles[precision] = (bundle, secs)
     stats = {}
     for precision, (bundle, _) in bundles.items():
+        t = tol[precision]
         rc, out, rsecs = run([hodu_run, bundle, "--device=vulkan", "--test-data", data,
-                              "--rtol", repr(tol["rtol"]), "--atol", repr(tol["atol"])],
+                              "--rtol", repr(t["rtol"]), "--atol", repr(t["atol"])],
                              RUN_TIMEOUT)
         if rc != 0 and any(w in out for w in ("no Vulkan", "shaderFloat16",
                                                "storageBuffer16BitAccess")):
@@ -456,7 +457,7 @@ def test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags):
             return False
         stats[precision] = error_stats(hodu_run, bundle,
                                        os.path.join(data, "test_data_set_0"), work,
-                                       tol["rtol"], tol["atol"])
+                                       t["rtol"], t["atol"])
     w32, w16 = (weight_bytes(hodu_run, bundles[p][0]) for p in ("f32", "f16"))
     detail = "; ".join(
         "%s max abs err %.3g, max rel err %.3g" % (p, s["max_abs"], s["max_rel"])
@@ -653,7 +654,8 @@ def test_model(model, defaults, args):
             else:
                 print("bf16: not run (this CPU has no AVX512-BF16)")
         if ok and model.get("f16") and with_ref and not args.engine:
-            ok = test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags)
+            ok = test_f16_vulkan(model, onnx, data, work, hoduc, hodu_run, flags,
+                                 rtol, atol)
         return ok, results
     finally:
         if args.keep:
