@@ -3,7 +3,7 @@
 // See hodu-gpu-fuse-attention in include/hodu/Target/GPU/Passes.td. The
 // chains are found and tiled by hodu::fuseAttentionChains
 // (lib/Target/AttentionTiles.cpp); hodu-gpu-tile makes each loop a kernel
-// (tileAttentionBlock in Tile.cpp).
+// (tileAttentionBlock in Elementwise.cpp).
 //
 //===----------------------------------------------------------------------===//
 
