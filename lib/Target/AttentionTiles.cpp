@@ -28,6 +28,7 @@
 #include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -391,24 +392,33 @@ FrozenRewritePatternSet hodu::canonicalizationPatterns(MLIRContext *ctx) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
-SmallVector<scf::ForallOp>
-hodu::fuseAttentionChains(func::FuncOp func,
-                          function_ref<int64_t(int64_t, int64_t)> rowsFor,
-                          function_ref<bool(scf::ForallOp)> accept,
-                          const FrozenRewritePatternSet &canonicalization) {
-  SmallVector<linalg::LinalgOp> candidates;
-  func.walk([&](linalg::LinalgOp op) {
-    if (isProduct(op) && !op->getParentOfType<scf::ForallOp>() &&
-        !isConstantLike(op.getDpsInputs()[1]))
-      candidates.push_back(op);
-  });
+SmallVector<scf::ForallOp> hodu::fuseAttentionChains(
+    func::FuncOp func, function_ref<int64_t(int64_t, int64_t)> rowsFor,
+    function_ref<bool(scf::ForallOp)> accept,
+    const FrozenRewritePatternSet &canonicalization, int64_t keyQuantum) {
   // Second products first, so that a chain is fused before its first
-  // product could be taken as the second product of an earlier chain.
+  // product could be taken as the second product of an earlier chain. The
+  // candidates are found again after each fusion, which erases ops (a
+  // chain's first product among them); the ones tried and left stay.
   SmallVector<scf::ForallOp> loops;
-  for (linalg::LinalgOp pv : llvm::reverse(candidates)) {
-    if (!pv->getBlock())
-      continue; // erased as part of a fused chain
-    if (scf::ForallOp loop = fuse(pv, rowsFor, accept, canonicalization))
+  llvm::DenseSet<Operation *> tried;
+  for (;;) {
+    linalg::LinalgOp pv;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isProduct(op) && !op->getParentOfType<scf::ForallOp>() &&
+          !isConstantLike(op.getDpsInputs()[1]) && !tried.contains(op))
+        pv = op;
+    });
+    if (!pv)
+      break;
+    tried.insert(pv);
+    scf::ForallOp loop = fuse(pv, rowsFor, accept, canonicalization);
+    if (!loop)
+      continue;
+    tried.erase(pv); // erased with its chain
+    if (keyQuantum > 0)
+      llvm::append_range(loops, skipDeadKeys(loop, keyQuantum));
+    else
       loops.push_back(loop);
   }
   // The fused chains' empty destinations, now unused.

@@ -60,8 +60,9 @@ struct GpuFuseAttention
     auto fits = [&](scf::ForallOp loop) {
       return scratchBytes(loop) <= workgroupMemory;
     };
-    for (scf::ForallOp loop : hodu::fuseAttentionChains(getOperation(), rowsFor,
-                                                        fits, canonicalization))
+    for (scf::ForallOp loop : hodu::fuseAttentionChains(
+             getOperation(), rowsFor, fits, canonicalization,
+             skipDeadKeys ? keyQuantum : 0))
       loop->setAttr(hodu::gpu::kAttentionBlock, UnitAttr::get(&getContext()));
   }
 };

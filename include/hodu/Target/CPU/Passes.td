@@ -635,6 +635,19 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     nested parallel loop, and no packing of B per iteration; with
     `--precision=bf16`, a product from zero takes the bf16 kernel).
 
+    Keys a constant mask kills (`skip-dead-keys`, on by default): where a
+    constant mask -- a causal one, a sliding window, constant padding --
+    sets the trailing keys of a block of rows to at most -1e30 (added, or
+    selected by a constant condition), and the body's scalar code proves
+    that such a key adds an exact 0 to the softmax's sum and to `P V` (it
+    stays hugely negative through scales and subtractions, its
+    exponential is 0, a max or sum over keys keeps its accumulator), the
+    loop is split into at most 8 loops over consecutive blocks of rows,
+    each computing only the keys its rows can see, rounded up to a
+    multiple of `key-quantum` (coarser while there would be more loops).
+    A causal chain then computes a little over half its products. The
+    proof assumes only that the scores are finite and well below 1e29.
+
     Before (one head shown):
     ```mlir
     %s = linalg.batch_matmul ins(%q, %kt : tensor<4x128x64xf32>, tensor<4x64x128xf32>) ...
@@ -655,7 +668,11 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"maxScores", "max-scores", "int64_t", "4096",
-           "Most elements of a tile's block of scores (rows x keys)">
+           "Most elements of a tile's block of scores (rows x keys)">,
+    Option<"skipDeadKeys", "skip-dead-keys", "bool", "true",
+           "Split the loop where a constant mask kills trailing keys">,
+    Option<"keyQuantum", "key-quantum", "int64_t", "16",
+           "The keys a split loop computes are a multiple of this">
   ];
   let dependentDialects = [
     "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",

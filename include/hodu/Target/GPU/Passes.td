@@ -61,10 +61,21 @@ def GpuFuseAttention
     `workgroup-memory`; a loop whose intermediates do not fit after all is
     undone. More keys than one row of four blocks fits in workgroup memory
     (2,048 with 32 KiB) keep the separate kernels.
+
+    Where a constant mask (causal, a window's far edge, constant padding)
+    kills the trailing keys of blocks of rows (`skip-dead-keys`, on by
+    default; proved as in hodu-cpu-fuse-attention), the loop is split into
+    at most 8 loops over consecutive blocks, each computing only the keys
+    its rows see, rounded up to `key-quantum`: a kernel each, which
+    together compute a little over half a causal chain's products.
   }];
   let options = [
     Option<"workgroupMemory", "workgroup-memory", "int64_t", "32768",
            "Bytes of workgroup memory a block may use">,
+    Option<"skipDeadKeys", "skip-dead-keys", "bool", "true",
+           "Split the loop where a constant mask kills trailing keys">,
+    Option<"keyQuantum", "key-quantum", "int64_t", "32",
+           "The keys a split loop computes are a multiple of this">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",

@@ -68,7 +68,8 @@ struct CpuFuseAttention
         [&](int64_t m, int64_t keys) {
           return rowsPerTile(m, keys, maxScores);
         },
-        [](scf::ForallOp) { return true; }, canonicalization);
+        [](scf::ForallOp) { return true; }, canonicalization,
+        skipDeadKeys ? keyQuantum : 0);
   }
 };
 } // namespace
