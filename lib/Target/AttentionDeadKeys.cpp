@@ -494,8 +494,9 @@ void narrow(const KeyDims &labels, int64_t keys) {
 }
 } // namespace
 
-SmallVector<scf::ForallOp>
-hodu::skipDeadKeys(scf::ForallOp loop, int64_t quantum, int64_t maxRuns) {
+SmallVector<scf::ForallOp> hodu::skipDeadKeys(scf::ForallOp loop,
+                                              const DeadKeyOptions &options) {
+  int64_t quantum = options.quantum;
   SmallVector<scf::ForallOp> whole{loop};
   linalg::LinalgOp pv = secondProduct(loop);
   if (!pv || loop.getRank() < 1 || loop.getOutputs().size() != 1 ||
@@ -538,9 +539,31 @@ hodu::skipDeadKeys(scf::ForallOp loop, int64_t quantum, int64_t maxRuns) {
       else
         runs.push_back({b, b + 1, need});
     }
-    if (int64_t(runs.size()) <= maxRuns || quantum >= labels.keys)
+    if (int64_t(runs.size()) <= options.maxRuns || quantum >= labels.keys)
       break;
   }
+  // Runs too short to fill the threads or the GPU join their neighbours
+  // (the larger key count), the last one its predecessor.
+  int64_t outer = 1;
+  for (unsigned d = 0; d < rowIv; ++d)
+    outer *= llvm::divideCeil(loop.getStaticUpperBound()[d],
+                              loop.getStaticStep()[d]);
+  auto iterations = [&](const Run &r) { return outer * (r.end - r.first); };
+  SmallVector<Run> joined;
+  for (const Run &run : runs) {
+    if (!joined.empty() && iterations(joined.back()) < options.minIterations) {
+      joined.back().end = run.end;
+      joined.back().keys = std::max(joined.back().keys, run.keys);
+    } else {
+      joined.push_back(run);
+    }
+  }
+  if (joined.size() > 1 && iterations(joined.back()) < options.minIterations) {
+    Run last = joined.pop_back_val();
+    joined.back().end = last.end;
+    joined.back().keys = std::max(joined.back().keys, last.keys);
+  }
+  runs = std::move(joined);
   if (runs.size() == 1 && runs.front().keys == labels.keys)
     return whole;
 

@@ -392,10 +392,12 @@ FrozenRewritePatternSet hodu::canonicalizationPatterns(MLIRContext *ctx) {
   return FrozenRewritePatternSet(std::move(patterns));
 }
 
-SmallVector<scf::ForallOp> hodu::fuseAttentionChains(
-    func::FuncOp func, function_ref<int64_t(int64_t, int64_t)> rowsFor,
-    function_ref<bool(scf::ForallOp)> accept,
-    const FrozenRewritePatternSet &canonicalization, int64_t keyQuantum) {
+SmallVector<scf::ForallOp>
+hodu::fuseAttentionChains(func::FuncOp func,
+                          function_ref<int64_t(int64_t, int64_t)> rowsFor,
+                          function_ref<bool(scf::ForallOp)> accept,
+                          const FrozenRewritePatternSet &canonicalization,
+                          const DeadKeyOptions &deadKeys) {
   // Second products first, so that a chain is fused before its first
   // product could be taken as the second product of an earlier chain. The
   // candidates are found again after each fusion, which erases ops (a
@@ -416,8 +418,8 @@ SmallVector<scf::ForallOp> hodu::fuseAttentionChains(
     if (!loop)
       continue;
     tried.erase(pv); // erased with its chain
-    if (keyQuantum > 0)
-      llvm::append_range(loops, skipDeadKeys(loop, keyQuantum));
+    if (deadKeys.quantum > 0)
+      llvm::append_range(loops, skipDeadKeys(loop, deadKeys));
     else
       loops.push_back(loop);
   }

@@ -27,30 +27,40 @@ namespace hodu {
 /// canonicalize pass applies), for fuseAttentionChains.
 mlir::FrozenRewritePatternSet canonicalizationPatterns(mlir::MLIRContext *ctx);
 
+/// How skipDeadKeys splits a loop: the keys a run computes are a multiple
+/// of `quantum` (0: no splitting), doubled while there would be more than
+/// `maxRuns` runs; neighbouring runs are joined until each has at least
+/// `minIterations` iterations (batch x blocks of rows), so that a run still
+/// fills the threads or the GPU.
+struct DeadKeyOptions {
+  int64_t quantum = 0;
+  int64_t minIterations = 1;
+  int64_t maxRuns = 8;
+};
+
 /// Fuses every attention chain of `func` into one scf.forall over the
 /// second product's batch (one per iteration) and blocks of
 /// `rowsFor(queries, keys)` query rows (0: leave that chain unfused). A
 /// loop is kept only if every op of the chain is inside it, its tiles add
 /// up to no more than the chain computed whole, and `accept` takes it.
-/// With `keyQuantum` > 0, each loop then goes through skipDeadKeys.
+/// Each loop then goes through skipDeadKeys with `deadKeys`.
 /// Returns the loops made (lower bounds 0, steps the tile sizes).
 llvm::SmallVector<mlir::scf::ForallOp> fuseAttentionChains(
     mlir::func::FuncOp func,
     llvm::function_ref<int64_t(int64_t queries, int64_t keys)> rowsFor,
     llvm::function_ref<bool(mlir::scf::ForallOp)> accept,
     const mlir::FrozenRewritePatternSet &canonicalization,
-    int64_t keyQuantum = 0);
+    const DeadKeyOptions &deadKeys = {});
 
 /// Where a constant mask (causal, a window, constant padding) kills the
 /// trailing keys of blocks of query rows, splits the fused attention `loop`
-/// into at most `maxRuns` loops over consecutive blocks, each computing only
-/// the keys its blocks can see (rounded up to a multiple of `quantum`,
-/// coarser while there would be more runs), chained through the output.
+/// into runs of consecutive blocks (see DeadKeyOptions), each a loop that
+/// computes only the keys its blocks can see, chained through the output.
 /// The dead keys' exclusion is proved on the body (lib/Target/
 /// AttentionDeadKeys.cpp): they would add exact zeros. Returns the loops
 /// (`loop` itself where nothing is dead or nothing is proved).
 llvm::SmallVector<mlir::scf::ForallOp>
-skipDeadKeys(mlir::scf::ForallOp loop, int64_t quantum, int64_t maxRuns = 8);
+skipDeadKeys(mlir::scf::ForallOp loop, const DeadKeyOptions &options);
 
 } // namespace hodu
 

@@ -62,7 +62,7 @@ struct GpuFuseAttention
     };
     for (scf::ForallOp loop : hodu::fuseAttentionChains(
              getOperation(), rowsFor, fits, canonicalization,
-             skipDeadKeys ? keyQuantum : 0))
+             hodu::DeadKeyOptions{skipDeadKeys ? keyQuantum : 0, minBlocks}))
       loop->setAttr(hodu::gpu::kAttentionBlock, UnitAttr::get(&getContext()));
   }
 };

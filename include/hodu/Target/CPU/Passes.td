@@ -644,9 +644,11 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     exponential is 0, a max or sum over keys keeps its accumulator), the
     loop is split into at most 8 loops over consecutive blocks of rows,
     each computing only the keys its rows can see, rounded up to a
-    multiple of `key-quantum` (coarser while there would be more loops).
-    A causal chain then computes a little over half its products. The
-    proof assumes only that the scores are finite and well below 1e29.
+    multiple of `key-quantum` (coarser while there would be more loops);
+    neighbouring loops join until each has `min-run-iterations` iterations
+    (batch x blocks), so that a loop still fills a many-core host's
+    threads. A causal chain then computes a little over half its products.
+    The proof assumes only that the scores are finite and well below 1e29.
 
     Before (one head shown):
     ```mlir
@@ -672,7 +674,9 @@ def CpuFuseAttention : Pass<"hodu-cpu-fuse-attention", "mlir::func::FuncOp"> {
     Option<"skipDeadKeys", "skip-dead-keys", "bool", "true",
            "Split the loop where a constant mask kills trailing keys">,
     Option<"keyQuantum", "key-quantum", "int64_t", "16",
-           "The keys a split loop computes are a multiple of this">
+           "The keys a split loop computes are a multiple of this">,
+    Option<"minRunIterations", "min-run-iterations", "int64_t", "16",
+           "Fewest iterations a split loop keeps, to fill the threads">
   ];
   let dependentDialects = [
     "mlir::scf::SCFDialect", "mlir::tensor::TensorDialect",

@@ -67,7 +67,10 @@ def GpuFuseAttention
     default; proved as in hodu-cpu-fuse-attention), the loop is split into
     at most 8 loops over consecutive blocks, each computing only the keys
     its rows see, rounded up to `key-quantum`: a kernel each, which
-    together compute a little over half a causal chain's products.
+    together compute a little over half a causal chain's products. Each
+    kernel keeps at least `min-blocks` blocks (neighbouring runs join until
+    it does), as hodu-gpu-tile's contractions do: a GPU of many cores runs
+    one kernel of many blocks faster than several kernels of few.
   }];
   let options = [
     Option<"workgroupMemory", "workgroup-memory", "int64_t", "32768",
@@ -76,6 +79,8 @@ def GpuFuseAttention
            "Split the loop where a constant mask kills trailing keys">,
     Option<"keyQuantum", "key-quantum", "int64_t", "32",
            "The keys a split loop computes are a multiple of this">,
+    Option<"minBlocks", "min-blocks", "int64_t", "64",
+           "Fewest blocks a split loop's kernel keeps, to fill the GPU">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",

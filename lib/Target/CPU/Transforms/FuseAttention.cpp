@@ -69,7 +69,7 @@ struct CpuFuseAttention
           return rowsPerTile(m, keys, maxScores);
         },
         [](scf::ForallOp) { return true; }, canonicalization,
-        skipDeadKeys ? keyQuantum : 0);
+        hodu::DeadKeyOptions{skipDeadKeys ? keyQuantum : 0, minRunIterations});
   }
 };
 } // namespace

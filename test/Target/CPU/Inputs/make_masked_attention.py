@@ -3,9 +3,10 @@
 protobuf text (stdout): make_masked_attention.py NAME. Test
 infrastructure, Python 3 standard library only.
 
-  causal   ONNX Attention (opset 23), is_causal, 2 heads of 16, 128 tokens
+  causal   ONNX Attention (opset 23), is_causal, 8 heads of 16, 256 tokens
   where    GPT-2's form (opset 17): Q K^T scaled, Where(tril, s, -3.4e38)
-           with a constant lower-triangular bool mask, Softmax, P V; 64 tokens
+           with a constant lower-triangular bool mask, Softmax, P V; 8 heads,
+           128 tokens
   window   the same with a sliding window of 16 keys as a constant additive
            mask of 0 / -inf: each row sees keys (i - 15) .. i
   soft     the same as where, but the masked scores are -10000 (BERT's
@@ -22,7 +23,7 @@ import sys
 
 
 def write_inputs(name, out):
-    dims = [1, 2, 128, 16] if name == "causal" else [1, 2, 64, 16]
+    dims = [1, 8, 256, 16] if name == "causal" else [1, 8, 128, 16]
     n = dims[0] * dims[1] * dims[2] * dims[3]
     for seed, x in enumerate("QKV"):
         vals = [2.0 * math.sin(0.7 * i + 1.3 * seed) * math.cos(0.013 * i * (seed + 1))
@@ -52,7 +53,7 @@ def initializer(name, elem, dims, values):
 
 
 def causal():
-    dims = [1, 2, 128, 16]
+    dims = [1, 8, 256, 16]
     print('ir_version: 10\nopset_import { domain: "" version: 23 }\ngraph {\n  name: "causal"')
     print('  node { op_type: "Attention" name: "attention" input: "Q" input: "K" '
           'input: "V" output: "Y" attribute { name: "is_causal" type: INT i: 1 } }')
@@ -63,7 +64,7 @@ def causal():
 
 
 def masked(name):
-    n, dims = 64, [1, 2, 64, 16]
+    n, dims = 128, [1, 8, 128, 16]
     print('ir_version: 9\nopset_import { domain: "" version: 17 }\ngraph {\n  name: "%s"' % name)
     print('  node { op_type: "Transpose" input: "K" output: "KT" '
           'attribute { name: "perm" type: INTS ints: 0 ints: 1 ints: 3 ints: 2 } }')
