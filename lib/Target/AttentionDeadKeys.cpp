@@ -22,6 +22,8 @@
 
 #include "hodu/Target/AttentionTiles.h"
 
+#include "AttentionKeys.h"
+
 #include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,6 +42,10 @@ using namespace mlir;
 
 namespace {
 
+using hodu::attention::findKeyDims;
+using hodu::attention::KeyDims;
+using hodu::attention::secondProduct;
+
 /// What a value holds at the positions of dead keys.
 enum class Dead {
   Any,      // whatever (the scores before the mask): finite
@@ -57,176 +63,6 @@ enum class Dead {
 enum class MaskRule { None, AtMostHuge, False, True };
 
 constexpr double kHuge = -1e30;
-
-/// The key dims of the loop body's tensors, found from the second
-/// product's reduction loop through the linalg ops' indexing maps, the
-/// reshapes and the slices of the body.
-struct KeyDims {
-  llvm::DenseMap<Value, SmallVector<int64_t, 2>> dims;
-  Block *body = nullptr;
-  int64_t keys = 0;
-  bool failed = false;
-
-  bool inBody(Value v) const {
-    Operation *d = v.getDefiningOp();
-    return d && d->getBlock() == body;
-  }
-  bool has(Value v, int64_t d) const {
-    auto it = dims.find(v);
-    return it != dims.end() && llvm::is_contained(it->second, d);
-  }
-  /// Marks dim `d` of `v` a key dim; true if it was not.
-  bool add(Value v, int64_t d) {
-    if (!inBody(v) || has(v, d))
-      return false;
-    auto t = cast<RankedTensorType>(v.getType());
-    if (t.getDimSize(d) != keys)
-      failed = true;
-    dims[v].push_back(d);
-    return true;
-  }
-};
-
-/// The second product of the loop: what its terminator inserts.
-linalg::LinalgOp secondProduct(scf::ForallOp loop) {
-  auto term = loop.getTerminator();
-  if (!llvm::hasSingleElement(term.getYieldingOps()))
-    return {};
-  auto insert =
-      dyn_cast<tensor::ParallelInsertSliceOp>(*term.getYieldingOps().begin());
-  if (!insert)
-    return {};
-  auto pv = insert.getSource().getDefiningOp<linalg::LinalgOp>();
-  if (!pv || pv->getBlock() != loop.getBody() ||
-      !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(pv.getOperation()) ||
-      pv.getNumReductionLoops() != 1)
-    return {};
-  return pv;
-}
-
-/// Propagates the key dims from `pv`'s reduction loop to a fixed point.
-/// Fails (labels.failed) where a key dim reaches an op this file cannot
-/// narrow, or a dim that is not the keys' length.
-KeyDims findKeyDims(scf::ForallOp loop, linalg::LinalgOp pv) {
-  KeyDims labels;
-  labels.body = loop.getBody();
-  SmallVector<unsigned> reductions;
-  pv.getReductionDims(reductions);
-  labels.keys = pv.getStaticLoopRanges()[reductions.front()];
-  auto visitLinalg = [&](linalg::LinalgOp op) {
-    bool changed = false;
-    llvm::SmallBitVector loops(op.getNumLoops());
-    if (op == pv)
-      loops.set(reductions.front());
-    auto mapOf = [&](OpOperand &o) { return op.getMatchingIndexingMap(&o); };
-    for (OpOperand &o : op->getOpOperands()) {
-      auto it = labels.dims.find(o.get());
-      if (it == labels.dims.end())
-        continue;
-      for (int64_t d : it->second) {
-        auto e = dyn_cast<AffineDimExpr>(mapOf(o).getResult(d));
-        if (!e)
-          return labels.failed = true, false;
-        loops.set(e.getPosition());
-      }
-    }
-    for (OpResult r : op->getResults()) {
-      auto it = labels.dims.find(r);
-      if (it == labels.dims.end())
-        continue;
-      for (int64_t d : it->second) {
-        auto e = dyn_cast<AffineDimExpr>(
-            op.getIndexingMapMatchingResult(r).getResult(d));
-        if (!e)
-          return labels.failed = true, false;
-        loops.set(e.getPosition());
-      }
-    }
-    auto label = [&](Value v, AffineMap map) {
-      for (auto [d, e] : llvm::enumerate(map.getResults()))
-        if (auto dim = dyn_cast<AffineDimExpr>(e);
-            dim && loops.test(dim.getPosition())) {
-          if (!labels.inBody(v))
-            labels.failed = true; // read whole from outside: not narrowed
-          changed |= labels.add(v, d);
-        }
-    };
-    for (OpOperand &o : op->getOpOperands())
-      label(o.get(), mapOf(o));
-    for (OpResult r : op->getResults())
-      label(r, op.getIndexingMapMatchingResult(r));
-    return changed;
-  };
-  // A reshape's key dim is the one dim of its group larger than 1.
-  auto visitReshape = [&](Value small, Value large,
-                          ArrayRef<ReassociationIndices> groups) {
-    bool changed = false;
-    auto largeType = cast<RankedTensorType>(large.getType());
-    for (auto [i, group] : llvm::enumerate(groups)) {
-      int64_t wide = -1, count = 0;
-      for (int64_t d : group)
-        if (largeType.getDimSize(d) != 1) {
-          wide = d;
-          ++count;
-        }
-      bool smallKey = labels.has(small, i);
-      bool largeKey =
-          llvm::any_of(group, [&](int64_t d) { return labels.has(large, d); });
-      if (!smallKey && !largeKey)
-        continue;
-      if (count != 1)
-        return labels.failed = true, false;
-      changed |= labels.add(small, i);
-      changed |= labels.add(large, wide);
-    }
-    return changed;
-  };
-  for (int round = 0; round < 64 && !labels.failed; ++round) {
-    bool changed = false;
-    for (Operation &op : *labels.body) {
-      if (auto l = dyn_cast<linalg::LinalgOp>(&op)) {
-        changed |= visitLinalg(l);
-      } else if (auto c = dyn_cast<tensor::CollapseShapeOp>(&op)) {
-        changed |= visitReshape(c.getResult(), c.getSrc(),
-                                c.getReassociationIndices());
-      } else if (auto e = dyn_cast<tensor::ExpandShapeOp>(&op)) {
-        changed |= visitReshape(e.getSrc(), e.getResult(),
-                                e.getReassociationIndices());
-      } else if (auto s = dyn_cast<tensor::ExtractSliceOp>(&op)) {
-        // Only whole key dims, so that the narrowed slice starts at key 0.
-        auto it = labels.dims.find(s.getResult());
-        if (it == labels.dims.end())
-          continue;
-        if (s.getSourceType().getRank() != s.getResultType().getRank()) {
-          labels.failed = true;
-          break;
-        }
-        for (int64_t d : it->second) {
-          if (s.getStaticOffsets()[d] != 0 || s.getStaticStrides()[d] != 1 ||
-              s.getSourceType().getDimSize(d) != labels.keys)
-            labels.failed = true;
-          changed |= labels.add(s.getSource(), d);
-        }
-      } else if (!isa<tensor::EmptyOp>(&op)) {
-        for (Value v : op.getOperands())
-          if (labels.dims.count(v))
-            labels.failed = true;
-      }
-      if (labels.failed)
-        break;
-    }
-    if (!changed)
-      break;
-  }
-  // A source sliced whole that the body computes is narrowed too; any
-  // other reader of a key dim would see a changed shape.
-  for (auto &[v, dims] : labels.dims)
-    for (Operation *user : v.getUsers())
-      if (!isa<linalg::LinalgOp, tensor::CollapseShapeOp, tensor::ExpandShapeOp,
-               tensor::ExtractSliceOp>(user))
-        labels.failed = true;
-  return labels;
-}
 
 /// A float constant's class (a scalar, or a tensor of one value: a
 /// broadcast operand): Huge, Positive or Finite.

@@ -62,6 +62,18 @@ llvm::SmallVector<mlir::scf::ForallOp> fuseAttentionChains(
 llvm::SmallVector<mlir::scf::ForallOp>
 skipDeadKeys(mlir::scf::ForallOp loop, const DeadKeyOptions &options);
 
+/// The keys per block blockKeys takes: the largest divisor of `keys` from
+/// 16 to `most` (and at most half the keys); 0 if there is none.
+int64_t keyBlockSize(int64_t keys, int64_t most);
+
+/// Rewrites the body of a fused attention `loop` as flash attention does:
+/// an scf.for over blocks of keys (keyBlockSize(keys, most)) carrying each
+/// row's running max, running sum and output, each step computing only its
+/// keys' scores (lib/Target/AttentionKeyBlocks.cpp). Fails, changing
+/// nothing, unless the chain ends in the plain softmax (max, subtract, exp,
+/// sum, divide) and the keys have such a block.
+mlir::LogicalResult blockKeys(mlir::scf::ForallOp loop, int64_t most);
+
 } // namespace hodu
 
 #endif // HODU_TARGET_ATTENTIONTILES_H

@@ -146,8 +146,9 @@ LogicalResult tileAttentionBlock(RewriterBase &rewriter, scf::ForallOp loop,
   // the block: one block shape for every op, the largest of theirs), each
   // thread a few elements where a dim is larger; reductions serial.
   const int64_t budget[2] = {32, std::max<int64_t>(1, o.maxThreads / 32)};
-  SmallVector<linalg::LinalgOp> ops =
-      llvm::to_vector(block->getBody()->getOps<linalg::LinalgOp>());
+  // (Also those of the key-block form's loop over keys.)
+  SmallVector<linalg::LinalgOp> ops;
+  block->getBody()->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
   for (linalg::LinalgOp op : ops) {
     SmallVector<int64_t> r = op.getStaticLoopRanges();
     SmallVector<unsigned> parallel;

@@ -51,14 +51,23 @@ struct GpuFuseAttention
   }
 
   void runOnOperation() override {
+    // Rows whose four blocks of rows x keys (f32) fit; past that, rows
+    // whose blocks of rows x a block of keys do, for the key-block form.
     auto rowsFor = [&](int64_t m, int64_t keys) -> int64_t {
       int64_t most = workgroupMemory / (4 * 4 * keys);
+      if (most < 1) {
+        int64_t block = hodu::keyBlockSize(keys, keyBlock);
+        most = block ? workgroupMemory / (4 * 4 * block) : 0;
+      }
       return most < 1
                  ? 0
                  : hodu::gpu::largestDivisor(m, std::min<int64_t>(64, most));
     };
     auto fits = [&](scf::ForallOp loop) {
-      return scratchBytes(loop) <= workgroupMemory;
+      if (scratchBytes(loop) <= workgroupMemory)
+        return true;
+      return succeeded(hodu::blockKeys(loop, keyBlock)) &&
+             scratchBytes(loop) <= workgroupMemory;
     };
     for (scf::ForallOp loop : hodu::fuseAttentionChains(
              getOperation(), rowsFor, fits, canonicalization,

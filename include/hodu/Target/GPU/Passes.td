@@ -59,8 +59,13 @@ def GpuFuseAttention
     Rows per block: the largest divisor of the query count up to 64 whose
     intermediates (counted as four blocks of rows x keys, f32) fit
     `workgroup-memory`; a loop whose intermediates do not fit after all is
-    undone. More keys than one row of four blocks fits in workgroup memory
-    (2,048 with 32 KiB) keep the separate kernels.
+    undone. Past that (2,048 keys with 32 KiB), rows are chosen for four
+    blocks of rows x `key-block` keys and the loop takes the key-block form
+    (hodu::blockKeys, flash attention's online softmax): an `scf.for` over
+    blocks of keys carrying each row's running max, running sum and output,
+    each step computing only its keys' scores; the rows are the output over
+    the sum after the loop. A chain whose softmax is not the plain max,
+    subtract, exp, sum, divide keeps the separate kernels.
 
     Where a constant mask (causal, a window's far edge, constant padding)
     kills the trailing keys of blocks of rows (`skip-dead-keys`, on by
@@ -81,6 +86,8 @@ def GpuFuseAttention
            "The keys a split loop computes are a multiple of this">,
     Option<"minBlocks", "min-blocks", "int64_t", "64",
            "Fewest blocks a split loop's kernel keeps, to fill the GPU">,
+    Option<"keyBlock", "key-block", "int64_t", "256",
+           "Most keys per step of the key-block (online softmax) form">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::linalg::LinalgDialect",
