@@ -217,6 +217,20 @@ def main():
                     shutil.rmtree(sep)
                 else:
                     print("stage: bench-%s-separate (attention as separate kernels)" % m["name"])
+                # And, where a constant mask splits the kernel into runs of
+                # rows, as one kernel over every key.
+                whole = d + "-whole"
+                shutil.copytree(d, whole)
+                p = subprocess.run([hoduc, src, "-o", os.path.join(whole, "model.hodu"),
+                                    "--hodu-gpu-no-skip-dead-keys"] + flags_common,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                same = p.returncode == 0 and open(os.path.join(whole, "model.hodu"), "rb").read() \
+                    == open(os.path.join(d, "model.hodu"), "rb").read()
+                if p.returncode != 0 or same:
+                    shutil.rmtree(whole)
+                else:
+                    print("stage: bench-%s-whole (attention as one kernel over every key)"
+                          % m["name"])
     with tarfile.open(os.path.join(args.out, args.target + "-models.tgz"), "w:gz") as t:
         t.add(models, arcname="models")
     shutil.rmtree(models)

@@ -14,6 +14,13 @@ static llvm::cl::opt<bool> noFuseAttention(
     llvm::cl::desc("GPU targets: attention as separate kernels instead of "
                    "hodu-gpu-fuse-attention's one kernel (for tests)"));
 
+/// The staged device run times the split of a constant mask's runs of
+/// rows (a kernel each) against one kernel of every key.
+static llvm::cl::opt<bool> noSkipDeadKeys(
+    "hodu-gpu-no-skip-dead-keys", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("GPU targets: one attention kernel over every key even "
+                   "where a constant mask kills some (for benchmarks)"));
+
 /// Attention chains become one loop each first (-O2), kept in f32.
 /// --precision=f16|bf16 then narrows the contractions' operands, so that
 /// the elementwise fusion that follows writes narrowed activations from
@@ -26,7 +33,8 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel,
   std::string attention =
       optLevel >= 2 && !noFuseAttention
           ? "func.func(hodu-gpu-fuse-attention{workgroup-memory=" +
-                std::to_string(workgroupMemory) + "}),"
+                std::to_string(workgroupMemory) +
+                (noSkipDeadKeys ? " skip-dead-keys=false" : "") + "}),"
           : "";
   std::string narrow =
       precision.empty() || precision == "f32"
