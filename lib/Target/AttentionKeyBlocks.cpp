@@ -315,14 +315,21 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
         subB->getResult(0).setType(narrowed(sub->getResult(0)));
         Operation *expB = b.clone(*exp, map);
         expB->getResult(0).setType(narrowed(exp->getResult(0)));
+        // `carried` times c (read at `dim` where it is a row vector), over
+        // `carried`.
+        auto scaled = [&](Value carried, Value factor, bool rowVector,
+                          int64_t dim) {
+          return elementwise(b, l, ValueRange{factor}, {rowVector},
+                             ValueRange{carried}, dim,
+                             [&](OpBuilder &nb, Location nl,
+                                 ValueRange a) -> SmallVector<Value> {
+                               return {
+                                   arith::MulFOp::create(nb, nl, a[1], a[0])};
+                             })
+              .front();
+        };
         // l' = l c + rowsum(p), over l.
-        Value lScaled =
-            elementwise(b, l, ValueRange{c}, {false}, ValueRange{lsum}, 0,
-                        [&](OpBuilder &nb, Location nl,
-                            ValueRange a) -> SmallVector<Value> {
-                          return {arith::MulFOp::create(nb, nl, a[1], a[0])};
-                        })
-                .front();
+        Value lScaled = scaled(lsum, c, false, 0);
         map.map(sum.getDpsInits()[0], lScaled);
         Value lNew = b.clone(*sum, map)->getResult(0);
         map.map(div->getResult(0), expB->getResult(0));
@@ -335,14 +342,7 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
                     .getShape());
         }
         // acc' = acc c + p V, over acc.
-        Value accScaled =
-            elementwise(b, l, ValueRange{rowsOf(b, l, c)}, {true},
-                        ValueRange{acc}, row,
-                        [&](OpBuilder &nb, Location nl,
-                            ValueRange a) -> SmallVector<Value> {
-                          return {arith::MulFOp::create(nb, nl, a[1], a[0])};
-                        })
-                .front();
+        Value accScaled = scaled(acc, rowsOf(b, l, c), true, row);
         map.map(pv.getDpsInits()[0], accScaled);
         Value accNew = b.clone(*pv, map)->getResult(0);
         scf::YieldOp::create(b, l, ValueRange{mNew, lNew, accNew});
