@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -263,17 +264,16 @@ SmallVector<int64_t> liveKeys(const Mask &mask, const KeyDims &labels,
   std::string bytes;
   if (!hodu::constantBytes(value, bytes))
     return {};
+  // An added mask is f32 (the scores' type), a selecting one i1 (one byte
+  // per element in constantBytes' form).
+  bool isF32 = mask.rule == MaskRule::AtMostHuge;
   Type elt = type.getElementType();
-  bool isF32 = elt.isF32(), isBool = elt.isInteger(1) || elt.isInteger(8);
-  if (mask.rule == MaskRule::AtMostHuge ? !isF32 : !isBool)
+  if (isF32 ? !elt.isF32() : !elt.isInteger(1))
     return {};
-  int64_t eltBytes = isF32 ? 4 : 1, n = type.getNumElements();
-  if (int64_t(bytes.size()) != n * eltBytes &&
-      !(int64_t(bytes.size()) == eltBytes)) // a splat
+  int64_t n = type.getNumElements();
+  if (int64_t(bytes.size()) != n * (isF32 ? 4 : 1))
     return {};
   auto deadAt = [&](int64_t i) {
-    if (int64_t(bytes.size()) == eltBytes)
-      i = 0;
     if (isF32) {
       float f;
       std::memcpy(&f, bytes.data() + 4 * i, 4);
@@ -312,21 +312,12 @@ SmallVector<int64_t> liveKeys(const Mask &mask, const KeyDims &labels,
   return live;
 }
 
-/// Narrows every key dim of the loop's body to its first `keys` keys.
-void narrow(const KeyDims &labels, int64_t keys) {
-  for (auto &[key, dims] : labels.dims) {
-    Value v = key;
-    auto t = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(t.getShape());
-    for (int64_t d : dims)
-      shape[d] = keys;
-    v.setType(t.clone(shape));
-    Operation *def = v.getDefiningOp();
-    if (auto s = dyn_cast<tensor::ExtractSliceOp>(def))
-      s.setStaticSizes(shape);
-    else if (auto e = dyn_cast<tensor::ExpandShapeOp>(def))
-      e.setStaticOutputShape(shape);
-  }
+/// Narrows every key dim to its first `keys` keys in a copy of the loop
+/// whose body `copy` maps the labelled one's values to.
+void narrow(const KeyDims &labels, const IRMapping &copy, int64_t keys) {
+  for (const auto &entry : labels.dims)
+    hodu::attention::retype(copy.lookup(entry.first),
+                            labels.narrowedType(entry.first, keys));
 }
 } // namespace
 
@@ -407,7 +398,8 @@ SmallVector<scf::ForallOp> hodu::skipDeadKeys(scf::ForallOp loop,
   Value out = loop.getOutputs()[0];
   SmallVector<scf::ForallOp> pieces;
   for (const Run &run : runs) {
-    auto piece = cast<scf::ForallOp>(rewriter.clone(*loop));
+    IRMapping copy;
+    auto piece = cast<scf::ForallOp>(rewriter.clone(*loop, copy));
     piece.getOutputsMutable().assign(out);
     SmallVector<int64_t> ub(loop.getStaticUpperBound());
     ub[rowIv] = (run.end - run.first) * block;
@@ -420,10 +412,8 @@ SmallVector<scf::ForallOp> hodu::skipDeadKeys(scf::ForallOp loop,
       auto shifted = arith::AddIOp::create(rewriter, loop.getLoc(), iv, base);
       rewriter.replaceAllUsesExcept(iv, shifted, shifted);
     }
-    if (run.keys < labels.keys) {
-      KeyDims narrowed = findKeyDims(piece, secondProduct(piece));
-      narrow(narrowed, run.keys);
-    }
+    if (run.keys < labels.keys)
+      narrow(labels, copy, run.keys);
     out = piece.getResult(0);
     pieces.push_back(piece);
     rewriter.setInsertionPoint(loop);

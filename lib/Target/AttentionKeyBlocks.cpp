@@ -146,7 +146,6 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
   int64_t block = keyBlockSize(labels.keys, most);
   if (labels.failed || block == 0)
     return failure();
-  MLIRContext *ctx = loop.getContext();
 
   // The softmax: P = E / sum(E), E = exp(S - max(S)), P reaching P V
   // through reshapes only.
@@ -191,8 +190,6 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
     for (Operation *r : chain)
       if (!r->hasOneUse())
         return failure();
-  SmallVector<unsigned> pvParallel;
-  pv.getParallelDims(pvParallel);
   int64_t row = isa<linalg::BatchMatmulOp>(pv.getOperation()) ? 1 : 0;
   auto accType = cast<RankedTensorType>(pv->getResult(0).getType());
   auto rowsType = cast<RankedTensorType>(max->getResult(0).getType());
@@ -200,10 +197,12 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
     return failure();
 
   // What each block recomputes: the key-labelled ops that S and V' (P V's
-  // right operand) come from.
+  // right operand) come from, and the destinations of the subtraction and
+  // the exponentials.
   Block *body = loop.getBody();
   llvm::SetVector<Operation *> narrow;
-  SmallVector<Value> work{s, pv.getDpsInputs()[1]};
+  SmallVector<Value> work{s, pv.getDpsInputs()[1], sub.getDpsInits()[0],
+                          exp.getDpsInits()[0]};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *d = v.getDefiningOp();
@@ -238,12 +237,13 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
       [&](OpBuilder &b, Location l, Value k0, ValueRange carried) {
         Value m = carried[0], lsum = carried[1], acc = carried[2];
         IRMapping map;
-        auto narrowed = [&](Value v) {
-          auto t = cast<RankedTensorType>(v.getType());
-          SmallVector<int64_t> shape(t.getShape());
-          for (int64_t d : labels.dims.lookup(v))
-            shape[d] = block;
-          return t.clone(shape);
+        // `op` cloned with its key dims a block long.
+        auto cloneNarrowed = [&](Operation *op) {
+          Operation *clone = b.clone(*op, map);
+          for (auto [r, c] : llvm::zip(op->getResults(), clone->getResults()))
+            if (labels.dims.count(r))
+              attention::retype(c, labels.narrowedType(r, block));
+          return clone;
         };
         // The scores of this block of keys, and V's rows for them.
         for (Operation *op : ordered) {
@@ -261,14 +261,7 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
                         .getResult());
             continue;
           }
-          Operation *clone = b.clone(*op, map);
-          for (auto [r, c] : llvm::zip(op->getResults(), clone->getResults()))
-            if (labels.dims.count(r))
-              c.setType(narrowed(r));
-          if (auto expand = dyn_cast<tensor::ExpandShapeOp>(clone))
-            expand.setStaticOutputShape(
-                cast<RankedTensorType>(expand.getResult().getType())
-                    .getShape());
+          cloneNarrowed(op);
         }
         // m' = max(m, rowmax(s)) and c = exp(m - m'), m' written over m
         // (so that the loop's values stay in their buffers); the
@@ -308,13 +301,8 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
         map.map(max->getResult(0), mSafe);
         for (Operation *r : llvm::reverse(toMax))
           b.clone(*r, map);
-        for (OpOperand &o : sub->getOpOperands())
-          if (labels.dims.count(o.get()) && !map.contains(o.get()))
-            return; // an init not narrowed: cannot happen (empty is labelled)
-        Operation *subB = b.clone(*sub, map);
-        subB->getResult(0).setType(narrowed(sub->getResult(0)));
-        Operation *expB = b.clone(*exp, map);
-        expB->getResult(0).setType(narrowed(exp->getResult(0)));
+        cloneNarrowed(sub);
+        Operation *expB = cloneNarrowed(exp);
         // `carried` times c (read at `dim` where it is a row vector), over
         // `carried`.
         auto scaled = [&](Value carried, Value factor, bool rowVector,
@@ -333,25 +321,14 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
         map.map(sum.getDpsInits()[0], lScaled);
         Value lNew = b.clone(*sum, map)->getResult(0);
         map.map(div->getResult(0), expB->getResult(0));
-        for (Operation *r : llvm::reverse(toP)) {
-          Operation *clone = b.clone(*r, map);
-          clone->getResult(0).setType(narrowed(r->getResult(0)));
-          if (auto expand = dyn_cast<tensor::ExpandShapeOp>(clone))
-            expand.setStaticOutputShape(
-                cast<RankedTensorType>(expand.getResult().getType())
-                    .getShape());
-        }
+        for (Operation *r : llvm::reverse(toP))
+          cloneNarrowed(r);
         // acc' = acc c + p V, over acc.
         Value accScaled = scaled(acc, rowsOf(b, l, c), true, row);
         map.map(pv.getDpsInits()[0], accScaled);
         Value accNew = b.clone(*pv, map)->getResult(0);
         scf::YieldOp::create(b, l, ValueRange{mNew, lNew, accNew});
       });
-  if (keyLoop.getBody()->empty() ||
-      !isa<scf::YieldOp>(keyLoop.getBody()->back())) {
-    rewriter.eraseOp(keyLoop);
-    return failure();
-  }
   // The rows: the initial output (the loop's slice, zero) + acc / l.
   Value lRows = rowsOf(rewriter, loc, keyLoop.getResult(1));
   Value out =
@@ -374,6 +351,5 @@ LogicalResult hodu::blockKeys(scf::ForallOp loop, int64_t most) {
         erased = true;
       }
   }
-  (void)ctx;
   return success();
 }

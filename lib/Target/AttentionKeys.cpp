@@ -30,6 +30,23 @@ linalg::LinalgOp secondProduct(scf::ForallOp loop) {
   return pv;
 }
 
+RankedTensorType KeyDims::narrowedType(Value v, int64_t keys) const {
+  auto t = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(t.getShape());
+  for (int64_t d : dims.lookup(v))
+    shape[d] = keys;
+  return t.clone(shape);
+}
+
+void retype(Value v, RankedTensorType t) {
+  v.setType(t);
+  Operation *def = v.getDefiningOp();
+  if (auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def))
+    slice.setStaticSizes(t.getShape());
+  else if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
+    expand.setStaticOutputShape(t.getShape());
+}
+
 KeyDims findKeyDims(scf::ForallOp loop, linalg::LinalgOp pv) {
   KeyDims labels;
   labels.body = loop.getBody();

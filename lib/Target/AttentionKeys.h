@@ -45,7 +45,14 @@ struct KeyDims {
     dims[v].push_back(d);
     return true;
   }
+  /// The type of `v` (a body value) with its key dims `keys` long.
+  mlir::RankedTensorType narrowedType(mlir::Value v, int64_t keys) const;
 };
+
+/// Gives `v` type `t` (of the same rank) and the op that defines it the
+/// static sizes that type needs: a slice's sizes, an expand_shape's output
+/// shape. Other ops take their result types from their operands.
+void retype(mlir::Value v, mlir::RankedTensorType t);
 
 /// The second product of `loop`: the (batch) matmul whose result its
 /// terminator inserts, with one reduction loop (the keys); none otherwise.
