@@ -80,7 +80,9 @@ static cl::opt<std::string> gpuMath(
     "gpu-math",
     cl::desc("CUDA: matmuls and convolutions on tensor cores (sm_80+), with "
              "f32 ones as 3xtf32 (default, f32-accurate) or tf32 (faster, "
-             "about 1e-3 relative); fma: the FMA kernels"),
+             "about 1e-3 relative); ROCm: on matrix cores (MFMA, CDNA), f32 "
+             "ones in f32 or, with tf32, as xf32 (gfx940-942); fma: the FMA "
+             "kernels"),
     cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",

@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Hoisting.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
@@ -362,10 +363,12 @@ struct GpuLowerVectors
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     for (gpu::LaunchOp f : launches) {
-      // A tensor-core kernel (TensorCore.cpp) is built with the vectors
-      // its MMA fragments need, which these stages would take apart.
+      // A matrix-unit kernel (TensorCore.cpp, MatrixCores.cpp) is built
+      // with the vectors its MMA fragments need, which these stages would
+      // take apart.
       if (f.walk([](Operation *op) {
-             return isa<nvgpu::NVGPUDialect>(op->getDialect())
+             return isa<nvgpu::NVGPUDialect, ROCDL::ROCDLDialect>(
+                        op->getDialect())
                         ? WalkResult::interrupt()
                         : WalkResult::advance();
            }).wasInterrupted())

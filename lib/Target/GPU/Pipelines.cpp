@@ -21,6 +21,15 @@ static llvm::cl::opt<bool> noSkipDeadKeys(
     llvm::cl::desc("GPU targets: one attention kernel over every key even "
                    "where a constant mask kills some (for benchmarks)"));
 
+/// A test hook: lavapipe runs the MFMA kernel with each MFMA computed by
+/// the wavefront's threads (MatrixCores.cpp), which checks its tiles,
+/// stages and fragment layouts where no AMD GPU is.
+static llvm::cl::opt<bool> emulateMfma(
+    "hodu-gpu-emulate-mfma", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("GPU targets: contractions as the ROCm target's MFMA "
+                   "kernel, each MFMA emulated by the threads (f16, f32; "
+                   "for tests)"));
+
 /// Attention chains become one loop each first (-O2), kept in f32.
 /// --precision=f16|bf16 then narrows the contractions' operands, so that
 /// the elementwise fusion that follows writes narrowed activations from
@@ -64,8 +73,10 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel,
 std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                        const KernelOptions &o) {
   std::string threads = std::to_string(o.maxThreads);
-  std::string tensorCores =
-      o.tensorCores.empty() ? "" : " tensor-cores=" + o.tensorCores;
+  std::string tensorCores = emulateMfma ? " tensor-cores=mfma+emulate"
+                            : o.tensorCores.empty()
+                                ? ""
+                                : " tensor-cores=" + o.tensorCores;
   return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
          " workgroup-memory=" + std::to_string(o.workgroupMemory) +
          tensorCores + "},canonicalize,cse,func.func(hodu-split-empty-tensors),"

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatrixKernel.h"
 #include "Strategies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -52,32 +53,6 @@ namespace {
 constexpr int64_t kStages = 3;
 constexpr int64_t kThreads = 128; // 4 warps, 2 x 2
 
-/// The element kinds the MMA units multiply.
-enum class MmaKind { F16, BF16, TF32, TF32x3 };
-
-StringRef nameOf(MmaKind k) {
-  switch (k) {
-  case MmaKind::F16:
-    return "f16";
-  case MmaKind::BF16:
-    return "bf16";
-  case MmaKind::TF32:
-    return "tf32";
-  case MmaKind::TF32x3:
-    return "3xtf32";
-  }
-  llvm_unreachable("mma kind");
-}
-
-std::optional<MmaKind> kindNamed(StringRef s) {
-  for (MmaKind k : {MmaKind::F16, MmaKind::BF16, MmaKind::TF32, MmaKind::TF32x3})
-    if (nameOf(k) == s)
-      return k;
-  return std::nullopt;
-}
-
-bool isHalf(MmaKind k) { return k == MmaKind::F16 || k == MmaKind::BF16; }
-
 /// `v` seen through reshapes, which keep a buffer dense.
 Value throughReshapes(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -88,76 +63,11 @@ Value throughReshapes(Value v) {
   return v;
 }
 
-/// The position of loop `d` among the results of `map`, or -1.
-int64_t positionOf(AffineMap map, unsigned d) {
-  std::optional<unsigned> p =
-      map.getResultPosition(getAffineDimExpr(d, map.getContext()));
-  return p ? static_cast<int64_t>(*p) : -1;
-}
-
 /// Whether the innermost result of `map` is loop `d`.
 bool innermostIs(AffineMap map, unsigned d) {
   return map.getNumResults() > 0 &&
          map.getResults().back() == getAffineDimExpr(d, map.getContext());
 }
-
-/// The plan of one contraction, kept on it as `hodu.gpu.mma` between
-/// tiling and lowering: D[.., i, .., j] (+)= X[.., i, .., k] * Y[.., k, j]
-/// (`kn`) or Y[.., j, k]; j is the output's innermost dim.
-struct MmaPlan {
-  MmaKind kind;
-  int64_t bm, bn;   // the output tile: rows (i) x columns (j)
-  unsigned i, j, k; // loops
-  unsigned x;       // which input is X (0 or 1)
-  bool kn;          // Y stored [K][N] (else [N][K])
-  bool zeroInit;    // accumulate from zero (the fill was dropped)
-
-  DictionaryAttr toAttr(MLIRContext *ctx) const {
-    Builder b(ctx);
-    return b.getDictionaryAttr({
-        b.getNamedAttr("kind", b.getStringAttr(nameOf(kind))),
-        b.getNamedAttr("bm", b.getI64IntegerAttr(bm)),
-        b.getNamedAttr("bn", b.getI64IntegerAttr(bn)),
-        b.getNamedAttr("i", b.getI64IntegerAttr(i)),
-        b.getNamedAttr("j", b.getI64IntegerAttr(j)),
-        b.getNamedAttr("k", b.getI64IntegerAttr(k)),
-        b.getNamedAttr("x", b.getI64IntegerAttr(x)),
-        b.getNamedAttr("kn", b.getBoolAttr(kn)),
-        b.getNamedAttr("zero", b.getBoolAttr(zeroInit)),
-    });
-  }
-  static std::optional<MmaPlan> fromAttr(DictionaryAttr d) {
-    auto str = d.getAs<StringAttr>("kind");
-    std::optional<MmaKind> kind = str ? kindNamed(str.getValue()) : std::nullopt;
-    if (!kind)
-      return std::nullopt;
-    auto get = [&](StringRef n) {
-      auto a = d.getAs<IntegerAttr>(n);
-      return a ? a.getInt() : int64_t(-1);
-    };
-    auto flag = [&](StringRef n) {
-      auto a = d.getAs<BoolAttr>(n);
-      return a && a.getValue();
-    };
-    MmaPlan p{*kind,
-              get("bm"),
-              get("bn"),
-              static_cast<unsigned>(get("i")),
-              static_cast<unsigned>(get("j")),
-              static_cast<unsigned>(get("k")),
-              static_cast<unsigned>(get("x")),
-              flag("kn"),
-              flag("zero")};
-    if (p.bm <= 0 || p.bn <= 0 || p.x > 1)
-      return std::nullopt;
-    return p;
-  }
-};
-
-/// Bytes of workgroup memory a 16-byte chunk holds, in elements.
-int64_t chunkElements(MmaKind k) { return isHalf(k) ? 8 : 4; }
-/// K of a stage: 64 bytes of each row.
-int64_t stageK(MmaKind k) { return isHalf(k) ? 32 : 16; }
 
 /// Output tiles, largest first, and the one picked for a problem of
 /// `outer` x `rows` x `cols`: the largest that does not overhang the
@@ -207,11 +117,20 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
   Type tc = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   if (ta != tb || !(tc.isF32() || tc.isF16() || tc.isBF16()))
     return std::nullopt;
+  // NVIDIA: "3xtf32" or "tf32". AMD: "mfma", with "+bf16" where every
+  // architecture has the bf16 MFMA (gfx90a on) and "+xf32" for f32 as
+  // gfx940-942's xf32 (--gpu-math=tf32); else f32 is the full f32 MFMA.
+  bool amd = StringRef(o.tensorCores).starts_with("mfma");
+  auto has = [&](StringRef feature) {
+    return StringRef(o.tensorCores).contains(feature);
+  };
   std::optional<MmaKind> kind;
   if (ta.isF16())
     kind = MmaKind::F16;
-  else if (ta.isBF16())
+  else if (ta.isBF16() && (!amd || has("+bf16")))
     kind = MmaKind::BF16;
+  else if (ta.isF32() && amd)
+    kind = has("+xf32") ? MmaKind::XF32 : MmaKind::F32;
   else if (ta.isF32() && o.tensorCores == "tf32")
     kind = MmaKind::TF32;
   else if (ta.isF32() && o.tensorCores == "3xtf32")
@@ -265,7 +184,17 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
       outer *= r[d];
   auto [bm, bn] = chooseMmaTile(outer, r[i], r[j], o.minBlocks);
 
-  return MmaPlan{*kind, bm, bn, i, j, k, x, kn, /*zeroInit=*/false};
+  return MmaPlan{*kind,
+                 bm,
+                 bn,
+                 i,
+                 j,
+                 k,
+                 x,
+                 kn,
+                 /*zeroInit=*/false,
+                 amd,
+                 /*emulate=*/amd && has("+emulate")};
 }
 
 bool runsOnTensorCores(linalg::LinalgOp op, const TileOptions &o) {
@@ -392,57 +321,23 @@ bool rowsChunkAligned(Value tile, int64_t chunk) {
 
 /// Builds the body of one block: `D (+)= X * Y` on the block's tiles, with
 /// `tid` the thread (0..127).
-class MmaEmitter {
+class MmaEmitter : MatrixKernelBase {
 public:
-  MmaEmitter(OpBuilder &b, Location loc, const MmaPlan &p, linalg::LinalgOp op,
-             linalg::LinalgOp epilogue)
-      : b(b), loc(loc), p(p), op(op), epilogue(epilogue) {}
+  using MatrixKernelBase::MatrixKernelBase;
 
   LogicalResult emit(Value tid);
 
 private:
-  OpBuilder &b;
-  Location loc;
-  const MmaPlan &p;
-  linalg::LinalgOp op;
-  /// The elementwise consumer computed on the registers (may be null).
-  linalg::LinalgOp epilogue;
-
-  Value X, Y, D, smA, smB;
+  Value smA, smB;
   /// Whether X's and Y's rows start at 16-byte multiples in their buffers
   /// (else their chunks are copied by plain loads and stores).
   bool asyncX = true, asyncY = true;
-  AffineMap xMap, yMap, dMap;
-  int64_t K = 0, chunk = 0, bk = 0, kSteps = 0, mi = 0, ni = 0;
-  Type et;        // the operands' element type
-  Value mExt, nExt; // the output tile's rows and columns
+  int64_t ni = 0;
   Value tidV, warpM, warpN, lane;
 
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value a, Value x) { return arith::AddIOp::create(b, loc, a, x); }
-  Value mul(Value a, int64_t v) { return arith::MulIOp::create(b, loc, a, c(v)); }
-  Value div(Value a, int64_t v) { return arith::DivUIOp::create(b, loc, a, c(v)); }
-  Value rem(Value a, int64_t v) { return arith::RemUIOp::create(b, loc, a, c(v)); }
   Value xorI(Value a, Value x) { return arith::XOrIOp::create(b, loc, a, x); }
-  Value andI(Value a, int64_t v) { return arith::AndIOp::create(b, loc, a, c(v)); }
-  Value ult(Value a, Value x) {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, x);
-  }
-  Value both(Value a, Value x) { return arith::AndIOp::create(b, loc, a, x); }
-  Value select(Value cond, Value a, Value x) {
-    return arith::SelectOp::create(b, loc, cond, a, x);
-  }
-
-  /// Indices into an operand tile of `map`: `row`/`col` at the positions
-  /// of loops `rowDim`/`colDim`, zero for every other (unit) dim.
-  SmallVector<Value> at(AffineMap map, unsigned rowDim, Value row,
-                        unsigned colDim, Value col) {
-    SmallVector<Value> idx;
-    for (AffineExpr e : map.getResults()) {
-      unsigned d = cast<AffineDimExpr>(e).getPosition();
-      idx.push_back(d == rowDim ? row : d == colDim ? col : c(0));
-    }
-    return idx;
+  Value andI(Value a, int64_t v) {
+    return arith::AndIOp::create(b, loc, a, c(v));
   }
 
   /// XOR swizzles of 16-byte chunks in workgroup memory. Rows of 64 bytes
@@ -472,7 +367,6 @@ private:
             add(add(warpN, c(n * 8)), mul(rem(lane, 4), 2))};
   }
   SmallVector<Value> initialAccumulators(Type accType);
-  Value finalValue(OpBuilder &nb, Value sum, Value row, Value col);
   void store(ArrayRef<Value> acc);
 };
 
@@ -683,68 +577,17 @@ SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
     return acc;
   // Accumulate onto what the output holds: each element read where it
   // lies inside the tile.
-  Type dt = getElementTypeOrSelf(D.getType());
-  Value fz = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
   for (int64_t m = 0; m < mi; ++m)
     for (int64_t n = 0; n < ni; ++n) {
       Value row, col;
       std::tie(row, col) = fragmentPosition(m, n);
       SmallVector<Value> elems;
-      for (int64_t q = 0; q < 4; ++q) {
-        Value r = q / 2 ? add(row, c(8)) : row;
-        Value cc = q % 2 ? add(col, c(1)) : col;
-        Value in = both(ult(r, mExt), ult(cc, nExt));
-        auto ifOp = scf::IfOp::create(
-            b, loc, in,
-            [&](OpBuilder &nb, Location l) {
-              Value v = memref::LoadOp::create(nb, l, D, at(dMap, p.i, r, p.j, cc));
-              if (dt != nb.getF32Type())
-                v = arith::ExtFOp::create(nb, l, nb.getF32Type(), v);
-              scf::YieldOp::create(nb, l, v);
-            },
-            [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, fz); });
-        elems.push_back(ifOp.getResult(0));
-      }
+      for (int64_t q = 0; q < 4; ++q)
+        elems.push_back(initialValue(q / 2 ? add(row, c(8)) : row,
+                                     q % 2 ? add(col, c(1)) : col));
       acc[m * ni + n] = vector::FromElementsOp::create(b, loc, vt, elems);
     }
   return acc;
-}
-
-/// The output's value at tile position (row, col) from its f32 sum: the
-/// sum rounded to the output's type, then the epilogue's body (bias,
-/// activation, residual) on it, its other inputs read at the position.
-Value MmaEmitter::finalValue(OpBuilder &nb, Value sum, Value row, Value col) {
-  Type dt = getElementTypeOrSelf(D.getType());
-  Value value = sum;
-  if (dt != nb.getF32Type())
-    value = arith::TruncFOp::create(nb, loc, dt, sum);
-  if (!epilogue)
-    return value;
-  // The epilogue's loops at this element: its output map is a permutation
-  // of the output's dims, which `row` and `col` (and zeros) index.
-  SmallVector<Value> outIdx = at(dMap, p.i, row, p.j, col);
-  AffineMap outMap = epilogue.getMatchingIndexingMap(epilogue.getDpsInitOperand(0));
-  SmallVector<Value> loops(epilogue.getNumLoops());
-  for (unsigned r = 0; r < outMap.getNumResults(); ++r)
-    loops[outMap.getDimPosition(r)] = outIdx[r];
-  Block &body = epilogue->getRegion(0).front();
-  IRMapping map;
-  for (OpOperand *in : epilogue.getDpsInputOperands()) {
-    SmallVector<Value> idx;
-    for (AffineExpr e : epilogue.getMatchingIndexingMap(in).getResults())
-      idx.push_back(isa<AffineDimExpr>(e)
-                        ? loops[cast<AffineDimExpr>(e).getPosition()]
-                        : c(cast<AffineConstantExpr>(e).getValue()));
-    Value arg = body.getArgument(in->getOperandNumber());
-    Value v = isa<MemRefType>(in->get().getType())
-                  ? Value(memref::LoadOp::create(nb, loc, in->get(), idx))
-                  : in->get(); // a scalar input
-    map.map(arg, v);
-  }
-  map.map(body.getArguments().back(), value);
-  for (Operation &inner : body.without_terminator())
-    nb.clone(inner, map);
-  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
 }
 
 /// The accumulators to the output, rounded to its type: two columns at
@@ -793,37 +636,18 @@ void MmaEmitter::store(ArrayRef<Value> acc) {
           });
           continue;
         }
-        for (int64_t e = 0; e < 2; ++e) {
-          Value cc = e ? add(col, c(1)) : col;
-          Value in = both(ult(r, mExt), ult(cc, nExt));
-          scf::IfOp::create(b, loc, in, [&](OpBuilder &nb, Location l) {
-            Value s = vector::ExtractOp::create(nb, l, v, ArrayRef<int64_t>{e});
-            s = finalValue(nb, s, r, cc);
-            memref::StoreOp::create(nb, l, s, D, at(dMap, p.i, r, p.j, cc));
-            scf::YieldOp::create(nb, l);
-          });
-        }
+        for (int64_t e = 0; e < 2; ++e)
+          storeMasked(
+              vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{e}), r,
+              e ? add(col, c(1)) : col);
       }
     }
 }
 
 LogicalResult MmaEmitter::emit(Value tid) {
   MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  X = op.getDpsInputs()[p.x];
-  Y = op.getDpsInputs()[1 - p.x];
-  D = op.getDpsInits()[0];
-  xMap = maps[p.x];
-  yMap = maps[1 - p.x];
-  dMap = maps[2];
-  et = getElementTypeOrSelf(X.getType());
-  K = op.getStaticLoopRanges()[p.k];
-  if (ShapedType::isDynamic(K))
-    return op->emitError("tensor-core contraction with a dynamic K");
-  chunk = chunkElements(p.kind);
-  bk = stageK(p.kind);
-  kSteps = (K + bk - 1) / bk;
-  mi = p.bm / 32;
+  if (failed(bind()))
+    return failure();
   ni = p.bn / 16;
   tidV = tid;
   asyncX = rowsChunkAligned(X, chunk);
@@ -840,8 +664,6 @@ LogicalResult MmaEmitter::emit(Value tid) {
   smA = memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(16));
   smB = memref::AllocOp::create(b, loc, bType, b.getI64IntegerAttr(16));
 
-  mExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.i));
-  nExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.j));
   Value warp = div(tid, 32);
   lane = rem(tid, 32);
   warpM = mul(div(warp, 2), p.bm / 2);
@@ -946,8 +768,8 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
         MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
     if (!plan || !op.hasPureBufferSemantics())
       return op->emitError("malformed tensor-core contraction");
-    // The 128 threads of the block as one thread loop, which upstream's
-    // mapping turns into the block's x dimension.
+    // The block's threads (128, or 256 on AMD) as one thread loop, which
+    // upstream's mapping turns into the block's x dimension.
     // The fused kernel replaces the contraction and its epilogue at the
     // contraction's place, so what the epilogue reads (a view made between
     // the two) moves above it.
@@ -961,16 +783,24 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
     OpBuilder b(op);
     MLIRContext *ctx = op.getContext();
     auto forall = scf::ForallOp::create(
-        b, op.getLoc(), ArrayRef<OpFoldResult>{b.getIndexAttr(kThreads)},
+        b, op.getLoc(),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(blockThreadsOf(*plan))},
         ValueRange{},
-        b.getArrayAttr(mlir::gpu::GPUThreadMappingAttr::get(ctx, mlir::gpu::MappingId::DimX)),
+        b.getArrayAttr(mlir::gpu::GPUThreadMappingAttr::get(
+            ctx, mlir::gpu::MappingId::DimX)),
         [](OpBuilder &nested, Location l, ValueRange) {
           scf::InParallelOp::create(nested, l);
         });
     b.setInsertionPoint(forall.getBody()->getTerminator());
-    MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue);
-    if (failed(emitter.emit(forall.getInductionVar(0))))
-      return failure();
+    Value tid = forall.getInductionVar(0);
+    if (plan->amd) {
+      if (failed(emitMfmaKernel(b, op.getLoc(), *plan, op, epilogue, tid)))
+        return failure();
+    } else {
+      MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue);
+      if (failed(emitter.emit(tid)))
+        return failure();
+    }
     op->erase();
     if (epilogue)
       epilogue->erase();

@@ -48,10 +48,45 @@ struct ROCmPipelineOptions : public hodu::gpu::GPUPipelineOptions {
   ListOption<std::string> gpuArchs{
       *this, "gpu-arch",
       llvm::cl::desc("Architectures to compile for (default gfx942)")};
+  Option<std::string> gpuMath{
+      *this, "gpu-math",
+      llvm::cl::desc("Contractions on matrix cores (MFMA), f32 ones in full "
+                     "f32 (3xtf32, the default) or as xf32 on gfx940-942 "
+                     "(tf32); fma: none"),
+      llvm::cl::init("3xtf32")};
   hodu::gpu::GPUPipelineConfig config() const override {
-    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, "fma", precision};
+    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath, precision};
   }
 };
+
+/// The architectures with matrix cores (MFMA: CDNA), those of them with
+/// the bf16 MFMA that reads 4 bf16 per lane (gfx90a on) and those with
+/// xf32 (gfx940-942; gfx950 dropped it). RDNA's WMMA is not used.
+bool hasMfma(StringRef arch) {
+  return llvm::is_contained(
+      {"gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"}, arch);
+}
+bool hasBf16Mfma(StringRef arch) { return hasMfma(arch) && arch != "gfx908"; }
+bool hasXf32Mfma(StringRef arch) {
+  return llvm::is_contained({"gfx940", "gfx941", "gfx942"}, arch);
+}
+
+/// The kernels are shared by every architecture of the bundle, so MFMA is
+/// used only when every one has it: "mfma", with "+bf16" and "+xf32" where
+/// every one has those (hodu-gpu-tile's tensor-cores option).
+std::string matrixCores(ArrayRef<std::string> archs, StringRef gpuMath) {
+  auto all = [&](bool (*has)(StringRef)) {
+    return llvm::all_of(archs, [&](const std::string &a) { return has(a); });
+  };
+  if (gpuMath == "fma" || archs.empty() || !all(hasMfma))
+    return "";
+  std::string cores = "mfma";
+  if (all(hasBf16Mfma))
+    cores += "+bf16";
+  if (gpuMath == "tf32" && all(hasXf32Mfma))
+    cores += "+xf32";
+  return cores;
+}
 
 class ROCmTarget final : public hodu::gpu::GPUTargetBackend {
 public:
@@ -78,11 +113,18 @@ protected:
              "HSA code object (one --gpu-arch), for hipModuleLoad"}};
   }
 
-  /// AMD GPUs load 16-byte vectors and give a workgroup 64 KiB of LDS.
+  /// AMD GPUs load 16-byte vectors and give a workgroup 64 KiB of LDS;
+  /// CDNA's contractions run on its matrix cores.
   hodu::gpu::KernelOptions
-  kernelOptions(const hodu::gpu::GPUPipelineConfig &) const override {
-    return {/*vectorMemory=*/true, /*workgroupMemory=*/65536,
-            /*maxThreads=*/256};
+  kernelOptions(const hodu::gpu::GPUPipelineConfig &c) const override {
+    hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
+                                        /*workgroupMemory=*/65536,
+                                        /*maxThreads=*/256};
+    std::vector<std::string> archs = c.archs;
+    if (archs.empty())
+      archs.push_back(kDefaultArch.str());
+    options.tensorCores = matrixCores(archs, c.gpuMath);
+    return options;
   }
 
   std::string kernelPhase() const override { return "rocdl"; }

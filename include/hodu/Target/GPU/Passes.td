@@ -231,8 +231,10 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
            "Remark on kernels whose strategy failed and why">,
     Option<"target", "target", "std::string", "\"gpu\"", "The target, named in errors">,
     Option<"tensorCores", "tensor-cores", "std::string", "\"\"",
-           "Contractions on NVIDIA tensor cores (sm_80+): empty for none, "
-           "else how f32 contractions compute there: 3xtf32 or tf32">,
+           "Contractions on matrix units: empty for none; NVIDIA tensor "
+           "cores (sm_80+): how f32 contractions compute there, 3xtf32 or "
+           "tf32; AMD matrix cores (CDNA): mfma, +bf16 where bf16 MFMA is "
+           "there, +xf32 for f32 as xf32">,
   ];
   let dependentDialects = [
     "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
@@ -282,7 +284,7 @@ def GpuMapToLaunches : Pass<"hodu-gpu-map-to-launches", "mlir::ModuleOp"> {
     "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect",
     "mlir::transform::TransformDialect", "mlir::vector::VectorDialect",
     "mlir::nvgpu::NVGPUDialect", "mlir::NVVM::NVVMDialect",
-    "mlir::LLVM::LLVMDialect",
+    "mlir::ROCDL::ROCDLDialect", "mlir::LLVM::LLVMDialect",
   ];
 }
 

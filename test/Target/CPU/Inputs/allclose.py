@@ -4,7 +4,7 @@ Every file of EXPECTED_DIR must be in GOT_DIR with the same dtype and shape,
 and every value within ATOL + RTOL * |expected|. Prints one line per file
 and exits 1 on the first mismatch."""
 import ast, os, struct, sys
-fmt = {"<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q"}
+fmt = {"<f2": "e", "<f4": "f", "<f8": "d", "<i4": "i", "<i8": "q"}
 def load(path):
     data = open(path, "rb").read()
     hlen = struct.unpack("<H", data[8:10])[0]
