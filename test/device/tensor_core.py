@@ -8,8 +8,9 @@
 hoduc into a CUDA bundle, with case.json (shapes, element type, layout,
 --gpu-math). The cases: small ones of every kind and layout (f32 as 3xTF32
 and TF32 with B stored [K][N] and [N][K], f16 and bf16, f16 widened to an
-f32 output, a batched matmul, sizes that are not multiples of the tiles) and
-square 1024^3 and 4096^3 matmuls in each precision.
+f32 output, a batched matmul, sizes that are not multiples of the tiles),
+two that split-K splits (few output tiles over a long K), and square 1024^3
+and 4096^3 matmuls in each precision.
 
 `run` (on the GPU machine: torch, onnx and numpy there) feeds each bundle
 random inputs through hodu-run, compares the output with a float64 product
@@ -91,7 +92,10 @@ def cases():
             ("f16-nk-f32", 128, 256, 64, "f16", "f32", True, None, "3xtf32", False),
             ("f16-kn-tail", 200, 136, 72, "f16", "f16", False, None, "3xtf32", False),
             ("bf16-kn", 256, 128, 64, "bf16", "bf16", False, None, "3xtf32", False),
-            ("bf16-nk", 256, 128, 64, "bf16", "bf16", True, None, "3xtf32", False)]
+            ("bf16-nk", 256, 128, 64, "bf16", "bf16", True, None, "3xtf32", False),
+            # Split-K: few output tiles over a long K (8 and 16 slices).
+            ("splitk-64x96x2048", 64, 96, 2048, "f32", "f32", False, None, "3xtf32", True),
+            ("splitk-tf32-128x128x8192", 128, 128, 8192, "f32", "f32", False, None, "tf32", True)]
     for s in (1024, 4096):
         for et, gm in (("f16", "3xtf32"), ("bf16", "3xtf32"), ("f32", "3xtf32"),
                        ("f32", "tf32"), ("f32", "fma")):

@@ -139,6 +139,12 @@ bool runsOnTensorCores(mlir::linalg::LinalgOp op, const TileOptions &o);
 /// kernel's accumulators replace).
 bool planTensorCore(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     const TileOptions &o);
+/// Split-K for matrix units: each contraction of `body` that runs on them
+/// but fills too few blocks for the GPU (`minBlocks`) is split into slices
+/// of K (upstream's linalg::splitReduction): one contraction over the
+/// slices as a batch, then a kernel that sums the slices' partial results.
+void splitKForMatrixUnits(mlir::RewriterBase &rewriter, mlir::Block &body,
+                          const TileOptions &o);
 /// Whether elementwise `epilogue` can be computed on a tensor-core
 /// kernel's registers: inputs read at the output's position or broadcast,
 /// a body of side-effect-free scalar ops without linalg.index.

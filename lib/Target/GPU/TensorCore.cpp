@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -239,6 +240,57 @@ bool planTensorCore(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   op->setAttr(kTensorCore, plan->toAttr(op.getContext()));
   return true;
+}
+
+/// The slices K is split into for `op` on matrix units (1: none): where
+/// even the smallest tiles leave fewer than `minBlocks` blocks, the
+/// smallest power of two up to 16 that fills the GPU, each slice keeping
+/// at least 256 of K (fewer slices where that leaves less), a whole number
+/// of stages each. Only f32 outputs: the partial sums are of the output's
+/// type.
+static int64_t splitKSlices(linalg::LinalgOp op, const MmaPlan &plan,
+                            const TileOptions &o) {
+  if (!getElementTypeOrSelf(op.getDpsInits()[0].getType()).isF32())
+    return 1;
+  SmallVector<int64_t> r = op.getStaticLoopRanges();
+  int64_t outer = 1;
+  for (unsigned d = 0; d < r.size(); ++d)
+    if (d != plan.i && d != plan.j && d != plan.k)
+      outer *= r[d];
+  int64_t blocks = outer * ((r[plan.i] + 31) / 32) * ((r[plan.j] + 31) / 32);
+  int64_t K = r[plan.k], step = stageK(plan.kind);
+  int64_t slices = 1;
+  for (int64_t s = 2; s <= 16 && blocks * slices < o.minBlocks; s *= 2) {
+    if (K % (s * step) || K / s < 256)
+      break;
+    slices = s;
+  }
+  return slices;
+}
+
+void splitKForMatrixUnits(RewriterBase &rewriter, Block &body,
+                          const TileOptions &o) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (auto op : body.getOps<linalg::LinalgOp>())
+    if (op.hasPureTensorSemantics() && op.getNumReductionLoops() == 1)
+      ops.push_back(op);
+  for (linalg::LinalgOp op : ops) {
+    std::optional<MmaPlan> plan = planOf(op, o);
+    if (!plan)
+      continue;
+    int64_t slices = splitKSlices(op, *plan, o);
+    if (slices == 1)
+      continue;
+    // Upstream's split: the slices are a new outermost dim of the partial
+    // sums (a batch of the split contraction, whose K loop is the slice's
+    // contiguous part of K), combined into the original output after.
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(op);
+    (void)linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
+      return linalg::SplitReductionOptions{slices, /*index=*/0,
+                                           /*innerParallel=*/false};
+    });
+  }
 }
 
 bool epilogueOnRegisters(linalg::LinalgOp epilogue) {
@@ -757,12 +809,69 @@ static linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
   return nullptr;
 }
 
+/// Blocks in groups of kGroupRows rows of tiles, column by column within a
+/// group (Triton's grouped order): the blocks that run at once read a few
+/// rows of A and a few columns of B, which stay in L2, rather than one row
+/// of A and every column of B.
+constexpr int64_t kGroupRows = 8;
+
+/// Renumbers the tiles of block loop `block` (x over the output's columns
+/// of tiles, y over its rows) into the grouped order, where there are more
+/// rows of tiles than a group: block (x, y), the pid-th launched
+/// (pid = y * nx + x), computes tile (m, n) with
+///   group = pid / (G * nx), first = group * G, size = min(ny - first, G),
+///   m = first + (pid % (G * nx)) % size, n = (pid % (G * nx)) / size,
+/// a bijection of the grid's tiles.
+static void groupBlocks(scf::ForallOp block) {
+  std::optional<ArrayAttr> mapping = block.getMapping();
+  if (!mapping)
+    return;
+  int64_t xPos = -1, yPos = -1;
+  for (auto [i, attr] : llvm::enumerate(*mapping)) {
+    auto m = dyn_cast<mlir::gpu::GPUBlockMappingAttr>(attr);
+    if (m && m.getBlock() == mlir::gpu::MappingId::DimX)
+      xPos = i;
+    if (m && m.getBlock() == mlir::gpu::MappingId::DimY)
+      yPos = i;
+  }
+  SmallVector<int64_t> trips(block.getStaticUpperBound());
+  if (xPos < 0 || yPos < 0 || ShapedType::isDynamic(trips[xPos]) ||
+      ShapedType::isDynamic(trips[yPos]))
+    return;
+  int64_t nx = trips[xPos], ny = trips[yPos];
+  if (ny <= kGroupRows || nx < 2)
+    return;
+  Value x = block.getInductionVar(xPos), y = block.getInductionVar(yPos);
+  OpBuilder b = OpBuilder::atBlockBegin(block.getBody());
+  Location loc = block.getLoc();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value pid =
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, c(nx)), x);
+  Value perGroup = c(kGroupRows * nx);
+  Value first = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, pid, perGroup), c(kGroupRows));
+  Value size = arith::MinUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, c(ny), first), c(kGroupRows));
+  Value r = arith::RemUIOp::create(b, loc, pid, perGroup);
+  Value m = arith::AddIOp::create(b, loc, first,
+                                  arith::RemUIOp::create(b, loc, r, size));
+  Value n = arith::DivUIOp::create(b, loc, r, size);
+  Operation *pidOp = pid.getDefiningOp();
+  Operation *mulOp = pidOp->getOperand(0).getDefiningOp();
+  x.replaceAllUsesExcept(n, pidOp);
+  y.replaceAllUsesExcept(m, mulOp);
+}
+
 LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
   SmallVector<linalg::LinalgOp> ops;
   block.walk([&](linalg::LinalgOp op) {
     if (op->hasAttr(kTensorCore))
       ops.push_back(op);
   });
+  if (!ops.empty())
+    groupBlocks(block);
   for (linalg::LinalgOp op : ops) {
     std::optional<MmaPlan> plan =
         MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));

@@ -73,6 +73,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
           ok = false;
       prepareContractions(rewriter, func.getBody().front(),
                           /*collapseParallel=*/!o.tensorCores.empty());
+      if (!o.tensorCores.empty())
+        splitKForMatrixUnits(rewriter, func.getBody().front(), o);
       int64_t kernels = plan(rewriter, func, o);
       for (int64_t k = 0; k < kernels && ok; ++k)
         ok = succeeded(tileKernel(module, func, k, o));

@@ -181,6 +181,15 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
       scale) that reads only the contraction's tile are fused: the epilogue
       is rewritten to update the contraction's result in place, tiled like
       it and computed by the same threads after the K loop.
+    - **Matrix units** (`tensor-cores`: NVIDIA's tensor cores, AMD's
+      matrix cores): a contraction whose operands they can read is marked
+      with its plan instead and becomes the MMA kernel after bufferisation
+      (hodu-gpu-map-to-launches). One with an f32 output that fills fewer
+      than `min-blocks` blocks even with 32x32 tiles is first split over K
+      (split-K: upstream's `linalg::splitReduction`, 2 to 16 slices of at
+      least 256 of K each): the slices are a batch of the MMA kernel, and a
+      kernel of their own sums them. With more than 8 rows of tiles the
+      blocks take the tiles in groups of 8 rows (L2 reuse).
     - **Workgroup reductions** (one output, a sum, product, min, max or
       bitwise combiner, rows of at least `min-workgroup-reduction`
       elements, or no rows at all): a block per row, or per few rows when
