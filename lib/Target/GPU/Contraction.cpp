@@ -14,8 +14,11 @@
 
 #include "Strategies.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
@@ -83,6 +86,20 @@ bool isContraction(linalg::LinalgOp op) {
 // Preparation: generalise, im2col, collapse K
 //===----------------------------------------------------------------------===//
 
+/// The statically shaped tensor.pad by a constant that makes `v`, if any,
+/// and its padding value.
+static std::pair<tensor::PadOp, TypedAttr> paddedSource(Value v) {
+  auto pad = v.getDefiningOp<tensor::PadOp>();
+  TypedAttr value;
+  if (!pad || !pad.getConstantPaddingValue() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) ||
+      !pad.getSourceType().hasStaticShape() ||
+      llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
+      llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic))
+    return {};
+  return {pad, value};
+}
+
 /// The convolution `op` (a multiply-add whose input `x` is indexed by sums
 /// of loops) as a contraction over an im2col tensor: the input gathered
 /// into a tensor indexed by the loops it depends on, in loop order, which
@@ -119,13 +136,58 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
   Value empty = tensor::EmptyOp::create(rewriter, loc, shape, element);
   SmallVector<utils::IteratorType> parallel(used.size(),
                                             utils::IteratorType::parallel);
-  auto gather = linalg::GenericOp::create(
-      rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
-      ArrayRef<AffineMap>{gatherIn,
-                          AffineMap::getMultiDimIdentityMap(used.size(), ctx)},
-      parallel, [](OpBuilder &b, Location l, ValueRange args) {
-        linalg::YieldOp::create(b, l, args[0]);
-      });
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(used.size(), ctx);
+  linalg::GenericOp gather;
+  std::pair<tensor::PadOp, TypedAttr> padded = paddedSource(input);
+  if (tensor::PadOp pad = padded.first) {
+    TypedAttr padAttr = padded.second;
+    // A constant pad of the input is read through: a position in the
+    // padding is the pad value, any other reads the unpadded source, so
+    // the padded tensor (a fill and a copy, two kernels) is never made.
+    Value source = pad.getSource();
+    SmallVector<int64_t> low(pad.getStaticLow());
+    ArrayRef<int64_t> sizes =
+        cast<RankedTensorType>(source.getType()).getShape();
+    gather = linalg::GenericOp::create(
+        rewriter, loc, empty.getType(), ValueRange{}, ValueRange{empty},
+        ArrayRef<AffineMap>{identity}, parallel,
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> loops;
+          for (unsigned d = 0; d < used.size(); ++d)
+            loops.push_back(linalg::IndexOp::create(b, l, d));
+          Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+          SmallVector<Value> at;
+          for (auto [d, e] : llvm::enumerate(gatherIn.getResults())) {
+            Value i = affine::AffineApplyOp::create(
+                b, l, AffineMap::get(used.size(), 0, e - low[d]), loops);
+            Value ok = arith::AndIOp::create(
+                b, l,
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
+                                      arith::ConstantIndexOp::create(b, l, 0)),
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::slt, i,
+                    arith::ConstantIndexOp::create(b, l, sizes[d])));
+            inside = arith::AndIOp::create(b, l, inside, ok);
+            at.push_back(i);
+          }
+          // Every index clamped to 0 outside, so that the read stays in
+          // the source whatever the position.
+          for (Value &i : at)
+            i = arith::SelectOp::create(
+                b, l, inside, i, arith::ConstantIndexOp::create(b, l, 0));
+          Value v = tensor::ExtractOp::create(b, l, source, at);
+          Value padValue = arith::ConstantOp::create(b, l, padAttr);
+          linalg::YieldOp::create(
+              b, l, Value(arith::SelectOp::create(b, l, inside, v, padValue)));
+        });
+  } else {
+    gather = linalg::GenericOp::create(
+        rewriter, loc, empty.getType(), ValueRange{input}, ValueRange{empty},
+        ArrayRef<AffineMap>{gatherIn, identity}, parallel,
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, args[0]);
+        });
+  }
   SmallVector<AffineExpr> projection;
   for (unsigned d : used)
     projection.push_back(getAffineDimExpr(d, ctx));
@@ -277,6 +339,42 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
     // output by projected permutations.
     SmallVector<AffineMap> maps = current.getIndexingMapsArray();
     auto projected = [](AffineMap m) { return m.isProjectedPermutation(); };
+    // A 1x1 filter's window loops (reductions over one position) dropped
+    // first: a stride-1 1x1 convolution's input is then indexed by a
+    // projected permutation, a contraction on the input itself, without an
+    // im2col copy (and its kernel).
+    if (!llvm::all_of(maps, projected)) {
+      SmallVector<int64_t> ranges = current.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> kinds = current.getIteratorTypesArray();
+      SmallVector<unsigned> unit;
+      for (unsigned d = 0; d < ranges.size(); ++d)
+        if (ranges[d] == 1 && kinds[d] == utils::IteratorType::reduction)
+          unit.push_back(d);
+      // Only where that leaves no sums (a 3x3 window keeps its im2col,
+      // which reads a padded input through).
+      MLIRContext *ctx = current.getContext();
+      SmallVector<AffineExpr> zeroed;
+      for (unsigned d = 0; d < ranges.size(); ++d)
+        zeroed.push_back(llvm::is_contained(unit, d)
+                             ? getAffineConstantExpr(0, ctx)
+                             : getAffineDimExpr(d, ctx));
+      bool plain = !unit.empty() && llvm::all_of(maps, [&](AffineMap m) {
+        return m.replaceDimsAndSymbols(zeroed, {}, m.getNumDims(), 0)
+            .isProjectedPermutation(/*allowZeroInResults=*/true);
+      });
+      linalg::ControlDropUnitDims control;
+      control.controlFn = [unit](Operation *) { return unit; };
+      rewriter.setInsertionPoint(generic);
+      FailureOr<linalg::DropUnitDimsResult> dropped = failure();
+      if (plain)
+        dropped = linalg::dropUnitDims(rewriter, generic, control);
+      if (succeeded(dropped)) {
+        rewriter.replaceOp(generic, dropped->replacements);
+        generic = cast<linalg::GenericOp>(dropped->resultOp.getOperation());
+        current = generic;
+        maps = current.getIndexingMapsArray();
+      }
+    }
     if (!projected(maps[2]))
       continue;
     if (!projected(maps[0]) && projected(maps[1]))

@@ -53,8 +53,11 @@ struct TileOptions {
   int64_t tileK = 16;             // most K of a contraction's shared tiles
   int64_t reduceThreads = 256;    // most threads reducing one row
   int64_t minWorkgroupReduction = 32; // shortest row for a workgroup
-  /// Contractions on NVIDIA tensor cores (TensorCore.cpp): "" none, else
-  /// what f32 contractions compute as there ("3xtf32" or "tf32").
+  /// Contractions on matrix units (TensorCore.cpp, MatrixCores.cpp): ""
+  /// none; NVIDIA's tensor cores: how f32 contractions compute there
+  /// ("3xtf32" or "tf32"); AMD's matrix cores: "mfma", with "+bf16" and
+  /// "+xf32" where every architecture has those (and "+emulate", a test
+  /// hook).
   std::string tensorCores;
 };
 
@@ -167,7 +170,7 @@ mlir::LogicalResult tileAttentionBlock(mlir::RewriterBase &rewriter,
                                        const TileOptions &o);
 
 /// After bufferisation: the marked contraction in `block` becomes the
-/// tensor-core kernel body (128 threads).
+/// matrix-unit kernel body (128 threads on NVIDIA, 256 on AMD).
 mlir::LogicalResult lowerTensorCoreContractions(mlir::scf::ForallOp block);
 
 /// After bufferisation: every op hodu-gpu-tile marked for a workgroup

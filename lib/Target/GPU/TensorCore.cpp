@@ -21,7 +21,9 @@
 // `hodu.gpu.mma`; after bufferisation hodu-gpu-map-to-launches calls
 // lowerTensorCoreContractions, which replaces the marked op of each block
 // with the kernel body built here (upstream's nvgpu ops, lowered by the
-// CUDA target's NVVM phase). The kernel is emitted directly rather than
+// CUDA target's NVVM phase), or for AMD's matrix cores by MatrixCores.cpp.
+// The planning here serves both: the plan, split-K for contractions that
+// fill too few blocks, and the grouped block order. The kernel is emitted directly rather than
 // through vector.contract and the transform dialect: that route still needs
 // the copies distributed over warps and workgroup buffers made attributions
 // (../shared/reference/gpu-tensor-core-recipes.md), and direct emission

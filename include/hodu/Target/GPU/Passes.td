@@ -168,7 +168,9 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
       A convolution (a multiply-add whose input is indexed by sums of loops:
       NCHW, grouped, depthwise, 1-D to 3-D, strided, dilated) first becomes
       a contraction over an im2col tensor, which an elementwise kernel
-      gathers. A block computes a BM x BN tile of the innermost M and N
+      gathers, reading a constant pad of the input through (no padded
+      tensor); a stride-1 1x1 one, whose window loops are dropped first, is
+      a contraction on its input itself. A block computes a BM x BN tile of the innermost M and N
       dims (batch and outer dims one per block): 128x128 with 8x8 per thread
       when the output is large, down to 16x16 with one element per thread,
       taking the largest candidate that divides M and N and leaves at least

@@ -35,9 +35,11 @@ struct KernelOptions {
   /// Most threads of a block (Vulkan guarantees 128 per workgroup, 256 is
   /// what desktop and software Vulkan, CUDA and ROCm all take).
   int64_t maxThreads = 256;
-  /// Contractions on NVIDIA tensor cores (CUDA, sm_80 and later): empty for
-  /// none, else how f32 contractions compute there ("3xtf32" or "tf32"; f16
-  /// and bf16 multiply as themselves).
+  /// Contractions on matrix units: empty for none; NVIDIA's tensor cores
+  /// (CUDA, sm_80 and later): how f32 contractions compute there ("3xtf32"
+  /// or "tf32"; f16 and bf16 multiply as themselves); AMD's matrix cores
+  /// (ROCm, CDNA): "mfma", "+bf16" where every architecture has the bf16
+  /// MFMA, "+xf32" for f32 as xf32 (gfx940-942).
   std::string tensorCores;
 };
 
