@@ -43,7 +43,7 @@ using namespace mlir;
 namespace hodu::gpu {
 
 namespace {
-constexpr int64_t kThreads = 256; // 4 wavefronts of 64, 2 x 2
+constexpr int64_t kThreads = kAmdThreads; // 4 wavefronts of 64, 2 x 2
 constexpr int64_t kWave = 64;
 constexpr int64_t kStages = 2;
 

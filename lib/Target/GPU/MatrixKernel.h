@@ -55,7 +55,10 @@ struct MmaPlan {
 };
 
 /// Threads of a block: 4 warps of 32 (NVIDIA), 4 wavefronts of 64 (AMD).
-inline int64_t blockThreadsOf(const MmaPlan &p) { return p.amd ? 256 : 128; }
+constexpr int64_t kNvidiaThreads = 128, kAmdThreads = 256;
+inline int64_t blockThreadsOf(const MmaPlan &p) {
+  return p.amd ? kAmdThreads : kNvidiaThreads;
+}
 /// Elements of a 16-byte chunk, the unit the operands are copied in.
 inline int64_t chunkElements(MmaKind k) { return isHalf(k) ? 8 : 4; }
 /// K of a stage: 64 bytes of each row.

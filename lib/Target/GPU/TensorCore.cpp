@@ -23,8 +23,9 @@
 // with the kernel body built here (upstream's nvgpu ops, lowered by the
 // CUDA target's NVVM phase), or for AMD's matrix cores by MatrixCores.cpp.
 // The planning here serves both: the plan, split-K for contractions that
-// fill too few blocks, and the grouped block order. The kernel is emitted directly rather than
-// through vector.contract and the transform dialect: that route still needs
+// fill too few blocks, and the grouped block order. The kernel is emitted
+// directly rather than through vector.contract and the transform dialect:
+// that route still needs
 // the copies distributed over warps and workgroup buffers made attributions
 // (../shared/reference/gpu-tensor-core-recipes.md), and direct emission
 // fixes the swizzle, the stage indices and the predication exactly. The
@@ -54,7 +55,7 @@ namespace hodu::gpu {
 
 namespace {
 constexpr int64_t kStages = 3;
-constexpr int64_t kThreads = 128; // 4 warps, 2 x 2
+constexpr int64_t kThreads = kNvidiaThreads; // 4 warps, 2 x 2
 
 /// `v` seen through reshapes, which keep a buffer dense.
 Value throughReshapes(Value v) {
@@ -849,8 +850,8 @@ static void groupBlocks(scf::ForallOp block) {
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value pid =
-      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, y, c(nx)), x);
+  auto row = arith::MulIOp::create(b, loc, y, c(nx));
+  auto pid = arith::AddIOp::create(b, loc, row, x);
   Value perGroup = c(kGroupRows * nx);
   Value first = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, pid, perGroup), c(kGroupRows));
@@ -860,10 +861,8 @@ static void groupBlocks(scf::ForallOp block) {
   Value m = arith::AddIOp::create(b, loc, first,
                                   arith::RemUIOp::create(b, loc, r, size));
   Value n = arith::DivUIOp::create(b, loc, r, size);
-  Operation *pidOp = pid.getDefiningOp();
-  Operation *mulOp = pidOp->getOperand(0).getDefiningOp();
-  x.replaceAllUsesExcept(n, pidOp);
-  y.replaceAllUsesExcept(m, mulOp);
+  x.replaceAllUsesExcept(n, pid);
+  y.replaceAllUsesExcept(m, row);
 }
 
 LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {

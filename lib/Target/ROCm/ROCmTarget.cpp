@@ -120,10 +120,7 @@ protected:
     hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
                                         /*workgroupMemory=*/65536,
                                         /*maxThreads=*/256};
-    std::vector<std::string> archs = c.archs;
-    if (archs.empty())
-      archs.push_back(kDefaultArch.str());
-    options.tensorCores = matrixCores(archs, c.gpuMath);
+    options.tensorCores = matrixCores(c.archs, c.gpuMath);
     return options;
   }
 
