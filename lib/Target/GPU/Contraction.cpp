@@ -105,7 +105,7 @@ static std::pair<tensor::PadOp, TypedAttr> paddedSource(Value v) {
 /// into a tensor indexed by the loops it depends on, in loop order, which
 /// an elementwise kernel fills.
 static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
-                               unsigned x) {
+                               unsigned x, bool readsInBody) {
   MLIRContext *ctx = op.getContext();
   Location loc = op.getLoc();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -139,13 +139,19 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
   AffineMap identity = AffineMap::getMultiDimIdentityMap(used.size(), ctx);
   linalg::GenericOp gather;
   std::pair<tensor::PadOp, TypedAttr> padded = paddedSource(input);
-  if (tensor::PadOp pad = padded.first) {
-    TypedAttr padAttr = padded.second;
+  if (padded.first || readsInBody) {
     // A constant pad of the input is read through: a position in the
     // padding is the pad value, any other reads the unpadded source, so
     // the padded tensor (a fill and a copy, two kernels) is never made.
-    Value source = pad.getSource();
-    SmallVector<int64_t> low(pad.getStaticLow());
+    // Without a pad (`readsInBody`: an implicit GEMM's gather, whose
+    // loops the contraction's K collapse must be able to collapse too),
+    // every position is inside.
+    tensor::PadOp pad = padded.first;
+    TypedAttr padAttr = padded.second;
+    Value source = pad ? pad.getSource() : input;
+    SmallVector<int64_t> low =
+        pad ? SmallVector<int64_t>(pad.getStaticLow())
+            : SmallVector<int64_t>(gatherIn.getNumResults(), 0);
     ArrayRef<int64_t> sizes =
         cast<RankedTensorType>(source.getType()).getShape();
     gather = linalg::GenericOp::create(
@@ -155,11 +161,15 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
           SmallVector<Value> loops;
           for (unsigned d = 0; d < used.size(); ++d)
             loops.push_back(linalg::IndexOp::create(b, l, d));
-          Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+          Value inside =
+              pad ? arith::ConstantIntOp::create(b, l, 1, 1) : Value();
           SmallVector<Value> at;
           for (auto [d, e] : llvm::enumerate(gatherIn.getResults())) {
             Value i = affine::AffineApplyOp::create(
                 b, l, AffineMap::get(used.size(), 0, e - low[d]), loops);
+            at.push_back(i);
+            if (!pad)
+              continue;
             Value ok = arith::AndIOp::create(
                 b, l,
                 arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, i,
@@ -168,7 +178,11 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
                     b, l, arith::CmpIPredicate::slt, i,
                     arith::ConstantIndexOp::create(b, l, sizes[d])));
             inside = arith::AndIOp::create(b, l, inside, ok);
-            at.push_back(i);
+          }
+          if (!pad) {
+            linalg::YieldOp::create(
+                b, l, Value(tensor::ExtractOp::create(b, l, source, at)));
+            return;
           }
           // Every index clamped to 0 outside, so that the read stays in
           // the source whatever the position.
@@ -188,6 +202,7 @@ static linalg::LinalgOp im2col(RewriterBase &rewriter, linalg::GenericOp op,
           linalg::YieldOp::create(b, l, args[0]);
         });
   }
+  gather->setAttr(kIm2col, rewriter.getUnitAttr());
   SmallVector<AffineExpr> projection;
   for (unsigned d : used)
     projection.push_back(getAffineDimExpr(d, ctx));
@@ -233,6 +248,37 @@ static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
     if (k[i] != k[i - 1] + 1)
       return op;
   return collapseLoops(rewriter, op, {k});
+}
+
+/// The im2col gathers that `op` reads through a collapse_shape (its K
+/// loops collapsed), collapsed the same way, so that `op` reads them
+/// directly: a K step's tile of `op` is then a tile of the gather's loops,
+/// which the implicit GEMM computes in the step (tileContraction).
+static void collapseGathers(RewriterBase &rewriter, linalg::LinalgOp op) {
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
+    auto gather = collapse
+                      ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
+                      : linalg::GenericOp();
+    if (!gather || !gather->hasAttr(kIm2col) || !gather->hasOneUse() ||
+        gather.getNumDpsInputs() != 0)
+      continue;
+    rewriter.setInsertionPoint(gather);
+    FailureOr<linalg::CollapseResult> collapsed =
+        linalg::collapseOpIterationDims(
+            gather, collapse.getReassociationIndices(), rewriter);
+    if (failed(collapsed) ||
+        collapsed->collapsedOp->getResult(0).getType() != collapse.getType())
+      continue;
+    collapsed->collapsedOp->setAttr(kIm2col, rewriter.getUnitAttr());
+    rewriter.replaceOp(collapse, collapsed->collapsedOp->getResult(0));
+    // The expand_shape that would give the old shape back is not needed.
+    for (Value v : collapsed->results)
+      if (Operation *expand = v.getDefiningOp<tensor::ExpandShapeOp>())
+        if (expand->use_empty())
+          rewriter.eraseOp(expand);
+    rewriter.eraseOp(gather);
+  }
 }
 
 /// Each run of consecutive loops among `dims` (a contraction's M or N
@@ -303,7 +349,7 @@ static void dropUnitBroadcasts(RewriterBase &rewriter, linalg::GenericOp op) {
 }
 
 void prepareContractions(RewriterBase &rewriter, Block &body,
-                         bool collapseParallel) {
+                         bool collapseParallel, bool implicitGemm) {
   SmallVector<linalg::LinalgOp> ops;
   for (auto op : body.getOps<linalg::LinalgOp>())
     if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
@@ -378,12 +424,14 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
     if (!projected(maps[2]))
       continue;
     if (!projected(maps[0]) && projected(maps[1]))
-      current = im2col(rewriter, generic, 0);
+      current = im2col(rewriter, generic, 0, implicitGemm);
     else if (projected(maps[0]) && !projected(maps[1]))
-      current = im2col(rewriter, generic, 1);
+      current = im2col(rewriter, generic, 1, implicitGemm);
     if (!isContraction(current))
       continue;
     current = collapseK(rewriter, current);
+    if (implicitGemm)
+      collapseGathers(rewriter, current);
     if (!collapseParallel || !isContraction(current))
       continue;
     for (bool m : {true, false}) {
@@ -553,10 +601,22 @@ SmallVector<int64_t> onOutput(linalg::LinalgOp contraction,
   return result;
 }
 
+linalg::LinalgOp fuseableGather(linalg::LinalgOp op) {
+  for (Value in : op.getDpsInputs()) {
+    auto gather = in.getDefiningOp<linalg::GenericOp>();
+    if (gather && gather->hasAttr(kIm2col) && gather->hasOneUse() &&
+        gather->getBlock() == op->getBlock() && gather.getNumDpsInputs() == 0 &&
+        !gather.hasDynamicShape())
+      return gather;
+  }
+  return nullptr;
+}
+
 void tileContraction(TransformScript &s, linalg::LinalgOp contraction,
                      Value contractionHandle, linalg::LinalgOp epilogue,
                      Value epilogueHandle, linalg::LinalgOp init,
-                     Value initHandle, const TileOptions &o) {
+                     Value initHandle, linalg::LinalgOp gather,
+                     Value gatherHandle, const TileOptions &o) {
   MLIRContext *ctx = contraction->getContext();
   linalg::ContractionDimensions dims =
       *linalg::inferContractionDims(contraction);
@@ -636,13 +696,58 @@ void tileContraction(TransformScript &s, linalg::LinalgOp contraction,
   }
   if (init)
     initInBlock = s.fuseIntoContainingOp(initHandle, forall).first;
+  // The operand an im2col gather makes, if the kernel computes it.
+  int64_t gathered = -1;
+  for (int64_t i = 0; gather && i < 2; ++i)
+    if (contraction.getDpsInputs()[i] == gather->getResult(0))
+      gathered = i;
+  Value gatherInBlock;
+  if (gathered >= 0)
+    gatherInBlock = s.fuseIntoContainingOp(gatherHandle, forall).first;
 
   // K steps through workgroup memory.
-  Value step = s.tileUsingFor(inBlock, steps).op;
+  TransformScript::Tiled stepped = s.tileUsingFor(inBlock, steps);
+  Value step = stepped.op;
   Attribute workgroup =
       mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
-  s.promoteOperand(step, 0, workgroup);
-  s.promoteOperand(step, 1, workgroup);
+  for (int64_t i = 0; i < 2; ++i)
+    if (i != gathered)
+      s.promoteOperand(step, i, workgroup);
+  // Implicit GEMM: each step gathers its tile of the gathered operand from
+  // the input, spread over the block's threads like a copy would be (x
+  // along its innermost dim of more than one element, y along the next);
+  // the tile is a temporary of the block, in workgroup memory
+  // (hodu-gpu-map-to-launches), with a barrier after it.
+  if (gathered >= 0) {
+    Value g = gatherInBlock;
+    for (Value loop : stepped.loops)
+      g = s.fuseIntoContainingOp(g, loop).first;
+    AffineMap map = contraction.getMatchingIndexingMap(
+        contraction.getDpsInputOperand(gathered));
+    int64_t rank = map.getNumResults();
+    // The register tiles' thread counts along x and y (a dim of one
+    // element is not mapped: one thread).
+    auto count = [&](unsigned d) {
+      return threads[d] ? std::max<int64_t>(1, blocks[d] / threads[d]) : 1;
+    };
+    const int64_t budget[2] = {count(xDim), count(yDim)};
+    SmallVector<int64_t> sizes(rank, 0), ids(rank, 0);
+    int64_t next = 0;
+    for (int64_t i = rank; i-- > 0 && next < 2;) {
+      unsigned l = map.getDimPosition(i);
+      int64_t extent = steps[l] ? steps[l] : blocks[l] ? blocks[l] : r[l];
+      int64_t count = largestDivisor(extent, budget[next]);
+      if (count == 1)
+        continue;
+      sizes[i] = extent / count;
+      ids[i] = next++;
+    }
+    if (next == 0) { // one element a step
+      sizes[rank - 1] = 1;
+      ids[rank - 1] = 0;
+    }
+    s.tileUsingForall(g, sizes, mappingOf(ctx, sizes, ids, false));
+  }
 
   // The register tiles: the same TM x TN elements of the output for the
   // initialiser, every K step and the epilogue.

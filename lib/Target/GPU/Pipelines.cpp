@@ -21,6 +21,13 @@ static llvm::cl::opt<bool> noSkipDeadKeys(
     llvm::cl::desc("GPU targets: one attention kernel over every key even "
                    "where a constant mask kills some (for benchmarks)"));
 
+/// Tests and benchmarks compare the implicit GEMM with the im2col kernel.
+static llvm::cl::opt<bool> noImplicitGemm(
+    "hodu-gpu-no-implicit-gemm", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("GPU targets: convolutions on the FMA units gather "
+                   "their input into an im2col tensor, a kernel of its own, "
+                   "instead of in each K step (for tests)"));
+
 /// A test hook: lavapipe runs the MFMA kernel with each MFMA computed by
 /// the wavefront's threads (MatrixCores.cpp), which checks its tiles,
 /// stages and fragment layouts where no AMD GPU is.
@@ -79,7 +86,8 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                 : " tensor-cores=" + o.tensorCores;
   return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
          " workgroup-memory=" + std::to_string(o.workgroupMemory) +
-         tensorCores + "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
+         tensorCores + (noImplicitGemm ? " implicit-gemm=false" : "") +
+         "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"
          "func.func(hodu-distinct-results),"

@@ -59,12 +59,21 @@ struct TileOptions {
   /// "+xf32" where every architecture has those (and "+emulate", a test
   /// hook).
   std::string tensorCores;
+  /// Convolutions on the FMA units as implicit GEMMs: each K step gathers
+  /// its tile of the input into workgroup memory (no im2col tensor).
+  bool implicitGemm = true;
 };
 
 /// The discardable attribute on a contraction that runs on tensor cores:
 /// its plan (TensorCore.cpp), from hodu-gpu-tile to
 /// hodu-gpu-map-to-launches.
 constexpr llvm::StringLiteral kTensorCore = "hodu.gpu.mma";
+
+/// The discardable attribute on the gather of a convolution's input that
+/// makes it a contraction (im2col), from prepareContractions to planning:
+/// a contraction on the FMA units computes its tile of it in each K step
+/// (the implicit GEMM), instead of a kernel of its own writing it whole.
+constexpr llvm::StringLiteral kIm2col = "hodu.gpu.im2col";
 
 /// The discardable attribute on the scf.forall of a fused attention chain
 /// (hodu-gpu-fuse-attention), which hodu-gpu-tile makes one kernel.
@@ -101,9 +110,12 @@ bool hasMultiplyAddBody(mlir::linalg::LinalgOp op);
 /// gathered into an im2col tensor so that what remains is a contraction,
 /// consecutive K dims collapsed into one; with `collapseParallel` (the
 /// tensor-core strategy, whose tiles want long rows) consecutive M dims and
-/// consecutive N dims too.
+/// consecutive N dims too. With `implicitGemm` an im2col gather reads its
+/// input in its body and is collapsed with the K loops, so that a K step
+/// of the contraction can compute its tile of it (tileContraction).
 void prepareContractions(mlir::RewriterBase &rewriter, mlir::Block &body,
-                         bool collapseParallel = false);
+                         bool collapseParallel = false,
+                         bool implicitGemm = false);
 
 /// If `consumer` can be the epilogue of its producer contraction (one use,
 /// same tile, no type change), rewrites it to read the contraction's result
@@ -122,12 +134,18 @@ bool isWorkgroupReduction(mlir::linalg::LinalgOp op, const TileOptions &o);
 
 /// The strategies: each appends the tiling of one kernel to `s`. `root` is
 /// the handle of the op whose result leaves the kernel, `init` (may be
-/// null) of the fused initialiser.
+/// null) of the fused initialiser; a contraction's `gather` (may be null)
+/// is the im2col gather of one of its operands, computed tile by tile in
+/// its K steps.
 void tileContraction(TransformScript &s, mlir::linalg::LinalgOp contraction,
                      mlir::Value contractionHandle,
-                     mlir::linalg::LinalgOp epilogue, mlir::Value epilogueHandle,
-                     mlir::linalg::LinalgOp init, mlir::Value initHandle,
-                     const TileOptions &o);
+                     mlir::linalg::LinalgOp epilogue,
+                     mlir::Value epilogueHandle, mlir::linalg::LinalgOp init,
+                     mlir::Value initHandle, mlir::linalg::LinalgOp gather,
+                     mlir::Value gatherHandle, const TileOptions &o);
+/// The im2col gather (kIm2col, one use) that contraction `op` reads, which
+/// its kernel can compute in its K steps; else null.
+mlir::linalg::LinalgOp fuseableGather(mlir::linalg::LinalgOp op);
 void tileWorkgroupReduction(TransformScript &s, mlir::linalg::LinalgOp op,
                             mlir::Value handle, mlir::linalg::LinalgOp init,
                             mlir::Value initHandle, const TileOptions &o);

@@ -41,7 +41,7 @@ enum class Strategy { Contraction, Reduction, PerElement, TensorCore };
 /// The ops of one kernel, found again by their tags.
 struct Kernel {
   Strategy strategy = Strategy::PerElement;
-  linalg::LinalgOp root, contraction, init;
+  linalg::LinalgOp root, contraction, init, gather;
 };
 
 struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
@@ -57,6 +57,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     o.reduceThreads = std::min<int64_t>(reduceThreads, blockThreads);
     o.minWorkgroupReduction = minWorkgroupReduction;
     o.tensorCores = tensorCores;
+    o.implicitGemm = implicitGemm && tensorCores.empty();
     IRRewriter rewriter(&getContext());
     bool ok = true;
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
@@ -72,7 +73,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
             failed(tileAttentionBlock(rewriter, loop, o)))
           ok = false;
       prepareContractions(rewriter, func.getBody().front(),
-                          /*collapseParallel=*/!o.tensorCores.empty());
+                          /*collapseParallel=*/!o.tensorCores.empty(),
+                          o.implicitGemm);
       if (!o.tensorCores.empty())
         splitKForMatrixUnits(rewriter, func.getBody().front(), o);
       int64_t kernels = plan(rewriter, func, o);
@@ -82,6 +84,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     module.walk([](Operation *op) {
       op->removeAttr(kKernel);
       op->removeAttr(kRole);
+      op->removeAttr(kIm2col);
     });
     if (!ok)
       signalPassFailure();
@@ -129,7 +132,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         continue;
       int64_t id = next++;
       Strategy strategy = Strategy::PerElement;
-      linalg::LinalgOp init;
+      linalg::LinalgOp init, gather;
       if (op.getNumReductionLoops() == 0) {
         // An elementwise op may be the epilogue of the contraction it reads;
         // one on tensor cores computes it on its registers when it can
@@ -145,6 +148,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
           } else {
             strategy = Strategy::Contraction;
             init = fuseableInit(contraction);
+            gather = o.implicitGemm ? fuseableGather(contraction) : nullptr;
           }
         }
       } else if (planTensorCore(rewriter, op, o)) {
@@ -152,6 +156,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       } else if (isContraction(op)) {
         strategy = Strategy::Contraction;
         init = fuseableInit(op);
+        gather = o.implicitGemm ? fuseableGather(op) : nullptr;
       } else {
         if (workgroup)
           strategy = Strategy::Reduction;
@@ -165,6 +170,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
                   rewriter.getI64IntegerAttr(static_cast<int64_t>(strategy)));
       if (init)
         tag(init, "init", id);
+      if (gather)
+        tag(gather, "gather", id);
     }
     for (auto fill : llvm::make_early_inc_range(
              func.getBody().front().getOps<linalg::FillOp>()))
@@ -194,6 +201,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       StringRef role = op->getAttrOfType<StringAttr>(kRole).getValue();
       if (role == "init")
         k.init = op;
+      else if (role == "gather")
+        k.gather = op;
       else if (role == "contraction")
         k.contraction = op;
       else
@@ -234,7 +243,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       k.root->emitRemark("hodu-gpu-tile: the kernel's strategy failed, a "
                          "thread per element instead: ")
           << why;
-    for (linalg::LinalgOp op : {k.init, k.contraction, k.root}) {
+    for (linalg::LinalgOp op : {k.gather, k.init, k.contraction, k.root}) {
       if (!op)
         continue;
       op->removeAttr(kWorkgroupReduce);
@@ -287,13 +296,15 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     Value root = s.match(k.root);
     Value contraction = k.contraction ? s.match(k.contraction) : Value();
     Value init = k.init ? s.match(k.init) : Value();
+    Value gather = k.gather ? s.match(k.gather) : Value();
     switch (k.strategy) {
     case Strategy::Contraction:
       if (k.contraction)
         tileContraction(s, k.contraction, contraction, k.root, root, k.init,
-                        init, o);
+                        init, k.gather, gather, o);
       else
-        tileContraction(s, k.root, root, nullptr, Value(), k.init, init, o);
+        tileContraction(s, k.root, root, nullptr, Value(), k.init, init,
+                        k.gather, gather, o);
       return;
     case Strategy::Reduction:
       tileWorkgroupReduction(s, k.root, root, k.init, init, o);

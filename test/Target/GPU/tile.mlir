@@ -1,5 +1,6 @@
 // The kernels hodu-gpu-tile makes, one strategy per case.
 // RUN: hodu-opt %s --split-input-file --hodu-gpu-tile --canonicalize --cse | FileCheck %s
+// RUN: hodu-opt %s --split-input-file --hodu-gpu-tile=implicit-gemm=false --canonicalize --cse | FileCheck %s --check-prefix=IM2COL
 
 // A matmul with its zero fill and a bias+ReLU epilogue: one kernel, the
 // epilogue updating the matmul's tile in place. No candidate tile leaves 64
@@ -66,23 +67,35 @@ func.func @batched(%q: tensor<4x128x64xf32>, %k: tensor<4x64x128xf32>) -> tensor
 // -----
 
 // CHECK-LABEL: func.func @conv
-// The im2col: 16x16 threads copy one (c, kh, kw) tap of the image each.
-// CHECK: scf.forall ({{.*}}) in (3, 3, 3, 1, 1) shared_outs({{.*}}) -> (tensor<3x3x3x1x16x16xf32>)
-// CHECK: scf.forall ({{.*}}) in (16, 16)
-// CHECK: linalg.generic
-// CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // K = 3*3*3 collapsed, the filter as an 8x27 matrix.
-// CHECK: tensor.collapse_shape {{.*}} into tensor<27x1x16x16xf32>
 // CHECK: tensor.collapse_shape {{.*}} into tensor<8x27xf32>
 // CHECK: scf.for {{.*}} to %c27 step %c9
-// CHECK: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<9x1x1x16xf32>
+// The implicit GEMM: each K step gathers its 9x16 tile of the im2col
+// operand from the input, 3x16 threads 3 taps each (a block temporary:
+// workgroup memory after bufferisation); the filter's tile is promoted.
+// CHECK: scf.forall ({{.*}}) in (3, 16) shared_outs({{.*}}) -> (tensor<9x1x1x16xf32>)
+// CHECK: linalg.generic
+// CHECK: tensor.extract %arg0
+// CHECK: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
 // CHECK: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<8x9xf32>
 // CHECK: vector.multi_reduction <add>
 // CHECK-NOT: linalg.conv
+// With implicit-gemm=false, the im2col: 16x16 threads copy one (c, kh, kw)
+// tap of the image each, into a tensor the contraction reads.
+// IM2COL-LABEL: func.func @conv
+// IM2COL: scf.forall ({{.*}}) in (3, 3, 3, 1, 1) shared_outs({{.*}}) -> (tensor<3x3x3x1x16x16xf32>)
+// IM2COL: scf.forall ({{.*}}) in (16, 16)
+// IM2COL: linalg.generic
+// IM2COL: {mapping = [#gpu.thread<y>, #gpu.thread<x>]}
+// IM2COL: tensor.collapse_shape {{.*}} into tensor<27x1x16x16xf32>
+// IM2COL: tensor.collapse_shape {{.*}} into tensor<8x27xf32>
+// IM2COL: scf.for {{.*}} to %c27 step %c9
+// IM2COL: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<9x1x1x16xf32>
+// IM2COL: bufferization.alloc_tensor() {memory_space = #gpu.address_space<workgroup>} : tensor<8x9xf32>
+// IM2COL: vector.multi_reduction <add>
 // A padded 3x3 convolution (NCHW, as the ONNX importer writes it): the
-// input is gathered into an im2col tensor [C*KH*KW..., N, OH, OW] by an
-// elementwise kernel, and the contraction over K = C*3*3 = 27 is tiled
-// like a matmul.
+// input's taps are gathered into the operand [C*KH*KW..., N, OH, OW] of a
+// contraction over K = C*3*3 = 27, tiled like a matmul.
 func.func @conv(%x: tensor<1x3x18x18xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x16x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x8x16x16xf32>

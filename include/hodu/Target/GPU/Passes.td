@@ -170,7 +170,11 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
       a contraction over an im2col tensor, which an elementwise kernel
       gathers, reading a constant pad of the input through (no padded
       tensor); a stride-1 1x1 one, whose window loops are dropped first, is
-      a contraction on its input itself. A block computes a BM x BN tile of the innermost M and N
+      a contraction on its input itself. With `implicit-gemm` (the FMA
+      kernels, no `tensor-cores`) the gather reads the input in its body, is
+      collapsed with the K loops and is fused into the contraction's K
+      loop: each step gathers its tile of the operand straight into
+      workgroup memory (no im2col tensor, no gather kernel). A block computes a BM x BN tile of the innermost M and N
       dims (batch and outer dims one per block): 128x128 with 8x8 per thread
       when the output is large, down to 16x16 with one element per thread,
       taking the largest candidate that divides M and N and leaves at least
@@ -241,6 +245,10 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
     Option<"reportFallbacks", "report-fallbacks", "bool", "false",
            "Remark on kernels whose strategy failed and why">,
     Option<"target", "target", "std::string", "\"gpu\"", "The target, named in errors">,
+    Option<"implicitGemm", "implicit-gemm", "bool", "true",
+           "Convolutions on the FMA units (no tensor-cores) as implicit "
+           "GEMMs: each K step gathers its tile of the input (no im2col "
+           "tensor and kernel)">,
     Option<"tensorCores", "tensor-cores", "std::string", "\"\"",
            "Contractions on matrix units: empty for none; NVIDIA tensor "
            "cores (sm_80+): how f32 contractions compute there, 3xtf32 or "
