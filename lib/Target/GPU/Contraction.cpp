@@ -256,23 +256,45 @@ static linalg::LinalgOp collapseK(RewriterBase &rewriter, linalg::LinalgOp op) {
 /// which the implicit GEMM computes in the step (tileContraction).
 static void collapseGathers(RewriterBase &rewriter, linalg::LinalgOp op) {
   for (OpOperand *in : op.getDpsInputOperands()) {
+    // Through a chain of collapses (K's, then M's), their groups composed.
     auto collapse = in->get().getDefiningOp<tensor::CollapseShapeOp>();
-    auto gather = collapse
-                      ? collapse.getSrc().getDefiningOp<linalg::GenericOp>()
-                      : linalg::GenericOp();
+    if (!collapse || !collapse->hasOneUse())
+      continue;
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    SmallVector<Operation *> chain = {collapse};
+    Value source = collapse.getSrc();
+    while (auto inner = source.getDefiningOp<tensor::CollapseShapeOp>()) {
+      if (!inner->hasOneUse())
+        break;
+      SmallVector<ReassociationIndices> innerGroups =
+          inner.getReassociationIndices();
+      for (ReassociationIndices &group : groups) {
+        ReassociationIndices composed;
+        for (int64_t i : group)
+          llvm::append_range(composed, innerGroups[i]);
+        group = composed;
+      }
+      chain.push_back(inner);
+      source = inner.getSrc();
+    }
+    auto gather = source.getDefiningOp<linalg::GenericOp>();
     if (!gather || !gather->hasAttr(kIm2col) || !gather->hasOneUse() ||
         gather.getNumDpsInputs() != 0)
       continue;
     rewriter.setInsertionPoint(gather);
     FailureOr<linalg::CollapseResult> collapsed =
-        linalg::collapseOpIterationDims(
-            gather, collapse.getReassociationIndices(), rewriter);
+        linalg::collapseOpIterationDims(gather, groups, rewriter);
     if (failed(collapsed) ||
         collapsed->collapsedOp->getResult(0).getType() != collapse.getType())
       continue;
     collapsed->collapsedOp->setAttr(kIm2col, rewriter.getUnitAttr());
-    rewriter.replaceOp(collapse, collapsed->collapsedOp->getResult(0));
-    // The expand_shape that would give the old shape back is not needed.
+    rewriter.modifyOpInPlace(
+        op, [&] { in->set(collapsed->collapsedOp->getResult(0)); });
+    // The chain, the old gather and the expand_shape that would give its
+    // shape back are dead.
+    for (Operation *dead : chain)
+      rewriter.eraseOp(dead);
     for (Value v : collapsed->results)
       if (Operation *expand = v.getDefiningOp<tensor::ExpandShapeOp>())
         if (expand->use_empty())
@@ -348,8 +370,55 @@ static void dropUnitBroadcasts(RewriterBase &rewriter, linalg::GenericOp op) {
   }
 }
 
+/// Whether `op` is a reduction that a thread per output element computes
+/// (a depthwise convolution, a pooling window): reduction loops, one
+/// output, no contraction.
+bool isPerElementReduction(linalg::LinalgOp op) {
+  return op.getNumReductionLoops() > 0 && op.getNumDpsInits() == 1 &&
+         op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
+         !isContraction(op);
+}
+
+/// An elementwise consumer that reads a reduction (a contraction, a
+/// pooling window) through a collapse_shape -- the bias after a depthwise
+/// convolution, whose result is [N, C, 1, H, W] as groups x channels per
+/// group -- gets the reduction's shape instead (upstream's reshape folding
+/// by expansion, once unit broadcasts like the bias's [C][1][1] read at
+/// (c, 0, 0) no longer stand in its way), so that it reads the reduction
+/// itself and can be computed in its kernel: as a contraction's epilogue,
+/// or per element (tilePerElement).
+static void readReductionsWithoutReshapes(RewriterBase &rewriter, Block &body) {
+  auto throughCollapse = [](OpOperand *operand) {
+    auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+    auto producer = collapse
+                        ? collapse.getSrc().getDefiningOp<linalg::LinalgOp>()
+                        : linalg::LinalgOp();
+    auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
+    return producer && producer->hasOneUse() && collapse->hasOneUse() &&
+           producer.getNumReductionLoops() > 0 &&
+           producer.getNumDpsInits() == 1 && !producer.hasDynamicShape() &&
+           consumer && consumer.getNumReductionLoops() == 0 &&
+           consumer.hasPureTensorSemantics();
+  };
+  bool any = false;
+  for (auto consumer : llvm::to_vector(body.getOps<linalg::GenericOp>()))
+    for (OpOperand *in : consumer.getDpsInputOperands())
+      if (throughCollapse(in)) {
+        dropUnitBroadcasts(rewriter, consumer);
+        any = true;
+        break;
+      }
+  if (!any)
+    return;
+  RewritePatternSet patterns(body.getParentOp()->getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(
+      patterns, [&](OpOperand *operand) { return throughCollapse(operand); });
+  (void)applyPatternsGreedily(body.getParentOp(), std::move(patterns));
+}
+
 void prepareContractions(RewriterBase &rewriter, Block &body,
-                         bool collapseParallel, bool implicitGemm) {
+                         const TileOptions &o) {
+  bool collapseParallel = !o.tensorCores.empty(), implicitGemm = o.implicitGemm;
   SmallVector<linalg::LinalgOp> ops;
   for (auto op : body.getOps<linalg::LinalgOp>())
     if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
@@ -430,17 +499,22 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
     if (!isContraction(current))
       continue;
     current = collapseK(rewriter, current);
-    if (implicitGemm)
-      collapseGathers(rewriter, current);
-    if (!collapseParallel || !isContraction(current))
-      continue;
-    for (bool m : {true, false}) {
-      FailureOr<linalg::ContractionDimensions> dims =
-          linalg::inferContractionDims(current);
-      if (succeeded(dims))
-        current = collapseRuns(rewriter, current, m ? dims->m : dims->n);
+    if (collapseParallel && isContraction(current)) {
+      for (bool m : {true, false}) {
+        FailureOr<linalg::ContractionDimensions> dims =
+            linalg::inferContractionDims(current);
+        if (succeeded(dims))
+          current = collapseRuns(rewriter, current, m ? dims->m : dims->n);
+      }
     }
+    // A contraction on matrix units reads its gather from a tensor (the
+    // gather a kernel of its own, as it was); the FMA kernels gather each
+    // K step's tile themselves.
+    if (implicitGemm &&
+        !(isContraction(current) && runsOnTensorCores(current, o)))
+      collapseGathers(rewriter, current);
   }
+  readReductionsWithoutReshapes(rewriter, body);
   if (!collapseParallel)
     return;
   // A collapsed contraction's elementwise consumer reads it through an

@@ -55,9 +55,30 @@ SmallVector<int64_t> blockIds(ArrayRef<int64_t> ranges,
   return ids;
 }
 
+linalg::LinalgOp fuseableProducer(linalg::LinalgOp op, const TileOptions &o) {
+  if (op.getNumReductionLoops() != 0 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return nullptr;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto producer = in->get().getDefiningOp<linalg::LinalgOp>();
+    if (!producer || !producer->hasOneUse() ||
+        producer->getBlock() != op->getBlock() ||
+        !isPerElementReduction(producer) || isWorkgroupReduction(producer, o) ||
+        !op.getMatchingIndexingMap(in).isPermutation() ||
+        !producer
+             .getIndexingMapMatchingResult(
+                 cast<OpResult>(producer->getResult(0)))
+             .isProjectedPermutation())
+      continue;
+    return producer;
+  }
+  return nullptr;
+}
+
 void tilePerElement(TransformScript &s, linalg::LinalgOp op, Value handle,
                     linalg::LinalgOp init, Value initHandle,
-                    const TileOptions &o) {
+                    const TileOptions &o, Value producerHandle,
+                    Value producerInitHandle) {
   MLIRContext *ctx = op->getContext();
   SmallVector<int64_t> r = op.getStaticLoopRanges();
   SmallVector<unsigned> parallel;
@@ -99,14 +120,25 @@ void tilePerElement(TransformScript &s, linalg::LinalgOp op, Value handle,
   SmallVector<int64_t> ids = blockIds(r, blocks, order);
   TransformScript::Tiled b =
       s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
-  Value initInBlock;
+  Value initInBlock, producerInBlock, producerInitInBlock;
   if (init)
     initInBlock = s.fuseIntoContainingOp(initHandle, b.loops[0]).first;
+  if (producerHandle)
+    producerInBlock = s.fuseIntoContainingOp(producerHandle, b.loops[0]).first;
+  if (producerInitHandle)
+    producerInitInBlock =
+        s.fuseIntoContainingOp(producerInitHandle, b.loops[0]).first;
   TransformScript::Tiled t = s.tileUsingForall(
       b.op, threads, mappingOf(ctx, threads, threadIds, false));
   // Each thread initialises the elements it then reduces into.
   if (init)
     s.fuseIntoContainingOp(initInBlock, t.loops[0]);
+  // And computes the producer's elements it reads (its reduction loops
+  // whole), initialised first.
+  if (producerInBlock)
+    s.fuseIntoContainingOp(producerInBlock, t.loops[0]);
+  if (producerInitInBlock)
+    s.fuseIntoContainingOp(producerInitInBlock, t.loops[0]);
 }
 
 } // namespace hodu::gpu

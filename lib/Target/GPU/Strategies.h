@@ -111,11 +111,11 @@ bool hasMultiplyAddBody(mlir::linalg::LinalgOp op);
 /// consecutive K dims collapsed into one; with `collapseParallel` (the
 /// tensor-core strategy, whose tiles want long rows) consecutive M dims and
 /// consecutive N dims too. With `implicitGemm` an im2col gather reads its
-/// input in its body and is collapsed with the K loops, so that a K step
-/// of the contraction can compute its tile of it (tileContraction).
+/// input in its body and, where the contraction runs on the FMA units, is
+/// collapsed like it, so that a K step of the contraction can compute its
+/// tile of it (tileContraction).
 void prepareContractions(mlir::RewriterBase &rewriter, mlir::Block &body,
-                         bool collapseParallel = false,
-                         bool implicitGemm = false);
+                         const TileOptions &o);
 
 /// If `consumer` can be the epilogue of its producer contraction (one use,
 /// same tile, no type change), rewrites it to read the contraction's result
@@ -149,9 +149,23 @@ mlir::linalg::LinalgOp fuseableGather(mlir::linalg::LinalgOp op);
 void tileWorkgroupReduction(TransformScript &s, mlir::linalg::LinalgOp op,
                             mlir::Value handle, mlir::linalg::LinalgOp init,
                             mlir::Value initHandle, const TileOptions &o);
+/// A thread per element of `op`'s output; with a `producer` (a reduction
+/// that `op`, elementwise, reads element for element: the bias and
+/// activation after a depthwise convolution), each thread computes its
+/// elements of the producer first, initialised by `producerInit` (may be
+/// null), into its private memory: one kernel for both.
 void tilePerElement(TransformScript &s, mlir::linalg::LinalgOp op,
                     mlir::Value handle, mlir::linalg::LinalgOp init,
-                    mlir::Value initHandle, const TileOptions &o);
+                    mlir::Value initHandle, const TileOptions &o,
+                    mlir::Value producerHandle = mlir::Value(),
+                    mlir::Value producerInitHandle = mlir::Value());
+/// Whether `op` is a reduction a thread per output element computes (a
+/// depthwise convolution, a pooling window): no contraction.
+bool isPerElementReduction(mlir::linalg::LinalgOp op);
+/// The reduction that elementwise `op` reads element for element and can
+/// compute in its own kernel (tilePerElement), if any.
+mlir::linalg::LinalgOp fuseableProducer(mlir::linalg::LinalgOp op,
+                                        const TileOptions &o);
 
 /// Whether contraction `op` can run on tensor cores under `o`.
 bool runsOnTensorCores(mlir::linalg::LinalgOp op, const TileOptions &o);

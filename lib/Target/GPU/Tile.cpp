@@ -42,6 +42,8 @@ enum class Strategy { Contraction, Reduction, PerElement, TensorCore };
 struct Kernel {
   Strategy strategy = Strategy::PerElement;
   linalg::LinalgOp root, contraction, init, gather;
+  /// A per-element kernel's reduction producer and its initialiser.
+  linalg::LinalgOp producer, producerInit;
 };
 
 struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
@@ -57,7 +59,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     o.reduceThreads = std::min<int64_t>(reduceThreads, blockThreads);
     o.minWorkgroupReduction = minWorkgroupReduction;
     o.tensorCores = tensorCores;
-    o.implicitGemm = implicitGemm && tensorCores.empty();
+    o.implicitGemm = implicitGemm;
     IRRewriter rewriter(&getContext());
     bool ok = true;
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
@@ -72,9 +74,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         if (loop->hasAttr(kAttentionBlock) &&
             failed(tileAttentionBlock(rewriter, loop, o)))
           ok = false;
-      prepareContractions(rewriter, func.getBody().front(),
-                          /*collapseParallel=*/!o.tensorCores.empty(),
-                          o.implicitGemm);
+      prepareContractions(rewriter, func.getBody().front(), o);
       if (!o.tensorCores.empty())
         splitKForMatrixUnits(rewriter, func.getBody().front(), o);
       int64_t kernels = plan(rewriter, func, o);
@@ -132,7 +132,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         continue;
       int64_t id = next++;
       Strategy strategy = Strategy::PerElement;
-      linalg::LinalgOp init, gather;
+      linalg::LinalgOp init, gather, producer, producerInit;
       if (op.getNumReductionLoops() == 0) {
         // An elementwise op may be the epilogue of the contraction it reads;
         // one on tensor cores computes it on its registers when it can
@@ -150,6 +150,13 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
             init = fuseableInit(contraction);
             gather = o.implicitGemm ? fuseableGather(contraction) : nullptr;
           }
+        } else if ((producer = fuseableProducer(op, o))) {
+          // An elementwise op after a depthwise convolution or a pooling
+          // window: a thread computes its elements of both.
+          tag(producer, "producer", id);
+          producerInit = fuseableInit(producer);
+          if (producerInit)
+            tag(producerInit, "producer-init", id);
         }
       } else if (planTensorCore(rewriter, op, o)) {
         strategy = Strategy::TensorCore;
@@ -203,6 +210,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         k.init = op;
       else if (role == "gather")
         k.gather = op;
+      else if (role == "producer")
+        k.producer = op;
+      else if (role == "producer-init")
+        k.producerInit = op;
       else if (role == "contraction")
         k.contraction = op;
       else
@@ -243,7 +254,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       k.root->emitRemark("hodu-gpu-tile: the kernel's strategy failed, a "
                          "thread per element instead: ")
           << why;
-    for (linalg::LinalgOp op : {k.gather, k.init, k.contraction, k.root}) {
+    for (linalg::LinalgOp op : {k.gather, k.producerInit, k.producer, k.init,
+                                k.contraction, k.root}) {
       if (!op)
         continue;
       op->removeAttr(kWorkgroupReduce);
@@ -297,6 +309,8 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
     Value contraction = k.contraction ? s.match(k.contraction) : Value();
     Value init = k.init ? s.match(k.init) : Value();
     Value gather = k.gather ? s.match(k.gather) : Value();
+    Value producer = k.producer ? s.match(k.producer) : Value();
+    Value producerInit = k.producerInit ? s.match(k.producerInit) : Value();
     switch (k.strategy) {
     case Strategy::Contraction:
       if (k.contraction)
@@ -310,7 +324,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       tileWorkgroupReduction(s, k.root, root, k.init, init, o);
       return;
     case Strategy::PerElement:
-      tilePerElement(s, k.root, root, k.init, init, o);
+      tilePerElement(s, k.root, root, k.init, init, o, producer, producerInit);
       return;
     case Strategy::TensorCore:
       if (k.contraction)

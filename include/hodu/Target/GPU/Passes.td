@@ -193,8 +193,9 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
       (hodu-gpu-map-to-launches). One with an f32 output that fills fewer
       than `min-blocks` blocks even with 32x32 tiles is first split over K
       (split-K: upstream's `linalg::splitReduction`, 2 to 16 slices of at
-      least 256 of K each): the slices are a batch of the MMA kernel, and a
-      kernel of their own sums them. With more than 8 rows of tiles the
+      least 256 of K each): the slices are a batch of the MMA kernel, and
+      one kernel sums them and applies the epilogue. With more than 8 rows
+      of tiles the
       blocks take the tiles in groups of 8 rows (L2 reuse).
     - **Workgroup reductions** (one output, a sum, product, min, max or
       bitwise combiner, rows of at least `min-workgroup-reduction`
@@ -207,7 +208,13 @@ def GpuTile : Pass<"hodu-gpu-tile", "mlir::ModuleOp"> {
       output element, blocks of at most `block-threads` along the innermost
       parallel loop (and a second one when it is short), the other parallel
       loops over the grid; reduction loops run in the thread, its output
-      element initialised by the fused fill first.
+      element initialised by the fused fill first. An elementwise op that
+      reads such a reduction element for element (a pooling window, the sum
+      of split-K's slices) computes it in its own threads first: one
+      kernel. A consumer that reads a reduction through a collapse_shape
+      (the bias after a depthwise convolution's grouped form) is first
+      given the reduction's shape, so that it can be its epilogue or its
+      consumer.
 
     Should a strategy's script fail on a shape it did not foresee, the
     function is restored and the kernel's ops get a thread per element
