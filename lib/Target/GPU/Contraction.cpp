@@ -419,6 +419,8 @@ static void readReductionsWithoutReshapes(RewriterBase &rewriter, Block &body) {
 void prepareContractions(RewriterBase &rewriter, Block &body,
                          const TileOptions &o) {
   bool collapseParallel = !o.tensorCores.empty(), implicitGemm = o.implicitGemm;
+  // First, while every reduction is as the importer wrote it.
+  readReductionsWithoutReshapes(rewriter, body);
   SmallVector<linalg::LinalgOp> ops;
   for (auto op : body.getOps<linalg::LinalgOp>())
     if (op.hasPureTensorSemantics() && !op.hasDynamicShape())
@@ -514,7 +516,6 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
         !(isContraction(current) && runsOnTensorCores(current, o)))
       collapseGathers(rewriter, current);
   }
-  readReductionsWithoutReshapes(rewriter, body);
   if (!collapseParallel)
     return;
   // A collapsed contraction's elementwise consumer reads it through an
@@ -540,6 +541,10 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
         return producer && consumer && isContraction(producer) &&
                consumer.getNumReductionLoops() == 0;
       });
+  // A fill reshaped into a collapsed contraction's output becomes a fill of
+  // the reshaped tensor, which the contraction's kernel can fuse.
+  linalg::FillOp::getCanonicalizationPatterns(patterns,
+                                              body.getParentOp()->getContext());
   (void)applyPatternsGreedily(body.getParentOp(), std::move(patterns));
 }
 
