@@ -60,6 +60,18 @@ struct GpuFuseElementwise
       auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
       return !consumer || !isProductOverReduction(consumer);
     };
+    // First the chains as the importer wrote them, without moving reshapes:
+    // an activation after a bias joins it before a reshape between them
+    // (the expand_shape before a grouped convolution) is bubbled up to the
+    // bias, which a [C][1][1] bias read at (c, 0, 0) cannot take, leaving
+    // the activation a kernel of its own.
+    {
+      RewritePatternSet chains(context);
+      linalg::populateElementwiseOpsFusionPatterns(chains, notIntoProducts);
+      linalg::GenericOp::getCanonicalizationPatterns(chains, context);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(chains))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, notIntoProducts);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, oneUse);

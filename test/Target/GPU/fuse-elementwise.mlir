@@ -60,3 +60,36 @@ func.func @into_reduction(%x: tensor<8x16xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %s : tensor<8xf32>
 }
+
+// -----
+
+// A bias ([C][1][1], read at (c, 0, 0)) and a ReLU with an expand_shape
+// after them, as before a grouped convolution: the ReLU joins the bias
+// before the reshape moves, so one generic of the 4-D shape remains, and
+// the expand_shape follows it (moved up to the bias, which cannot take it,
+// it would have left the ReLU a 5-D generic of its own).
+// CHECK-LABEL: func.func @chain_before_reshape
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<1x16x8x8xf32>, tensor<16x1x1xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: tensor.expand_shape
+// CHECK-NOT: linalg.generic
+func.func @chain_before_reshape(%x: tensor<1x16x8x8xf32>, %b: tensor<16x1x1xf32>) -> tensor<1x16x1x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x8x8xf32>
+  %biased = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+       ins(%x, %b : tensor<1x16x8x8xf32>, tensor<16x1x1xf32>) outs(%e : tensor<1x16x8x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    linalg.yield %s : f32
+  } -> tensor<1x16x8x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+       ins(%biased : tensor<1x16x8x8xf32>) outs(%e : tensor<1x16x8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x8x8xf32>
+  %x5 = tensor.expand_shape %r [[0], [1, 2], [3], [4]] output_shape [1, 16, 1, 8, 8] : tensor<1x16x8x8xf32> into tensor<1x16x1x8x8xf32>
+  return %x5 : tensor<1x16x1x8x8xf32>
+}

@@ -26,7 +26,12 @@ def GpuFuseElementwise
     a kernel of its own, or the epilogue of the contraction before it.
     Elementwise chains, and prologues of reductions (softmax's `exp(x - m)`
     into its sum, a bias and ReLU into a max pool), are fused as upstream
-    fuses them: producers with one use, reshapes propagated.
+    fuses them: producers with one use, reshapes propagated. The chains
+    are fused once before any reshape moves: an expand_shape after a bias
+    and an activation (before a grouped convolution) would otherwise be
+    moved up to the bias, which cannot take it when the bias is a
+    `[C][1][1]` constant read at `(c, 0, 0)`, and leave the activation a
+    kernel of its own.
 
     ```mlir
     %g = linalg.generic {... parallel ...} ins(%h, %b) { erf(...) }
