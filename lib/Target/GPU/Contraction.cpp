@@ -285,9 +285,12 @@ static void collapseGathers(RewriterBase &rewriter, linalg::LinalgOp op) {
     rewriter.setInsertionPoint(gather);
     FailureOr<linalg::CollapseResult> collapsed =
         linalg::collapseOpIterationDims(gather, groups, rewriter);
-    if (failed(collapsed) ||
-        collapsed->collapsedOp->getResult(0).getType() != collapse.getType())
+    if (failed(collapsed))
       continue;
+    // The gather's output map is the identity: collapsed by the chain's
+    // groups, it has the chain's type.
+    assert(collapsed->collapsedOp->getResult(0).getType() ==
+           collapse.getType());
     collapsed->collapsedOp->setAttr(kIm2col, rewriter.getUnitAttr());
     rewriter.modifyOpInPlace(
         op, [&] { in->set(collapsed->collapsedOp->getResult(0)); });
@@ -370,13 +373,16 @@ static void dropUnitBroadcasts(RewriterBase &rewriter, linalg::GenericOp op) {
   }
 }
 
-/// Whether `op` is a reduction that a thread per output element computes
-/// (a depthwise convolution, a pooling window): reduction loops, one
-/// output, no contraction.
-bool isPerElementReduction(linalg::LinalgOp op) {
+/// Whether `op` reduces into one static output tensor.
+static bool isReductionToOne(linalg::LinalgOp op) {
   return op.getNumReductionLoops() > 0 && op.getNumDpsInits() == 1 &&
-         op.hasPureTensorSemantics() && !op.hasDynamicShape() &&
-         !isContraction(op);
+         op.hasPureTensorSemantics() && !op.hasDynamicShape();
+}
+
+/// Whether `op` is a reduction that a thread per output element computes
+/// (a depthwise convolution, a pooling window): no contraction.
+bool isPerElementReduction(linalg::LinalgOp op) {
+  return isReductionToOne(op) && !isContraction(op);
 }
 
 /// An elementwise consumer that reads a reduction (a contraction, a
@@ -395,9 +401,8 @@ static void readReductionsWithoutReshapes(RewriterBase &rewriter, Block &body) {
                         : linalg::LinalgOp();
     auto consumer = dyn_cast<linalg::GenericOp>(operand->getOwner());
     return producer && producer->hasOneUse() && collapse->hasOneUse() &&
-           producer.getNumReductionLoops() > 0 &&
-           producer.getNumDpsInits() == 1 && !producer.hasDynamicShape() &&
-           consumer && consumer.getNumReductionLoops() == 0 &&
+           isReductionToOne(producer) && consumer &&
+           consumer.getNumReductionLoops() == 0 &&
            consumer.hasPureTensorSemantics();
   };
   bool any = false;
@@ -512,8 +517,7 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
     // A contraction on matrix units reads its gather from a tensor (the
     // gather a kernel of its own, as it was); the FMA kernels gather each
     // K step's tile themselves.
-    if (implicitGemm &&
-        !(isContraction(current) && runsOnTensorCores(current, o)))
+    if (implicitGemm && !runsOnTensorCores(current, o))
       collapseGathers(rewriter, current);
   }
   if (!collapseParallel)

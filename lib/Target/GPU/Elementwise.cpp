@@ -120,25 +120,19 @@ void tilePerElement(TransformScript &s, linalg::LinalgOp op, Value handle,
   SmallVector<int64_t> ids = blockIds(r, blocks, order);
   TransformScript::Tiled b =
       s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
-  Value initInBlock, producerInBlock, producerInitInBlock;
-  if (init)
-    initInBlock = s.fuseIntoContainingOp(initHandle, b.loops[0]).first;
-  if (producerHandle)
-    producerInBlock = s.fuseIntoContainingOp(producerHandle, b.loops[0]).first;
-  if (producerInitHandle)
-    producerInitInBlock =
-        s.fuseIntoContainingOp(producerInitHandle, b.loops[0]).first;
+  // Each thread initialises the elements it then reduces into, and
+  // computes the producer's elements it reads (their reduction loops
+  // whole), initialised first: each op fused into the block, then into the
+  // thread loop, a user before its initialiser.
+  SmallVector<Value> fusedInBlock;
+  for (Value h :
+       {init ? initHandle : Value(), producerHandle, producerInitHandle})
+    if (h)
+      fusedInBlock.push_back(s.fuseIntoContainingOp(h, b.loops[0]).first);
   TransformScript::Tiled t = s.tileUsingForall(
       b.op, threads, mappingOf(ctx, threads, threadIds, false));
-  // Each thread initialises the elements it then reduces into.
-  if (init)
-    s.fuseIntoContainingOp(initInBlock, t.loops[0]);
-  // And computes the producer's elements it reads (its reduction loops
-  // whole), initialised first.
-  if (producerInBlock)
-    s.fuseIntoContainingOp(producerInBlock, t.loops[0]);
-  if (producerInitInBlock)
-    s.fuseIntoContainingOp(producerInitInBlock, t.loops[0]);
+  for (Value h : fusedInBlock)
+    s.fuseIntoContainingOp(h, t.loops[0]);
 }
 
 } // namespace hodu::gpu

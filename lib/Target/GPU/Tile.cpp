@@ -133,6 +133,12 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       int64_t id = next++;
       Strategy strategy = Strategy::PerElement;
       linalg::LinalgOp init, gather, producer, producerInit;
+      // A contraction on the FMA units, with its fill and its gather.
+      auto onFmaUnits = [&](linalg::LinalgOp contraction) {
+        strategy = Strategy::Contraction;
+        init = fuseableInit(contraction);
+        gather = o.implicitGemm ? fuseableGather(contraction) : nullptr;
+      };
       if (op.getNumReductionLoops() == 0) {
         // An elementwise op may be the epilogue of the contraction it reads;
         // one on tensor cores computes it on its registers when it can
@@ -146,9 +152,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
           if (tensorCores && planTensorCore(rewriter, contraction, o)) {
             strategy = Strategy::TensorCore;
           } else {
-            strategy = Strategy::Contraction;
-            init = fuseableInit(contraction);
-            gather = o.implicitGemm ? fuseableGather(contraction) : nullptr;
+            onFmaUnits(contraction);
           }
         } else if ((producer = fuseableProducer(op, o))) {
           // An elementwise op after a depthwise convolution or a pooling
@@ -161,9 +165,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       } else if (planTensorCore(rewriter, op, o)) {
         strategy = Strategy::TensorCore;
       } else if (isContraction(op)) {
-        strategy = Strategy::Contraction;
-        init = fuseableInit(op);
-        gather = o.implicitGemm ? fuseableGather(op) : nullptr;
+        onFmaUnits(op);
       } else {
         if (workgroup)
           strategy = Strategy::Reduction;
