@@ -25,19 +25,62 @@ namespace {
 struct StridedRead : OpRewritePattern<vector::TransferReadOp> {
   using OpRewritePattern::OpRewritePattern;
 
+  /// A read of rank > 1 (the vectoriser gives a pooling over a small plane
+  /// `vector<2x28xf32>`, two output rows at once) as one 1-D read per row
+  /// of its leading dims, which this pattern then rewrites, inserted into
+  /// the result. The vector dims are the memref's innermost ones (a minor
+  /// identity map), so row `p` starts at the read's indices plus `p` in
+  /// those dims.
+  static LogicalResult splitRows(vector::TransferReadOp read,
+                                 PatternRewriter &rewriter) {
+    VectorType vec = read.getVectorType();
+    Location loc = read.getLoc();
+    ArrayRef<int64_t> lead = vec.getShape().drop_back();
+    auto rowType = VectorType::get(vec.getShape().back(), vec.getElementType());
+    Value result =
+        vector::BroadcastOp::create(rewriter, loc, vec, read.getPadding());
+    SmallVector<Value> indices(read.getIndices());
+    int64_t first = int64_t(indices.size()) - vec.getRank();
+    SmallVector<int64_t> pos(lead.size(), 0);
+    for (int64_t linear = 0, rows = ShapedType::getNumElements(lead);
+         linear < rows; ++linear) {
+      SmallVector<Value> at(indices);
+      for (auto [d, p] : llvm::enumerate(pos))
+        if (p != 0)
+          at[first + d] = affine::makeComposedAffineApply(
+              rewriter, loc,
+              rewriter.getAffineDimExpr(0) + rewriter.getAffineConstantExpr(p),
+              {indices[first + d]});
+      Value row = vector::TransferReadOp::create(
+          rewriter, loc, rowType, read.getBase(), at, read.getPadding(),
+          ArrayRef<bool>{true});
+      result = vector::InsertOp::create(rewriter, loc, row, result, pos);
+      for (int64_t d = int64_t(pos.size()) - 1; d >= 0; --d) {
+        if (++pos[d] < lead[d])
+          break;
+        pos[d] = 0;
+      }
+    }
+    rewriter.replaceOp(read, result);
+    return success();
+  }
+
   LogicalResult matchAndRewrite(vector::TransferReadOp read,
                                 PatternRewriter &rewriter) const override {
     auto memref = dyn_cast<MemRefType>(read.getBase().getType());
     VectorType vec = read.getVectorType();
-    if (!memref || vec.getRank() != 1 || vec.isScalable() || read.getMask() ||
-        !read.getPermutationMap().isMinorIdentity() ||
-        !read.isDimInBounds(0) || memref.getRank() == 0)
+    if (!memref || vec.getRank() == 0 || vec.isScalable() || read.getMask() ||
+        !read.getPermutationMap().isMinorIdentity() || memref.getRank() == 0 ||
+        llvm::any_of(llvm::seq<unsigned>(0, vec.getRank()),
+                     [&](unsigned d) { return !read.isDimInBounds(d); }))
       return failure();
     SmallVector<int64_t> strides;
     int64_t offset;
     if (failed(memref.getStridesAndOffset(strides, offset)) ||
         strides.back() != 2)
       return failure();
+    if (vec.getRank() > 1)
+      return splitRows(read, rewriter);
     int64_t n = vec.getNumElements();
     Location loc = read.getLoc();
     // The linear index of the first lane: offset + sum(index_i * stride_i).

@@ -43,6 +43,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <tuple>
 
 using namespace mlir;
 
@@ -90,6 +91,49 @@ constexpr int64_t kTransformWeight = 2;
 
 /// Most chunks of blocks that run over threads, each with scratch of its own.
 constexpr int64_t kChunks = 8;
+
+/// Fewest tiles a block may have when a smaller block splits the layer more
+/// evenly over threads.
+constexpr int64_t kMinBlockTiles = 32;
+
+/// Tile rows per block, of `th` tile rows of `twp` tiles each: the blocks
+/// are whole tile rows dividing `th`. Serially, the fewest rows that make
+/// kBlockTiles tiles. Over threads, among the blocks of kMinBlockTiles tiles
+/// or more, the one whose chunks (a divisor of the blocks, at most kChunks)
+/// share out most evenly at 2 threads, then at 4 (WorkSplit.h), then whose
+/// tiles are nearest kBlockTiles (in ratio). The bench CNN's 112x112 layer: 28
+/// tile rows of 32 tiles in 14 blocks of 64 made 7 chunks, 4 and 3 on two
+/// threads; 28 blocks of one row make 4 chunks of 7, 2 and 2 (its time on
+/// 2 threads 1.19 -> 0.91 ms, and 1.32 -> 1.19 ms on one: each chunk's
+/// scratch is half as large). Deeper layers, whose filter transform U is
+/// read once per block and is larger, keep blocks of 64 tiles or more where
+/// those split as evenly.
+int64_t chooseRowsPerBlock(int64_t th, int64_t twp, bool parallel) {
+  int64_t serial = th;
+  for (int64_t r = 1; r <= th; ++r)
+    if (th % r == 0 && r * twp >= kBlockTiles) {
+      serial = r;
+      break;
+    }
+  // A single block runs its alpha^2 matmuls over threads instead.
+  if (!parallel || serial == th)
+    return serial;
+  int64_t best = serial;
+  auto key = [&](int64_t r) {
+    int64_t blocks = th / r;
+    int64_t chunks =
+        blocks > 1 ? hodu::cpu::choosePieces(blocks, kChunks, true) : 1;
+    double distance =
+        std::abs(std::log2(double(r * twp) / double(kBlockTiles)));
+    return std::make_tuple(hodu::cpu::splitBalance(chunks, 2),
+                           hodu::cpu::splitBalance(chunks, 4), -distance);
+  };
+  for (int64_t r = 1; r <= th; ++r)
+    if (th % r == 0 && r * twp >= kMinBlockTiles && th / r > 1 &&
+        key(r) > key(best))
+      best = r;
+  return best;
+}
 
 struct Emitter {
   Location loc;
@@ -245,14 +289,7 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   // the registers hold beside panels of nr tiles.
   int64_t mr = registerSize(f, tile.maxRowsFor(nr), 4);
 
-  // Blocks of whole tile rows: the fewest rows that make kBlockTiles tiles,
-  // dividing the tile rows.
-  int64_t rowsPerBlock = th;
-  for (int64_t r = 1; r <= th; ++r)
-    if (th % r == 0 && r * twp >= kBlockTiles) {
-      rowsPerBlock = r;
-      break;
-    }
+  int64_t rowsPerBlock = chooseRowsPerBlock(th, twp, parallel);
   int64_t blocks = th / rowsPerBlock;
   int64_t panels = rowsPerBlock * q; // B panels of a block
   bool threads = parallel && blocks > 1;
@@ -393,6 +430,7 @@ hodu::cpu::convToWinograd(linalg::Conv2DNchwFchwOp conv, RegisterTile tile,
   // own: measured on the bench CNN, 14 chunks took 6 MiB more workspace
   // and ran no faster on 2 threads and slower on 1 (a thread cycles
   // through every chunk's scratch, which then no longer stays in its L2).
+  // chooseRowsPerBlock sized the blocks with this count in view.
   int64_t chunks =
       threads ? hodu::cpu::choosePieces(blocks, kChunks, /*divisorsOnly=*/true)
               : 1;
