@@ -859,14 +859,26 @@ void hodu_threads_run_end(void) {
   if (--run_depth != 0)
     return;
   long end = now_ns();
+  /* Whether the workers waited through this run for the next fork: a run
+   * on the team, or alone while the first runs alternate (as
+   * workers_pause, which needs run_depth > 0). */
+  int kept = !run_alone || run_model->runs < EXPLORE;
   if (run_model)
     record(run_model, !run_alone, end - run_start);
   run_model = NULL;
   run_alone = 0;
-  if (own_team) {
+  if (!own_team)
+    return;
+  /* The workers keep pausing for WAIT_NS after the last run that may
+   * fork again soon. A run alone does not count: back-to-back runs that
+   * libhodurt chose to run alone would otherwise keep every worker
+   * pausing, a whole CPU each, for as long as they come (Silero VAD,
+   * 20 us a run alone on two threads: 4.0 s of CPU in 2.1 s). They sleep
+   * instead, and the next run on the team wakes them. */
+  if (kept)
     atomic_store_explicit(&own_team->run_end_ns, end, memory_order_relaxed);
+  if (atomic_load_explicit(&own_team->in_run, memory_order_relaxed))
     atomic_store_explicit(&own_team->in_run, 0, memory_order_relaxed);
-  }
 }
 
 void hodu_fill_thread_api(void *library) {
