@@ -856,13 +856,15 @@ void hodu_threads_after_fork(void) {
 }
 
 void hodu_threads_run_end(void) {
-  if (--run_depth != 0)
+  if (run_depth != 1) {
+    --run_depth;
     return;
+  }
+  /* Whether the workers waited through this run for the next fork (asked
+   * while the run is still counted). */
+  int kept = workers_pause();
+  run_depth = 0;
   long end = now_ns();
-  /* Whether the workers waited through this run for the next fork: a run
-   * on the team, or alone while the first runs alternate (as
-   * workers_pause, which needs run_depth > 0). */
-  int kept = !run_alone || run_model->runs < EXPLORE;
   if (run_model)
     record(run_model, !run_alone, end - run_start);
   run_model = NULL;
@@ -877,6 +879,7 @@ void hodu_threads_run_end(void) {
    * instead, and the next run on the team wakes them. */
   if (kept)
     atomic_store_explicit(&own_team->run_end_ns, end, memory_order_relaxed);
+  /* Written only when it changes: the workers read this line. */
   if (atomic_load_explicit(&own_team->in_run, memory_order_relaxed))
     atomic_store_explicit(&own_team->in_run, 0, memory_order_relaxed);
 }

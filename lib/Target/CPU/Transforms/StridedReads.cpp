@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -41,9 +42,10 @@ struct StridedRead : OpRewritePattern<vector::TransferReadOp> {
         vector::BroadcastOp::create(rewriter, loc, vec, read.getPadding());
     SmallVector<Value> indices(read.getIndices());
     int64_t first = int64_t(indices.size()) - vec.getRank();
-    SmallVector<int64_t> pos(lead.size(), 0);
+    SmallVector<int64_t> strides = computeSuffixProduct(lead);
     for (int64_t linear = 0, rows = ShapedType::getNumElements(lead);
          linear < rows; ++linear) {
+      SmallVector<int64_t> pos = delinearize(linear, strides);
       SmallVector<Value> at(indices);
       for (auto [d, p] : llvm::enumerate(pos))
         if (p != 0)
@@ -55,11 +57,6 @@ struct StridedRead : OpRewritePattern<vector::TransferReadOp> {
           rewriter, loc, rowType, read.getBase(), at, read.getPadding(),
           ArrayRef<bool>{true});
       result = vector::InsertOp::create(rewriter, loc, row, result, pos);
-      for (int64_t d = int64_t(pos.size()) - 1; d >= 0; --d) {
-        if (++pos[d] < lead[d])
-          break;
-        pos[d] = 0;
-      }
     }
     rewriter.replaceOp(read, result);
     return success();

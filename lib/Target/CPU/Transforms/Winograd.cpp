@@ -120,9 +120,8 @@ int64_t chooseRowsPerBlock(int64_t th, int64_t twp, bool parallel) {
     return serial;
   int64_t best = serial;
   auto key = [&](int64_t r) {
-    int64_t blocks = th / r;
-    int64_t chunks =
-        blocks > 1 ? hodu::cpu::choosePieces(blocks, kChunks, true) : 1;
+    // Every candidate, `serial` included, makes more than one block.
+    int64_t chunks = hodu::cpu::choosePieces(th / r, kChunks, true);
     double distance =
         std::abs(std::log2(double(r * twp) / double(kBlockTiles)));
     return std::make_tuple(hodu::cpu::splitBalance(chunks, 2),
