@@ -225,6 +225,56 @@ def CheckIndices : Pass<"hodu-check-indices", "mlir::ModuleOp"> {
   let dependentDialects = ["::hodu::HoduDialect"];
 }
 
+def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
+  let summary = "Mask what padding a mixed symbol would change";
+  let description = [{
+    A symbol that ops mix -- a sequence length that attention contracts and
+    softmax reduces, a decoder's past, a time axis a convolution slides over
+    -- is compiled once at its bound B and run on inputs padded to B
+    (docs/architecture.md, "Symbolic dims"). The module's `hodu.symbols`
+    names it with `padded` and `chunk` = B; the entry's arguments carry
+    `hodu.dims`, and every op result where the symbol reaches a dim carries
+    `hodu.extents`, one array of per-dim strings per result: `""` for a
+    static dim, else the dim's real extent `scale*NAME+offset` (`"seq"`,
+    `"seq+1"`, `"2*seq-1"`), the dim being that expression at B. hoduc's
+    driver writes them from imports at three probe sizes; the real
+    positions of such a dim are a prefix, the padding a suffix.
+
+    The pass appends the argument `%n: tensor<i64> {hodu.symbol_value}` (the
+    entry point passes the run's value) and, before every op that reads
+    across a padded dim, replaces the operand by
+    `select(index < scale*n+offset, x, neutral)`:
+    - reductions over it: 0 for sums, norms and log-sums, -inf (the type's
+      lowest) for max, argmax and log-sum-exp, +inf for min and argmin, 1
+      for products, false/true for any/all; a mean becomes the masked mean
+      times (padded count / real count);
+    - matmul, dot and einsum that contract it: 0 in both operands;
+    - convolutions (and transposed ones) and windows along it: 0 (the
+      convolution's own zero padding), -inf/+inf for max/min windows;
+    - cumsum in reverse: 0; TopK: the lowest (largest) or highest value;
+    - a constant pad along it: the padded values moved to after the real
+      positions (a select after the op);
+    - a concat along it: rebuilt by index_select at run-time offsets, so
+      that the real parts of its operands are consecutive.
+    Everything else along such a dim computes per position and needs no
+    mask. Ops it cannot make exact -- a split, flip, resize, scatter or
+    non-unit-step slice along it, a variance over it, a mean window with
+    excluded pads, an If or Loop that reads it, a reshape that merges it
+    with the dims before it -- are the error "symbolic dim 'seq' cannot
+    vary: WHY; pin it (hoduc --dim=seq=<size>)" at that op. It removes the
+    `hodu.extents` attributes.
+
+    ```mlir
+    %m = hodu.reduce_max %s {dims = array<i64: 1>, keep_dim = true}
+         {hodu.extents = [["", ""]]} : (tensor<4x16xf32>) -> tensor<4x1xf32>
+    // with %s {hodu.extents = [["", "seq"]]} becomes
+    %keep = hodu.lt %iota, %n : (tensor<1x16xi64>, tensor<i64>) -> tensor<1x16xi1>
+    %x = hodu.select %keep, %s, %lowest : ... -> tensor<4x16xf32>
+    %m = hodu.reduce_max %x {dims = array<i64: 1>, keep_dim = true} : ...
+    ```
+  }];
+}
+
 def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
   let summary = "Prove that no op mixes a symbolic dim, and mark the results";
   let description = [{

@@ -34,6 +34,9 @@ using namespace hodu;
 
 namespace {
 
+/// The argument attribute of a padded symbol's value (hodu-pad-symbols).
+constexpr llvm::StringLiteral kSymbolValueKey = "hodu.symbol_value";
+
 /// The name an entry argument or result is recorded under.
 std::string entryName(DictionaryAttr attrs, StringAttr nameKey,
                       StringRef fallback, unsigned index) {
@@ -56,8 +59,14 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
     auto init = dyn_cast<ElementsAttr>(attr);
     return isa<UnitAttr>(attr) || (init && init.getType() == type);
   };
-  SmallVector<unsigned> plain, state, meta;
+  SmallVector<unsigned> plain, state, meta, symbolValues;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+    // A padded symbol's value (hodu-pad-symbols) is the last argument, the
+    // entry point's own: no input of the descriptor.
+    if (entry.getArgAttr(i, kSymbolValueKey)) {
+      symbolValues.push_back(i);
+      continue;
+    }
     Attribute m = entry.getArgAttr(i, metaKey);
     Attribute st = entry.getArgAttr(i, stateKey);
     Type type = entry.getArgumentTypes()[i];
@@ -119,6 +128,7 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
   SmallVector<unsigned> order(plain);
   llvm::append_range(order, state);
   llvm::append_range(order, meta);
+  llvm::append_range(order, symbolValues);
   unsigned n = entry.getNumArguments();
   if (!llvm::equal(order, llvm::seq<unsigned>(0, n))) {
     for (unsigned i : order) {
@@ -223,7 +233,8 @@ struct RecordEntryPointPass
     };
     SmallVector<Attribute> inputs, outputs;
     for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      if (failed(record(entry.getArgumentTypes()[i], entry.getArgAttrDict(i),
+      if (!entry.getArgAttr(i, kSymbolValueKey) &&
+          failed(record(entry.getArgumentTypes()[i], entry.getArgAttrDict(i),
                         "input_" + std::to_string(i), inputs)))
         return signalPassFailure();
     for (unsigned i = 0; i < entry.getNumResults(); ++i)
@@ -237,6 +248,7 @@ struct RecordEntryPointPass
       entry.removeArgAttr(i, metaKey);
       entry.removeArgAttr(i, stateKey);
       entry.removeArgAttr(i, dimsKey);
+      entry.removeArgAttr(i, kSymbolValueKey);
     }
     for (unsigned i = 0; i < entry.getNumResults(); ++i) {
       entry.removeResultAttr(i, nameKey);

@@ -209,8 +209,10 @@ private:
   /// output, the dim it is (-1: none) with its scale.
   struct Chunked {
     int64_t dim = -1, scale = 1;
+    int64_t offset = 0;     // a padded symbol's dims: scale * n + offset
     int64_t outer = 1;      // the dims before it: >1, its chunks are strided
-    uint64_t unitBytes = 0; // bytes per unit of the symbol
+    uint64_t unitBytes = 0; // bytes per unit of the symbol (scale rows)
+    uint64_t rowBytes = 0;  // bytes per index of the dim
   };
   std::optional<ChunkedSymbol> symbol;
   SmallVector<Chunked> inputChunks, outputChunks;
@@ -300,28 +302,31 @@ LogicalResult EntryPointLowering::readSymbols() {
           StringRef text = cast<StringAttr>(attr).getValue();
           if (text.empty())
             continue;
-          auto named = parseSymbolicDim(text);
-          if (!named)
+          auto named = parseSymbolicExtent(text);
+          if (!named || (named->offset != 0 && !sym.padded))
             return op.emitError("bad symbolic dim '") << text << "'";
-          int64_t scale = named->second;
-          if (named->first != sym.name || c.dim >= 0)
+          int64_t scale = named->scale;
+          if (named->symbol != sym.name || c.dim >= 0)
             return op.emitError("dims of '")
                    << tensor.getAs<StringAttr>("name").getValue()
                    << "' name a symbol other than '" << sym.name
                    << "' or it twice";
           ArrayRef<int64_t> shape = type.getShape();
-          if (shape[d] != sym.chunk * scale)
+          int64_t extent = sym.chunk * scale + named->offset;
+          if (shape[d] != extent || extent < 1)
             return op.emitError("'")
                    << tensor.getAs<StringAttr>("name").getValue()
-                   << "' must have " << sym.chunk * scale << " in dim " << d;
+                   << "' must have " << extent << " in dim " << d;
           for (int64_t e : shape.take_front(d))
             c.outer *= e;
-          uint64_t bytes = scale * dtypeSize(*dtypeOf(type.getElementType()));
+          uint64_t bytes = dtypeSize(*dtypeOf(type.getElementType()));
           for (int64_t e : shape.drop_front(d + 1))
             bytes *= e;
           c.dim = d;
           c.scale = scale;
-          c.unitBytes = bytes;
+          c.offset = named->offset;
+          c.rowBytes = bytes;
+          c.unitBytes = scale * bytes;
         }
       out->push_back(c);
     }
@@ -355,7 +360,7 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
        {std::pair(0, &inputChunks), std::pair(1, &outputChunks)})
     for (auto [i, c] : llvm::enumerate(*list))
       if (c.dim >= 0)
-        rows.push_back({isOutput, (int64_t)i, c.dim, 0, c.scale, 0});
+        rows.push_back({isOutput, (int64_t)i, c.dim, 0, c.scale, c.offset});
   if (rows.empty())
     return {};
   auto rowT =
@@ -467,34 +472,66 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
   Block *headBB = newBlock({i64}), *bodyBB = newBlock(),
         *partialBB = newBlock(), *callBB = newBlock({b.getI1Type()}),
         *afterBB = newBlock(), *copyBackBB = newBlock(), *nextBB = newBlock();
+  // A padded symbol runs one pass, also for n = 0 (outputs of `past + 1`).
+  Value limit = n;
+  if (symbol->padded)
+    limit = LLVM::SelectOp::create(
+        b, loc, icmp(LLVM::ICmpPredicate::sgt, n, i64c(1)), n, i64c(1));
+  // Its value for the code: the hidden argument after the inputs.
+  Value valueSlot;
+  if (symbol->padded) {
+    valueSlot = LLVM::AllocaOp::create(b, loc, ptrT, i64, i64c(1),
+                                       /*alignment=*/8);
+    LLVM::StoreOp::create(b, loc, n, valueSlot);
+  }
   LLVM::BrOp::create(b, loc, ValueRange{i64c(0)}, headBB);
   b.setInsertionPointToStart(headBB);
   Value off = headBB->getArgument(0);
-  LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::slt, off, n), bodyBB,
-                         ValueRange{}, exit, ValueRange{constant(i32, 0)});
+  LLVM::CondBrOp::create(b, loc, icmp(LLVM::ICmpPredicate::slt, off, limit),
+                         bodyBB, ValueRange{}, exit,
+                         ValueRange{constant(i32, 0)});
   b.setInsertionPointToStart(bodyBB);
   Value left = LLVM::SubOp::create(b, loc, n, off);
   Value full = icmp(LLVM::ICmpPredicate::sge, left, i64c(chunk));
   Value rows = LLVM::SelectOp::create(b, loc, full, i64c(chunk), left);
+  // The bytes of `units` units of the symbol in tensor k: its dim is
+  // scale * units + offset long.
+  auto extentBytes = [&](size_t k, Value units) {
+    const Chunked &c = chunkOf(k);
+    return mul(add(mul(units, i64c(c.scale)), i64c(c.offset)),
+               i64c(c.rowBytes));
+  };
   // Block o of tensor k in the caller's buffer: rows [off, off + rows) of
   // its o-th outer slice; in the staging copy, rows [0, chunk).
   auto callerBlock = [&](size_t k, Value o) {
     const Chunked &c = chunkOf(k);
-    return gep(pointers[k], mul(add(mul(o, n), off), i64c(c.unitBytes)));
+    return gep(pointers[k], add(mul(o, extentBytes(k, n)),
+                                mul(off, i64c(c.unitBytes))));
   };
   auto stageBlock = [&](size_t k, Value o) {
     const Chunked &c = chunkOf(k);
-    return gep(stageOf(k), mul(o, i64c(chunk * c.unitBytes)));
+    return gep(stageOf(k),
+               mul(o, i64c((chunk * c.scale + c.offset) * c.rowBytes)));
   };
-  // Stages input k's chunk: its rows, then the last row repeated up to
-  // `chunk` (nothing to repeat for a full chunk).
+  // Stages input k's chunk: its rows, then up to `chunk` the last row
+  // repeated (nothing to repeat for a full chunk) or, for a padded symbol,
+  // zeros (the code masks them; there may be no last row).
   auto stageInput = [&](size_t k) {
     const Chunked &c = chunkOf(k);
     Value unit = i64c(c.unitBytes);
     loop(i64c(0), i64c(c.outer), [&](Value o) {
       Value src = callerBlock(k, o), dst = stageBlock(k, o);
-      LLVM::MemcpyOp::create(b, loc, dst, src, mul(rows, unit),
-                             /*isVolatile=*/false);
+      Value copied = extentBytes(k, rows);
+      LLVM::MemcpyOp::create(b, loc, dst, src, copied, /*isVolatile=*/false);
+      if (symbol->padded) {
+        Value rest = LLVM::SubOp::create(b, loc, extentBytes(k, i64c(chunk)),
+                                         copied);
+        LLVM::MemsetOp::create(b, loc, gep(dst, copied),
+                               LLVM::ConstantOp::create(
+                                   b, loc, b.getI8Type(), b.getI8IntegerAttr(0)),
+                               rest, /*isVolatile=*/false);
+        return;
+      }
       Value last =
           gep(src, mul(LLVM::SubOp::create(b, loc, rows, i64c(1)), unit));
       loop(rows, i64c(chunk), [&](Value r) {
@@ -521,6 +558,8 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
   Value isFull = callBB->getArgument(0);
   SmallVector<Value> args;
   for (size_t k = 0; k < pointers.size(); ++k) {
+    if (k == nIn && valueSlot)
+      args.push_back(valueSlot);
     const Chunked &c = chunkOf(k);
     if (c.dim < 0)
       args.push_back(pointers[k]);
@@ -545,8 +584,7 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
     const Chunked &c = chunkOf(k);
     loop(i64c(0), i64c(c.outer), [&](Value o) {
       LLVM::MemcpyOp::create(b, loc, callerBlock(k, o), stageBlock(k, o),
-                             mul(rows, i64c(c.unitBytes)),
-                             /*isVolatile=*/false);
+                             extentBytes(k, rows), /*isVolatile=*/false);
     });
   };
   b.setInsertionPointToStart(afterBB);
@@ -732,7 +770,8 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
       for (const Chunked &c : *list) {
         stagingOffsets.push_back(c.dim < 0 ? ~uint64_t(0) : at);
         if (c.dim >= 0)
-          at = alignUp(at + c.outer * symbol->chunk * c.unitBytes);
+          at = alignUp(at + c.outer * (symbol->chunk * c.scale + c.offset) *
+                                c.rowBytes);
       }
     workspaceSize = at;
     symbolCheck = messages.size();
@@ -747,7 +786,8 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   }
   if (!impl || impl.isExternal() ||
       impl.getNumArguments() !=
-          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) ||
+          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) +
+                  (symbol && symbol->padded) ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
       !llvm::all_of(impl.getArgumentTypes(),
                     llvm::IsaPred<LLVM::LLVMPointerType>)) {

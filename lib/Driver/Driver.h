@@ -5,11 +5,13 @@
 //   Pipelines.cpp  the shared phases' pipelines (also named pipelines)
 //   Stats.cpp      --print-stats
 //   Symbols.cpp    importing a model with a symbolic dim
+//   PaddedSymbols.cpp  ... one that ops mix, compiled at its bound
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_LIB_DRIVER_DRIVER_H
 #define HODU_LIB_DRIVER_DRIVER_H
 
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Driver/Compiler.h"
 #include "hodu/Support/Timer.h"
 #include "hodu/Target/Target.h"
@@ -53,6 +55,18 @@ void registerSharedPipelines();
 mlir::OwningOpRef<mlir::ModuleOp>
 importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
                   const CompileOptions &opts, ImportOptions io);
+
+/// A symbol that ops mix, with an upper bound, compiled padded: `probed`
+/// is the model imported with it at `probe`; it is imported again at two
+/// more probes and at the bound, the dims that change with it are checked
+/// to be `scale * symbol + offset` and recorded (`hodu.extents`), and
+/// hodu-pad-symbols masks the module compiled at the bound. Null after an
+/// error (lib/Driver/PaddedSymbols.cpp).
+mlir::OwningOpRef<mlir::ModuleOp>
+importPadded(mlir::OwningOpRef<mlir::ModuleOp> probed, int64_t probe,
+             const Importer &importer, mlir::MLIRContext &context,
+             const CompileOptions &opts, ImportOptions io,
+             const ChunkedSymbol &symbol);
 
 /// The same for a module already in the hodu dialect (the capture API's
 /// in-memory path, hodu::compile(ModuleOp)): its arguments' `hodu.dims`,

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,6 +28,25 @@ using namespace hodu;
 
 /// The probe size: prime, and not a size models give their dims.
 static constexpr int64_t kProbeSize = 29;
+
+/// The probe for `opts`: kProbeSize, or the largest prime below a smaller
+/// bound that --dim gives an unpinned symbol (a model whose position table
+/// has 16 rows cannot be imported at a sequence of 29).
+static int64_t probeSizeFor(const CompileOptions &opts) {
+  int64_t probe = kProbeSize;
+  for (const DimSpec &d : opts.dims)
+    if (!d.size && d.max >= 2 && d.max < probe)
+      probe = d.max;
+  auto isPrime = [](int64_t v) {
+    for (int64_t k = 2; k * k <= v; ++k)
+      if (v % k == 0)
+        return false;
+    return v >= 2;
+  };
+  while (!isPrime(probe))
+    --probe;
+  return probe;
+}
 
 static func::FuncOp entryOf(ModuleOp module) {
   if (auto f = module.lookupSymbol<func::FuncOp>("main"))
@@ -71,7 +91,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   bool probe = importer.name == "onnx";
   if (probe) {
-    io.unboundSymbolSize = kProbeSize;
+    io.unboundSymbolSize = probeSizeFor(opts);
     io.unboundSymbols = std::make_shared<std::vector<std::string>>();
   }
   OwningOpRef<ModuleOp> module = importer.import(opts.inputPath, context, io);
@@ -79,7 +99,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
     if (probe && !io.unboundSymbols->empty())
       llvm::errs() << "hoduc: note: the model's symbolic dims ("
                    << llvm::join(*io.unboundSymbols, ", ")
-                   << ") were imported at " << kProbeSize
+                   << ") were imported at " << probeSizeFor(opts)
                    << " to check that the model lets them vary; pin them "
                       "(--dim=NAME=<size>) to compile the model at one size\n";
     return nullptr;
@@ -141,8 +161,45 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                    << " and at most the bound";
     return nullptr;
   }
-  if (failed(runChunkSymbols(*module)))
+  // A symbol that ops mix compiles padded at its bound, on the CPU; the
+  // chunk analysis's errors are the answer when it cannot.
+  bool paddable = probe && spec.max >= 1 && spec.chunk == 0;
+  if (paddable) {
+    std::optional<std::pair<Location, std::string>> mixed;
+    LogicalResult chunked = success();
+    {
+      ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+        if (!mixed)
+          mixed = {d.getLocation(), d.str()};
+        return success();
+      });
+      chunked = runChunkSymbols(*module);
+    }
+    if (failed(chunked)) {
+      if (opts.target != "cpu") {
+        // "symbolic dim 'seq' cannot vary: WHY; pin it ...": the WHY.
+        StringRef why = mixed ? StringRef(mixed->second) : StringRef();
+        why = why.split(" cannot vary: ").second.split("; pin it").first;
+        emitError(mixed ? mixed->first : loc)
+            << "symbolic dim '" << symbol << "' is mixed by the model's ops ("
+            << why << "); only the CPU target compiles such a symbol, padded "
+            << "to its bound, so pin it (hoduc --dim=" << symbol << "=<size>)";
+        return nullptr;
+      }
+      return driver::importPadded(std::move(module), probeSizeFor(opts), *importer,
+                                  context,
+                          opts, io,
+                          {symbol, spec.min, spec.max, spec.multiple,
+                           spec.max, /*padded=*/true});
+    }
+  } else if (failed(runChunkSymbols(*module))) {
+    if (probe && spec.max < 0)
+      llvm::errs() << "hoduc: note: a symbol that ops mix compiles for the "
+                      "CPU when it has an upper bound (--dim="
+                   << symbol << "=1..MAX): the code is compiled at MAX and "
+                   << "masks the padding\n";
     return nullptr;
+  }
 
   // What the probe proved, carried over to the module that is compiled.
   SmallVector<Attribute> argDims, resultDims;
@@ -179,7 +236,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
       StringRef text = cast<StringAttr>(s).getValue();
       if (text.empty())
         continue;
-      int64_t inner = probeType.getDimSize(d) / kProbeSize;
+      int64_t inner = probeType.getDimSize(d) / probeSizeFor(opts);
       if (!probe)
         inner = 1; // what the pass wrote: the .mlir's own sizes
       if (probe && type.getDimSize(d) != chunk * inner) {

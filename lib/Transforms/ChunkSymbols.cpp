@@ -19,6 +19,8 @@
 #include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
 
+#include "SymbolOps.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -140,21 +142,6 @@ bool ChunkAnalysis::replicated(Value v, int64_t dim, unsigned depth) const {
   return false;
 }
 
-static bool isElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, RemOp, PowOp, MaximumOp, MinimumOp,
-             LogicalAndOp, LogicalOrOp, LogicalXorOp, EqOp, NeOp, LtOp, LeOp,
-             GtOp, GeOp, EqScalarOp, NeScalarOp, LtScalarOp, LeScalarOp,
-             GtScalarOp, GeScalarOp, AddScalarOp, SubScalarOp, MulScalarOp,
-             DivScalarOp, RemScalarOp, PowScalarOp, MaximumScalarOp,
-             MinimumScalarOp, LeakyReluOp, EluOp, PreluOp, NegOp, AbsOp, SignOp,
-             SquareOp, ReluOp, SoftsignOp, SqrtOp, RecipOp, SigmoidOp,
-             HardSigmoidOp, GeluOp, SoftplusOp, SiluOp, HardSiluOp, MishOp,
-             SeluOp, CeluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp,
-             SinhOp, CoshOp, TanhOp, AsinhOp, AcoshOp, AtanhOp, ExpOp, Exp2Op,
-             Exp10Op, LnOp, Log2Op, Log10Op, CeilOp, FloorOp, RoundOp, ErfOp,
-             LogicalNotOp, IsNanOp, IsInfOp, IsFiniteOp, CastOp, SelectOp,
-             ContiguousOp, DummyOp, TransferOp>(op);
-}
 
 /// Elementwise with numpy broadcasting: every operand that has the symbol
 /// has it at the same result dim, unbroadcast; the others are 1 there or
@@ -235,17 +222,6 @@ LogicalResult ChunkAnalysis::sameDimUnless(Operation *op, Value in, Value out,
   return success();
 }
 
-/// A dim attribute (stored as uint64_t) made non-negative.
-static int64_t axisOf(uint64_t dim, int64_t rank) {
-  return (int64_t)dim < 0 ? (int64_t)dim + rank : (int64_t)dim;
-}
-
-static SmallVector<int64_t> normalized(ArrayRef<int64_t> dims, int64_t rank) {
-  SmallVector<int64_t> out;
-  for (int64_t d : dims)
-    out.push_back(d < 0 ? d + rank : d);
-  return out;
-}
 
 LogicalResult ChunkAnalysis::visit(Operation *op) {
   bool any = llvm::any_of(op->getOperands(),
@@ -281,7 +257,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   });
   if (!any && !readsInside)
     return success();
-  if (isElementwise(op))
+  if (isElementwiseOp(op))
     return elementwise(op);
   if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op))
     return reshape(op, op->getOperand(0), op->getResult(0));
@@ -311,7 +287,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   }
   if (auto f = dyn_cast<FlipOp>(op))
     return sameDimUnless(op, f.getInput(), f.getResult(),
-                         normalized(f.getDims(), shapeOf(f.getInput()).size()),
+                         symbolAxesOf(f.getDims(), shapeOf(f.getInput()).size()),
                          "reverses");
   if (auto pad = dyn_cast<PadOp>(op)) {
     std::optional<Pos> q = get(pad.getInput());
@@ -335,7 +311,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
           return mixes(op, "two inputs have it at different dims");
         at = q;
       }
-    int64_t dim = axisOf(c.getDim(), shapeOf(c.getResult()).size());
+    int64_t dim = symbolAxisOf(c.getDim(), shapeOf(c.getResult()).size());
     if (dim == at->dim)
       return mixes(op, "the concat joins along it");
     for (Value v : c.getInputs())
@@ -346,7 +322,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   }
   if (auto s = dyn_cast<SplitOp>(op)) {
     std::optional<Pos> q = get(s.getInput());
-    int64_t dim = axisOf(s.getDim(), shapeOf(s.getInput()).size());
+    int64_t dim = symbolAxisOf(s.getDim(), shapeOf(s.getInput()).size());
     if (dim == q->dim)
       return mixes(op, "the split cuts along it");
     for (Value r : s.getResults())
@@ -358,7 +334,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
                     bool keep) -> LogicalResult {
     std::optional<Pos> q = get(in);
     int64_t rank = shapeOf(in).size();
-    SmallVector<int64_t> all = normalized(dims, rank);
+    SmallVector<int64_t> all = symbolAxesOf(dims, rank);
     if (all.empty()) // no dims: every dim
       for (int64_t i = 0; i < rank; ++i)
         all.push_back(i);
@@ -408,12 +384,12 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   if (auto c = dyn_cast<CumSumOp>(op)) {
     int64_t rank = shapeOf(c.getInput()).size();
     return sameDimUnless(op, c.getInput(), c.getResult(),
-                         {axisOf(c.getDim(), rank)}, "sums");
+                         {symbolAxisOf(c.getDim(), rank)}, "sums");
   }
   if (auto t = dyn_cast<TopKOp>(op)) {
     std::optional<Pos> q = get(t.getInput());
     int64_t rank = shapeOf(t.getInput()).size();
-    if ((axisOf(t.getDim(), rank)) == q->dim)
+    if ((symbolAxisOf(t.getDim(), rank)) == q->dim)
       return mixes(op, "TopK selects along it");
     set(t.getValues(), *q);
     set(t.getIndices(), *q);
@@ -493,7 +469,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   }
   if (auto s = dyn_cast<IndexSelectOp>(op)) {
     int64_t rank = shapeOf(s.getInput()).size();
-    int64_t dim = axisOf(s.getDim(), rank);
+    int64_t dim = symbolAxisOf(s.getDim(), rank);
     int64_t idxRank = shapeOf(s.getIndices()).size();
     std::optional<Pos> qi = get(s.getInput()), qx = get(s.getIndices());
     if (qi && qx)
@@ -510,7 +486,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   }
   if (auto g = dyn_cast<GatherOp>(op)) {
     int64_t rank = shapeOf(g.getInput()).size();
-    int64_t dim = axisOf(g.getDim(), rank);
+    int64_t dim = symbolAxisOf(g.getDim(), rank);
     std::optional<Pos> qi = get(g.getInput()), qx = get(g.getIndices());
     Pos q = qi ? *qi : *qx;
     if ((qi && qx && !(*qi == *qx)) || q.dim == dim)
@@ -526,7 +502,7 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   if (auto o = dyn_cast<OneHotOp>(op)) {
     std::optional<Pos> q = get(o.getIndices());
     int64_t rank = shapeOf(o.getResult()).size();
-    int64_t axis = axisOf(o.getAxis(), rank);
+    int64_t axis = symbolAxisOf(o.getAxis(), rank);
     set(o.getResult(), Pos{axis <= q->dim ? q->dim + 1 : q->dim, q->inner});
     return success();
   }

@@ -60,7 +60,8 @@ std::string outputSignature(const hodu_model *model, int32_t index) {
          symbolicShape(model, true, index);
 }
 
-/// "batch: 1..16", "seq: 0..32, a multiple of 4", "n: 0.., run in chunks of 8".
+/// "batch: 1..16", "seq: 0..32, a multiple of 4", "n: 0.., run in chunks of
+/// 8", "seq: 1..64, compiled at its bound (one pass per run)".
 std::string symbolLine(const hodu_symbol_desc &symbol) {
   std::string text =
       std::string(symbol.name) + ": " + std::to_string(symbol.min) + "..";
@@ -68,7 +69,9 @@ std::string symbolLine(const hodu_symbol_desc &symbol) {
     text += std::to_string(symbol.max);
   if (symbol.multiple > 1)
     text += ", a multiple of " + std::to_string(symbol.multiple);
-  if (symbol.chunk > 0)
+  if (symbol.chunk > 0 && symbol.chunk == symbol.max)
+    text += ", compiled at its bound (one pass per run)";
+  else if (symbol.chunk > 0)
     text += ", run in chunks of " + std::to_string(symbol.chunk);
   return text;
 }

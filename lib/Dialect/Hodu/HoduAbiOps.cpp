@@ -146,6 +146,12 @@ LogicalResult hodu::readChunkedSymbol(Operation *module,
                             std::pair("chunk", &s.chunk)})
     if (auto v = dict.getAs<IntegerAttr>(key))
       *field = v.getInt();
+  s.padded = (bool)dict.get("padded");
+  if (s.padded && s.chunk != s.max) {
+    error = "hodu.symbols: padded symbol '" + s.name +
+            "' must be compiled at its bound";
+    return failure();
+  }
   if (s.min < 0 || s.multiple < 1 || s.chunk < 1 ||
       (s.max >= 0 && s.max < s.min)) {
     error = "hodu.symbols: bad bounds for '" + s.name + "'";
@@ -163,22 +169,52 @@ void hodu::writeChunkedSymbol(Operation *module, const ChunkedSymbol &symbol) {
       b.getNamedAttr("max", b.getI64IntegerAttr(symbol.max)),
       b.getNamedAttr("multiple", b.getI64IntegerAttr(symbol.multiple)),
       b.getNamedAttr("chunk", b.getI64IntegerAttr(symbol.chunk))};
-  module->setAttr("hodu.symbols",
-                  b.getArrayAttr({b.getDictionaryAttr(fields)}));
+  SmallVector<NamedAttribute> all(std::begin(fields), std::end(fields));
+  if (symbol.padded)
+    all.push_back(b.getNamedAttr("padded", b.getUnitAttr()));
+  module->setAttr("hodu.symbols", b.getArrayAttr({b.getDictionaryAttr(all)}));
+}
+
+std::optional<SymbolicExtent> hodu::parseSymbolicExtent(StringRef text) {
+  SymbolicExtent e;
+  auto [factor, rest] = text.split('*');
+  if (rest.empty()) {
+    rest = factor;
+  } else if (factor.getAsInteger(10, e.scale) || e.scale < 1) {
+    return std::nullopt;
+  }
+  size_t sign = rest.find_first_of("+-");
+  e.symbol = rest.take_front(sign);
+  if (sign != StringRef::npos) {
+    StringRef digits = rest.drop_front(sign + 1);
+    if (digits.empty() || digits.getAsInteger(10, e.offset) || e.offset < 0)
+      return std::nullopt;
+    if (rest[sign] == '-')
+      e.offset = -e.offset;
+  }
+  if (e.symbol.empty() || e.symbol.find('*') != StringRef::npos)
+    return std::nullopt;
+  return e;
 }
 
 std::optional<std::pair<StringRef, int64_t>>
 hodu::parseSymbolicDim(StringRef text) {
-  auto [factor, rest] = text.split('*');
-  if (rest.empty())
-    return factor.empty() ? std::nullopt
-                          : std::optional(std::pair(factor, int64_t(1)));
-  int64_t scale;
-  if (factor.getAsInteger(10, scale) || scale < 1)
+  std::optional<SymbolicExtent> e = parseSymbolicExtent(text);
+  if (!e || e->offset != 0)
     return std::nullopt;
-  return std::pair(rest, scale);
+  return std::pair(e->symbol, e->scale);
 }
 
 std::string hodu::symbolicDimText(StringRef symbol, int64_t scale) {
   return scale == 1 ? symbol.str() : std::to_string(scale) + "*" + symbol.str();
+}
+
+std::string hodu::symbolicExtentText(StringRef symbol, int64_t scale,
+                                     int64_t offset) {
+  std::string text = symbolicDimText(symbol, scale);
+  if (offset > 0)
+    text += "+" + std::to_string(offset);
+  else if (offset < 0)
+    text += "-" + std::to_string(-offset);
+  return text;
 }

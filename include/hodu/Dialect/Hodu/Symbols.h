@@ -26,9 +26,19 @@ class Operation;
 namespace hodu {
 
 /// A symbol compiled at `chunk` and run over chunks (hodu_symbol_desc).
+/// A `padded` symbol is one that ops mix (a sequence, a decoder's past):
+/// its code is compiled at `chunk` = `max`, runs once on inputs padded to
+/// it, and masks what the padding would change (hodu-pad-symbols).
 struct ChunkedSymbol {
   std::string name;
   int64_t min = 1, max = -1, multiple = 1, chunk = 1;
+  bool padded = false;
+};
+
+/// A dim's extent as `scale * symbol + offset`.
+struct SymbolicExtent {
+  llvm::StringRef symbol;
+  int64_t scale = 1, offset = 0;
 };
 
 /// The module's `hodu.symbols`: none when it has no such attribute; an
@@ -47,6 +57,14 @@ parseSymbolicDim(llvm::StringRef text);
 
 /// The `hodu.dims` entry for `scale` times `symbol`.
 std::string symbolicDimText(llvm::StringRef symbol, int64_t scale);
+
+/// "seq", "2*seq", "seq+1", "2*seq-3": the symbol, scale (>= 1) and
+/// offset; none for "" or a malformed entry.
+std::optional<SymbolicExtent> parseSymbolicExtent(llvm::StringRef text);
+
+/// The `hodu.dims` entry for `scale * symbol + offset`.
+std::string symbolicExtentText(llvm::StringRef symbol, int64_t scale,
+                               int64_t offset);
 
 } // namespace hodu
 

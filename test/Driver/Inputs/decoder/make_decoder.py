@@ -9,7 +9,8 @@ Shape(past_key)[2], its heads split and merged by Shape -> Gather ->
 Unsqueeze -> Concat -> Reshape chains; pre-LayerNorm attention over past +
 1 keys, an Erf GELU feed-forward, a final LayerNorm and an LM head. d_model
 8, 2 heads, FFN 16, vocabulary 11, positions up to 32. Deterministic
-weights (an LCG). Encode with
+weights (an LCG). With --position-input the position is an input instead,
+position_ids [batch, 1], as Hugging Face's exporters write it. Encode with
   protoc --encode=onnx.ModelProto onnx.proto < decoder.textproto > decoder.onnx
 Test infrastructure, Python 3 standard library only."""
 
@@ -27,15 +28,20 @@ AXIS0 = "type: INT i: 0"
 # Shapes of the run: batch from input_ids, past from past_key.
 node("Shape", ["input_ids"], "ids_shape")
 node("Gather", ["ids_shape", "i0"], "batch", axis=AXIS0)
-node("Shape", ["past_key"], "past_shape")
-node("Gather", ["past_shape", "i2"], "past", axis=AXIS0)
+POSITION_INPUT = "--position-input" in sys.argv[1:]
+if not POSITION_INPUT:
+    node("Shape", ["past_key"], "past_shape")
+    node("Gather", ["past_shape", "i2"], "past", axis=AXIS0)
 node("Unsqueeze", ["batch", "axes0"], "batch1")
 node("Concat", ["batch1", "one1", "heads", "dh"], "split_shape", axis=AXIS0)
 node("Concat", ["batch1", "one1", "dmodel"], "merge_shape", axis=AXIS0)
 # Embeddings: the token's, and the position's at index past.
 node("Gather", ["tok_emb", "input_ids"], "tok", axis=AXIS0)
-node("Unsqueeze", ["past", "axes0"], "pos_id")
-node("Gather", ["pos_emb", "pos_id"], "pos", axis=AXIS0)
+if POSITION_INPUT:
+    node("Gather", ["pos_emb", "position_ids"], "pos", axis=AXIS0)
+else:
+    node("Unsqueeze", ["past", "axes0"], "pos_id")
+    node("Gather", ["pos_emb", "pos_id"], "pos", axis=AXIS0)
 node("Add", ["tok", "pos"], "x0")
 node("LayerNormalization", ["x0", "ln1_g", "ln1_b"], "h0", axis="type: INT i: -1")
 # The new token's query, key and value: [batch, heads, 1, head_dim].
@@ -77,6 +83,9 @@ print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n  name: 
 print("".join(g.nodes) + inits, end="")
 print('  input { name: "input_ids" type { tensor_type { elem_type: 7 shape { '
       'dim { dim_param: "batch" } dim { dim_value: 1 } } } } }')
+if POSITION_INPUT:
+    print('  input { name: "position_ids" type { tensor_type { elem_type: 7 shape { '
+          'dim { dim_param: "batch" } dim { dim_value: 1 } } } } }')
 for name in ("past_key", "past_value"):
     print('  input { name: "%s" type { tensor_type { elem_type: 1 shape { '
           'dim { dim_param: "batch" } dim { dim_value: %d } dim { dim_param: "past" } '

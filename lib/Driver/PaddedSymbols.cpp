@@ -1,0 +1,343 @@
+//===- PaddedSymbols.cpp - a mixed symbol compiled at its bound ----------===//
+//
+// A symbol that ops mix (hodu-chunk-symbols refused it) and that has an
+// upper bound is compiled padded: the model is imported at two more probe
+// sizes and at the bound, the modules are compared op by op, and every dim
+// whose size changes with the symbol must be `scale * symbol + offset` at
+// all of them. Those extents go on the module compiled at the bound
+// (`hodu.extents`), and hodu-pad-symbols masks what the padding would
+// change (docs/architecture.md, "Symbolic dims").
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+
+#include "hodu/Dialect/Hodu/Entry.h"
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
+#include "hodu/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace hodu;
+
+namespace {
+
+/// The sizes the model is imported at: the first probe (already imported),
+/// two more to find scale and offset and check them, then the bound. The
+/// probes are primes within the symbol's bounds (sizes outside them may
+/// not import: a position table has as many rows as the bound), none 1
+/// (broadcasts treat 1 apart).
+SmallVector<int64_t> probeSizes(int64_t first, const ChunkedSymbol &sym) {
+  SmallVector<int64_t> at = {first};
+  for (int64_t p : {31, 37, 29, 23, 19, 17, 13, 11, 7, 5, 3, 2})
+    if (at.size() < 3 && p != first && p >= sym.min && p <= sym.max)
+      at.push_back(p);
+  at.push_back(sym.max);
+  return at;
+}
+
+struct Import {
+  int64_t size;
+  OwningOpRef<ModuleOp> module;
+  func::FuncOp entry;
+  SmallVector<Operation *> ops; // the entry's ops, in pre-order
+};
+
+class PaddedImport {
+public:
+  PaddedImport(StringRef symbol, Location loc) : symbol(symbol), loc(loc) {}
+
+  /// The extent text of dim sizes `sizes` (one per import), "" when the
+  /// dim is static; none (after an error at `where`) when it is neither.
+  std::optional<std::string> extent(ArrayRef<int64_t> sizes,
+                                    ArrayRef<int64_t> at, Operation *where,
+                                    const Twine &what);
+  LogicalResult compareTypes(ArrayRef<Type> types, ArrayRef<int64_t> at,
+                             Operation *where, const Twine &what,
+                             SmallVectorImpl<Attribute> &dims, bool &any);
+  LogicalResult compareAttributes(ArrayRef<Operation *> ops);
+
+  std::string symbol;
+  Location loc;
+
+  LogicalResult mixes(Operation *where, const Twine &why) {
+    InFlightDiagnostic d = where ? where->emitError() : emitError(loc);
+    d << "symbolic dim '" << symbol << "' cannot vary: " << why
+      << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+    return failure();
+  }
+};
+
+std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
+                                                ArrayRef<int64_t> at,
+                                                Operation *where,
+                                                const Twine &what) {
+  auto same = [&](int64_t s) { return s == sizes[0]; };
+  if (llvm::all_of(sizes, same))
+    return std::string();
+  int64_t diff = sizes[1] - sizes[0], step = at[1] - at[0];
+  bool ok = step != 0 && diff % step == 0 && diff / step > 0;
+  int64_t scale = ok ? diff / step : 0, offset = sizes[0] - scale * at[0];
+  for (auto [s, p] : llvm::zip(sizes, at))
+    ok = ok && s == scale * p + offset;
+  if (ok)
+    return symbolicExtentText(symbol, scale, offset);
+  std::string list;
+  for (auto [s, p] : llvm::zip(sizes, at))
+    list += (list.empty() ? "" : ", ") + std::to_string(s) + " at " +
+            std::to_string(p);
+  (void)mixes(where, what + " is " + list +
+                         ", which is not scale * " + symbol +
+                         " + offset (a strided window or a reshape "
+                         "that depends on it?)");
+  return std::nullopt;
+}
+
+/// One value's types across the imports: same rank, each dim static or an
+/// extent; `dims` gets the extent texts.
+LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
+                                         ArrayRef<int64_t> at,
+                                         Operation *where, const Twine &what,
+                                         SmallVectorImpl<Attribute> &dims,
+                                         bool &any) {
+  Builder b(loc.getContext());
+  auto first = dyn_cast<RankedTensorType>(types[0]);
+  any = false;
+  if (!first) {
+    if (!llvm::all_equal(types))
+      return mixes(where, what + " changes type with it");
+    return success();
+  }
+  for (Type t : types) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || rt.getRank() != first.getRank() ||
+        rt.getElementType() != first.getElementType())
+      return mixes(where, what + " changes rank or element type with it");
+  }
+  for (int64_t d = 0; d < first.getRank(); ++d) {
+    SmallVector<int64_t> sizes;
+    for (Type t : types)
+      sizes.push_back(cast<RankedTensorType>(t).getDimSize(d));
+    std::optional<std::string> text =
+        extent(sizes, at, where, what + " dim " + Twine(d));
+    if (!text)
+      return failure();
+    any |= !text->empty();
+    dims.push_back(b.getStringAttr(*text));
+  }
+  return success();
+}
+
+/// Constants agree where their shapes overlap (a Range over the symbol
+/// grows; its first values stay), other ops' attributes are equal -- a
+/// slice's ends excepted, which may follow the dim they cut.
+LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
+  Operation *a = ops[0], *b = ops[1];
+  if (auto ca = dyn_cast<ConstantOp>(a)) {
+    ElementsAttr ea = ca.getValue(), eb = cast<ConstantOp>(b).getValue();
+    if (ea == eb)
+      return success();
+    auto ta = cast<ShapedType>(ea.getType()), tb = cast<ShapedType>(eb.getType());
+    ArrayRef<int64_t> sa = ta.getShape(), sb = tb.getShape();
+    if (sa.size() != sb.size() || ta.getElementType() != tb.getElementType())
+      return mixes(a, "a constant computed from its value");
+    // Row-major strides of both, and the shape they share.
+    size_t rank = sa.size();
+    SmallVector<int64_t> strideA(rank, 1), strideB(rank, 1), common(rank);
+    for (int64_t d = (int64_t)rank - 2; d >= 0; --d) {
+      strideA[d] = strideA[d + 1] * sa[d + 1];
+      strideB[d] = strideB[d + 1] * sb[d + 1];
+    }
+    int64_t count = 1;
+    for (size_t d = 0; d < rank; ++d) {
+      common[d] = std::min(sa[d], sb[d]);
+      count *= common[d];
+    }
+    // Element i of a and element j of b, for each index both have.
+    auto agree = [&](llvm::function_ref<bool(int64_t, int64_t)> equal) {
+      for (int64_t k = 0; k < count; ++k) {
+        int64_t rest = k, i = 0, j = 0;
+        for (int64_t d = (int64_t)rank - 1; d >= 0; --d) {
+          int64_t at = rest % common[d];
+          rest /= common[d];
+          i += at * strideA[d];
+          j += at * strideB[d];
+        }
+        if (!equal(i, j))
+          return false;
+      }
+      return true;
+    };
+    // The bytes of a constant (weights and folded values are blobs, small
+    // ones dense; a dense i1 is packed in bits and compared by value).
+    unsigned width = ta.getElementTypeBitWidth();
+    auto bytesOf = [&](ElementsAttr e,
+                       bool &splat) -> std::optional<ArrayRef<char>> {
+      splat = false;
+      if (auto r = dyn_cast<DenseResourceElementsAttr>(e))
+        if (AsmResourceBlob *blob = r.getRawHandle().getBlob())
+          return blob->getData();
+      if (auto d = dyn_cast<DenseElementsAttr>(e))
+        if (width % 8 == 0) {
+          splat = d.isSplat();
+          return d.getRawData();
+        }
+      return std::nullopt;
+    };
+    bool splatA, splatB;
+    std::optional<ArrayRef<char>> ba = bytesOf(ea, splatA),
+                                  bb = bytesOf(eb, splatB);
+    size_t size = width / 8;
+    bool same = false;
+    if (ba && bb) {
+      same = agree([&](int64_t i, int64_t j) {
+        size_t x = splatA ? 0 : i * size, y = splatB ? 0 : j * size;
+        return x + size <= ba->size() && y + size <= bb->size() &&
+               !memcmp(ba->data() + x, bb->data() + y, size);
+      });
+    } else if (auto da = dyn_cast<DenseElementsAttr>(ea)) {
+      auto db = dyn_cast<DenseElementsAttr>(eb);
+      auto va = da.value_begin<Attribute>();
+      same = db && agree([&](int64_t i, int64_t j) {
+               auto vb = db.value_begin<Attribute>();
+               return *(va + (da.isSplat() ? 0 : i)) ==
+                      *(vb + (db.isSplat() ? 0 : j));
+             });
+    }
+    return same ? success() : mixes(a, "a constant computed from its value");
+  }
+  if (a->getAttrDictionary() == b->getAttrDictionary())
+    return success();
+  if (auto sa = dyn_cast<SliceOp>(a)) {
+    auto sb = cast<SliceOp>(b);
+    if (sa.getStarts() == sb.getStarts() && sa.getSteps() == sb.getSteps())
+      return success();
+    return mixes(a, "the slice starts at a place that depends on it");
+  }
+  return mixes(a, "the op's attributes depend on its value");
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
+                     const Importer &importer, MLIRContext &context,
+                     const CompileOptions &opts, ImportOptions io,
+                     const ChunkedSymbol &sym) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  PaddedImport pi(sym.name, loc);
+  SmallVector<int64_t> at = probeSizes(probe, sym);
+  if (at.size() < 4) {
+    emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
+                   << sym.min << ".." << sym.max << " leave too few sizes to "
+                   << "check how the model's dims follow it; pin it "
+                   << "(hoduc --dim=" << sym.name << "=<size>)";
+    return nullptr;
+  }
+  SmallVector<Import> imports;
+  imports.push_back({probe, std::move(probed), {}, {}});
+  io.unboundSymbolSize = 0;
+  for (int64_t size : ArrayRef(at).drop_front()) {
+    io.symbolSizes[sym.name] = size;
+    OwningOpRef<ModuleOp> m = importer.import(opts.inputPath, context, io);
+    if (!m)
+      return nullptr;
+    imports.push_back({size, std::move(m), {}, {}});
+  }
+  for (Import &im : imports) {
+    im.entry = findEntryFunction(*im.module);
+    if (!im.entry) {
+      emitError(loc) << "the model has no entry function";
+      return nullptr;
+    }
+    im.entry.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != im.entry)
+        im.ops.push_back(op);
+    });
+  }
+  Import &last = imports.back();
+  Builder b(&context);
+  // The same ops at every size.
+  for (Import &im : imports)
+    if (im.ops.size() != imports[0].ops.size() ||
+        im.entry.getNumArguments() != imports[0].entry.getNumArguments() ||
+        im.entry.getNumResults() != imports[0].entry.getNumResults()) {
+      (void)pi.mixes(nullptr, "the model imports to " +
+                                  Twine(imports[0].ops.size()) + " ops at " +
+                                  Twine(probe) + " but " +
+                                  Twine(im.ops.size()) + " at " +
+                                  Twine(im.size));
+      return nullptr;
+    }
+  for (size_t i = 0; i < imports[0].ops.size(); ++i) {
+    SmallVector<Operation *> ops;
+    for (Import &im : imports)
+      ops.push_back(im.ops[i]);
+    Operation *op = ops.back();
+    if (llvm::any_of(ops, [&](Operation *o) {
+          return o->getName() != op->getName() ||
+                 o->getNumResults() != op->getNumResults();
+        })) {
+      (void)pi.mixes(op, "the ops of the model change with it");
+      return nullptr;
+    }
+    if (failed(pi.compareAttributes(ops)))
+      return nullptr;
+    SmallVector<Attribute> perResult;
+    bool anyResult = false;
+    for (unsigned r = 0; r < op->getNumResults(); ++r) {
+      SmallVector<Type> types;
+      for (Operation *o : ops)
+        types.push_back(o->getResult(r).getType());
+      SmallVector<Attribute> dims;
+      bool any;
+      if (failed(pi.compareTypes(types, at, op, "result #" + Twine(r), dims,
+                                 any)))
+        return nullptr;
+      anyResult |= any;
+      perResult.push_back(b.getArrayAttr(dims));
+    }
+    if (anyResult)
+      op->setAttr("hodu.extents", b.getArrayAttr(perResult));
+  }
+  // The entry's arguments and results.
+  func::FuncOp f = last.entry;
+  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+    SmallVector<Type> types;
+    for (Import &im : imports)
+      types.push_back(im.entry.getArgumentTypes()[i]);
+    SmallVector<Attribute> dims;
+    bool any;
+    if (failed(pi.compareTypes(types, at, nullptr, "input #" + Twine(i), dims,
+                               any)))
+      return nullptr;
+    if (any)
+      f.setArgAttr(i, "hodu.dims", b.getArrayAttr(dims));
+  }
+  for (unsigned i = 0; i < f.getNumResults(); ++i) {
+    SmallVector<Type> types;
+    for (Import &im : imports)
+      types.push_back(im.entry.getResultTypes()[i]);
+    SmallVector<Attribute> dims;
+    bool any;
+    if (failed(pi.compareTypes(types, at, nullptr, "output #" + Twine(i), dims,
+                               any)))
+      return nullptr;
+    if (any)
+      f.setResultAttr(i, "hodu.dims", b.getArrayAttr(dims));
+  }
+  OwningOpRef<ModuleOp> compiled = std::move(last.module);
+  writeChunkedSymbol(*compiled, sym);
+  ModuleOp cm = *compiled;
+  PassManager pm(cm->getName());
+  pm.addPass(createPadSymbols());
+  if (failed(pm.run(*compiled)))
+    return nullptr;
+  return compiled;
+}

@@ -1,0 +1,707 @@
+//===- PadSymbols.cpp - masks that keep a padded symbol's padding out -----===//
+//
+// A symbol that ops mix (a sequence length, a decoder's past, a time axis)
+// is compiled at its bound and run on inputs padded to it; the real
+// positions of every dim it reaches are a prefix of that dim, whose length
+// the driver recorded as `scale * symbol + offset` (`hodu.extents`). Ops
+// that compute per position need nothing; this pass puts a select before
+// every op that reads across such a dim, so that the padding holds the
+// op's neutral value there, and rebuilds the ops that would move real
+// positions behind padding (concat, constant pads). The value of the
+// symbol is the entry's new last argument (docs/architecture.md,
+// "Symbolic dims").
+//
+//===----------------------------------------------------------------------===//
+
+#include "hodu/Dialect/Hodu/Entry.h"
+#include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
+#include "hodu/Transforms/Passes.h"
+
+#include "SymbolOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace hodu {
+#define GEN_PASS_DEF_PADSYMBOLS
+#include "Hodu/Passes.h.inc"
+} // namespace hodu
+
+using namespace mlir;
+using namespace hodu;
+
+namespace {
+
+/// A dim's real extent, scale * n + offset; scale 0: a static dim.
+struct Extent {
+  int64_t scale = 0, offset = 0;
+  bool symbolic() const { return scale != 0; }
+};
+
+/// What the padding of a dim must hold for the op that reads across it.
+enum class Neutral { Zero, One, Lowest, Highest };
+
+class PadRewriter {
+public:
+  PadRewriter(StringRef symbol, int64_t bound, func::FuncOp f)
+      : symbol(symbol), bound(bound), f(f), b(f.getContext()) {}
+
+  LogicalResult read();
+  LogicalResult run();
+
+private:
+  LogicalResult visit(Operation *op);
+  LogicalResult mixes(Operation *op, const Twine &why) {
+    return op->emitError() << "symbolic dim '" << symbol
+                           << "' cannot vary: " << why
+                           << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+  }
+  LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where);
+  SmallVector<int64_t> symbolicDims(Value v) const {
+    SmallVector<int64_t> dims;
+    auto it = table.find(v);
+    if (it != table.end())
+      for (auto [d, e] : llvm::enumerate(it->second))
+        if (e.symbolic())
+          dims.push_back(d);
+    return dims;
+  }
+  bool isSymbolic(Value v, int64_t d) const {
+    auto it = table.find(v);
+    return it != table.end() && d >= 0 && d < (int64_t)it->second.size() &&
+           it->second[d].symbolic();
+  }
+  Extent extentOf(Value v, int64_t d) const { return table.lookup(v)[d]; }
+
+  // Builders, at b's insertion point.
+  Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
+  Value scalar(Type elem, Neutral k);
+  Value realExtent(Extent e);
+  Value keep(ArrayRef<int64_t> shape, ArrayRef<std::pair<int64_t, Extent>> dims,
+             Type like);
+  Value masked(Value x, ArrayRef<int64_t> dims, Neutral k);
+  void maskOperand(Operation *op, unsigned i, ArrayRef<int64_t> dims,
+                   Neutral k);
+  void propagateKnown(Operation *op);
+  LogicalResult concat(ConcatOp c);
+  LogicalResult pad(PadOp p);
+  LogicalResult reshape(Operation *op);
+  template <class R>
+  LogicalResult reduce(R r, Neutral k, bool mean = false);
+  /// Whether reduction r reduces a padded dim.
+  template <class R> bool overSymbolic(R r) const {
+    int64_t rank = cast<RankedTensorType>(r.getInput().getType()).getRank();
+    return llvm::any_of(symbolAxesOf(r.getDims(), rank), [&](int64_t d) {
+      return isSymbolic(r.getInput(), d);
+    });
+  }
+
+  std::string symbol;
+  int64_t bound;
+  func::FuncOp f;
+  OpBuilder b;
+  Value n;
+  DenseMap<Value, SmallVector<Extent>> table;
+  /// Values whose padding is known to hold a neutral value, on which dims.
+  DenseMap<Value, std::pair<Neutral, SmallVector<int64_t>>> known;
+};
+
+/// Reads `dims` (one string per dim of v) into the table.
+LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
+                                       Operation *where) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || (int64_t)dims.size() != type.getRank())
+    return where->emitError("hodu.extents: one entry per dim of ")
+           << v.getType();
+  SmallVector<Extent> row(type.getRank());
+  bool any = false;
+  for (auto [d, attr] : llvm::enumerate(dims)) {
+    auto text = dyn_cast<StringAttr>(attr);
+    if (!text)
+      return where->emitError("hodu.extents: strings, not ") << attr;
+    if (text.getValue().empty())
+      continue;
+    std::optional<SymbolicExtent> e = parseSymbolicExtent(text.getValue());
+    if (!e || e->symbol != symbol)
+      return where->emitError("hodu.extents: '")
+             << text.getValue() << "' is not an extent of symbol '" << symbol
+             << "'";
+    if (type.getDimSize(d) != e->scale * bound + e->offset)
+      return where->emitError("hodu.extents: dim ")
+             << d << " of " << type << " is not " << text.getValue()
+             << " at " << symbol << " = " << bound;
+    row[d] = Extent{e->scale, e->offset};
+    any = true;
+  }
+  if (any)
+    table[v] = std::move(row);
+  return success();
+}
+
+LogicalResult PadRewriter::read() {
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (auto dims = f.getArgAttrOfType<ArrayAttr>(i, "hodu.dims"))
+      if (failed(readExtents(f.getArgument(i), dims, f)))
+        return failure();
+  WalkResult walk = f.walk([&](Operation *op) {
+    auto all = op->getAttrOfType<ArrayAttr>("hodu.extents");
+    if (!all)
+      return WalkResult::advance();
+    if (all.size() != op->getNumResults()) {
+      op->emitError("hodu.extents: one array per result");
+      return WalkResult::interrupt();
+    }
+    for (auto [r, dims] : llvm::zip(op->getResults(), all)) {
+      auto array = dyn_cast<ArrayAttr>(dims);
+      if (!array || failed(readExtents(r, array, op)))
+        return WalkResult::interrupt();
+    }
+    op->removeAttr("hodu.extents");
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+Value PadRewriter::i64Constant(ArrayRef<int64_t> shape,
+                               ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get(shape, b.getI64Type());
+  return ConstantOp::create(b, f.getLoc(),
+                            DenseElementsAttr::get(type, values));
+}
+
+/// The 0-d constant an op's padding must hold.
+Value PadRewriter::scalar(Type elem, Neutral k) {
+  auto type = RankedTensorType::get({}, elem);
+  Attribute value;
+  if (auto ft = dyn_cast<FloatType>(elem)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    APFloat v = k == Neutral::Zero  ? APFloat::getZero(sem)
+                : k == Neutral::One ? APFloat::getOne(sem)
+                                    : APFloat::getInf(sem, k == Neutral::Lowest);
+    value = FloatAttr::get(ft, v);
+  } else {
+    auto it = cast<IntegerType>(elem);
+    unsigned w = it.getWidth();
+    bool isUnsigned = it.isUnsigned() || w == 1;
+    APInt v = k == Neutral::Zero ? APInt(w, 0)
+              : k == Neutral::One
+                  ? APInt(w, 1)
+                  : (k == Neutral::Lowest
+                         ? (isUnsigned ? APInt::getMinValue(w)
+                                       : APInt::getSignedMinValue(w))
+                         : (isUnsigned ? APInt::getMaxValue(w)
+                                       : APInt::getSignedMaxValue(w)));
+    value = IntegerAttr::get(it, v);
+  }
+  return ConstantOp::create(b, f.getLoc(),
+                            DenseElementsAttr::get(type, value));
+}
+
+/// scale * n + offset, a 0-d i64 tensor.
+Value PadRewriter::realExtent(Extent e) {
+  auto type = RankedTensorType::get({}, b.getI64Type());
+  Value v = n;
+  if (e.scale != 1)
+    v = MulOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.scale}));
+  if (e.offset != 0)
+    v = AddOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.offset}));
+  return v;
+}
+
+/// An i1 tensor, true at the real positions of `dims` (each index below
+/// its real extent), shaped to broadcast against `shape`. The indices are
+/// of the masked tensor's element type where it is a float of at least 32
+/// bits (exact up to 2^24 positions): a compare of the width of the data
+/// vectorises with the select that reads it; i64 otherwise.
+Value PadRewriter::keep(ArrayRef<int64_t> shape,
+                        ArrayRef<std::pair<int64_t, Extent>> dims, Type like) {
+  Location loc = f.getLoc();
+  auto ft = dyn_cast<FloatType>(like);
+  bool useFloat = ft && ft.getWidth() >= 32 &&
+                  llvm::all_of(dims, [&](auto de) {
+                    return shape[de.first] <= (int64_t(1) << 24);
+                  });
+  Value all;
+  SmallVector<int64_t> allShape(shape.size(), 1);
+  for (auto [d, e] : dims) {
+    SmallVector<int64_t> s(shape.size(), 1);
+    s[d] = shape[d];
+    auto iota = llvm::to_vector(llvm::seq<int64_t>(0, shape[d]));
+    Value index, limit = realExtent(e);
+    if (useFloat) {
+      SmallVector<APFloat> values;
+      for (int64_t v : iota) {
+        APFloat x((double)v);
+        bool lost;
+        x.convert(ft.getFloatSemantics(), APFloat::rmNearestTiesToEven, &lost);
+        values.push_back(x);
+      }
+      index = ConstantOp::create(
+          b, loc, DenseElementsAttr::get(RankedTensorType::get(s, ft), values));
+      limit = CastOp::create(b, loc, RankedTensorType::get({}, ft), limit);
+    } else {
+      index = i64Constant(s, iota);
+    }
+    Value lt = LtOp::create(b, loc, RankedTensorType::get(s, b.getI1Type()),
+                            index, limit);
+    if (!all) {
+      all = lt;
+      allShape = s;
+      continue;
+    }
+    allShape[d] = shape[d];
+    all = LogicalAndOp::create(
+        b, loc, RankedTensorType::get(allShape, b.getI1Type()), all, lt);
+  }
+  return all;
+}
+
+/// x with the padding of `dims` replaced by the neutral value.
+Value PadRewriter::masked(Value x, ArrayRef<int64_t> dims, Neutral k) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<std::pair<int64_t, Extent>> which;
+  for (int64_t d : dims)
+    which.push_back({d, extentOf(x, d)});
+  Value cond = keep(type.getShape(), which, type.getElementType());
+  Value r = SelectOp::create(b, f.getLoc(), type, cond, x,
+                             scalar(type.getElementType(), k));
+  table[r] = table.lookup(x);
+  return r;
+}
+
+/// Gives operand i of op the neutral value k in the padding of `dims`. A
+/// value whose padding holds nothing known is masked once, for all its
+/// users (what the padding holds never reaches a real position, so any
+/// user may see the mask); one already neutral there is left alone.
+void PadRewriter::maskOperand(Operation *op, unsigned i,
+                              ArrayRef<int64_t> dims, Neutral k) {
+  if (dims.empty())
+    return;
+  Value x = op->getOperand(i);
+  auto it = known.find(x);
+  if (it != known.end()) {
+    if (it->second.first == k &&
+        llvm::all_of(dims, [&](int64_t d) {
+          return llvm::is_contained(it->second.second, d);
+        }))
+      return;
+    // Neutral for another op: a mask of this use alone.
+    b.setInsertionPoint(op);
+    op->setOperand(i, masked(x, dims, k));
+    return;
+  }
+  if (Operation *def = x.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(x.getParentBlock());
+  Value m = masked(x, dims, k);
+  x.replaceAllUsesExcept(m, m.getDefiningOp());
+  known[m] = {k, SmallVector<int64_t>(dims)};
+}
+
+/// What an elementwise op's result holds in the padding, from what its
+/// operands hold there: -inf minus (or plus) a value broadcast along the
+/// padded dims stays -inf, its exp is 0, and 0 times (or over) such a value
+/// stays 0 -- the steps of a softmax, whose input was masked once. The
+/// broadcast values are finite where the model's real positions are.
+void PadRewriter::propagateKnown(Operation *op) {
+  if (op->getNumResults() != 1)
+    return;
+  auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!rt)
+    return;
+  // Whether v is 1 (or absent) along every dim of `dims` of the result.
+  auto broadcastAlong = [&](Value v, ArrayRef<int64_t> dims) {
+    auto vt = dyn_cast<RankedTensorType>(v.getType());
+    if (!vt)
+      return false;
+    int64_t lead = rt.getRank() - vt.getRank();
+    return llvm::all_of(dims, [&](int64_t d) {
+      return d < lead || vt.getDimSize(d - lead) == 1;
+    });
+  };
+  auto knownOf = [&](Value v) -> std::optional<std::pair<Neutral, SmallVector<int64_t>>> {
+    auto it = known.find(v);
+    if (it == known.end() ||
+        cast<RankedTensorType>(v.getType()).getRank() != rt.getRank())
+      return std::nullopt;
+    return it->second;
+  };
+  auto binary = [&](Neutral from, Neutral to, bool either) {
+    for (unsigned i = 0; i < 2; ++i) {
+      if (i == 1 && !either)
+        break;
+      auto k = knownOf(op->getOperand(i));
+      if (k && k->first == from &&
+          broadcastAlong(op->getOperand(1 - i), k->second)) {
+        known[op->getResult(0)] = {to, k->second};
+        return;
+      }
+    }
+  };
+  if (isa<SubOp>(op))
+    binary(Neutral::Lowest, Neutral::Lowest, /*either=*/false);
+  else if (isa<AddOp>(op))
+    binary(Neutral::Lowest, Neutral::Lowest, /*either=*/true);
+  else if (isa<MulOp>(op))
+    binary(Neutral::Zero, Neutral::Zero, /*either=*/true);
+  else if (isa<DivOp>(op))
+    binary(Neutral::Zero, Neutral::Zero, /*either=*/false);
+  else if (isa<ExpOp>(op))
+    if (auto k = knownOf(op->getOperand(0)); k && k->first == Neutral::Lowest)
+      known[op->getResult(0)] = {Neutral::Zero, k->second};
+}
+
+/// Reductions over a padded dim: its padding is the neutral value; a mean
+/// is scaled from the padded count to the real one.
+template <class R>
+LogicalResult PadRewriter::reduce(R r, Neutral k, bool mean) {
+  Value in = r.getInput();
+  int64_t rank = cast<RankedTensorType>(in.getType()).getRank();
+  SmallVector<int64_t> dims;
+  for (int64_t d : symbolAxesOf(r.getDims(), rank))
+    if (isSymbolic(in, d))
+      dims.push_back(d);
+  if (dims.empty())
+    return success();
+  maskOperand(r, 0, dims, k);
+  if (!mean)
+    return success();
+  // result * (padded count / real count)
+  b.setInsertionPointAfter(r);
+  Location loc = r.getLoc();
+  auto i64T = RankedTensorType::get({}, b.getI64Type());
+  Value count;
+  int64_t padded = 1;
+  for (int64_t d : dims) {
+    Value e = realExtent(extentOf(in, d));
+    count = count ? Value(MulOp::create(b, loc, i64T, count, e)) : e;
+    padded *= cast<RankedTensorType>(in.getType()).getDimSize(d);
+  }
+  auto rt = cast<RankedTensorType>(r.getResult().getType());
+  auto elemT = RankedTensorType::get({}, rt.getElementType());
+  Value realCount = CastOp::create(b, loc, elemT, count);
+  Value paddedCount = CastOp::create(b, loc, elemT, i64Constant({}, {padded}));
+  Value factor = DivOp::create(b, loc, elemT, paddedCount, realCount);
+  auto scaled = MulOp::create(b, loc, rt, r.getResult(), factor);
+  r.getResult().replaceAllUsesExcept(scaled, scaled);
+  if (table.count(r.getResult()))
+    table[scaled] = table.lookup(r.getResult());
+  return success();
+}
+
+/// A concat along a padded dim: result position p is operand i's position
+/// p - start_i for start_i <= p < start_i + extent_i, where the starts add
+/// up the operands' real extents; rebuilt as a select over index_selects.
+LogicalResult PadRewriter::concat(ConcatOp c) {
+  auto rt = cast<RankedTensorType>(c.getResult().getType());
+  int64_t dim = symbolAxisOf(c.getDim(), rt.getRank());
+  bool along = isSymbolic(c.getResult(), dim) ||
+               llvm::any_of(c.getInputs(),
+                            [&](Value v) { return isSymbolic(v, dim); });
+  if (!along)
+    return success();
+  b.setInsertionPoint(c);
+  Location loc = c.getLoc();
+  int64_t size = rt.getDimSize(dim);
+  auto i64T = RankedTensorType::get({}, b.getI64Type());
+  auto indexT = RankedTensorType::get({size}, b.getI64Type());
+  Value positions =
+      i64Constant({size}, llvm::to_vector(llvm::seq<int64_t>(0, size)));
+  SmallVector<int64_t> bcast(rt.getRank(), 1);
+  bcast[dim] = size;
+  Value broadcastPositions =
+      i64Constant(bcast, llvm::to_vector(llvm::seq<int64_t>(0, size)));
+  Value start = i64Constant({}, {0});
+  Value result;
+  SmallVector<std::pair<Value, Value>> parts; // (part, its start)
+  for (Value in : c.getInputs()) {
+    auto it = cast<RankedTensorType>(in.getType());
+    int64_t len = it.getDimSize(dim);
+    // index = clamp(p - start, 0, len - 1)
+    Value index = SubOp::create(b, loc, indexT, positions, start);
+    index = MaximumOp::create(b, loc, indexT, index, i64Constant({}, {0}));
+    index = MinimumOp::create(b, loc, indexT, index, i64Constant({}, {len - 1}));
+    Value part = IndexSelectOp::create(b, loc, rt, in, index, dim);
+    parts.push_back({part, start});
+    Value extent = isSymbolic(in, dim) ? realExtent(extentOf(in, dim))
+                                       : i64Constant({}, {len});
+    start = AddOp::create(b, loc, i64T, start, extent);
+  }
+  // The last part's positions and beyond come from it; each earlier one
+  // from where the next starts down.
+  result = parts.back().first;
+  auto condT = RankedTensorType::get(bcast, b.getI1Type());
+  for (int64_t i = (int64_t)parts.size() - 2; i >= 0; --i) {
+    Value before = LtOp::create(b, loc, condT, broadcastPositions,
+                                parts[i + 1].second);
+    result = SelectOp::create(b, loc, rt, before, parts[i].first, result);
+  }
+  table[result] = table.lookup(c.getResult());
+  c.getResult().replaceAllUsesWith(result);
+  c.erase();
+  return success();
+}
+
+/// A constant pad along a padded dim puts its end padding after the
+/// padding of the input; the positions from begin + extent on take the
+/// pad value instead.
+LogicalResult PadRewriter::pad(PadOp p) {
+  Value in = p.getInput();
+  auto rt = cast<RankedTensorType>(p.getResult().getType());
+  int64_t rank = rt.getRank();
+  ArrayRef<int64_t> pads = p.getPads();
+  SmallVector<std::pair<int64_t, Extent>> ends;
+  for (int64_t d : symbolicDims(in)) {
+    if (p.getMode() != PadMode::constant)
+      return mixes(p, "the pad fills it from its edges (mode " +
+                          stringifyPadMode(p.getMode()) + ")");
+    if (pads[rank + d] != 0) {
+      Extent e = extentOf(in, d);
+      ends.push_back({d, Extent{e.scale, e.offset + pads[d]}});
+    }
+  }
+  if (ends.empty())
+    return success();
+  b.setInsertionPointAfter(p);
+  Value fill;
+  if (auto v = p.getValueAttr())
+    fill = ConstantOp::create(
+        b, p.getLoc(),
+        DenseElementsAttr::get(RankedTensorType::get({}, rt.getElementType()),
+                               Attribute(v)));
+  else
+    fill = scalar(rt.getElementType(), Neutral::Zero);
+  Value cond = keep(rt.getShape(), ends, rt.getElementType());
+  auto sel = SelectOp::create(b, p.getLoc(), rt, cond, p.getResult(), fill);
+  p.getResult().replaceAllUsesExcept(sel, sel);
+  table[sel] = table.lookup(p.getResult());
+  return success();
+}
+
+/// Reshapes keep the padding a suffix when the dims before the padded one
+/// hold as many elements before and after.
+LogicalResult PadRewriter::reshape(Operation *op) {
+  Value in = op->getOperand(0), out = op->getResult(0);
+  SmallVector<int64_t> from = symbolicDims(in), to = symbolicDims(out);
+  if (from.empty())
+    return success();
+  if (from.size() != 1 || to.size() != 1)
+    return mixes(op, "the reshape spreads it over other dims");
+  auto prefix = [](Value v, int64_t d) {
+    int64_t p = 1;
+    for (int64_t e : cast<RankedTensorType>(v.getType()).getShape().take_front(d))
+      p *= e;
+    return p;
+  };
+  if (prefix(in, from[0]) != prefix(out, to[0]))
+    return mixes(op, "the reshape merges it with the dims before it");
+  return success();
+}
+
+LogicalResult PadRewriter::visit(Operation *op) {
+  bool any = llvm::any_of(op->getOperands(),
+                          [&](Value v) { return table.count(v) != 0; });
+  bool readsInside = false;
+  op->walk([&](Operation *inner) {
+    if (inner != op)
+      for (Value v : inner->getOperands())
+        if (table.count(v))
+          readsInside = true;
+  });
+  if (!any && !readsInside)
+    return success();
+  if (op->getNumRegions())
+    return mixes(op, "the op's regions read it");
+  if (isElementwiseOp(op)) {
+    propagateKnown(op);
+    return success();
+  }
+  if (isa<func::ReturnOp, AssertOp, BroadcastOp, TransposeOp, GatherOp,
+          IndexSelectOp, OneHotOp>(op))
+    return success();
+  if (isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(op))
+    return reshape(op);
+  if (auto r = dyn_cast<ReduceSumOp>(op))
+    return reduce(r, Neutral::Zero);
+  if (auto r = dyn_cast<ReduceMeanOp>(op))
+    return reduce(r, Neutral::Zero, /*mean=*/true);
+  if (auto r = dyn_cast<ReduceNormOp>(op))
+    return reduce(r, Neutral::Zero);
+  if (auto r = dyn_cast<ReduceLogSumOp>(op))
+    return reduce(r, Neutral::Zero);
+  if (auto r = dyn_cast<ReduceAnyOp>(op))
+    return reduce(r, Neutral::Zero);
+  if (auto r = dyn_cast<ReduceMaxOp>(op))
+    return reduce(r, Neutral::Lowest);
+  if (auto r = dyn_cast<ReduceLogSumExpOp>(op))
+    return reduce(r, Neutral::Lowest);
+  if (auto r = dyn_cast<ArgMaxOp>(op))
+    return reduce(r, Neutral::Lowest);
+  if (auto r = dyn_cast<ReduceMinOp>(op))
+    return reduce(r, Neutral::Highest);
+  if (auto r = dyn_cast<ArgMinOp>(op))
+    return reduce(r, Neutral::Highest);
+  if (auto r = dyn_cast<ReduceAllOp>(op))
+    return reduce(r, Neutral::One);
+  if (auto r = dyn_cast<ReduceProdOp>(op))
+    return reduce(r, Neutral::One);
+  if (auto r = dyn_cast<ReduceVarOp>(op))
+    return overSymbolic(r) ? mixes(op, "a variance over it") : success();
+  if (auto r = dyn_cast<ReduceStdOp>(op))
+    return overSymbolic(r) ? mixes(op, "a standard deviation over it")
+                           : success();
+  if (auto m = dyn_cast<MatmulOp>(op)) {
+    int64_t rl = cast<RankedTensorType>(m.getLhs().getType()).getRank();
+    int64_t rr = cast<RankedTensorType>(m.getRhs().getType()).getRank();
+    int64_t kl = rl - 1, kr = rr == 1 ? 0 : rr - 2;
+    if (isSymbolic(m.getLhs(), kl))
+      maskOperand(op, 0, {kl}, Neutral::Zero);
+    if (isSymbolic(m.getRhs(), kr))
+      maskOperand(op, 1, {kr}, Neutral::Zero);
+    return success();
+  }
+  if (isa<DotOp>(op)) {
+    for (unsigned i = 0; i < 2; ++i)
+      if (isSymbolic(op->getOperand(i), 0))
+        maskOperand(op, i, {0}, Neutral::Zero);
+    return success();
+  }
+  if (auto e = dyn_cast<EinsumOp>(op)) {
+    auto [lhs, out] = e.getEquation().split("->");
+    if (lhs.contains("...") || !e.getEquation().contains("->"))
+      return mixes(op, "an einsum with '...' or no output reads it");
+    SmallVector<StringRef> terms;
+    lhs.split(terms, ',');
+    for (auto [i, term] : llvm::enumerate(terms)) {
+      term = term.trim();
+      SmallVector<int64_t> dims;
+      for (auto [d, label] : llvm::enumerate(term))
+        if (!out.contains(label) && isSymbolic(e.getInputs()[i], d))
+          dims.push_back(d);
+      maskOperand(op, i, dims, Neutral::Zero);
+    }
+    return success();
+  }
+  if (isa<ConvOp, ConvTransposeOp>(op)) {
+    // Positions along the channels and the spatial dims are summed; the
+    // batch is not.
+    SmallVector<int64_t> dims;
+    for (int64_t d : symbolicDims(op->getOperand(0)))
+      if (d > 0)
+        dims.push_back(d);
+    if (table.count(op->getOperand(1)))
+      return mixes(op, "the convolution's weights have it");
+    maskOperand(op, 0, dims, Neutral::Zero);
+    return success();
+  }
+  if (auto w = dyn_cast<ReduceWindowOp>(op)) {
+    Value in = w.getInput();
+    int64_t rank = cast<RankedTensorType>(in.getType()).getRank();
+    SmallVector<int64_t> dims;
+    for (int64_t d : symbolicDims(in)) {
+      bool slides = w.getWindowDims()[d] > 1 || w.getStrides()[d] != 1 ||
+                    w.getPads()[d] != 0 || w.getPads()[rank + d] != 0;
+      if (!slides)
+        continue;
+      if (w.getKind() == WindowKind::mean && !w.getCountIncludePad() &&
+          w.getPads()[rank + d] != 0)
+        return mixes(op, "a mean window that leaves its end padding out of "
+                         "the count slides along it");
+      dims.push_back(d);
+    }
+    Neutral k = w.getKind() == WindowKind::max   ? Neutral::Lowest
+                : w.getKind() == WindowKind::min ? Neutral::Highest
+                                                 : Neutral::Zero;
+    maskOperand(op, 0, dims, k);
+    return success();
+  }
+  if (auto c = dyn_cast<CumSumOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(c.getInput().getType()).getRank();
+    int64_t d = symbolAxisOf(c.getDim(), rank);
+    if (c.getReverse() && isSymbolic(c.getInput(), d))
+      maskOperand(op, 0, {d}, Neutral::Zero);
+    return success();
+  }
+  if (auto t = dyn_cast<TopKOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(t.getInput().getType()).getRank();
+    int64_t d = symbolAxisOf(t.getDim(), rank);
+    if (isSymbolic(t.getInput(), d))
+      maskOperand(op, 0, {d},
+                  t.getLargest() ? Neutral::Lowest : Neutral::Highest);
+    return success();
+  }
+  if (auto c = dyn_cast<ConcatOp>(op))
+    return concat(c);
+  if (auto s = dyn_cast<SplitOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(s.getInput().getType()).getRank();
+    if (isSymbolic(s.getInput(), symbolAxisOf(s.getDim(), rank)))
+      return mixes(op, "the split cuts along it");
+    return success();
+  }
+  if (auto s = dyn_cast<SliceOp>(op)) {
+    for (int64_t d : symbolicDims(s.getInput()))
+      if (s.getSteps()[d] != 1)
+        return mixes(op, "the slice steps along it");
+    return success();
+  }
+  if (auto p = dyn_cast<PadOp>(op))
+    return pad(p);
+  if (auto fl = dyn_cast<FlipOp>(op)) {
+    int64_t rank = cast<RankedTensorType>(fl.getInput().getType()).getRank();
+    for (int64_t d : symbolAxesOf(fl.getDims(), rank))
+      if (isSymbolic(fl.getInput(), d))
+        return mixes(op, "the op reverses along it");
+    return success();
+  }
+  return mixes(op, "'" + op->getName().getStringRef() +
+                       "' has no rule for a padded symbol");
+}
+
+LogicalResult PadRewriter::run() {
+  // The symbol's value: a new last argument, which the entry point passes.
+  unsigned at = f.getNumArguments();
+  Builder ab(f.getContext());
+  NamedAttribute attrs[] = {
+      ab.getNamedAttr("hodu.symbol_value", ab.getStringAttr(symbol)),
+      ab.getNamedAttr("hodu.name", ab.getStringAttr(symbol))};
+  if (failed(f.insertArgument(at, RankedTensorType::get({}, ab.getI64Type()),
+                              ab.getDictionaryAttr(attrs), f.getLoc())))
+    return failure();
+  n = f.getArgument(at);
+  SmallVector<Operation *> ops;
+  for (Operation &op : f.getBody().front())
+    ops.push_back(&op);
+  for (Operation *op : ops)
+    if (failed(visit(op)))
+      return failure();
+  return success();
+}
+
+struct PadSymbolsPass : hodu::impl::PadSymbolsBase<PadSymbolsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<ChunkedSymbol> sym;
+    std::string error;
+    if (failed(readChunkedSymbol(module, sym, error))) {
+      module.emitError(error);
+      return signalPassFailure();
+    }
+    if (!sym || !sym->padded)
+      return;
+    func::FuncOp f = findEntryFunction(module);
+    if (!f) {
+      module.emitError("hodu-pad-symbols: no entry function");
+      return signalPassFailure();
+    }
+    PadRewriter rewriter(sym->name, sym->chunk, f);
+    if (failed(rewriter.read()) || failed(rewriter.run()))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

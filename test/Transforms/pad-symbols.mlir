@@ -1,0 +1,124 @@
+// hodu-pad-symbols: a symbol that ops mix, compiled at its bound (8 here),
+// runs on inputs padded to it; before every op that reads across a padded
+// dim the operand's padding becomes that op's neutral value, selected by
+// the run's value of the symbol (the entry's new last argument).
+// RUN: hodu-opt %s --split-input-file --hodu-pad-symbols --verify-diagnostics | FileCheck %s
+
+// Attention over a sequence. A value is masked once, for all its users:
+// the input (which the matmul that contracts the keys reads) with 0 past
+// seq, the scores (which the softmax's max reads) with -inf. What a mask
+// makes known carries through the softmax -- -inf minus the max, its exp
+// 0, over the sum still 0 -- so the sum and the second matmul need no mask
+// of their own. The indices compare as f32, the data's width.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[X:.*]]: tensor<8x4xf32> {hodu.dims = ["seq", ""]}
+// CHECK-SAME: %[[N:.*]]: tensor<i64> {hodu.name = "seq", hodu.symbol_value = "seq"}
+// CHECK: %[[I0:.*]] = hodu.constant dense<{{\[\[}}0.000000e+00], [1.000000e+00], {{.*}} [7.000000e+00]]> : tensor<8x1xf32>
+// CHECK: %[[NF:.*]] = hodu.cast %[[N]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[K0:.*]] = hodu.lt %[[I0]], %[[NF]] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8x1xi1>
+// CHECK: %[[XM:.*]] = hodu.select %[[K0]], %[[X]], %{{.*}} : (tensor<8x1xi1>, tensor<8x4xf32>, tensor<f32>)
+// CHECK: %[[XT:.*]] = hodu.transpose %[[XM]]
+// CHECK: %[[S:.*]] = hodu.matmul %[[XM]], %[[XT]] : (tensor<8x4xf32>, tensor<4x8xf32>)
+// CHECK: %[[K1:.*]] = hodu.lt %{{.*}}, %{{.*}} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xi1>
+// CHECK: %[[NEGINF:.*]] = hodu.constant dense<0xFF800000> : tensor<f32>
+// CHECK: %[[SM:.*]] = hodu.select %[[K1]], %[[S]], %[[NEGINF]]
+// CHECK: hodu.reduce_max %[[SM]]
+// CHECK: hodu.sub %[[SM]]
+// CHECK: %[[E:.*]] = hodu.exp
+// CHECK-NEXT: hodu.reduce_sum %[[E]]
+// CHECK-NEXT: %[[P:.*]] = hodu.div %[[E]]
+// CHECK-NEXT: %[[O:.*]] = hodu.matmul %[[P]], %[[XM]]
+// A mean over the sequence: the masked mean times 8 / seq.
+// CHECK: %[[OM:.*]] = hodu.select %{{.*}}, %[[O]], %{{.*}} : (tensor<8x1xi1>, tensor<8x4xf32>, tensor<f32>)
+// CHECK: %[[MEAN:.*]] = hodu.reduce_mean %[[OM]]
+// CHECK: %[[REAL:.*]] = hodu.cast %[[N]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[EIGHT:.*]] = hodu.cast %{{.*}} : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[F:.*]] = hodu.div %[[EIGHT]], %[[REAL]]
+// CHECK: %[[SCALED:.*]] = hodu.mul %[[MEAN]], %[[F]]
+// CHECK: return %[[P]], %[[SCALED]]
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> (tensor<8x8xf32>, tensor<4xf32>) {
+  %xt = hodu.transpose %x {perm = array<i64: 1, 0>, hodu.extents = [["", "seq"]]} : (tensor<8x4xf32>) -> tensor<4x8xf32>
+  %s = hodu.matmul %x, %xt {hodu.extents = [["seq", "seq"]]} : (tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<8x8xf32>
+  %m = hodu.reduce_max %s {dims = array<i64: 1>, keep_dim = true, hodu.extents = [["seq", ""]]} : (tensor<8x8xf32>) -> tensor<8x1xf32>
+  %d = hodu.sub %s, %m {hodu.extents = [["seq", "seq"]]} : (tensor<8x8xf32>, tensor<8x1xf32>) -> tensor<8x8xf32>
+  %e = hodu.exp %d {hodu.extents = [["seq", "seq"]]} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %z = hodu.reduce_sum %e {dims = array<i64: 1>, keep_dim = true, hodu.extents = [["seq", ""]]} : (tensor<8x8xf32>) -> tensor<8x1xf32>
+  %p = hodu.div %e, %z {hodu.extents = [["seq", "seq"]]} : (tensor<8x8xf32>, tensor<8x1xf32>) -> tensor<8x8xf32>
+  %o = hodu.matmul %p, %x {hodu.extents = [["seq", ""]]} : (tensor<8x8xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
+  %mean = hodu.reduce_mean %o {dims = array<i64: 0>} : (tensor<8x4xf32>) -> tensor<4xf32>
+  return %p, %mean : tensor<8x8xf32>, tensor<4xf32>
+}
+}
+
+// -----
+
+// A decoder's cache: the new key joins the past at position `past`, not at
+// the bound, and a pad at the end of the past starts after its real part.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[PAST:.*]]: tensor<1x8x2xf32> {hodu.dims = ["", "past", ""]}, %[[NEW:.*]]: tensor<1x1x2xf32>
+// CHECK-SAME: %[[N:.*]]: tensor<i64> {hodu.name = "past", hodu.symbol_value = "past"}
+// CHECK: %[[POS:.*]] = hodu.constant dense<[0, 1, 2, 3, 4, 5, 6, 7, 8]> : tensor<9xi64>
+// CHECK: %[[POSB:.*]] = hodu.constant dense<{{\[\[}}[0], [1], [2], [3], [4], [5], [6], [7], [8]]]> : tensor<1x9x1xi64>
+// CHECK: %[[START0:.*]] = hodu.constant dense<0> : tensor<i64>
+// CHECK: %[[A:.*]] = hodu.index_select %[[PAST]], %{{.*}} {dim = 1 : i64} : (tensor<1x8x2xf32>, tensor<9xi64>) -> tensor<1x9x2xf32>
+// CHECK: %[[START1:.*]] = hodu.add %[[START0]], %[[N]]
+// CHECK: %[[IDX:.*]] = hodu.sub %[[POS]], %[[START1]]
+// CHECK: %[[B:.*]] = hodu.index_select %[[NEW]], %{{.*}} {dim = 1 : i64} : (tensor<1x1x2xf32>, tensor<9xi64>) -> tensor<1x9x2xf32>
+// CHECK: %[[BEFORE:.*]] = hodu.lt %[[POSB]], %[[START1]] : (tensor<1x9x1xi64>, tensor<i64>) -> tensor<1x9x1xi1>
+// CHECK: %[[CAT:.*]] = hodu.select %[[BEFORE]], %[[A]], %[[B]]
+// CHECK-NOT: hodu.concat
+// CHECK: %[[PADDED:.*]] = hodu.pad %[[PAST]]
+// CHECK: %[[FILL:.*]] = hodu.constant dense<-1.000000e+00> : tensor<f32>
+// CHECK: %[[END:.*]] = hodu.add %[[N]], %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// CHECK: %[[ENDF:.*]] = hodu.cast %[[END]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[IN:.*]] = hodu.lt %{{.*}}, %[[ENDF]] : (tensor<1x11x1xf32>, tensor<f32>) -> tensor<1x11x1xi1>
+// CHECK: %[[P:.*]] = hodu.select %[[IN]], %[[PADDED]], %[[FILL]]
+// CHECK: return %[[CAT]], %[[P]]
+module attributes {hodu.symbols = [{name = "past", min = 0 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%past: tensor<1x8x2xf32> {hodu.dims = ["", "past", ""]}, %new: tensor<1x1x2xf32>) -> (tensor<1x9x2xf32>, tensor<1x11x2xf32>) {
+  %c = hodu.concat %past, %new {dim = 1 : i64, hodu.extents = [["", "past+1", ""]]} : (tensor<1x8x2xf32>, tensor<1x1x2xf32>) -> tensor<1x9x2xf32>
+  %p = hodu.pad %past {mode = #hodu<pad_mode constant>, pads = array<i64: 0, 1, 0, 0, 2, 0>, value = -1.0 : f32, hodu.extents = [["", "past+3", ""]]} : (tensor<1x8x2xf32>) -> tensor<1x11x2xf32>
+  return %c, %p : tensor<1x9x2xf32>, tensor<1x11x2xf32>
+}
+}
+
+// -----
+
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<4xf32> {
+  // expected-error @+1 {{symbolic dim 'seq' cannot vary: a variance over it; pin it (hoduc --dim=seq=<size>)}}
+  %v = hodu.reduce_var %x {dims = array<i64: 0>} : (tensor<8x4xf32>) -> tensor<4xf32>
+  return %v : tensor<4xf32>
+}
+}
+
+// -----
+
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<8x4xf32> {
+  // expected-error @+1 {{symbolic dim 'seq' cannot vary: the op reverses along it}}
+  %f = hodu.flip %x {dims = array<i64: 0>, hodu.extents = [["seq", ""]]} : (tensor<8x4xf32>) -> tensor<8x4xf32>
+  return %f : tensor<8x4xf32>
+}
+}
+
+// -----
+
+// The padding of each of the 2 rows would sit between real positions.
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<2x8xf32> {hodu.dims = ["", "seq"]}) -> tensor<16xf32> {
+  // expected-error @+1 {{symbolic dim 'seq' cannot vary: the reshape merges it with the dims before it}}
+  %r = hodu.reshape %x {hodu.extents = [["2*seq"]]} : (tensor<2x8xf32>) -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+}
+
+// -----
+
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+// expected-error @+1 {{hodu.extents: dim 0 of 'tensor<8x4xf32>' is not seq+1 at seq = 8}}
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq+1", ""]}) -> tensor<8x4xf32> {
+  return %x : tensor<8x4xf32>
+}
+}
