@@ -29,14 +29,13 @@ using namespace hodu;
 namespace {
 
 /// The sizes the model is imported at: the first probe (already imported),
-/// two more to find scale and offset and check them, then the bound. The
-/// probes are primes within the symbol's bounds (sizes outside them may
-/// not import: a position table has as many rows as the bound), none 1
-/// (broadcasts treat 1 apart).
-SmallVector<int64_t> probeSizes(int64_t first, const ChunkedSymbol &sym) {
+/// two more primes within the symbol's bounds to find scale and offset and
+/// check them (sizes outside the bounds may not import: a position table
+/// has as many rows as the bound), then the bound.
+SmallVector<int64_t> probeSizesFrom(int64_t first, const ChunkedSymbol &sym) {
   SmallVector<int64_t> at = {first};
-  for (int64_t p : {31, 37, 29, 23, 19, 17, 13, 11, 7, 5, 3, 2})
-    if (at.size() < 3 && p != first && p >= sym.min && p <= sym.max)
+  for (int64_t p : driver::probeSizes(sym.min, sym.max, 3))
+    if (at.size() < 3 && p != first)
       at.push_back(p);
   at.push_back(sym.max);
   return at;
@@ -232,7 +231,7 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
                      const ChunkedSymbol &sym) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   PaddedImport pi(sym.name, loc);
-  SmallVector<int64_t> at = probeSizes(probe, sym);
+  SmallVector<int64_t> at = probeSizesFrom(probe, sym);
   if (at.size() < 4) {
     emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
                    << sym.min << ".." << sym.max << " leave too few sizes to "

@@ -29,23 +29,40 @@ using namespace hodu;
 /// The probe size: prime, and not a size models give their dims.
 static constexpr int64_t kProbeSize = 29;
 
-/// The probe for `opts`: kProbeSize, or the largest prime below a smaller
-/// bound that --dim gives an unpinned symbol (a model whose position table
-/// has 16 rows cannot be imported at a sequence of 29).
-static int64_t probeSizeFor(const CompileOptions &opts) {
-  int64_t probe = kProbeSize;
-  for (const DimSpec &d : opts.dims)
-    if (!d.size && d.max >= 2 && d.max < probe)
-      probe = d.max;
+SmallVector<int64_t> driver::probeSizes(int64_t min, int64_t max,
+                                        unsigned count) {
   auto isPrime = [](int64_t v) {
     for (int64_t k = 2; k * k <= v; ++k)
       if (v % k == 0)
         return false;
     return v >= 2;
   };
-  while (!isPrime(probe))
-    --probe;
-  return probe;
+  int64_t lo = std::max<int64_t>(min, 2);
+  auto fits = [&](int64_t v) { return v >= lo && (max < 0 || v <= max); };
+  SmallVector<int64_t> out;
+  auto take = [&](int64_t v) {
+    if (out.size() < count && fits(v) && !llvm::is_contained(out, v))
+      out.push_back(v);
+  };
+  for (int64_t v : {kProbeSize, int64_t(31), int64_t(37)})
+    take(v);
+  for (int64_t v = lo; out.size() < count && v < lo + 100000 && fits(v); ++v)
+    if (isPrime(v))
+      take(v);
+  return out;
+}
+
+/// The probe for `opts`: kProbeSize, or a prime within the bounds that
+/// --dim gives an unpinned symbol (a model whose position table has 16 rows
+/// cannot be imported at a sequence of 29, nor a spectrogram of 512-sample
+/// windows at 29 samples).
+static int64_t probeSizeFor(const CompileOptions &opts) {
+  for (const DimSpec &d : opts.dims)
+    if (!d.size && (d.min > kProbeSize || (d.max >= 0 && d.max < kProbeSize)))
+      if (SmallVector<int64_t> p = driver::probeSizes(d.min, d.max, 1);
+          !p.empty())
+        return p.front();
+  return kProbeSize;
 }
 
 static func::FuncOp entryOf(ModuleOp module) {

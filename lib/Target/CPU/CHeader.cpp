@@ -7,6 +7,7 @@
 
 #include "CPUTarget.h"
 
+#include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Support/DType.h"
 #include "hodu/Support/Names.h"
 #include "hodu/Support/Output.h"
@@ -122,23 +123,28 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
   auto countMacros = [&](const std::vector<TensorSignature> &ts,
                          StringRef kind) {
     for (auto [i, t] : llvm::enumerate(ts)) {
+      // The static dims' product, times the symbolic dim's extent
+      // scale * N + offset (offsets: a padded symbol's `past+1`).
       int64_t n = 1;
-      bool symbolic = false;
+      std::optional<SymbolicExtent> extent;
       for (auto [d, e] : llvm::enumerate(t.shape)) {
-        if (d < t.dims.size() && !t.dims[d].empty()) {
-          // chunk * scale at the chunk: per unit of the symbol, scale.
-          symbolic = true;
-          n *= e / sig.symbolChunk;
-        } else {
+        if (d < t.dims.size() && !t.dims[d].empty())
+          extent = parseSymbolicExtent(t.dims[d]);
+        else
           n *= e;
-        }
       }
       os << "#define " << prefix.upper() << "_" << kind << i << "_ELEMENTS";
-      if (symbolic)
-        os << "(" << symbolArg << ") ((int64_t)(" << symbolArg << ") * " << n
-           << ")\n";
-      else
+      if (extent) {
+        std::string count = "(int64_t)(" + symbolArg + ")";
+        if (extent->scale != 1)
+          count += " * " + std::to_string(extent->scale);
+        if (extent->offset)
+          count = "(" + count + (extent->offset > 0 ? " + " : " - ") +
+                  std::to_string(std::abs(extent->offset)) + ")";
+        os << "(" << symbolArg << ") (" << count << " * " << n << ")\n";
+      } else {
         os << " " << n << "\n";
+      }
     }
   };
   countMacros(sig.inputs, "INPUT");
