@@ -505,8 +505,8 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
   // its o-th outer slice; in the staging copy, rows [0, chunk).
   auto callerBlock = [&](size_t k, Value o) {
     const Chunked &c = chunkOf(k);
-    return gep(pointers[k], add(mul(o, extentBytes(k, n)),
-                                mul(off, i64c(c.unitBytes))));
+    return gep(pointers[k],
+               add(mul(o, extentBytes(k, n)), mul(off, i64c(c.unitBytes))));
   };
   auto stageBlock = [&](size_t k, Value o) {
     const Chunked &c = chunkOf(k);
@@ -524,11 +524,11 @@ void EntryPointLowering::buildChunkLoop(LLVM::LLVMFuncOp impl,
       Value copied = extentBytes(k, rows);
       LLVM::MemcpyOp::create(b, loc, dst, src, copied, /*isVolatile=*/false);
       if (symbol->padded) {
-        Value rest = LLVM::SubOp::create(b, loc, extentBytes(k, i64c(chunk)),
-                                         copied);
+        Value rest =
+            LLVM::SubOp::create(b, loc, extentBytes(k, i64c(chunk)), copied);
         LLVM::MemsetOp::create(b, loc, gep(dst, copied),
-                               LLVM::ConstantOp::create(
-                                   b, loc, b.getI8Type(), b.getI8IntegerAttr(0)),
+                               LLVM::ConstantOp::create(b, loc, b.getI8Type(),
+                                                        b.getI8IntegerAttr(0)),
                                rest, /*isVolatile=*/false);
         return;
       }
@@ -785,9 +785,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
              : std::string()));
   }
   if (!impl || impl.isExternal() ||
-      impl.getNumArguments() !=
-          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) +
-                  (symbol && symbol->padded) ||
+      impl.getNumArguments() != nIn + nOut + (coreWorkspace != 0) +
+                                    (numChecks != 0) +
+                                    (symbol && symbol->padded) ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
       !llvm::all_of(impl.getArgumentTypes(),
                     llvm::IsaPred<LLVM::LLVMPointerType>)) {

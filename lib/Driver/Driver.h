@@ -1,4 +1,5 @@
-//===- Driver.h - the driver's parts -----------------------------*- C++ -*-===//
+//===- Driver.h - the driver's parts -----------------------------*- C++
+//-*-===//
 //
 // Private to lib/Driver:
 //   Compiler.cpp   import, the phase loop, hand-over to the target

@@ -91,8 +91,7 @@ std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
   for (auto [s, p] : llvm::zip(sizes, at))
     list += (list.empty() ? "" : ", ") + std::to_string(s) + " at " +
             std::to_string(p);
-  (void)mixes(where, what + " is " + list +
-                         ", which is not scale * " + symbol +
+  (void)mixes(where, what + " is " + list + ", which is not scale * " + symbol +
                          " + offset (a strided window or a reshape "
                          "that depends on it?)");
   return std::nullopt;
@@ -101,8 +100,8 @@ std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
 /// One value's types across the imports: same rank, each dim static or an
 /// extent; `dims` gets the extent texts.
 LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
-                                         ArrayRef<int64_t> at,
-                                         Operation *where, const Twine &what,
+                                         ArrayRef<int64_t> at, Operation *where,
+                                         const Twine &what,
                                          SmallVectorImpl<Attribute> &dims,
                                          bool &any) {
   Builder b(loc.getContext());
@@ -142,7 +141,8 @@ LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
     ElementsAttr ea = ca.getValue(), eb = cast<ConstantOp>(b).getValue();
     if (ea == eb)
       return success();
-    auto ta = cast<ShapedType>(ea.getType()), tb = cast<ShapedType>(eb.getType());
+    auto ta = cast<ShapedType>(ea.getType()),
+         tb = cast<ShapedType>(eb.getType());
     ArrayRef<int64_t> sa = ta.getShape(), sb = tb.getShape();
     if (sa.size() != sb.size() || ta.getElementType() != tb.getElementType())
       return mixes(a, "a constant computed from its value");
@@ -267,11 +267,10 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
     if (im.ops.size() != imports[0].ops.size() ||
         im.entry.getNumArguments() != imports[0].entry.getNumArguments() ||
         im.entry.getNumResults() != imports[0].entry.getNumResults()) {
-      (void)pi.mixes(nullptr, "the model imports to " +
-                                  Twine(imports[0].ops.size()) + " ops at " +
-                                  Twine(probe) + " but " +
-                                  Twine(im.ops.size()) + " at " +
-                                  Twine(im.size));
+      (void)pi.mixes(nullptr,
+                     "the model imports to " + Twine(imports[0].ops.size()) +
+                         " ops at " + Twine(probe) + " but " +
+                         Twine(im.ops.size()) + " at " + Twine(im.size));
       return nullptr;
     }
   for (size_t i = 0; i < imports[0].ops.size(); ++i) {
@@ -296,8 +295,8 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
         types.push_back(o->getResult(r).getType());
       SmallVector<Attribute> dims;
       bool any;
-      if (failed(pi.compareTypes(types, at, op, "result #" + Twine(r), dims,
-                                 any)))
+      if (failed(
+              pi.compareTypes(types, at, op, "result #" + Twine(r), dims, any)))
         return nullptr;
       anyResult |= any;
       perResult.push_back(b.getArrayAttr(dims));

@@ -203,11 +203,10 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
             << "to its bound, so pin it (hoduc --dim=" << symbol << "=<size>)";
         return nullptr;
       }
-      return driver::importPadded(std::move(module), probeSizeFor(opts), *importer,
-                                  context,
-                          opts, io,
-                          {symbol, spec.min, spec.max, spec.multiple,
-                           spec.max, /*padded=*/true});
+      return driver::importPadded(std::move(module), probeSizeFor(opts),
+                                  *importer, context, opts, io,
+                                  {symbol, spec.min, spec.max, spec.multiple,
+                                   spec.max, /*padded=*/true});
     }
   } else if (failed(runChunkSymbols(*module))) {
     if (probe && spec.max < 0)

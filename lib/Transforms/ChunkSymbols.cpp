@@ -142,7 +142,6 @@ bool ChunkAnalysis::replicated(Value v, int64_t dim, unsigned depth) const {
   return false;
 }
 
-
 /// Elementwise with numpy broadcasting: every operand that has the symbol
 /// has it at the same result dim, unbroadcast; the others are 1 there or
 /// hold the same values at every index of it.
@@ -222,7 +221,6 @@ LogicalResult ChunkAnalysis::sameDimUnless(Operation *op, Value in, Value out,
   return success();
 }
 
-
 LogicalResult ChunkAnalysis::visit(Operation *op) {
   bool any = llvm::any_of(op->getOperands(),
                           [&](Value v) { return get(v).has_value(); });
@@ -286,9 +284,9 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
     return success();
   }
   if (auto f = dyn_cast<FlipOp>(op))
-    return sameDimUnless(op, f.getInput(), f.getResult(),
-                         symbolAxesOf(f.getDims(), shapeOf(f.getInput()).size()),
-                         "reverses");
+    return sameDimUnless(
+        op, f.getInput(), f.getResult(),
+        symbolAxesOf(f.getDims(), shapeOf(f.getInput()).size()), "reverses");
   if (auto pad = dyn_cast<PadOp>(op)) {
     std::optional<Pos> q = get(pad.getInput());
     int64_t rank = shapeOf(pad.getInput()).size();

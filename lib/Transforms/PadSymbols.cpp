@@ -90,14 +90,12 @@ private:
   LogicalResult concat(ConcatOp c);
   LogicalResult pad(PadOp p);
   LogicalResult reshape(Operation *op);
-  template <class R>
-  LogicalResult reduce(R r, Neutral k, bool mean = false);
+  template <class R> LogicalResult reduce(R r, Neutral k, bool mean = false);
   /// Whether reduction r reduces a padded dim.
   template <class R> bool overSymbolic(R r) const {
     int64_t rank = cast<RankedTensorType>(r.getInput().getType()).getRank();
-    return llvm::any_of(symbolAxesOf(r.getDims(), rank), [&](int64_t d) {
-      return isSymbolic(r.getInput(), d);
-    });
+    return llvm::any_of(symbolAxesOf(r.getDims(), rank),
+                        [&](int64_t d) { return isSymbolic(r.getInput(), d); });
   }
 
   std::string symbol;
@@ -132,8 +130,8 @@ LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
              << "'";
     if (type.getDimSize(d) != e->scale * bound + e->offset)
       return where->emitError("hodu.extents: dim ")
-             << d << " of " << type << " is not " << text.getValue()
-             << " at " << symbol << " = " << bound;
+             << d << " of " << type << " is not " << text.getValue() << " at "
+             << symbol << " = " << bound;
     row[d] = Extent{e->scale, e->offset};
     any = true;
   }
@@ -179,9 +177,10 @@ Value PadRewriter::scalar(Type elem, Neutral k) {
   Attribute value;
   if (auto ft = dyn_cast<FloatType>(elem)) {
     const llvm::fltSemantics &sem = ft.getFloatSemantics();
-    APFloat v = k == Neutral::Zero  ? APFloat::getZero(sem)
-                : k == Neutral::One ? APFloat::getOne(sem)
-                                    : APFloat::getInf(sem, k == Neutral::Lowest);
+    APFloat v = k == Neutral::Zero ? APFloat::getZero(sem)
+                : k == Neutral::One
+                    ? APFloat::getOne(sem)
+                    : APFloat::getInf(sem, k == Neutral::Lowest);
     value = FloatAttr::get(ft, v);
   } else {
     auto it = cast<IntegerType>(elem);
@@ -197,8 +196,7 @@ Value PadRewriter::scalar(Type elem, Neutral k) {
                                        : APInt::getSignedMaxValue(w)));
     value = IntegerAttr::get(it, v);
   }
-  return ConstantOp::create(b, f.getLoc(),
-                            DenseElementsAttr::get(type, value));
+  return ConstantOp::create(b, f.getLoc(), DenseElementsAttr::get(type, value));
 }
 
 /// scale * n + offset, a 0-d i64 tensor.
@@ -221,8 +219,7 @@ Value PadRewriter::keep(ArrayRef<int64_t> shape,
                         ArrayRef<std::pair<int64_t, Extent>> dims, Type like) {
   Location loc = f.getLoc();
   auto ft = dyn_cast<FloatType>(like);
-  bool useFloat = ft && ft.getWidth() >= 32 &&
-                  llvm::all_of(dims, [&](auto de) {
+  bool useFloat = ft && ft.getWidth() >= 32 && llvm::all_of(dims, [&](auto de) {
                     return shape[de.first] <= (int64_t(1) << 24);
                   });
   Value all;
@@ -277,15 +274,14 @@ Value PadRewriter::masked(Value x, ArrayRef<int64_t> dims, Neutral k) {
 /// value whose padding holds nothing known is masked once, for all its
 /// users (what the padding holds never reaches a real position, so any
 /// user may see the mask); one already neutral there is left alone.
-void PadRewriter::maskOperand(Operation *op, unsigned i,
-                              ArrayRef<int64_t> dims, Neutral k) {
+void PadRewriter::maskOperand(Operation *op, unsigned i, ArrayRef<int64_t> dims,
+                              Neutral k) {
   if (dims.empty())
     return;
   Value x = op->getOperand(i);
   auto it = known.find(x);
   if (it != known.end()) {
-    if (it->second.first == k &&
-        llvm::all_of(dims, [&](int64_t d) {
+    if (it->second.first == k && llvm::all_of(dims, [&](int64_t d) {
           return llvm::is_contained(it->second.second, d);
         }))
       return;
@@ -324,7 +320,8 @@ void PadRewriter::propagateKnown(Operation *op) {
       return d < lead || vt.getDimSize(d - lead) == 1;
     });
   };
-  auto knownOf = [&](Value v) -> std::optional<std::pair<Neutral, SmallVector<int64_t>>> {
+  auto knownOf =
+      [&](Value v) -> std::optional<std::pair<Neutral, SmallVector<int64_t>>> {
     auto it = known.find(v);
     if (it == known.end() ||
         cast<RankedTensorType>(v.getType()).getRank() != rt.getRank())
@@ -400,9 +397,9 @@ LogicalResult PadRewriter::reduce(R r, Neutral k, bool mean) {
 LogicalResult PadRewriter::concat(ConcatOp c) {
   auto rt = cast<RankedTensorType>(c.getResult().getType());
   int64_t dim = symbolAxisOf(c.getDim(), rt.getRank());
-  bool along = isSymbolic(c.getResult(), dim) ||
-               llvm::any_of(c.getInputs(),
-                            [&](Value v) { return isSymbolic(v, dim); });
+  bool along =
+      isSymbolic(c.getResult(), dim) ||
+      llvm::any_of(c.getInputs(), [&](Value v) { return isSymbolic(v, dim); });
   if (!along)
     return success();
   b.setInsertionPoint(c);
@@ -425,7 +422,8 @@ LogicalResult PadRewriter::concat(ConcatOp c) {
     // index = clamp(p - start, 0, len - 1)
     Value index = SubOp::create(b, loc, indexT, positions, start);
     index = MaximumOp::create(b, loc, indexT, index, i64Constant({}, {0}));
-    index = MinimumOp::create(b, loc, indexT, index, i64Constant({}, {len - 1}));
+    index =
+        MinimumOp::create(b, loc, indexT, index, i64Constant({}, {len - 1}));
     Value part = IndexSelectOp::create(b, loc, rt, in, index, dim);
     parts.push_back({part, start});
     Value extent = isSymbolic(in, dim) ? realExtent(extentOf(in, dim))
@@ -437,8 +435,8 @@ LogicalResult PadRewriter::concat(ConcatOp c) {
   result = parts.back().first;
   auto condT = RankedTensorType::get(bcast, b.getI1Type());
   for (int64_t i = (int64_t)parts.size() - 2; i >= 0; --i) {
-    Value before = LtOp::create(b, loc, condT, broadcastPositions,
-                                parts[i + 1].second);
+    Value before =
+        LtOp::create(b, loc, condT, broadcastPositions, parts[i + 1].second);
     result = SelectOp::create(b, loc, rt, before, parts[i].first, result);
   }
   table[result] = table.lookup(c.getResult());
@@ -494,7 +492,8 @@ LogicalResult PadRewriter::reshape(Operation *op) {
     return mixes(op, "the reshape spreads it over other dims");
   auto prefix = [](Value v, int64_t d) {
     int64_t p = 1;
-    for (int64_t e : cast<RankedTensorType>(v.getType()).getShape().take_front(d))
+    for (int64_t e :
+         cast<RankedTensorType>(v.getType()).getShape().take_front(d))
       p *= e;
     return p;
   };

@@ -30,6 +30,7 @@ int main(void) {
   printf("past=3 rc=%d,%d %s\n", rc, rc3, err < 1e-5 ? "close" : "DIFFERENT");
   float big[DEC_INPUT2_ELEMENTS(17)], out[DEC_OUTPUT1_ELEMENTS(17)];
   rc = dec_run(17, ids, pos, big, big, logits, out, out);
-  printf("past=17 rc=%d (%s)\n", rc, dec_hodu_descriptor.check_messages[rc - 2]);
+  printf("past=17 rc=%d (%s)\n", rc,
+         dec_hodu_descriptor.check_messages[rc - 2]);
   return 0;
 }
