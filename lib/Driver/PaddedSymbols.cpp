@@ -306,30 +306,29 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
   }
   // The entry's arguments and results.
   func::FuncOp f = last.entry;
-  for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+  auto entryDims = [&](bool results, unsigned i) -> LogicalResult {
     SmallVector<Type> types;
     for (Import &im : imports)
-      types.push_back(im.entry.getArgumentTypes()[i]);
+      types.push_back(results ? im.entry.getResultTypes()[i]
+                              : im.entry.getArgumentTypes()[i]);
     SmallVector<Attribute> dims;
     bool any;
-    if (failed(pi.compareTypes(types, at, nullptr, "input #" + Twine(i), dims,
-                               any)))
-      return nullptr;
-    if (any)
-      f.setArgAttr(i, "hodu.dims", b.getArrayAttr(dims));
-  }
-  for (unsigned i = 0; i < f.getNumResults(); ++i) {
-    SmallVector<Type> types;
-    for (Import &im : imports)
-      types.push_back(im.entry.getResultTypes()[i]);
-    SmallVector<Attribute> dims;
-    bool any;
-    if (failed(pi.compareTypes(types, at, nullptr, "output #" + Twine(i), dims,
-                               any)))
-      return nullptr;
-    if (any)
+    if (failed(pi.compareTypes(types, at, nullptr,
+                               (results ? "output #" : "input #") + Twine(i),
+                               dims, any)))
+      return failure();
+    if (any && results)
       f.setResultAttr(i, "hodu.dims", b.getArrayAttr(dims));
-  }
+    else if (any)
+      f.setArgAttr(i, "hodu.dims", b.getArrayAttr(dims));
+    return success();
+  };
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    if (failed(entryDims(/*results=*/false, i)))
+      return nullptr;
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    if (failed(entryDims(/*results=*/true, i)))
+      return nullptr;
   OwningOpRef<ModuleOp> compiled = std::move(last.module);
   writeChunkedSymbol(*compiled, sym);
   ModuleOp cm = *compiled;

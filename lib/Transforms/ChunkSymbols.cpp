@@ -65,9 +65,7 @@ public:
 private:
   LogicalResult visit(Operation *op);
   LogicalResult mixes(Operation *op, const Twine &why) {
-    return op->emitError() << "symbolic dim '" << symbol
-                           << "' cannot vary: " << why
-                           << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+    return symbolCannotVary(op, symbol, why);
   }
   static ArrayRef<int64_t> shapeOf(Value v) {
     return cast<RankedTensorType>(v.getType()).getShape();

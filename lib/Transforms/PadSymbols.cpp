@@ -56,9 +56,7 @@ public:
 private:
   LogicalResult visit(Operation *op);
   LogicalResult mixes(Operation *op, const Twine &why) {
-    return op->emitError() << "symbolic dim '" << symbol
-                           << "' cannot vary: " << why
-                           << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+    return symbolCannotVary(op, symbol, why);
   }
   LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where);
   SmallVector<int64_t> symbolicDims(Value v) const {

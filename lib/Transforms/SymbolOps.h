@@ -32,6 +32,16 @@ inline bool isElementwiseOp(mlir::Operation *op) {
       ContiguousOp, DummyOp, TransferOp>(op);
 }
 
+/// The error of an op that a symbol's passes cannot take: "symbolic dim
+/// 'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)".
+inline mlir::LogicalResult symbolCannotVary(mlir::Operation *op,
+                                            llvm::StringRef symbol,
+                                            const llvm::Twine &why) {
+  return op->emitError() << "symbolic dim '" << symbol
+                         << "' cannot vary: " << why
+                         << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+}
+
 /// A dim attribute (stored as uint64_t) made non-negative.
 inline int64_t symbolAxisOf(uint64_t dim, int64_t rank) {
   return (int64_t)dim < 0 ? (int64_t)dim + rank : (int64_t)dim;
