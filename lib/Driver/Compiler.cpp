@@ -390,8 +390,9 @@ static LogicalResult checkTensorSizes(ModuleOp module, int64_t limit) {
 /// phase ran) writes the artifact.
 static bool runPhases(ModuleOp module, const CompileOptions &opts,
                       const TargetBackend &target,
-                      const PipelineRequest &request, size_t first,
-                      size_t last, StatsTimer &timer) {
+                      const PipelineRequest &request, size_t first, size_t last,
+                      StatsTimer &timer,
+                      MutableArrayRef<driver::PaddedBucket> buckets = {}) {
   Location loc = FileLineColLoc::get(module.getContext(), opts.inputPath, 0, 0);
   std::vector<std::string> phases = phaseNames(target);
   // A phase to stop at: the last one for .mlir output, else as asked.
@@ -482,6 +483,33 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
         opts.outputPath.empty() ? "-" : opts.outputPath, text, loc));
   }
 
+  // A padded symbol's buckets: each compiled whole with a prefix of its
+  // own, then merged in behind a dispatcher (lib/Driver/Buckets.cpp).
+  for (driver::PaddedBucket &bucket : buckets) {
+    PipelineRequest r = request;
+    r.prefix = request.prefix + "__b" + std::to_string(bucket.size);
+    r.artifactKind = "o"; // no descriptor alias of its own
+    ModuleOp m = *bucket.module;
+    m->setAttr("hodu.model_name", module->getAttr("hodu.model_name"));
+    if (failed(verify(m)) ||
+        failed(checkTensorSizes(m, opts.maxTensorElements)))
+      return false;
+    for (size_t i = 0; i < phases.size(); ++i) {
+      PassManager pm(m->getName());
+      if (failed(i < shared ? driver::buildSharedPhase(phases[i], pm, target, r)
+                            : target.buildPhase(phases[i], pm, r)) ||
+          failed(driver::runPhase(pm, m, r))) {
+        emitError(loc, "compilation of the code at ")
+            << bucket.size << " failed in phase '" << phases[i] << "'";
+        return false;
+      }
+    }
+    timer.lap("bucket");
+  }
+  if (!buckets.empty() &&
+      failed(driver::mergeBuckets(module, buckets, request.prefix, loc)))
+    return false;
+
   SerializeRequest req;
   auto kind = target.findArtifactKind(opts.emit);
   if (!kind) {
@@ -532,7 +560,8 @@ static std::string indexChecksFor(const CompileOptions &opts,
 }
 
 static bool compileModule(ModuleOp module, const CompileOptions &opts,
-                          StatsTimer &timer) {
+                          StatsTimer &timer,
+                          MutableArrayRef<driver::PaddedBucket> buckets = {}) {
   MLIRContext &context = *module.getContext();
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   std::string error;
@@ -582,7 +611,8 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
   size_t stopAt = llvm::find(phases, stop) - phases.begin();
   if (opts.fallback != "cpu" || partitionAt >= phases.size() ||
       stopAt <= partitionAt)
-    return runPhases(module, opts, *target, request, 0, phases.size(), timer);
+    return runPhases(module, opts, *target, request, 0, phases.size(), timer,
+                     buckets);
 
   // With --fallback=cpu, a node whose kernels the target's code generation
   // cannot build after all (its op support table is about ops, not about
@@ -795,18 +825,22 @@ bool hodu::compile(MLIRContext &context, const CompileOptions &opts) {
     }
     importOpts.inputPath = converted.path;
   }
-  OwningOpRef<ModuleOp> module =
-      driver::importWithSymbols(*importer, context, importOpts, [&] {
+  SmallVector<driver::PaddedBucket> buckets;
+  OwningOpRef<ModuleOp> module = driver::importWithSymbols(
+      *importer, context, importOpts,
+      [&] {
         ImportOptions io = opts.import;
         io.maxTensorElements = opts.maxTensorElements;
         return io;
-      }());
+      }(),
+      &buckets);
   if (!module && !converted.path.empty())
     emitError(loc, "the format plugin's conversion of it did not import "
                    "(the errors above are in its output)");
   if (!module)
     return false;
   timer.lap("import");
-  return finish(compileModule(*module, splitFallbackOptions(opts), timer), opts,
-                start);
+  return finish(
+      compileModule(*module, splitFallbackOptions(opts), timer, buckets), opts,
+      start);
 }

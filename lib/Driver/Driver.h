@@ -17,6 +17,7 @@
 #include "hodu/Support/Timer.h"
 #include "hodu/Target/Target.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -30,6 +31,14 @@ class PassManager;
 } // namespace mlir
 
 namespace hodu::driver {
+
+/// A padded symbol's code compiled at a size below its bound (a bucket):
+/// one artifact runs a value on the smallest bucket that holds it
+/// (mergeBuckets).
+struct PaddedBucket {
+  int64_t size;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
 
 /// Builds shared phase `phase` ("input", "hodu" or "linalg") for `target`:
 /// the shared passes, with the target's extension where it has one.
@@ -56,7 +65,8 @@ void registerSharedPipelines();
 /// after an error.
 mlir::OwningOpRef<mlir::ModuleOp>
 importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
-                  const CompileOptions &opts, ImportOptions io);
+                  const CompileOptions &opts, ImportOptions io,
+                  llvm::SmallVectorImpl<PaddedBucket> *buckets = nullptr);
 
 /// Up to `count` primes within [max(min, 2), max] (max < 0: no bound), 29,
 /// 31 and 37 first where they fit: the sizes a model is imported at to see
@@ -69,11 +79,23 @@ llvm::SmallVector<int64_t> probeSizes(int64_t min, int64_t max, unsigned count);
 /// to be `scale * symbol + offset` and recorded (`hodu.extents`), and
 /// hodu-pad-symbols masks the module compiled at the bound. Null after an
 /// error (lib/Driver/PaddedSymbols.cpp).
+/// With `bucketSizes` (each below the bound), the model is also compiled
+/// at each of them, into `buckets` (PaddedBucket).
 mlir::OwningOpRef<mlir::ModuleOp>
 importPadded(mlir::OwningOpRef<mlir::ModuleOp> probed, int64_t probe,
              const Importer &importer, mlir::MLIRContext &context,
              const CompileOptions &opts, ImportOptions io,
-             const ChunkedSymbol &symbol);
+             const ChunkedSymbol &symbol, llvm::ArrayRef<int64_t> bucketSizes,
+             llvm::SmallVectorImpl<PaddedBucket> *buckets);
+
+/// Merges the buckets' modules, each lowered to the LLVM dialect with the
+/// prefix `prefix__b<size>`, into `module` (the bound's, lowered with
+/// `prefix`): their symbols renamed apart, the workspace the largest, and
+/// the descriptor's entry a dispatcher that runs a value on the smallest
+/// bucket that holds it (lib/Driver/Buckets.cpp).
+llvm::LogicalResult mergeBuckets(mlir::ModuleOp module,
+                                 llvm::MutableArrayRef<PaddedBucket> buckets,
+                                 llvm::StringRef prefix, mlir::Location loc);
 
 /// The same for a module already in the hodu dialect (the capture API's
 /// in-memory path, hodu::compile(ModuleOp)): its arguments' `hodu.dims`,

@@ -224,69 +224,33 @@ LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
 
 } // namespace
 
-OwningOpRef<ModuleOp>
-driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
-                     const Importer &importer, MLIRContext &context,
-                     const CompileOptions &opts, ImportOptions io,
-                     const ChunkedSymbol &sym) {
-  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  PaddedImport pi(sym.name, loc);
-  SmallVector<int64_t> at = probeSizesFrom(probe, sym);
-  if (at.size() < 4) {
-    emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
-                   << sym.min << ".." << sym.max << " leave too few sizes to "
-                   << "check how the model's dims follow it; pin it "
-                   << "(hoduc --dim=" << sym.name << "=<size>)";
-    return nullptr;
-  }
-  SmallVector<Import> imports;
-  imports.push_back({probe, std::move(probed), {}, {}});
-  io.unboundSymbolSize = 0;
-  for (int64_t size : ArrayRef(at).drop_front()) {
-    io.symbolSizes[sym.name] = size;
-    OwningOpRef<ModuleOp> m = importer.import(opts.inputPath, context, io);
-    if (!m)
-      return nullptr;
-    imports.push_back({size, std::move(m), {}, {}});
-  }
-  for (Import &im : imports) {
-    im.entry = findEntryFunction(*im.module);
-    if (!im.entry) {
-      emitError(loc) << "the model has no entry function";
-      return nullptr;
-    }
-    im.entry.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (op != im.entry)
-        im.ops.push_back(op);
-    });
-  }
-  Import &last = imports.back();
+/// `target`'s module annotated with the extents that the probes and it
+/// show (`hodu.extents`, the entry's `hodu.dims`); failure after an error.
+static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
+                              ArrayRef<int64_t> at, MLIRContext &context) {
+  Import &last = *imports.back();
   Builder b(&context);
   // The same ops at every size.
-  for (Import &im : imports)
-    if (im.ops.size() != imports[0].ops.size() ||
-        im.entry.getNumArguments() != imports[0].entry.getNumArguments() ||
-        im.entry.getNumResults() != imports[0].entry.getNumResults()) {
-      (void)pi.mixes(nullptr,
-                     "the model imports to " + Twine(imports[0].ops.size()) +
-                         " ops at " + Twine(probe) + " but " +
-                         Twine(im.ops.size()) + " at " + Twine(im.size));
-      return nullptr;
-    }
-  for (size_t i = 0; i < imports[0].ops.size(); ++i) {
+  for (Import *im : imports)
+    if (im->ops.size() != imports[0]->ops.size() ||
+        im->entry.getNumArguments() != imports[0]->entry.getNumArguments() ||
+        im->entry.getNumResults() != imports[0]->entry.getNumResults())
+      return pi.mixes(nullptr,
+                      "the model imports to " + Twine(imports[0]->ops.size()) +
+                          " ops at " + Twine(imports[0]->size) + " but " +
+                          Twine(im->ops.size()) + " at " + Twine(im->size));
+  for (size_t i = 0; i < imports[0]->ops.size(); ++i) {
     SmallVector<Operation *> ops;
-    for (Import &im : imports)
-      ops.push_back(im.ops[i]);
+    for (Import *im : imports)
+      ops.push_back(im->ops[i]);
     Operation *op = ops.back();
     if (llvm::any_of(ops, [&](Operation *o) {
           return o->getName() != op->getName() ||
                  o->getNumResults() != op->getNumResults();
-        })) {
-      (void)pi.mixes(op, "the ops of the model change with it");
-      return nullptr;
-    }
+        }))
+      return pi.mixes(op, "the ops of the model change with it");
     if (failed(pi.compareAttributes(ops)))
-      return nullptr;
+      return failure();
     SmallVector<Attribute> perResult;
     bool anyResult = false;
     for (unsigned r = 0; r < op->getNumResults(); ++r) {
@@ -297,7 +261,7 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
       bool any;
       if (failed(
               pi.compareTypes(types, at, op, "result #" + Twine(r), dims, any)))
-        return nullptr;
+        return failure();
       anyResult |= any;
       perResult.push_back(b.getArrayAttr(dims));
     }
@@ -308,9 +272,9 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
   func::FuncOp f = last.entry;
   auto entryDims = [&](bool results, unsigned i) -> LogicalResult {
     SmallVector<Type> types;
-    for (Import &im : imports)
-      types.push_back(results ? im.entry.getResultTypes()[i]
-                              : im.entry.getArgumentTypes()[i]);
+    for (Import *im : imports)
+      types.push_back(results ? im->entry.getResultTypes()[i]
+                              : im->entry.getArgumentTypes()[i]);
     SmallVector<Attribute> dims;
     bool any;
     if (failed(pi.compareTypes(types, at, nullptr,
@@ -325,16 +289,85 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
   };
   for (unsigned i = 0; i < f.getNumArguments(); ++i)
     if (failed(entryDims(/*results=*/false, i)))
-      return nullptr;
+      return failure();
   for (unsigned i = 0; i < f.getNumResults(); ++i)
     if (failed(entryDims(/*results=*/true, i)))
-      return nullptr;
-  OwningOpRef<ModuleOp> compiled = std::move(last.module);
-  writeChunkedSymbol(*compiled, sym);
-  ModuleOp cm = *compiled;
-  PassManager pm(cm->getName());
-  pm.addPass(createPadSymbols());
-  if (failed(pm.run(*compiled)))
+      return failure();
+  return success();
+}
+
+OwningOpRef<ModuleOp>
+driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
+                     const Importer &importer, MLIRContext &context,
+                     const CompileOptions &opts, ImportOptions io,
+                     const ChunkedSymbol &sym, ArrayRef<int64_t> bucketSizes,
+                     SmallVectorImpl<PaddedBucket> *buckets) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  PaddedImport pi(sym.name, loc);
+  SmallVector<int64_t> at = probeSizesFrom(probe, sym);
+  if (at.size() < 4) {
+    emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
+                   << sym.min << ".." << sym.max << " leave too few sizes to "
+                   << "check how the model's dims follow it; pin it "
+                   << "(hoduc --dim=" << sym.name << "=<size>)";
     return nullptr;
-  return compiled;
+  }
+  at.pop_back(); // the probes; each compiled size is the fourth
+  auto load = [&](Import &im) -> LogicalResult {
+    im.entry = findEntryFunction(*im.module);
+    if (!im.entry)
+      return emitError(loc) << "the model has no entry function";
+    im.entry.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (op != im.entry)
+        im.ops.push_back(op);
+    });
+    return success();
+  };
+  auto importAt = [&](int64_t size, Import &im) -> LogicalResult {
+    io.unboundSymbolSize = 0;
+    io.symbolSizes[sym.name] = size;
+    im.size = size;
+    im.module = importer.import(opts.inputPath, context, io);
+    return failure(!im.module || failed(load(im)));
+  };
+  SmallVector<Import> probes(3);
+  probes[0].size = probe;
+  probes[0].module = std::move(probed);
+  if (failed(load(probes[0])) || failed(importAt(at[1], probes[1])) ||
+      failed(importAt(at[2], probes[2])))
+    return nullptr;
+  // The module at `size`, annotated, with its symbol and masks.
+  auto compiledAt = [&](int64_t size) -> OwningOpRef<ModuleOp> {
+    Import target;
+    if (failed(importAt(size, target)))
+      return nullptr;
+    SmallVector<Import *> all = {&probes[0], &probes[1], &probes[2], &target};
+    SmallVector<int64_t> sizes(at);
+    sizes.push_back(size);
+    if (failed(annotate(pi, all, sizes, context)))
+      return nullptr;
+    ChunkedSymbol s = sym;
+    s.max = s.chunk = size;
+    writeChunkedSymbol(*target.module, s);
+    ModuleOp m = *target.module;
+    PassManager pm(m->getName());
+    pm.addPass(createPadSymbols());
+    if (failed(pm.run(m)))
+      return nullptr;
+    return std::move(target.module);
+  };
+  for (int64_t size : bucketSizes) {
+    if (size < sym.min || size >= sym.max) {
+      emitError(loc) << "--dim=" << sym.name << ": the size " << size
+                     << " to compile at is outside " << sym.min << ".."
+                     << sym.max - 1 << " (the bound " << sym.max
+                     << " is compiled anyway)";
+      return nullptr;
+    }
+    OwningOpRef<ModuleOp> m = compiledAt(size);
+    if (!m)
+      return nullptr;
+    buckets->push_back({size, std::move(m)});
+  }
+  return compiledAt(sym.max);
 }

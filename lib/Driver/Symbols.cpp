@@ -100,11 +100,12 @@ static LogicalResult runChunkSymbols(ModuleOp module) {
 static OwningOpRef<ModuleOp>
 checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
              MLIRContext &context, const CompileOptions &opts, ImportOptions io,
-             bool probe);
+             bool probe, SmallVectorImpl<driver::PaddedBucket> *buckets);
 
 OwningOpRef<ModuleOp>
 driver::importWithSymbols(const Importer &importer, MLIRContext &context,
-                          const CompileOptions &opts, ImportOptions io) {
+                          const CompileOptions &opts, ImportOptions io,
+                          SmallVectorImpl<PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   bool probe = importer.name == "onnx";
   if (probe) {
@@ -121,7 +122,8 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                       "(--dim=NAME=<size>) to compile the model at one size\n";
     return nullptr;
   }
-  return checkSymbols(std::move(module), &importer, context, opts, io, probe);
+  return checkSymbols(std::move(module), &importer, context, opts, io, probe,
+                      buckets);
 }
 
 /// What follows the first import: the symbols of `module`, proved and
@@ -129,7 +131,7 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
 static OwningOpRef<ModuleOp>
 checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
              MLIRContext &context, const CompileOptions &opts, ImportOptions io,
-             bool probe) {
+             bool probe, SmallVectorImpl<driver::PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   func::FuncOp entry = entryOf(*module);
   SmallVector<std::string> symbols = symbolsOf(entry);
@@ -180,7 +182,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   }
   // A symbol that ops mix compiles padded at its bound, on the CPU; the
   // chunk analysis's errors are the answer when it cannot.
-  bool paddable = probe && spec.max >= 1 && spec.chunk == 0;
+  bool paddable =
+      probe && spec.max >= 1 && (spec.chunk == 0 || !spec.buckets.empty());
   if (paddable) {
     std::optional<std::pair<Location, std::string>> mixed;
     LogicalResult chunked = success();
@@ -203,10 +206,29 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
             << "to its bound, so pin it (hoduc --dim=" << symbol << "=<size>)";
         return nullptr;
       }
+      SmallVector<int64_t> sizes;
+      for (int64_t size : spec.buckets)
+        if (size != spec.max) // the bound is compiled anyway
+          sizes.push_back(size);
+      if (!sizes.empty() &&
+          (!buckets || opts.emit == "mlir" || opts.compileTo)) {
+        emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
+                       << "make one artifact of several modules; "
+                       << (buckets ? "--emit=mlir and --compile-to show one"
+                                   : "this path compiles one");
+        return nullptr;
+      }
       return driver::importPadded(std::move(module), probeSizeFor(opts),
                                   *importer, context, opts, io,
                                   {symbol, spec.min, spec.max, spec.multiple,
-                                   spec.max, /*padded=*/true});
+                                   spec.max, /*padded=*/true},
+                                  sizes, buckets);
+    }
+    if (spec.buckets.size() > 1) {
+      emitError(loc) << "--dim=" << symbol << ": several sizes after @ are for "
+                     << "a symbol that ops mix; no op mixes '" << symbol
+                     << "', so give it one chunk (@C)";
+      return nullptr;
     }
   } else if (failed(runChunkSymbols(*module))) {
     if (probe && spec.max < 0)
@@ -281,7 +303,7 @@ LogicalResult driver::applySymbols(ModuleOp module, const CompileOptions &opts) 
   // Checked on a clone: checkSymbols owns the module it is given.
   OwningOpRef<ModuleOp> checked = checkSymbols(
       OwningOpRef<ModuleOp>(module.clone()), nullptr, *module.getContext(),
-      opts, opts.import, /*probe=*/false);
+      opts, opts.import, /*probe=*/false, nullptr);
   if (!checked)
     return failure();
   // Carry what it recorded over: hodu.symbols, and the results' hodu.dims.

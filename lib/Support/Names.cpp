@@ -71,8 +71,9 @@ bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
   auto bad = [&](const std::string &why) {
     error = "--dim '" + spec + "': " + why +
             " (expected NAME=N, NAME=MIN..MAX with an optional %MULTIPLE "
-            "and @CHUNK, e.g. batch=1..64 or seq=8..512%8, or NAME=OTHER for "
-            "the same symbol as OTHER)";
+            "and @CHUNK (or @SIZE,SIZE,... for a symbol that ops mix), e.g. "
+            "batch=1..64, seq=8..512%8 or seq=1..512@64,128,256, or "
+            "NAME=OTHER for the same symbol as OTHER)";
     return false;
   };
   llvm::StringRef text(spec);
@@ -86,6 +87,19 @@ bool hodu::parseDimSpec(const std::string &spec, DimSpec &out,
     return !t.empty() && !t.getAsInteger(10, v) && v >= 0;
   };
   auto [body, chunk] = rest.split('@');
+  // @C1,C2,...: the sizes a symbol that ops mix is compiled at (buckets).
+  if (!chunk.empty()) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    chunk.split(parts, ',');
+    for (llvm::StringRef part : parts) {
+      int64_t v;
+      if (!number(part, v) || v < 1 ||
+          (!out.buckets.empty() && v <= out.buckets.back()))
+        return bad("the sizes after @ must be positive and ascending");
+      out.buckets.push_back(v);
+    }
+    chunk = parts.front();
+  }
   if (!chunk.empty() && (!number(chunk, out.chunk) || out.chunk < 1))
     return bad("the chunk must be a positive count");
   auto [range, multiple] = body.split('%');

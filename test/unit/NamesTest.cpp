@@ -56,13 +56,18 @@ TEST(Names, DimSpecs) {
   EXPECT_EQ(d.max, -1);
   EXPECT_EQ(d.multiple, 8);
   EXPECT_EQ(d.chunk, 16);
+  EXPECT_EQ(d.buckets, std::vector<int64_t>({16}));
+  ASSERT_TRUE(parseDimSpec("seq=1..512@64,128,256", d, error)) << error;
+  EXPECT_EQ(d.max, 512);
+  EXPECT_EQ(d.buckets, std::vector<int64_t>({64, 128, 256}));
   ASSERT_TRUE(parseDimSpec("b=..32", d, error)) << error;
   EXPECT_EQ(d.min, 1);
   EXPECT_EQ(d.max, 32);
   ASSERT_TRUE(parseDimSpec("state_dim1=input_dim0", d, error)) << error;
   EXPECT_EQ(d.sameAs, "input_dim0");
-  for (const char *bad : {"batch", "=4", "b=4..2", "b=1..8%0", "b=1..8@0",
-                          "b=4%2", "b=-3", "b=1..x"}) {
+  for (const char *bad :
+       {"batch", "=4", "b=4..2", "b=1..8%0", "b=1..8@0", "b=4%2", "b=-3",
+        "b=1..x", "s=1..8@4,2", "s=1..8@4,,6", "s=1..8@4,"}) {
     EXPECT_FALSE(parseDimSpec(bad, d, error)) << bad;
     EXPECT_NE(error.find("--dim '"), std::string::npos) << bad;
   }

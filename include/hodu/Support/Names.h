@@ -51,6 +51,10 @@ struct DimSpec {
   std::string name;
   std::optional<int64_t> size;
   int64_t min = 1, max = -1, multiple = 1, chunk = 0;
+  /// @C1,C2,...: for a symbol that ops mix, the sizes its code is compiled
+  /// at besides the bound (each run takes the smallest that holds it); a
+  /// symbol that no op mixes takes one, its chunk (also in `chunk`).
+  std::vector<int64_t> buckets;
   /// NAME=OTHER: NAME is the same symbol as OTHER (two unnamed dynamic
   /// dims, "input_dim0" and "state_dim1", that are one batch).
   std::string sameAs;
