@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""A sequence compiled once against the model pinned to each length.
+
+Builds the BERT-style encoder of test/Driver/Inputs/encoder/make_encoder.py
+at d_model 256, 4 heads, FFN 1024, 128 positions (protoc encodes it), and
+compiles it with batch 1
+  - pinned at each length L (hoduc --dim=seq=L),
+  - padded: seq free up to 128, the code compiled at the bound alone,
+  - in buckets: seq free up to 128, compiled at 16, 32, 64 and 128,
+then times each at each length with `hodu-run --benchmark` (the median of
+RUNS runs; ROUNDS rounds, alternated, the median of their medians) at
+--threads 1 and 2, and prints the ratios to the pinned compile as a
+Markdown table (docs/performance.md). Also prints compile times and sizes.
+
+  python3 bench/padded_symbols.py --bin build/bin
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENCODER = os.path.join(HERE, "..", "test", "Driver", "Inputs", "encoder")
+BOUND = 128
+
+
+def median_us(hodu_run, lib, inputs, threads, runs):
+    out = subprocess.run([hodu_run, lib, "--benchmark", str(runs), "--threads",
+                          str(threads), "-q"] + inputs,
+                         capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"median ([0-9.]+) us", out).group(1))
+
+
+def compile_timed(hoduc, onnx, flags, lib):
+    start = time.monotonic()
+    subprocess.run([hoduc, onnx, "--dim=batch=1"] + flags + ["-o", lib],
+                   check=True)
+    return time.monotonic() - start, os.path.getsize(lib)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--bin", required=True)
+    p.add_argument("--runs", type=int, default=100)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--lengths", default="16,40,64,128")
+    p.add_argument("--proto", default="/usr/include/onnx")
+    a = p.parse_args()
+    hoduc, hodu_run = os.path.join(a.bin, "hoduc"), os.path.join(a.bin, "hodu-run")
+    work = tempfile.mkdtemp(prefix="hodu-padded-bench-")
+    text = subprocess.run([sys.executable, os.path.join(ENCODER, "make_encoder.py"),
+                           "256", "4", "64", "1024", str(BOUND)],
+                          capture_output=True, text=True, check=True).stdout
+    onnx = os.path.join(work, "encoder.onnx")
+    with open(onnx, "wb") as f:
+        f.write(subprocess.run(["protoc", "--proto_path=" + a.proto,
+                                "--encode=onnx.ModelProto", "onnx.proto"],
+                               input=text.encode(), capture_output=True,
+                               check=True).stdout)
+    lengths = [int(n) for n in a.lengths.split(",")]
+    libs, costs = {}, {}
+    for kind, flags in (("padded", ["--dim=seq=1..%d" % BOUND]),
+                        ("buckets", ["--dim=seq=1..%d@16,32,64" % BOUND])):
+        libs[kind] = os.path.join(work, kind + ".so")
+        costs[kind] = compile_timed(hoduc, onnx, flags, libs[kind])
+    for n in lengths:
+        libs["pinned", n] = os.path.join(work, "pinned%d.so" % n)
+        costs["pinned", n] = compile_timed(hoduc, onnx, ["--dim=seq=%d" % n],
+                                           libs["pinned", n])
+    inputs = {}
+    for n in lengths:
+        ids = os.path.join(work, "ids%d.json" % n)
+        mask = os.path.join(work, "mask%d.json" % n)
+        with open(ids, "w") as f:
+            json.dump({"shape": [1, n], "dtype": "i64",
+                       "data": [(i * 7) % 11 for i in range(n)]}, f)
+        with open(mask, "w") as f:
+            json.dump({"shape": [1, n], "dtype": "i64", "data": [1] * n}, f)
+        inputs[n] = ["-i", "input_ids=" + ids, "-i", "attention_mask=" + mask]
+    times = {}
+    for _ in range(a.rounds):
+        for n in lengths:
+            for threads in (1, 2):
+                for kind in (("pinned", n), "padded", "buckets"):
+                    times.setdefault((kind, n, threads), []).append(
+                        median_us(hodu_run, libs[kind], inputs[n], threads, a.runs))
+    print("| seq | threads | pinned us | padded us | ratio | buckets us | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for n in lengths:
+        for threads in (1, 2):
+            pin = statistics.median(times[("pinned", n), n, threads])
+            pad = statistics.median(times["padded", n, threads])
+            buck = statistics.median(times["buckets", n, threads])
+            print("| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f |" %
+                  (n, threads, pin, pad, pad / pin, buck, buck / pin))
+    print()
+    for kind in ("padded", "buckets"):
+        print("%s: compile %.1f s, %d bytes" % (kind, *costs[kind]))
+    for n in lengths:
+        print("pinned %d: compile %.1f s, %d bytes" % (n, *costs["pinned", n]))
+
+
+if __name__ == "__main__":
+    main()
