@@ -241,9 +241,17 @@ def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
     positions of such a dim are a prefix, the padding a suffix.
 
     The pass appends the argument `%n: tensor<i64> {hodu.symbol_value}` (the
-    entry point passes the run's value) and, before every op that reads
-    across a padded dim, replaces the operand by
-    `select(index < scale*n+offset, x, neutral)`:
+    entry point passes the run's value) and, for every op that reads across
+    a padded dim, makes the operand's padding the op's neutral value with
+    `select(index < scale*n+offset, x, neutral)`. A value is masked once,
+    right after it is defined, for all its users (the padding never reaches
+    a real position, so every user may see the mask); a value whose padding
+    is already neutral for the op is left alone. What a mask makes known
+    carries through elementwise ops -- -inf minus (or plus) a value
+    broadcast along the dim stays -inf, its exp is 0, 0 times (or over) such
+    a value stays 0 -- so a softmax costs one select and its chain stays
+    fusable; the broadcast values are taken to be finite, as they are at
+    real positions. The neutral values:
     - reductions over it: 0 for sums, norms and log-sums, -inf (the type's
       lowest) for max, argmax and log-sum-exp, +inf for min and argmin, 1
       for products, false/true for any/all; a mean becomes the masked mean
