@@ -46,9 +46,10 @@ bool isDeclaration(Operation *op) {
   return false;
 }
 
-/// The descriptor's workspace_size: the constant inserted at its field.
+/// The descriptor's workspace_size: the constant inserted at its field
+/// (and, in `where`, the insertion).
 std::optional<uint64_t> workspaceOf(LLVM::GlobalOp desc,
-                                    LLVM::ConstantOp *where = nullptr) {
+                                    LLVM::InsertValueOp *where = nullptr) {
   std::optional<uint64_t> found;
   desc.getInitializerRegion().walk([&](LLVM::InsertValueOp insert) {
     if (insert.getPosition().size() != 1 ||
@@ -58,7 +59,7 @@ std::optional<uint64_t> workspaceOf(LLVM::GlobalOp desc,
       if (auto v = dyn_cast<IntegerAttr>(c.getValue())) {
         found = v.getValue().getZExtValue();
         if (where)
-          *where = c;
+          *where = insert;
       }
   });
   return found;
@@ -98,9 +99,9 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
   std::string descName = (prefix + "_hodu_descriptor").str();
   auto desc = module.lookupSymbol<LLVM::GlobalOp>(descName);
   auto entry = module.lookupSymbol<LLVM::LLVMFuncOp>(entryName);
-  LLVM::ConstantOp workspaceConst;
+  LLVM::InsertValueOp workspaceField;
   std::optional<uint64_t> workspace =
-      desc ? workspaceOf(desc, &workspaceConst) : std::nullopt;
+      desc ? workspaceOf(desc, &workspaceField) : std::nullopt;
   if (!desc || !entry || !workspace)
     return emitError(loc, "internal error: no descriptor '")
            << descName << "' with an entry and a workspace to add buckets to";
@@ -181,11 +182,14 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
     }
     entries.push_back({bucket.size, bucketPrefix + "_entry"});
   }
-  // The workspace: the largest any bucket needs.
+  // The workspace: the largest any bucket needs (a constant of its own:
+  // the initializer's constants may be shared).
   if (largest != *workspace) {
-    OpBuilder b(workspaceConst);
-    workspaceConst.setValueAttr(
-        b.getIntegerAttr(workspaceConst.getType(), largest));
+    OpBuilder b(workspaceField);
+    Type i64 = b.getI64Type();
+    Value size =
+        LLVM::ConstantOp::create(b, loc, i64, b.getIntegerAttr(i64, largest));
+    workspaceField.getValueMutable().assign(size);
   }
 
   // int32_t dispatch(inputs, outputs, ctx): the symbol's value from ctx
