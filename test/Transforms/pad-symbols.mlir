@@ -85,6 +85,64 @@ func.func @main(%past: tensor<1x8x2xf32> {hodu.dims = ["", "past", ""]}, %new: t
 
 // -----
 
+// The other families: a value masked with 0 once (the convolution's zero
+// padding) serves every user that wants 0 -- the reverse cumsum, and the
+// forward one that needs nothing -- and the users that want -inf, +inf or
+// 1 mask their own use of it. Integers compare as i64.
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x8xf32> {hodu.dims = ["", "", "t"]}
+// CHECK-SAME: %[[E:[a-z0-9]+]]: tensor<8x3xf32> {hodu.dims = ["t", ""]}, %[[I:[a-z0-9]+]]: tensor<8xi32> {hodu.dims = ["t"]}, %[[N:[a-z0-9]+]]: tensor<i64>
+// CHECK: %[[KI:.*]] = hodu.lt %{{.*}}, %[[N]] : (tensor<8xi64>, tensor<i64>) -> tensor<8xi1>
+// CHECK: %[[IM:.*]] = hodu.select %[[KI]], %[[I]], %{{.*}} : (tensor<8xi1>, tensor<8xi32>, tensor<i32>)
+// CHECK: %[[EM:.*]] = hodu.select %{{.*}}, %[[E]], %{{.*}} : (tensor<8x1xi1>, tensor<8x3xf32>, tensor<f32>)
+// CHECK: %[[XM:.*]] = hodu.select %{{.*}}, %[[X]], %{{.*}} : (tensor<1x1x8xi1>, tensor<1x2x8xf32>, tensor<f32>)
+// CHECK: hodu.conv %[[XM]], %{{.*}}
+// CHECK: %[[NEG:.*]] = hodu.constant dense<0xFF800000> : tensor<f32>
+// CHECK: %[[XW:.*]] = hodu.select %{{.*}}, %[[XM]], %[[NEG]]
+// CHECK: hodu.reduce_window %[[XW]]
+// CHECK: hodu.cumsum %[[XM]] {dim = 2 : i64, reverse}
+// CHECK: %[[FWD:.*]] = hodu.cumsum %[[XM]] {dim = 2 : i64}
+// CHECK: %[[POS:.*]] = hodu.constant dense<0x7F800000> : tensor<f32>
+// CHECK: %[[XT:.*]] = hodu.select %{{.*}}, %[[XM]], %[[POS]]
+// CHECK: hodu.topk %[[XT]]
+// CHECK: %[[XA:.*]] = hodu.select %{{.*}}, %[[XM]], %{{.*}}
+// CHECK: hodu.argmax %[[XA]]
+// CHECK: hodu.einsum %[[EM]], %[[EM]] {equation = "tc,td->c"}
+// CHECK: %[[COL:.*]] = hodu.reshape
+// CHECK: %[[CM:.*]] = hodu.select %{{.*}}, %[[COL]], %{{.*}} : (tensor<8xi1>, tensor<8xf32>, tensor<f32>)
+// CHECK: hodu.dot %[[CM]], %[[CM]]
+// CHECK: hodu.reduce_sum %[[IM]]
+// CHECK: %[[ONE:.*]] = hodu.constant dense<1.000000e+00> : tensor<f32>
+// CHECK: %[[XP:.*]] = hodu.select %{{.*}}, %[[XM]], %[[ONE]]
+// CHECK: hodu.reduce_prod %[[XP]]
+// CHECK: return {{.*}}, %[[FWD]]
+module attributes {hodu.symbols = [{name = "t", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<1x2x8xf32> {hodu.dims = ["", "", "t"]}, %w: tensor<3x2x3xf32>, %e: tensor<8x3xf32> {hodu.dims = ["t", ""]}, %i: tensor<8xi32> {hodu.dims = ["t"]})
+    -> (tensor<1x3x8xf32>, tensor<1x2x4xf32>, tensor<1x2x8xf32>, tensor<1x2x2xf32>, tensor<1x2xi64>, tensor<3xf32>, tensor<f32>, tensor<i32>, tensor<1x2xf32>, tensor<1x2x8xf32>) {
+  // A 1-D convolution along t, 'same' padding: the input's padding is 0.
+  %c = hodu.conv %x, %w {strides = array<i64: 1>, pads = array<i64: 1, 1>, dilations = array<i64: 1>, hodu.extents = [["", "", "t"]]} : (tensor<1x2x8xf32>, tensor<3x2x3xf32>) -> tensor<1x3x8xf32>
+  // A max window of 2, stride 1, no padding: t - 1 windows, -inf padding.
+  %m = hodu.reduce_window %x {kind = #hodu<window_kind max>, window_dims = array<i64: 1, 1, 5>, strides = array<i64: 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1>, hodu.extents = [["", "", "t-4"]]} : (tensor<1x2x8xf32>) -> tensor<1x2x4xf32>
+  // A reverse cumsum sums what comes after: 0 padding; a forward one needs none.
+  %r = hodu.cumsum %x {dim = 2 : i64, reverse, hodu.extents = [["", "", "t"]]} : (tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  %f = hodu.cumsum %x {dim = 2 : i64, hodu.extents = [["", "", "t"]]} : (tensor<1x2x8xf32>) -> tensor<1x2x8xf32>
+  // The two smallest along t: +inf padding.
+  %v, %vi = hodu.topk %x {k = 2 : i64, dim = 2 : i64, largest = false} : (tensor<1x2x8xf32>) -> (tensor<1x2x2xf32>, tensor<1x2x2xi64>)
+  %a = hodu.argmax %x {dims = array<i64: 2>} : (tensor<1x2x8xf32>) -> tensor<1x2xi64>
+  // einsum and dot that contract t; an integer sum over t.
+  %s = hodu.einsum %e, %e {equation = "tc,td->c"} : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<3xf32>
+  %col = hodu.slice %e {starts = array<i64: 0, 0>, ends = array<i64: 8, 1>, steps = array<i64: 1, 1>, hodu.extents = [["t", ""]]} : (tensor<8x3xf32>) -> tensor<8x1xf32>
+  %col1 = hodu.reshape %col {hodu.extents = [["t"]]} : (tensor<8x1xf32>) -> tensor<8xf32>
+  %d = hodu.dot %col1, %col1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32>
+  %is = hodu.reduce_sum %i {dims = array<i64: 0>} : (tensor<8xi32>) -> tensor<i32>
+  // A product over t: 1 padding.
+  %p = hodu.reduce_prod %x {dims = array<i64: 2>} : (tensor<1x2x8xf32>) -> tensor<1x2xf32>
+  return %c, %m, %r, %v, %a, %s, %d, %is, %p, %f : tensor<1x3x8xf32>, tensor<1x2x4xf32>, tensor<1x2x8xf32>, tensor<1x2x2xf32>, tensor<1x2xi64>, tensor<3xf32>, tensor<f32>, tensor<i32>, tensor<1x2xf32>, tensor<1x2x8xf32>
+}
+}
+
+// -----
+
 module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
 func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<4xf32> {
   // expected-error @+1 {{symbolic dim 'seq' cannot vary: a variance over it; pin it (hoduc --dim=seq=<size>)}}
@@ -120,5 +178,25 @@ module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, 
 // expected-error @+1 {{hodu.extents: dim 0 of 'tensor<8x4xf32>' is not seq+1 at seq = 8}}
 func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq+1", ""]}) -> tensor<8x4xf32> {
   return %x : tensor<8x4xf32>
+}
+}
+
+// -----
+
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  // expected-error @+1 {{symbolic dim 'seq' cannot vary: the split cuts along it}}
+  %a, %b = hodu.split %x {dim = 0 : i64, sizes = array<i64: 4, 4>} : (tensor<8x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>)
+  return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
+}
+}
+
+// -----
+
+module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<4x4xf32> {
+  // expected-error @+1 {{symbolic dim 'seq' cannot vary: the slice steps along it}}
+  %s = hodu.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 8, 4>, steps = array<i64: 2, 1>, hodu.extents = [["", ""]]} : (tensor<8x4xf32>) -> tensor<4x4xf32>
+  return %s : tensor<4x4xf32>
 }
 }

@@ -119,6 +119,8 @@ static cl::list<std::string> dimSpecs(
              "NAME=N pins it; NAME=MIN..MAX[%MULTIPLE][@CHUNK] keeps it "
              "symbolic with bounds (default 1..), values that are multiples "
              "of MULTIPLE, and code compiled for CHUNK (default: MULTIPLE); "
+             "a symbol that ops mix (a sequence) needs MAX and is compiled "
+             "at it, and @S1,S2,... compiles it at those sizes too; "
              "NAME=OTHER makes NAME the same symbol as OTHER (repeatable)"),
     cl::value_desc("name=spec"), cl::cat(category));
 static cl::list<std::string> sequenceLengths(
