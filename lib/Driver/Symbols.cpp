@@ -147,9 +147,16 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   if (symbols.empty())
     return module;
   if (symbols.size() > 1) {
+    // Keep the one --dim gives a range (the symbol the user wants free),
+    // else the first; pin the others.
+    std::string kept = symbols.front();
+    for (const DimSpec &d : opts.dims)
+      if (llvm::is_contained(symbols, d.name))
+        kept = d.name;
     std::string pins;
-    for (const std::string &s : ArrayRef(symbols).drop_front())
-      pins += " --dim=" + s + "=<size>";
+    for (const std::string &s : symbols)
+      if (s != kept)
+        pins += " --dim=" + s + "=<size>";
     emitError(loc) << "the model has " << symbols.size()
                    << " symbolic dims (" << llvm::join(symbols, ", ")
                    << "); Hodu compiles one symbol per model, so pin the "
