@@ -68,10 +68,11 @@ importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
                   const CompileOptions &opts, ImportOptions io,
                   llvm::SmallVectorImpl<PaddedBucket> *buckets = nullptr);
 
-/// Up to `count` primes within [max(min, 2), max] (max < 0: no bound), 29,
-/// 31 and 37 first where they fit: the sizes a model is imported at to see
-/// how its dims follow a symbol.
-llvm::SmallVector<int64_t> probeSizes(int64_t min, int64_t max, unsigned count);
+/// Up to `count` sizes `multiple * q` for primes q within [max(min, 2),
+/// max] (max < 0: no bound), q = 29, 31 and 37 first where they fit: the
+/// sizes a model is imported at to see how its dims follow a symbol.
+llvm::SmallVector<int64_t> probeSizes(int64_t min, int64_t max,
+                                      int64_t multiple, unsigned count);
 
 /// A symbol that ops mix, with an upper bound, compiled padded: `probed`
 /// is the model imported with it at `probe`; it is imported again at two

@@ -34,7 +34,7 @@ namespace {
 /// has as many rows as the bound), then the bound.
 SmallVector<int64_t> probeSizesFrom(int64_t first, const ChunkedSymbol &sym) {
   SmallVector<int64_t> at = {first};
-  for (int64_t p : driver::probeSizes(sym.min, sym.max, 3))
+  for (int64_t p : driver::probeSizes(sym.min, sym.max, sym.multiple, 3))
     if (at.size() < 3 && p != first)
       at.push_back(p);
   at.push_back(sym.max);

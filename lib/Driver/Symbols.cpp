@@ -30,25 +30,30 @@ using namespace hodu;
 static constexpr int64_t kProbeSize = 29;
 
 SmallVector<int64_t> driver::probeSizes(int64_t min, int64_t max,
-                                        unsigned count) {
+                                        int64_t multiple, unsigned count) {
   auto isPrime = [](int64_t v) {
     for (int64_t k = 2; k * k <= v; ++k)
       if (v % k == 0)
         return false;
     return v >= 2;
   };
+  multiple = std::max<int64_t>(multiple, 1);
   int64_t lo = std::max<int64_t>(min, 2);
   auto fits = [&](int64_t v) { return v >= lo && (max < 0 || v <= max); };
   SmallVector<int64_t> out;
-  auto take = [&](int64_t v) {
+  // multiple * q for primes q: a value the symbol may take.
+  auto take = [&](int64_t q) {
+    int64_t v = q * multiple;
     if (out.size() < count && fits(v) && !llvm::is_contained(out, v))
       out.push_back(v);
   };
-  for (int64_t v : {kProbeSize, int64_t(31), int64_t(37)})
-    take(v);
-  for (int64_t v = lo; out.size() < count && v < lo + 100000 && fits(v); ++v)
-    if (isPrime(v))
-      take(v);
+  for (int64_t q : {kProbeSize, int64_t(31), int64_t(37)})
+    take(q);
+  for (int64_t q = 2;
+       out.size() < count && q < 100000 && (max < 0 || q * multiple <= max);
+       ++q)
+    if (isPrime(q))
+      take(q);
   return out;
 }
 
@@ -59,7 +64,7 @@ SmallVector<int64_t> driver::probeSizes(int64_t min, int64_t max,
 static int64_t probeSizeFor(const CompileOptions &opts) {
   for (const DimSpec &d : opts.dims)
     if (!d.size && (d.min > kProbeSize || (d.max >= 0 && d.max < kProbeSize)))
-      if (SmallVector<int64_t> p = driver::probeSizes(d.min, d.max, 1);
+      if (SmallVector<int64_t> p = driver::probeSizes(d.min, d.max, 1, 1);
           !p.empty())
         return p.front();
   return kProbeSize;
