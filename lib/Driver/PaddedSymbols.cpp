@@ -22,6 +22,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace hodu;
@@ -354,6 +355,14 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
     pm.addPass(createPadSymbols());
     if (failed(pm.run(m)))
       return nullptr;
+    if (auto masks = m->getAttrOfType<IntegerAttr>("hodu.padded_masks")) {
+      if (opts.stats)
+        llvm::errs() << "hoduc: stats: symbolic dim '" << sym.name
+                     << "' compiled at " << size << ": " << masks.getInt()
+                     << " mask(s) (imported at " << at[0] << ", " << at[1]
+                     << ", " << at[2] << " to find its extents)\n";
+      m->removeAttr("hodu.padded_masks");
+    }
     return std::move(target.module);
   };
   for (int64_t size : bucketSizes) {

@@ -49,22 +49,32 @@ SmallVector<int64_t> driver::probeSizes(int64_t min, int64_t max,
   };
   for (int64_t q : {kProbeSize, int64_t(31), int64_t(37)})
     take(q);
-  for (int64_t q = 2;
-       out.size() < count && q < 100000 && (max < 0 || q * multiple <= max);
-       ++q)
-    if (isPrime(q))
-      take(q);
+  // Then, under a small bound, the largest primes below it (sizes of 2 or 3
+  // hit special cases that larger ones do not); else the smallest above
+  // the least value (cheap to import).
+  if (max >= 0 && max < 37 * multiple) {
+    for (int64_t q = max / multiple; out.size() < count && q >= 2; --q)
+      if (isPrime(q))
+        take(q);
+  } else {
+    for (int64_t q = std::max<int64_t>(2, (lo + multiple - 1) / multiple);
+         out.size() < count && q < lo / multiple + 100000; ++q)
+      if (isPrime(q))
+        take(q);
+  }
   return out;
 }
 
-/// The probe for `opts`: kProbeSize, or a prime within the bounds that
-/// --dim gives an unpinned symbol (a model whose position table has 16 rows
-/// cannot be imported at a sequence of 29, nor a spectrogram of 512-sample
-/// windows at 29 samples).
+/// The probe for `opts`: kProbeSize, or a size within the bounds (and a
+/// multiple of the multiple) that --dim gives an unpinned symbol: a model
+/// whose position table has 16 rows cannot be imported at a sequence of 29,
+/// nor a spectrogram of 512-sample windows at 29 samples.
 static int64_t probeSizeFor(const CompileOptions &opts) {
   for (const DimSpec &d : opts.dims)
-    if (!d.size && (d.min > kProbeSize || (d.max >= 0 && d.max < kProbeSize)))
-      if (SmallVector<int64_t> p = driver::probeSizes(d.min, d.max, 1, 1);
+    if (!d.size && (d.min > kProbeSize || d.multiple > 1 ||
+                    (d.max >= 0 && d.max < kProbeSize)))
+      if (SmallVector<int64_t> p =
+              driver::probeSizes(d.min, d.max, d.multiple, 1);
           !p.empty())
         return p.front();
   return kProbeSize;

@@ -102,6 +102,12 @@ private:
   OpBuilder b;
   Value n;
   DenseMap<Value, SmallVector<Extent>> table;
+
+public:
+  /// The selects it made (hoduc --print-stats).
+  int64_t masks = 0;
+
+private:
   /// Values whose padding is known to hold a neutral value, on which dims.
   DenseMap<Value, std::pair<Neutral, SmallVector<int64_t>>> known;
 };
@@ -265,6 +271,7 @@ Value PadRewriter::masked(Value x, ArrayRef<int64_t> dims, Neutral k) {
   Value r = SelectOp::create(b, f.getLoc(), type, cond, x,
                              scalar(type.getElementType(), k));
   table[r] = table.lookup(x);
+  ++masks;
   return r;
 }
 
@@ -698,6 +705,10 @@ struct PadSymbolsPass : hodu::impl::PadSymbolsBase<PadSymbolsPass> {
     PadRewriter rewriter(sym->name, sym->chunk, f);
     if (failed(rewriter.read()) || failed(rewriter.run()))
       return signalPassFailure();
+    // For hoduc --print-stats, which removes it.
+    module->setAttr(
+        "hodu.padded_masks",
+        Builder(module.getContext()).getI64IntegerAttr(rewriter.masks));
   }
 };
 
