@@ -11,6 +11,7 @@
 
 #include "Driver.h"
 
+#include "hodu/Support/DType.h"
 #include "hodu/abi.h"
 
 #include <cstddef>
@@ -18,7 +19,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -65,22 +65,15 @@ std::optional<uint64_t> workspaceOf(LLVM::GlobalOp desc,
   return found;
 }
 
-/// A constant global's bytes (weights are blobs, small constants dense),
-/// and whether they are a splat's one element.
+/// A constant global's bytes, and whether they are a splat's one element.
 std::optional<std::pair<StringRef, bool>> contentOf(LLVM::GlobalOp g) {
   if (!g.getConstant())
     return std::nullopt;
-  Attribute v = g.getValueOrNull();
-  if (auto r = dyn_cast_or_null<DenseResourceElementsAttr>(v))
-    if (AsmResourceBlob *blob = r.getRawHandle().getBlob()) {
-      ArrayRef<char> data = blob->getData();
-      return std::pair(StringRef(data.data(), data.size()), false);
-    }
-  if (auto d = dyn_cast_or_null<DenseElementsAttr>(v)) {
-    ArrayRef<char> data = d.getRawData();
-    return std::pair(StringRef(data.data(), data.size()), d.isSplat());
-  }
-  return std::nullopt;
+  auto stored = constantStorage(g.getValueOrNull());
+  if (!stored)
+    return std::nullopt;
+  ArrayRef<char> data = stored->first;
+  return std::pair(StringRef(data.data(), data.size()), stored->second);
 }
 
 /// The key two equal constants share.

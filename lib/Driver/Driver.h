@@ -1,5 +1,4 @@
-//===- Driver.h - the driver's parts -----------------------------*- C++
-//-*-===//
+//===- Driver.h - the driver's parts -----------------------*- C++ -*-===//
 //
 // Private to lib/Driver:
 //   Compiler.cpp   import, the phase loop, hand-over to the target
@@ -7,6 +6,7 @@
 //   Stats.cpp      --print-stats
 //   Symbols.cpp    importing a model with a symbolic dim
 //   PaddedSymbols.cpp  ... one that ops mix, compiled at its bound
+//   Buckets.cpp    ... at several sizes, merged behind a dispatcher
 //
 //===----------------------------------------------------------------------===//
 #ifndef HODU_LIB_DRIVER_DRIVER_H

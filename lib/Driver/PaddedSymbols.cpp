@@ -15,11 +15,11 @@
 #include "hodu/Dialect/Hodu/Entry.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Dialect/Hodu/Symbols.h"
+#include "hodu/Support/DType.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -67,10 +67,8 @@ public:
   Location loc;
 
   LogicalResult mixes(Operation *where, const Twine &why) {
-    InFlightDiagnostic d = where ? where->emitError() : emitError(loc);
-    d << "symbolic dim '" << symbol << "' cannot vary: " << why
-      << "; pin it (hoduc --dim=" << symbol << "=<size>)";
-    return failure();
+    return (where ? where->emitError() : emitError(loc))
+           << symbolCannotVaryText(symbol, why.str());
   }
 };
 
@@ -174,42 +172,27 @@ LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
       }
       return true;
     };
-    // The bytes of a constant (weights and folded values are blobs, small
-    // ones dense; a dense i1 is packed in bits and compared by value).
+    // Element by element, in the bytes they are stored in (a dense i1,
+    // packed in bits, as constantBytes spells it out: a byte each).
     unsigned width = ta.getElementTypeBitWidth();
-    auto bytesOf = [&](ElementsAttr e,
-                       bool &splat) -> std::optional<ArrayRef<char>> {
-      splat = false;
-      if (auto r = dyn_cast<DenseResourceElementsAttr>(e))
-        if (AsmResourceBlob *blob = r.getRawHandle().getBlob())
-          return blob->getData();
-      if (auto d = dyn_cast<DenseElementsAttr>(e))
-        if (width % 8 == 0) {
-          splat = d.isSplat();
-          return d.getRawData();
-        }
-      return std::nullopt;
+    std::string copyA, copyB;
+    auto storage = [&](ElementsAttr e, std::string &copy)
+        -> std::optional<std::pair<ArrayRef<char>, bool>> {
+      if (width % 8 == 0)
+        return constantStorage(e);
+      if (!constantBytes(e, copy))
+        return std::nullopt;
+      return std::pair(ArrayRef<char>(copy.data(), copy.size()), false);
     };
-    bool splatA, splatB;
-    std::optional<ArrayRef<char>> ba = bytesOf(ea, splatA),
-                                  bb = bytesOf(eb, splatB);
-    size_t size = width / 8;
-    bool same = false;
-    if (ba && bb) {
-      same = agree([&](int64_t i, int64_t j) {
-        size_t x = splatA ? 0 : i * size, y = splatB ? 0 : j * size;
-        return x + size <= ba->size() && y + size <= bb->size() &&
-               !memcmp(ba->data() + x, bb->data() + y, size);
-      });
-    } else if (auto da = dyn_cast<DenseElementsAttr>(ea)) {
-      auto db = dyn_cast<DenseElementsAttr>(eb);
-      auto va = da.value_begin<Attribute>();
-      same = db && agree([&](int64_t i, int64_t j) {
-               auto vb = db.value_begin<Attribute>();
-               return *(va + (da.isSplat() ? 0 : i)) ==
-                      *(vb + (db.isSplat() ? 0 : j));
-             });
-    }
+    auto ba = storage(ea, copyA), bb = storage(eb, copyB);
+    size_t size = std::max(width / 8, 1u);
+    bool same = ba && bb && agree([&](int64_t i, int64_t j) {
+                  auto [da, splatA] = *ba;
+                  auto [db, splatB] = *bb;
+                  size_t x = splatA ? 0 : i * size, y = splatB ? 0 : j * size;
+                  return x + size <= da.size() && y + size <= db.size() &&
+                         !memcmp(da.data() + x, db.data() + y, size);
+                });
     return same ? success() : mixes(a, "a constant computed from its value");
   }
   if (a->getAttrDictionary() == b->getAttrDictionary())

@@ -148,6 +148,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
              MLIRContext &context, const CompileOptions &opts, ImportOptions io,
              bool probe, SmallVectorImpl<driver::PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  int64_t probeSize = probeSizeFor(opts);
   func::FuncOp entry = entryOf(*module);
   SmallVector<std::string> symbols = symbolsOf(entry);
   for (const DimSpec &d : opts.dims)
@@ -240,8 +241,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                                    : "this path compiles one");
         return nullptr;
       }
-      return driver::importPadded(std::move(module), probeSizeFor(opts),
-                                  *importer, context, opts, io,
+      return driver::importPadded(std::move(module), probeSize, *importer,
+                                  context, opts, io,
                                   {symbol, spec.min, spec.max, spec.multiple,
                                    spec.max, /*padded=*/true},
                                   sizes, buckets);
@@ -296,7 +297,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
       StringRef text = cast<StringAttr>(s).getValue();
       if (text.empty())
         continue;
-      int64_t inner = probeType.getDimSize(d) / probeSizeFor(opts);
+      int64_t inner = probeType.getDimSize(d) / probeSize;
       if (!probe)
         inner = 1; // what the pass wrote: the .mlir's own sizes
       if (probe && type.getDimSize(d) != chunk * inner) {

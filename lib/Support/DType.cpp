@@ -87,26 +87,32 @@ unsigned hodu::dtypeSize(int32_t dtype) {
   return dtype >= 0 && dtype < HODU_DTYPE_COUNT ? kFacts[dtype].size : 0;
 }
 
+std::optional<std::pair<ArrayRef<char>, bool>>
+hodu::constantStorage(Attribute value) {
+  if (auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value)) {
+    if (AsmResourceBlob *blob = resource.getRawHandle().getBlob())
+      return std::pair(blob->getData(), false);
+    return std::nullopt;
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value))
+    return std::pair(dense.getRawData(), dense.isSplat());
+  return std::nullopt;
+}
+
 bool hodu::constantBytes(Attribute value, std::string &bytes) {
   bytes.clear();
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return false;
-    ArrayRef<char> raw = blob->getData();
-    bytes.assign(raw.begin(), raw.end());
-    return true;
-  }
   auto dense = dyn_cast<DenseElementsAttr>(value);
-  if (!dense)
-    return false;
-  if (dense.getElementType().isInteger(1)) {
+  if (dense && dense.getElementType().isInteger(1)) {
     for (bool b : dense.getValues<bool>())
       bytes.push_back(b ? 1 : 0);
     return true;
   }
-  ArrayRef<char> raw = dense.getRawData();
-  if (dense.isSplat()) {
+  std::optional<std::pair<ArrayRef<char>, bool>> stored =
+      constantStorage(value);
+  if (!stored)
+    return false;
+  auto [raw, splat] = *stored;
+  if (splat) {
     for (int64_t i = 0, e = dense.getNumElements(); i < e; ++i)
       bytes.append(raw.begin(), raw.end());
     return true;

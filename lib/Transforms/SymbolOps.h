@@ -8,6 +8,7 @@
 #define HODU_LIB_TRANSFORMS_SYMBOLOPS_H
 
 #include "hodu/Dialect/Hodu/HoduOps.h"
+#include "hodu/Dialect/Hodu/Symbols.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -37,9 +38,7 @@ inline bool isElementwiseOp(mlir::Operation *op) {
 inline mlir::LogicalResult symbolCannotVary(mlir::Operation *op,
                                             llvm::StringRef symbol,
                                             const llvm::Twine &why) {
-  return op->emitError() << "symbolic dim '" << symbol
-                         << "' cannot vary: " << why
-                         << "; pin it (hoduc --dim=" << symbol << "=<size>)";
+  return op->emitError() << symbolCannotVaryText(symbol, why.str());
 }
 
 /// A dim attribute (stored as uint64_t) made non-negative.

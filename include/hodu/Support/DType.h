@@ -16,6 +16,7 @@
 #include <optional>
 
 #include <string>
+#include <utility>
 
 namespace mlir {
 class Attribute;
@@ -41,6 +42,12 @@ const char *dtypeName(int32_t dtype);
 /// stores them: row-major, little-endian, splats expanded, i1 one byte per
 /// element. False for other attributes and missing resource blobs.
 bool constantBytes(mlir::Attribute value, std::string &bytes);
+
+/// The bytes a constant (`dense` or `dense_resource`) is stored in, without
+/// copying them, and whether they are a splat's one element (a dense i1's
+/// are packed in bits). None for other attributes and missing blobs.
+std::optional<std::pair<llvm::ArrayRef<char>, bool>>
+constantStorage(mlir::Attribute value);
 
 /// Bytes per element (bool: one); 0 outside the table.
 /// The element count of `shape` when it is more than `limit`, as text

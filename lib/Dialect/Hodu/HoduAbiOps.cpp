@@ -209,6 +209,12 @@ std::string hodu::symbolicDimText(StringRef symbol, int64_t scale) {
   return scale == 1 ? symbol.str() : std::to_string(scale) + "*" + symbol.str();
 }
 
+std::string hodu::symbolCannotVaryText(StringRef symbol, StringRef why) {
+  return ("symbolic dim '" + symbol + "' cannot vary: " + why +
+          "; pin it (hoduc --dim=" + symbol + "=<size>)")
+      .str();
+}
+
 std::string hodu::symbolicExtentText(StringRef symbol, int64_t scale,
                                      int64_t offset) {
   std::string text = symbolicDimText(symbol, scale);

@@ -58,6 +58,10 @@ parseSymbolicDim(llvm::StringRef text);
 /// The `hodu.dims` entry for `scale` times `symbol`.
 std::string symbolicDimText(llvm::StringRef symbol, int64_t scale);
 
+/// The error of an op or a model that a symbol cannot take: "symbolic dim
+/// 'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)".
+std::string symbolCannotVaryText(llvm::StringRef symbol, llvm::StringRef why);
+
 /// "seq", "2*seq", "seq+1", "2*seq-3": the symbol, scale (>= 1) and
 /// offset; none for "" or a malformed entry.
 std::optional<SymbolicExtent> parseSymbolicExtent(llvm::StringRef text);
