@@ -3,10 +3,12 @@
 
 Builds the BERT-style encoder of test/Driver/Inputs/encoder/make_encoder.py
 at d_model 256, 4 heads, FFN 1024, 128 positions (protoc encodes it), and
-compiles it with batch 1
+compiles it with batch B (--batch, default 1)
   - pinned at each length L (hoduc --dim=seq=L),
   - padded: seq free up to 128, the code compiled at the bound alone,
   - in buckets: seq free up to 128, compiled at 16, 32, 64 and 128,
+  - with --batch > 1, also with batch free: in chunks of 1 ("both") and of
+    B ("both@B"), seq padded to 128,
 then times each at each length with `hodu-run --benchmark` (the median of
 RUNS runs; ROUNDS rounds, alternated, the median of their medians) at
 --threads 1 and 2, and prints the ratios to the pinned compile as a
@@ -39,8 +41,7 @@ def median_us(hodu_run, lib, inputs, threads, runs):
 
 def compile_timed(hoduc, onnx, flags, lib):
     start = time.monotonic()
-    subprocess.run([hoduc, onnx, "--dim=batch=1"] + flags + ["-o", lib],
-                   check=True)
+    subprocess.run([hoduc, onnx] + flags + ["-o", lib], check=True)
     return time.monotonic() - start, os.path.getsize(lib)
 
 
@@ -51,6 +52,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--lengths", default="16,40,64,128")
     p.add_argument("--proto", default="/usr/include/onnx")
+    p.add_argument("--batch", type=int, default=1)
     a = p.parse_args()
     hoduc, hodu_run = os.path.join(a.bin, "hoduc"), os.path.join(a.bin, "hodu-run")
     work = tempfile.mkdtemp(prefix="hodu-padded-bench-")
@@ -65,42 +67,55 @@ def main():
                                check=True).stdout)
     lengths = [int(n) for n in a.lengths.split(",")]
     libs, costs = {}, {}
-    for kind, flags in (("padded", ["--dim=seq=1..%d" % BOUND]),
-                        ("buckets", ["--dim=seq=1..%d@16,32,64" % BOUND])):
+    B = a.batch
+    pin = "--dim=batch=%d" % B
+    kinds = [("padded", [pin, "--dim=seq=1..%d" % BOUND]),
+             ("buckets", [pin, "--dim=seq=1..%d@16,32,64" % BOUND])]
+    if B > 1:
+        kinds += [("both", ["--dim=seq=1..%d" % BOUND]),
+                  ("both@%d" % B, ["--dim=batch=1..@%d" % B,
+                                   "--dim=seq=1..%d" % BOUND])]
+    for kind, flags in kinds:
         libs[kind] = os.path.join(work, kind + ".so")
         costs[kind] = compile_timed(hoduc, onnx, flags, libs[kind])
     for n in lengths:
         libs["pinned", n] = os.path.join(work, "pinned%d.so" % n)
-        costs["pinned", n] = compile_timed(hoduc, onnx, ["--dim=seq=%d" % n],
+        costs["pinned", n] = compile_timed(hoduc, onnx,
+                                           [pin, "--dim=seq=%d" % n],
                                            libs["pinned", n])
     inputs = {}
     for n in lengths:
         ids = os.path.join(work, "ids%d.json" % n)
         mask = os.path.join(work, "mask%d.json" % n)
         with open(ids, "w") as f:
-            json.dump({"shape": [1, n], "dtype": "i64",
-                       "data": [(i * 7) % 11 for i in range(n)]}, f)
+            json.dump({"shape": [B, n], "dtype": "i64",
+                       "data": [(i * 7) % 11 for i in range(B * n)]}, f)
         with open(mask, "w") as f:
-            json.dump({"shape": [1, n], "dtype": "i64", "data": [1] * n}, f)
+            json.dump({"shape": [B, n], "dtype": "i64", "data": [1] * (B * n)},
+                      f)
         inputs[n] = ["-i", "input_ids=" + ids, "-i", "attention_mask=" + mask]
     times = {}
     for _ in range(a.rounds):
         for n in lengths:
             for threads in (1, 2):
-                for kind in (("pinned", n), "padded", "buckets"):
+                for kind in [("pinned", n)] + [k for k, _ in kinds]:
                     times.setdefault((kind, n, threads), []).append(
                         median_us(hodu_run, libs[kind], inputs[n], threads, a.runs))
-    print("| seq | threads | pinned us | padded us | ratio | buckets us | ratio |")
-    print("|---|---|---|---|---|---|---|")
+    names = [k for k, _ in kinds]
+    print("batch %d" % B)
+    print("| seq | threads | pinned us | " +
+          " | ".join("%s us | ratio" % k for k in names) + " |")
+    print("|---|---|---|" + "---|---|" * len(names))
     for n in lengths:
         for threads in (1, 2):
-            pin = statistics.median(times[("pinned", n), n, threads])
-            pad = statistics.median(times["padded", n, threads])
-            buck = statistics.median(times["buckets", n, threads])
-            print("| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f |" %
-                  (n, threads, pin, pad, pad / pin, buck, buck / pin))
+            base = statistics.median(times[("pinned", n), n, threads])
+            row = "| %d | %d | %.0f |" % (n, threads, base)
+            for k in names:
+                t = statistics.median(times[k, n, threads])
+                row += " %.0f | %.2f |" % (t, t / base)
+            print(row)
     print()
-    for kind in ("padded", "buckets"):
+    for kind in names:
         print("%s: compile %.1f s, %d bytes" % (kind, *costs[kind]))
     for n in lengths:
         print("pinned %d: compile %.1f s, %d bytes" % (n, *costs["pinned", n]))

@@ -312,7 +312,15 @@ def ChunkSymbols : Pass<"hodu-chunk-symbols", "mlir::ModuleOp"> {
       return %s : tensor<7xf32>      // gets {hodu.dims = ["batch"]}
     }
     ```
+
+    With `symbol`, only that symbol is followed and the others' names in
+    `hodu.dims` are ignored: the driver asks, for a model with two
+    symbols, which of them no op mixes.
   }];
+  let options = [
+    Option<"symbol", "symbol", "std::string", "\"\"",
+           "Follow only this symbol (default: the one the arguments name)">,
+  ];
 }
 
 def SplitEmptyTensors : Pass<"hodu-split-empty-tensors", "mlir::func::FuncOp"> {

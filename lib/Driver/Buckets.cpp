@@ -185,7 +185,8 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
     workspaceField.getValueMutable().assign(size);
   }
 
-  // int32_t dispatch(inputs, outputs, ctx): the symbol's value from ctx
+  // int32_t dispatch(inputs, outputs, ctx): the padded symbol's value from
+  // ctx
   // (the entries check it), the first bucket that holds it, else the
   // bound's entry.
   OpBuilder b(module.getContext());
@@ -236,12 +237,18 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
   };
   Value values = loadAt(ptrT, kRunContextSymbolValuesOffset);
   Value count = loadAt(i32, kRunContextNumSymbolValuesOffset);
+  unsigned index = buckets.empty() ? 0 : buckets.front().symbolIndex;
+  unsigned numSymbols = buckets.empty() ? 1 : buckets.front().numSymbols;
   Value given = LLVM::AndOp::create(
       b, loc, icmp(LLVM::ICmpPredicate::ne, values, null),
-      icmp(LLVM::ICmpPredicate::eq, count, constant(i32, 1)));
+      icmp(LLVM::ICmpPredicate::eq, count, constant(i32, numSymbols)));
   LLVM::CondBrOp::create(b, loc, given, valueBB, fallback);
   b.setInsertionPointToEnd(valueBB);
-  Value n = LLVM::LoadOp::create(b, loc, i64, values);
+  Value at = values;
+  if (index)
+    at = LLVM::GEPOp::create(b, loc, ptrT, i64, values,
+                             ArrayRef<LLVM::GEPArg>{(int32_t)index});
+  Value n = LLVM::LoadOp::create(b, loc, i64, at);
   for (auto &[size, name] : entries) {
     Block *run = b.createBlock(&body), *next = b.createBlock(&body);
     b.setInsertionPointToEnd(valueBB);

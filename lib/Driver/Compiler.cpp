@@ -236,9 +236,13 @@ EntrySignature driver::readSignature(ModuleOp module) {
     read(ep.getInputs(), sig.inputs, true);
     read(ep.getOutputs(), sig.outputs, false);
   }
-  std::optional<ChunkedSymbol> symbol;
+  SmallVector<ChunkedSymbol> symbols;
   std::string error; // malformed: the entry point's lowering says so
-  if (succeeded(readChunkedSymbol(module, symbol, error)) && symbol) {
+  if (succeeded(readSymbols(module, symbols, error)))
+    for (const ChunkedSymbol &s : symbols)
+      sig.symbols.push_back(s.name);
+  if (symbols.size() == 1) {
+    const ChunkedSymbol *symbol = &symbols.front();
     sig.symbol = symbol->name;
     sig.symbolChunk = symbol->chunk;
     sig.symbolMin = symbol->min;

@@ -38,6 +38,8 @@ namespace hodu::driver {
 struct PaddedBucket {
   int64_t size;
   mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// The padded symbol's index in a run's symbol values, and their count.
+  unsigned symbolIndex = 0, numSymbols = 1;
 };
 
 /// Builds shared phase `phase` ("input", "hodu" or "linalg") for `target`:

@@ -332,7 +332,7 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
       return nullptr;
     ChunkedSymbol s = sym;
     s.max = s.chunk = size;
-    writeChunkedSymbol(*target.module, s);
+    writeSymbols(*target.module, {s});
     ModuleOp m = *target.module;
     PassManager pm(m->getName());
     pm.addPass(createPadSymbols());

@@ -117,6 +117,243 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
              MLIRContext &context, const CompileOptions &opts, ImportOptions io,
              bool probe, SmallVectorImpl<driver::PaddedBucket> *buckets);
 
+/// The error for a model whose symbols Hodu cannot compile together: pin
+/// all but `kept` (the one --dim gives a range, else the first).
+static std::nullptr_t pinOthers(Location loc, ArrayRef<std::string> symbols,
+                                const CompileOptions &opts, const Twine &why) {
+  std::string kept = symbols.front();
+  for (const DimSpec &d : opts.dims)
+    if (llvm::is_contained(symbols, d.name) && !d.size)
+      kept = d.name;
+  std::string pins;
+  for (const std::string &s : symbols)
+    if (s != kept)
+      pins += " --dim=" + s + "=<size>";
+  emitError(loc) << "the model has " << symbols.size() << " symbolic dims ("
+                 << llvm::join(symbols, ", ") << "); " << why
+                 << ", so pin the others, e.g." << pins;
+  return nullptr;
+}
+
+/// The --dim of `symbol` (its name alone when there is none).
+static DimSpec specOf(const CompileOptions &opts, StringRef symbol) {
+  DimSpec spec;
+  spec.name = symbol.str();
+  for (const DimSpec &d : opts.dims)
+    if (d.name == symbol)
+      spec = d;
+  return spec;
+}
+
+/// A model with two symbols, on the CPU: one that no op mixes (a batch)
+/// runs over chunks, and one that ops mix and that has a bound (a
+/// sequence) is padded to it. The model is imported with each at a probe
+/// size of its own; hodu-chunk-symbols, following one symbol at a time,
+/// says which of them no op mixes and where it reaches the outputs; the
+/// padded import (importPadded) runs at the chunk size of the first, and
+/// the first's dims are added to what it compiles.
+static OwningOpRef<ModuleOp>
+checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
+                MLIRContext &context, const CompileOptions &opts,
+                ImportOptions io, bool probe,
+                SmallVectorImpl<driver::PaddedBucket> *buckets,
+                ArrayRef<std::string> symbols) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  if (symbols.size() > 2)
+    return pinOthers(loc, symbols, opts,
+                     "Hodu compiles at most two per model (one run in "
+                     "chunks, one padded to its bound)");
+  if (!probe || opts.target != "cpu")
+    return pinOthers(loc, symbols, opts,
+                     opts.target != "cpu"
+                         ? "only the CPU target compiles two symbols"
+                         : "a .mlir input has one symbol per model");
+  DimSpec specs[2] = {specOf(opts, symbols[0]), specOf(opts, symbols[1])};
+  // Each symbol at a probe size of its own.
+  SmallVector<int64_t> first =
+      driver::probeSizes(specs[0].min, specs[0].max, specs[0].multiple, 1);
+  SmallVector<int64_t> second =
+      driver::probeSizes(specs[1].min, specs[1].max, specs[1].multiple, 3);
+  llvm::erase(second, first.empty() ? -1 : first.front());
+  if (first.empty() || second.empty())
+    return pinOthers(loc, symbols, opts,
+                     "their bounds leave no two sizes to tell them apart");
+  ImportOptions pio = io;
+  pio.unboundSymbolSize = 0;
+  pio.probeSymbolSizes = {{symbols[0], first.front()},
+                          {symbols[1], second.front()}};
+  OwningOpRef<ModuleOp> probed = importer->import(opts.inputPath, context, pio);
+  if (!probed)
+    return nullptr;
+  // Which of them no op mixes.
+  OwningOpRef<ModuleOp> followed[2];
+  std::optional<std::pair<Location, std::string>> why[2];
+  bool chunkable[2];
+  for (int i = 0; i < 2; ++i) {
+    followed[i] = probed->clone();
+    ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
+      if (!why[i])
+        why[i] = {d.getLocation(), d.str()};
+      return success();
+    });
+    PassManager pm((*followed[i])->getName());
+    pm.addPass(createChunkSymbols(ChunkSymbolsOptions{symbols[i]}));
+    chunkable[i] = succeeded(pm.run(*followed[i]));
+  }
+  // The one run in chunks: the one no op mixes, when the other does; with
+  // both free of mixing, the one that --dim gives no bound.
+  int c = -1;
+  if (chunkable[0] != chunkable[1])
+    c = chunkable[0] ? 0 : 1;
+  else if (chunkable[0])
+    c = specs[1].max >= 1 ? 0 : 1;
+  if (c < 0) {
+    auto reason = [&](int i) {
+      StringRef w = why[i] ? StringRef(why[i]->second) : StringRef();
+      return w.split(" cannot vary: ").second.split("; pin it").first.str();
+    };
+    emitError(why[0] ? why[0]->first : loc)
+        << "symbolic dims '" << symbols[0] << "' (" << reason(0) << ") and '"
+        << symbols[1] << "' (" << reason(1) << ") are both mixed by the "
+        << "model's ops; Hodu pads one symbol per model, so pin one "
+        << "(hoduc --dim=" << symbols[0] << "=<size>)";
+    return nullptr;
+  }
+  int p = 1 - c;
+  const DimSpec &cs = specs[c], &ps = specs[p];
+  if (ps.max < 1) {
+    emitError(why[p] ? why[p]->first : loc)
+        << "symbolic dim '" << ps.name << "' is mixed by the model's ops"
+        << (why[p] ? " (" +
+                         StringRef(why[p]->second)
+                             .split(" cannot vary: ")
+                             .second.split("; pin it")
+                             .first.str() +
+                         ")"
+                   : std::string())
+        << "; it compiles padded when it has an upper bound (--dim=" << ps.name
+        << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
+    return nullptr;
+  }
+  int64_t chunk = cs.chunk ? cs.chunk : cs.multiple;
+  if (chunk % cs.multiple != 0 || (cs.max >= 0 && chunk > cs.max) ||
+      cs.buckets.size() > 1) {
+    emitError(loc) << "--dim=" << cs.name << ": no op mixes '" << cs.name
+                   << "', which runs in chunks: give it one chunk (@C), a "
+                   << "multiple of " << cs.multiple << " and at most the bound";
+    return nullptr;
+  }
+  SmallVector<int64_t> sizes;
+  for (int64_t size : ps.buckets)
+    if (size != ps.max)
+      sizes.push_back(size);
+  if (!sizes.empty() && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
+    emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
+                   << "make one artifact of several modules; "
+                   << (buckets ? "--emit=mlir and --compile-to show one"
+                               : "this path compiles one");
+    return nullptr;
+  }
+  // The padded import, at the chunk.
+  SmallVector<int64_t> padProbes =
+      driver::probeSizes(ps.min, ps.max, ps.multiple, 1);
+  ImportOptions cio = io;
+  cio.probeSymbolSizes.clear();
+  cio.symbolSizes[cs.name] = chunk;
+  cio.unboundSymbolSize = padProbes.front();
+  OwningOpRef<ModuleOp> at = importer->import(opts.inputPath, context, cio);
+  if (!at)
+    return nullptr;
+  size_t firstBucket = buckets ? buckets->size() : 0;
+  OwningOpRef<ModuleOp> compiled = driver::importPadded(
+      std::move(at), padProbes.front(), *importer, context, opts, cio,
+      {ps.name, ps.min, ps.max, ps.multiple, ps.max, /*padded=*/true}, sizes,
+      buckets);
+  if (!compiled)
+    return nullptr;
+
+  // The chunked symbol's dims, added to each compiled module's.
+  func::FuncOp from = entryOf(*followed[c]);
+  Builder b(&context);
+  auto addDims = [&](Attribute chunkDims, Attribute padDims, Type type,
+                     const Twine &what, bool result) -> FailureOr<Attribute> {
+    auto rt = dyn_cast<RankedTensorType>(type);
+    auto cd = dyn_cast_or_null<ArrayAttr>(chunkDims);
+    if (!cd)
+      return padDims;
+    if (!rt || (int64_t)cd.size() != rt.getRank())
+      return emitError(loc) << what << " changes rank with '" << cs.name << "'";
+    SmallVector<Attribute> dims(rt.getRank(), b.getStringAttr(""));
+    if (auto pd = dyn_cast_or_null<ArrayAttr>(padDims))
+      dims.assign(pd.begin(), pd.end());
+    for (auto [d, a] : llvm::enumerate(cd)) {
+      StringRef text = cast<StringAttr>(a).getValue();
+      std::optional<SymbolicExtent> e = parseSymbolicExtent(text);
+      if (!e || e->symbol != cs.name)
+        continue;
+      if (!cast<StringAttr>(dims[d]).getValue().empty())
+        return emitError(loc)
+               << what << " dim " << d << " is '" << text << "' and '"
+               << cast<StringAttr>(dims[d]).getValue()
+               << "': a dim that merges the two symbols";
+      if (result && rt.getDimSize(d) != chunk * e->scale)
+        return emitError(loc)
+               << what << " has " << rt.getDimSize(d) << " in dim " << d
+               << " at " << cs.name << " = " << chunk << ", not "
+               << chunk * e->scale << "; its size depends on both symbols ('"
+               << ps.name << "' too), so pin one";
+      dims[d] = b.getStringAttr(text);
+    }
+    return Attribute(b.getArrayAttr(dims));
+  };
+  auto finish = [&](ModuleOp m) -> LogicalResult {
+    func::FuncOp f = entryOf(m);
+    // (hodu-pad-symbols appended the padded symbol's value.)
+    if (!f || !from || f.getNumArguments() < from.getNumArguments() ||
+        f.getNumResults() != from.getNumResults())
+      return emitError(loc) << "the model's signature changes with its "
+                            << "symbols";
+    for (unsigned i = 0; i < from.getNumArguments(); ++i) {
+      FailureOr<Attribute> dims =
+          addDims(from.getArgAttr(i, "hodu.dims"), f.getArgAttr(i, "hodu.dims"),
+                  f.getArgumentTypes()[i], "input #" + Twine(i), false);
+      if (failed(dims))
+        return failure();
+      if (*dims)
+        f.setArgAttr(i, "hodu.dims", *dims);
+    }
+    for (unsigned i = 0; i < f.getNumResults(); ++i) {
+      FailureOr<Attribute> dims = addDims(
+          from.getResultAttr(i, "hodu.dims"), f.getResultAttr(i, "hodu.dims"),
+          f.getResultTypes()[i], "output #" + Twine(i), true);
+      if (failed(dims))
+        return failure();
+      if (*dims)
+        f.setResultAttr(i, "hodu.dims", *dims);
+    }
+    SmallVector<ChunkedSymbol> read;
+    std::string error;
+    if (failed(readSymbols(m, read, error)) || read.size() != 1)
+      return emitError(loc) << "internal error: the padded import recorded "
+                            << "no symbol";
+    ChunkedSymbol list[2];
+    list[p] = read.front();
+    list[c] = {cs.name, cs.min, cs.max, cs.multiple, chunk};
+    writeSymbols(m, list);
+    return success();
+  };
+  if (failed(finish(*compiled)))
+    return nullptr;
+  if (buckets)
+    for (size_t i = firstBucket; i < buckets->size(); ++i) {
+      if (failed(finish(*(*buckets)[i].module)))
+        return nullptr;
+      (*buckets)[i].symbolIndex = p;
+      (*buckets)[i].numSymbols = 2;
+    }
+  return compiled;
+}
+
 OwningOpRef<ModuleOp>
 driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                           const CompileOptions &opts, ImportOptions io,
@@ -162,23 +399,9 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
     }
   if (symbols.empty())
     return module;
-  if (symbols.size() > 1) {
-    // Keep the one --dim gives a range (the symbol the user wants free),
-    // else the first; pin the others.
-    std::string kept = symbols.front();
-    for (const DimSpec &d : opts.dims)
-      if (llvm::is_contained(symbols, d.name))
-        kept = d.name;
-    std::string pins;
-    for (const std::string &s : symbols)
-      if (s != kept)
-        pins += " --dim=" + s + "=<size>";
-    emitError(loc) << "the model has " << symbols.size()
-                   << " symbolic dims (" << llvm::join(symbols, ", ")
-                   << "); Hodu compiles one symbol per model, so pin the "
-                      "others, e.g." << pins;
-    return nullptr;
-  }
+  if (symbols.size() > 1)
+    return checkTwoSymbols(std::move(module), importer, context, opts, io,
+                           probe, buckets, symbols);
   const std::string &symbol = symbols.front();
   // An accelerator's bundle records the symbol and runs its plan once per
   // chunk (docs/bundle.md), a --fallback=cpu plan's CPU partitions and
@@ -317,8 +540,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
           if (!cast<StringAttr>(s).getValue().empty())
             chunk = cast<RankedTensorType>(f.getArgumentTypes()[i])
                         .getDimSize(d);
-  writeChunkedSymbol(*compiled,
-                     {symbol, spec.min, spec.max, spec.multiple, chunk});
+  writeSymbols(*compiled, {{symbol, spec.min, spec.max, spec.multiple, chunk}});
   return compiled;
 }
 

@@ -536,6 +536,7 @@ struct ChunkSymbolsPass : hodu::impl::ChunkSymbolsBase<ChunkSymbolsPass> {
 
   LogicalResult runOn(func::FuncOp f) {
     auto key = StringAttr::get(f.getContext(), "hodu.dims");
+    StringRef only = this->symbol;
     std::string symbol;
     int64_t size = -1;
     SmallVector<std::pair<Value, int64_t>> seeds;
@@ -552,7 +553,7 @@ struct ChunkSymbolsPass : hodu::impl::ChunkSymbolsBase<ChunkSymbolsPass> {
         if (!s)
           return f.emitError("argument #")
                  << i << ": hodu.dims must be strings";
-        if (s.getValue().empty())
+        if (s.getValue().empty() || (!only.empty() && s.getValue() != only))
           continue;
         if (!symbol.empty() && symbol != s.getValue())
           return f.emitError("the model has two symbolic dims, '")

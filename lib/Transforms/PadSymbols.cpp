@@ -58,7 +58,8 @@ private:
   LogicalResult mixes(Operation *op, const Twine &why) {
     return symbolCannotVary(op, symbol, why);
   }
-  LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where);
+  LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where,
+                            bool isArgument = false);
   SmallVector<int64_t> symbolicDims(Value v) const {
     SmallVector<int64_t> dims;
     auto it = table.find(v);
@@ -114,7 +115,7 @@ private:
 
 /// Reads `dims` (one string per dim of v) into the table.
 LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
-                                       Operation *where) {
+                                       Operation *where, bool isArgument) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || (int64_t)dims.size() != type.getRank())
     return where->emitError("hodu.extents: one entry per dim of ")
@@ -128,6 +129,9 @@ LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
     if (text.getValue().empty())
       continue;
     std::optional<SymbolicExtent> e = parseSymbolicExtent(text.getValue());
+    // An argument's dims may name a symbol run in chunks, which no op mixes.
+    if (e && e->symbol != symbol && isArgument)
+      continue;
     if (!e || e->symbol != symbol)
       return where->emitError("hodu.extents: '")
              << text.getValue() << "' is not an extent of symbol '" << symbol
@@ -147,7 +151,7 @@ LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
 LogicalResult PadRewriter::read() {
   for (unsigned i = 0; i < f.getNumArguments(); ++i)
     if (auto dims = f.getArgAttrOfType<ArrayAttr>(i, "hodu.dims"))
-      if (failed(readExtents(f.getArgument(i), dims, f)))
+      if (failed(readExtents(f.getArgument(i), dims, f, /*isArgument=*/true)))
         return failure();
   WalkResult walk = f.walk([&](Operation *op) {
     auto all = op->getAttrOfType<ArrayAttr>("hodu.extents");
@@ -689,13 +693,17 @@ LogicalResult PadRewriter::run() {
 struct PadSymbolsPass : hodu::impl::PadSymbolsBase<PadSymbolsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<ChunkedSymbol> sym;
+    SmallVector<ChunkedSymbol> symbols;
     std::string error;
-    if (failed(readChunkedSymbol(module, sym, error))) {
+    if (failed(readSymbols(module, symbols, error))) {
       module.emitError(error);
       return signalPassFailure();
     }
-    if (!sym || !sym->padded)
+    const ChunkedSymbol *sym = nullptr;
+    for (const ChunkedSymbol &s : symbols)
+      if (s.padded)
+        sym = &s;
+    if (!sym)
       return;
     func::FuncOp f = findEntryFunction(module);
     if (!f) {

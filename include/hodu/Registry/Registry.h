@@ -62,6 +62,10 @@ struct ImportOptions {
   /// ("pin it"). The arguments with such dims get `hodu.dims`, the symbol's
   /// name per dim ("" for a static one).
   int64_t unboundSymbolSize = 0;
+  /// Symbols imported at a size of their own and named in `hodu.dims` as
+  /// `unboundSymbolSize` ones are (the driver's probes of a model with two
+  /// symbols, each at a size the other has not).
+  std::map<std::string, int64_t> probeSymbolSizes;
   /// When set, the importer adds the symbols it imported at
   /// `unboundSymbolSize` (also when the import then fails).
   std::shared_ptr<std::vector<std::string>> unboundSymbols;

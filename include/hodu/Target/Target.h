@@ -157,6 +157,9 @@ struct EntrySignature {
   std::string symbol;
   int64_t symbolChunk = 0;
   int64_t symbolMin = 0, symbolMax = -1, symbolMultiple = 1;
+  /// Every symbol's name, in the descriptor's order (a CPU model may have
+  /// one run in chunks and one padded; `symbol` is set when there is one).
+  std::vector<std::string> symbols;
 };
 
 /// A heterogeneous plan as hodu-partition left the entry function: the

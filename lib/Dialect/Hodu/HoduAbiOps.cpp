@@ -122,57 +122,70 @@ EntryPointOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // Symbolic dims (hodu/Dialect/Hodu/Symbols.h)
 //===----------------------------------------------------------------------===//
 
-LogicalResult hodu::readChunkedSymbol(Operation *module,
-                                      std::optional<ChunkedSymbol> &symbol,
-                                      std::string &error) {
-  symbol.reset();
+LogicalResult hodu::readSymbols(Operation *module,
+                                SmallVectorImpl<ChunkedSymbol> &out,
+                                std::string &error) {
+  out.clear();
   auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols");
-  if (!symbols || symbols.empty())
+  if (!symbols)
     return success();
-  if (symbols.size() != 1) {
-    error = "hodu.symbols: one symbol per model";
+  unsigned chunked = 0, padded = 0;
+  for (Attribute a : symbols) {
+    auto dict = dyn_cast<DictionaryAttr>(a);
+    auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+    if (!name) {
+      error = "hodu.symbols: a dictionary with a name";
+      return failure();
+    }
+    ChunkedSymbol s;
+    s.name = name.str();
+    for (auto [key, field] :
+         {std::pair("min", &s.min), std::pair("max", &s.max),
+          std::pair("multiple", &s.multiple), std::pair("chunk", &s.chunk)})
+      if (auto v = dict.getAs<IntegerAttr>(key))
+        *field = v.getInt();
+    s.padded = (bool)dict.get("padded");
+    if (s.padded && s.chunk != s.max) {
+      error = "hodu.symbols: padded symbol '" + s.name +
+              "' must be compiled at its bound";
+      return failure();
+    }
+    if (s.min < 0 || s.multiple < 1 || s.chunk < 1 ||
+        (s.max >= 0 && s.max < s.min)) {
+      error = "hodu.symbols: bad bounds for '" + s.name + "'";
+      return failure();
+    }
+    if (llvm::any_of(
+            out, [&](const ChunkedSymbol &o) { return o.name == s.name; })) {
+      error = "hodu.symbols: '" + s.name + "' twice";
+      return failure();
+    }
+    ++(s.padded ? padded : chunked);
+    out.push_back(std::move(s));
+  }
+  if (chunked > 1 || padded > 1) {
+    error = "hodu.symbols: at most one symbol run in chunks and one padded";
     return failure();
   }
-  auto dict = dyn_cast<DictionaryAttr>(symbols[0]);
-  auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
-  if (!name) {
-    error = "hodu.symbols: a dictionary with a name";
-    return failure();
-  }
-  ChunkedSymbol s;
-  s.name = name.str();
-  for (auto [key, field] : {std::pair("min", &s.min), std::pair("max", &s.max),
-                            std::pair("multiple", &s.multiple),
-                            std::pair("chunk", &s.chunk)})
-    if (auto v = dict.getAs<IntegerAttr>(key))
-      *field = v.getInt();
-  s.padded = (bool)dict.get("padded");
-  if (s.padded && s.chunk != s.max) {
-    error = "hodu.symbols: padded symbol '" + s.name +
-            "' must be compiled at its bound";
-    return failure();
-  }
-  if (s.min < 0 || s.multiple < 1 || s.chunk < 1 ||
-      (s.max >= 0 && s.max < s.min)) {
-    error = "hodu.symbols: bad bounds for '" + s.name + "'";
-    return failure();
-  }
-  symbol = std::move(s);
   return success();
 }
 
-void hodu::writeChunkedSymbol(Operation *module, const ChunkedSymbol &symbol) {
+void hodu::writeSymbols(Operation *module, ArrayRef<ChunkedSymbol> symbols) {
   Builder b(module->getContext());
-  NamedAttribute fields[] = {
-      b.getNamedAttr("name", b.getStringAttr(symbol.name)),
-      b.getNamedAttr("min", b.getI64IntegerAttr(symbol.min)),
-      b.getNamedAttr("max", b.getI64IntegerAttr(symbol.max)),
-      b.getNamedAttr("multiple", b.getI64IntegerAttr(symbol.multiple)),
-      b.getNamedAttr("chunk", b.getI64IntegerAttr(symbol.chunk))};
-  SmallVector<NamedAttribute> all(std::begin(fields), std::end(fields));
-  if (symbol.padded)
-    all.push_back(b.getNamedAttr("padded", b.getUnitAttr()));
-  module->setAttr("hodu.symbols", b.getArrayAttr({b.getDictionaryAttr(all)}));
+  SmallVector<Attribute> list;
+  for (const ChunkedSymbol &symbol : symbols) {
+    NamedAttribute fields[] = {
+        b.getNamedAttr("name", b.getStringAttr(symbol.name)),
+        b.getNamedAttr("min", b.getI64IntegerAttr(symbol.min)),
+        b.getNamedAttr("max", b.getI64IntegerAttr(symbol.max)),
+        b.getNamedAttr("multiple", b.getI64IntegerAttr(symbol.multiple)),
+        b.getNamedAttr("chunk", b.getI64IntegerAttr(symbol.chunk))};
+    SmallVector<NamedAttribute> all(std::begin(fields), std::end(fields));
+    if (symbol.padded)
+      all.push_back(b.getNamedAttr("padded", b.getUnitAttr()));
+    list.push_back(b.getDictionaryAttr(all));
+  }
+  module->setAttr("hodu.symbols", b.getArrayAttr(list));
 }
 
 std::optional<SymbolicExtent> hodu::parseSymbolicExtent(StringRef text) {

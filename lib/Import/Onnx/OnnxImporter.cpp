@@ -184,6 +184,12 @@ inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
       dims.push_back(it->second);
       continue;
     }
+    if (auto it = options.probeSymbolSizes.find(symbol);
+        it != options.probeSymbolSizes.end()) {
+      dims.push_back(it->second);
+      symbols[i] = symbol;
+      continue;
+    }
     if (options.unboundSymbolSize > 0) {
       dims.push_back(options.unboundSymbolSize);
       symbols[i] = symbol;

@@ -12,6 +12,7 @@
 #include "hodu/Support/Names.h"
 #include "hodu/Support/Output.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -84,11 +85,12 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
      << "static inline int32_t " << prefix << "_run(";
   k = 0;
   bool first = true;
-  // A symbolic dim's value comes first (the symbol's name, made a C
-  // identifier).
-  std::string symbolArg = sig.symbol.empty() ? "" : cIdentifier(sig.symbol);
-  if (!symbolArg.empty()) {
-    os << "int64_t " << symbolArg;
+  // The symbols' values come first (their names, made C identifiers), in
+  // the descriptor's order.
+  std::vector<std::string> symbolArgs;
+  for (const std::string &symbol : sig.symbols) {
+    symbolArgs.push_back(cIdentifier(symbol));
+    os << (first ? "" : ", ") << "int64_t " << symbolArgs.back();
     first = false;
   }
   for (auto &t : sig.inputs) {
@@ -111,37 +113,57 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
   for (size_t i = 0; i < sig.outputs.size(); ++i)
     os << (i ? ", " : "") << "(void *)" << names[k++];
   os << (sig.outputs.empty() ? "0" : "") << "};\n";
-  if (symbolArg.empty()) {
+  if (symbolArgs.empty()) {
     os << "  return " << prefix << HODU_DESCRIPTOR_SUFFIX
        << ".entry(inputs, outputs, 0);\n}\n\n";
   } else {
-    os << "  hodu_run_context ctx = {sizeof(hodu_run_context), 0, 0, 0, &"
-       << symbolArg << ", 1};\n"
+    os << "  const int64_t symbols[] = {" << llvm::join(symbolArgs, ", ")
+       << "};\n"
+       << "  hodu_run_context ctx = {sizeof(hodu_run_context), 0, 0, 0, "
+       << "symbols, " << symbolArgs.size() << "};\n"
        << "  return " << prefix << HODU_DESCRIPTOR_SUFFIX
        << ".entry(inputs, outputs, &ctx);\n}\n\n";
   }
   auto countMacros = [&](const std::vector<TensorSignature> &ts,
                          StringRef kind) {
     for (auto [i, t] : llvm::enumerate(ts)) {
-      // The static dims' product, times the symbolic dim's extent
-      // scale * N + offset (offsets: a padded symbol's `past+1`).
+      // The static dims' product, times each symbolic dim's extent
+      // scale * N + offset (offsets: a padded symbol's `past+1`); the
+      // macro takes the symbols the tensor has, in the descriptor's order.
       int64_t n = 1;
-      std::optional<SymbolicExtent> extent;
+      std::vector<std::string> factors;
+      std::vector<bool> uses(sig.symbols.size());
       for (auto [d, e] : llvm::enumerate(t.shape)) {
+        std::optional<SymbolicExtent> extent;
         if (d < t.dims.size() && !t.dims[d].empty())
           extent = parseSymbolicExtent(t.dims[d]);
-        else
+        if (!extent) {
           n *= e;
-      }
-      os << "#define " << prefix.upper() << "_" << kind << i << "_ELEMENTS";
-      if (extent) {
-        std::string count = "(int64_t)(" + symbolArg + ")";
+          continue;
+        }
+        auto at = llvm::find(sig.symbols, extent->symbol.str());
+        if (at == sig.symbols.end()) {
+          n *= e; // not a symbol of the model: its size at compile time
+          continue;
+        }
+        size_t k = at - sig.symbols.begin();
+        uses[k] = true;
+        std::string count = "(int64_t)(" + symbolArgs[k] + ")";
         if (extent->scale != 1)
           count += " * " + std::to_string(extent->scale);
         if (extent->offset)
           count = "(" + count + (extent->offset > 0 ? " + " : " - ") +
                   std::to_string(std::abs(extent->offset)) + ")";
-        os << "(" << symbolArg << ") (" << count << " * " << n << ")\n";
+        factors.push_back(count);
+      }
+      os << "#define " << prefix.upper() << "_" << kind << i << "_ELEMENTS";
+      if (!factors.empty()) {
+        std::vector<std::string> params;
+        for (size_t k = 0; k < symbolArgs.size(); ++k)
+          if (uses[k])
+            params.push_back(symbolArgs[k]);
+        os << "(" << llvm::join(params, ", ") << ") ("
+           << llvm::join(factors, " * ") << " * " << n << ")\n";
       } else {
         os << " " << n << "\n";
       }

@@ -1,6 +1,6 @@
 //===- Symbols.h - the symbolic dims' attributes ----------------*- C++ -*-===//
 //
-// One reader and writer for what a chunked symbol leaves in the IR (docs/
+// One reader and writer for what symbols leave in the IR (docs/
 // architecture.md, "Symbolic dims"): the module attribute `hodu.symbols`
 // (hoduc's driver writes it; the entry point's lowering, the C header and
 // the bundle read it) and the per-dim text of `hodu.dims` ("batch", or
@@ -11,6 +11,8 @@
 #ifndef HODU_DIALECT_HODU_SYMBOLS_H
 #define HODU_DIALECT_HODU_SYMBOLS_H
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/LogicalResult.h"
 
@@ -41,14 +43,17 @@ struct SymbolicExtent {
   int64_t scale = 1, offset = 0;
 };
 
-/// The module's `hodu.symbols`: none when it has no such attribute; an
-/// error (in `error`) when it is not one well-formed symbol.
-llvm::LogicalResult readChunkedSymbol(mlir::Operation *module,
-                                      std::optional<ChunkedSymbol> &symbol,
-                                      std::string &error);
+/// The module's `hodu.symbols`, in the descriptor's order: none when it has
+/// no such attribute; an error (in `error`) when one is malformed, two have
+/// one name, or more than one runs in chunks or more than one is padded
+/// (the entry point runs one symbol over chunks and pads one).
+llvm::LogicalResult readSymbols(mlir::Operation *module,
+                                llvm::SmallVectorImpl<ChunkedSymbol> &symbols,
+                                std::string &error);
 
-/// Sets the module's `hodu.symbols` to `symbol`.
-void writeChunkedSymbol(mlir::Operation *module, const ChunkedSymbol &symbol);
+/// Sets the module's `hodu.symbols` to `symbols`.
+void writeSymbols(mlir::Operation *module,
+                  llvm::ArrayRef<ChunkedSymbol> symbols);
 
 /// The symbol and scale a `hodu.dims` entry names ("batch": 1, "4*batch":
 /// 4); none for "" or a malformed entry.

@@ -3,7 +3,9 @@
 // test_data_past<P>_batch<B>/ TensorProto files for hodu-run --test-data.
 // For the decoder of make_decoder.py --position-input (a third argument
 // "position"): batch 1 at past 0, 1, 5 and 16, written as
-// test_data_position_past<P>/, the position input being past.
+// test_data_position_past<P>/, and (past, batch) = (0, 3), (3, 2) and
+// (16, 2), written as test_data_position_past<P>_batch<B>/, the position
+// input being past.
 // Developers only, as test/models/make_refs.mjs:
 //   python3 make_decoder.py | protoc --encode=onnx.ModelProto onnx.proto > /tmp/decoder.onnx
 //   node make_refs.mjs /tmp/decoder.onnx DIR_WITH_ONNXRUNTIME_NODE
@@ -20,7 +22,8 @@ const positionInput = variant === 'position';
 const ort = createRequire(path.join(path.resolve(ortDir), 'x.cjs'))('onnxruntime-node');
 const session = await ort.InferenceSession.create(fs.readFileSync(model));
 const H = 2, DH = 4;
-const runs = positionInput ? [[0, 1], [1, 1], [5, 1], [16, 1]]
+const runs = positionInput ? [[0, 1], [1, 1], [5, 1], [16, 1], [0, 3], [3, 2],
+                              [16, 2]]
                            : [[0, 1], [0, 3], [3, 2], [7, 1]];
 for (const [past, batch] of runs) {
   const ids = new BigInt64Array(batch);
@@ -40,8 +43,10 @@ for (const [past, batch] of runs) {
   if (positionInput)
     feeds.position_ids = new ort.Tensor('int64', positions, [batch, 1]);
   const out = await session.run(feeds);
-  const dir = path.join(here, positionInput ? `test_data_position_past${past}`
-                                            : `test_data_past${past}_batch${batch}`);
+  const dir = path.join(here, positionInput
+                                  ? `test_data_position_past${past}` +
+                                        (batch > 1 ? `_batch${batch}` : '')
+                                  : `test_data_past${past}_batch${batch}`);
   fs.mkdirSync(dir, { recursive: true });
   const raw = (a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   fs.writeFileSync(path.join(dir, 'input_0.pb'), tensorProto('input_ids', 7, [batch, 1], raw(ids)));

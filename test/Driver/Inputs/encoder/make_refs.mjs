@@ -1,7 +1,9 @@
 // ONNX Runtime's outputs for the encoder of make_encoder.py at batches 1, 2
 // and 3 (seq 5), written as test_data_set_<batch>/, and at batch 1 with seq
 // 1, 3, 9 and 16, written as test_data_seq_<seq>/ (the last token masked
-// out from seq 3 on): TensorProto files for hodu-run --test-data. Developers only, as test/models/make_refs.mjs:
+// out from seq 3 on), and at batches 2 and 3 with seq 9, 16 and 1, written
+// as test_data_batch<batch>_seq<seq>/ (sample b's last b tokens masked out):
+// TensorProto files for hodu-run --test-data. Developers only, as test/models/make_refs.mjs:
 //   python3 make_encoder.py | protoc --encode=onnx.ModelProto onnx.proto > /tmp/encoder.onnx
 //   node make_refs.mjs /tmp/encoder.onnx DIR_WITH_ONNXRUNTIME_NODE
 import { createRequire } from 'node:module';
@@ -18,12 +20,16 @@ const session = await ort.InferenceSession.create(fs.readFileSync(model));
 const sets = [[1, 5, 'test_data_set_1'], [2, 5, 'test_data_set_2'],
               [3, 5, 'test_data_set_3'], [1, 1, 'test_data_seq_1'],
               [1, 3, 'test_data_seq_3'], [1, 9, 'test_data_seq_9'],
-              [1, 16, 'test_data_seq_16']];
+              [1, 16, 'test_data_seq_16'], [2, 9, 'test_data_batch2_seq9'],
+              [3, 16, 'test_data_batch3_seq16'], [3, 1, 'test_data_batch3_seq1']];
 for (const [batch, SEQ, name] of sets) {
   const ids = new BigInt64Array(batch * SEQ), mask = new BigInt64Array(batch * SEQ);
   // Sample b pads its last b tokens; the batch-1 sets of other lengths
   // their last one.
-  const padded = (b) => (SEQ === 5 ? b : SEQ >= 3 ? 1 : 0);
+  // The batch-2 and -3 sets of other lengths pad b tokens of sample b
+  // (none at seq 1).
+  const padded = (b) => (SEQ === 5 ? b : batch > 1 ? Math.min(b, SEQ - 1)
+                                       : SEQ >= 3 ? 1 : 0);
   for (let b = 0; b < batch; ++b)
     for (let s = 0; s < SEQ; ++s) {
       ids[b * SEQ + s] = BigInt((b * 7 + s * 3 + 1) % 11);
