@@ -145,6 +145,8 @@ private:
   uint64_t planStaging(SmallVectorImpl<std::string> &messages);
   LLVM::GlobalOp symbolTable();
   LLVM::GlobalOp dynamicDimTable();
+  LLVM::GlobalOp divisorTable(); // after dynamicDimTable
+  SmallVector<int64_t> divisors; // one per dynamic_dims record
   void buildSymbolLoop(LLVM::LLVMFuncOp impl, ArrayRef<Value> pointers,
                        Value workspace, Value status, bool passStatus,
                        Value ctxArg, Block *exit);
@@ -169,7 +171,8 @@ private:
   /// Where each role's symbol is in an input or output: its dim (-1:
   /// none), as `scale * n + offset`; the tensor's shape in the code.
   struct TensorSymbols {
-    int64_t dim[2] = {-1, -1}, scale[2] = {1, 1}, offset[2] = {0, 0};
+    int64_t dim[2] = {-1, -1}, scale[2] = {1, 1}, offset[2] = {0, 0},
+            divisor[2] = {1, 1};
     SmallVector<int64_t> shape;
     uint64_t eltBytes = 0;
     bool any() const { return dim[kChunked] >= 0 || dim[kPadded] >= 0; }

@@ -60,9 +60,11 @@ static_assert(offsetof(hodu_model_desc, abi_version) == 0 &&
                   offsetof(hodu_model_desc, dynamic_dims) == 120 &&
                   offsetof(hodu_model_desc, num_state_tensors) == 128 &&
                   offsetof(hodu_model_desc, state_tensor_init) == 136 &&
-                  sizeof(hodu_model_desc) == 144,
+                  offsetof(hodu_model_desc, dynamic_dim_divisors) == 144 &&
+                  sizeof(hodu_model_desc) == 152,
               "hodu_model_desc is {i32, i32, ptr, ptr, i32, i32, ptr, ptr, "
-              "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr}");
+              "ptr, i64, i32, ptr, i32, ptr, i32, ptr, i32, ptr, i32, ptr, "
+              "ptr}");
 static_assert(offsetof(hodu_symbol_desc, name) == 0 &&
                   offsetof(hodu_symbol_desc, min) == 8 &&
                   offsetof(hodu_symbol_desc, max) == 16 &&
@@ -330,9 +332,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
     return op.emitError("cannot define the hodu_tensor_desc type");
   modelT = LLVM::LLVMStructType::getIdentified(ctx, "hodu_model_desc");
   if (!modelT.isInitialized() &&
-      failed(modelT.setBody({i32,  i32,  ptrT, ptrT, i32,  i32, ptrT,
-                             ptrT, ptrT, i64,  i32,  ptrT, i32, ptrT,
-                             i32,  ptrT, i32,  ptrT, i32,  ptrT},
+      failed(modelT.setBody({i32,  i32,  ptrT, ptrT, i32,  i32,  ptrT,
+                             ptrT, ptrT, i64,  i32,  ptrT, i32,  ptrT,
+                             i32,  ptrT, i32,  ptrT, i32,  ptrT, ptrT},
                             false)))
     return op.emitError("cannot define the hodu_model_desc type");
 
@@ -404,10 +406,11 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
                              return arr;
                            });
   }
-  LLVM::GlobalOp symbolArray, dynamicDimArray;
+  LLVM::GlobalOp symbolArray, dynamicDimArray, divisorArray;
   if (hasSymbols()) {
     symbolArray = symbolTable();
     dynamicDimArray = dynamicDimTable();
+    divisorArray = divisorTable();
   }
   int64_t numDynamicDims = 0;
   for (const TensorSymbols &t : tensorSymbols)
@@ -426,7 +429,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
       [&]() -> Value {
         Value d = LLVM::UndefOp::create(b, loc, modelT);
         Value fields[] = {
-            constant(i32, HODU_ABI_VERSION),
+            // Version 3 only where it matters: a version 2 runtime loads
+            // the rest.
+            constant(i32, divisorArray ? 3 : 2),
             constant(i32, sizeof(hodu_model_desc)),
             addressOf(modelName),
             addressOf(targetName),
@@ -450,7 +455,9 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
                             : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
             constant(i32, numState),
             stateInitArray ? addressOf(stateInitArray)
-                           : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
+                           : Value(LLVM::ZeroOp::create(b, loc, ptrT)),
+            divisorArray ? addressOf(divisorArray)
+                         : Value(LLVM::ZeroOp::create(b, loc, ptrT))};
         for (auto [i, v] : llvm::enumerate(fields))
           d = insert(d, v, i);
         return d;

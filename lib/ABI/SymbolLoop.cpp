@@ -49,20 +49,23 @@ LogicalResult EntryPointLowering::readSymbols() {
           for (const ChunkedSymbol &s : symbols)
             if (named && s.name == named->symbol)
               sym = &s;
-          if (!named || !sym || (named->offset != 0 && !sym->padded))
+          if (!named || !sym ||
+              ((named->offset != 0 || named->divisor != 1) && !sym->padded) ||
+              (sym->chunk * named->scale) % named->divisor != 0)
             return op.emitError("bad symbolic dim '")
                    << text << "' of '" << name << "'";
           Role role = sym->padded ? kPadded : kChunked;
           if (t.dim[role] >= 0)
             return op.emitError("dims of '")
                    << name << "' name symbol '" << sym->name << "' twice";
-          int64_t extent = sym->chunk * named->scale + named->offset;
+          int64_t extent = named->at(sym->chunk);
           if (t.shape[d] != extent || extent < 1)
             return op.emitError("'")
                    << name << "' must have " << extent << " in dim " << d;
           t.dim[role] = d;
           t.scale[role] = named->scale;
           t.offset[role] = named->offset;
+          t.divisor[role] = named->divisor;
         }
       tensorSymbols.push_back(std::move(t));
     }
@@ -121,9 +124,10 @@ LLVM::GlobalOp EntryPointLowering::symbolTable() {
 }
 
 /// The descriptor's `dynamic_dims`: one hodu_dynamic_dim per symbolic dim
-/// of an input or output.
+/// of an input or output; their divisors in `divisors`.
 LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
   SmallVector<std::array<int64_t, 6>> rows;
+  divisors.clear();
   size_t nIn = op.getInputs().size();
   for (auto [k, t] : llvm::enumerate(tensorSymbols)) {
     int64_t isOutput = k >= nIn, index = isOutput ? k - nIn : k;
@@ -132,10 +136,12 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
     if (t.dim[kPadded] >= 0 && t.dim[kPadded] < t.dim[kChunked])
       std::swap(roles[0], roles[1]);
     for (Role r : roles)
-      if (t.dim[r] >= 0)
+      if (t.dim[r] >= 0) {
         rows.push_back({isOutput, index, t.dim[r],
                         r == kPadded ? paddedIndex : chunkedIndex, t.scale[r],
                         t.offset[r]});
+        divisors.push_back(t.divisor[r]);
+      }
   }
   if (rows.empty())
     return {};
@@ -158,9 +164,9 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
 /// Copies the box of tensor `t` that this pass runs between the caller's
 /// buffer and its staging copy: along the chunked symbol, units
 /// [off, off + rows) of the caller's and [0, rows) of the copy's; along the
-/// padded one, its `scale * n + offset` real rows; every static dim whole.
-/// With `repeatLast` (an input of a chunk with no padded dim), the copy's
-/// units past `rows` repeat the last real one.
+/// padded one, its `scale * n / divisor + offset` real rows; every static dim
+/// whole. With `repeatLast` (an input of a chunk with no padded dim), the
+/// copy's units past `rows` repeat the last real one.
 void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
                                  Value caller, Value stage, bool toStage,
                                  bool repeatLast) {
@@ -175,8 +181,10 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
       start.push_back(mul(pass.off, scale));
       length.push_back(mul(pass.rows, scale));
     } else if (d == t.dim[kPadded]) {
-      Value e = add(mul(pass.n[kPadded], i64c(t.scale[kPadded])),
-                    i64c(t.offset[kPadded]));
+      Value e = mul(pass.n[kPadded], i64c(t.scale[kPadded]));
+      if (t.divisor[kPadded] != 1)
+        e = LLVM::SDivOp::create(b, loc, e, i64c(t.divisor[kPadded]));
+      e = add(e, i64c(t.offset[kPadded]));
       extent.push_back(e);
       start.push_back(i64c(0));
       length.push_back(e);
@@ -451,4 +459,16 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
     }
   }
   LLVM::BrOp::create(b, loc, ValueRange{add(pass.off, i64c(chunk))}, headBB);
+}
+
+/// The descriptor's `dynamic_dim_divisors` (ABI version 3): null when every
+/// divisor is 1, which an artifact of version 2 says by not having them.
+LLVM::GlobalOp EntryPointLowering::divisorTable() {
+  if (llvm::all_of(divisors, [](int64_t d) { return d == 1; }))
+    return {};
+  return global(LLVM::LLVMArrayType::get(i64, divisors.size()),
+                op.getPrefix().str() + "_dynamic_dim_divisors",
+                DenseElementsAttr::get(
+                    RankedTensorType::get({(int64_t)divisors.size()}, i64),
+                    ArrayRef<int64_t>(divisors)));
 }

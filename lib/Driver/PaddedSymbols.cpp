@@ -24,6 +24,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace hodu;
 
@@ -51,7 +53,8 @@ struct Import {
 
 class PaddedImport {
 public:
-  PaddedImport(StringRef symbol, Location loc) : symbol(symbol), loc(loc) {}
+  PaddedImport(StringRef symbol, int64_t multiple, Location loc)
+      : symbol(symbol), multiple(multiple), loc(loc) {}
 
   /// The extent text of dim sizes `sizes` (one per import), "" when the
   /// dim is static; none (after an error at `where`) when it is neither.
@@ -64,6 +67,7 @@ public:
   LogicalResult compareAttributes(ArrayRef<Operation *> ops);
 
   std::string symbol;
+  int64_t multiple;
   Location loc;
 
   LogicalResult mixes(Operation *where, const Twine &why) {
@@ -79,20 +83,31 @@ std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
   auto same = [&](int64_t s) { return s == sizes[0]; };
   if (llvm::all_of(sizes, same))
     return std::string();
+  // scale / divisor from the first two sizes, in lowest terms; the division
+  // must be exact for every value the symbol takes (multiples of
+  // `multiple`), and the line must hold at every size.
   int64_t diff = sizes[1] - sizes[0], step = at[1] - at[0];
-  bool ok = step != 0 && diff % step == 0 && diff / step > 0;
-  int64_t scale = ok ? diff / step : 0, offset = sizes[0] - scale * at[0];
+  if (step < 0) {
+    diff = -diff;
+    step = -step;
+  }
+  bool ok = step > 0 && diff > 0;
+  int64_t g = ok ? std::gcd(diff, step) : 1;
+  int64_t scale = diff / g, divisor = step / g;
+  ok = ok && multiple % divisor == 0;
+  int64_t offset = ok ? sizes[0] - scale * at[0] / divisor : 0;
   for (auto [s, p] : llvm::zip(sizes, at))
-    ok = ok && s == scale * p + offset;
+    ok = ok && (scale * p) % divisor == 0 && s == scale * p / divisor + offset;
   if (ok)
-    return symbolicExtentText(symbol, scale, offset);
+    return symbolicExtentText(symbol, scale, offset, divisor);
   std::string list;
   for (auto [s, p] : llvm::zip(sizes, at))
     list += (list.empty() ? "" : ", ") + std::to_string(s) + " at " +
             std::to_string(p);
   (void)mixes(where, what + " is " + list + ", which is not scale * " + symbol +
-                         " + offset (a strided window or a reshape "
-                         "that depends on it?)");
+                         " / divisor + offset (a reshape that depends on "
+                         "it, or a strided window: with --dim=" +
+                         symbol + "=MIN..MAX%STRIDE its sizes are exact)");
   return std::nullopt;
 }
 
@@ -287,7 +302,7 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
                      const ChunkedSymbol &sym, ArrayRef<int64_t> bucketSizes,
                      SmallVectorImpl<PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  PaddedImport pi(sym.name, loc);
+  PaddedImport pi(sym.name, sym.multiple, loc);
   SmallVector<int64_t> at = probeSizesFrom(probe, sym);
   if (at.size() < 4) {
     emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "

@@ -36,9 +36,10 @@ using namespace hodu;
 
 namespace {
 
-/// A dim's real extent, scale * n + offset; scale 0: a static dim.
+/// A dim's real extent, scale * n / divisor + offset (exact); scale 0: a
+/// static dim.
 struct Extent {
-  int64_t scale = 0, offset = 0;
+  int64_t scale = 0, offset = 0, divisor = 1;
   bool symbolic() const { return scale != 0; }
 };
 
@@ -136,11 +137,12 @@ LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
       return where->emitError("hodu.extents: '")
              << text.getValue() << "' is not an extent of symbol '" << symbol
              << "'";
-    if (type.getDimSize(d) != e->scale * bound + e->offset)
+    if ((e->scale * bound) % e->divisor != 0 ||
+        type.getDimSize(d) != e->at(bound))
       return where->emitError("hodu.extents: dim ")
              << d << " of " << type << " is not " << text.getValue() << " at "
              << symbol << " = " << bound;
-    row[d] = Extent{e->scale, e->offset};
+    row[d] = Extent{e->scale, e->offset, e->divisor};
     any = true;
   }
   if (any)
@@ -207,12 +209,14 @@ Value PadRewriter::scalar(Type elem, Neutral k) {
   return ConstantOp::create(b, f.getLoc(), DenseElementsAttr::get(type, value));
 }
 
-/// scale * n + offset, a 0-d i64 tensor.
+/// scale * n / divisor + offset, a 0-d i64 tensor.
 Value PadRewriter::realExtent(Extent e) {
   auto type = RankedTensorType::get({}, b.getI64Type());
   Value v = n;
   if (e.scale != 1)
     v = MulOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.scale}));
+  if (e.divisor != 1)
+    v = DivOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.divisor}));
   if (e.offset != 0)
     v = AddOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.offset}));
   return v;
@@ -469,7 +473,7 @@ LogicalResult PadRewriter::pad(PadOp p) {
                           stringifyPadMode(p.getMode()) + ")");
     if (pads[rank + d] != 0) {
       Extent e = extentOf(in, d);
-      ends.push_back({d, Extent{e.scale, e.offset + pads[d]}});
+      ends.push_back({d, Extent{e.scale, e.offset + pads[d], e.divisor}});
     }
   }
   if (ends.empty())

@@ -41,6 +41,16 @@ const hodu_dynamic_dim *hodu_dynamic_dim_of(const hodu_model_desc *desc,
   return NULL;
 }
 
+int64_t hodu_dynamic_dim_divisor(const hodu_model_desc *desc,
+                                 const hodu_dynamic_dim *record) {
+  if (!record || desc->abi_version < 3 ||
+      desc->struct_size < offsetof(hodu_model_desc, dynamic_dim_divisors) +
+                              sizeof(desc->dynamic_dim_divisors) ||
+      !desc->dynamic_dim_divisors)
+    return 1;
+  return desc->dynamic_dim_divisors[record - desc->dynamic_dims];
+}
+
 /* Appends printf output to buffer[*used], keeping it terminated; "..."
  * marks a cut. */
 static void append(char *buffer, size_t size, size_t *used, const char *format,
@@ -59,13 +69,17 @@ static void append(char *buffer, size_t size, size_t *used, const char *format,
     memcpy(buffer + size - 4, "...", 4);
 }
 
-/* "batch", "2*batch", "batch+1", "2*batch-1": the extent a record says. */
+/* "batch", "2*batch", "batch+1", "2*batch-1", "samples/160-3": the extent
+ * a record says. */
 static void append_extent(char *buffer, size_t size, size_t *used,
                           const hodu_model_desc *desc,
                           const hodu_dynamic_dim *record) {
   if (record->scale != 1)
     append(buffer, size, used, "%lld*", (long long)record->scale);
   append(buffer, size, used, "%s", desc->symbols[record->symbol].name);
+  int64_t divisor = hodu_dynamic_dim_divisor(desc, record);
+  if (divisor != 1)
+    append(buffer, size, used, "/%lld", (long long)divisor);
   if (record->offset > 0)
     append(buffer, size, used, "+%lld", (long long)record->offset);
   else if (record->offset < 0)
@@ -179,10 +193,13 @@ static int bind_input(const hodu_model_desc *desc, const char *model,
     const hodu_dynamic_dim *record =
         hodu_dynamic_dim_of(desc, 0, (int32_t)i, d);
     const hodu_symbol_desc *symbol = &desc->symbols[record->symbol];
-    int trivial = record->scale == 1 && record->offset == 0;
+    int64_t divisor = hodu_dynamic_dim_divisor(desc, record);
+    int trivial = record->scale == 1 && record->offset == 0 && divisor == 1;
+    /* extent - offset = scale * value / divisor, exactly. */
     int64_t scaled;
     if (__builtin_sub_overflow(shape[d], record->offset, &scaled) ||
-        scaled < 0 || scaled % record->scale != 0) {
+        scaled < 0 || __builtin_mul_overflow(scaled, divisor, &scaled) ||
+        scaled % record->scale != 0) {
       char expr[128];
       size_t used = 0;
       expr[0] = '\0';
@@ -271,9 +288,12 @@ int hodu_dims_resolve(const hodu_model_desc *desc, const char *model,
       continue;
     }
     int64_t value = values[record->symbol];
+    int64_t divisor = hodu_dynamic_dim_divisor(desc, record);
     int64_t extent;
     if (__builtin_mul_overflow(record->scale, value, &extent) ||
-        __builtin_add_overflow(extent, record->offset, &extent) || extent < 0) {
+        extent % divisor != 0 ||
+        __builtin_add_overflow(extent / divisor, record->offset, &extent) ||
+        extent < 0) {
       snprintf(message, size,
                "model '%s': %s '%s' dim %d has no valid extent for symbol "
                "'%s' = %lld",

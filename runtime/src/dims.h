@@ -35,6 +35,10 @@ const hodu_dynamic_dim *hodu_dynamic_dim_of(const hodu_model_desc *desc,
                                             int is_output, int32_t tensor,
                                             int32_t dim);
 
+/* The divisor of `record` (dynamic_dim_divisors, ABI version 3), else 1. */
+int64_t hodu_dynamic_dim_divisor(const hodu_model_desc *desc,
+                                 const hodu_dynamic_dim *record);
+
 /* Formats a described shape with its symbols, "[batch,3]" or
  * "[2*batch+1]", into `buffer` (always terminated). */
 void hodu_format_symbolic_shape(char *buffer, size_t size,

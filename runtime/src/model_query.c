@@ -316,6 +316,15 @@ const hodu_dynamic_dim *hodu_model_dynamic_dim(const hodu_model *model,
   return hodu_dynamic_dim_of(desc, is_output, index, dim);
 }
 
+int64_t hodu_model_dynamic_dim_divisor(const hodu_model *model, int is_output,
+                                       int32_t index, int32_t dim) {
+  const hodu_dynamic_dim *record =
+      hodu_model_dynamic_dim(model, is_output, index, dim);
+  return record
+             ? hodu_dynamic_dim_divisor(hodu_plan_symbols(model->plan), record)
+             : 1;
+}
+
 /* Checks a caller's symbol values array against the model. */
 static hodu_status check_values_argument(const hodu_model *model,
                                          const int64_t *values,

@@ -78,6 +78,16 @@ static hodu_status validate_record(const char *origin,
                      "%d) has scale %lld (must be >= 1)",
                      origin, (int)r, kind, tensor->name, (int)record->dim,
                      (long long)record->scale);
+  int64_t divisor = hodu_dynamic_dim_divisor(desc, record);
+  const hodu_symbol_desc *symbol = &desc->symbols[record->symbol];
+  if (divisor < 1 || (symbol->multiple >= 1 &&
+                      (record->scale * symbol->multiple) % divisor != 0))
+    return MALFORMED("%s: malformed descriptor: dynamic dim %d (%s '%s' dim "
+                     "%d) has divisor %lld, which must be >= 1 and divide "
+                     "its scale %lld times the multiple %lld of symbol '%s'",
+                     origin, (int)r, kind, tensor->name, (int)record->dim,
+                     (long long)divisor, (long long)record->scale,
+                     (long long)symbol->multiple, symbol->name);
   if (tensor->shape[record->dim] != HODU_DIM_DYNAMIC)
     return MALFORMED("%s: malformed descriptor: dynamic dim %d names %s '%s' "
                      "dim %d, whose extent is %lld, not HODU_DIM_DYNAMIC",

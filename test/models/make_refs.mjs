@@ -197,6 +197,33 @@ for (const m of models) {
     });
     console.log(`${m.name}: batch ${batch}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
   }
+  // "symbolic_length": the model compiled once with a symbolic length runs
+  // these lengths too: <name>/symbolic_length/test_data_set_<k>.
+  const sl = m.symbolic_length;
+  for (const [k, length] of (sl ? sl.lengths : []).entries()) {
+    const sdir = path.join(here, m.name, 'symbolic_length', `test_data_set_${k}`);
+    fs.mkdirSync(sdir, { recursive: true });
+    const sfeeds = {}, specs = {};
+    for (const spec of m.inputs) {
+      const dim = sl.dims[spec.name];
+      const shape = spec.shape.slice();
+      if (dim !== undefined) shape[dim] = length;
+      specs[spec.name] = { ...spec, shape };
+      sfeeds[spec.name] = makeInput(specs[spec.name]);
+    }
+    const out = await session.run(sfeeds);
+    session.inputNames.forEach((n, i) => {
+      const spec = specs[n];
+      fs.writeFileSync(path.join(sdir, `input_${i}.pb`),
+                       tensorProto(n, DTYPES[spec.dtype][0], spec.shape, rawBytes(sfeeds[n])));
+    });
+    session.outputNames.forEach((n, i) => {
+      const t = out[n];
+      fs.writeFileSync(path.join(sdir, `output_${i}.pb`),
+                       tensorProto(n, ORT_TO_ONNX[t.type], t.dims, rawBytes(t)));
+    });
+    console.log(`${m.name}: length ${length}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
+  }
   await session.release();
 }
 process.exit(failures ? 1 : 0);

@@ -372,6 +372,43 @@ def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
     return True
 
 
+def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
+    """Compiles the model once with its length dims symbolic ('?' in
+    --input-shape) and the manifest's --dim bounds, padded to the bound, and
+    runs it at the manifest's length (test_data_set_0) and at every length
+    of symbolic_length/test_data_set_k, against ONNX Runtime's outputs."""
+    spec = model["symbolic_length"]
+    flags = list(spec.get("flags", []))
+    for s in model["inputs"]:
+        shape = [str(d) for d in s["shape"]]
+        if s["name"] in spec["dims"]:
+            shape[spec["dims"][s["name"]]] = "?"
+        if shape:
+            flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    lib = os.path.join(work, "%s.length.so" % model["name"])
+    rc, out, secs = run([hoduc, onnx, "-o", lib] + flags, COMPILE_TIMEOUT)
+    if rc != 0:
+        print("symbolic length: compile FAILED: " + first_error(out))
+        return False
+    first = model["inputs"][0]
+    lengths = [first["shape"][spec["dims"].get(first["name"], 0)]] + spec["lengths"]
+    sets = [os.path.join(data, "test_data_set_0")] + [
+        os.path.join(data, "symbolic_length", "test_data_set_%d" % k)
+        for k in range(len(spec["lengths"]))]
+    for d, length in zip(sets, lengths):
+        rc, out, _ = run([hodu_run, lib, "--test-data", d, "--rtol", repr(rtol),
+                          "--atol", repr(atol)], RUN_TIMEOUT)
+        stats = error_stats(hodu_run, lib, d, work, rtol, atol)
+        detail = ("max abs err %.3g, max rel err %.3g" % (stats["max_abs"], stats["max_rel"])
+                  if isinstance(stats, dict) else stats)
+        print("symbolic length, compiled once in %.2f s, run at length %d: %s; %s"
+              % (secs, length, detail, "PASS" if rc == 0 else "FAILED"))
+        if rc != 0:
+            print("\n".join("  " + l for l in out.splitlines()[:20]))
+            return False
+    return True
+
+
 def host_has_bf16():
     """Whether this CPU runs AVX512-BF16 (hoduc --precision=bf16's kernels)."""
     try:
@@ -648,6 +685,9 @@ def test_model(model, defaults, args):
         if ok and model.get("symbolic") and with_ref and not args.engine:
             ok = test_symbolic(model, onnx, os.path.join(HERE, name), work, hoduc,
                                hodu_run, rtol, atol)
+        if ok and model.get("symbolic_length") and with_ref and not args.engine:
+            ok = test_symbolic_length(model, onnx, os.path.join(HERE, name), work,
+                                      hoduc, hodu_run, rtol, atol)
         if ok and model.get("bf16") and with_ref and not args.engine:
             if host_has_bf16():
                 ok = test_bf16(model, onnx, data, work, hoduc, hodu_run, flags)
@@ -735,7 +775,7 @@ def main():
         return 0
     failed = next((r for r in results if r.get("status") != "pass"), None)
     if failed is None:
-        print("FAIL: the symbolic-batch compile (above)")
+        print("FAIL: the symbolic-batch or -length compile (above)")
         return 1
     print("FAIL at -O%d: %s" % (failed["level"], failed.get("error", failed.get("status"))))
     return 1

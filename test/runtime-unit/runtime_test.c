@@ -680,9 +680,9 @@ static void test_from_descriptor(void) {
   CHECK_ERROR(hodu_model_from_descriptor(NULL, &model),
               HODU_INVALID_ARGUMENT, "descriptor is NULL");
   hodu_model_desc future = affine_hodu_descriptor;
-  future.abi_version = 3;
+  future.abi_version = HODU_ABI_VERSION + 1;
   CHECK_ERROR(hodu_model_from_descriptor(&future, &model), HODU_INCOMPATIBLE,
-              "descriptor was built for Hodu ABI version 3");
+              "descriptor was built for Hodu ABI version 4");
   hodu_model_desc truncated = affine_hodu_descriptor;
   truncated.struct_size = 8;
   CHECK_ERROR(hodu_model_from_descriptor(&truncated, &model),
@@ -994,6 +994,65 @@ static void test_symbols_mismatch(void) {
               "most 8 (it is 9)");
   hodu_tensor_free(p);
   hodu_tensor_free(r);
+  hodu_model_free(model);
+}
+
+/* ABI version 3's divisors: r f32[n] -> q f32[n/4+1], n a multiple of 4
+ * up to 16 (a strided window's frames); a divisor that does not divide the
+ * scale times the multiple is a malformed descriptor; a version 2
+ * descriptor's divisors are not read. */
+static void test_symbols_divisors(void) {
+  static const int64_t dynamic_shape[] = {HODU_DIM_DYNAMIC};
+  static const hodu_tensor_desc inputs[] = {
+      {"r", HODU_DTYPE_F32, 1, dynamic_shape}};
+  static const hodu_tensor_desc outputs[] = {
+      {"q", HODU_DTYPE_F32, 1, dynamic_shape}};
+  static const hodu_symbol_desc symbols[] = {{"n", 4, 16, 4, 0}};
+  static const hodu_dynamic_dim dims[] = {{0, 0, 0, 0, 1, 0},
+                                          {1, 0, 0, 0, 1, 1}};
+  static const int64_t divisors[] = {1, 4}, bad_divisors[] = {1, 3};
+  hodu_model_desc desc = {0};
+  desc.abi_version = 3;
+  desc.struct_size = sizeof desc;
+  desc.model_name = "frames";
+  desc.target = "cpu";
+  desc.num_inputs = 1;
+  desc.num_outputs = 1;
+  desc.inputs = inputs;
+  desc.outputs = outputs;
+  desc.entry = nothing_entry;
+  desc.num_symbols = 1;
+  desc.symbols = symbols;
+  desc.num_dynamic_dims = 2;
+  desc.dynamic_dims = dims;
+  desc.dynamic_dim_divisors = divisors;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_from_descriptor(&desc, &model));
+  if (!model)
+    return;
+  CHECK(hodu_model_dynamic_dim_divisor(model, 1, 0, 0) == 4);
+  CHECK(hodu_model_dynamic_dim_divisor(model, 0, 0, 0) == 1);
+  int64_t r8[] = {8}, r6[] = {6};
+  hodu_tensor *r = f32_tensor(1, r8, 0), *q = NULL;
+  const hodu_tensor *in[] = {r};
+  CHECK_OK(hodu_model_run_alloc(model, in, 1, &q, 1));
+  CHECK(q && hodu_tensor_shape(q)[0] == 3);
+  hodu_tensor_free(q);
+  q = NULL;
+  hodu_tensor_free(r);
+  in[0] = r = f32_tensor(1, r6, 0);
+  CHECK_ERROR(hodu_model_run_alloc(model, in, 1, &q, 1), HODU_MISMATCH,
+              "model 'frames': input 'r' dim 0 is 6: symbol 'n' must be a "
+              "multiple of 4");
+  hodu_tensor_free(r);
+  hodu_model_free(model);
+  desc.dynamic_dim_divisors = bad_divisors;
+  CHECK_ERROR(hodu_model_from_descriptor(&desc, &model), HODU_INVALID_ARTIFACT,
+              "dynamic dim 1 (output 'q' dim 0) has divisor 3, which must be "
+              ">= 1 and divide its scale 1 times the multiple 4 of symbol 'n'");
+  desc.abi_version = 2; /* a version 2 descriptor: no divisors */
+  CHECK_OK(hodu_model_from_descriptor(&desc, &model));
+  CHECK(model && hodu_model_dynamic_dim_divisor(model, 1, 0, 0) == 1);
   hodu_model_free(model);
 }
 
@@ -1902,6 +1961,7 @@ static const struct {
     {"symbols_mismatch", test_symbols_mismatch},
     {"symbols_sessions", test_symbols_sessions},
     {"symbols_validation", test_symbols_validation},
+    {"symbols_divisors", test_symbols_divisors},
     {"abi_version1", test_abi_version1},
     {"state_queries", test_state_queries},
     {"state_refusals", test_state_refusals},

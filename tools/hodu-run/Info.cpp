@@ -37,6 +37,10 @@ std::string symbolicShape(const hodu_model *model, bool isOutput,
       if (dim->scale != 1)
         text += std::to_string(dim->scale) + "*";
       text += hodu_model_symbol_name(model, dim->symbol);
+      if (int64_t divisor =
+              hodu_model_dynamic_dim_divisor(model, isOutput, index, d);
+          divisor != 1)
+        text += "/" + std::to_string(divisor);
       if (dim->offset)
         text += (dim->offset > 0 ? "+" : "") + std::to_string(dim->offset);
     } else {

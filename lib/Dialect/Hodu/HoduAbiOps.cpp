@@ -196,13 +196,21 @@ std::optional<SymbolicExtent> hodu::parseSymbolicExtent(StringRef text) {
   } else if (factor.getAsInteger(10, e.scale) || e.scale < 1) {
     return std::nullopt;
   }
-  size_t sign = rest.find_first_of("+-");
-  e.symbol = rest.take_front(sign);
-  if (sign != StringRef::npos) {
-    StringRef digits = rest.drop_front(sign + 1);
+  size_t end = rest.find_first_of("/+-");
+  e.symbol = rest.take_front(end);
+  rest = end == StringRef::npos ? StringRef() : rest.drop_front(end);
+  if (rest.consume_front("/")) {
+    size_t digits = rest.find_first_of("+-");
+    if (rest.take_front(digits).getAsInteger(10, e.divisor) || e.divisor < 1)
+      return std::nullopt;
+    rest = digits == StringRef::npos ? StringRef() : rest.drop_front(digits);
+  }
+  if (!rest.empty()) {
+    bool minus = rest.front() == '-';
+    StringRef digits = rest.drop_front();
     if (digits.empty() || digits.getAsInteger(10, e.offset) || e.offset < 0)
       return std::nullopt;
-    if (rest[sign] == '-')
+    if (minus)
       e.offset = -e.offset;
   }
   if (e.symbol.empty() || e.symbol.find('*') != StringRef::npos)
@@ -213,7 +221,7 @@ std::optional<SymbolicExtent> hodu::parseSymbolicExtent(StringRef text) {
 std::optional<std::pair<StringRef, int64_t>>
 hodu::parseSymbolicDim(StringRef text) {
   std::optional<SymbolicExtent> e = parseSymbolicExtent(text);
-  if (!e || e->offset != 0)
+  if (!e || e->offset != 0 || e->divisor != 1)
     return std::nullopt;
   return std::pair(e->symbol, e->scale);
 }
@@ -229,8 +237,10 @@ std::string hodu::symbolCannotVaryText(StringRef symbol, StringRef why) {
 }
 
 std::string hodu::symbolicExtentText(StringRef symbol, int64_t scale,
-                                     int64_t offset) {
+                                     int64_t offset, int64_t divisor) {
   std::string text = symbolicDimText(symbol, scale);
+  if (divisor > 1)
+    text += "/" + std::to_string(divisor);
   if (offset > 0)
     text += "+" + std::to_string(offset);
   else if (offset < 0)

@@ -128,7 +128,8 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
                          StringRef kind) {
     for (auto [i, t] : llvm::enumerate(ts)) {
       // The static dims' product, times each symbolic dim's extent
-      // scale * N + offset (offsets: a padded symbol's `past+1`); the
+      // scale * N / divisor + offset (offsets: a padded symbol's `past+1`;
+      // divisors: a strided window's `samples/160-3`); the
       // macro takes the symbols the tensor has, in the descriptor's order.
       int64_t n = 1;
       std::vector<std::string> factors;
@@ -151,6 +152,8 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
         std::string count = "(int64_t)(" + symbolArgs[k] + ")";
         if (extent->scale != 1)
           count += " * " + std::to_string(extent->scale);
+        if (extent->divisor != 1)
+          count += " / " + std::to_string(extent->divisor);
         if (extent->offset)
           count = "(" + count + (extent->offset > 0 ? " + " : " - ") +
                   std::to_string(std::abs(extent->offset)) + ")";

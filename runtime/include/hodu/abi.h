@@ -27,9 +27,12 @@ extern "C" {
 /* Bumped on any incompatible change to the structs or the entry signature.
  * Version 2 (Hodu 0.5) added symbolic dims: shapes may hold
  * HODU_DIM_DYNAMIC, and the descriptor's symbol tables say what each such
- * dim is. A runtime loads descriptors of every version from
+ * dim is. Version 3 (Hodu 0.7) added dynamic_dim_divisors: a dim may be
+ * scale * value / divisor + offset (a strided window over a symbol); an
+ * artifact says version 3 only when it has them, so the others still load
+ * in a version 2 runtime. A runtime loads descriptors of every version from
  * HODU_ABI_VERSION_MIN to HODU_ABI_VERSION. */
-#define HODU_ABI_VERSION 2u
+#define HODU_ABI_VERSION 3u
 #define HODU_ABI_VERSION_MIN 1u
 
 /* A dim of a described shape that is known only at run time: the extent is
@@ -98,7 +101,10 @@ typedef struct hodu_symbol_desc {
 } hodu_symbol_desc;
 
 /* One dynamic dim of an input or output (ABI version 2 on): its extent is
- * scale * value(symbol) + offset. */
+ * scale * value(symbol) + offset, or with a divisor d (the descriptor's
+ * dynamic_dim_divisors, ABI version 3) scale * value(symbol) / d + offset,
+ * the division exact for every value the symbol takes (d divides
+ * scale * multiple). */
 typedef struct hodu_dynamic_dim {
   int32_t is_output; /* 0: inputs[tensor]; 1: outputs[tensor] */
   int32_t tensor;
@@ -207,6 +213,12 @@ typedef struct hodu_model_desc {
   /* Their initial values: NULL (all zero), or num_state_tensors pointers,
    * each NULL (zeros) or to the tensor's bytes (its dtype and shape). */
   const void *const *state_tensor_init;
+  /* The divisor of each dynamic_dims record (appended in ABI version 3,
+   * read only from a descriptor of version 3 or later): NULL, every one 1,
+   * or num_dynamic_dims entries, each >= 1 and dividing its record's
+   * scale times its symbol's multiple. Output frames of a strided window
+   * over `samples` (a multiple of the stride 160) are samples / 160 - 3. */
+  const int64_t *dynamic_dim_divisors;
 } hodu_model_desc;
 
 /* Multi-threaded code in a shared library (hoduc -o model.so, and the CPU

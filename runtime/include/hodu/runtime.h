@@ -460,6 +460,11 @@ HODU_API const hodu_dynamic_dim *hodu_model_dynamic_dim(const hodu_model *model,
                                                         int is_output,
                                                         int32_t index,
                                                         int32_t dim);
+/* The divisor of that dim's extent, scale * value / divisor + offset (ABI
+ * version 3: a strided window over a symbol); 1 for every other dim. */
+HODU_API int64_t hodu_model_dynamic_dim_divisor(const hodu_model *model,
+                                                int is_output, int32_t index,
+                                                int32_t dim);
 
 /* Binds the symbols' values from input tensors' shapes, with the checks of
  * a run: `inputs` holds one entry per model input (NULL entries are

@@ -37,10 +37,13 @@ struct ChunkedSymbol {
   bool padded = false;
 };
 
-/// A dim's extent as `scale * symbol + offset`.
+/// A dim's extent as `scale * symbol / divisor + offset`, the division
+/// exact for every value the symbol takes (a strided window over a symbol
+/// that is a multiple of the stride: `samples/160-3`).
 struct SymbolicExtent {
   llvm::StringRef symbol;
-  int64_t scale = 1, offset = 0;
+  int64_t scale = 1, offset = 0, divisor = 1;
+  int64_t at(int64_t n) const { return scale * n / divisor + offset; }
 };
 
 /// The module's `hodu.symbols`, in the descriptor's order: none when it has
@@ -67,13 +70,13 @@ std::string symbolicDimText(llvm::StringRef symbol, int64_t scale);
 /// 'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)".
 std::string symbolCannotVaryText(llvm::StringRef symbol, llvm::StringRef why);
 
-/// "seq", "2*seq", "seq+1", "2*seq-3": the symbol, scale (>= 1) and
-/// offset; none for "" or a malformed entry.
+/// "seq", "2*seq", "seq+1", "2*seq-3", "samples/160-3": the symbol, scale
+/// (>= 1), divisor (>= 1) and offset; none for "" or a malformed entry.
 std::optional<SymbolicExtent> parseSymbolicExtent(llvm::StringRef text);
 
-/// The `hodu.dims` entry for `scale * symbol + offset`.
+/// The `hodu.dims` entry for `scale * symbol / divisor + offset`.
 std::string symbolicExtentText(llvm::StringRef symbol, int64_t scale,
-                               int64_t offset);
+                               int64_t offset, int64_t divisor = 1);
 
 } // namespace hodu
 
