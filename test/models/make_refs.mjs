@@ -170,60 +170,42 @@ for (const m of models) {
   });
   console.log(`${m.name}: onnxruntime-node ${ortVersion}: ${session.outputNames.length} output(s) ` +
               `${shapes.join(', ')}, ${total} bytes of reference outputs`);
-  // "symbolic": the model compiled once with a symbolic batch runs these
-  // batches too: <name>/symbolic/test_data_set_<k>, the inputs made as the
-  // manifest says at the batch's shape.
-  for (const [k, batch] of (m.symbolic ? m.symbolic.batches : []).entries()) {
-    const sdir = path.join(here, m.name, 'symbolic', `test_data_set_${k}`);
-    fs.mkdirSync(sdir, { recursive: true });
-    const sfeeds = {}, specs = {};
-    for (const spec of m.inputs) {
-      const dim = m.symbolic.batch_dims[spec.name];
-      const shape = spec.shape.slice();
-      if (dim !== undefined) shape[dim] = batch;
-      specs[spec.name] = { ...spec, shape };
-      sfeeds[spec.name] = makeInput(specs[spec.name]);
+  // Variants at other shapes, the inputs made as the manifest says with
+  // dims `dims` (input -> dim) at `size`, written to <name>/<sub>/
+  // test_data_set_<k>: "symbolic" (the model compiled once with a symbolic
+  // batch runs these batches too) and "symbolic_length" (with a symbolic,
+  // padded length: these lengths).
+  const variants = [];
+  if (m.symbolic)
+    variants.push(['symbolic', 'batch', m.symbolic.batch_dims, m.symbolic.batches]);
+  if (m.symbolic_length)
+    variants.push(['symbolic_length', 'length', m.symbolic_length.dims,
+                   m.symbolic_length.lengths]);
+  for (const [sub, what, dims, sizes] of variants)
+    for (const [k, size] of sizes.entries()) {
+      const sdir = path.join(here, m.name, sub, `test_data_set_${k}`);
+      fs.mkdirSync(sdir, { recursive: true });
+      const sfeeds = {}, specs = {};
+      for (const spec of m.inputs) {
+        const dim = dims[spec.name];
+        const shape = spec.shape.slice();
+        if (dim !== undefined) shape[dim] = size;
+        specs[spec.name] = { ...spec, shape };
+        sfeeds[spec.name] = makeInput(specs[spec.name]);
+      }
+      const out = await session.run(sfeeds);
+      session.inputNames.forEach((n, i) => {
+        const spec = specs[n];
+        fs.writeFileSync(path.join(sdir, `input_${i}.pb`),
+                         tensorProto(n, DTYPES[spec.dtype][0], spec.shape, rawBytes(sfeeds[n])));
+      });
+      session.outputNames.forEach((n, i) => {
+        const t = out[n];
+        fs.writeFileSync(path.join(sdir, `output_${i}.pb`),
+                         tensorProto(n, ORT_TO_ONNX[t.type], t.dims, rawBytes(t)));
+      });
+      console.log(`${m.name}: ${what} ${size}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
     }
-    const out = await session.run(sfeeds);
-    session.inputNames.forEach((n, i) => {
-      const spec = specs[n];
-      fs.writeFileSync(path.join(sdir, `input_${i}.pb`),
-                       tensorProto(n, DTYPES[spec.dtype][0], spec.shape, rawBytes(sfeeds[n])));
-    });
-    session.outputNames.forEach((n, i) => {
-      const t = out[n];
-      fs.writeFileSync(path.join(sdir, `output_${i}.pb`),
-                       tensorProto(n, ORT_TO_ONNX[t.type], t.dims, rawBytes(t)));
-    });
-    console.log(`${m.name}: batch ${batch}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
-  }
-  // "symbolic_length": the model compiled once with a symbolic length runs
-  // these lengths too: <name>/symbolic_length/test_data_set_<k>.
-  const sl = m.symbolic_length;
-  for (const [k, length] of (sl ? sl.lengths : []).entries()) {
-    const sdir = path.join(here, m.name, 'symbolic_length', `test_data_set_${k}`);
-    fs.mkdirSync(sdir, { recursive: true });
-    const sfeeds = {}, specs = {};
-    for (const spec of m.inputs) {
-      const dim = sl.dims[spec.name];
-      const shape = spec.shape.slice();
-      if (dim !== undefined) shape[dim] = length;
-      specs[spec.name] = { ...spec, shape };
-      sfeeds[spec.name] = makeInput(specs[spec.name]);
-    }
-    const out = await session.run(sfeeds);
-    session.inputNames.forEach((n, i) => {
-      const spec = specs[n];
-      fs.writeFileSync(path.join(sdir, `input_${i}.pb`),
-                       tensorProto(n, DTYPES[spec.dtype][0], spec.shape, rawBytes(sfeeds[n])));
-    });
-    session.outputNames.forEach((n, i) => {
-      const t = out[n];
-      fs.writeFileSync(path.join(sdir, `output_${i}.pb`),
-                       tensorProto(n, ORT_TO_ONNX[t.type], t.dims, rawBytes(t)));
-    });
-    console.log(`${m.name}: length ${length}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
-  }
   await session.release();
 }
 process.exit(failures ? 1 : 0);

@@ -358,14 +358,21 @@ def test_symbolic(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
         sets = [os.path.join(run_data(d, os.path.join(work, "sym%d" % k), frozen,
                                       flat=True))
                 for k, d in enumerate(sets)]
-    for d, batch in zip(sets, [1] + model["symbolic"]["batches"]):
+    return run_sets(hodu_run, lib, work, sets, [1] + model["symbolic"]["batches"],
+                    "batch", secs, rtol, atol)
+
+
+def run_sets(hodu_run, lib, work, sets, sizes, what, secs, rtol, atol):
+    """Runs `lib`, compiled once with a symbolic `what`, on each test data
+    set of `sets` (its size in `sizes`) against ONNX Runtime's outputs."""
+    for d, size in zip(sets, sizes):
         rc, out, _ = run([hodu_run, lib, "--test-data", d, "--rtol", repr(rtol),
                           "--atol", repr(atol)], RUN_TIMEOUT)
         stats = error_stats(hodu_run, lib, d, work, rtol, atol)
         detail = ("max abs err %.3g, max rel err %.3g" % (stats["max_abs"], stats["max_rel"])
                   if isinstance(stats, dict) else stats)
-        print("symbolic batch, compiled once in %.2f s, run at batch %d: %s; %s"
-              % (secs, batch, detail, "PASS" if rc == 0 else "FAILED"))
+        print("symbolic %s, compiled once in %.2f s, run at %s %d: %s; %s"
+              % (what, secs, what, size, detail, "PASS" if rc == 0 else "FAILED"))
         if rc != 0:
             print("\n".join("  " + l for l in out.splitlines()[:20]))
             return False
@@ -395,18 +402,7 @@ def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
     sets = [os.path.join(data, "test_data_set_0")] + [
         os.path.join(data, "symbolic_length", "test_data_set_%d" % k)
         for k in range(len(spec["lengths"]))]
-    for d, length in zip(sets, lengths):
-        rc, out, _ = run([hodu_run, lib, "--test-data", d, "--rtol", repr(rtol),
-                          "--atol", repr(atol)], RUN_TIMEOUT)
-        stats = error_stats(hodu_run, lib, d, work, rtol, atol)
-        detail = ("max abs err %.3g, max rel err %.3g" % (stats["max_abs"], stats["max_rel"])
-                  if isinstance(stats, dict) else stats)
-        print("symbolic length, compiled once in %.2f s, run at length %d: %s; %s"
-              % (secs, length, detail, "PASS" if rc == 0 else "FAILED"))
-        if rc != 0:
-            print("\n".join("  " + l for l in out.splitlines()[:20]))
-            return False
-    return True
+    return run_sets(hodu_run, lib, work, sets, lengths, "length", secs, rtol, atol)
 
 
 def host_has_bf16():

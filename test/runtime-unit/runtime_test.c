@@ -375,7 +375,7 @@ static void test_load_errors(void) {
   CHECK_ERROR(hodu_model_load(model_path("bad_abi"), &model),
               HODU_INCOMPATIBLE,
               "was built for Hodu ABI version 99, but this runtime (" 
-              HODU_RUNTIME_VERSION ") loads ABI versions 1 to 2");
+              HODU_RUNTIME_VERSION ") loads ABI versions 1 to 3");
   CHECK_ERROR(hodu_model_load(model_path("malformed"), &model),
               HODU_INVALID_ARTIFACT, "input 'v' has unknown dtype 42");
 
