@@ -201,12 +201,12 @@ checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
     chunkable[i] = succeeded(pm.run(*followed[i]));
   }
   // The one run in chunks: the one no op mixes, when the other does; with
-  // both free of mixing, the one that --dim gives no bound.
+  // both free of mixing, the one that --dim gives no bound (else the first).
   int c = -1;
   if (chunkable[0] != chunkable[1])
     c = chunkable[0] ? 0 : 1;
-  else if (chunkable[0])
-    c = specs[1].max >= 1 ? 0 : 1;
+  else if (chunkable[0]) // pad the one with a bound; of two, the second
+    c = specs[0].max >= 1 && specs[1].max < 1 ? 1 : 0;
   if (c < 0) {
     auto reason = [&](int i) {
       StringRef w = why[i] ? StringRef(why[i]->second) : StringRef();
@@ -221,6 +221,14 @@ checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   }
   int p = 1 - c;
   const DimSpec &cs = specs[c], &ps = specs[p];
+  if (ps.max < 1 && chunkable[p]) {
+    emitError(loc) << "symbolic dims '" << symbols[0] << "' and '"
+                   << symbols[1] << "': no op mixes either, and Hodu runs one "
+                   << "symbol per model in chunks; give the other a bound to "
+                   << "compile it padded (--dim=" << ps.name
+                   << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
+    return nullptr;
+  }
   if (ps.max < 1) {
     emitError(why[p] ? why[p]->first : loc)
         << "symbolic dim '" << ps.name << "' is mixed by the model's ops"
