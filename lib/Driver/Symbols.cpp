@@ -386,6 +386,31 @@ driver::importWithSymbols(const Importer &importer, MLIRContext &context,
                       buckets);
 }
 
+/// A module that hoduc wrote (--emit=mlir) after a padded import has its
+/// symbols and masks already (hodu.symbols lists a padded symbol): it
+/// compiles as it is, success; an error where the options would change it;
+/// none for any other module.
+static std::optional<LogicalResult> compiledPadded(ModuleOp module,
+                                                   const CompileOptions &opts) {
+  SmallVector<ChunkedSymbol> recorded;
+  std::string error;
+  Location loc = module.getLoc();
+  if (failed(readSymbols(module, recorded, error)))
+    return LogicalResult(emitError(loc) << error);
+  if (llvm::none_of(recorded, [](const ChunkedSymbol &s) { return s.padded; }))
+    return std::nullopt;
+  if (opts.target != "cpu")
+    return LogicalResult(emitError(loc)
+                         << "the module has a padded symbol, which only the "
+                            "CPU target compiles");
+  if (!opts.dims.empty())
+    return LogicalResult(
+        emitError(loc) << "the module's symbols were set when hoduc imported "
+                          "it padded (hodu.symbols); --dim cannot change them: "
+                          "compile the model itself with the --dim you want");
+  return success();
+}
+
 /// What follows the first import: the symbols of `module`, proved and
 /// recorded; with `probe`, the module imported again at the chunk size.
 static OwningOpRef<ModuleOp>
@@ -393,6 +418,9 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
              MLIRContext &context, const CompileOptions &opts, ImportOptions io,
              bool probe, SmallVectorImpl<driver::PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  if (!probe)
+    if (std::optional<LogicalResult> done = compiledPadded(*module, opts))
+      return succeeded(*done) ? std::move(module) : nullptr;
   int64_t probeSize = probeSizeFor(opts);
   func::FuncOp entry = entryOf(*module);
   SmallVector<std::string> symbols = symbolsOf(entry);
@@ -553,6 +581,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
 }
 
 LogicalResult driver::applySymbols(ModuleOp module, const CompileOptions &opts) {
+  if (std::optional<LogicalResult> done = compiledPadded(module, opts))
+    return *done;
   // Checked on a clone: checkSymbols owns the module it is given.
   OwningOpRef<ModuleOp> checked = checkSymbols(
       OwningOpRef<ModuleOp>(module.clone()), nullptr, *module.getContext(),
