@@ -3,7 +3,8 @@
 // The model's descriptor and `hodu_entry_fn` wrapper (runtime/include/hodu/
 // abi.h), built as LLVM dialect ops so that `--compile-to=llvm` shows them
 // and `hodu-opt` replays the step (the model: onnx-mlir's
-// KrnlToLLVM/KrnlEntryPoint.cpp). Layouts come from abi.h itself.
+// KrnlToLLVM/KrnlEntryPoint.cpp). Layouts come from abi.h itself. The
+// symbols' tables and the run over them are SymbolLoop.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
