@@ -197,7 +197,7 @@ private:
     Value off, rows; // the chunk: its first unit and units (1: none)
   };
   void copyBox(const TensorSymbols &t, const Pass &pass, Value caller,
-               Value stage, bool toStage, bool repeatLast);
+               Value stage, bool toStage, bool repeatLast, bool zeros);
 
   SmallVector<ChunkedSymbol> symbols; // hodu.symbols, the descriptor's order
   int chunkedIndex = -1, paddedIndex = -1;

@@ -165,11 +165,13 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
 /// buffer and its staging copy: along the chunked symbol, units
 /// [off, off + rows) of the caller's and [0, rows) of the copy's; along the
 /// padded one, its `scale * n / divisor + offset` real rows; every static dim
-/// whole. With `repeatLast` (an input of a chunk with no padded dim), the
+/// whole. With `zeros` (an input with a padded dim), the rest of the copy
+/// (past the box along each symbolic dim) becomes zeros, each byte written
+/// once. With `repeatLast` (an input of a chunk with no padded dim), the
 /// copy's units past `rows` repeat the last real one.
 void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
                                  Value caller, Value stage, bool toStage,
-                                 bool repeatLast) {
+                                 bool repeatLast, bool zeros) {
   int64_t last = std::max(t.dim[kChunked], t.dim[kPadded]);
   // Per dim up to the last symbolic one: the caller's extent, and the box's
   // start and length along it.
@@ -203,21 +205,21 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
   // The loops: one per symbolic dim, one per run of static dims.
   struct Level {
     Value count, start, callerStride;
-    int64_t stageStride;
+    int64_t stageStride, stageCount; // the copy's stride and extent
   };
   SmallVector<Level> levels;
   for (int64_t d = 0; d < last; ++d) {
     if (start[d]) {
-      levels.push_back(
-          {length[d], start[d], callerStride[d], (int64_t)t.bytesAfter(d)});
+      levels.push_back({length[d], start[d], callerStride[d],
+                        (int64_t)t.bytesAfter(d), t.shape[d]});
       continue;
     }
     int64_t count = t.shape[d];
     while (d + 1 < last && !start[d + 1])
       count *= t.shape[++d];
     if (count != 1)
-      levels.push_back(
-          {i64c(count), Value(), callerStride[d], (int64_t)t.bytesAfter(d)});
+      levels.push_back({i64c(count), Value(), callerStride[d],
+                        (int64_t)t.bytesAfter(d), count});
   }
   // for (i = from; i < to; ++i) body(i), at the insertion point.
   auto loop = [&](Value from, Value to, llvm::function_ref<void(Value)> body) {
@@ -232,6 +234,16 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
     LLVM::BrOp::create(b, loc, ValueRange{add(i, i64c(1))}, head);
     b.setInsertionPointToStart(done);
   };
+  // With zeros: the copy's blocks `count` .. `extent` of `stride` bytes at
+  // `at` (what the box leaves along a symbolic dim) become zeros.
+  auto zeroFrom = [&](Value at, Value count, int64_t extent, int64_t stride) {
+    Value from = mul(count, i64c(stride));
+    LLVM::MemsetOp::create(
+        b, loc, gep(at, from),
+        LLVM::ConstantOp::create(b, loc, b.getI8Type(), b.getI8IntegerAttr(0)),
+        LLVM::SubOp::create(b, loc, i64c(extent * stride), from),
+        /*isVolatile=*/false);
+  };
   std::function<void(size_t, Value, Value)> emit = [&](size_t level,
                                                        Value callerAt,
                                                        Value stageAt) {
@@ -244,6 +256,8 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
       else
         LLVM::MemcpyOp::create(b, loc, src, stageAt, bytes,
                                /*isVolatile=*/false);
+      if (zeros)
+        zeroFrom(stageAt, length[last], t.shape[last], rowBytes);
       if (!repeatLast)
         return;
       // Units rows .. chunk repeat the last one (none for a full chunk).
@@ -262,6 +276,8 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
       emit(level + 1, gep(callerAt, mul(at, l.callerStride)),
            gep(stageAt, mul(i, i64c(l.stageStride))));
     });
+    if (zeros && l.start)
+      zeroFrom(stageAt, l.count, l.stageCount, l.stageStride);
   };
   emit(0, caller, stage);
 }
@@ -404,14 +420,9 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
       continue;
     }
     auto stage = [&]() {
-      Value copy = stageOf(k);
-      if (t.dim[kPadded] >= 0)
-        LLVM::MemsetOp::create(b, loc, copy,
-                               LLVM::ConstantOp::create(b, loc, b.getI8Type(),
-                                                        b.getI8IntegerAttr(0)),
-                               i64c(t.bytesAfter(-1)), /*isVolatile=*/false);
-      copyBox(t, pass, pointers[k], copy, /*toStage=*/true,
-              /*repeatLast=*/t.dim[kPadded] < 0);
+      copyBox(t, pass, pointers[k], stageOf(k), /*toStage=*/true,
+              /*repeatLast=*/t.dim[kPadded] < 0,
+              /*zeros=*/t.dim[kPadded] >= 0);
     };
     if (!direct[k]) {
       stage();
@@ -452,7 +463,7 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
       b.setInsertionPointToStart(copyBB);
     }
     copyBox(t, pass, pointers[k], stageOf(k), /*toStage=*/false,
-            /*repeatLast=*/false);
+            /*repeatLast=*/false, /*zeros=*/false);
     if (nextBB) {
       LLVM::BrOp::create(b, loc, nextBB);
       b.setInsertionPointToStart(nextBB);
