@@ -145,6 +145,14 @@ static DimSpec specOf(const CompileOptions &opts, StringRef symbol) {
   return spec;
 }
 
+/// The WHY of a chunk analysis error "symbolic dim 'seq' cannot vary: WHY;
+/// pin it ..." (empty for none).
+static std::string
+mixedReason(const std::optional<std::pair<Location, std::string>> &error) {
+  StringRef text = error ? StringRef(error->second) : StringRef();
+  return text.split(" cannot vary: ").second.split("; pin it").first.str();
+}
+
 /// A model with two symbols, on the CPU: one that no op mixes (a batch)
 /// runs over chunks, and one that ops mix and that has a bound (a
 /// sequence) is padded to it. The model is imported with each at a probe
@@ -153,9 +161,8 @@ static DimSpec specOf(const CompileOptions &opts, StringRef symbol) {
 /// padded import (importPadded) runs at the chunk size of the first, and
 /// the first's dims are added to what it compiles.
 static OwningOpRef<ModuleOp>
-checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
-                MLIRContext &context, const CompileOptions &opts,
-                ImportOptions io, bool probe,
+checkTwoSymbols(const Importer *importer, MLIRContext &context,
+                const CompileOptions &opts, ImportOptions io, bool probe,
                 SmallVectorImpl<driver::PaddedBucket> *buckets,
                 ArrayRef<std::string> symbols) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
@@ -208,13 +215,10 @@ checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   else if (chunkable[0]) // pad the one with a bound; of two, the second
     c = specs[0].max >= 1 && specs[1].max < 1 ? 1 : 0;
   if (c < 0) {
-    auto reason = [&](int i) {
-      StringRef w = why[i] ? StringRef(why[i]->second) : StringRef();
-      return w.split(" cannot vary: ").second.split("; pin it").first.str();
-    };
     emitError(why[0] ? why[0]->first : loc)
-        << "symbolic dims '" << symbols[0] << "' (" << reason(0) << ") and '"
-        << symbols[1] << "' (" << reason(1) << ") are both mixed by the "
+        << "symbolic dims '" << symbols[0] << "' (" << mixedReason(why[0])
+        << ") and '" << symbols[1] << "' (" << mixedReason(why[1])
+        << ") are both mixed by the "
         << "model's ops; Hodu pads one symbol per model, so pin one "
         << "(hoduc --dim=" << symbols[0] << "=<size>)";
     return nullptr;
@@ -232,13 +236,7 @@ checkTwoSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   if (ps.max < 1) {
     emitError(why[p] ? why[p]->first : loc)
         << "symbolic dim '" << ps.name << "' is mixed by the model's ops"
-        << (why[p] ? " (" +
-                         StringRef(why[p]->second)
-                             .split(" cannot vary: ")
-                             .second.split("; pin it")
-                             .first.str() +
-                         ")"
-                   : std::string())
+        << (why[p] ? " (" + mixedReason(why[p]) + ")" : std::string())
         << "; it compiles padded when it has an upper bound (--dim=" << ps.name
         << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
     return nullptr;
@@ -436,8 +434,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   if (symbols.empty())
     return module;
   if (symbols.size() > 1)
-    return checkTwoSymbols(std::move(module), importer, context, opts, io,
-                           probe, buckets, symbols);
+    return checkTwoSymbols(importer, context, opts, io, probe, buckets,
+                           symbols);
   const std::string &symbol = symbols.front();
   // An accelerator's bundle records the symbol and runs its plan once per
   // chunk (docs/bundle.md), a --fallback=cpu plan's CPU partitions and
@@ -450,11 +448,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                    << "--dim=" << symbol << "=<size>";
     return nullptr;
   }
-  DimSpec spec;
-  spec.name = symbol;
-  for (const DimSpec &d : opts.dims)
-    if (d.name == symbol)
-      spec = d;
+  DimSpec spec = specOf(opts, symbol);
   int64_t chunk = spec.chunk ? spec.chunk : spec.multiple;
   if (chunk % spec.multiple != 0 || (spec.max >= 0 && chunk > spec.max)) {
     emitError(loc) << "--dim=" << symbol << ": the chunk " << chunk
@@ -479,12 +473,10 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
     }
     if (failed(chunked)) {
       if (opts.target != "cpu") {
-        // "symbolic dim 'seq' cannot vary: WHY; pin it ...": the WHY.
-        StringRef why = mixed ? StringRef(mixed->second) : StringRef();
-        why = why.split(" cannot vary: ").second.split("; pin it").first;
         emitError(mixed ? mixed->first : loc)
             << "symbolic dim '" << symbol << "' is mixed by the model's ops ("
-            << why << "); only the CPU target compiles such a symbol, padded "
+            << mixedReason(mixed)
+            << "); only the CPU target compiles such a symbol, padded "
             << "to its bound, so pin it (hoduc --dim=" << symbol << "=<size>)";
         return nullptr;
       }
@@ -580,9 +572,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   return compiled;
 }
 
-LogicalResult driver::applySymbols(ModuleOp module, const CompileOptions &opts) {
-  if (std::optional<LogicalResult> done = compiledPadded(module, opts))
-    return *done;
+LogicalResult driver::applySymbols(ModuleOp module,
+                                   const CompileOptions &opts) {
   // Checked on a clone: checkSymbols owns the module it is given.
   OwningOpRef<ModuleOp> checked = checkSymbols(
       OwningOpRef<ModuleOp>(module.clone()), nullptr, *module.getContext(),
