@@ -13,8 +13,10 @@ then times each at each length with `hodu-run --benchmark` (the median of
 RUNS runs; ROUNDS rounds, alternated, the median of their medians) at
 --threads 1 and 2, and prints the ratios to the pinned compile as a
 Markdown table (docs/performance.md). Also prints compile times and sizes.
+With --device (vulkan, cuda, rocm) it compiles bundles for that device:
+pinned and padded only (a bundle has no buckets, and one symbol).
 
-  python3 bench/padded_symbols.py --bin build/bin
+  python3 bench/padded_symbols.py --bin build/bin [--device vulkan]
 """
 
 import argparse
@@ -53,6 +55,7 @@ def main():
     p.add_argument("--lengths", default="16,40,64,128")
     p.add_argument("--proto", default="/usr/include/onnx")
     p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--device", default="")
     a = p.parse_args()
     hoduc, hodu_run = os.path.join(a.bin, "hoduc"), os.path.join(a.bin, "hodu-run")
     work = tempfile.mkdtemp(prefix="hodu-padded-bench-")
@@ -71,17 +74,21 @@ def main():
     pin = "--dim=batch=%d" % B
     kinds = [("padded", [pin, "--dim=seq=1..%d" % BOUND]),
              ("buckets", [pin, "--dim=seq=1..%d@16,32,64" % BOUND])]
-    if B > 1:
+    device, ext, thread_counts = [], ".so", (1, 2)
+    if a.device:
+        device, ext, thread_counts = ["--device=" + a.device], ".hodu", (1,)
+        kinds = [(k, f + device) for k, f in kinds if k == "padded"]
+    elif B > 1:
         kinds += [("both", ["--dim=seq=1..%d" % BOUND]),
                   ("both@%d" % B, ["--dim=batch=1..@%d" % B,
                                    "--dim=seq=1..%d" % BOUND])]
     for kind, flags in kinds:
-        libs[kind] = os.path.join(work, kind + ".so")
+        libs[kind] = os.path.join(work, kind + ext)
         costs[kind] = compile_timed(hoduc, onnx, flags, libs[kind])
     for n in lengths:
-        libs["pinned", n] = os.path.join(work, "pinned%d.so" % n)
+        libs["pinned", n] = os.path.join(work, "pinned%d%s" % (n, ext))
         costs["pinned", n] = compile_timed(hoduc, onnx,
-                                           [pin, "--dim=seq=%d" % n],
+                                           [pin, "--dim=seq=%d" % n] + device,
                                            libs["pinned", n])
     inputs = {}
     for n in lengths:
@@ -97,17 +104,17 @@ def main():
     times = {}
     for _ in range(a.rounds):
         for n in lengths:
-            for threads in (1, 2):
+            for threads in thread_counts:
                 for kind in [("pinned", n)] + [k for k, _ in kinds]:
                     times.setdefault((kind, n, threads), []).append(
                         median_us(hodu_run, libs[kind], inputs[n], threads, a.runs))
     names = [k for k, _ in kinds]
-    print("batch %d" % B)
+    print("batch %d%s" % (B, ", " + a.device if a.device else ""))
     print("| seq | threads | pinned us | " +
           " | ".join("%s us | ratio" % k for k in names) + " |")
     print("|---|---|---|" + "---|---|" * len(names))
     for n in lengths:
-        for threads in (1, 2):
+        for threads in thread_counts:
             base = statistics.median(times[("pinned", n), n, threads])
             row = "| %d | %d | %.0f |" % (n, threads, base)
             for k in names:

@@ -62,8 +62,9 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
   SmallVector<unsigned> plain, state, meta, symbolValues;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
     // A padded symbol's value (hodu-pad-symbols) is the last argument, the
-    // entry point's own: no input of the descriptor.
-    if (entry.getArgAttr(i, kSymbolValueKey)) {
+    // entry point's own: no input of the descriptor. On an accelerator it
+    // is also marked a meta slot, which the runtime writes at each run.
+    if (entry.getArgAttr(i, kSymbolValueKey) && !entry.getArgAttr(i, metaKey)) {
       symbolValues.push_back(i);
       continue;
     }
@@ -218,6 +219,9 @@ struct RecordEntryPointPass
         fields.push_back(b.getNamedAttr("dims", dims));
       if (Attribute meta = attrs ? attrs.get(metaKey) : Attribute()) {
         fields.push_back(b.getNamedAttr("meta", b.getUnitAttr()));
+        // A padded symbol's value, in a meta slot (an accelerator's).
+        if (Attribute symbol = attrs.get(kSymbolValueKey))
+          fields.push_back(b.getNamedAttr("symbol_value", symbol));
         if (auto init = dyn_cast<ElementsAttr>(meta))
           fields.push_back(b.getNamedAttr("init", init));
       }
@@ -233,7 +237,8 @@ struct RecordEntryPointPass
     };
     SmallVector<Attribute> inputs, outputs;
     for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      if (!entry.getArgAttr(i, kSymbolValueKey) &&
+      if ((!entry.getArgAttr(i, kSymbolValueKey) ||
+           entry.getArgAttr(i, metaKey)) &&
           failed(record(entry.getArgumentTypes()[i], entry.getArgAttrDict(i),
                         "input_" + std::to_string(i), inputs)))
         return signalPassFailure();

@@ -226,6 +226,8 @@ EntrySignature driver::readSignature(ModuleOp module) {
             t.dims.push_back(cast<StringAttr>(d).str());
         if (dict.get("meta"))
           ++sig.numMetaSlots;
+        if (auto symbol = dict.getAs<StringAttr>("symbol_value"))
+          t.symbolValue = symbol.str();
         if (inputs && dict.get("state"))
           ++sig.numStateTensors;
         if (Attribute init = dict.get("init"))
@@ -239,16 +241,11 @@ EntrySignature driver::readSignature(ModuleOp module) {
   SmallVector<ChunkedSymbol> symbols;
   std::string error; // malformed: the entry point's lowering says so
   if (succeeded(readSymbols(module, symbols, error)))
-    for (const ChunkedSymbol &s : symbols)
+    for (const ChunkedSymbol &s : symbols) {
       sig.symbols.push_back(s.name);
-  if (symbols.size() == 1) {
-    const ChunkedSymbol *symbol = &symbols.front();
-    sig.symbol = symbol->name;
-    sig.symbolChunk = symbol->chunk;
-    sig.symbolMin = symbol->min;
-    sig.symbolMax = symbol->max;
-    sig.symbolMultiple = symbol->multiple;
-  }
+      sig.symbolSpecs.push_back(
+          {s.name, s.min, s.max, s.multiple, s.chunk, s.padded});
+    }
   return sig;
 }
 

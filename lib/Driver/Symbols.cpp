@@ -153,6 +153,16 @@ mixedReason(const std::optional<std::pair<Location, std::string>> &error) {
   return text.split(" cannot vary: ").second.split("; pin it").first.str();
 }
 
+/// An accelerator's kernels read a padded symbol's value from a meta slot
+/// that the runtime writes at each run (docs/bundle.md, "Padded symbols"):
+/// the value argument hodu-pad-symbols added becomes one.
+static void valueInMetaSlot(ModuleOp module) {
+  if (func::FuncOp f = entryOf(module))
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (f.getArgAttr(i, "hodu.symbol_value"))
+        f.setArgAttr(i, "hodu.meta_slot", UnitAttr::get(module.getContext()));
+}
+
 /// A model with two symbols, on the CPU: one that no op mixes (a batch)
 /// runs over chunks, and one that ops mix and that has a bound (a
 /// sequence) is padded to it. The model is imported with each at a probe
@@ -170,11 +180,17 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
     return pinOthers(loc, symbols, opts,
                      "Hodu compiles at most two per model (one run in "
                      "chunks, one padded to its bound)");
-  if (!probe || opts.target != "cpu")
+  if (!probe)
     return pinOthers(loc, symbols, opts,
-                     opts.target != "cpu"
-                         ? "only the CPU target compiles two symbols"
-                         : "a .mlir input has one symbol per model");
+                     "a .mlir input has one symbol per model");
+  // An accelerator's bundle records both (docs/bundle.md); bare code
+  // objects have no place for them.
+  bool accelerator = opts.target != "cpu";
+  if (accelerator && !opts.emit.empty() && opts.emit != "bundle" &&
+      opts.emit != "mlir" && !opts.compileTo)
+    return pinOthers(loc, symbols, opts,
+                     "only a bundle records them (--emit=" + opts.emit +
+                         " does not)");
   DimSpec specs[2] = {specOf(opts, symbols[0]), specOf(opts, symbols[1])};
   // Each symbol at a probe size of its own.
   SmallVector<int64_t> first =
@@ -253,6 +269,12 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   for (int64_t size : ps.buckets)
     if (size != ps.max)
       sizes.push_back(size);
+  if (!sizes.empty() && accelerator) {
+    emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
+                   << "are for the CPU target; a bundle runs '" << ps.name
+                   << "' at its bound " << ps.max;
+    return nullptr;
+  }
   if (!sizes.empty() && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
     emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
                    << "make one artifact of several modules; "
@@ -350,6 +372,8 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   };
   if (failed(finish(*compiled)))
     return nullptr;
+  if (accelerator)
+    valueInMetaSlot(*compiled);
   if (buckets)
     for (size_t i = firstBucket; i < buckets->size(); ++i) {
       if (failed(finish(*(*buckets)[i].module)))
@@ -456,8 +480,9 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                    << " and at most the bound";
     return nullptr;
   }
-  // A symbol that ops mix compiles padded at its bound, on the CPU; the
-  // chunk analysis's errors are the answer when it cannot.
+  // A symbol that ops mix compiles padded at its bound (on an accelerator
+  // too, its value in a meta slot); the chunk analysis's errors are the
+  // answer when it cannot.
   bool paddable =
       probe && spec.max >= 1 && (spec.chunk == 0 || !spec.buckets.empty());
   if (paddable) {
@@ -472,18 +497,18 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
       chunked = runChunkSymbols(*module);
     }
     if (failed(chunked)) {
-      if (opts.target != "cpu") {
-        emitError(mixed ? mixed->first : loc)
-            << "symbolic dim '" << symbol << "' is mixed by the model's ops ("
-            << mixedReason(mixed)
-            << "); only the CPU target compiles such a symbol, padded "
-            << "to its bound, so pin it (hoduc --dim=" << symbol << "=<size>)";
-        return nullptr;
-      }
       SmallVector<int64_t> sizes;
       for (int64_t size : spec.buckets)
         if (size != spec.max) // the bound is compiled anyway
           sizes.push_back(size);
+      bool accelerator = opts.target != "cpu";
+      if (accelerator && !sizes.empty()) {
+        emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
+                       << "are for the CPU target; a bundle runs '" << symbol
+                       << "' (which the model's ops mix: " << mixedReason(mixed)
+                       << ") at its bound " << spec.max;
+        return nullptr;
+      }
       if (!sizes.empty() &&
           (!buckets || opts.emit == "mlir" || opts.compileTo)) {
         emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
@@ -492,11 +517,14 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                                    : "this path compiles one");
         return nullptr;
       }
-      return driver::importPadded(std::move(module), probeSize, *importer,
-                                  context, opts, io,
-                                  {symbol, spec.min, spec.max, spec.multiple,
-                                   spec.max, /*padded=*/true},
-                                  sizes, buckets);
+      OwningOpRef<ModuleOp> padded = driver::importPadded(
+          std::move(module), probeSize, *importer, context, opts, io,
+          {symbol, spec.min, spec.max, spec.multiple, spec.max,
+           /*padded=*/true},
+          sizes, buckets);
+      if (padded && accelerator)
+        valueInMetaSlot(*padded);
+      return padded;
     }
     if (spec.buckets.size() > 1) {
       emitError(loc) << "--dim=" << symbol << ": several sizes after @ are for "
@@ -506,8 +534,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
     }
   } else if (failed(runChunkSymbols(*module))) {
     if (probe && spec.max < 0)
-      llvm::errs() << "hoduc: note: a symbol that ops mix compiles for the "
-                      "CPU when it has an upper bound (--dim="
+      llvm::errs() << "hoduc: note: a symbol that ops mix compiles when it "
+                      "has an upper bound (--dim="
                    << symbol << "=1..MAX): the code is compiled at MAX and "
                    << "masks the padding\n";
     return nullptr;

@@ -35,8 +35,8 @@ _Static_assert(sizeof(hodu_bundle_code) == 32, "bundle code layout");
 _Static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle kernel layout");
 _Static_assert(sizeof(hodu_bundle_step) == 32, "bundle step layout");
 _Static_assert(sizeof(hodu_bundle_arg) == 24, "bundle arg layout");
-_Static_assert(sizeof(hodu_bundle_symbol) == 40, "bundle symbol layout");
-_Static_assert(sizeof(hodu_bundle_dynamic_dim) == 32,
+_Static_assert(sizeof(hodu_bundle_symbol) == 48, "bundle symbol layout");
+_Static_assert(sizeof(hodu_bundle_dynamic_dim) == 40,
                "bundle dynamic dim layout");
 
 /* The format is little-endian; so is every host this runtime supports. */
@@ -97,6 +97,7 @@ void hodu_plan_free(hodu_plan *plan) {
   free(plan->args);
   free(plan->symbols);
   free(plan->dynamic_dims);
+  free(plan->divisors);
   free(plan->shapes);
   free(plan->described);
   free(plan);
@@ -329,10 +330,12 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       record = sizeof(hodu_bundle_arg);
       break;
     case HODU_BUNDLE_SECTION_SYMBOLS:
-      record = sizeof(hodu_bundle_symbol);
+      /* Minor 4 appended value_slot; older records end before it. */
+      record = offsetof(hodu_bundle_symbol, value_slot);
       break;
     case HODU_BUNDLE_SECTION_DYNAMIC_DIMS:
-      record = sizeof(hodu_bundle_dynamic_dim);
+      /* Minor 4 appended divisor; older records end before it. */
+      record = offsetof(hodu_bundle_dynamic_dim, divisor);
       break;
     }
     int exact = record == 1 || s->kind == HODU_BUNDLE_SECTION_DIMS;

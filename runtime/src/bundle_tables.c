@@ -608,24 +608,42 @@ static hodu_status check_steps(parser *p) {
 static hodu_status describe_symbols(parser *p,
                                     const hodu_bundle_symbol *symbols,
                                     const hodu_bundle_dynamic_dim *records,
+                                    uint32_t num_symbols,
                                     uint32_t num_records) {
   hodu_plan *plan = p->plan;
   uint32_t described = plan->num_inputs + plan->num_outputs;
-  plan->symbols = calloc(1, sizeof *plan->symbols);
+  plan->symbols = calloc(num_symbols, sizeof *plan->symbols);
   plan->dynamic_dims =
       calloc(num_records ? num_records : 1, sizeof *plan->dynamic_dims);
+  plan->divisors =
+      calloc(num_records ? num_records : 1, sizeof *plan->divisors);
   plan->shapes = calloc(plan->num_dims ? plan->num_dims : 1, sizeof(int64_t));
   plan->described = calloc(described ? described : 1, sizeof *plan->described);
-  if (!plan->symbols || !plan->dynamic_dims || !plan->shapes ||
-      !plan->described)
+  if (!plan->symbols || !plan->dynamic_dims || !plan->divisors ||
+      !plan->shapes || !plan->described)
     return out_of_memory();
-  plan->num_symbols = 1;
-  plan->chunk = symbols[0].chunk;
-  plan->symbols[0] =
-      (hodu_symbol_desc){plan->strings + symbols[0].name, symbols[0].min,
-                         symbols[0].max, symbols[0].multiple, symbols[0].chunk};
+  plan->num_symbols = num_symbols;
+  plan->chunk_symbol = plan->pad_symbol = -1;
+  for (uint32_t k = 0; k < num_symbols; ++k) {
+    const hodu_bundle_symbol *sym = &symbols[k];
+    if (sym->flags & HODU_BUNDLE_SYMBOL_PADDED) {
+      plan->pad_symbol = (int32_t)k;
+      plan->padded = 1;
+      plan->value_slot = sym->value_slot;
+    } else {
+      plan->chunk_symbol = (int32_t)k;
+      plan->chunk = sym->chunk;
+    }
+    plan->symbols[k] = (hodu_symbol_desc){plan->strings + sym->name, sym->min,
+                                          sym->max, sym->multiple, sym->chunk};
+  }
   if (plan->num_dims)
     memcpy(plan->shapes, plan->dims, sizeof(int64_t) * plan->num_dims);
+  for (uint32_t i = 0; i < described; ++i) {
+    hodu_plan_tensor *t = &plan->tensors[i];
+    t->chunk_dim = t->pad_dim = -1;
+    t->bound_shape = t->desc.shape;
+  }
   for (uint32_t r = 0; r < num_records; ++r) {
     const hodu_bundle_dynamic_dim *record = &records[r];
     hodu_plan_tensor *t = &plan->tensors[record->tensor];
@@ -637,16 +655,30 @@ static hodu_status describe_symbols(parser *p,
         (int32_t)record->dim,
         (int32_t)record->symbol,
         record->scale,
-        0};
-    /* The tensor's bytes at the chunk are outer * chunk * unit. */
+        record->offset};
+    plan->divisors[r] = record->divisor;
+    /* The tensor's bytes at the chunk are outer * chunk * unit (for a
+     * tensor with a padded dim, a box: session.c). */
     uint64_t outer = 1, unit = hodu_dtype_size((hodu_dtype)t->desc.dtype);
     for (int32_t d = 0; d < t->desc.rank; ++d)
       if ((uint32_t)d < record->dim)
         outer *= (uint64_t)t->desc.shape[d];
       else if ((uint32_t)d > record->dim)
         unit *= (uint64_t)t->desc.shape[d];
-    t->outer = outer;
-    t->unit = unit * (uint64_t)record->scale;
+    if ((int32_t)record->symbol == plan->pad_symbol) {
+      t->pad_dim = (int32_t)record->dim;
+      t->full = t->desc.shape[record->dim];
+      t->scale = record->scale;
+      t->offset = record->offset;
+      t->divisor = record->divisor;
+      if (!t->unit)
+        t->unit = unit;
+    } else {
+      t->chunk_dim = (int32_t)record->dim;
+      t->chunk_scale = record->scale;
+      t->outer = outer;
+      t->unit = unit * (uint64_t)record->scale;
+    }
   }
   plan->num_dynamic_dims = num_records;
   for (uint32_t i = 0;
@@ -671,10 +703,11 @@ static hodu_status describe_symbols(parser *p,
   desc->num_outputs = (int32_t)plan->num_outputs;
   desc->inputs = plan->described;
   desc->outputs = plan->described + plan->num_inputs;
-  desc->num_symbols = 1;
+  desc->num_symbols = (int32_t)num_symbols;
   desc->symbols = plan->symbols;
   desc->num_dynamic_dims = (int32_t)num_records;
   desc->dynamic_dims = plan->dynamic_dims;
+  desc->dynamic_dim_divisors = plan->divisors;
   return NULL;
 }
 
@@ -692,11 +725,25 @@ static hodu_status check_symbols(parser *p) {
     status = hodu_bundle_copy_table(p, HODU_BUNDLE_SECTION_DYNAMIC_DIMS,
                                     sizeof *records, (void **)&records,
                                     &num_records);
-  if (!status && num_symbols > 1)
+  if (!status && num_symbols > 2)
     status = BAD(p,
-                 "section SYMBOLS: holds %u symbols; a bundle runs one "
-                 "chunked symbol",
+                 "section SYMBOLS: holds %u symbols; a bundle runs at most "
+                 "two (one in chunks, one padded)",
                  (unsigned)num_symbols);
+  if (!status && num_symbols == 2 &&
+      (symbols[0].flags & HODU_BUNDLE_SYMBOL_PADDED) ==
+          (symbols[1].flags & HODU_BUNDLE_SYMBOL_PADDED))
+    status = BAD(p,
+                 "section SYMBOLS: holds two %s symbols; a bundle's two "
+                 "symbols are one run in chunks and one padded",
+                 symbols[0].flags & HODU_BUNDLE_SYMBOL_PADDED ? "padded"
+                                                              : "chunked");
+  /* Records before minor 4 have no divisor: 1. */
+  if (!status && num_records &&
+      p->sections[HODU_BUNDLE_SECTION_DYNAMIC_DIMS].entry_size <
+          sizeof *records)
+    for (uint32_t r = 0; r < num_records; ++r)
+      records[r].divisor = 1;
   if (!status && num_records && !num_symbols)
     status = BAD(p,
                  "section DYNAMIC_DIMS: holds %u entries, but there is no "
@@ -705,23 +752,38 @@ static hodu_status check_symbols(parser *p) {
   for (uint32_t k = 0; k < num_symbols && !status; ++k) {
     const hodu_bundle_symbol *sym = &symbols[k];
     const char *name = string_at(p, sym->name);
-    const char *problem = !name || !*name   ? "its name is not a string"
-                          : sym->flags != 0 ? "flags is not 0"
-                          : sym->min < 0    ? "min < 0"
-                          : sym->max != -1 && sym->max < sym->min ? "max < min"
-                          : sym->multiple < 1 ? "multiple < 1"
-                          : sym->chunk < 1    ? "chunk < 1"
-                                              : NULL;
+    int padded = sym->flags == HODU_BUNDLE_SYMBOL_PADDED;
+    const hodu_plan_tensor *slot =
+        padded && sym->value_slot < plan->num_meta
+            ? &plan->tensors[plan->num_inputs + plan->num_outputs +
+                             sym->value_slot]
+            : NULL;
+    const char *problem =
+        !name || !*name ? "its name is not a string"
+        : sym->flags & ~HODU_BUNDLE_SYMBOL_PADDED
+            ? "flags has bits this runtime does not know"
+        : sym->min < 0                          ? "min < 0"
+        : sym->max != -1 && sym->max < sym->min ? "max < min"
+        : sym->multiple < 1                     ? "multiple < 1"
+        : sym->chunk < 1                        ? "chunk < 1"
+        : sym->reserved != 0                    ? "reserved is not 0"
+        : padded && sym->chunk != sym->max
+            ? "a padded symbol's chunk is its bound (max)"
+        : padded && !slot ? "value_slot is not a meta slot"
+        : padded && (slot->desc.dtype != HODU_DTYPE_I64 || slot->desc.rank)
+            ? "the meta slot value_slot is not an i64 scalar"
+        : !padded && sym->value_slot != 0 ? "value_slot is not 0"
+                                          : NULL;
     if (problem)
       status = BAD(p,
                    "section SYMBOLS entry %u: min %lld, max %lld, multiple "
-                   "%lld, chunk %lld, flags 0x%x: %s",
+                   "%lld, chunk %lld, flags 0x%x, value_slot %u: %s",
                    (unsigned)k, (long long)sym->min, (long long)sym->max,
                    (long long)sym->multiple, (long long)sym->chunk,
-                   (unsigned)sym->flags, problem);
+                   (unsigned)sym->flags, (unsigned)sym->value_slot, problem);
   }
   uint32_t described = plan->num_inputs + plan->num_outputs;
-  int bound = 0;
+  unsigned bound = 0;
   for (uint32_t r = 0; r < num_records && !status; ++r) {
     const hodu_bundle_dynamic_dim *record = &records[r];
 #define DBAD(...)                                                              \
@@ -747,35 +809,69 @@ static hodu_status check_symbols(parser *p) {
            (unsigned)record->symbol, (unsigned)num_symbols);
     else if (record->flags != 0)
       DBAD("flags is 0x%x, expected 0", (unsigned)record->flags);
-    else if (record->scale < 1 || record->offset != 0)
-      DBAD("%s '%s' dim %u has scale %lld and offset %lld (scale >= 1, "
-           "offset 0)",
-           role, t->desc.name, (unsigned)record->dim, (long long)record->scale,
-           (long long)record->offset);
-    else if (__builtin_mul_overflow(record->scale,
-                                    symbols[record->symbol].chunk, &extent) ||
-             t->desc.shape[record->dim] != extent)
-      DBAD("%s '%s' dim %u is %lld in DIMS, but its scale %lld times the "
-           "chunk %lld of symbol %u is %lld",
-           role, t->desc.name, (unsigned)record->dim,
-           (long long)t->desc.shape[record->dim], (long long)record->scale,
-           (long long)symbols[record->symbol].chunk, (unsigned)record->symbol,
-           (long long)extent);
+    else if (!(symbols[record->symbol].flags & HODU_BUNDLE_SYMBOL_PADDED)) {
+      if (record->scale < 1 || record->offset != 0 || record->divisor != 1)
+        DBAD("%s '%s' dim %u has scale %lld, offset %lld and divisor %lld "
+             "(a chunked symbol's: scale >= 1, offset 0, divisor 1)",
+             role, t->desc.name, (unsigned)record->dim,
+             (long long)record->scale, (long long)record->offset,
+             (long long)record->divisor);
+      else if (__builtin_mul_overflow(record->scale,
+                                      symbols[record->symbol].chunk, &extent) ||
+               t->desc.shape[record->dim] != extent)
+        DBAD("%s '%s' dim %u is %lld in DIMS, but its scale %lld times the "
+             "chunk %lld of symbol %u is %lld",
+             role, t->desc.name, (unsigned)record->dim,
+             (long long)t->desc.shape[record->dim], (long long)record->scale,
+             (long long)symbols[record->symbol].chunk, (unsigned)record->symbol,
+             (long long)extent);
+    } else {
+      /* A padded symbol's extent, exact at every multiple, >= 0 at min and
+       * DIMS' at the bound. */
+      const hodu_bundle_symbol *sym = &symbols[record->symbol];
+      int64_t step = 0, at_max = 0, at_min = 0;
+      int bad = record->scale < 1 || record->divisor < 1 ||
+                __builtin_mul_overflow(record->scale, sym->multiple, &step) ||
+                step % record->divisor != 0 ||
+                __builtin_mul_overflow(record->scale, sym->chunk, &at_max) ||
+                __builtin_add_overflow(at_max / record->divisor, record->offset,
+                                       &at_max) ||
+                __builtin_mul_overflow(record->scale, sym->min, &at_min) ||
+                __builtin_add_overflow(at_min / record->divisor, record->offset,
+                                       &at_min);
+      if (bad || at_min < 0 || t->desc.shape[record->dim] != at_max)
+        DBAD("%s '%s' dim %u is %lld in DIMS, with scale %lld, offset %lld "
+             "and divisor %lld of padded symbol %u (min %lld, bound %lld, "
+             "multiple %lld): the extent must be scale * n / divisor + "
+             "offset, exact at every multiple, >= 0 at min and DIMS' at "
+             "the bound",
+             role, t->desc.name, (unsigned)record->dim,
+             (long long)t->desc.shape[record->dim], (long long)record->scale,
+             (long long)record->offset, (long long)record->divisor,
+             (unsigned)record->symbol, (long long)sym->min,
+             (long long)sym->chunk, (long long)sym->multiple);
+    }
     for (uint32_t q = 0; q < r && !status; ++q)
-      if (records[q].tensor == record->tensor)
-        DBAD("%s '%s' has a second symbolic dim (entry %u); one per tensor",
-             role, t->desc.name, (unsigned)q);
+      if (records[q].tensor == record->tensor &&
+          (records[q].symbol == record->symbol ||
+           records[q].dim == record->dim))
+        DBAD("%s '%s' has a second dim of symbol %u or a second symbol in "
+             "dim %u (entry %u); one dim per symbol and one symbol per dim",
+             role, t->desc.name, (unsigned)record->symbol,
+             (unsigned)record->dim, (unsigned)q);
 #undef DBAD
-    bound |= record->tensor < plan->num_inputs;
+    if (!status && record->tensor < plan->num_inputs)
+      bound |= 1u << record->symbol;
   }
-  /* A run binds the value from the inputs' shapes. */
-  if (!status && num_symbols && !bound)
-    status = BAD(p,
-                 "section SYMBOLS entry 0: symbol '%s' is a dim of no input, "
-                 "so a run cannot bind its value",
-                 plan->strings + symbols[0].name);
+  /* A run binds the values from the inputs' shapes. */
+  for (uint32_t k = 0; k < num_symbols && !status; ++k)
+    if (!(bound & (1u << k)))
+      status = BAD(p,
+                   "section SYMBOLS entry %u: symbol '%s' is a dim of no "
+                   "input, so a run cannot bind its value",
+                   (unsigned)k, plan->strings + symbols[k].name);
   if (!status && num_symbols)
-    status = describe_symbols(p, symbols, records, num_records);
+    status = describe_symbols(p, symbols, records, num_symbols, num_records);
   free(symbols);
   free(records);
   return status;

@@ -53,6 +53,16 @@ typedef struct hodu_plan_tensor {
    * whole. `bytes` is its size at the chunk. */
   uint64_t unit;
   uint64_t outer;
+  /* Which dims are the symbols (-1: none; unit is non-zero when either
+   * is): the chunked symbol's dim, `chunk_scale` units per unit of the
+   * symbol, and the padded symbol's dim, whose real extent in a run is
+   * scale * value / divisor + offset and `full` at the bound.
+   * `bound_shape` is the plan's shape (DIMS: the chunk's and the bound's
+   * extents). A tensor with a padded dim is copied as a box (session.c). */
+  int32_t chunk_dim, pad_dim;
+  int64_t chunk_scale;
+  int64_t full, scale, offset, divisor;
+  const int64_t *bound_shape;
 } hodu_plan_tensor;
 
 typedef struct hodu_plan {
@@ -98,7 +108,7 @@ typedef struct hodu_plan {
    * (the tensors' desc.shape point into `shapes`; `dims` stays the file's),
    * and a descriptor of them without an entry (`symbolic`, when
    * num_symbols > 0), so symbols.c and dims.c serve bundles as they serve
-   * descriptors. `chunk`: the symbol's chunk (0 without one). */
+   * descriptors. */
   hodu_symbol_desc *symbols;
   uint32_t num_symbols;
   hodu_dynamic_dim *dynamic_dims;
@@ -106,7 +116,17 @@ typedef struct hodu_plan {
   int64_t *shapes;
   hodu_tensor_desc *described; /* inputs, then outputs */
   hodu_model_desc symbolic;
+  int64_t *divisors; /* per dynamic dim (the descriptor's, version 3) */
+  /* The symbol run in chunks (its index, -1 without one) and its chunk
+   * (0 without one). */
+  int32_t chunk_symbol;
   int64_t chunk;
+  /* A padded symbol (HODU_BUNDLE_SYMBOL_PADDED; its index, -1 without
+   * one): compiled at its bound, its value written to meta slot
+   * `value_slot` before each pass. */
+  int32_t pad_symbol;
+  int padded;
+  uint32_t value_slot;
   /* What devices see of it (hodu/plugin.h), filled by hodu_plan_view
    * (device.h) when the model opens its devices. */
   hodu_device_plan view;

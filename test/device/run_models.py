@@ -140,6 +140,10 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
             hard |= run_cpu(d, data, inputs, rtol, atol, hodu_run, env, np)
         if os.path.exists(os.path.join(d, "model-sym.hodu")):
             hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env)
+        if os.path.exists(os.path.join(d, "model-len.hodu")):
+            hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env,
+                                 "model-len.hodu", "symbolic_length", "lengths.txt",
+                                 "length")
         if os.path.exists(os.path.join(d, "model-f16.hodu")):
             hard |= run_f16(d, data, inputs, hodu_run, device, env, nbench)
         if rc != 0:
@@ -178,26 +182,30 @@ def input_args(data):
     return sum((["-i", os.path.join(data, "input_%d.pb" % i)] for i in range(n)), [])
 
 
-def run_symbolic(d, data, rtol, atol, hodu_run, device, env):
+def run_symbolic(d, data, rtol, atol, hodu_run, device, env, art="model-sym.hodu",
+                 sub="symbolic", sizes="batches.txt", what="batch"):
     """The bundle compiled once with a symbolic batch (stage.py's
     stage_symbolic), run at batch 1 and at each staged batch against the
-    references, then timed at the largest. True when a tool crashed or hung."""
-    sym = os.path.join(d, "model-sym.hodu")
-    batches = open(os.path.join(d, "symbolic", "batches.txt")).read().split()
-    sets = [(data, "1")] + [(os.path.join(d, "symbolic", "test_data_set_%d" % k), b)
-                            for k, b in enumerate(batches)]
+    references, then timed at the largest; or (`what` length) with a
+    symbolic length padded to its bound (stage_symbolic_length), at the
+    model's length and each staged one. True when a tool crashed or hung."""
+    sym = os.path.join(d, art)
+    batches = open(os.path.join(d, sub, sizes)).read().split()
+    sets = [(data, "1" if what == "batch" else "the model's")] + [
+        (os.path.join(d, sub, "test_data_set_%d" % k), b) for k, b in enumerate(batches)]
     hard = False
     for s, batch in sets:
         rc, out = run([hodu_run, sym, device, "--test-data", s, "--rtol", rtol,
                        "--atol", atol], env)
         hard |= rc is None or rc < 0
-        print("symbolic batch, one bundle, run at batch %s: %s" % (
-            batch, "PASS" if rc == 0 else "FAILED (%s): %s" % (rc, out.strip()[-400:])))
+        print("symbolic %s, one bundle, run at %s %s: %s" % (
+            what, what, batch,
+            "PASS" if rc == 0 else "FAILED (%s): %s" % (rc, out.strip()[-400:])))
     s, batch = sets[-1]
     rc, out = run([hodu_run, sym, device, "-q", "--benchmark", "100"] + input_args(s),
                   env)
     hard |= rc is None or rc < 0
-    print("symbolic batch %s: %s" % (batch, out.strip()[-300:]))
+    print("symbolic %s %s: %s" % (what, batch, out.strip()[-300:]))
     return hard
 
 

@@ -157,6 +157,8 @@ def main():
             if (m.get("symbolic") and not extra and args.symbolic != "none"
                     and (args.symbolic == "all" or name in args.symbolic.split(","))):
                 stage_symbolic(m, hoduc, onnx, ref, d, flags_common)
+            if m.get("symbolic_length") and not extra and args.symbolic != "none":
+                stage_symbolic_length(m, hoduc, onnx, d, flags_common)
         else:
             kind = "cpu-only"
         with open(os.path.join(d, "tolerance"), "w") as f:
@@ -310,6 +312,32 @@ def stage_symbolic(m, hoduc, onnx, ref, d, flags_common):
     with open(os.path.join(d, "symbolic", "batches.txt"), "w") as f:
         f.write(" ".join(str(b) for b in m["symbolic"]["batches"]) + "\n")
     print("stage: %s with a symbolic batch" % m["name"])
+
+
+def stage_symbolic_length(m, hoduc, onnx, d, flags_common):
+    """The model compiled once with its length dims symbolic and padded to
+    the manifest's bound, as test/models/run_model_test.py's
+    test_symbolic_length does, into model-len.hodu, with its reference sets
+    at the other lengths (symbolic_length/test_data_set_K) and
+    lengths.txt."""
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+    from run_model_test import symbolic_length_flags  # noqa: E402
+    p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "model-len.hodu")]
+                       + flags_common + symbolic_length_flags(m),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if p.returncode != 0:
+        print("stage: %s with a symbolic length does not compile: %s"
+              % (m["name"], p.stdout.decode()[:300]))
+        return
+    lengths = m["symbolic_length"]["lengths"]
+    src_root = os.path.join(ROOT, "test", "models", m["name"], "symbolic_length")
+    for k in range(len(lengths)):
+        shutil.copytree(os.path.join(src_root, "test_data_set_%d" % k),
+                        os.path.join(d, "symbolic_length", "test_data_set_%d" % k))
+    with open(os.path.join(d, "symbolic_length", "lengths.txt"), "w") as f:
+        f.write(" ".join(str(n) for n in lengths) + "\n")
+    print("stage: %s with a symbolic length" % m["name"])
 
 
 if __name__ == "__main__":

@@ -379,11 +379,10 @@ def run_sets(hodu_run, lib, work, sets, sizes, what, secs, rtol, atol):
     return True
 
 
-def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
-    """Compiles the model once with its length dims symbolic ('?' in
-    --input-shape) and the manifest's --dim bounds, padded to the bound, and
-    runs it at the manifest's length (test_data_set_0) and at every length
-    of symbolic_length/test_data_set_k, against ONNX Runtime's outputs."""
+def symbolic_length_flags(model):
+    """hoduc's flags for the model with its length dims symbolic ('?' in
+    --input-shape) and the manifest's --dim bounds (also
+    test/device/stage.py's)."""
     spec = model["symbolic_length"]
     flags = list(spec.get("flags", []))
     for s in model["inputs"]:
@@ -392,6 +391,16 @@ def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
             shape[spec["dims"][s["name"]]] = "?"
         if shape:
             flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
+    return flags
+
+
+def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
+    """Compiles the model once with its length dims symbolic ('?' in
+    --input-shape) and the manifest's --dim bounds, padded to the bound, and
+    runs it at the manifest's length (test_data_set_0) and at every length
+    of symbolic_length/test_data_set_k, against ONNX Runtime's outputs."""
+    spec = model["symbolic_length"]
+    flags = symbolic_length_flags(model)
     lib = os.path.join(work, "%s.length.so" % model["name"])
     rc, out, secs = run([hoduc, onnx, "-o", lib] + flags, COMPILE_TIMEOUT)
     if rc != 0:
@@ -402,7 +411,23 @@ def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
     sets = [os.path.join(data, "test_data_set_0")] + [
         os.path.join(data, "symbolic_length", "test_data_set_%d" % k)
         for k in range(len(spec["lengths"]))]
-    return run_sets(hodu_run, lib, work, sets, lengths, "length", secs, rtol, atol)
+    if not run_sets(hodu_run, lib, work, sets, lengths, "length", secs, rtol, atol):
+        return False
+    # The same as a Vulkan bundle (the value in a meta slot the runtime
+    # writes), on the machine's Vulkan device: lavapipe without a GPU.
+    bundle = os.path.join(work, "%s.length.hodu" % model["name"])
+    rc, out, secs = run([hoduc, onnx, "-o", bundle, "--device=vulkan"] + flags,
+                        COMPILE_TIMEOUT)
+    if rc != 0:
+        print("symbolic length (vulkan): compile FAILED: " + first_error(out))
+        return False
+    rc, out, _ = run([hodu_run, bundle, "--device=vulkan", "--test-data", sets[0],
+                      "--rtol", repr(rtol), "--atol", repr(atol)], RUN_TIMEOUT)
+    if rc != 0 and "no Vulkan" in out:
+        print("symbolic length (vulkan): not run (%s)" % first_error(out))
+        return True
+    return run_sets(hodu_run, bundle, work, sets, lengths, "length (vulkan)", secs,
+                    rtol, atol)
 
 
 def host_has_bf16():

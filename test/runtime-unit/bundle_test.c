@@ -268,7 +268,7 @@ static void test_reader_symbols(void) {
   } broken[] = {
       {0, 0, 0, 1, 1,
        "section SYMBOLS entry 0: min 1, max 256, multiple 1, "
-       "chunk 0, flags 0x0: chunk < 1"},
+       "chunk 0, flags 0x0, value_slot 0: chunk < 1"},
       {N, 0, 0, 2, 1,
        "section DYNAMIC_DIMS entry 0: input 'x' dim 0 is 64 in "
        "DIMS, but its scale 2 times the chunk 64 of symbol 0 "
@@ -281,8 +281,9 @@ static void test_reader_symbols(void) {
        "section DYNAMIC_DIMS entry 0: field dim is 1, but "
        "input 'x' has rank 1"},
       {N, 1, 0, 1, 1,
-       "section DYNAMIC_DIMS entry 1: output 'y' has a second "
-       "symbolic dim (entry 0); one per tensor"},
+       "section DYNAMIC_DIMS entry 1: output 'y' has a second dim of "
+       "symbol 0 or a second symbol in dim 0 (entry 0); one dim per symbol "
+       "and one symbol per dim"},
       {N, 2, 0, 1, 1,
        "section SYMBOLS entry 0: symbol 'batch' is a dim of no "
        "input, so a run cannot bind its value"},
@@ -290,6 +291,162 @@ static void test_reader_symbols(void) {
   for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
     data = symbolic_bundle(broken[i].chunk, broken[i].tensor, broken[i].dim,
                            broken[i].scale, broken[i].also, &size);
+    CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT, broken[i].message);
+    free(data);
+  }
+}
+
+/* Minor 3's shorter SYMBOLS and DYNAMIC_DIMS records still load: no
+ * value slot, and every divisor 1. */
+static void test_reader_minor3_symbols(void) {
+  size_t spirv_size, size;
+  uint8_t *spirv = spirv_bytes(&spirv_size);
+  if (!spirv)
+    return ++failures, (void)0;
+  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
+  free(spirv);
+  tb_symbol(b, "batch", 1, 256, 1, N);
+  tb_dynamic_dim(b, 0, 0, 0, 1);
+  tb_minor3_symbols(b);
+  uint8_t *data = tb_finish(b, &size);
+  tb_free(b);
+  CHECK_OK(parse(data, size));
+  const char *path = work_path("minor3.hodu");
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_load_options options;
+  hodu_load_options_init(&options);
+  options.inspect_only = 1;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  if (model) {
+    const hodu_dynamic_dim *dim = hodu_model_dynamic_dim(model, 0, 0, 0);
+    CHECK(dim && dim->scale == 1 &&
+          hodu_model_dynamic_dim_divisor(model, 0, 0, 0) == 1);
+    hodu_model_free(model);
+  }
+}
+
+/* The contract bundle with an i64 scalar meta slot "n" (slot 2) and a
+ * padded symbol "seq" (flags, chunk and value slot as given, bound N, a
+ * multiple of 2) on dim 0 of x, with y's extent
+ * scale * seq / divisor + offset. */
+static uint8_t *padded_bundle(uint32_t flags, int64_t chunk, uint32_t slot,
+                              int64_t scale, int64_t offset, int64_t divisor,
+                              size_t *size) {
+  size_t spirv_size;
+  uint8_t *spirv = spirv_bytes(&spirv_size);
+  if (!spirv)
+    return NULL;
+  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
+  free(spirv);
+  tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
+  tb_padded_symbol(b, "seq", flags, 0, N, 2, chunk, slot);
+  tb_dynamic_extent(b, 0, 0, 0, 1, 0, 1);
+  tb_dynamic_extent(b, 1, 0, 0, scale, offset, divisor);
+  uint8_t *data = tb_finish(b, size);
+  tb_free(b);
+  return data;
+}
+
+/* A padded symbol (minor 4): its extents, divisor and value slot read
+ * back; each broken rule is refused with its message. */
+static void test_reader_padded(void) {
+  size_t size;
+  const uint32_t P = HODU_BUNDLE_SYMBOL_PADDED;
+  /* y: seq / 2 + 32, which is N at the bound N = 64. */
+  uint8_t *data = padded_bundle(P, N, 2, 1, 32, 2, &size);
+  if (!data)
+    return ++failures, (void)0;
+  CHECK_OK(parse(data, size));
+  const char *path = work_path("padded.hodu");
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_load_options options;
+  hodu_load_options_init(&options);
+  options.inspect_only = 1;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  if (model) {
+    const hodu_symbol_desc *symbol = hodu_model_symbol(model, 0);
+    CHECK(symbol && symbol->chunk == N && symbol->max == N);
+    const hodu_dynamic_dim *dim = hodu_model_dynamic_dim(model, 1, 0, 0);
+    CHECK(dim && dim->scale == 1 && dim->offset == 32 &&
+          hodu_model_dynamic_dim_divisor(model, 1, 0, 0) == 2);
+    int64_t values[] = {24}, shape[1];
+    CHECK_OK(hodu_model_resolve_output_shape(model, 0, values, 1, shape));
+    CHECK(shape[0] == 24 / 2 + 32);
+    hodu_model_free(model);
+  }
+  static const struct {
+    uint32_t flags;
+    int64_t chunk;
+    uint32_t slot;
+    int64_t scale, offset, divisor;
+    const char *message;
+  } broken[] = {
+      {2, N, 2, 1, 0, 1,
+       "section SYMBOLS entry 0: min 0, max 64, multiple 2, chunk 64, flags "
+       "0x2, value_slot 2: flags has bits this runtime does not know"},
+      {P, 32, 2, 1, 0, 1,
+       "chunk 32, flags 0x1, value_slot 2: a padded symbol's chunk is its "
+       "bound (max)"},
+      {P, N, 3, 1, 0, 1, "value_slot 3: value_slot is not a meta slot"},
+      {P, N, 0, 1, 0, 1,
+       "value_slot 0: the meta slot value_slot is not an i64 scalar"},
+      {0, N, 2, 1, 0, 1, "flags 0x0, value_slot 2: value_slot is not 0"},
+      {P, N, 2, 1, 1, 1,
+       "section DYNAMIC_DIMS entry 1: output 'y' dim 0 is 64 in DIMS, with "
+       "scale 1, offset 1 and divisor 1 of padded symbol 0 (min 0, bound 64, "
+       "multiple 2): the extent must be"},
+      {P, N, 2, 1, 32, 4, "scale 1, offset 32 and divisor 4"},
+      {P, N, 2, 2, -64, 1, "scale 2, offset -64 and divisor 1"},
+  };
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
+    data = padded_bundle(broken[i].flags, broken[i].chunk, broken[i].slot,
+                         broken[i].scale, broken[i].offset, broken[i].divisor,
+                         &size);
+    CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT, broken[i].message);
+    free(data);
+  }
+}
+
+/* Two symbols (minor 4): one run in chunks and one padded. The contract's
+ * tensors are of rank 1, so these are the refusals; hoduc's two-symbol
+ * bundles run in test/Runtime/vulkan-padded.test. */
+static void test_reader_two_symbols(void) {
+  static const struct {
+    uint32_t flags0, flags1;
+    uint32_t tensor1, dim1; /* the second symbol's record */
+    const char *message;
+  } broken[] = {
+      {0, 0, 0, 0,
+       "section SYMBOLS: holds two chunked symbols; a bundle's two symbols "
+       "are one run in chunks and one padded"},
+      {HODU_BUNDLE_SYMBOL_PADDED, HODU_BUNDLE_SYMBOL_PADDED, 0, 0,
+       "section SYMBOLS: holds two padded symbols"},
+      {0, HODU_BUNDLE_SYMBOL_PADDED, 0, 0,
+       "section DYNAMIC_DIMS entry 1: input 'x' has a second dim of symbol 1 "
+       "or a second symbol in dim 0 (entry 0)"},
+      {0, HODU_BUNDLE_SYMBOL_PADDED, 1, 0,
+       "section SYMBOLS entry 1: symbol 'seq' is a dim of no input, so a run "
+       "cannot bind its value"},
+  };
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
+    size_t spirv_size, size;
+    uint8_t *spirv = spirv_bytes(&spirv_size);
+    if (!spirv)
+      return ++failures, (void)0;
+    tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
+    free(spirv);
+    tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
+    uint32_t f[2] = {broken[i].flags0, broken[i].flags1};
+    tb_padded_symbol(b, "batch", f[0], 0, N, 1, N, f[0] ? 2 : 0);
+    tb_padded_symbol(b, "seq", f[1], 0, N, 1, N, f[1] ? 2 : 0);
+    tb_dynamic_dim(b, 0, 0, 0, 1);
+    tb_dynamic_dim(b, broken[i].tensor1, broken[i].dim1, 1, 1);
+    uint8_t *data = tb_finish(b, &size);
+    tb_free(b);
     CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT, broken[i].message);
     free(data);
   }
@@ -370,7 +527,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.3 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.4 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},
@@ -1372,6 +1529,9 @@ static const struct {
     {"reader_bit_flips", test_reader_bit_flips},
     {"reader_rules", test_reader_rules},
     {"reader_symbols", test_reader_symbols},
+    {"reader_minor3_symbols", test_reader_minor3_symbols},
+    {"reader_padded", test_reader_padded},
+    {"reader_two_symbols", test_reader_two_symbols},
     {"reader_files", test_reader_files},
     {"vulkan_run", test_vulkan_run},
     {"vulkan_device_tensors", test_vulkan_device_tensors},

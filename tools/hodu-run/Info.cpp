@@ -65,7 +65,7 @@ std::string outputSignature(const hodu_model *model, int32_t index) {
 }
 
 /// "batch: 1..16", "seq: 0..32, a multiple of 4", "n: 0.., run in chunks of
-/// 8", "seq: 1..64, compiled at its bound (one pass per run)".
+/// 8", "seq: 1..64, compiled at its bound, the padding masked".
 std::string symbolLine(const hodu_symbol_desc &symbol) {
   std::string text =
       std::string(symbol.name) + ": " + std::to_string(symbol.min) + "..";
@@ -74,17 +74,23 @@ std::string symbolLine(const hodu_symbol_desc &symbol) {
   if (symbol.multiple > 1)
     text += ", a multiple of " + std::to_string(symbol.multiple);
   if (symbol.chunk > 0 && symbol.chunk == symbol.max)
-    text += ", compiled at its bound (one pass per run)";
+    text += ", compiled at its bound, the padding masked";
   else if (symbol.chunk > 0)
     text += ", run in chunks of " + std::to_string(symbol.chunk);
   return text;
 }
 
 std::string metaSignature(const hodu_model *model, int32_t index) {
-  return std::string(hodu_model_meta_slot_name(model, index)) + ": " +
-         hodu_dtype_name(hodu_model_meta_slot_dtype(model, index)) +
-         formatShape(hodu_model_meta_slot_rank(model, index),
-                     hodu_model_meta_slot_shape(model, index));
+  std::string text = std::string(hodu_model_meta_slot_name(model, index)) +
+                     ": " +
+                     hodu_dtype_name(hodu_model_meta_slot_dtype(model, index)) +
+                     formatShape(hodu_model_meta_slot_rank(model, index),
+                                 hodu_model_meta_slot_shape(model, index));
+  int32_t symbol = hodu_model_meta_slot_symbol(model, index);
+  if (symbol >= 0)
+    text += std::string(", the value of symbol '") +
+            hodu_model_symbol_name(model, symbol) + "' (written at each run)";
+  return text;
 }
 
 /// A bundle's launch plan: devices, code objects, kernels and steps.

@@ -139,6 +139,9 @@ struct TensorSignature {
   /// Symbolic dims: per dim, "" (static, `shape`) or the symbol it is
   /// ("batch", "4*batch"); `shape` then holds its size at the chunk.
   std::vector<std::string> dims;
+  /// A meta slot that holds a padded symbol's value (an accelerator's:
+  /// the runtime writes it at each run): the symbol's name, else "".
+  std::string symbolValue;
 };
 
 /// The model's entry point as `hodu.entry_point` recorded it (the driver
@@ -152,14 +155,16 @@ struct EntrySignature {
   /// State tensors (a train step's): the last `numStateTensors` inputs
   /// before the meta slots and the last `numStateTensors` outputs.
   unsigned numStateTensors = 0;
-  /// The symbol of a model with a symbolic dim (hodu.symbols), else "",
-  /// with its bounds (hoduc --dim) and the chunk the model is compiled at.
-  std::string symbol;
-  int64_t symbolChunk = 0;
-  int64_t symbolMin = 0, symbolMax = -1, symbolMultiple = 1;
-  /// Every symbol's name, in the descriptor's order (a CPU model may have
-  /// one run in chunks and one padded; `symbol` is set when there is one).
+  /// Every symbol's name, in the descriptor's order (a model may have one
+  /// run in chunks and one padded; `symbol` is set when there is one).
   std::vector<std::string> symbols;
+  /// And each one's bounds and how it is compiled, in the same order.
+  struct Symbol {
+    std::string name;
+    int64_t min = 0, max = -1, multiple = 1, chunk = 1;
+    bool padded = false;
+  };
+  std::vector<Symbol> symbolSpecs;
 };
 
 /// A heterogeneous plan as hodu-partition left the entry function: the

@@ -29,15 +29,18 @@ static LogicalResult verifyTensors(EntryPointOp op, ArrayAttr list,
     bool state = bool(dict.get("state"));
     auto init = dict.getAs<ElementsAttr>("init");
     auto dims = dict.getAs<ArrayAttr>("dims");
+    // A meta slot may hold a padded symbol's value (an accelerator's).
+    auto symbolValue = dict.getAs<StringAttr>("symbol_value");
     bool initAllowed = input && (meta || state);
     if (!name || !type || (meta && state) || (init && !initAllowed) ||
+        (symbolValue && !meta) ||
         dict.size() != 2 + (meta ? 1 : 0) + (state ? 1 : 0) + (init ? 1 : 0) +
-                           (dims ? 1 : 0))
+                           (dims ? 1 : 0) + (symbolValue ? 1 : 0))
       return op.emitOpError()
              << kind << " #" << i
              << " must be {name = \"...\", type = ...} (inputs may add "
-                "meta or state and init, outputs state, and any tensor "
-                "dims)";
+                "meta or state and init, a meta slot symbol_value, outputs "
+                "state, and any tensor dims)";
     if (dims) {
       auto ranked = dyn_cast<RankedTensorType>(type.getValue());
       if (!ranked || (int64_t)dims.size() != ranked.getRank() ||

@@ -36,8 +36,8 @@ static_assert(sizeof(hodu_bundle_code) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_kernel) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_step) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_arg) == 24, "bundle.h layout");
-static_assert(sizeof(hodu_bundle_symbol) == 40, "bundle.h layout");
-static_assert(sizeof(hodu_bundle_dynamic_dim) == 32, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_symbol) == 48, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_dynamic_dim) == 40, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_tensor, bytes) == 24, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_arg, offset) == 8, "bundle.h layout");
 // The records are written as they are in memory: the format is
@@ -269,26 +269,48 @@ struct BundleBuilder {
   }
 };
 
-/// SYMBOLS and DYNAMIC_DIMS from the signature: the symbol, and for each
-/// input and output dim that is it ("batch", "4*batch"), its record. The
-/// tensors are TENSORS' first inputs and outputs, in order.
+/// SYMBOLS and DYNAMIC_DIMS from the signature: each symbol (a padded one
+/// with the meta slot of its value), and for each input and output dim
+/// that is one ("batch", "4*batch", "past+1", "samples/4-1"), its record.
+/// The tensors are TENSORS' first inputs and outputs, in order.
 LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
                          Location loc, BundleBuilder &b) {
-  if (sig.symbol.empty())
-    return success();
-  b.symbols.push_back({b.strings.add(sig.symbol), 0, sig.symbolMin,
-                       sig.symbolMax, sig.symbolMultiple, sig.symbolChunk});
+  for (const EntrySignature::Symbol &s : sig.symbolSpecs) {
+    hodu_bundle_symbol symbol = {
+        b.strings.add(s.name), 0, s.min, s.max, s.multiple, s.chunk, 0, 0};
+    if (s.padded) {
+      // The meta slot the kernels read the value from.
+      auto slot = llvm::find_if(sig.inputs, [&](const TensorSignature &t) {
+        return t.symbolValue == s.name;
+      });
+      size_t index = slot - sig.inputs.begin();
+      if (slot == sig.inputs.end() || index < regular)
+        return emitError(loc, "internal error: padded symbol '")
+               << s.name << "' has no meta slot for its value";
+      symbol.flags = HODU_BUNDLE_SYMBOL_PADDED;
+      symbol.value_slot = static_cast<uint32_t>(index - regular);
+    }
+    b.symbols.push_back(symbol);
+  }
   auto add = [&](const TensorSignature &t, uint32_t tensor) -> LogicalResult {
     for (auto [d, text] : llvm::enumerate(t.dims)) {
       if (text.empty())
         continue;
-      auto named = parseSymbolicDim(text);
-      if (!named || named->first != sig.symbol)
+      std::optional<SymbolicExtent> e = parseSymbolicExtent(text);
+      auto known = e ? llvm::find_if(sig.symbolSpecs,
+                                     [&](const EntrySignature::Symbol &s) {
+                                       return s.name == e->symbol;
+                                     })
+                     : sig.symbolSpecs.end();
+      if (known == sig.symbolSpecs.end() ||
+          (!known->padded && (e->offset != 0 || e->divisor != 1)))
         return emitError(loc, "internal error: '")
                << t.name << "' dim " << d << " is '" << text
-               << "', not a multiple of symbol '" << sig.symbol << "'";
+               << "', not an extent of one of the model's symbols";
       b.dynamicDims.push_back(
-          {tensor, static_cast<uint32_t>(d), 0, 0, named->second, 0});
+          {tensor, static_cast<uint32_t>(d),
+           static_cast<uint32_t>(known - sig.symbolSpecs.begin()), 0, e->scale,
+           e->offset, e->divisor});
     }
     return success();
   };

@@ -26,10 +26,12 @@
  * may add some); an unknown major version is refused.
  *
  * Versioning, as libhodurt reads it (docs/bundle.md): a minor version may
- * add section kinds and append fields to table records (a larger
- * entry_size; readers take the prefix they know). Every `flags` field must
- * be 0 and every enum a known value: a reader refuses anything else, so a
- * new meaning for an existing field needs a new major version.
+ * add section kinds, append fields to table records (a larger entry_size;
+ * readers take the prefix they know) and define a flag bit that changes
+ * what a record means. Every `flags` bit a reader does not know must be 0
+ * and every enum a known value: a reader refuses anything else (so an
+ * older reader refuses a bundle it would run wrongly), and a new meaning
+ * for any other existing field needs a new major version.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef HODU_BUNDLE_H
@@ -49,8 +51,10 @@ extern "C" {
 #define HODU_BUNDLE_VERSION_MAJOR 1u
 /* Minor 1 added SYMBOLS and DYNAMIC_DIMS (symbolic dims run in chunks);
  * minor 2 appended num_state_tensors to MODEL (a train step's state);
- * minor 3 appended `name` to DEVICES (a plugin device). */
-#define HODU_BUNDLE_VERSION_MINOR 3u
+ * minor 3 appended `name` to DEVICES (a plugin device);
+ * minor 4 added padded symbols: HODU_BUNDLE_SYMBOL_PADDED and value_slot
+ * in SYMBOLS, divisor in DYNAMIC_DIMS. */
+#define HODU_BUNDLE_VERSION_MINOR 4u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -267,28 +271,45 @@ typedef struct hodu_bundle_arg {
  * `chunk` units of every input and output that has the symbol (the last
  * pass on a partial chunk padded with copies of its last real unit, of
  * whose outputs only the real units are kept). A reader of minor 0 skips
- * these sections and sees a static model at the chunk size. */
+ * these sections and sees a static model at the chunk size.
+ *
+ * A padded symbol (minor 4, HODU_BUNDLE_SYMBOL_PADDED), such as a sequence
+ * length that attention mixes, is compiled at its bound (chunk == max) with
+ * the padding masked: a run at value n is one pass of the plan on inputs
+ * whose symbolic dims hold the real extent (scale * n / divisor + offset)
+ * followed by zeros up to the bound, with n written to meta slot
+ * `value_slot` (an i64 scalar the kernels read), and of each output the
+ * real extent is kept. A reader of minor 1 to 3 refuses the flag. */
+#define HODU_BUNDLE_SYMBOL_PADDED 1u
+
 typedef struct hodu_bundle_symbol {
   hodu_bundle_string name; /* the model's name for it ("batch") */
-  uint32_t flags;          /* 0 */
+  uint32_t flags;          /* 0, or (minor 4) HODU_BUNDLE_SYMBOL_PADDED */
   int64_t min;             /* the least value a run may give, >= 0 */
   int64_t max;             /* the largest, >= min; -1: no upper bound */
   int64_t multiple;        /* >= 1: every value is a multiple of it */
   int64_t chunk;           /* >= 1: the value the plan was compiled for */
-} hodu_bundle_symbol;      /* 40 bytes */
+  /* Minor 4 (entry_size 48); absent in 40-byte records. */
+  uint32_t value_slot; /* padded: the meta slot (index among the meta
+                          slots) the runtime writes the value to; else 0 */
+  uint32_t reserved;   /* 0 */
+} hodu_bundle_symbol;  /* 48 bytes (40 before minor 4) */
 
 /* A dim of an input or output that is a symbol: its extent in a run is
- * scale * value. DIMS holds scale * chunk there. Every dim before it in
- * its tensor is 1 in the tensors whose slices are contiguous; any other
- * outer dims make each pass's slice strided (one block per outer index). */
+ * scale * value (a padded symbol's: scale * value / divisor + offset).
+ * DIMS holds the extent at the chunk. Every dim before it in its tensor is
+ * 1 in the tensors whose slices are contiguous; any other outer dims make
+ * each pass's slice strided (one block per outer index). */
 typedef struct hodu_bundle_dynamic_dim {
   uint32_t tensor; /* index into TENSORS: an input or an output */
   uint32_t dim;    /* < the tensor's rank; one symbolic dim per tensor */
   uint32_t symbol; /* index into SYMBOLS */
   uint32_t flags;  /* 0 */
   int64_t scale;   /* >= 1 */
-  int64_t offset;  /* 0 (the field keeps abi.h's hodu_dynamic_dim form) */
-} hodu_bundle_dynamic_dim; /* 32 bytes */
+  int64_t offset;  /* chunked: 0; padded: any, the extent >= 0 at min */
+  /* Minor 4 (entry_size 40); absent (1) in 32-byte records. */
+  int64_t divisor; /* >= 1; padded: divides scale * multiple; chunked: 1 */
+} hodu_bundle_dynamic_dim; /* 40 bytes (32 before minor 4) */
 
 #ifdef __cplusplus
 }

@@ -681,6 +681,12 @@ HODU_API size_t hodu_model_meta_slot_bytes(const hodu_model *model,
 HODU_API hodu_status hodu_model_meta_slot_index(const hodu_model *model,
                                                 const char *name,
                                                 int32_t *index);
+/* The symbol (an index for hodu_model_symbol) whose value meta slot
+ * `index` holds -- a bundle's padded symbol, which libhodurt writes there
+ * at each run from the inputs' shapes, so the slot cannot be written by
+ * the caller -- or -1 for an ordinary slot or an index out of range. */
+HODU_API int32_t hodu_model_meta_slot_symbol(const hodu_model *model,
+                                             int32_t index);
 
 /*===--------------------------------------------------------------------===*
  * State tensors

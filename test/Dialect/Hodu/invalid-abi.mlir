@@ -66,6 +66,6 @@ func.func @main(%lr: tensor<1xf32>) {
   return
 }
 // An initial value belongs to a meta slot only.
-// expected-error @+1 {{'hodu.entry_point' op input #0 must be {name = "...", type = ...} (inputs may add meta or state and init, outputs state, and any tensor dims)}}
+// expected-error @+1 {{'hodu.entry_point' op input #0 must be {name = "...", type = ...} (inputs may add meta or state and init, a meta slot symbol_value, outputs state, and any tensor dims)}}
 hodu.entry_point @main {prefix = "m", model_name = "m",
     inputs = [{name = "lr", type = tensor<1xf32>, init = dense<1.0> : tensor<1xf32>}], outputs = []}

@@ -2,6 +2,7 @@
  * -----===*/
 #include "bundle_writer.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct tb_bundle {
   growing strings, devices, tensors, dims, codes, kernels, steps, args, weights,
       blobs, symbols, dynamic_dims;
   hodu_bundle_model model;
+  int minor3_symbols; /* SYMBOLS and DYNAMIC_DIMS in minor 3's records */
 };
 
 tb_bundle *tb_new(const char *model_name) {
@@ -159,16 +161,42 @@ uint32_t tb_step(tb_bundle *b, uint32_t op, uint32_t device, uint32_t kernel,
 
 uint32_t tb_symbol(tb_bundle *b, const char *name, int64_t min, int64_t max,
                    int64_t multiple, int64_t chunk) {
-  hodu_bundle_symbol sym = {tb_string(b, name), 0, min, max, multiple, chunk};
+  hodu_bundle_symbol sym = {tb_string(b, name), 0,     min, max,
+                            multiple,           chunk, 0,   0};
+  append(&b->symbols, &sym, sizeof sym);
+  return (uint32_t)(b->symbols.size / sizeof sym - 1);
+}
+
+uint32_t tb_padded_symbol(tb_bundle *b, const char *name, uint32_t flags,
+                          int64_t min, int64_t max, int64_t multiple,
+                          int64_t chunk, uint32_t value_slot) {
+  hodu_bundle_symbol sym = {tb_string(b, name), flags, min,        max,
+                            multiple,           chunk, value_slot, 0};
   append(&b->symbols, &sym, sizeof sym);
   return (uint32_t)(b->symbols.size / sizeof sym - 1);
 }
 
 uint32_t tb_dynamic_dim(tb_bundle *b, uint32_t tensor, uint32_t dim,
                         uint32_t symbol, int64_t scale) {
-  hodu_bundle_dynamic_dim d = {tensor, dim, symbol, 0, scale, 0};
+  return tb_dynamic_extent(b, tensor, dim, symbol, scale, 0, 1);
+}
+
+uint32_t tb_dynamic_extent(tb_bundle *b, uint32_t tensor, uint32_t dim,
+                           uint32_t symbol, int64_t scale, int64_t offset,
+                           int64_t divisor) {
+  hodu_bundle_dynamic_dim d = {tensor, dim, symbol, 0, scale, offset, divisor};
   append(&b->dynamic_dims, &d, sizeof d);
   return (uint32_t)(b->dynamic_dims.size / sizeof d - 1);
+}
+
+void tb_minor3_symbols(tb_bundle *b) { b->minor3_symbols = 1; }
+
+/* `g`'s records of `size` bytes cut to their first `keep`. */
+static growing cut_records(const growing *g, size_t size, size_t keep) {
+  growing out = {0};
+  for (size_t at = 0; at + size <= g->size; at += size)
+    append(&out, g->data + at, keep);
+  return out;
 }
 
 uint8_t *tb_finish(tb_bundle *b, size_t *size) {
@@ -191,6 +219,21 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
       {HODU_BUNDLE_SECTION_DYNAMIC_DIMS, sizeof(hodu_bundle_dynamic_dim),
        &b->dynamic_dims},
   };
+  /* Minor 3's records end before value_slot and divisor. */
+  growing old_symbols = {0}, old_dims = {0};
+  if (b->minor3_symbols) {
+    size_t symbol_size = offsetof(hodu_bundle_symbol, value_slot);
+    size_t dim_size = offsetof(hodu_bundle_dynamic_dim, divisor);
+    old_symbols =
+        cut_records(&b->symbols, sizeof(hodu_bundle_symbol), symbol_size);
+    old_dims = cut_records(&b->dynamic_dims, sizeof(hodu_bundle_dynamic_dim),
+                           dim_size);
+    int n = (int)(sizeof sections / sizeof sections[0]);
+    sections[n - 2].entry_size = (uint32_t)symbol_size;
+    sections[n - 2].g = &old_symbols;
+    sections[n - 1].entry_size = (uint32_t)dim_size;
+    sections[n - 1].g = &old_dims;
+  }
   /* Bundles without a symbol have the sections of format 1.0. */
   const int COUNT = b->symbols.size || b->dynamic_dims.size
                         ? (int)(sizeof sections / sizeof sections[0])
@@ -226,6 +269,8 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
   header.section_entry_size = sizeof(hodu_bundle_section);
   memcpy(out.data, &header, sizeof header);
   free(model.data);
+  free(old_symbols.data);
+  free(old_dims.data);
   *size = out.size;
   return out.data;
 }

@@ -49,6 +49,18 @@ uint32_t tb_symbol(tb_bundle *b, const char *name, int64_t min, int64_t max,
                    int64_t multiple, int64_t chunk);
 uint32_t tb_dynamic_dim(tb_bundle *b, uint32_t tensor, uint32_t dim,
                         uint32_t symbol, int64_t scale);
+/* Minor 4: a padded symbol (flags HODU_BUNDLE_SYMBOL_PADDED, or any to test
+ * the reader) whose value goes to meta slot `value_slot`, and a dim whose
+ * extent is scale * value / divisor + offset. */
+uint32_t tb_padded_symbol(tb_bundle *b, const char *name, uint32_t flags,
+                          int64_t min, int64_t max, int64_t multiple,
+                          int64_t chunk, uint32_t value_slot);
+uint32_t tb_dynamic_extent(tb_bundle *b, uint32_t tensor, uint32_t dim,
+                           uint32_t symbol, int64_t scale, int64_t offset,
+                           int64_t divisor);
+/* Writes SYMBOLS and DYNAMIC_DIMS in minor 3's shorter records, as a
+ * bundle of that version has them. */
+void tb_minor3_symbols(tb_bundle *b);
 /* The number of ARGS entries so far (the next tb_arg's index). */
 uint32_t tb_num_args(const tb_bundle *b);
 
