@@ -233,6 +233,10 @@ def main():
                 else:
                     print("stage: bench-%s-whole (attention as one kernel over every key)"
                           % m["name"])
+    # The encoder and decoder step of test/Driver/symbolic-padded.test, each
+    # one bundle with batch in chunks and the sequence (past) padded.
+    if not args.no_bench and args.symbolic != "none":
+        stage_padded(hoduc, models, flags_common)
     with tarfile.open(os.path.join(args.out, args.target + "-models.tgz"), "w:gz") as t:
         t.add(models, arcname="models")
     shutil.rmtree(models)
@@ -338,6 +342,55 @@ def stage_symbolic_length(m, hoduc, onnx, d, flags_common):
     with open(os.path.join(d, "symbolic_length", "lengths.txt"), "w") as f:
         f.write(" ".join(str(n) for n in lengths) + "\n")
     print("stage: %s with a symbolic length" % m["name"])
+
+
+PADDED = [
+    # name, generator (test/Driver/Inputs), its flags, hoduc's flags, the
+    # reference sets: the first is test_data_set_0, the rest run as lengths.
+    ("padded-encoder", "encoder/make_encoder.py", [], ["--dim=seq=1..16", "--dim=batch=1..@2"],
+     "encoder", ["test_data_seq_16", "test_data_seq_1", "test_data_seq_9",
+                 "test_data_batch2_seq9", "test_data_batch3_seq1", "test_data_batch3_seq16"]),
+    ("padded-decoder", "decoder/make_decoder.py", ["--position-input"],
+     ["--dim=past=0..16", "--dim=batch=1..@2"], "decoder",
+     ["test_data_position_past16", "test_data_position_past0", "test_data_position_past5",
+      "test_data_position_past0_batch3", "test_data_position_past3_batch2",
+      "test_data_position_past16_batch2"]),
+]
+
+
+def stage_padded(hoduc, models, flags_common):
+    """The synthetic encoder and decoder step with a batch and a padded
+    sequence, as run_models.py runs a model with a symbolic length: the
+    first reference set as test_data_set_0, the rest at their shapes."""
+    inputs = os.path.join(ROOT, "test", "Driver", "Inputs")
+    for name, gen, gen_flags, flags, refs, sets in PADDED:
+        d = os.path.join(models, name)
+        os.makedirs(d)
+        text = subprocess.run([sys.executable, os.path.join(inputs, gen)] + gen_flags,
+                              stdout=subprocess.PIPE, check=True).stdout
+        onnx = os.path.join(d, "model.onnx")
+        with open(onnx, "wb") as f:
+            f.write(subprocess.run(["protoc", "--proto_path=/usr/include/onnx",
+                                    "--encode=onnx.ModelProto", "onnx.proto"],
+                                   input=text, stdout=subprocess.PIPE, check=True).stdout)
+        bundle = os.path.join(d, "model.hodu")
+        p = subprocess.run([hoduc, onnx, "-o", bundle] + flags_common + flags,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            print("stage: %s does not compile: %s" % (name, p.stdout.decode()[:300]))
+            shutil.rmtree(d)
+            continue
+        shutil.copy(bundle, os.path.join(d, "model-len.hodu"))
+        shutil.copytree(os.path.join(inputs, refs, sets[0]),
+                        os.path.join(d, "test_data_set_0"))
+        for k, ref in enumerate(sets[1:]):
+            shutil.copytree(os.path.join(inputs, refs, ref),
+                            os.path.join(d, "symbolic_length", "test_data_set_%d" % k))
+        with open(os.path.join(d, "symbolic_length", "lengths.txt"), "w") as f:
+            f.write(" ".join(r.replace("test_data_", "") for r in sets[1:]) + "\n")
+        with open(os.path.join(d, "tolerance"), "w") as f:
+            f.write("0.001 0.0001 device-only\n")
+        print("stage: %s (batch in chunks, the sequence padded)" % name)
 
 
 if __name__ == "__main__":
