@@ -76,6 +76,12 @@ importWithSymbols(const Importer &importer, mlir::MLIRContext &context,
 llvm::SmallVector<int64_t> probeSizes(int64_t min, int64_t max,
                                       int64_t multiple, unsigned count);
 
+/// Whether two constants of a model imported at two sizes of a symbol hold
+/// the same values wherever both have an element (a Range over the symbol
+/// grows, but its first values stay; a constant computed from the
+/// symbol's value differs).
+bool constantsAgree(mlir::ElementsAttr a, mlir::ElementsAttr b);
+
 /// A symbol that ops mix, with an upper bound, compiled padded: `probed`
 /// is the model imported with it at `probe`; it is imported again at two
 /// more probes and at the bound, the dims that change with it are checked

@@ -146,70 +146,78 @@ LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
   return success();
 }
 
+} // namespace
+
+bool driver::constantsAgree(ElementsAttr ea, ElementsAttr eb) {
+  if (ea == eb)
+    return true;
+  auto ta = cast<ShapedType>(ea.getType()), tb = cast<ShapedType>(eb.getType());
+  ArrayRef<int64_t> sa = ta.getShape(), sb = tb.getShape();
+  if (sa.size() != sb.size() || ta.getElementType() != tb.getElementType())
+    return false;
+  // Row-major strides of both, and the shape they share.
+  size_t rank = sa.size();
+  SmallVector<int64_t> strideA(rank, 1), strideB(rank, 1), common(rank);
+  for (int64_t d = (int64_t)rank - 2; d >= 0; --d) {
+    strideA[d] = strideA[d + 1] * sa[d + 1];
+    strideB[d] = strideB[d + 1] * sb[d + 1];
+  }
+  int64_t count = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    common[d] = std::min(sa[d], sb[d]);
+    count *= common[d];
+  }
+  // Element i of a and element j of b, for each index both have.
+  auto agree = [&](llvm::function_ref<bool(int64_t, int64_t)> equal) {
+    for (int64_t k = 0; k < count; ++k) {
+      int64_t rest = k, i = 0, j = 0;
+      for (int64_t d = (int64_t)rank - 1; d >= 0; --d) {
+        int64_t at = rest % common[d];
+        rest /= common[d];
+        i += at * strideA[d];
+        j += at * strideB[d];
+      }
+      if (!equal(i, j))
+        return false;
+    }
+    return true;
+  };
+  // Element by element, in the bytes they are stored in (a dense i1,
+  // packed in bits, as constantBytes spells it out: a byte each).
+  unsigned width = ta.getElementTypeBitWidth();
+  std::string copyA, copyB;
+  auto storage =
+      [&](ElementsAttr e,
+          std::string &copy) -> std::optional<std::pair<ArrayRef<char>, bool>> {
+    if (width % 8 == 0)
+      return constantStorage(e);
+    if (!constantBytes(e, copy))
+      return std::nullopt;
+    return std::pair(ArrayRef<char>(copy.data(), copy.size()), false);
+  };
+  auto ba = storage(ea, copyA), bb = storage(eb, copyB);
+  size_t size = std::max(width / 8, 1u);
+  bool same = ba && bb && agree([&](int64_t i, int64_t j) {
+                auto [da, splatA] = *ba;
+                auto [db, splatB] = *bb;
+                size_t x = splatA ? 0 : i * size, y = splatB ? 0 : j * size;
+                return x + size <= da.size() && y + size <= db.size() &&
+                       !memcmp(da.data() + x, db.data() + y, size);
+              });
+  return same;
+}
+
+namespace {
+
 /// Constants agree where their shapes overlap (a Range over the symbol
 /// grows; its first values stay), other ops' attributes are equal -- a
 /// slice's ends excepted, which may follow the dim they cut.
 LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
   Operation *a = ops[0], *b = ops[1];
-  if (auto ca = dyn_cast<ConstantOp>(a)) {
-    ElementsAttr ea = ca.getValue(), eb = cast<ConstantOp>(b).getValue();
-    if (ea == eb)
-      return success();
-    auto ta = cast<ShapedType>(ea.getType()),
-         tb = cast<ShapedType>(eb.getType());
-    ArrayRef<int64_t> sa = ta.getShape(), sb = tb.getShape();
-    if (sa.size() != sb.size() || ta.getElementType() != tb.getElementType())
-      return mixes(a, "a constant computed from its value");
-    // Row-major strides of both, and the shape they share.
-    size_t rank = sa.size();
-    SmallVector<int64_t> strideA(rank, 1), strideB(rank, 1), common(rank);
-    for (int64_t d = (int64_t)rank - 2; d >= 0; --d) {
-      strideA[d] = strideA[d + 1] * sa[d + 1];
-      strideB[d] = strideB[d + 1] * sb[d + 1];
-    }
-    int64_t count = 1;
-    for (size_t d = 0; d < rank; ++d) {
-      common[d] = std::min(sa[d], sb[d]);
-      count *= common[d];
-    }
-    // Element i of a and element j of b, for each index both have.
-    auto agree = [&](llvm::function_ref<bool(int64_t, int64_t)> equal) {
-      for (int64_t k = 0; k < count; ++k) {
-        int64_t rest = k, i = 0, j = 0;
-        for (int64_t d = (int64_t)rank - 1; d >= 0; --d) {
-          int64_t at = rest % common[d];
-          rest /= common[d];
-          i += at * strideA[d];
-          j += at * strideB[d];
-        }
-        if (!equal(i, j))
-          return false;
-      }
-      return true;
-    };
-    // Element by element, in the bytes they are stored in (a dense i1,
-    // packed in bits, as constantBytes spells it out: a byte each).
-    unsigned width = ta.getElementTypeBitWidth();
-    std::string copyA, copyB;
-    auto storage = [&](ElementsAttr e, std::string &copy)
-        -> std::optional<std::pair<ArrayRef<char>, bool>> {
-      if (width % 8 == 0)
-        return constantStorage(e);
-      if (!constantBytes(e, copy))
-        return std::nullopt;
-      return std::pair(ArrayRef<char>(copy.data(), copy.size()), false);
-    };
-    auto ba = storage(ea, copyA), bb = storage(eb, copyB);
-    size_t size = std::max(width / 8, 1u);
-    bool same = ba && bb && agree([&](int64_t i, int64_t j) {
-                  auto [da, splatA] = *ba;
-                  auto [db, splatB] = *bb;
-                  size_t x = splatA ? 0 : i * size, y = splatB ? 0 : j * size;
-                  return x + size <= da.size() && y + size <= db.size() &&
-                         !memcmp(da.data() + x, db.data() + y, size);
-                });
-    return same ? success() : mixes(a, "a constant computed from its value");
-  }
+  if (auto ca = dyn_cast<ConstantOp>(a))
+    return driver::constantsAgree(ca.getValue(), cast<ConstantOp>(b).getValue())
+               ? success()
+               : mixes(a, "a constant computed from its value");
   if (a->getAttrDictionary() == b->getAttrDictionary())
     return success();
   if (auto sa = dyn_cast<SliceOp>(a)) {

@@ -13,6 +13,7 @@
 
 #include "Driver.h"
 
+#include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
 
@@ -153,6 +154,69 @@ mixedReason(const std::optional<std::pair<Location, std::string>> &error) {
   return text.split(" cannot vary: ").second.split("; pin it").first.str();
 }
 
+/// A symbol run in chunks must not be used as a value: code that divides
+/// by the batch size would divide by the chunk in every pass. The importer
+/// folds such shape arithmetic into constants, so the model imported at a
+/// second probe size must have the same ops, and constants that agree with
+/// the first probe's wherever both have an element (a mask of ones that
+/// grows with the batch does; the batch size itself does not).
+/// `io` imported `probed`, with the symbol at `probeSize` (one of its
+/// probeSymbolSizes, else its unboundSymbolSize); `avoid` is another
+/// symbol's probe size.
+static LogicalResult checkValueUnused(ModuleOp probed, int64_t probeSize,
+                                      const Importer &importer,
+                                      MLIRContext &context,
+                                      const CompileOptions &opts,
+                                      ImportOptions io, StringRef symbol,
+                                      const DimSpec &spec, int64_t avoid = 0) {
+  Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
+  SmallVector<int64_t> sizes =
+      driver::probeSizes(spec.min, spec.max, spec.multiple, 4);
+  llvm::erase(sizes, probeSize);
+  llvm::erase(sizes, avoid);
+  if (sizes.empty())
+    return success(); // the bounds leave no second size to compare with
+  auto probeOf = io.probeSymbolSizes.find(symbol.str());
+  if (probeOf != io.probeSymbolSizes.end())
+    probeOf->second = sizes.front();
+  else
+    io.unboundSymbolSize = sizes.front();
+  OwningOpRef<ModuleOp> other;
+  {
+    ScopedDiagnosticHandler quiet(&context,
+                                  [](Diagnostic &) { return success(); });
+    other = importer.import(opts.inputPath, context, io);
+  }
+  auto opsOf = [](ModuleOp m) {
+    SmallVector<Operation *> ops;
+    m.walk([&](Operation *op) { ops.push_back(op); });
+    return ops;
+  };
+  SmallVector<Operation *> a = opsOf(probed), b;
+  if (other)
+    b = opsOf(*other);
+  auto changes = [&](Operation *at, const Twine &what) {
+    InFlightDiagnostic d = at ? at->emitError() : emitError(loc);
+    d << symbolCannotVaryText(symbol.str(),
+                              (what + " (imported at " + Twine(probeSize) +
+                               " and " + Twine(sizes.front()) + ")")
+                                  .str());
+    return failure();
+  };
+  if (!other || a.size() != b.size())
+    return changes(nullptr, "the model's ops change with its value");
+  for (auto [x, y] : llvm::zip(a, b)) {
+    if (x->getName() != y->getName())
+      return changes(x, "the model's ops change with its value");
+    auto cx = dyn_cast<ConstantOp>(x);
+    if (cx &&
+        !driver::constantsAgree(cx.getValue(), cast<ConstantOp>(y).getValue()))
+      return changes(x, "a constant computed from its value (the model "
+                        "computes with the size itself)");
+  }
+  return success();
+}
+
 /// An accelerator's kernels read a padded symbol's value from a meta slot
 /// that the runtime writes at each run (docs/bundle.md, "Padded symbols"):
 /// the value argument hodu-pad-symbols added becomes one.
@@ -241,6 +305,10 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   }
   int p = 1 - c;
   const DimSpec &cs = specs[c], &ps = specs[p];
+  int64_t probes[2] = {first.front(), second.front()};
+  if (failed(checkValueUnused(*probed, probes[c], *importer, context, opts, pio,
+                              symbols[c], cs, probes[p])))
+    return nullptr;
   if (ps.max < 1 && chunkable[p]) {
     emitError(loc) << "symbolic dims '" << symbols[0] << "' and '"
                    << symbols[1] << "': no op mixes either, and Hodu runs one "
@@ -540,6 +608,10 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                    << "masks the padding\n";
     return nullptr;
   }
+
+  if (probe && failed(checkValueUnused(*module, probeSize, *importer, context,
+                                       opts, io, symbol, spec)))
+    return nullptr;
 
   // What the probe proved, carried over to the module that is compiled.
   SmallVector<Attribute> argDims, resultDims;
