@@ -14,7 +14,7 @@ RUNS runs; ROUNDS rounds, alternated, the median of their medians) at
 --threads 1 and 2, and prints the ratios to the pinned compile as a
 Markdown table (docs/performance.md). Also prints compile times and sizes.
 With --device (vulkan, cuda, rocm) it compiles bundles for that device:
-pinned and padded only (a bundle has no buckets, and one symbol).
+pinned, padded and (with --batch > 1) both@B; a bundle has no buckets.
 
   python3 bench/padded_symbols.py --bin build/bin [--device vulkan]
 """
@@ -78,6 +78,9 @@ def main():
     if a.device:
         device, ext, thread_counts = ["--device=" + a.device], ".hodu", (1,)
         kinds = [(k, f + device) for k, f in kinds if k == "padded"]
+        if B > 1:
+            kinds.append(("both@%d" % B, ["--dim=batch=1..@%d" % B,
+                                          "--dim=seq=1..%d" % BOUND] + device))
     elif B > 1:
         kinds += [("both", ["--dim=seq=1..%d" % BOUND]),
                   ("both@%d" % B, ["--dim=batch=1..@%d" % B,
