@@ -1,0 +1,263 @@
+/*===- session_passes.c - the copies around each pass of a bundle's plan --===*
+ *
+ * A bundle with a chunked symbol was compiled for `chunk` units of it; a
+ * run at value n is ceil(n / chunk) passes of the plan, pass k on units
+ * [k * chunk, k * chunk + rows) of every tensor with the symbol, staged
+ * through the session's mirrors (one pass's size): in each of the
+ * tensor's `outer` blocks, `rows` units in, the last one repeated up to
+ * the chunk (doubling copies on the device: a partial pass costs a few
+ * copies, not one per unit), and `rows` units out.
+ *
+ * A padded symbol's plan was compiled at its bound and masks what lies
+ * past the real extent of each of its dims: the value goes to a meta slot
+ * the kernels read, and each tensor with its dim is staged as a box, the
+ * real extent followed by zeros up to the bound (box_copy). With both, a
+ * run is the chunked symbol's passes, each on boxes of `rows` units.
+ *
+ *===----------------------------------------------------------------------===*/
+#include "session_internal.h"
+
+int64_t hodu_session_num_passes(const hodu_session *s) {
+  int64_t chunk = s->plan->chunk;
+  return chunk ? (s->symbol_values[s->plan->chunk_symbol] + chunk - 1) / chunk
+               : 1;
+}
+
+/* The units pass k (starting at unit `off`) covers: the chunk, or what is
+ * left of the value; 0 without a symbol. */
+int64_t hodu_session_pass_rows(const hodu_session *s, int64_t off) {
+  int64_t chunk = s->plan->chunk;
+  if (!chunk)
+    return 0;
+  int64_t left = s->symbol_values[s->plan->chunk_symbol] - off;
+  return left < chunk ? left : chunk;
+}
+
+static hodu_binding binding_of(hodu_buffer *buffer, uint64_t offset,
+                               uint64_t size) {
+  hodu_binding b = {buffer, NULL, offset, size};
+  return b;
+}
+
+/* Units [rows, chunk) of the block at `base` in `mirror` become copies of
+ * unit rows - 1. */
+static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
+                             uint64_t base, uint64_t unit, int64_t rows,
+                             int64_t chunk) {
+  int64_t filled = rows;
+  while (filled < chunk) {
+    int64_t have = filled - (rows - 1);
+    int64_t count = have < chunk - filled ? have : chunk - filled;
+    hodu_binding from =
+        binding_of(mirror, base + (uint64_t)(rows - 1) * unit, count * unit);
+    hodu_binding to =
+        binding_of(mirror, base + (uint64_t)filled * unit, count * unit);
+    hodu_status status =
+        device->ops->copy(device->instance, &from, &to, (uint64_t)count * unit);
+    if (status)
+      return status;
+    filled += count;
+  }
+  return NULL;
+}
+
+/* The real extent of tensor t's padded dim at value n. */
+static int64_t padded_extent(const hodu_plan_tensor *t, int64_t n) {
+  return t->scale * n / t->divisor + t->offset;
+}
+
+/* Writes zeros to `bytes` bytes of `buffer` from `at`. */
+static hodu_status write_zeros(hodu_device *device, hodu_buffer *buffer,
+                               uint64_t at, uint64_t bytes) {
+  static const uint8_t zeros[1 << 16];
+  while (bytes) {
+    uint64_t count = bytes < sizeof zeros ? bytes : sizeof zeros;
+    hodu_status status =
+        device->ops->write(device->instance, buffer, at, zeros, count);
+    if (status)
+      return status;
+    at += count;
+    bytes -= count;
+  }
+  return NULL;
+}
+
+/* Moves `bytes` between tensor `tensor` (at byte `at`: host memory or a
+ * device buffer) and `mirror` (at `in_mirror`): into the mirror (`out` 0)
+ * or out of it (`out` 1). */
+static hodu_status move_part(hodu_device *device, const hodu_tensor *tensor,
+                             uint64_t at, hodu_buffer *mirror,
+                             uint64_t in_mirror, uint64_t bytes, int out) {
+  if (!bytes)
+    return NULL;
+  uint8_t *host = hodu_tensor_device(tensor) ? NULL : hodu_tensor_data(tensor);
+  hodu_binding tensor_part = binding_of(hodu_tensor_buffer(tensor), at, bytes);
+  hodu_binding mirror_part = binding_of(mirror, in_mirror, bytes);
+  if (out)
+    return host ? device->ops->read(device->instance, mirror, in_mirror,
+                                    host + at, bytes)
+                : device->ops->copy(device->instance, &mirror_part,
+                                    &tensor_part, bytes);
+  return host ? device->ops->write(device->instance, mirror, in_mirror,
+                                   host + at, bytes)
+              : device->ops->copy(device->instance, &tensor_part, &mirror_part,
+                                  bytes);
+}
+
+/* Input or output `i` (`out`) of pass [off, off + rows) of the chunked
+ * symbol, for a tensor with a padded dim: the box of its real extents --
+ * the padded dim's scale * n / divisor + offset, the chunked dim's rows,
+ * every other dim whole -- between the tensor and its mirror at the
+ * bound, one copy per row of the innermost symbolic dim. An input's mirror
+ * holds zeros past the box: past the real extent up to where the last
+ * pass wrote (`padded_rows`), and past a partial chunk. */
+static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
+                            int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  uint32_t index = (out ? plan->num_inputs : 0) + i;
+  const hodu_plan_tensor *t = &plan->tensors[index];
+  hodu_device *device = tensor_device(s, index);
+  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
+  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+  int32_t rank = t->desc.rank, pd = t->pad_dim, cd = t->chunk_dim;
+  const int64_t *S = t->bound_shape;
+  /* The box and the caller's extents, and both layouts' strides. */
+  int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
+  uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
+  int64_t ext = padded_extent(t, s->symbol_values[plan->pad_symbol]);
+  for (int32_t d = 0; d < rank; ++d)
+    box[d] = caller[d] = S[d];
+  box[pd] = caller[pd] = ext;
+  uint64_t start = 0; /* the pass's first unit along the chunked dim */
+  if (cd >= 0) {
+    box[cd] = rows * t->chunk_scale;
+    caller[cd] = s->symbol_values[plan->chunk_symbol] * t->chunk_scale;
+    start = (uint64_t)(off * t->chunk_scale);
+  }
+  uint64_t size = hodu_dtype_size((hodu_dtype)t->desc.dtype);
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    in_mirror[d] = size;
+    in_tensor[d] =
+        d + 1 < rank ? in_tensor[d + 1] * (uint64_t)caller[d + 1] : size;
+    size = in_mirror[d] * (uint64_t)S[d];
+  }
+  int32_t k = cd > pd ? cd : pd;      /* the innermost symbolic dim */
+  int32_t j = cd >= 0 && cd < pd ? cd /* the outer one, if two */
+              : cd > pd          ? pd
+                                 : -1;
+  uint64_t stale = out ? 0 : (uint64_t)s->padded_rows[i];
+  int partial = cd >= 0 && box[cd] < S[cd];
+  /* The rows: every index of the box's dims before k. */
+  int64_t idx[HODU_BUNDLE_MAX_RANK] = {0}, count = 1;
+  for (int32_t d = 0; d < k; ++d)
+    count *= box[d];
+  hodu_status status = NULL;
+  for (int64_t r = 0; r < count && !status; ++r) {
+    uint64_t at = 0, base = 0;
+    for (int32_t d = 0; d < k; ++d) {
+      at += ((uint64_t)idx[d] + (d == cd ? start : 0)) * in_tensor[d];
+      base += (uint64_t)idx[d] * in_mirror[d];
+    }
+    if (k == cd)
+      at += start * in_tensor[k];
+    uint64_t real = (uint64_t)box[k] * in_mirror[k];
+    status = move_part(device, tensor, at, mirror, base, real, out);
+    /* What an input's mirror holds past the box along k. */
+    uint64_t upto = 0;
+    if (!out && k == pd && stale > (uint64_t)ext)
+      upto = (stale < (uint64_t)S[k] ? stale : (uint64_t)S[k]) * in_mirror[k];
+    if (!out && k == cd && partial)
+      upto = (uint64_t)S[k] * in_mirror[k];
+    if (!status && upto > real)
+      status = write_zeros(device, mirror, base + real, upto - real);
+    for (int32_t d = k - 1; d >= 0; --d) {
+      if (++idx[d] < box[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  /* Past the box along the outer symbolic dim: whole slabs, per index of
+   * the (static) dims before it. */
+  uint64_t from = 0, upto = 0;
+  if (!out && j == pd && stale > (uint64_t)ext) {
+    from = (uint64_t)ext;
+    upto = stale < (uint64_t)S[j] ? stale : (uint64_t)S[j];
+  }
+  if (!out && j >= 0 && j == cd && partial) {
+    from = (uint64_t)box[j];
+    upto = (uint64_t)S[j];
+  }
+  if (upto > from) {
+    int64_t slabs = 1;
+    for (int32_t d = 0; d < j; ++d)
+      slabs *= S[d];
+    uint64_t block = j > 0 ? in_mirror[j - 1] : size;
+    for (int64_t b = 0; b < slabs && !status; ++b)
+      status =
+          write_zeros(device, mirror, (uint64_t)b * block + from * in_mirror[j],
+                      (upto - from) * in_mirror[j]);
+  }
+  return status;
+}
+
+/* One pass's units [off, off + rows) of a chunked tensor without a padded
+ * dim between it and its mirror: an input's into its mirror (`out` 0; a
+ * partial chunk's rows past the real ones repeat the last, pad_block), or
+ * an output's real units from its mirror into it (`out` 1). */
+static hodu_status chunk_copy(hodu_session *s, uint32_t i, int out, int64_t off,
+                              int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  uint32_t index = (out ? plan->num_inputs : 0) + i;
+  const hodu_plan_tensor *t = &plan->tensors[index];
+  int64_t n = s->symbol_values[plan->chunk_symbol], chunk = plan->chunk;
+  hodu_device *device = tensor_device(s, index);
+  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
+  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+  for (uint64_t b = 0; b < t->outer; ++b) {
+    uint64_t at = ((uint64_t)n * b + (uint64_t)off) * t->unit;
+    uint64_t in_mirror = b * (uint64_t)chunk * t->unit;
+    uint64_t bytes = (uint64_t)rows * t->unit;
+    hodu_status status =
+        move_part(device, tensor, at, mirror, in_mirror, bytes, out);
+    if (!status && !out && rows < chunk)
+      status = pad_block(device, mirror, in_mirror, t->unit, rows, chunk);
+    if (status)
+      return status;
+  }
+  return NULL;
+}
+
+/* One pass's copies between the tensors with symbols and their mirrors
+ * (inputs in, `out` 0; outputs out, `out` 1), the chunked symbol's units
+ * [off, off + rows); before it, a padded symbol's value goes to its meta
+ * slot. */
+hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
+                                   int out) {
+  const hodu_plan *plan = s->plan;
+  if (!plan->num_symbols)
+    return NULL;
+  hodu_status status = NULL;
+  if (!out && plan->padded) {
+    int64_t n = s->symbol_values[plan->pad_symbol];
+    uint32_t slot = plan->num_inputs + plan->num_outputs + plan->value_slot;
+    hodu_device *device = tensor_device(s, slot);
+    status = device->ops->write(device->instance, s->owned[plan->value_slot], 0,
+                                &n, sizeof n);
+  }
+  uint32_t count = out ? plan->num_outputs : plan->num_inputs;
+  for (uint32_t i = 0; i < count && !status; ++i) {
+    const hodu_plan_tensor *t =
+        &plan->tensors[(out ? plan->num_inputs : 0) + i];
+    if (!t->unit)
+      continue;
+    if (t->pad_dim >= 0) {
+      status = box_copy(s, i, out, off, rows);
+      if (!status && !out)
+        s->padded_rows[i] =
+            padded_extent(t, s->symbol_values[plan->pad_symbol]);
+    } else {
+      status = chunk_copy(s, i, out, off, rows);
+    }
+  }
+  return status;
+}
