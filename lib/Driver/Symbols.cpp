@@ -489,10 +489,21 @@ static std::optional<LogicalResult> compiledPadded(ModuleOp module,
     return LogicalResult(emitError(loc) << error);
   if (llvm::none_of(recorded, [](const ChunkedSymbol &s) { return s.padded; }))
     return std::nullopt;
-  if (opts.target != "cpu")
+  // The value argument: a meta slot in a bundle, the CPU entry's own
+  // argument otherwise (whichever target wrote the .mlir).
+  bool accelerator = opts.target != "cpu";
+  if (accelerator && !opts.emit.empty() && opts.emit != "bundle" &&
+      opts.emit != "mlir" && !opts.compileTo)
     return LogicalResult(emitError(loc)
-                         << "the module has a padded symbol, which only the "
-                            "CPU target compiles");
+                         << "the module has a padded symbol; only a bundle "
+                            "records it (--emit="
+                         << opts.emit << " does not)");
+  if (accelerator)
+    valueInMetaSlot(module);
+  else if (func::FuncOp f = entryOf(module))
+    for (unsigned i = 0; i < f.getNumArguments(); ++i)
+      if (f.getArgAttr(i, "hodu.symbol_value"))
+        f.removeArgAttr(i, "hodu.meta_slot");
   if (!opts.dims.empty())
     return LogicalResult(
         emitError(loc) << "the module's symbols were set when hoduc imported "
