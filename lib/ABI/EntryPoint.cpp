@@ -37,6 +37,14 @@ namespace {
 /// The argument attribute of a padded symbol's value (hodu-pad-symbols).
 constexpr llvm::StringLiteral kSymbolValueKey = "hodu.symbol_value";
 
+/// Whether entry argument `i` is a padded symbol's value that the entry
+/// point passes itself (hodu-pad-symbols' last argument): no input of the
+/// descriptor. On an accelerator the value is a meta slot instead, which
+/// the runtime writes at each run.
+bool isEntryOwnValue(func::FuncOp entry, unsigned i, StringAttr metaKey) {
+  return entry.getArgAttr(i, kSymbolValueKey) && !entry.getArgAttr(i, metaKey);
+}
+
 /// The name an entry argument or result is recorded under.
 std::string entryName(DictionaryAttr attrs, StringAttr nameKey,
                       StringRef fallback, unsigned index) {
@@ -61,10 +69,7 @@ LogicalResult orderEntry(func::FuncOp entry, StringAttr metaKey,
   };
   SmallVector<unsigned> plain, state, meta, symbolValues;
   for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
-    // A padded symbol's value (hodu-pad-symbols) is the last argument, the
-    // entry point's own: no input of the descriptor. On an accelerator it
-    // is also marked a meta slot, which the runtime writes at each run.
-    if (entry.getArgAttr(i, kSymbolValueKey) && !entry.getArgAttr(i, metaKey)) {
+    if (isEntryOwnValue(entry, i, metaKey)) {
       symbolValues.push_back(i);
       continue;
     }
@@ -237,8 +242,7 @@ struct RecordEntryPointPass
     };
     SmallVector<Attribute> inputs, outputs;
     for (unsigned i = 0; i < entry.getNumArguments(); ++i)
-      if ((!entry.getArgAttr(i, kSymbolValueKey) ||
-           entry.getArgAttr(i, metaKey)) &&
+      if (!isEntryOwnValue(entry, i, metaKey) &&
           failed(record(entry.getArgumentTypes()[i], entry.getArgAttrDict(i),
                         "input_" + std::to_string(i), inputs)))
         return signalPassFailure();

@@ -241,11 +241,9 @@ EntrySignature driver::readSignature(ModuleOp module) {
   SmallVector<ChunkedSymbol> symbols;
   std::string error; // malformed: the entry point's lowering says so
   if (succeeded(readSymbols(module, symbols, error)))
-    for (const ChunkedSymbol &s : symbols) {
-      sig.symbols.push_back(s.name);
-      sig.symbolSpecs.push_back(
+    for (const ChunkedSymbol &s : symbols)
+      sig.symbols.push_back(
           {s.name, s.min, s.max, s.multiple, s.chunk, s.padded});
-    }
   return sig;
 }
 

@@ -217,14 +217,40 @@ static LogicalResult checkValueUnused(ModuleOp probed, int64_t probeSize,
   return success();
 }
 
-/// An accelerator's kernels read a padded symbol's value from a meta slot
-/// that the runtime writes at each run (docs/bundle.md, "Padded symbols"):
-/// the value argument hodu-pad-symbols added becomes one.
-static void valueInMetaSlot(ModuleOp module) {
+/// Whether `opts` asks an accelerator for a bare code object (--emit=ptx,
+/// spv, ...), which has no place for symbols: only a bundle records them.
+static bool bareCodeObject(const CompileOptions &opts) {
+  return opts.target != "cpu" && !opts.emit.empty() && opts.emit != "bundle" &&
+         opts.emit != "mlir" && !opts.compileTo;
+}
+
+/// The error for `@` sizes of padded symbol `name` (bound `max`) in a
+/// bundle, which runs it at its bound; `why` says what mixes it, if given.
+static std::nullptr_t bundleSizesError(Location loc, StringRef name,
+                                       int64_t max, StringRef why) {
+  InFlightDiagnostic d = emitError(loc);
+  d << "--dim=" << name << ": sizes to compile at (@) are for the CPU "
+    << "target; a bundle runs '" << name << "'";
+  if (!why.empty())
+    d << " (which the model's ops mix: " << why << ")";
+  d << " at its bound " << max;
+  return nullptr;
+}
+
+/// Where a padded symbol's value goes: an accelerator's kernels read it
+/// from a meta slot that the runtime writes at each run (docs/bundle.md,
+/// "Padded symbols"), so the value argument hodu-pad-symbols added becomes
+/// one; the CPU entry point passes it itself.
+static void placeSymbolValue(ModuleOp module, bool accelerator) {
   if (func::FuncOp f = entryOf(module))
-    for (unsigned i = 0; i < f.getNumArguments(); ++i)
-      if (f.getArgAttr(i, "hodu.symbol_value"))
+    for (unsigned i = 0; i < f.getNumArguments(); ++i) {
+      if (!f.getArgAttr(i, "hodu.symbol_value"))
+        continue;
+      if (accelerator)
         f.setArgAttr(i, "hodu.meta_slot", UnitAttr::get(module.getContext()));
+      else
+        f.removeArgAttr(i, "hodu.meta_slot");
+    }
 }
 
 /// A model with two symbols, on the CPU: one that no op mixes (a batch)
@@ -250,8 +276,7 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   // An accelerator's bundle records both (docs/bundle.md); bare code
   // objects have no place for them.
   bool accelerator = opts.target != "cpu";
-  if (accelerator && !opts.emit.empty() && opts.emit != "bundle" &&
-      opts.emit != "mlir" && !opts.compileTo)
+  if (bareCodeObject(opts))
     return pinOthers(loc, symbols, opts,
                      "only a bundle records them (--emit=" + opts.emit +
                          " does not)");
@@ -337,12 +362,8 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   for (int64_t size : ps.buckets)
     if (size != ps.max)
       sizes.push_back(size);
-  if (!sizes.empty() && accelerator) {
-    emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
-                   << "are for the CPU target; a bundle runs '" << ps.name
-                   << "' at its bound " << ps.max;
-    return nullptr;
-  }
+  if (!sizes.empty() && accelerator)
+    return bundleSizesError(loc, ps.name, ps.max, "");
   if (!sizes.empty() && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
     emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
                    << "make one artifact of several modules; "
@@ -441,7 +462,7 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
   if (failed(finish(*compiled)))
     return nullptr;
   if (accelerator)
-    valueInMetaSlot(*compiled);
+    placeSymbolValue(*compiled, accelerator);
   if (buckets)
     for (size_t i = firstBucket; i < buckets->size(); ++i) {
       if (failed(finish(*(*buckets)[i].module)))
@@ -491,19 +512,12 @@ static std::optional<LogicalResult> compiledPadded(ModuleOp module,
     return std::nullopt;
   // The value argument: a meta slot in a bundle, the CPU entry's own
   // argument otherwise (whichever target wrote the .mlir).
-  bool accelerator = opts.target != "cpu";
-  if (accelerator && !opts.emit.empty() && opts.emit != "bundle" &&
-      opts.emit != "mlir" && !opts.compileTo)
+  if (bareCodeObject(opts))
     return LogicalResult(emitError(loc)
                          << "the module has a padded symbol; only a bundle "
                             "records it (--emit="
                          << opts.emit << " does not)");
-  if (accelerator)
-    valueInMetaSlot(module);
-  else if (func::FuncOp f = entryOf(module))
-    for (unsigned i = 0; i < f.getNumArguments(); ++i)
-      if (f.getArgAttr(i, "hodu.symbol_value"))
-        f.removeArgAttr(i, "hodu.meta_slot");
+  placeSymbolValue(module, opts.target != "cpu");
   if (!opts.dims.empty())
     return LogicalResult(
         emitError(loc) << "the module's symbols were set when hoduc imported "
@@ -544,8 +558,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   // chunk (docs/bundle.md), a --fallback=cpu plan's CPU partitions and
   // transfers included; other artifact kinds (bare code objects) have no
   // place for the symbol.
-  if (opts.target != "cpu" && !opts.emit.empty() && opts.emit != "bundle" &&
-      opts.emit != "mlir" && !opts.compileTo) {
+  if (bareCodeObject(opts)) {
     emitError(loc) << "symbolic dim '" << symbol << "': only a bundle records "
                    << "it (--emit=" << opts.emit << " does not); pin it with "
                    << "--dim=" << symbol << "=<size>";
@@ -581,13 +594,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
         if (size != spec.max) // the bound is compiled anyway
           sizes.push_back(size);
       bool accelerator = opts.target != "cpu";
-      if (accelerator && !sizes.empty()) {
-        emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
-                       << "are for the CPU target; a bundle runs '" << symbol
-                       << "' (which the model's ops mix: " << mixedReason(mixed)
-                       << ") at its bound " << spec.max;
-        return nullptr;
-      }
+      if (accelerator && !sizes.empty())
+        return bundleSizesError(loc, symbol, spec.max, mixedReason(mixed));
       if (!sizes.empty() &&
           (!buckets || opts.emit == "mlir" || opts.compileTo)) {
         emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
@@ -602,7 +610,7 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
            /*padded=*/true},
           sizes, buckets);
       if (padded && accelerator)
-        valueInMetaSlot(*padded);
+        placeSymbolValue(*padded, accelerator);
       return padded;
     }
     if (spec.buckets.size() > 1) {

@@ -155,16 +155,15 @@ struct EntrySignature {
   /// State tensors (a train step's): the last `numStateTensors` inputs
   /// before the meta slots and the last `numStateTensors` outputs.
   unsigned numStateTensors = 0;
-  /// Every symbol's name, in the descriptor's order (a model may have one
-  /// run in chunks and one padded; `symbol` is set when there is one).
-  std::vector<std::string> symbols;
-  /// And each one's bounds and how it is compiled, in the same order.
+  /// The symbols (hodu.symbols), in the descriptor's order: each one's
+  /// name, bounds and how it is compiled (a model may have one run in
+  /// chunks and one padded).
   struct Symbol {
     std::string name;
     int64_t min = 0, max = -1, multiple = 1, chunk = 1;
     bool padded = false;
   };
-  std::vector<Symbol> symbolSpecs;
+  std::vector<Symbol> symbols;
 };
 
 /// A heterogeneous plan as hodu-partition left the entry function: the

@@ -88,8 +88,8 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
   // The symbols' values come first (their names, made C identifiers), in
   // the descriptor's order.
   std::vector<std::string> symbolArgs;
-  for (const std::string &symbol : sig.symbols) {
-    symbolArgs.push_back(cIdentifier(symbol));
+  for (const EntrySignature::Symbol &symbol : sig.symbols) {
+    symbolArgs.push_back(cIdentifier(symbol.name));
     os << (first ? "" : ", ") << "int64_t " << symbolArgs.back();
     first = false;
   }
@@ -142,7 +142,9 @@ LogicalResult cpu::writeHeader(const EntrySignature &sig, StringRef prefix,
           n *= e;
           continue;
         }
-        auto at = llvm::find(sig.symbols, extent->symbol.str());
+        auto at = llvm::find_if(sig.symbols, [&](const auto &s) {
+          return s.name == extent->symbol;
+        });
         if (at == sig.symbols.end()) {
           n *= e; // not a symbol of the model: its size at compile time
           continue;

@@ -275,7 +275,7 @@ struct BundleBuilder {
 /// The tensors are TENSORS' first inputs and outputs, in order.
 LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
                          Location loc, BundleBuilder &b) {
-  for (const EntrySignature::Symbol &s : sig.symbolSpecs) {
+  for (const EntrySignature::Symbol &s : sig.symbols) {
     hodu_bundle_symbol symbol = {
         b.strings.add(s.name), 0, s.min, s.max, s.multiple, s.chunk, 0, 0};
     if (s.padded) {
@@ -297,19 +297,19 @@ LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
       if (text.empty())
         continue;
       std::optional<SymbolicExtent> e = parseSymbolicExtent(text);
-      auto known = e ? llvm::find_if(sig.symbolSpecs,
+      auto known = e ? llvm::find_if(sig.symbols,
                                      [&](const EntrySignature::Symbol &s) {
                                        return s.name == e->symbol;
                                      })
-                     : sig.symbolSpecs.end();
-      if (known == sig.symbolSpecs.end() ||
+                     : sig.symbols.end();
+      if (known == sig.symbols.end() ||
           (!known->padded && (e->offset != 0 || e->divisor != 1)))
         return emitError(loc, "internal error: '")
                << t.name << "' dim " << d << " is '" << text
                << "', not an extent of one of the model's symbols";
       b.dynamicDims.push_back(
           {tensor, static_cast<uint32_t>(d),
-           static_cast<uint32_t>(known - sig.symbolSpecs.begin()), 0, e->scale,
+           static_cast<uint32_t>(known - sig.symbols.begin()), 0, e->scale,
            e->offset, e->divisor});
     }
     return success();
