@@ -623,12 +623,10 @@ static hodu_status describe_symbols(parser *p,
       !plan->shapes || !plan->described)
     return out_of_memory();
   plan->num_symbols = num_symbols;
-  plan->chunk_symbol = plan->pad_symbol = -1;
   for (uint32_t k = 0; k < num_symbols; ++k) {
     const hodu_bundle_symbol *sym = &symbols[k];
     if (sym->flags & HODU_BUNDLE_SYMBOL_PADDED) {
       plan->pad_symbol = (int32_t)k;
-      plan->padded = 1;
       plan->value_slot = sym->value_slot;
     } else {
       plan->chunk_symbol = (int32_t)k;

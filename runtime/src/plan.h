@@ -58,7 +58,8 @@ typedef struct hodu_plan_tensor {
    * symbol, and the padded symbol's dim, whose real extent in a run is
    * scale * value / divisor + offset and `full` at the bound.
    * `bound_shape` is the plan's shape (DIMS: the chunk's and the bound's
-   * extents). A tensor with a padded dim is copied as a box (session.c). */
+   * extents). A tensor with a padded dim is copied as a box
+   * (session_passes.c). */
   int32_t chunk_dim, pad_dim;
   int64_t chunk_scale;
   int64_t full, scale, offset, divisor;
@@ -117,15 +118,14 @@ typedef struct hodu_plan {
   hodu_tensor_desc *described; /* inputs, then outputs */
   hodu_model_desc symbolic;
   int64_t *divisors; /* per dynamic dim (the descriptor's, version 3) */
-  /* The symbol run in chunks (its index, -1 without one) and its chunk
-   * (0 without one). */
+  /* The symbol run in chunks (its index, -1 without one: every plan
+   * starts so) and its chunk (0 without one). */
   int32_t chunk_symbol;
   int64_t chunk;
   /* A padded symbol (HODU_BUNDLE_SYMBOL_PADDED; its index, -1 without
    * one): compiled at its bound, its value written to meta slot
    * `value_slot` before each pass. */
   int32_t pad_symbol;
-  int padded;
   uint32_t value_slot;
   /* What devices see of it (hodu/plugin.h), filled by hodu_plan_view
    * (device.h) when the model opens its devices. */

@@ -169,7 +169,7 @@ static hodu_status session_create(const hodu_model *model, int internal,
   if (s->num_symbols)
     s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   /* A new mirror holds anything: all of it is stale. */
-  if (plan->padded) {
+  if (plan->pad_symbol >= 0) {
     s->padded_rows = calloc(n_in, sizeof *s->padded_rows);
     for (uint32_t i = 0; s->padded_rows && i < plan->num_inputs; ++i)
       s->padded_rows[i] = plan->tensors[i].full;
@@ -178,7 +178,7 @@ static hodu_status session_create(const hodu_model *model, int internal,
       s->arenas && s->owned && s->inputs && s->outputs && s->input_mirrors &&
               s->output_mirrors && s->bindings &&
               (s->symbol_values || !s->num_symbols) &&
-              (s->padded_rows || !plan->padded)
+              (s->padded_rows || plan->pad_symbol < 0)
           ? make_segments(s)
           : hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   for (uint32_t d = 0; d < plan->num_devices && !status; ++d) {
@@ -716,7 +716,8 @@ static hodu_status owned_io(const hodu_session *s, int state, int32_t index,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
   if (!bytes)
     return NULL;
-  if (write && !state && plan->padded && (uint32_t)index == plan->value_slot)
+  if (write && !state && plan->pad_symbol >= 0 &&
+      (uint32_t)index == plan->value_slot)
     return hodu_make_status(
         HODU_INVALID_ARGUMENT,
         "meta slot '%s' holds the value of symbol '%s', which the runtime "

@@ -110,7 +110,8 @@ static hodu_status move_part(hodu_device *device, const hodu_tensor *tensor,
  * every other dim whole -- between the tensor and its mirror at the
  * bound, one copy per row of the innermost symbolic dim. An input's mirror
  * holds zeros past the box: past the real extent up to where the last
- * pass wrote (`padded_rows`), and past a partial chunk. */
+ * pass wrote (`padded_rows`, which it then sets), and past a partial
+ * chunk. */
 static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
                             int64_t rows) {
   const hodu_plan *plan = s->plan;
@@ -197,6 +198,8 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
           write_zeros(device, mirror, (uint64_t)b * block + from * in_mirror[j],
                       (upto - from) * in_mirror[j]);
   }
+  if (!status && !out)
+    s->padded_rows[i] = ext;
   return status;
 }
 
@@ -237,7 +240,7 @@ hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
   if (!plan->num_symbols)
     return NULL;
   hodu_status status = NULL;
-  if (!out && plan->padded) {
+  if (!out && plan->pad_symbol >= 0) {
     int64_t n = s->symbol_values[plan->pad_symbol];
     uint32_t slot = plan->num_inputs + plan->num_outputs + plan->value_slot;
     hodu_device *device = tensor_device(s, slot);
@@ -250,14 +253,8 @@ hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
         &plan->tensors[(out ? plan->num_inputs : 0) + i];
     if (!t->unit)
       continue;
-    if (t->pad_dim >= 0) {
-      status = box_copy(s, i, out, off, rows);
-      if (!status && !out)
-        s->padded_rows[i] =
-            padded_extent(t, s->symbol_values[plan->pad_symbol]);
-    } else {
-      status = chunk_copy(s, i, out, off, rows);
-    }
+    status = t->pad_dim >= 0 ? box_copy(s, i, out, off, rows)
+                             : chunk_copy(s, i, out, off, rows);
   }
   return status;
 }
