@@ -153,6 +153,18 @@ static uint8_t *vulkan_bundle(size_t *size) {
   return data;
 }
 
+/* The Vulkan contract bundle's records, to add to before tb_finish; NULL
+ * without the test kernels. */
+static tb_bundle *vulkan_records(void) {
+  size_t spirv_size;
+  uint8_t *spirv = spirv_bytes(&spirv_size);
+  if (!spirv)
+    return NULL;
+  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
+  free(spirv);
+  return b;
+}
+
 /* Writes the Vulkan contract bundle to WORKDIR/name; returns its path. */
 static const char *write_vulkan_bundle(const char *name) {
   size_t size;
@@ -197,16 +209,30 @@ static void test_reader_valid(void) {
   free(data);
 }
 
+/* `size` bytes of a bundle (freed here): parsed, written to `name` in the
+ * work folder and loaded from there for inspection (no device); NULL, with
+ * the failure counted, when a step fails. */
+static hodu_model *inspect_bundle(uint8_t *data, size_t size,
+                                  const char *name) {
+  CHECK_OK(parse(data, size));
+  const char *path = work_path(name);
+  CHECK(tb_write_file(path, data, size) == 0);
+  free(data);
+  hodu_load_options options;
+  hodu_load_options_init(&options);
+  options.inspect_only = 1;
+  hodu_model *model = NULL;
+  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  return model;
+}
+
 /* The contract bundle with a symbol "batch" (chunk `chunk`) on dim `dim`
  * of tensor `tensor` (scale `scale`) and on dim 0 of tensor `also`. */
 static uint8_t *symbolic_bundle(int64_t chunk, uint32_t tensor, uint32_t dim,
                                 int64_t scale, uint32_t also, size_t *size) {
-  size_t spirv_size;
-  uint8_t *spirv = spirv_bytes(&spirv_size);
-  if (!spirv)
+  tb_bundle *b = vulkan_records();
+  if (!b)
     return NULL;
-  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
-  free(spirv);
   tb_symbol(b, "batch", 1, 256, 1, chunk);
   tb_dynamic_dim(b, tensor, dim, 0, scale);
   tb_dynamic_dim(b, also, 0, 0, 1);
@@ -222,15 +248,7 @@ static void test_reader_symbols(void) {
   uint8_t *data = symbolic_bundle(N, 0, 0, 1, 1, &size);
   if (!data)
     return ++failures, (void)0;
-  CHECK_OK(parse(data, size));
-  const char *path = work_path("symbolic.hodu");
-  CHECK(tb_write_file(path, data, size) == 0);
-  free(data);
-  hodu_load_options options;
-  hodu_load_options_init(&options);
-  options.inspect_only = 1;
-  hodu_model *model = NULL;
-  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  hodu_model *model = inspect_bundle(data, size, "symbolic.hodu");
   if (model) {
     CHECK(hodu_model_num_symbols(model) == 1);
     const hodu_symbol_desc *symbol = hodu_model_symbol(model, 0);
@@ -299,26 +317,16 @@ static void test_reader_symbols(void) {
 /* Minor 3's shorter SYMBOLS and DYNAMIC_DIMS records still load: no
  * value slot, and every divisor 1. */
 static void test_reader_minor3_symbols(void) {
-  size_t spirv_size, size;
-  uint8_t *spirv = spirv_bytes(&spirv_size);
-  if (!spirv)
+  size_t size;
+  tb_bundle *b = vulkan_records();
+  if (!b)
     return ++failures, (void)0;
-  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
-  free(spirv);
   tb_symbol(b, "batch", 1, 256, 1, N);
   tb_dynamic_dim(b, 0, 0, 0, 1);
   tb_minor3_symbols(b);
   uint8_t *data = tb_finish(b, &size);
   tb_free(b);
-  CHECK_OK(parse(data, size));
-  const char *path = work_path("minor3.hodu");
-  CHECK(tb_write_file(path, data, size) == 0);
-  free(data);
-  hodu_load_options options;
-  hodu_load_options_init(&options);
-  options.inspect_only = 1;
-  hodu_model *model = NULL;
-  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  hodu_model *model = inspect_bundle(data, size, "minor3.hodu");
   if (model) {
     const hodu_dynamic_dim *dim = hodu_model_dynamic_dim(model, 0, 0, 0);
     CHECK(dim && dim->scale == 1 &&
@@ -334,12 +342,9 @@ static void test_reader_minor3_symbols(void) {
 static uint8_t *padded_bundle(uint32_t flags, int64_t chunk, uint32_t slot,
                               int64_t scale, int64_t offset, int64_t divisor,
                               size_t *size) {
-  size_t spirv_size;
-  uint8_t *spirv = spirv_bytes(&spirv_size);
-  if (!spirv)
+  tb_bundle *b = vulkan_records();
+  if (!b)
     return NULL;
-  tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
-  free(spirv);
   tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
   tb_padded_symbol(b, "seq", flags, 0, N, 2, chunk, slot);
   tb_dynamic_extent(b, 0, 0, 0, 1, 0, 1);
@@ -358,15 +363,7 @@ static void test_reader_padded(void) {
   uint8_t *data = padded_bundle(P, N, 2, 1, 32, 2, &size);
   if (!data)
     return ++failures, (void)0;
-  CHECK_OK(parse(data, size));
-  const char *path = work_path("padded.hodu");
-  CHECK(tb_write_file(path, data, size) == 0);
-  free(data);
-  hodu_load_options options;
-  hodu_load_options_init(&options);
-  options.inspect_only = 1;
-  hodu_model *model = NULL;
-  CHECK_OK(hodu_model_load_with_options(path, &options, &model));
+  hodu_model *model = inspect_bundle(data, size, "padded.hodu");
   if (model) {
     const hodu_symbol_desc *symbol = hodu_model_symbol(model, 0);
     CHECK(symbol && symbol->chunk == N && symbol->max == N);
@@ -433,12 +430,10 @@ static void test_reader_two_symbols(void) {
        "cannot bind its value"},
   };
   for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
-    size_t spirv_size, size;
-    uint8_t *spirv = spirv_bytes(&spirv_size);
-    if (!spirv)
+    size_t size;
+    tb_bundle *b = vulkan_records();
+    if (!b)
       return ++failures, (void)0;
-    tb_bundle *b = contract_records(HODU_DEVICE_VULKAN, spirv, spirv_size);
-    free(spirv);
     tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
     uint32_t f[2] = {broken[i].flags0, broken[i].flags1};
     tb_padded_symbol(b, "batch", f[0], 0, N, 1, N, f[0] ? 2 : 0);

@@ -7,24 +7,12 @@
  * refuses others; and the meta slot that holds the value is the runtime's
  * to write. Each argument after the bundle is one run's values in the
  * model's symbol order, comma-separated ("16" or "2,9"). */
+#include "../try.h"
 #include "hodu/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(hodu_status status) {
-  printf("error: %s\n", hodu_status_message(status));
-  hodu_status_free(status);
-  return 1;
-}
-
-#define TRY(call)                                                              \
-  do {                                                                         \
-    hodu_status status_ = (call);                                              \
-    if (status_)                                                               \
-      return fail(status_);                                                    \
-  } while (0)
 
 #define MAX_IO 8
 

@@ -2,24 +2,12 @@
  * through libhodurt's C API at several values: host tensors, device
  * tensors (which must give the same bits: the same kernels run on the same
  * slices), and a captured session replayed, then bound at another value. */
+#include "../try.h"
 #include "hodu/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(hodu_status status) {
-  printf("error: %s\n", hodu_status_message(status));
-  hodu_status_free(status);
-  return 1;
-}
-
-#define TRY(call)                                                              \
-  do {                                                                         \
-    hodu_status status_ = (call);                                              \
-    if (status_)                                                               \
-      return fail(status_);                                                    \
-  } while (0)
 
 static void fill(hodu_tensor *t) {
   float *data = hodu_tensor_data(t);
