@@ -240,8 +240,11 @@ def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
     driver writes them from imports at three probe sizes; the real
     positions of such a dim are a prefix, the padding a suffix.
 
-    The pass appends the argument `%n: tensor<i64> {hodu.symbol_value}` (the
-    entry point passes the run's value) and, for every op that reads across
+    A module may have several padded symbols (an image's height and width):
+    each dim follows one of them, and each has its own value. The pass
+    appends one argument `%n: tensor<i64> {hodu.symbol_value}` per padded
+    symbol, in the order of `hodu.symbols` (the entry point passes the run's
+    values) and, for every op that reads across
     a padded dim, makes the operand's padding the op's neutral value with
     `select(index < scale*n+offset, x, neutral)`. A value is masked once,
     right after it is defined, for all its users (the padding never reaches
@@ -258,19 +261,34 @@ def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
       times (padded count / real count);
     - matmul, dot and einsum that contract it: 0 in both operands;
     - convolutions (and transposed ones) and windows along it: 0 (the
-      convolution's own zero padding), -inf/+inf for max/min windows;
+      convolution's own zero padding), -inf/+inf for max/min windows; a
+      convolution whose window has no end padding along a spatial dim reads
+      no padding there (its last real output reads at most `in + pe - 1`)
+      and is not masked along it;
+    - a resize along it by a whole factor k (the output's extent k times
+      the input's), with a coordinate transform that depends on k alone
+      (asymmetric, half_pixel, pytorch_half_pixel, tf_half_pixel_for_nn):
+      the input's padding holds its last real row (`index_select` of
+      `min(i, extent - 1)`), which is what the op reads past the edge when
+      it clamps; a nearest, floor, asymmetric resize reads no padding and
+      is left alone;
     - cumsum in reverse: 0; TopK: the lowest (largest) or highest value;
     - a constant pad along it: the padded values moved to after the real
       positions (a select after the op);
     - a concat along it: rebuilt by index_select at run-time offsets, so
       that the real parts of its operands are consecutive.
     Everything else along such a dim computes per position and needs no
-    mask. Ops it cannot make exact -- a split, flip, resize, scatter or
-    non-unit-step slice along it, a variance over it, a mean window with
-    excluded pads, an If or Loop that reads it, a reshape that merges it
-    with the dims before it -- are the error "symbolic dim 'seq' cannot
-    vary: WHY; pin it (hoduc --dim=seq=<size>)" at that op. It removes the
-    `hodu.extents` attributes.
+    mask. A mask's compares carry `hodu.mask` (a number of their own), so
+    that CSE does not share one condition tensor between masks: with the
+    select as its one user, the condition is computed in the select's
+    fusion group, in the vectorised loop. Ops it cannot make exact -- a
+    split, flip, scatter or non-unit-step slice along it, a resize by a
+    fraction or with align_corners, a region of interest or
+    exclude_outside, a variance over it, a mean window with excluded pads,
+    an If or Loop that reads it, a reshape that merges it with the dims
+    before it (or merges two padded dims) -- are the error "symbolic dim
+    'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)" at that op.
+    It removes the `hodu.extents` attributes.
 
     ```mlir
     %m = hodu.reduce_max %s {dims = array<i64: 1>, keep_dim = true}

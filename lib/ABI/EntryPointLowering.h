@@ -163,19 +163,38 @@ private:
     return LLVM::GEPOp::create(b, loc, ptrT, b.getI8Type(), base,
                                ArrayRef<LLVM::GEPArg>{bytes});
   }
-  bool hasPadded() const { return paddedIndex >= 0; }
+  /// How many symbols are padded (each a value argument of the code).
+  unsigned numPadded() const {
+    return llvm::count_if(symbols, [](const ChunkedSymbol &s) {
+      return s.padded;
+    });
+  }
 
-  /// The roles a symbol has in the entry: run over chunks, or padded to
-  /// its bound (at most one of each).
-  enum Role { kChunked = 0, kPadded = 1 };
-  /// Where each role's symbol is in an input or output: its dim (-1:
-  /// none), as `scale * n + offset`; the tensor's shape in the code.
+  /// Where each symbol (by its index in `symbols`: at most one run over
+  /// chunks, the others padded to their bounds) is in an input or output:
+  /// its dim (-1: none), as `scale * n / divisor + offset`; the tensor's
+  /// shape in the code.
   struct TensorSymbols {
-    int64_t dim[2] = {-1, -1}, scale[2] = {1, 1}, offset[2] = {0, 0},
-            divisor[2] = {1, 1};
-    SmallVector<int64_t> shape;
+    SmallVector<int64_t, 3> dim, scale, offset, divisor;
+    SmallVector<int64_t, 6> shape;
     uint64_t eltBytes = 0;
-    bool any() const { return dim[kChunked] >= 0 || dim[kPadded] >= 0; }
+    explicit TensorSymbols(size_t numSymbols = 0)
+        : dim(numSymbols, -1), scale(numSymbols, 1), offset(numSymbols, 0),
+          divisor(numSymbols, 1) {}
+    bool any() const {
+      return llvm::any_of(dim, [](int64_t d) { return d >= 0; });
+    }
+    /// The number of symbolic dims.
+    unsigned count() const {
+      return llvm::count_if(dim, [](int64_t d) { return d >= 0; });
+    }
+    /// The symbol of dim d, -1 for none.
+    int symbolAt(int64_t d) const {
+      for (auto [k, e] : llvm::enumerate(dim))
+        if (e == d)
+          return (int)k;
+      return -1;
+    }
     /// Bytes of the dims after `d`, in the code's layout.
     uint64_t bytesAfter(int64_t d) const {
       uint64_t n = eltBytes;
@@ -193,14 +212,21 @@ private:
   };
   /// The values of one pass of the symbol loop.
   struct Pass {
-    Value n[2];      // each role's value (null: no such symbol)
+    SmallVector<Value> n; // each symbol's value
     Value off, rows; // the chunk: its first unit and units (1: none)
   };
   void copyBox(const TensorSymbols &t, const Pass &pass, Value caller,
                Value stage, bool toStage, bool repeatLast, bool zeros);
 
   SmallVector<ChunkedSymbol> symbols; // hodu.symbols, the descriptor's order
-  int chunkedIndex = -1, paddedIndex = -1;
+  int chunkedIndex = -1;
+  /// Whether tensor t has a padded dim.
+  bool hasPaddedDim(const TensorSymbols &t) const {
+    for (auto [k, d] : llvm::enumerate(t.dim))
+      if (d >= 0 && symbols[k].padded)
+        return true;
+    return false;
+  }
   SmallVector<TensorSymbols> tensorSymbols; // inputs, then outputs
   uint64_t coreWorkspace = 0;
   SmallVector<uint64_t> stagingOffsets; // inputs, then outputs; ~0: none

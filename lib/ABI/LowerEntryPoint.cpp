@@ -301,7 +301,8 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
     workspaceSize = planStaging(messages);
   if (!impl || impl.isExternal() ||
       impl.getNumArguments() !=
-          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) + hasPadded() ||
+          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) +
+                  numPadded() ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
       !llvm::all_of(impl.getArgumentTypes(),
                     llvm::IsaPred<LLVM::LLVMPointerType>)) {
@@ -415,7 +416,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
   }
   int64_t numDynamicDims = 0;
   for (const TensorSymbols &t : tensorSymbols)
-    numDynamicDims += (t.dim[kChunked] >= 0) + (t.dim[kPadded] >= 0);
+    numDynamicDims += t.count();
 
   // Everything defined so far is internal: only descriptors are exported.
   for (auto f : module.getOps<LLVM::LLVMFuncOp>())

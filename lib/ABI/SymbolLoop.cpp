@@ -29,14 +29,15 @@ LogicalResult EntryPointLowering::readSymbols() {
   if (symbols.empty())
     return success();
   for (auto [i, s] : llvm::enumerate(symbols))
-    (s.padded ? paddedIndex : chunkedIndex) = (int)i;
+    if (!s.padded)
+      chunkedIndex = (int)i;
   for (ArrayAttr list : {op.getInputs(), op.getOutputs()})
     for (Attribute a : list) {
       auto tensor = cast<DictionaryAttr>(a);
       StringRef name = tensor.getAs<StringAttr>("name").getValue();
       auto type =
           cast<RankedTensorType>(tensor.getAs<TypeAttr>("type").getValue());
-      TensorSymbols t;
+      TensorSymbols t(symbols.size());
       t.shape.assign(type.getShape().begin(), type.getShape().end());
       t.eltBytes = dtypeSize(*dtypeOf(type.getElementType()));
       if (auto dims = tensor.getAs<ArrayAttr>("dims"))
@@ -46,26 +47,28 @@ LogicalResult EntryPointLowering::readSymbols() {
             continue;
           auto named = parseSymbolicExtent(text);
           const ChunkedSymbol *sym = nullptr;
-          for (const ChunkedSymbol &s : symbols)
-            if (named && s.name == named->symbol)
+          size_t k = 0;
+          for (auto [i, s] : llvm::enumerate(symbols))
+            if (named && s.name == named->symbol) {
               sym = &s;
+              k = i;
+            }
           if (!named || !sym ||
               ((named->offset != 0 || named->divisor != 1) && !sym->padded) ||
               (sym->chunk * named->scale) % named->divisor != 0)
             return op.emitError("bad symbolic dim '")
                    << text << "' of '" << name << "'";
-          Role role = sym->padded ? kPadded : kChunked;
-          if (t.dim[role] >= 0)
+          if (t.dim[k] >= 0)
             return op.emitError("dims of '")
                    << name << "' name symbol '" << sym->name << "' twice";
           int64_t extent = named->at(sym->chunk);
           if (t.shape[d] != extent || extent < 1)
             return op.emitError("'")
                    << name << "' must have " << extent << " in dim " << d;
-          t.dim[role] = d;
-          t.scale[role] = named->scale;
-          t.offset[role] = named->offset;
-          t.divisor[role] = named->divisor;
+          t.dim[k] = d;
+          t.scale[k] = named->scale;
+          t.offset[k] = named->offset;
+          t.divisor[k] = named->divisor;
         }
       tensorSymbols.push_back(std::move(t));
     }
@@ -132,15 +135,10 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
   for (auto [k, t] : llvm::enumerate(tensorSymbols)) {
     int64_t isOutput = k >= nIn, index = isOutput ? k - nIn : k;
     // In dim order, as the runtime lists them.
-    SmallVector<Role, 2> roles = {kChunked, kPadded};
-    if (t.dim[kPadded] >= 0 && t.dim[kPadded] < t.dim[kChunked])
-      std::swap(roles[0], roles[1]);
-    for (Role r : roles)
-      if (t.dim[r] >= 0) {
-        rows.push_back({isOutput, index, t.dim[r],
-                        r == kPadded ? paddedIndex : chunkedIndex, t.scale[r],
-                        t.offset[r]});
-        divisors.push_back(t.divisor[r]);
+    for (int64_t d = 0; d < (int64_t)t.shape.size(); ++d)
+      if (int k = t.symbolAt(d); k >= 0) {
+        rows.push_back({isOutput, index, d, k, t.scale[k], t.offset[k]});
+        divisors.push_back(t.divisor[k]);
       }
   }
   if (rows.empty())
@@ -163,7 +161,7 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
 
 /// Copies the box of tensor `t` that this pass runs between the caller's
 /// buffer and its staging copy: along the chunked symbol, units
-/// [off, off + rows) of the caller's and [0, rows) of the copy's; along the
+/// [off, off + rows) of the caller's and [0, rows) of the copy's; along each
 /// padded one, its `scale * n / divisor + offset` real rows; every static dim
 /// whole. With `zeros` (an input with a padded dim), the rest of the copy
 /// (past the box along each symbolic dim) becomes zeros, each byte written
@@ -172,21 +170,22 @@ LLVM::GlobalOp EntryPointLowering::dynamicDimTable() {
 void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
                                  Value caller, Value stage, bool toStage,
                                  bool repeatLast, bool zeros) {
-  int64_t last = std::max(t.dim[kChunked], t.dim[kPadded]);
+  int64_t last = *llvm::max_element(t.dim);
   // Per dim up to the last symbolic one: the caller's extent, and the box's
   // start and length along it.
   SmallVector<Value> extent, start, length;
   for (int64_t d = 0; d <= last; ++d) {
-    if (d == t.dim[kChunked]) {
-      Value scale = i64c(t.scale[kChunked]);
-      extent.push_back(mul(pass.n[kChunked], scale));
+    int k = t.symbolAt(d);
+    if (k >= 0 && k == chunkedIndex) {
+      Value scale = i64c(t.scale[k]);
+      extent.push_back(mul(pass.n[k], scale));
       start.push_back(mul(pass.off, scale));
       length.push_back(mul(pass.rows, scale));
-    } else if (d == t.dim[kPadded]) {
-      Value e = mul(pass.n[kPadded], i64c(t.scale[kPadded]));
-      if (t.divisor[kPadded] != 1)
-        e = LLVM::SDivOp::create(b, loc, e, i64c(t.divisor[kPadded]));
-      e = add(e, i64c(t.offset[kPadded]));
+    } else if (k >= 0) {
+      Value e = mul(pass.n[k], i64c(t.scale[k]));
+      if (t.divisor[k] != 1)
+        e = LLVM::SDivOp::create(b, loc, e, i64c(t.divisor[k]));
+      e = add(e, i64c(t.offset[k]));
       extent.push_back(e);
       start.push_back(i64c(0));
       length.push_back(e);
@@ -261,7 +260,7 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
       if (!repeatLast)
         return;
       // Units rows .. chunk repeat the last one (none for a full chunk).
-      Value unit = i64c(t.scale[kChunked] * rowBytes);
+      Value unit = i64c(t.scale[chunkedIndex] * rowBytes);
       Value lastUnit =
           gep(src, mul(LLVM::SubOp::create(b, loc, pass.rows, i64c(1)), unit));
       loop(pass.rows, i64c(symbols[chunkedIndex].chunk), [&](Value r) {
@@ -285,11 +284,11 @@ void EntryPointLowering::copyBox(const TensorSymbols &t, const Pass &pass,
 /// The run over the symbols: their values n from ctx (each checked against
 /// its bounds, else its check "symbol values"), then for each chunk of the
 /// chunked symbol (one pass when there is none) the model's code, with the
-/// padded symbol's value as its hidden argument after the inputs. A
+/// padded symbols' values as its hidden arguments after the inputs. A
 /// tensor's chunk is the caller's buffer itself where its layout is the
 /// code's (a full chunk of a tensor whose dims before the chunked one are
-/// 1, the padded symbol at its bound); else a staging copy in the
-/// workspace: zeros past the padded symbol's value (the code masks them),
+/// 1, the padded symbols at their bounds); else a staging copy in the
+/// workspace: zeros past each padded symbol's value (the code masks them),
 /// and past a partial chunk the last real unit repeated (zeros where the
 /// tensor also has the padded symbol). Branches to `exit` with the return
 /// code.
@@ -325,6 +324,7 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
                          ValueRange{badSymbols});
   b.setInsertionPointToStart(valueBB);
   Pass pass;
+  pass.n.resize(symbols.size());
   for (auto [i, sym] : llvm::enumerate(symbols)) {
     Value at =
         i ? Value(LLVM::GEPOp::create(b, loc, ptrT, i64, values,
@@ -342,21 +342,22 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
     LLVM::CondBrOp::create(b, loc, ok, next, ValueRange{}, exit,
                            ValueRange{constant(i32, 2 + symbolCheck + i)});
     b.setInsertionPointToStart(next);
-    pass.n[sym.padded ? kPadded : kChunked] = n;
+    pass.n[i] = n;
   }
 
   // for (off = 0; off < n; off += chunk); one pass without a chunked
   // symbol (a padded one's n = 0 too: outputs of `past + 1`).
   bool chunked = chunkedIndex >= 0;
   int64_t chunk = chunked ? symbols[chunkedIndex].chunk : 1;
-  Value limit = chunked ? pass.n[kChunked] : i64c(1);
-  // The padded symbol's value for the code: after the inputs.
-  Value valueSlot;
-  if (hasPadded()) {
-    valueSlot = LLVM::AllocaOp::create(b, loc, ptrT, i64, i64c(1),
-                                       /*alignment=*/8);
-    LLVM::StoreOp::create(b, loc, pass.n[kPadded], valueSlot);
-  }
+  Value limit = chunked ? pass.n[chunkedIndex] : i64c(1);
+  // The padded symbols' values for the code: after the inputs.
+  SmallVector<Value> valueSlots;
+  for (auto [i, sym] : llvm::enumerate(symbols))
+    if (sym.padded) {
+      valueSlots.push_back(LLVM::AllocaOp::create(b, loc, ptrT, i64, i64c(1),
+                                                  /*alignment=*/8));
+      LLVM::StoreOp::create(b, loc, pass.n[i], valueSlots.back());
+    }
   Block *headBB = newBlock({i64}), *bodyBB = newBlock();
   LLVM::BrOp::create(b, loc, ValueRange{i64c(0)}, headBB);
   b.setInsertionPointToStart(headBB);
@@ -365,17 +366,19 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
       b, loc, icmp(LLVM::ICmpPredicate::slt, pass.off, limit), bodyBB,
       ValueRange{}, exit, ValueRange{constant(i32, 0)});
   b.setInsertionPointToStart(bodyBB);
-  Value chunkFull, padFull;
+  Value chunkFull;
   if (chunked) {
-    Value left = LLVM::SubOp::create(b, loc, pass.n[kChunked], pass.off);
+    Value left = LLVM::SubOp::create(b, loc, pass.n[chunkedIndex], pass.off);
     chunkFull = icmp(LLVM::ICmpPredicate::sge, left, i64c(chunk));
     pass.rows = LLVM::SelectOp::create(b, loc, chunkFull, i64c(chunk), left);
   } else {
     pass.rows = i64c(1);
   }
-  if (hasPadded())
-    padFull = icmp(LLVM::ICmpPredicate::eq, pass.n[kPadded],
-                   i64c(symbols[paddedIndex].max));
+  // Whether each padded symbol is at its bound.
+  SmallVector<Value> padFull(symbols.size());
+  for (auto [i, sym] : llvm::enumerate(symbols))
+    if (sym.padded)
+      padFull[i] = icmp(LLVM::ICmpPredicate::eq, pass.n[i], i64c(sym.max));
   // Per tensor: whether this pass runs on the caller's buffer (null: never,
   // its chunks are strided), and where in it.
   size_t nIn = op.getInputs().size();
@@ -387,15 +390,17 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
     Value cond;
     auto both = [&](Value c) { cond = cond ? andOf(cond, c) : c; };
     Value at = pointers[k];
-    if (t.dim[kChunked] >= 0) {
-      if (t.outer(t.dim[kChunked]) != 1)
+    if (chunked && t.dim[chunkedIndex] >= 0) {
+      int64_t d = t.dim[chunkedIndex];
+      if (t.outer(d) != 1)
         continue;
       both(chunkFull);
-      at = gep(at, mul(pass.off, i64c(t.scale[kChunked] *
-                                      t.bytesAfter(t.dim[kChunked]))));
+      at = gep(at,
+               mul(pass.off, i64c(t.scale[chunkedIndex] * t.bytesAfter(d))));
     }
-    if (t.dim[kPadded] >= 0)
-      both(padFull);
+    for (auto [i, d] : llvm::enumerate(t.dim))
+      if (d >= 0 && padFull[i])
+        both(padFull[i]);
     direct[k] = cond;
     directAt[k] = at;
   }
@@ -405,8 +410,8 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
   // Inputs: the caller's buffer, or a staging copy.
   SmallVector<Value> args;
   for (size_t k = 0; k < pointers.size(); ++k) {
-    if (k == nIn && valueSlot)
-      args.push_back(valueSlot);
+    if (k == nIn)
+      args.append(valueSlots);
     const TensorSymbols &t = tensorSymbols[k];
     if (!t.any()) {
       args.push_back(pointers[k]);
@@ -421,8 +426,8 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
     }
     auto stage = [&]() {
       copyBox(t, pass, pointers[k], stageOf(k), /*toStage=*/true,
-              /*repeatLast=*/t.dim[kPadded] < 0,
-              /*zeros=*/t.dim[kPadded] >= 0);
+              /*repeatLast=*/!hasPaddedDim(t),
+              /*zeros=*/hasPaddedDim(t));
     };
     if (!direct[k]) {
       stage();

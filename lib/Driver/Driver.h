@@ -82,19 +82,22 @@ llvm::SmallVector<int64_t> probeSizes(int64_t min, int64_t max,
 /// symbol's value differs).
 bool constantsAgree(mlir::ElementsAttr a, mlir::ElementsAttr b);
 
-/// A symbol that ops mix, with an upper bound, compiled padded: `probed`
-/// is the model imported with it at `probe`; it is imported again at two
-/// more probes and at the bound, the dims that change with it are checked
-/// to be `scale * symbol + offset` and recorded (`hodu.extents`), and
-/// hodu-pad-symbols masks the module compiled at the bound. Null after an
+/// Symbols that ops mix, each with an upper bound, compiled padded:
+/// `probed`, when given, is the model imported with the first at `probe`
+/// (and any others at their first probes); it is imported again with each
+/// symbol moved alone to two more probes, and at the bounds; the dims that
+/// change with a symbol are checked to be `scale * symbol / divisor +
+/// offset` of that one symbol and recorded (`hodu.extents`), and
+/// hodu-pad-symbols masks the module compiled at the bounds. Null after an
 /// error (lib/Driver/PaddedSymbols.cpp).
-/// With `bucketSizes` (each below the bound), the model is also compiled
-/// at each of them, into `buckets` (PaddedBucket).
+/// With `bucketSizes` (each below the bound; one symbol only), the model is
+/// also compiled at each of them, into `buckets` (PaddedBucket).
 mlir::OwningOpRef<mlir::ModuleOp>
 importPadded(mlir::OwningOpRef<mlir::ModuleOp> probed, int64_t probe,
              const Importer &importer, mlir::MLIRContext &context,
              const CompileOptions &opts, ImportOptions io,
-             const ChunkedSymbol &symbol, llvm::ArrayRef<int64_t> bucketSizes,
+             llvm::ArrayRef<ChunkedSymbol> symbols,
+             llvm::ArrayRef<int64_t> bucketSizes,
              llvm::SmallVectorImpl<PaddedBucket> *buckets);
 
 /// Merges the buckets' modules, each lowered to the LLVM dialect with the

@@ -51,35 +51,46 @@ struct Import {
   SmallVector<Operation *> ops; // the entry's ops, in pre-order
 };
 
+/// The imports of a model with padded symbols: the first (every symbol at
+/// its first probe), then for each symbol two that move it alone to its
+/// other probes, then the one compiled (every symbol at its bound, or a
+/// bucket's size).
 class PaddedImport {
 public:
-  PaddedImport(StringRef symbol, int64_t multiple, Location loc)
-      : symbol(symbol), multiple(multiple), loc(loc) {}
+  PaddedImport(ArrayRef<ChunkedSymbol> syms,
+               ArrayRef<SmallVector<int64_t>> probes, Location loc)
+      : syms(syms), probes(probes), loc(loc) {}
 
-  /// The extent text of dim sizes `sizes` (one per import), "" when the
-  /// dim is static; none (after an error at `where`) when it is neither.
-  std::optional<std::string> extent(ArrayRef<int64_t> sizes,
+  /// The extent text of symbol k for dim sizes `sizes` (one per import, at
+  /// its sizes `at`), "" when the dim is static; none (after an error at
+  /// `where`) when it is neither.
+  std::optional<std::string> extent(size_t k, ArrayRef<int64_t> sizes,
                                     ArrayRef<int64_t> at, Operation *where,
                                     const Twine &what);
-  LogicalResult compareTypes(ArrayRef<Type> types, ArrayRef<int64_t> at,
+  /// `types`: one per import, in order; `target`: the sizes the last one
+  /// has each symbol at.
+  LogicalResult compareTypes(ArrayRef<Type> types, ArrayRef<int64_t> target,
                              Operation *where, const Twine &what,
                              SmallVectorImpl<Attribute> &dims, bool &any);
-  LogicalResult compareAttributes(ArrayRef<Operation *> ops);
+  LogicalResult compareAttributes(Operation *a, Operation *b);
 
-  std::string symbol;
-  int64_t multiple;
+  ArrayRef<ChunkedSymbol> syms;
+  ArrayRef<SmallVector<int64_t>> probes; // each symbol's three
   Location loc;
 
-  LogicalResult mixes(Operation *where, const Twine &why) {
+  LogicalResult mixes(Operation *where, const Twine &why, size_t k = 0) {
     return (where ? where->emitError() : emitError(loc))
-           << symbolCannotVaryText(symbol, why.str());
+           << symbolCannotVaryText(syms[k].name, why.str());
   }
 };
 
-std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
+std::optional<std::string> PaddedImport::extent(size_t k,
+                                                ArrayRef<int64_t> sizes,
                                                 ArrayRef<int64_t> at,
                                                 Operation *where,
                                                 const Twine &what) {
+  StringRef symbol = syms[k].name;
+  int64_t multiple = syms[k].multiple;
   auto same = [&](int64_t s) { return s == sizes[0]; };
   if (llvm::all_of(sizes, same))
     return std::string();
@@ -104,18 +115,20 @@ std::optional<std::string> PaddedImport::extent(ArrayRef<int64_t> sizes,
   for (auto [s, p] : llvm::zip(sizes, at))
     list += (list.empty() ? "" : ", ") + std::to_string(s) + " at " +
             std::to_string(p);
-  (void)mixes(where, what + " is " + list + ", which is not scale * " + symbol +
-                         " / divisor + offset (a reshape that depends on "
-                         "it, or a strided window: with --dim=" +
-                         symbol + "=MIN..MAX%STRIDE its sizes are exact)");
+  (void)mixes(where,
+              what + " is " + list + ", which is not scale * " + symbol +
+                  " / divisor + offset (a reshape that depends on "
+                  "it, or a strided window: with --dim=" +
+                  symbol + "=MIN..MAX%STRIDE its sizes are exact)",
+              k);
   return std::nullopt;
 }
 
 /// One value's types across the imports: same rank, each dim static or an
-/// extent; `dims` gets the extent texts.
+/// extent of one symbol; `dims` gets the extent texts.
 LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
-                                         ArrayRef<int64_t> at, Operation *where,
-                                         const Twine &what,
+                                         ArrayRef<int64_t> target,
+                                         Operation *where, const Twine &what,
                                          SmallVectorImpl<Attribute> &dims,
                                          bool &any) {
   Builder b(loc.getContext());
@@ -132,16 +145,48 @@ LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
         rt.getElementType() != first.getElementType())
       return mixes(where, what + " changes rank or element type with it");
   }
+  auto sizeAt = [&](size_t i, int64_t d) {
+    return cast<RankedTensorType>(types[i]).getDimSize(d);
+  };
   for (int64_t d = 0; d < first.getRank(); ++d) {
-    SmallVector<int64_t> sizes;
-    for (Type t : types)
-      sizes.push_back(cast<RankedTensorType>(t).getDimSize(d));
-    std::optional<std::string> text =
-        extent(sizes, at, where, what + " dim " + Twine(d));
-    if (!text)
-      return failure();
-    any |= !text->empty();
-    dims.push_back(b.getStringAttr(*text));
+    // The symbol the dim follows, from the imports that move each alone.
+    std::string text;
+    int follows = -1;
+    for (size_t k = 0; k < syms.size(); ++k) {
+      SmallVector<int64_t> sizes = {sizeAt(0, d), sizeAt(1 + 2 * k, d),
+                                    sizeAt(2 + 2 * k, d)};
+      std::optional<std::string> t =
+          extent(k, sizes, probes[k], where, what + " dim " + Twine(d));
+      if (!t)
+        return failure();
+      if (t->empty())
+        continue;
+      if (follows >= 0)
+        return mixes(where,
+                     what + " dim " + Twine(d) + " depends on both '" +
+                         syms[follows].name + "' and '" + syms[k].name +
+                         "' (a reshape that merges them)",
+                     k);
+      follows = (int)k;
+      text = *t;
+    }
+    // And the import compiled.
+    int64_t last = sizeAt(types.size() - 1, d);
+    if (follows < 0 && last != sizeAt(0, d))
+      return mixes(where, what + " dim " + Twine(d) + " is " +
+                              Twine(sizeAt(0, d)) + " at the probes but " +
+                              Twine(last) + " at the sizes compiled");
+    if (follows >= 0) {
+      size_t k = follows;
+      SmallVector<int64_t> sizes = {sizeAt(0, d), sizeAt(1 + 2 * k, d),
+                                    sizeAt(2 + 2 * k, d), last};
+      SmallVector<int64_t> at(probes[k]);
+      at.push_back(target[k]);
+      if (!extent(k, sizes, at, where, what + " dim " + Twine(d)))
+        return failure();
+    }
+    any |= !text.empty();
+    dims.push_back(b.getStringAttr(text));
   }
   return success();
 }
@@ -212,8 +257,7 @@ namespace {
 /// Constants agree where their shapes overlap (a Range over the symbol
 /// grows; its first values stay), other ops' attributes are equal -- a
 /// slice's ends excepted, which may follow the dim they cut.
-LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
-  Operation *a = ops[0], *b = ops[1];
+LogicalResult PaddedImport::compareAttributes(Operation *a, Operation *b) {
   if (auto ca = dyn_cast<ConstantOp>(a))
     return driver::constantsAgree(ca.getValue(), cast<ConstantOp>(b).getValue())
                ? success()
@@ -231,10 +275,11 @@ LogicalResult PaddedImport::compareAttributes(ArrayRef<Operation *> ops) {
 
 } // namespace
 
-/// `target`'s module annotated with the extents that the probes and it
-/// show (`hodu.extents`, the entry's `hodu.dims`); failure after an error.
+/// The last import's module annotated with the extents that the probes and
+/// it show (`hodu.extents`, the entry's `hodu.dims`); `target`: the sizes
+/// it has each symbol at. Failure after an error.
 static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
-                              ArrayRef<int64_t> at, MLIRContext &context) {
+                              ArrayRef<int64_t> target, MLIRContext &context) {
   Import &last = *imports.back();
   Builder b(&context);
   // The same ops at every size.
@@ -256,8 +301,9 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
                  o->getNumResults() != op->getNumResults();
         }))
       return pi.mixes(op, "the ops of the model change with it");
-    if (failed(pi.compareAttributes(ops)))
-      return failure();
+    for (Operation *o : ArrayRef(ops).drop_front())
+      if (failed(pi.compareAttributes(ops.front(), o)))
+        return failure();
     SmallVector<Attribute> perResult;
     bool anyResult = false;
     for (unsigned r = 0; r < op->getNumResults(); ++r) {
@@ -266,8 +312,8 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
         types.push_back(o->getResult(r).getType());
       SmallVector<Attribute> dims;
       bool any;
-      if (failed(
-              pi.compareTypes(types, at, op, "result #" + Twine(r), dims, any)))
+      if (failed(pi.compareTypes(types, target, op, "result #" + Twine(r),
+                                 dims, any)))
         return failure();
       anyResult |= any;
       perResult.push_back(b.getArrayAttr(dims));
@@ -284,7 +330,7 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
                               : im->entry.getArgumentTypes()[i]);
     SmallVector<Attribute> dims;
     bool any;
-    if (failed(pi.compareTypes(types, at, nullptr,
+    if (failed(pi.compareTypes(types, target, nullptr,
                                (results ? "output #" : "input #") + Twine(i),
                                dims, any)))
       return failure();
@@ -307,19 +353,31 @@ OwningOpRef<ModuleOp>
 driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
                      const Importer &importer, MLIRContext &context,
                      const CompileOptions &opts, ImportOptions io,
-                     const ChunkedSymbol &sym, ArrayRef<int64_t> bucketSizes,
+                     ArrayRef<ChunkedSymbol> syms,
+                     ArrayRef<int64_t> bucketSizes,
                      SmallVectorImpl<PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  PaddedImport pi(sym.name, sym.multiple, loc);
-  SmallVector<int64_t> at = probeSizesFrom(probe, sym);
-  if (at.size() < 4) {
-    emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
-                   << sym.min << ".." << sym.max << " leave too few sizes to "
-                   << "check how the model's dims follow it; pin it "
-                   << "(hoduc --dim=" << sym.name << "=<size>)";
-    return nullptr;
+  // Each symbol's three probes; the first import has every symbol at its
+  // first (`probe` for the first symbol, when `probed` is given).
+  SmallVector<SmallVector<int64_t>> probes;
+  for (const ChunkedSymbol &sym : syms) {
+    SmallVector<int64_t> one =
+        driver::probeSizes(sym.min, sym.max, sym.multiple, 1);
+    int64_t first = probed && probes.empty() ? probe
+                    : one.empty()            ? sym.max
+                                             : one.front();
+    SmallVector<int64_t> at = probeSizesFrom(first, sym);
+    if (at.size() < 4) {
+      emitError(loc) << "symbolic dim '" << sym.name << "': its bounds "
+                     << sym.min << ".." << sym.max << " leave too few sizes to "
+                     << "check how the model's dims follow it; pin it "
+                     << "(hoduc --dim=" << sym.name << "=<size>)";
+      return nullptr;
+    }
+    at.pop_back(); // the probes; each compiled size is the fourth
+    probes.push_back(std::move(at));
   }
-  at.pop_back(); // the probes; each compiled size is the fourth
+  PaddedImport pi(syms, probes, loc);
   auto load = [&](Import &im) -> LogicalResult {
     im.entry = findEntryFunction(*im.module);
     if (!im.entry)
@@ -330,32 +388,48 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
     });
     return success();
   };
-  auto importAt = [&](int64_t size, Import &im) -> LogicalResult {
+  auto importAt = [&](ArrayRef<int64_t> sizes, Import &im) -> LogicalResult {
     io.unboundSymbolSize = 0;
-    io.symbolSizes[sym.name] = size;
-    im.size = size;
+    for (auto [sym, size] : llvm::zip(syms, sizes))
+      io.symbolSizes[sym.name] = size;
+    im.size = sizes.front();
     im.module = importer.import(opts.inputPath, context, io);
     return failure(!im.module || failed(load(im)));
   };
-  SmallVector<Import> probes(3);
-  probes[0].size = probe;
-  probes[0].module = std::move(probed);
-  if (failed(load(probes[0])) || failed(importAt(at[1], probes[1])) ||
-      failed(importAt(at[2], probes[2])))
-    return nullptr;
-  // The module at `size`, annotated, with its symbol and masks.
-  auto compiledAt = [&](int64_t size) -> OwningOpRef<ModuleOp> {
-    Import target;
-    if (failed(importAt(size, target)))
+  SmallVector<int64_t> base;
+  for (const SmallVector<int64_t> &p : probes)
+    base.push_back(p[0]);
+  SmallVector<Import> imports(1 + 2 * syms.size());
+  if (probed) {
+    imports[0].size = probe;
+    imports[0].module = std::move(probed);
+    if (failed(load(imports[0])))
       return nullptr;
-    SmallVector<Import *> all = {&probes[0], &probes[1], &probes[2], &target};
-    SmallVector<int64_t> sizes(at);
-    sizes.push_back(size);
+  } else if (failed(importAt(base, imports[0]))) {
+    return nullptr;
+  }
+  for (size_t k = 0; k < syms.size(); ++k)
+    for (int j = 1; j <= 2; ++j) {
+      SmallVector<int64_t> sizes(base);
+      sizes[k] = probes[k][j];
+      if (failed(importAt(sizes, imports[2 * k + j])))
+        return nullptr;
+    }
+  // The module at `sizes`, annotated, with its symbols and masks.
+  auto compiledAt = [&](ArrayRef<int64_t> sizes) -> OwningOpRef<ModuleOp> {
+    Import target;
+    if (failed(importAt(sizes, target)))
+      return nullptr;
+    SmallVector<Import *> all;
+    for (Import &im : imports)
+      all.push_back(&im);
+    all.push_back(&target);
     if (failed(annotate(pi, all, sizes, context)))
       return nullptr;
-    ChunkedSymbol s = sym;
-    s.max = s.chunk = size;
-    writeSymbols(*target.module, {s});
+    SmallVector<ChunkedSymbol> list(syms);
+    for (auto [s, size] : llvm::zip(list, sizes))
+      s.max = s.chunk = size;
+    writeSymbols(*target.module, list);
     ModuleOp m = *target.module;
     PassManager pm(m->getName());
     pm.addPass(createPadSymbols());
@@ -363,15 +437,24 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
       return nullptr;
     if (auto masks = m->getAttrOfType<IntegerAttr>("hodu.padded_masks")) {
       if (opts.stats)
-        llvm::errs() << "hoduc: stats: symbolic dim '" << sym.name
-                     << "' compiled at " << size << ": " << masks.getInt()
-                     << " mask(s) (imported at " << at[0] << ", " << at[1]
-                     << ", " << at[2] << " to find its extents)\n";
+        for (auto [k, sym] : llvm::enumerate(syms)) {
+          llvm::errs() << "hoduc: stats: symbolic dim '" << sym.name
+                       << "' compiled at " << sizes[k];
+          if (k + 1 == syms.size())
+            llvm::errs() << ": " << masks.getInt() << " mask(s)";
+          llvm::errs() << " (imported at " << probes[k][0] << ", "
+                       << probes[k][1] << ", " << probes[k][2]
+                       << " to find its extents)\n";
+        }
       m->removeAttr("hodu.padded_masks");
     }
     return std::move(target.module);
   };
+  SmallVector<int64_t> bounds;
+  for (const ChunkedSymbol &sym : syms)
+    bounds.push_back(sym.max);
   for (int64_t size : bucketSizes) {
+    const ChunkedSymbol &sym = syms.front(); // buckets: one symbol
     if (size < sym.min || size >= sym.max) {
       emitError(loc) << "--dim=" << sym.name << ": the size " << size
                      << " to compile at is outside " << sym.min << ".."
@@ -379,10 +462,10 @@ driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
                      << " is compiled anyway)";
       return nullptr;
     }
-    OwningOpRef<ModuleOp> m = compiledAt(size);
+    OwningOpRef<ModuleOp> m = compiledAt({size});
     if (!m)
       return nullptr;
     buckets->push_back({size, std::move(m)});
   }
-  return compiledAt(sym.max);
+  return compiledAt(bounds);
 }

@@ -161,19 +161,21 @@ mixedReason(const std::optional<std::pair<Location, std::string>> &error) {
 /// the first probe's wherever both have an element (a mask of ones that
 /// grows with the batch does; the batch size itself does not).
 /// `io` imported `probed`, with the symbol at `probeSize` (one of its
-/// probeSymbolSizes, else its unboundSymbolSize); `avoid` is another
-/// symbol's probe size.
+/// probeSymbolSizes, else its unboundSymbolSize); `avoid`: the other
+/// symbols' probe sizes.
 static LogicalResult checkValueUnused(ModuleOp probed, int64_t probeSize,
                                       const Importer &importer,
                                       MLIRContext &context,
                                       const CompileOptions &opts,
                                       ImportOptions io, StringRef symbol,
-                                      const DimSpec &spec, int64_t avoid = 0) {
+                                      const DimSpec &spec,
+                                      ArrayRef<int64_t> avoid = {}) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   SmallVector<int64_t> sizes =
       driver::probeSizes(spec.min, spec.max, spec.multiple, 4);
   llvm::erase(sizes, probeSize);
-  llvm::erase(sizes, avoid);
+  for (int64_t other : avoid)
+    llvm::erase(sizes, other);
   if (sizes.empty())
     return success(); // the bounds leave no second size to compare with
   auto probeOf = io.probeSymbolSizes.find(symbol.str());
@@ -253,55 +255,59 @@ static void placeSymbolValue(ModuleOp module, bool accelerator) {
     }
 }
 
-/// A model with two symbols, on the CPU: one that no op mixes (a batch)
-/// runs over chunks, and one that ops mix and that has a bound (a
-/// sequence) is padded to it. The model is imported with each at a probe
-/// size of its own; hodu-chunk-symbols, following one symbol at a time,
-/// says which of them no op mixes and where it reaches the outputs; the
-/// padded import (importPadded) runs at the chunk size of the first, and
-/// the first's dims are added to what it compiles.
+/// A model with several symbols: at most one that no op mixes (a batch)
+/// runs over chunks, and the others, which ops mix (a sequence, an image's
+/// height and width) and which have bounds, are padded to them. The model
+/// is imported with each at a probe size of its own; hodu-chunk-symbols,
+/// following one symbol at a time, says which of them no op mixes and
+/// where it reaches the outputs; the padded import (importPadded) runs with
+/// the chunked one at its chunk, and that one's dims are added to what it
+/// compiles.
 static OwningOpRef<ModuleOp>
-checkTwoSymbols(const Importer *importer, MLIRContext &context,
-                const CompileOptions &opts, ImportOptions io, bool probe,
-                SmallVectorImpl<driver::PaddedBucket> *buckets,
-                ArrayRef<std::string> symbols) {
+checkSeveralSymbols(const Importer *importer, MLIRContext &context,
+                    const CompileOptions &opts, ImportOptions io, bool probe,
+                    SmallVectorImpl<driver::PaddedBucket> *buckets,
+                    ArrayRef<std::string> symbols) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
-  if (symbols.size() > 2)
-    return pinOthers(loc, symbols, opts,
-                     "Hodu compiles at most two per model (one run in "
-                     "chunks, one padded to its bound)");
+  size_t count = symbols.size();
   if (!probe)
     return pinOthers(loc, symbols, opts,
                      "a .mlir input has one symbol per model");
-  // An accelerator's bundle records both (docs/bundle.md); bare code
+  // An accelerator's bundle records them (docs/bundle.md); bare code
   // objects have no place for them.
   bool accelerator = opts.target != "cpu";
   if (bareCodeObject(opts))
     return pinOthers(loc, symbols, opts,
                      "only a bundle records them (--emit=" + opts.emit +
                          " does not)");
-  DimSpec specs[2] = {specOf(opts, symbols[0]), specOf(opts, symbols[1])};
+  SmallVector<DimSpec> specs;
+  for (const std::string &name : symbols)
+    specs.push_back(specOf(opts, name));
   // Each symbol at a probe size of its own.
-  SmallVector<int64_t> first =
-      driver::probeSizes(specs[0].min, specs[0].max, specs[0].multiple, 1);
-  SmallVector<int64_t> second =
-      driver::probeSizes(specs[1].min, specs[1].max, specs[1].multiple, 3);
-  llvm::erase(second, first.empty() ? -1 : first.front());
-  if (first.empty() || second.empty())
-    return pinOthers(loc, symbols, opts,
-                     "their bounds leave no two sizes to tell them apart");
+  SmallVector<int64_t> probes;
+  for (const DimSpec &spec : specs) {
+    for (int64_t size : driver::probeSizes(spec.min, spec.max, spec.multiple,
+                                           count + 2))
+      if (probes.size() < (size_t)(&spec - specs.data()) + 1 &&
+          !llvm::is_contained(probes, size))
+        probes.push_back(size);
+    if (probes.size() != (size_t)(&spec - specs.data()) + 1)
+      return pinOthers(loc, symbols, opts,
+                       "their bounds leave no sizes to tell them apart");
+  }
   ImportOptions pio = io;
   pio.unboundSymbolSize = 0;
-  pio.probeSymbolSizes = {{symbols[0], first.front()},
-                          {symbols[1], second.front()}};
+  pio.probeSymbolSizes.clear();
+  for (auto [name, size] : llvm::zip(symbols, probes))
+    pio.probeSymbolSizes[name] = size;
   OwningOpRef<ModuleOp> probed = importer->import(opts.inputPath, context, pio);
   if (!probed)
     return nullptr;
   // Which of them no op mixes.
-  OwningOpRef<ModuleOp> followed[2];
-  std::optional<std::pair<Location, std::string>> why[2];
-  bool chunkable[2];
-  for (int i = 0; i < 2; ++i) {
+  SmallVector<OwningOpRef<ModuleOp>> followed(count);
+  SmallVector<std::optional<std::pair<Location, std::string>>> why(count);
+  SmallVector<bool> chunkable(count);
+  for (size_t i = 0; i < count; ++i) {
     followed[i] = probed->clone();
     ScopedDiagnosticHandler quiet(&context, [&](Diagnostic &d) {
       if (!why[i])
@@ -312,37 +318,29 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
     pm.addPass(createChunkSymbols(ChunkSymbolsOptions{symbols[i]}));
     chunkable[i] = succeeded(pm.run(*followed[i]));
   }
-  // The one run in chunks: the one no op mixes, when the other does; with
-  // both free of mixing, the one that --dim gives no bound (else the first).
+  // The one run in chunks: of those no op mixes, the first that --dim
+  // gives no bound, else the first (the others are padded: give them
+  // bounds). None when ops mix every one.
   int c = -1;
-  if (chunkable[0] != chunkable[1])
-    c = chunkable[0] ? 0 : 1;
-  else if (chunkable[0]) // pad the one with a bound; of two, the second
-    c = specs[0].max >= 1 && specs[1].max < 1 ? 1 : 0;
-  if (c < 0) {
-    emitError(why[0] ? why[0]->first : loc)
-        << "symbolic dims '" << symbols[0] << "' (" << mixedReason(why[0])
-        << ") and '" << symbols[1] << "' (" << mixedReason(why[1])
-        << ") are both mixed by the "
-        << "model's ops; Hodu pads one symbol per model, so pin one "
-        << "(hoduc --dim=" << symbols[0] << "=<size>)";
-    return nullptr;
-  }
-  int p = 1 - c;
-  const DimSpec &cs = specs[c], &ps = specs[p];
-  int64_t probes[2] = {first.front(), second.front()};
-  if (failed(checkValueUnused(*probed, probes[c], *importer, context, opts, pio,
-                              symbols[c], cs, probes[p])))
-    return nullptr;
-  if (ps.max < 1 && chunkable[p]) {
-    emitError(loc) << "symbolic dims '" << symbols[0] << "' and '"
-                   << symbols[1] << "': no op mixes either, and Hodu runs one "
-                   << "symbol per model in chunks; give the other a bound to "
-                   << "compile it padded (--dim=" << ps.name
-                   << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
-    return nullptr;
-  }
-  if (ps.max < 1) {
+  for (size_t i = 0; i < count; ++i)
+    if (chunkable[i] && (c < 0 || (specs[c].max >= 1 && specs[i].max < 1)))
+      c = (int)i;
+  SmallVector<size_t> padded;
+  for (size_t i = 0; i < count; ++i)
+    if ((int)i != c)
+      padded.push_back(i);
+  for (size_t p : padded) {
+    const DimSpec &ps = specs[p];
+    if (ps.max >= 1)
+      continue;
+    if (chunkable[p]) {
+      emitError(loc) << "symbolic dims '" << symbols[c] << "' and '"
+                     << symbols[p] << "': no op mixes either, and Hodu runs "
+                     << "one symbol per model in chunks; give the other a "
+                     << "bound to compile it padded (--dim=" << ps.name
+                     << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
+      return nullptr;
+    }
     emitError(why[p] ? why[p]->first : loc)
         << "symbolic dim '" << ps.name << "' is mixed by the model's ops"
         << (why[p] ? " (" + mixedReason(why[p]) + ")" : std::string())
@@ -350,47 +348,80 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
         << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
     return nullptr;
   }
-  int64_t chunk = cs.chunk ? cs.chunk : cs.multiple;
-  if (chunk % cs.multiple != 0 || (cs.max >= 0 && chunk > cs.max) ||
-      cs.buckets.size() > 1) {
-    emitError(loc) << "--dim=" << cs.name << ": no op mixes '" << cs.name
-                   << "', which runs in chunks: give it one chunk (@C), a "
-                   << "multiple of " << cs.multiple << " and at most the bound";
+  // A bundle's runtime stages one padded symbol's boxes (bundle format
+  // 1.4); two would need a plan record of each tensor's padded dims.
+  if (accelerator && padded.size() > 1) {
+    std::string names, pins;
+    for (size_t p : padded) {
+      names += (names.empty() ? "'" : "', '") + symbols[p];
+      if (p != padded.front())
+        pins += " --dim=" + symbols[p] + "=<size>";
+    }
+    emitError(loc) << "symbolic dims " << names << "' are mixed by the "
+                   << "model's ops; a bundle pads one symbol per model (the "
+                   << "CPU target compiles several), so pin the others, e.g."
+                   << pins;
     return nullptr;
   }
+  int64_t chunk = 1;
+  if (c >= 0) {
+    const DimSpec &cs = specs[c];
+    SmallVector<int64_t> others;
+    for (size_t p : padded)
+      others.push_back(probes[p]);
+    if (failed(checkValueUnused(*probed, probes[c], *importer, context, opts,
+                                pio, symbols[c], cs, others)))
+      return nullptr;
+    chunk = cs.chunk ? cs.chunk : cs.multiple;
+    if (chunk % cs.multiple != 0 || (cs.max >= 0 && chunk > cs.max) ||
+        cs.buckets.size() > 1) {
+      emitError(loc) << "--dim=" << cs.name << ": no op mixes '" << cs.name
+                     << "', which runs in chunks: give it one chunk (@C), a "
+                     << "multiple of " << cs.multiple
+                     << " and at most the bound";
+      return nullptr;
+    }
+  }
   SmallVector<int64_t> sizes;
-  for (int64_t size : ps.buckets)
-    if (size != ps.max)
-      sizes.push_back(size);
-  if (!sizes.empty() && accelerator)
-    return bundleSizesError(loc, ps.name, ps.max, "");
+  for (size_t p : padded)
+    for (int64_t size : specs[p].buckets)
+      if (size != specs[p].max) {
+        if (accelerator)
+          return bundleSizesError(loc, specs[p].name, specs[p].max, "");
+        if (padded.size() > 1) {
+          emitError(loc) << "--dim=" << specs[p].name << ": sizes to compile "
+                         << "at (@) are for a model with one padded symbol";
+          return nullptr;
+        }
+        sizes.push_back(size);
+      }
   if (!sizes.empty() && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
-    emitError(loc) << "--dim=" << ps.name << ": sizes to compile at (@) "
-                   << "make one artifact of several modules; "
+    emitError(loc) << "--dim=" << specs[padded.front()].name
+                   << ": sizes to compile at (@) make one artifact of several "
+                   << "modules; "
                    << (buckets ? "--emit=mlir and --compile-to show one"
                                : "this path compiles one");
     return nullptr;
   }
-  // The padded import, at the chunk.
-  SmallVector<int64_t> padProbes =
-      driver::probeSizes(ps.min, ps.max, ps.multiple, 1);
+  // The padded import, the chunked symbol at its chunk.
   ImportOptions cio = io;
   cio.probeSymbolSizes.clear();
-  cio.symbolSizes[cs.name] = chunk;
-  cio.unboundSymbolSize = padProbes.front();
-  OwningOpRef<ModuleOp> at = importer->import(opts.inputPath, context, cio);
-  if (!at)
-    return nullptr;
+  cio.unboundSymbolSize = 0;
+  if (c >= 0)
+    cio.symbolSizes[specs[c].name] = chunk;
+  SmallVector<ChunkedSymbol> padSyms;
+  for (size_t p : padded)
+    padSyms.push_back({specs[p].name, specs[p].min, specs[p].max,
+                       specs[p].multiple, specs[p].max, /*padded=*/true});
   size_t firstBucket = buckets ? buckets->size() : 0;
-  OwningOpRef<ModuleOp> compiled = driver::importPadded(
-      std::move(at), padProbes.front(), *importer, context, opts, cio,
-      {ps.name, ps.min, ps.max, ps.multiple, ps.max, /*padded=*/true}, sizes,
-      buckets);
+  OwningOpRef<ModuleOp> compiled =
+      driver::importPadded(nullptr, 0, *importer, context, opts, cio, padSyms,
+                           sizes, buckets);
   if (!compiled)
     return nullptr;
 
   // The chunked symbol's dims, added to each compiled module's.
-  func::FuncOp from = entryOf(*followed[c]);
+  func::FuncOp from = c >= 0 ? entryOf(*followed[c]) : func::FuncOp();
   Builder b(&context);
   auto addDims = [&](Attribute chunkDims, Attribute padDims, Type type,
                      const Twine &what, bool result) -> FailureOr<Attribute> {
@@ -398,6 +429,7 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
     auto cd = dyn_cast_or_null<ArrayAttr>(chunkDims);
     if (!cd)
       return padDims;
+    const DimSpec &cs = specs[c];
     if (!rt || (int64_t)cd.size() != rt.getRank())
       return emitError(loc) << what << " changes rank with '" << cs.name << "'";
     SmallVector<Attribute> dims(rt.getRank(), b.getStringAttr(""));
@@ -417,20 +449,20 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
         return emitError(loc)
                << what << " has " << rt.getDimSize(d) << " in dim " << d
                << " at " << cs.name << " = " << chunk << ", not "
-               << chunk * e->scale << "; its size depends on both symbols ('"
-               << ps.name << "' too), so pin one";
+               << chunk * e->scale << "; its size depends on the padded "
+               << "symbols too, so pin one";
       dims[d] = b.getStringAttr(text);
     }
     return Attribute(b.getArrayAttr(dims));
   };
   auto finish = [&](ModuleOp m) -> LogicalResult {
     func::FuncOp f = entryOf(m);
-    // (hodu-pad-symbols appended the padded symbol's value.)
-    if (!f || !from || f.getNumArguments() < from.getNumArguments() ||
-        f.getNumResults() != from.getNumResults())
+    // (hodu-pad-symbols appended the padded symbols' values.)
+    if (!f || (from && (f.getNumArguments() < from.getNumArguments() ||
+                        f.getNumResults() != from.getNumResults())))
       return emitError(loc) << "the model's signature changes with its "
                             << "symbols";
-    for (unsigned i = 0; i < from.getNumArguments(); ++i) {
+    for (unsigned i = 0; from && i < from.getNumArguments(); ++i) {
       FailureOr<Attribute> dims =
           addDims(from.getArgAttr(i, "hodu.dims"), f.getArgAttr(i, "hodu.dims"),
                   f.getArgumentTypes()[i], "input #" + Twine(i), false);
@@ -439,7 +471,7 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
       if (*dims)
         f.setArgAttr(i, "hodu.dims", *dims);
     }
-    for (unsigned i = 0; i < f.getNumResults(); ++i) {
+    for (unsigned i = 0; from && i < f.getNumResults(); ++i) {
       FailureOr<Attribute> dims = addDims(
           from.getResultAttr(i, "hodu.dims"), f.getResultAttr(i, "hodu.dims"),
           f.getResultTypes()[i], "output #" + Twine(i), true);
@@ -450,12 +482,16 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
     }
     SmallVector<ChunkedSymbol> read;
     std::string error;
-    if (failed(readSymbols(m, read, error)) || read.size() != 1)
+    if (failed(readSymbols(m, read, error)) || read.size() != padded.size())
       return emitError(loc) << "internal error: the padded import recorded "
-                            << "no symbol";
-    ChunkedSymbol list[2];
-    list[p] = read.front();
-    list[c] = {cs.name, cs.min, cs.max, cs.multiple, chunk};
+                            << "other symbols";
+    // In the order the inputs name them.
+    SmallVector<ChunkedSymbol> list(count);
+    for (auto [k, p] : llvm::enumerate(padded))
+      list[p] = read[k];
+    if (c >= 0)
+      list[c] = {specs[c].name, specs[c].min, specs[c].max, specs[c].multiple,
+                 chunk};
     writeSymbols(m, list);
     return success();
   };
@@ -467,8 +503,8 @@ checkTwoSymbols(const Importer *importer, MLIRContext &context,
     for (size_t i = firstBucket; i < buckets->size(); ++i) {
       if (failed(finish(*(*buckets)[i].module)))
         return nullptr;
-      (*buckets)[i].symbolIndex = p;
-      (*buckets)[i].numSymbols = 2;
+      (*buckets)[i].symbolIndex = padded.front();
+      (*buckets)[i].numSymbols = count;
     }
   return compiled;
 }
@@ -551,8 +587,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   if (symbols.empty())
     return module;
   if (symbols.size() > 1)
-    return checkTwoSymbols(importer, context, opts, io, probe, buckets,
-                           symbols);
+    return checkSeveralSymbols(importer, context, opts, io, probe, buckets,
+                               symbols);
   const std::string &symbol = symbols.front();
   // An accelerator's bundle records the symbol and runs its plan once per
   // chunk (docs/bundle.md), a --fallback=cpu plan's CPU partitions and
@@ -604,11 +640,11 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                                    : "this path compiles one");
         return nullptr;
       }
-      OwningOpRef<ModuleOp> padded = driver::importPadded(
-          std::move(module), probeSize, *importer, context, opts, io,
-          {symbol, spec.min, spec.max, spec.multiple, spec.max,
-           /*padded=*/true},
-          sizes, buckets);
+      ChunkedSymbol sym{symbol,   spec.min, spec.max, spec.multiple,
+                        spec.max, /*padded=*/true};
+      OwningOpRef<ModuleOp> padded =
+          driver::importPadded(std::move(module), probeSize, *importer, context,
+                               opts, io, sym, sizes, buckets);
       if (padded && accelerator)
         placeSymbolValue(*padded, accelerator);
       return padded;

@@ -25,6 +25,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace hodu {
 #define GEN_PASS_DEF_PADSYMBOLS
@@ -36,10 +37,11 @@ using namespace hodu;
 
 namespace {
 
-/// A dim's real extent, scale * n / divisor + offset (exact); scale 0: a
-/// static dim.
+/// A dim's real extent, scale * n / divisor + offset (exact), n the value
+/// of padded symbol `sym`; scale 0: a static dim.
 struct Extent {
   int64_t scale = 0, offset = 0, divisor = 1;
+  int sym = -1;
   bool symbolic() const { return scale != 0; }
 };
 
@@ -48,16 +50,23 @@ enum class Neutral { Zero, One, Lowest, Highest };
 
 class PadRewriter {
 public:
-  PadRewriter(StringRef symbol, int64_t bound, func::FuncOp f)
-      : symbol(symbol), bound(bound), f(f), b(f.getContext()) {}
+  /// `symbols`: the padded ones, each compiled at its bound (chunk).
+  PadRewriter(ArrayRef<ChunkedSymbol> symbols, func::FuncOp f)
+      : symbols(symbols), f(f), b(f.getContext()) {}
 
   LogicalResult read();
   LogicalResult run();
 
 private:
   LogicalResult visit(Operation *op);
+  /// The error at op, naming the first padded symbol its operands have.
   LogicalResult mixes(Operation *op, const Twine &why) {
-    return symbolCannotVary(op, symbol, why);
+    for (Value v : op->getOperands())
+      if (auto it = table.find(v); it != table.end())
+        for (const Extent &e : it->second)
+          if (e.symbolic())
+            return symbolCannotVary(op, symbols[e.sym].name, why);
+    return symbolCannotVary(op, symbols.front().name, why);
   }
   LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where,
                             bool isArgument = false);
@@ -81,6 +90,7 @@ private:
   Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
   Value scalar(Type elem, Neutral k);
   Value realExtent(Extent e);
+  void distinct(Value v);
   Value keep(ArrayRef<int64_t> shape, ArrayRef<std::pair<int64_t, Extent>> dims,
              Type like);
   Value masked(Value x, ArrayRef<int64_t> dims, Neutral k);
@@ -90,6 +100,8 @@ private:
   LogicalResult concat(ConcatOp c);
   LogicalResult pad(PadOp p);
   LogicalResult reshape(Operation *op);
+  LogicalResult resize(ResizeOp r);
+  Value edged(Value x, ArrayRef<int64_t> dims);
   template <class R> LogicalResult reduce(R r, Neutral k, bool mean = false);
   /// Whether reduction r reduces a padded dim.
   template <class R> bool overSymbolic(R r) const {
@@ -98,11 +110,10 @@ private:
                         [&](int64_t d) { return isSymbolic(r.getInput(), d); });
   }
 
-  std::string symbol;
-  int64_t bound;
+  ArrayRef<ChunkedSymbol> symbols;
   func::FuncOp f;
   OpBuilder b;
-  Value n;
+  SmallVector<Value> n; // each symbol's value
   DenseMap<Value, SmallVector<Extent>> table;
 
 public:
@@ -130,19 +141,23 @@ LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
     if (text.getValue().empty())
       continue;
     std::optional<SymbolicExtent> e = parseSymbolicExtent(text.getValue());
+    int sym = -1;
+    for (auto [k, s] : llvm::enumerate(symbols))
+      if (e && s.name == e->symbol)
+        sym = (int)k;
     // An argument's dims may name a symbol run in chunks, which no op mixes.
-    if (e && e->symbol != symbol && isArgument)
+    if (e && sym < 0 && isArgument)
       continue;
-    if (!e || e->symbol != symbol)
+    if (!e || sym < 0)
       return where->emitError("hodu.extents: '")
-             << text.getValue() << "' is not an extent of symbol '" << symbol
-             << "'";
+             << text.getValue() << "' is not an extent of a padded symbol";
+    int64_t bound = symbols[sym].chunk;
     if ((e->scale * bound) % e->divisor != 0 ||
         type.getDimSize(d) != e->at(bound))
       return where->emitError("hodu.extents: dim ")
              << d << " of " << type << " is not " << text.getValue() << " at "
-             << symbol << " = " << bound;
-    row[d] = Extent{e->scale, e->offset, e->divisor};
+             << e->symbol << " = " << bound;
+    row[d] = Extent{e->scale, e->offset, e->divisor, sym};
     any = true;
   }
   if (any)
@@ -212,7 +227,7 @@ Value PadRewriter::scalar(Type elem, Neutral k) {
 /// scale * n / divisor + offset, a 0-d i64 tensor.
 Value PadRewriter::realExtent(Extent e) {
   auto type = RankedTensorType::get({}, b.getI64Type());
-  Value v = n;
+  Value v = n[e.sym];
   if (e.scale != 1)
     v = MulOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.scale}));
   if (e.divisor != 1)
@@ -220,6 +235,15 @@ Value PadRewriter::realExtent(Extent e) {
   if (e.offset != 0)
     v = AddOp::create(b, f.getLoc(), type, v, i64Constant({}, {e.offset}));
   return v;
+}
+
+/// Marks a mask's condition op as its own (`hodu.mask`, a number), so that
+/// CSE keeps one per mask: with one user, the select, it joins the
+/// select's fusion group and is computed there, a compare per element in
+/// the vectorised loop, rather than loaded from an i1 tensor that every
+/// mask of that shape shares (which the CPU's loops do not vectorise).
+void PadRewriter::distinct(Value v) {
+  v.getDefiningOp()->setAttr("hodu.mask", b.getI64IntegerAttr(masks));
 }
 
 /// An i1 tensor, true at the real positions of `dims` (each index below
@@ -257,6 +281,7 @@ Value PadRewriter::keep(ArrayRef<int64_t> shape,
     }
     Value lt = LtOp::create(b, loc, RankedTensorType::get(s, b.getI1Type()),
                             index, limit);
+    distinct(lt);
     if (!all) {
       all = lt;
       allShape = s;
@@ -265,6 +290,7 @@ Value PadRewriter::keep(ArrayRef<int64_t> shape,
     allShape[d] = shape[d];
     all = LogicalAndOp::create(
         b, loc, RankedTensorType::get(allShape, b.getI1Type()), all, lt);
+    distinct(all);
   }
   return all;
 }
@@ -473,7 +499,8 @@ LogicalResult PadRewriter::pad(PadOp p) {
                           stringifyPadMode(p.getMode()) + ")");
     if (pads[rank + d] != 0) {
       Extent e = extentOf(in, d);
-      ends.push_back({d, Extent{e.scale, e.offset + pads[d], e.divisor}});
+      ends.push_back(
+          {d, Extent{e.scale, e.offset + pads[d], e.divisor, e.sym}});
     }
   }
   if (ends.empty())
@@ -494,14 +521,16 @@ LogicalResult PadRewriter::pad(PadOp p) {
   return success();
 }
 
-/// Reshapes keep the padding a suffix when the dims before the padded one
-/// hold as many elements before and after.
+/// Reshapes keep each padded dim's padding a suffix when the dims before it
+/// hold as many elements before and after: the padded dims pair up in
+/// order, each with one of the same symbol (merged with, or split from,
+/// dims after it only).
 LogicalResult PadRewriter::reshape(Operation *op) {
   Value in = op->getOperand(0), out = op->getResult(0);
   SmallVector<int64_t> from = symbolicDims(in), to = symbolicDims(out);
   if (from.empty())
     return success();
-  if (from.size() != 1 || to.size() != 1)
+  if (from.size() != to.size())
     return mixes(op, "the reshape spreads it over other dims");
   auto prefix = [](Value v, int64_t d) {
     int64_t p = 1;
@@ -510,8 +539,80 @@ LogicalResult PadRewriter::reshape(Operation *op) {
       p *= e;
     return p;
   };
-  if (prefix(in, from[0]) != prefix(out, to[0]))
-    return mixes(op, "the reshape merges it with the dims before it");
+  for (auto [a, z] : llvm::zip(from, to))
+    if (extentOf(in, a).sym != extentOf(out, z).sym ||
+        prefix(in, a) != prefix(out, z))
+      return mixes(op, "the reshape merges it with the dims before it");
+  return success();
+}
+
+/// x with the padding of `dims` holding the last real position's values
+/// (what an op that clamps its reads at the edge reads there).
+Value PadRewriter::edged(Value x, ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Location loc = f.getLoc();
+  for (int64_t d : dims) {
+    int64_t size = type.getDimSize(d);
+    auto indexT = RankedTensorType::get({size}, b.getI64Type());
+    auto i64T = RankedTensorType::get({}, b.getI64Type());
+    Value last = SubOp::create(b, loc, i64T, realExtent(extentOf(x, d)),
+                               i64Constant({}, {1}));
+    Value index = MinimumOp::create(
+        b, loc, indexT,
+        i64Constant({size}, llvm::to_vector(llvm::seq<int64_t>(0, size))),
+        last);
+    Value r = IndexSelectOp::create(b, loc, type, x, index, d);
+    table[r] = table.lookup(x);
+    x = r;
+  }
+  return x;
+}
+
+/// A resize along a padded dim by an integer factor k: the output's real
+/// extent is k times the input's, and each real output position reads the
+/// input at a coordinate that depends on k alone, clamped to the input's
+/// last position -- so the input's padding holds that position's values
+/// (none needed for nearest-floor asymmetric, which never reads past it).
+/// Coordinates that depend on the sizes (align_corners, a region of
+/// interest, exclude_outside) are refused.
+LogicalResult PadRewriter::resize(ResizeOp r) {
+  Value in = r.getInput(), out = r.getResult();
+  auto inT = cast<RankedTensorType>(in.getType());
+  auto outT = cast<RankedTensorType>(out.getType());
+  SmallVector<int64_t> dims;
+  for (int64_t d : symbolicDims(in)) {
+    if (r.getScaleValues() || r.getRoi())
+      return mixes(r, "the resize's scales or region are read at run time");
+    CoordTransform ct = r.getCoordTransform();
+    if (ct != CoordTransform::asymmetric && ct != CoordTransform::half_pixel &&
+        ct != CoordTransform::pytorch_half_pixel &&
+        ct != CoordTransform::tf_half_pixel_for_nn)
+      return mixes(r, "the resize's coordinates depend on the sizes "
+                      "(coordinate transform " +
+                          stringifyCoordTransform(ct) + ")");
+    if (r.getExcludeOutside())
+      return mixes(r, "the resize leaves the outside out (exclude_outside)");
+    double scale = r.getScales() ? (*r.getScales())[d]
+                                 : double(outT.getDimSize(d)) /
+                                       double(inT.getDimSize(d));
+    int64_t k = (int64_t)scale;
+    Extent ei = extentOf(in, d);
+    Extent eo = isSymbolic(out, d) ? extentOf(out, d) : Extent();
+    // out = k * in: scale_o / div_o == k * scale_i / div_i, offsets k times.
+    if ((double)k != scale || k < 1 || eo.sym != ei.sym ||
+        eo.scale * ei.divisor != k * ei.scale * eo.divisor ||
+        eo.offset != k * ei.offset)
+      return mixes(r, "the resize scales it by " + llvm::formatv("{0}", scale) +
+                          ", not by a whole factor");
+    if (!(r.getMode() == ResizeMode::nearest &&
+          ct == CoordTransform::asymmetric &&
+          r.getNearestMode() == NearestMode::floor))
+      dims.push_back(d);
+  }
+  if (dims.empty())
+    return success();
+  b.setInsertionPoint(r);
+  r->setOperand(0, edged(in, dims));
   return success();
 }
 
@@ -600,12 +701,24 @@ LogicalResult PadRewriter::visit(Operation *op) {
     return success();
   }
   if (isa<ConvOp, ConvTransposeOp>(op)) {
-    // Positions along the channels and the spatial dims are summed; the
-    // batch is not.
+    // Positions along the channels are summed, and the window reads the
+    // spatial dims; the batch is not read across. A convolution's last real
+    // output reads at most `in + pe - 1` (its extent is floor((in + pb + pe
+    // - window) / s) + 1), so a spatial dim without end padding reads no
+    // padding; a transposed one spreads every input position, padding too.
+    auto conv = dyn_cast<ConvOp>(op);
     SmallVector<int64_t> dims;
-    for (int64_t d : symbolicDims(op->getOperand(0)))
-      if (d > 0)
-        dims.push_back(d);
+    for (int64_t d : symbolicDims(op->getOperand(0))) {
+      if (d == 0)
+        continue;
+      if (conv && d >= 2) {
+        ArrayRef<int64_t> pads = conv.getPads();
+        size_t spatial = pads.size() / 2;
+        if (pads[spatial + (d - 2)] == 0)
+          continue;
+      }
+      dims.push_back(d);
+    }
     if (table.count(op->getOperand(1)))
       return mixes(op, "the convolution's weights have it");
     maskOperand(op, 0, dims, Neutral::Zero);
@@ -663,6 +776,8 @@ LogicalResult PadRewriter::visit(Operation *op) {
   }
   if (auto p = dyn_cast<PadOp>(op))
     return pad(p);
+  if (auto r = dyn_cast<ResizeOp>(op))
+    return resize(r);
   if (auto fl = dyn_cast<FlipOp>(op)) {
     int64_t rank = cast<RankedTensorType>(fl.getInput().getType()).getRank();
     for (int64_t d : symbolAxesOf(fl.getDims(), rank))
@@ -675,16 +790,19 @@ LogicalResult PadRewriter::visit(Operation *op) {
 }
 
 LogicalResult PadRewriter::run() {
-  // The symbol's value: a new last argument, which the entry point passes.
-  unsigned at = f.getNumArguments();
+  // Each symbol's value: a new argument after the others, in the order of
+  // hodu.symbols, which the entry point passes.
   Builder ab(f.getContext());
-  NamedAttribute attrs[] = {
-      ab.getNamedAttr("hodu.symbol_value", ab.getStringAttr(symbol)),
-      ab.getNamedAttr("hodu.name", ab.getStringAttr(symbol))};
-  if (failed(f.insertArgument(at, RankedTensorType::get({}, ab.getI64Type()),
-                              ab.getDictionaryAttr(attrs), f.getLoc())))
-    return failure();
-  n = f.getArgument(at);
+  for (const ChunkedSymbol &s : symbols) {
+    unsigned at = f.getNumArguments();
+    NamedAttribute attrs[] = {
+        ab.getNamedAttr("hodu.symbol_value", ab.getStringAttr(s.name)),
+        ab.getNamedAttr("hodu.name", ab.getStringAttr(s.name))};
+    if (failed(f.insertArgument(at, RankedTensorType::get({}, ab.getI64Type()),
+                                ab.getDictionaryAttr(attrs), f.getLoc())))
+      return failure();
+    n.push_back(f.getArgument(at));
+  }
   SmallVector<Operation *> ops;
   for (Operation &op : f.getBody().front())
     ops.push_back(&op);
@@ -703,18 +821,18 @@ struct PadSymbolsPass : hodu::impl::PadSymbolsBase<PadSymbolsPass> {
       module.emitError(error);
       return signalPassFailure();
     }
-    const ChunkedSymbol *sym = nullptr;
+    SmallVector<ChunkedSymbol> padded;
     for (const ChunkedSymbol &s : symbols)
       if (s.padded)
-        sym = &s;
-    if (!sym)
+        padded.push_back(s);
+    if (padded.empty())
       return;
     func::FuncOp f = findEntryFunction(module);
     if (!f) {
       module.emitError("hodu-pad-symbols: no entry function");
       return signalPassFailure();
     }
-    PadRewriter rewriter(sym->name, sym->chunk, f);
+    PadRewriter rewriter(padded, f);
     if (failed(rewriter.read()) || failed(rewriter.run()))
       return signalPassFailure();
     // For hoduc --print-stats, which removes it.

@@ -15,11 +15,11 @@
 // CHECK-SAME: %[[N:.*]]: tensor<i64> {hodu.name = "seq", hodu.symbol_value = "seq"}
 // CHECK: %[[I0:.*]] = hodu.constant dense<{{\[\[}}0.000000e+00], [1.000000e+00], {{.*}} [7.000000e+00]]> : tensor<8x1xf32>
 // CHECK: %[[NF:.*]] = hodu.cast %[[N]] : (tensor<i64>) -> tensor<f32>
-// CHECK: %[[K0:.*]] = hodu.lt %[[I0]], %[[NF]] : (tensor<8x1xf32>, tensor<f32>) -> tensor<8x1xi1>
+// CHECK: %[[K0:.*]] = hodu.lt %[[I0]], %[[NF]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<8x1xf32>, tensor<f32>) -> tensor<8x1xi1>
 // CHECK: %[[XM:.*]] = hodu.select %[[K0]], %[[X]], %{{.*}} : (tensor<8x1xi1>, tensor<8x4xf32>, tensor<f32>)
 // CHECK: %[[XT:.*]] = hodu.transpose %[[XM]]
 // CHECK: %[[S:.*]] = hodu.matmul %[[XM]], %[[XT]] : (tensor<8x4xf32>, tensor<4x8xf32>)
-// CHECK: %[[K1:.*]] = hodu.lt %{{.*}}, %{{.*}} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xi1>
+// CHECK: %[[K1:.*]] = hodu.lt %{{.*}}, %{{.*}} {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xi1>
 // CHECK: %[[NEGINF:.*]] = hodu.constant dense<0xFF800000> : tensor<f32>
 // CHECK: %[[SM:.*]] = hodu.select %[[K1]], %[[S]], %[[NEGINF]]
 // CHECK: hodu.reduce_max %[[SM]]
@@ -72,7 +72,7 @@ func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> (tensor<8x8xf3
 // CHECK: %[[FILL:.*]] = hodu.constant dense<-1.000000e+00> : tensor<f32>
 // CHECK: %[[END:.*]] = hodu.add %[[N]], %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
 // CHECK: %[[ENDF:.*]] = hodu.cast %[[END]] : (tensor<i64>) -> tensor<f32>
-// CHECK: %[[IN:.*]] = hodu.lt %{{.*}}, %[[ENDF]] : (tensor<1x11x1xf32>, tensor<f32>) -> tensor<1x11x1xi1>
+// CHECK: %[[IN:.*]] = hodu.lt %{{.*}}, %[[ENDF]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x11x1xf32>, tensor<f32>) -> tensor<1x11x1xi1>
 // CHECK: %[[P:.*]] = hodu.select %[[IN]], %[[PADDED]], %[[FILL]]
 // CHECK: return %[[CAT]], %[[P]]
 module attributes {hodu.symbols = [{name = "past", min = 0 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
@@ -92,7 +92,7 @@ func.func @main(%past: tensor<1x8x2xf32> {hodu.dims = ["", "past", ""]}, %new: t
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x8xf32> {hodu.dims = ["", "", "t"]}
 // CHECK-SAME: %[[E:[a-z0-9]+]]: tensor<8x3xf32> {hodu.dims = ["t", ""]}, %[[I:[a-z0-9]+]]: tensor<8xi32> {hodu.dims = ["t"]}, %[[N:[a-z0-9]+]]: tensor<i64>
-// CHECK: %[[KI:.*]] = hodu.lt %{{.*}}, %[[N]] : (tensor<8xi64>, tensor<i64>) -> tensor<8xi1>
+// CHECK: %[[KI:.*]] = hodu.lt %{{.*}}, %[[N]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<8xi64>, tensor<i64>) -> tensor<8xi1>
 // CHECK: %[[IM:.*]] = hodu.select %[[KI]], %[[I]], %{{.*}} : (tensor<8xi1>, tensor<8xi32>, tensor<i32>)
 // CHECK: %[[EM:.*]] = hodu.select %{{.*}}, %[[E]], %{{.*}} : (tensor<8x1xi1>, tensor<8x3xf32>, tensor<f32>)
 // CHECK: %[[XM:.*]] = hodu.select %{{.*}}, %[[X]], %{{.*}} : (tensor<1x1x8xi1>, tensor<1x2x8xf32>, tensor<f32>)
@@ -198,5 +198,87 @@ func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<4x4xf32
   // expected-error @+1 {{symbolic dim 'seq' cannot vary: the slice steps along it}}
   %s = hodu.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 8, 4>, steps = array<i64: 2, 1>, hodu.extents = [["", ""]]} : (tensor<8x4xf32>) -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
+}
+}
+
+// -----
+
+// Two padded symbols, an image's height h and width w (bounds 8): each dim
+// follows one symbol, and the entry gets both values, in hodu.symbols'
+// order. A convolution with end padding reads past the real extent, so its
+// input's padding becomes 0 along both dims (one compare per dim, and'ed);
+// one without end padding (a valid, strided window) reads no padding and
+// needs no mask. Each mask's compares are its own (hodu.mask), to be
+// computed in the select's fusion group. A mean over both is scaled by
+// 64 / (h * w). The nearest, floor, asymmetric resize by 2 reads real
+// positions only; a linear one reads one past the edge, where the padding
+// holds the last real row and column (index_select of min(i, extent - 1)).
+// The depth-to-space reshape [1,2,h,2,w,2] -> [1,2,2h,2w] keeps both
+// paddings suffixes.
+module attributes {hodu.symbols = [{name = "h", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}, {name = "w", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<1x2x8x8xf32> {hodu.dims = ["", "", "h", "w"]}, %k: tensor<2x2x3x3xf32>) -> (tensor<1x2x8x8xf32>, tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>) {
+  %c = hodu.conv %x, %k {strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, hodu.extents = [["", "", "h", "w"]]} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x8x8xf32>
+  %v = hodu.conv %c, %k {strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, hodu.extents = [["", "", "", ""]]} : (tensor<1x2x8x8xf32>, tensor<2x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %m = hodu.reduce_mean %c {dims = array<i64: 2, 3>, keep_dim = true} : (tensor<1x2x8x8xf32>) -> tensor<1x2x1x1xf32>
+  %n = hodu.resize %c {mode = #hodu<resize_mode nearest>, coord_transform = #hodu<coord_transform asymmetric>, nearest_mode = #hodu<nearest_mode floor>, scales = array<f64: 1.0, 1.0, 2.0, 2.0>, hodu.extents = [["", "", "2*h", "2*w"]]} : (tensor<1x2x8x8xf32>) -> tensor<1x2x16x16xf32>
+  %l = hodu.resize %c {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform half_pixel>, hodu.extents = [["", "", "2*h", "2*w"]]} : (tensor<1x2x8x8xf32>) -> tensor<1x2x16x16xf32>
+  %e = hodu.reshape %c {hodu.extents = [["", "", "h", "", "w", ""]]} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x1x8x1xf32>
+  %d = hodu.concat %e, %e {dim = 5 : i64, hodu.extents = [["", "", "h", "", "w", ""]]} : (tensor<1x2x8x1x8x1xf32>, tensor<1x2x8x1x8x1xf32>) -> tensor<1x2x8x1x8x2xf32>
+  %d2 = hodu.concat %d, %d {dim = 3 : i64, hodu.extents = [["", "", "h", "", "w", ""]]} : (tensor<1x2x8x1x8x2xf32>, tensor<1x2x8x1x8x2xf32>) -> tensor<1x2x8x2x8x2xf32>
+  %s = hodu.reshape %d2 {hodu.extents = [["", "", "2*h", "2*w"]]} : (tensor<1x2x8x2x8x2xf32>) -> tensor<1x2x16x16xf32>
+  return %c, %v, %m, %n, %l, %s : tensor<1x2x8x8xf32>, tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>, tensor<1x2x16x16xf32>
+}
+}
+// CHECK-LABEL: func.func @main
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x2x8x8xf32> {hodu.dims = ["", "", "h", "w"]}
+// CHECK-SAME: %[[H:[a-z0-9]+]]: tensor<i64> {hodu.name = "h", hodu.symbol_value = "h"}
+// CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<i64> {hodu.name = "w", hodu.symbol_value = "w"}
+// CHECK: %[[HF:.*]] = hodu.cast %[[H]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[KH:.*]] = hodu.lt %{{.*}}, %[[HF]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x1x8x1xf32>, tensor<f32>) -> tensor<1x1x8x1xi1>
+// CHECK: %[[WF:.*]] = hodu.cast %[[W]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[KW:.*]] = hodu.lt %{{.*}}, %[[WF]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x1x1x8xf32>, tensor<f32>) -> tensor<1x1x1x8xi1>
+// CHECK: %[[K:.*]] = hodu.logical_and %[[KH]], %[[KW]] {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x1x8x1xi1>, tensor<1x1x1x8xi1>) -> tensor<1x1x8x8xi1>
+// CHECK: %[[XM:.*]] = hodu.select %[[K]], %[[X]], %{{.*}} : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<f32>)
+// CHECK: %[[C:.*]] = hodu.conv %[[XM]], %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>
+// CHECK: %[[CM:.*]] = hodu.select %{{.*}}, %[[C]], %{{.*}} : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<f32>)
+// CHECK-NOT: hodu.select
+// CHECK: hodu.conv %[[CM]], %{{.*}} {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>
+// CHECK: %[[MEAN:.*]] = hodu.reduce_mean %[[CM]]
+// CHECK: %[[HW:.*]] = hodu.mul %[[H]], %[[W]]
+// CHECK: %[[REAL:.*]] = hodu.cast %[[HW]] : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[SIXTYFOUR:.*]] = hodu.cast %{{.*}} : (tensor<i64>) -> tensor<f32>
+// CHECK: %[[F:.*]] = hodu.div %[[SIXTYFOUR]], %[[REAL]]
+// CHECK: %[[SCALED:.*]] = hodu.mul %[[MEAN]], %[[F]]
+// CHECK: %[[NEAREST:.*]] = hodu.resize %[[CM]] {coord_transform = #hodu<coord_transform asymmetric>
+// CHECK: %[[LASTH:.*]] = hodu.sub %[[H]], %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// CHECK: %[[IH:.*]] = hodu.minimum %{{.*}}, %[[LASTH]] : (tensor<8xi64>, tensor<i64>) -> tensor<8xi64>
+// CHECK: %[[EH:.*]] = hodu.index_select %[[CM]], %[[IH]] {dim = 2 : i64}
+// CHECK: %[[LASTW:.*]] = hodu.sub %[[W]], %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i64>
+// CHECK: %[[IW:.*]] = hodu.minimum %{{.*}}, %[[LASTW]] : (tensor<8xi64>, tensor<i64>) -> tensor<8xi64>
+// CHECK: %[[EW:.*]] = hodu.index_select %[[EH]], %[[IW]] {dim = 3 : i64}
+// CHECK: %[[LINEAR:.*]] = hodu.resize %[[EW]] {coord_transform = #hodu<coord_transform half_pixel>
+// CHECK: %[[S:.*]] = hodu.reshape %{{.*}} : (tensor<1x2x8x2x8x2xf32>) -> tensor<1x2x16x16xf32>
+// CHECK: return %[[CM]], %{{.*}}, %[[SCALED]], %[[NEAREST]], %[[LINEAR]], %[[S]]
+
+// -----
+
+// A reshape that merges the two padded dims would put one's padding
+// between real positions of the other.
+module attributes {hodu.symbols = [{name = "h", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}, {name = "w", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<1x8x8xf32> {hodu.dims = ["", "h", "w"]}) -> tensor<1x8x8xf32> {
+  // expected-error @+1 {{symbolic dim 'h' cannot vary: the reshape merges it with the dims before it}}
+  %r = hodu.reshape %x {hodu.extents = [["", "w", "h"]]} : (tensor<1x8x8xf32>) -> tensor<1x8x8xf32>
+  return %r : tensor<1x8x8xf32>
+}
+}
+
+// -----
+
+// align_corners maps positions by the sizes, which padding changes.
+module attributes {hodu.symbols = [{name = "h", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<1x1x8x4xf32> {hodu.dims = ["", "", "h", ""]}) -> tensor<1x1x16x4xf32> {
+  // expected-error @+1 {{symbolic dim 'h' cannot vary: the resize's coordinates depend on the sizes (coordinate transform align_corners)}}
+  %r = hodu.resize %x {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform align_corners>, hodu.extents = [["", "", "2*h", ""]]} : (tensor<1x1x8x4xf32>) -> tensor<1x1x16x4xf32>
+  return %r : tensor<1x1x16x4xf32>
 }
 }

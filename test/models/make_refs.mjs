@@ -173,14 +173,19 @@ for (const m of models) {
   // Variants at other shapes, the inputs made as the manifest says with
   // dims `dims` (input -> dim) at `size`, written to <name>/<sub>/
   // test_data_set_<k>: "symbolic" (the model compiled once with a symbolic
-  // batch runs these batches too) and "symbolic_length" (with a symbolic,
-  // padded length: these lengths).
+  // batch runs these batches too), "symbolic_length" (with a symbolic,
+  // padded length: these lengths) and "symbolic_shape".
   const variants = [];
   if (m.symbolic)
     variants.push(['symbolic', 'batch', m.symbolic.batch_dims, m.symbolic.batches]);
   if (m.symbolic_length)
     variants.push(['symbolic_length', 'length', m.symbolic_length.dims,
                    m.symbolic_length.lengths]);
+  // "symbolic_shape": several dims of an input (an image's height and
+  // width, input -> [dims]) at each of `shapes` (a size per dim).
+  if (m.symbolic_shape)
+    variants.push(['symbolic_shape', 'shape', m.symbolic_shape.dims,
+                   m.symbolic_shape.shapes]);
   for (const [sub, what, dims, sizes] of variants)
     for (const [k, size] of sizes.entries()) {
       const sdir = path.join(here, m.name, sub, `test_data_set_${k}`);
@@ -189,7 +194,8 @@ for (const m of models) {
       for (const spec of m.inputs) {
         const dim = dims[spec.name];
         const shape = spec.shape.slice();
-        if (dim !== undefined) shape[dim] = size;
+        if (Array.isArray(dim)) dim.forEach((d, j) => { shape[d] = size[j]; });
+        else if (dim !== undefined) shape[dim] = size;
         specs[spec.name] = { ...spec, shape };
         sfeeds[spec.name] = makeInput(specs[spec.name]);
       }
@@ -204,7 +210,7 @@ for (const m of models) {
         fs.writeFileSync(path.join(sdir, `output_${i}.pb`),
                          tensorProto(n, ORT_TO_ONNX[t.type], t.dims, rawBytes(t)));
       });
-      console.log(`${m.name}: ${what} ${size}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
+      console.log(`${m.name}: ${what} ${[].concat(size).join('x')}: ${session.outputNames.map((n) => out[n].dims.join('x')).join(', ')}`);
     }
   await session.release();
 }

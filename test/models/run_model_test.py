@@ -371,7 +371,8 @@ def run_sets(hodu_run, lib, work, sets, sizes, what, secs, rtol, atol):
         stats = error_stats(hodu_run, lib, d, work, rtol, atol)
         detail = ("max abs err %.3g, max rel err %.3g" % (stats["max_abs"], stats["max_rel"])
                   if isinstance(stats, dict) else stats)
-        print("symbolic %s, compiled once in %.2f s, run at %s %d: %s; %s"
+        size = "x".join(str(v) for v in size) if isinstance(size, list) else size
+        print("symbolic %s, compiled once in %.2f s, run at %s %s: %s; %s"
               % (what, secs, what, size, detail, "PASS" if rc == 0 else "FAILED"))
         if rc != 0:
             print("\n".join("  " + l for l in out.splitlines()[:20]))
@@ -379,40 +380,55 @@ def run_sets(hodu_run, lib, work, sets, sizes, what, secs, rtol, atol):
     return True
 
 
-def symbolic_length_flags(model):
+def symbolic_length_flags(model, key="symbolic_length"):
     """hoduc's flags for the model with its length dims symbolic ('?' in
     --input-shape) and the manifest's --dim bounds (also
-    test/device/stage.py's)."""
-    spec = model["symbolic_length"]
+    test/device/stage.py's). With key "symbolic_shape", the dims of its
+    list (an image's height and width) and the batch dims of "symbolic"
+    are symbolic."""
+    spec = model[key]
     flags = list(spec.get("flags", []))
+    batch = model.get("symbolic", {}).get("batch_dims", {}) if key == "symbolic_shape" else {}
     for s in model["inputs"]:
         shape = [str(d) for d in s["shape"]]
-        if s["name"] in spec["dims"]:
-            shape[spec["dims"][s["name"]]] = "?"
+        dims = spec["dims"].get(s["name"], [])
+        for d in ([dims] if isinstance(dims, int) else dims):
+            shape[d] = "?"
+        if s["name"] in batch:
+            shape[batch[s["name"]]] = "?"
         if shape:
             flags.append("--input-shape=%s:%s" % (s["name"], "x".join(shape)))
     return flags
 
 
-def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol):
+def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol,
+                         key="symbolic_length"):
     """Compiles the model once with its length dims symbolic ('?' in
     --input-shape) and the manifest's --dim bounds, padded to the bound, and
     runs it at the manifest's length (test_data_set_0) and at every length
-    of symbolic_length/test_data_set_k, against ONNX Runtime's outputs."""
-    spec = model["symbolic_length"]
-    flags = symbolic_length_flags(model)
-    lib = os.path.join(work, "%s.length.so" % model["name"])
+    of symbolic_length/test_data_set_k, against ONNX Runtime's outputs.
+    With key "symbolic_shape", the same for several dims of an input (an
+    image's height and width) at each of its shapes, on the CPU."""
+    spec = model[key]
+    what = "shape" if key == "symbolic_shape" else "length"
+    sizes = spec["shapes"] if key == "symbolic_shape" else spec["lengths"]
+    flags = symbolic_length_flags(model, key)
+    lib = os.path.join(work, "%s.%s.so" % (model["name"], what))
     rc, out, secs = run([hoduc, onnx, "-o", lib] + flags, COMPILE_TIMEOUT)
     if rc != 0:
-        print("symbolic length: compile FAILED: " + first_error(out))
+        print("symbolic %s: compile FAILED: %s" % (what, first_error(out)))
         return False
     first = model["inputs"][0]
-    lengths = [first["shape"][spec["dims"].get(first["name"], 0)]] + spec["lengths"]
+    dims = spec["dims"].get(first["name"], 0)
+    first_size = ([first["shape"][d] for d in dims] if isinstance(dims, list)
+                  else first["shape"][dims])
+    lengths = [first_size] + sizes
     sets = [os.path.join(data, "test_data_set_0")] + [
-        os.path.join(data, "symbolic_length", "test_data_set_%d" % k)
-        for k in range(len(spec["lengths"]))]
-    if not run_sets(hodu_run, lib, work, sets, lengths, "length", secs, rtol, atol):
+        os.path.join(data, key, "test_data_set_%d" % k) for k in range(len(sizes))]
+    if not run_sets(hodu_run, lib, work, sets, lengths, what, secs, rtol, atol):
         return False
+    if key == "symbolic_shape":
+        return True
     # The same as a Vulkan bundle (the value in a meta slot the runtime
     # writes), on the machine's Vulkan device: lavapipe without a GPU.
     bundle = os.path.join(work, "%s.length.hodu" % model["name"])
@@ -709,6 +725,9 @@ def test_model(model, defaults, args):
         if ok and model.get("symbolic_length") and with_ref and not args.engine:
             ok = test_symbolic_length(model, onnx, os.path.join(HERE, name), work,
                                       hoduc, hodu_run, rtol, atol)
+        if ok and model.get("symbolic_shape") and with_ref and not args.engine:
+            ok = test_symbolic_length(model, onnx, os.path.join(HERE, name), work,
+                                      hoduc, hodu_run, rtol, atol, key="symbolic_shape")
         if ok and model.get("bf16") and with_ref and not args.engine:
             if host_has_bf16():
                 ok = test_bf16(model, onnx, data, work, hoduc, hodu_run, flags)

@@ -132,7 +132,7 @@ LogicalResult hodu::readSymbols(Operation *module,
   auto symbols = module->getAttrOfType<ArrayAttr>("hodu.symbols");
   if (!symbols)
     return success();
-  unsigned chunked = 0, padded = 0;
+  unsigned chunked = 0;
   for (Attribute a : symbols) {
     auto dict = dyn_cast<DictionaryAttr>(a);
     auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
@@ -163,11 +163,11 @@ LogicalResult hodu::readSymbols(Operation *module,
       error = "hodu.symbols: '" + s.name + "' twice";
       return failure();
     }
-    ++(s.padded ? padded : chunked);
+    chunked += !s.padded;
     out.push_back(std::move(s));
   }
-  if (chunked > 1 || padded > 1) {
-    error = "hodu.symbols: at most one symbol run in chunks and one padded";
+  if (chunked > 1) {
+    error = "hodu.symbols: at most one symbol run in chunks";
     return failure();
   }
   return success();
