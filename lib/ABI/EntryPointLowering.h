@@ -165,9 +165,8 @@ private:
   }
   /// How many symbols are padded (each a value argument of the code).
   unsigned numPadded() const {
-    return llvm::count_if(symbols, [](const ChunkedSymbol &s) {
-      return s.padded;
-    });
+    return llvm::count_if(symbols,
+                          [](const ChunkedSymbol &s) { return s.padded; });
   }
 
   /// Where each symbol (by its index in `symbols`: at most one run over

@@ -301,8 +301,7 @@ LogicalResult EntryPointLowering::lower(bool exportAlias) {
     workspaceSize = planStaging(messages);
   if (!impl || impl.isExternal() ||
       impl.getNumArguments() !=
-          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) +
-                  numPadded() ||
+          nIn + nOut + (coreWorkspace != 0) + (numChecks != 0) + numPadded() ||
       !isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()) ||
       !llvm::all_of(impl.getArgumentTypes(),
                     llvm::IsaPred<LLVM::LLVMPointerType>)) {

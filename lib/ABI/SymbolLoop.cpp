@@ -395,8 +395,8 @@ void EntryPointLowering::buildSymbolLoop(LLVM::LLVMFuncOp impl,
       if (t.outer(d) != 1)
         continue;
       both(chunkFull);
-      at = gep(at,
-               mul(pass.off, i64c(t.scale[chunkedIndex] * t.bytesAfter(d))));
+      at =
+          gep(at, mul(pass.off, i64c(t.scale[chunkedIndex] * t.bytesAfter(d))));
     }
     for (auto [i, d] : llvm::enumerate(t.dim))
       if (d >= 0 && padFull[i])

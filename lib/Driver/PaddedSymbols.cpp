@@ -84,11 +84,9 @@ public:
   }
 };
 
-std::optional<std::string> PaddedImport::extent(size_t k,
-                                                ArrayRef<int64_t> sizes,
-                                                ArrayRef<int64_t> at,
-                                                Operation *where,
-                                                const Twine &what) {
+std::optional<std::string>
+PaddedImport::extent(size_t k, ArrayRef<int64_t> sizes, ArrayRef<int64_t> at,
+                     Operation *where, const Twine &what) {
   StringRef symbol = syms[k].name;
   int64_t multiple = syms[k].multiple;
   auto same = [&](int64_t s) { return s == sizes[0]; };
@@ -312,8 +310,8 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
         types.push_back(o->getResult(r).getType());
       SmallVector<Attribute> dims;
       bool any;
-      if (failed(pi.compareTypes(types, target, op, "result #" + Twine(r),
-                                 dims, any)))
+      if (failed(pi.compareTypes(types, target, op, "result #" + Twine(r), dims,
+                                 any)))
         return failure();
       anyResult |= any;
       perResult.push_back(b.getArrayAttr(dims));
@@ -349,13 +347,11 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
   return success();
 }
 
-OwningOpRef<ModuleOp>
-driver::importPadded(OwningOpRef<ModuleOp> probed, int64_t probe,
-                     const Importer &importer, MLIRContext &context,
-                     const CompileOptions &opts, ImportOptions io,
-                     ArrayRef<ChunkedSymbol> syms,
-                     ArrayRef<int64_t> bucketSizes,
-                     SmallVectorImpl<PaddedBucket> *buckets) {
+OwningOpRef<ModuleOp> driver::importPadded(
+    OwningOpRef<ModuleOp> probed, int64_t probe, const Importer &importer,
+    MLIRContext &context, const CompileOptions &opts, ImportOptions io,
+    ArrayRef<ChunkedSymbol> syms, ArrayRef<int64_t> bucketSizes,
+    SmallVectorImpl<PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   // Each symbol's three probes; the first import has every symbol at its
   // first (`probe` for the first symbol, when `probed` is given).

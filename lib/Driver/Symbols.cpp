@@ -163,13 +163,11 @@ mixedReason(const std::optional<std::pair<Location, std::string>> &error) {
 /// `io` imported `probed`, with the symbol at `probeSize` (one of its
 /// probeSymbolSizes, else its unboundSymbolSize); `avoid`: the other
 /// symbols' probe sizes.
-static LogicalResult checkValueUnused(ModuleOp probed, int64_t probeSize,
-                                      const Importer &importer,
-                                      MLIRContext &context,
-                                      const CompileOptions &opts,
-                                      ImportOptions io, StringRef symbol,
-                                      const DimSpec &spec,
-                                      ArrayRef<int64_t> avoid = {}) {
+static LogicalResult
+checkValueUnused(ModuleOp probed, int64_t probeSize, const Importer &importer,
+                 MLIRContext &context, const CompileOptions &opts,
+                 ImportOptions io, StringRef symbol, const DimSpec &spec,
+                 ArrayRef<int64_t> avoid = {}) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   SmallVector<int64_t> sizes =
       driver::probeSizes(spec.min, spec.max, spec.multiple, 4);
@@ -286,8 +284,8 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
   // Each symbol at a probe size of its own.
   SmallVector<int64_t> probes;
   for (const DimSpec &spec : specs) {
-    for (int64_t size : driver::probeSizes(spec.min, spec.max, spec.multiple,
-                                           count + 2))
+    for (int64_t size :
+         driver::probeSizes(spec.min, spec.max, spec.multiple, count + 2))
       if (probes.size() < (size_t)(&spec - specs.data()) + 1 &&
           !llvm::is_contained(probes, size))
         probes.push_back(size);
@@ -348,19 +346,15 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
         << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
     return nullptr;
   }
-  // A bundle's runtime stages one padded symbol's boxes (bundle format
-  // 1.4); two would need a plan record of each tensor's padded dims.
-  if (accelerator && padded.size() > 1) {
-    std::string names, pins;
-    for (size_t p : padded) {
-      names += (names.empty() ? "'" : "', '") + symbols[p];
-      if (p != padded.front())
-        pins += " --dim=" + symbols[p] + "=<size>";
-    }
-    emitError(loc) << "symbolic dims " << names << "' are mixed by the "
-                   << "model's ops; a bundle pads one symbol per model (the "
-                   << "CPU target compiles several), so pin the others, e.g."
-                   << pins;
+  // A bundle's runtime stages up to three padded symbols' boxes (bundle
+  // format 1.5, HODU_PLAN_MAX_PADDED).
+  if (accelerator && padded.size() > 3) {
+    std::string pins;
+    for (size_t p : ArrayRef(padded).drop_front(3))
+      pins += " --dim=" + symbols[p] + "=<size>";
+    emitError(loc) << "the model has " << padded.size() << " symbols that "
+                   << "its ops mix; a bundle pads three at most, so pin the "
+                   << "others, e.g." << pins;
     return nullptr;
   }
   int64_t chunk = 1;
@@ -414,9 +408,8 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
     padSyms.push_back({specs[p].name, specs[p].min, specs[p].max,
                        specs[p].multiple, specs[p].max, /*padded=*/true});
   size_t firstBucket = buckets ? buckets->size() : 0;
-  OwningOpRef<ModuleOp> compiled =
-      driver::importPadded(nullptr, 0, *importer, context, opts, cio, padSyms,
-                           sizes, buckets);
+  OwningOpRef<ModuleOp> compiled = driver::importPadded(
+      nullptr, 0, *importer, context, opts, cio, padSyms, sizes, buckets);
   if (!compiled)
     return nullptr;
 
@@ -640,8 +633,8 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
                                    : "this path compiles one");
         return nullptr;
       }
-      ChunkedSymbol sym{symbol,   spec.min, spec.max, spec.multiple,
-                        spec.max, /*padded=*/true};
+      ChunkedSymbol sym{symbol,        spec.min, spec.max,
+                        spec.multiple, spec.max, /*padded=*/true};
       OwningOpRef<ModuleOp> padded =
           driver::importPadded(std::move(module), probeSize, *importer, context,
                                opts, io, sym, sizes, buckets);

@@ -392,7 +392,7 @@ hodu_status hodu_bundle_parse(uint8_t *data, uint64_t size, const char *origin,
   }
   p.plan->file = data;
   p.plan->file_size = size;
-  p.plan->chunk_symbol = p.plan->pad_symbol = -1; /* until SYMBOLS says */
+  p.plan->chunk_symbol = -1; /* until SYMBOLS says */
   hodu_bundle_header header;
   hodu_status status = check_header(&p, &header);
   if (!status)

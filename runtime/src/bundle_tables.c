@@ -626,8 +626,8 @@ static hodu_status describe_symbols(parser *p,
   for (uint32_t k = 0; k < num_symbols; ++k) {
     const hodu_bundle_symbol *sym = &symbols[k];
     if (sym->flags & HODU_BUNDLE_SYMBOL_PADDED) {
-      plan->pad_symbol = (int32_t)k;
-      plan->value_slot = sym->value_slot;
+      plan->pad_symbols[plan->num_padded] = (int32_t)k;
+      plan->value_slots[plan->num_padded++] = sym->value_slot;
     } else {
       plan->chunk_symbol = (int32_t)k;
       plan->chunk = sym->chunk;
@@ -639,7 +639,7 @@ static hodu_status describe_symbols(parser *p,
     memcpy(plan->shapes, plan->dims, sizeof(int64_t) * plan->num_dims);
   for (uint32_t i = 0; i < described; ++i) {
     hodu_plan_tensor *t = &plan->tensors[i];
-    t->chunk_dim = t->pad_dim = -1;
+    t->chunk_dim = -1;
     t->bound_shape = t->desc.shape;
   }
   for (uint32_t r = 0; r < num_records; ++r) {
@@ -663,12 +663,13 @@ static hodu_status describe_symbols(parser *p,
         outer *= (uint64_t)t->desc.shape[d];
       else if ((uint32_t)d > record->dim)
         unit *= (uint64_t)t->desc.shape[d];
-    if ((int32_t)record->symbol == plan->pad_symbol) {
-      t->pad_dim = (int32_t)record->dim;
-      t->full = t->desc.shape[record->dim];
-      t->scale = record->scale;
-      t->offset = record->offset;
-      t->divisor = record->divisor;
+    if (symbols[record->symbol].flags & HODU_BUNDLE_SYMBOL_PADDED) {
+      t->pad[t->num_pad++] = (hodu_plan_pad){(int32_t)record->dim,
+                                             (int32_t)record->symbol,
+                                             t->desc.shape[record->dim],
+                                             record->scale,
+                                             record->offset,
+                                             record->divisor};
       if (!t->unit)
         t->unit = unit;
     } else {
@@ -723,19 +724,16 @@ static hodu_status check_symbols(parser *p) {
     status = hodu_bundle_copy_table(p, HODU_BUNDLE_SECTION_DYNAMIC_DIMS,
                                     sizeof *records, (void **)&records,
                                     &num_records);
-  if (!status && num_symbols > 2)
+  /* At most one run in chunks, and HODU_PLAN_MAX_PADDED padded. */
+  uint32_t chunked = 0, padded = 0;
+  for (uint32_t k = 0; k < num_symbols && !status; ++k)
+    ++*(symbols[k].flags & HODU_BUNDLE_SYMBOL_PADDED ? &padded : &chunked);
+  if (!status && (chunked > 1 || padded > HODU_PLAN_MAX_PADDED))
     status = BAD(p,
-                 "section SYMBOLS: holds %u symbols; a bundle runs at most "
-                 "two (one in chunks, one padded)",
-                 (unsigned)num_symbols);
-  if (!status && num_symbols == 2 &&
-      (symbols[0].flags & HODU_BUNDLE_SYMBOL_PADDED) ==
-          (symbols[1].flags & HODU_BUNDLE_SYMBOL_PADDED))
-    status = BAD(p,
-                 "section SYMBOLS: holds two %s symbols; a bundle's two "
-                 "symbols are one run in chunks and one padded",
-                 symbols[0].flags & HODU_BUNDLE_SYMBOL_PADDED ? "padded"
-                                                              : "chunked");
+                 "section SYMBOLS: holds %u symbols run in chunks and %u "
+                 "padded; a bundle runs at most one in chunks and %u padded",
+                 (unsigned)chunked, (unsigned)padded,
+                 (unsigned)HODU_PLAN_MAX_PADDED);
   /* Records before minor 4 have no divisor: 1. */
   if (!status && num_records &&
       p->sections[HODU_BUNDLE_SECTION_DYNAMIC_DIMS].entry_size <

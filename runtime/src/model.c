@@ -192,7 +192,7 @@ static hodu_status plan_from_descriptor(const hodu_model_desc *desc,
   if (!plan)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   plan->desc = desc;
-  plan->chunk_symbol = plan->pad_symbol = -1; /* the entry runs them */
+  plan->chunk_symbol = -1; /* the entry runs them */
   plan->name = desc->model_name ? desc->model_name : "";
   plan->producer = "";
   plan->num_inputs = (uint32_t)(desc->num_inputs - num_meta);

@@ -185,9 +185,10 @@ int32_t hodu_model_meta_slot_symbol(const hodu_model *model, int32_t index) {
   if (!model || index < 0 || (uint32_t)index >= model->plan->num_meta)
     return -1;
   const hodu_plan *plan = model->plan;
-  return plan->pad_symbol >= 0 && plan->value_slot == (uint32_t)index
-             ? plan->pad_symbol
-             : -1;
+  for (uint32_t j = 0; j < plan->num_padded; ++j)
+    if (plan->value_slots[j] == (uint32_t)index)
+      return plan->pad_symbols[j];
+  return -1;
 }
 
 hodu_status hodu_model_state_tensor_index(const hodu_model *model,

@@ -40,6 +40,17 @@
 #define HODU_BUNDLE_MAX_SECTIONS 256u
 #define HODU_BUNDLE_MAX_RANK 16u
 
+/* The most padded symbols a bundle's plan runs (bundle format 1.5: an
+ * image's height and width are two). */
+#define HODU_PLAN_MAX_PADDED 3u
+
+/* A dim of a tensor that a padded symbol is: its real extent in a run is
+ * scale * value / divisor + offset, `full` at the bound. */
+typedef struct hodu_plan_pad {
+  int32_t dim, symbol;
+  int64_t full, scale, offset, divisor;
+} hodu_plan_pad;
+
 /* An input, output, meta slot or state tensor. */
 typedef struct hodu_plan_tensor {
   hodu_tensor_desc desc; /* name, dtype, rank, shape (into plan->dims) */
@@ -53,16 +64,16 @@ typedef struct hodu_plan_tensor {
    * whole. `bytes` is its size at the chunk. */
   uint64_t unit;
   uint64_t outer;
-  /* Which dims are the symbols (-1: none; unit is non-zero when either
-   * is): the chunked symbol's dim, `chunk_scale` units per unit of the
-   * symbol, and the padded symbol's dim, whose real extent in a run is
-   * scale * value / divisor + offset and `full` at the bound.
-   * `bound_shape` is the plan's shape (DIMS: the chunk's and the bound's
-   * extents). A tensor with a padded dim is copied as a box
-   * (session_passes.c). */
-  int32_t chunk_dim, pad_dim;
+  /* Which dims are the symbols (unit is non-zero when any is): the
+   * chunked symbol's dim (-1: none), `chunk_scale` units per unit of the
+   * symbol, and the padded symbols' dims (`num_pad`, in the order of the
+   * DYNAMIC_DIMS records). `bound_shape` is the plan's shape (DIMS: the
+   * chunk's and the bound's extents). A tensor with a padded dim is copied
+   * as a box (session_passes.c). */
+  int32_t chunk_dim;
   int64_t chunk_scale;
-  int64_t full, scale, offset, divisor;
+  uint32_t num_pad;
+  hodu_plan_pad pad[HODU_PLAN_MAX_PADDED];
   const int64_t *bound_shape;
 } hodu_plan_tensor;
 
@@ -122,11 +133,12 @@ typedef struct hodu_plan {
    * starts so) and its chunk (0 without one). */
   int32_t chunk_symbol;
   int64_t chunk;
-  /* A padded symbol (HODU_BUNDLE_SYMBOL_PADDED; its index, -1 without
-   * one): compiled at its bound, its value written to meta slot
-   * `value_slot` before each pass. */
-  int32_t pad_symbol;
-  uint32_t value_slot;
+  /* The padded symbols (HODU_BUNDLE_SYMBOL_PADDED; their indices): each
+   * compiled at its bound, its value written to meta slot `value_slots[j]`
+   * before each pass. */
+  uint32_t num_padded;
+  int32_t pad_symbols[HODU_PLAN_MAX_PADDED];
+  uint32_t value_slots[HODU_PLAN_MAX_PADDED];
   /* What devices see of it (hodu/plugin.h), filled by hodu_plan_view
    * (device.h) when the model opens its devices. */
   hodu_device_plan view;

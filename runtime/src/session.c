@@ -169,16 +169,23 @@ static hodu_status session_create(const hodu_model *model, int internal,
   if (s->num_symbols)
     s->symbol_values = calloc((size_t)s->num_symbols, sizeof(int64_t));
   /* A new mirror holds anything: all of it is stale. */
-  if (plan->pad_symbol >= 0) {
-    s->padded_rows = calloc(n_in, sizeof *s->padded_rows);
-    for (uint32_t i = 0; s->padded_rows && i < plan->num_inputs; ++i)
-      s->padded_rows[i] = plan->tensors[i].full;
+  if (plan->num_padded) {
+    s->padded_rows =
+        calloc((size_t)n_in * HODU_SESSION_STALE, sizeof *s->padded_rows);
+    for (uint32_t i = 0; s->padded_rows && i < plan->num_inputs; ++i) {
+      const hodu_plan_tensor *t = &plan->tensors[i];
+      int64_t *stale = s->padded_rows + (size_t)i * HODU_SESSION_STALE;
+      for (uint32_t j = 0; j < t->num_pad; ++j)
+        stale[j] = t->pad[j].full;
+      stale[HODU_PLAN_MAX_PADDED] =
+          t->chunk_dim >= 0 ? t->bound_shape[t->chunk_dim] : 0;
+    }
   }
   hodu_status status =
       s->arenas && s->owned && s->inputs && s->outputs && s->input_mirrors &&
               s->output_mirrors && s->bindings &&
               (s->symbol_values || !s->num_symbols) &&
-              (s->padded_rows || plan->pad_symbol < 0)
+              (s->padded_rows || !plan->num_padded)
           ? make_segments(s)
           : hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
   for (uint32_t d = 0; d < plan->num_devices && !status; ++d) {
@@ -716,13 +723,13 @@ static hodu_status owned_io(const hodu_session *s, int state, int32_t index,
     return hodu_make_status(HODU_INVALID_ARGUMENT, "the host buffer is NULL");
   if (!bytes)
     return NULL;
-  if (write && !state && plan->pad_symbol >= 0 &&
-      (uint32_t)index == plan->value_slot)
-    return hodu_make_status(
-        HODU_INVALID_ARGUMENT,
-        "meta slot '%s' holds the value of symbol '%s', which the runtime "
-        "writes at each run from the inputs' shapes",
-        t->desc.name, plan->symbols[plan->pad_symbol].name);
+  for (uint32_t j = 0; write && !state && j < plan->num_padded; ++j)
+    if ((uint32_t)index == plan->value_slots[j])
+      return hodu_make_status(
+          HODU_INVALID_ARGUMENT,
+          "meta slot '%s' holds the value of symbol '%s', which the runtime "
+          "writes at each run from the inputs' shapes",
+          t->desc.name, plan->symbols[plan->pad_symbols[j]].name);
   hodu_device *device = tensor_device(s, tensor);
   return write
              ? device->ops->write(device->instance, s->owned[k], 0, data, bytes)

@@ -46,10 +46,15 @@ struct hodu_session {
    * run and bundle runs cut into passes. */
   int64_t *symbol_values;
   int32_t num_symbols;
-  /* A padded symbol's bundle: per input, the extent its mirror's last run
-   * wrote (what lies past it up to there is stale, not zero). */
+  /* A padded symbol's bundle: per input, HODU_SESSION_STALE entries: the
+   * extent along each padded dim (and, last, along the chunked one) that
+   * its mirror's last run wrote (what lies past it up to there is stale,
+   * not zero). */
   int64_t *padded_rows;
 };
+
+/* Entries of hodu_session.padded_rows per input. */
+#define HODU_SESSION_STALE (HODU_PLAN_MAX_PADDED + 1u)
 
 static inline hodu_device *tensor_device(const hodu_session *s,
                                          uint32_t tensor) {

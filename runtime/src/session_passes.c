@@ -61,9 +61,9 @@ static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
   return NULL;
 }
 
-/* The real extent of tensor t's padded dim at value n. */
-static int64_t padded_extent(const hodu_plan_tensor *t, int64_t n) {
-  return t->scale * n / t->divisor + t->offset;
+/* The real extent of padded dim `pad` at value n. */
+static int64_t padded_extent(const hodu_plan_pad *pad, int64_t n) {
+  return pad->scale * n / pad->divisor + pad->offset;
 }
 
 /* Writes zeros to `bytes` bytes of `buffer` from `at`. */
@@ -120,12 +120,12 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
   hodu_device *device = tensor_device(s, index);
   hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
   const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
-  int32_t rank = t->desc.rank, pd = t->pad_dim, cd = t->chunk_dim;
+  int32_t rank = t->desc.rank, pd = t->pad[0].dim, cd = t->chunk_dim;
   const int64_t *S = t->bound_shape;
   /* The box and the caller's extents, and both layouts' strides. */
   int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
   uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
-  int64_t ext = padded_extent(t, s->symbol_values[plan->pad_symbol]);
+  int64_t ext = padded_extent(&t->pad[0], s->symbol_values[t->pad[0].symbol]);
   for (int32_t d = 0; d < rank; ++d)
     box[d] = caller[d] = S[d];
   box[pd] = caller[pd] = ext;
@@ -146,7 +146,9 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
   int32_t j = cd >= 0 && cd < pd ? cd /* the outer one, if two */
               : cd > pd          ? pd
                                  : -1;
-  uint64_t stale = out ? 0 : (uint64_t)s->padded_rows[i];
+  int64_t *written =
+      out ? NULL : s->padded_rows + (size_t)i * HODU_SESSION_STALE;
+  uint64_t stale = out ? 0 : (uint64_t)written[0];
   int partial = cd >= 0 && box[cd] < S[cd];
   /* The rows: every index of the box's dims before k. */
   int64_t idx[HODU_BUNDLE_MAX_RANK] = {0}, count = 1;
@@ -199,7 +201,85 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
                       (upto - from) * in_mirror[j]);
   }
   if (!status && !out)
-    s->padded_rows[i] = ext;
+    written[0] = ext;
+  return status;
+}
+
+/* box_copy for a tensor with several padded dims (an image's height and
+ * width): the box of every symbolic dim's real extent, one copy per row of
+ * the innermost symbolic dim. An input's mirror must hold zeros past the
+ * box along each symbolic dim: when the last run's box along any of them
+ * reached past this one's (`padded_rows`), the whole mirror is zeroed
+ * first; when every extent grows or stays, what lies past the box was
+ * never written. */
+static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
+                                  int64_t off, int64_t rows) {
+  const hodu_plan *plan = s->plan;
+  uint32_t index = (out ? plan->num_inputs : 0) + i;
+  const hodu_plan_tensor *t = &plan->tensors[index];
+  hodu_device *device = tensor_device(s, index);
+  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
+  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+  int32_t rank = t->desc.rank, cd = t->chunk_dim;
+  const int64_t *S = t->bound_shape;
+  int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
+  uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
+  for (int32_t d = 0; d < rank; ++d)
+    box[d] = caller[d] = S[d];
+  int32_t k = cd; /* the innermost symbolic dim */
+  for (uint32_t j = 0; j < t->num_pad; ++j) {
+    const hodu_plan_pad *pad = &t->pad[j];
+    box[pad->dim] = caller[pad->dim] =
+        padded_extent(pad, s->symbol_values[pad->symbol]);
+    if (pad->dim > k)
+      k = pad->dim;
+  }
+  uint64_t start = 0;
+  if (cd >= 0) {
+    box[cd] = rows * t->chunk_scale;
+    caller[cd] = s->symbol_values[plan->chunk_symbol] * t->chunk_scale;
+    start = (uint64_t)(off * t->chunk_scale);
+  }
+  uint64_t size = hodu_dtype_size((hodu_dtype)t->desc.dtype);
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    in_mirror[d] = size;
+    in_tensor[d] =
+        d + 1 < rank ? in_tensor[d + 1] * (uint64_t)caller[d + 1] : size;
+    size = in_mirror[d] * (uint64_t)S[d];
+  }
+  hodu_status status = NULL;
+  int64_t *written =
+      out ? NULL : s->padded_rows + (size_t)i * HODU_SESSION_STALE;
+  if (!out) {
+    int shrinks = cd >= 0 && written[HODU_PLAN_MAX_PADDED] > box[cd];
+    for (uint32_t j = 0; j < t->num_pad; ++j)
+      shrinks |= written[j] > box[t->pad[j].dim];
+    if (shrinks)
+      status = write_zeros(device, mirror, 0, size);
+  }
+  int64_t idx[HODU_BUNDLE_MAX_RANK] = {0}, count = 1;
+  for (int32_t d = 0; d < k; ++d)
+    count *= box[d];
+  for (int64_t r = 0; r < count && !status; ++r) {
+    uint64_t at = k == cd ? start * in_tensor[k] : 0, base = 0;
+    for (int32_t d = 0; d < k; ++d) {
+      at += ((uint64_t)idx[d] + (d == cd ? start : 0)) * in_tensor[d];
+      base += (uint64_t)idx[d] * in_mirror[d];
+    }
+    status = move_part(device, tensor, at, mirror, base,
+                       (uint64_t)box[k] * in_mirror[k], out);
+    for (int32_t d = k - 1; d >= 0; --d) {
+      if (++idx[d] < box[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  if (!status && !out) {
+    for (uint32_t j = 0; j < t->num_pad; ++j)
+      written[j] = box[t->pad[j].dim];
+    if (cd >= 0)
+      written[HODU_PLAN_MAX_PADDED] = box[cd];
+  }
   return status;
 }
 
@@ -240,12 +320,13 @@ hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
   if (!plan->num_symbols)
     return NULL;
   hodu_status status = NULL;
-  if (!out && plan->pad_symbol >= 0) {
-    int64_t n = s->symbol_values[plan->pad_symbol];
-    uint32_t slot = plan->num_inputs + plan->num_outputs + plan->value_slot;
-    hodu_device *device = tensor_device(s, slot);
-    status = device->ops->write(device->instance, s->owned[plan->value_slot], 0,
-                                &n, sizeof n);
+  for (uint32_t j = 0; !out && j < plan->num_padded && !status; ++j) {
+    int64_t n = s->symbol_values[plan->pad_symbols[j]];
+    uint32_t meta = plan->value_slots[j];
+    hodu_device *device =
+        tensor_device(s, plan->num_inputs + plan->num_outputs + meta);
+    status =
+        device->ops->write(device->instance, s->owned[meta], 0, &n, sizeof n);
   }
   uint32_t count = out ? plan->num_outputs : plan->num_inputs;
   for (uint32_t i = 0; i < count && !status; ++i) {
@@ -253,8 +334,9 @@ hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
         &plan->tensors[(out ? plan->num_inputs : 0) + i];
     if (!t->unit)
       continue;
-    status = t->pad_dim >= 0 ? box_copy(s, i, out, off, rows)
-                             : chunk_copy(s, i, out, off, rows);
+    status = t->num_pad > 1    ? box_copy_multi(s, i, out, off, rows)
+             : t->num_pad == 1 ? box_copy(s, i, out, off, rows)
+                               : chunk_copy(s, i, out, off, rows);
   }
   return status;
 }

@@ -144,6 +144,10 @@ def run_model(d, name, hodu_run, device, env, np, nbench, nreplay):
             hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env,
                                  "model-len.hodu", "symbolic_length", "lengths.txt",
                                  "length")
+        if os.path.exists(os.path.join(d, "model-shape.hodu")):
+            hard |= run_symbolic(d, data, rtol, atol, hodu_run, device, env,
+                                 "model-shape.hodu", "symbolic_shape", "shapes.txt",
+                                 "shape")
         if os.path.exists(os.path.join(d, "model-f16.hodu")):
             hard |= run_f16(d, data, inputs, hodu_run, device, env, nbench)
         if rc != 0:

@@ -159,6 +159,9 @@ def main():
                 stage_symbolic(m, hoduc, onnx, ref, d, flags_common)
             if m.get("symbolic_length") and not extra and args.symbolic != "none":
                 stage_symbolic_length(m, hoduc, onnx, d, flags_common)
+            if m.get("symbolic_shape") and not extra and args.symbolic != "none":
+                stage_symbolic_length(m, hoduc, onnx, d, flags_common,
+                                      "symbolic_shape")
         else:
             kind = "cpu-only"
         with open(os.path.join(d, "tolerance"), "w") as f:
@@ -318,30 +321,34 @@ def stage_symbolic(m, hoduc, onnx, ref, d, flags_common):
     print("stage: %s with a symbolic batch" % m["name"])
 
 
-def stage_symbolic_length(m, hoduc, onnx, d, flags_common):
+def stage_symbolic_length(m, hoduc, onnx, d, flags_common, key="symbolic_length"):
     """The model compiled once with its length dims symbolic and padded to
     the manifest's bound, as test/models/run_model_test.py's
     test_symbolic_length does, into model-len.hodu, with its reference sets
     at the other lengths (symbolic_length/test_data_set_K) and
-    lengths.txt."""
+    lengths.txt. With key "symbolic_shape" (an image's height and width),
+    into model-shape.hodu, symbolic_shape/ and shapes.txt."""
     sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.join(ROOT, "test", "models"))
     from run_model_test import symbolic_length_flags  # noqa: E402
-    p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, "model-len.hodu")]
-                       + flags_common + symbolic_length_flags(m),
+    shape = key == "symbolic_shape"
+    art = "model-shape.hodu" if shape else "model-len.hodu"
+    p = subprocess.run([hoduc, onnx, "-o", os.path.join(d, art)]
+                       + flags_common + symbolic_length_flags(m, key),
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if p.returncode != 0:
-        print("stage: %s with a symbolic length does not compile: %s"
-              % (m["name"], p.stdout.decode()[:300]))
+        print("stage: %s with a %s does not compile: %s"
+              % (m["name"], key.replace("_", " "), p.stdout.decode()[:300]))
         return
-    lengths = m["symbolic_length"]["lengths"]
-    src_root = os.path.join(ROOT, "test", "models", m["name"], "symbolic_length")
-    for k in range(len(lengths)):
+    sizes = m[key]["shapes" if shape else "lengths"]
+    src_root = os.path.join(ROOT, "test", "models", m["name"], key)
+    for k in range(len(sizes)):
         shutil.copytree(os.path.join(src_root, "test_data_set_%d" % k),
-                        os.path.join(d, "symbolic_length", "test_data_set_%d" % k))
-    with open(os.path.join(d, "symbolic_length", "lengths.txt"), "w") as f:
-        f.write(" ".join(str(n) for n in lengths) + "\n")
-    print("stage: %s with a symbolic length" % m["name"])
+                        os.path.join(d, key, "test_data_set_%d" % k))
+    with open(os.path.join(d, key, "shapes.txt" if shape else "lengths.txt"), "w") as f:
+        f.write(" ".join("x".join(str(v) for v in n) if shape else str(n)
+                         for n in sizes) + "\n")
+    print("stage: %s with a %s" % (m["name"], key.replace("_", " ")))
 
 
 PADDED = [

@@ -408,7 +408,8 @@ def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol,
     runs it at the manifest's length (test_data_set_0) and at every length
     of symbolic_length/test_data_set_k, against ONNX Runtime's outputs.
     With key "symbolic_shape", the same for several dims of an input (an
-    image's height and width) at each of its shapes, on the CPU."""
+    image's height and width) at each of its shapes. Then the same as a
+    Vulkan bundle."""
     spec = model[key]
     what = "shape" if key == "symbolic_shape" else "length"
     sizes = spec["shapes"] if key == "symbolic_shape" else spec["lengths"]
@@ -427,22 +428,20 @@ def test_symbolic_length(model, onnx, data, work, hoduc, hodu_run, rtol, atol,
         os.path.join(data, key, "test_data_set_%d" % k) for k in range(len(sizes))]
     if not run_sets(hodu_run, lib, work, sets, lengths, what, secs, rtol, atol):
         return False
-    if key == "symbolic_shape":
-        return True
-    # The same as a Vulkan bundle (the value in a meta slot the runtime
+    # The same as a Vulkan bundle (each value in a meta slot the runtime
     # writes), on the machine's Vulkan device: lavapipe without a GPU.
-    bundle = os.path.join(work, "%s.length.hodu" % model["name"])
+    bundle = os.path.join(work, "%s.%s.hodu" % (model["name"], what))
     rc, out, secs = run([hoduc, onnx, "-o", bundle, "--device=vulkan"] + flags,
                         COMPILE_TIMEOUT)
     if rc != 0:
-        print("symbolic length (vulkan): compile FAILED: " + first_error(out))
+        print("symbolic %s (vulkan): compile FAILED: %s" % (what, first_error(out)))
         return False
     rc, out, _ = run([hodu_run, bundle, "--device=vulkan", "--test-data", sets[0],
                       "--rtol", repr(rtol), "--atol", repr(atol)], RUN_TIMEOUT)
     if rc != 0 and "no Vulkan" in out:
-        print("symbolic length (vulkan): not run (%s)" % first_error(out))
+        print("symbolic %s (vulkan): not run (%s)" % (what, first_error(out)))
         return True
-    return run_sets(hodu_run, bundle, work, sets, lengths, "length (vulkan)", secs,
+    return run_sets(hodu_run, bundle, work, sets, lengths, what + " (vulkan)", secs,
                     rtol, atol)
 
 

@@ -408,9 +408,10 @@ static void test_reader_padded(void) {
   }
 }
 
-/* Two symbols (minor 4): one run in chunks and one padded. The contract's
- * tensors are of rank 1, so these are the refusals; hoduc's two-symbol
- * bundles run in test/Runtime/vulkan-padded.test. */
+/* Two symbols (minor 4): one run in chunks and one padded (or, minor 5,
+ * both padded). The contract's tensors are of rank 1, so these are the
+ * refusals; hoduc's two- and three-symbol bundles run in
+ * test/Runtime/vulkan-padded.test. */
 static void test_reader_two_symbols(void) {
   static const struct {
     uint32_t flags0, flags1;
@@ -418,10 +419,12 @@ static void test_reader_two_symbols(void) {
     const char *message;
   } broken[] = {
       {0, 0, 0, 0,
-       "section SYMBOLS: holds two chunked symbols; a bundle's two symbols "
-       "are one run in chunks and one padded"},
+       "section SYMBOLS: holds 2 symbols run in chunks and 0 padded; a "
+       "bundle runs at most one in chunks and 3 padded"},
+      /* Two padded symbols (minor 5) are read; here they share a dim. */
       {HODU_BUNDLE_SYMBOL_PADDED, HODU_BUNDLE_SYMBOL_PADDED, 0, 0,
-       "section SYMBOLS: holds two padded symbols"},
+       "section DYNAMIC_DIMS entry 1: input 'x' has a second dim of symbol 1 "
+       "or a second symbol in dim 0 (entry 0)"},
       {0, HODU_BUNDLE_SYMBOL_PADDED, 0, 0,
        "section DYNAMIC_DIMS entry 1: input 'x' has a second dim of symbol 1 "
        "or a second symbol in dim 0 (entry 0)"},
@@ -522,7 +525,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.4 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.5 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},

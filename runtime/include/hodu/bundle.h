@@ -53,8 +53,11 @@ extern "C" {
  * minor 2 appended num_state_tensors to MODEL (a train step's state);
  * minor 3 appended `name` to DEVICES (a plugin device);
  * minor 4 added padded symbols: HODU_BUNDLE_SYMBOL_PADDED and value_slot
- * in SYMBOLS, divisor in DYNAMIC_DIMS. */
-#define HODU_BUNDLE_VERSION_MINOR 4u
+ * in SYMBOLS, divisor in DYNAMIC_DIMS;
+ * minor 5 lets SYMBOLS hold up to three padded symbols beside the chunked
+ * one (an image's height and width), with no new field: a reader of minor 4
+ * refuses such a bundle ("holds 3 symbols"). */
+#define HODU_BUNDLE_VERSION_MINOR 5u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -279,7 +282,12 @@ typedef struct hodu_bundle_arg {
  * whose symbolic dims hold the real extent (scale * n / divisor + offset)
  * followed by zeros up to the bound, with n written to meta slot
  * `value_slot` (an i64 scalar the kernels read), and of each output the
- * real extent is kept. A reader of minor 1 to 3 refuses the flag. */
+ * real extent is kept. A reader of minor 1 to 3 refuses the flag.
+ *
+ * SYMBOLS holds at most one chunked symbol, and (minor 5) up to three
+ * padded ones, each with its own value slot (minor 4: one). A tensor's dims
+ * may be several padded symbols (an image's [N, 3, H, W]): a run stages
+ * the box of every symbolic dim's real extent, zeros past it. */
 #define HODU_BUNDLE_SYMBOL_PADDED 1u
 
 typedef struct hodu_bundle_symbol {

@@ -6,7 +6,7 @@
  * the host tensors' bits; a captured session replays its values and
  * refuses others; and the meta slot that holds the value is the runtime's
  * to write. Each argument after the bundle is one run's values in the
- * model's symbol order, comma-separated ("16" or "2,9"). */
+ * model's symbol order, comma-separated ("16", "2,9" or "1,32,8"). */
 #include "../try.h"
 #include "hodu/runtime.h"
 
@@ -38,10 +38,12 @@ static int parse_values(const hodu_model *m, const char *text,
 /* Inputs at `text`'s values with data that depends on them (ids and masks
  * stay small integers), and outputs at them. */
 static int make(const hodu_model *m, const char *text, run *r) {
-  int64_t values[2] = {0, 0};
+  int64_t values[4] = {0, 0, 0, 0};
+  if (hodu_model_num_symbols(m) > 4)
+    return printf("more than 4 symbols\n"), 1;
   if (parse_values(m, text, values))
     return 1;
-  int64_t n = values[0] + 7 * values[1];
+  int64_t n = values[0] + 7 * values[1] + 13 * values[2] + 17 * values[3];
   int32_t num_values = hodu_model_num_symbols(m);
   r->num_inputs = hodu_model_num_inputs(m);
   r->num_outputs = hodu_model_num_outputs(m);
