@@ -278,15 +278,20 @@ def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
     - a concat along it: rebuilt by index_select at run-time offsets, so
       that the real parts of its operands are consecutive.
     Everything else along such a dim computes per position and needs no
-    mask. A mask's compares carry `hodu.mask` (a number of their own), so
+    mask. A reshape that merges a padded dim with the dims before it makes
+    it interleaved ([heads, B] -> [heads * B]: position p is real when
+    p mod B is below the extent); masks over it compare the indices modulo
+    B, elementwise ops and reductions keep it, and a reshape that splits
+    whole periods off makes it a prefix again. A mask's compares carry `hodu.mask` (a number of their own), so
     that CSE does not share one condition tensor between masks: with the
     select as its one user, the condition is computed in the select's
     fusion group, in the vectorised loop. Ops it cannot make exact -- a
     split, flip, scatter or non-unit-step slice along it, a resize by a
     fraction or with align_corners, a region of interest or
     exclude_outside, a variance over it, a mean window with excluded pads,
-    an If or Loop that reads it, a reshape that merges it with the dims
-    before it (or merges two padded dims) -- are the error "symbolic dim
+    an If or Loop that reads it, a reshape that merges two padded dims, an
+    op other than an elementwise one, a reduction or a reshape that reads
+    it interleaved -- are the error "symbolic dim
     'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)" at that op.
     It removes the `hodu.extents` attributes.
 

@@ -38,10 +38,14 @@ using namespace hodu;
 namespace {
 
 /// A dim's real extent, scale * n / divisor + offset (exact), n the value
-/// of padded symbol `sym`; scale 0: a static dim.
+/// of padded symbol `sym`; scale 0: a static dim. With a `period`, the dim
+/// interleaves: position p is real when p mod period is below the extent
+/// (the rows of an attention's heads flattened with its padded queries,
+/// [heads * B] of [heads, B]); else the real positions are a prefix.
 struct Extent {
   int64_t scale = 0, offset = 0, divisor = 1;
   int sym = -1;
+  int64_t period = 0;
   bool symbolic() const { return scale != 0; }
 };
 
@@ -102,6 +106,12 @@ private:
   LogicalResult reshape(Operation *op);
   LogicalResult resize(ResizeOp r);
   Value edged(Value x, ArrayRef<int64_t> dims);
+  bool interleaved(Value v) const {
+    auto it = table.find(v);
+    return it != table.end() &&
+           llvm::any_of(it->second, [](const Extent &e) { return e.period; });
+  }
+  void propagatePeriods(Operation *op);
   template <class R> LogicalResult reduce(R r, Neutral k, bool mean = false);
   /// Whether reduction r reduces a padded dim.
   template <class R> bool overSymbolic(R r) const {
@@ -264,6 +274,9 @@ Value PadRewriter::keep(ArrayRef<int64_t> shape,
     SmallVector<int64_t> s(shape.size(), 1);
     s[d] = shape[d];
     auto iota = llvm::to_vector(llvm::seq<int64_t>(0, shape[d]));
+    if (e.period)
+      for (int64_t &v : iota)
+        v %= e.period;
     Value index, limit = realExtent(e);
     if (useFloat) {
       SmallVector<APFloat> values;
@@ -398,10 +411,26 @@ template <class R>
 LogicalResult PadRewriter::reduce(R r, Neutral k, bool mean) {
   Value in = r.getInput();
   int64_t rank = cast<RankedTensorType>(in.getType()).getRank();
+  SmallVector<int64_t> axes = symbolAxesOf(r.getDims(), rank);
   SmallVector<int64_t> dims;
-  for (int64_t d : symbolAxesOf(r.getDims(), rank))
+  for (int64_t d : axes)
     if (isSymbolic(in, d))
       dims.push_back(d);
+  // The kept dims' interleaving, where they land in the result.
+  if (interleaved(in) && table.count(r.getResult())) {
+    SmallVector<Extent> &row = table[r.getResult()];
+    int64_t at = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = llvm::is_contained(axes, d);
+      if (reduced && mean && extentOf(in, d).period)
+        return mixes(r, "a mean over it interleaved");
+      if (!reduced || r.getKeepDim()) {
+        if (!reduced && extentOf(in, d).period && at < (int64_t)row.size())
+          row[at] = extentOf(in, d);
+        ++at;
+      }
+    }
+  }
   if (dims.empty())
     return success();
   maskOperand(r, 0, dims, k);
@@ -524,7 +553,10 @@ LogicalResult PadRewriter::pad(PadOp p) {
 /// Reshapes keep each padded dim's padding a suffix when the dims before it
 /// hold as many elements before and after: the padded dims pair up in
 /// order, each with one of the same symbol (merged with, or split from,
-/// dims after it only).
+/// dims after it only). A padded dim merged with dims before it interleaves
+/// (`period`: [8, B] -> [8 * B], an attention's heads and padded queries
+/// flattened for a 2-D softmax), and a split that puts whole periods in
+/// the dims before it ([8 * B] -> [8, B]) makes it a prefix again.
 LogicalResult PadRewriter::reshape(Operation *op) {
   Value in = op->getOperand(0), out = op->getResult(0);
   SmallVector<int64_t> from = symbolicDims(in), to = symbolicDims(out);
@@ -532,18 +564,82 @@ LogicalResult PadRewriter::reshape(Operation *op) {
     return success();
   if (from.size() != to.size())
     return mixes(op, "the reshape spreads it over other dims");
-  auto prefix = [](Value v, int64_t d) {
+  ArrayRef<int64_t> inShape = cast<RankedTensorType>(in.getType()).getShape();
+  ArrayRef<int64_t> outShape = cast<RankedTensorType>(out.getType()).getShape();
+  auto product = [](ArrayRef<int64_t> dims) {
     int64_t p = 1;
-    for (int64_t e :
-         cast<RankedTensorType>(v.getType()).getShape().take_front(d))
+    for (int64_t e : dims)
       p *= e;
     return p;
   };
-  for (auto [a, z] : llvm::zip(from, to))
-    if (extentOf(in, a).sym != extentOf(out, z).sym ||
-        prefix(in, a) != prefix(out, z))
+  SmallVector<Extent> row = table.lookup(out);
+  for (auto [a, z] : llvm::zip(from, to)) {
+    Extent ei = extentOf(in, a), eo = extentOf(out, z);
+    if (ei.sym != eo.sym)
       return mixes(op, "the reshape merges it with the dims before it");
+    int64_t preIn = product(inShape.take_front(a));
+    int64_t preOut = product(outShape.take_front(z));
+    int64_t postIn = product(inShape.drop_front(a + 1));
+    int64_t postOut = product(outShape.drop_front(z + 1));
+    if (preIn == preOut && !ei.period)
+      continue; // a prefix stays a prefix (the driver's extent)
+    Extent e = ei;
+    if (preIn == preOut || (preOut < preIn && preIn % preOut == 0)) {
+      // Merged with dims after it (c of them) and, when preOut < preIn,
+      // with dims before it: the positions of each of its periods (each
+      // index of the dims before it) come c at a time.
+      if (postIn % postOut != 0)
+        return mixes(op, "the reshape merges it with the dims before it");
+      int64_t c = postIn / postOut;
+      e.scale *= c;
+      e.offset *= c;
+      e.period = (ei.period ? ei.period : inShape[a]) * c;
+      if (preIn == preOut && !ei.period)
+        e.period = 0;
+    } else if (preOut % preIn == 0 && ei.period && postOut % postIn == 0) {
+      // Split: whole periods go to the dims before it, c positions of a
+      // period to the dims after it.
+      int64_t c = postOut / postIn;
+      if (ei.period != outShape[z] * c || e.scale % c || e.offset % c)
+        return mixes(op, "the reshape cuts its interleaved positions apart");
+      e.scale /= c;
+      e.offset /= c;
+      e.period = 0;
+    } else {
+      return mixes(op, "the reshape merges it with the dims before it");
+    }
+    if (e.period && e.period == outShape[z])
+      e.period = 0;
+    row[z] = e;
+  }
+  table[out] = row;
   return success();
+}
+
+/// A result's interleaved dims, from its operands': elementwise ops (their
+/// operands broadcast from the trailing dims) and reductions (their kept
+/// dims) keep each dim where it is.
+void PadRewriter::propagatePeriods(Operation *op) {
+  if (op->getNumResults() != 1 || !table.count(op->getResult(0)))
+    return;
+  Value r = op->getResult(0);
+  auto rt = cast<RankedTensorType>(r.getType());
+  SmallVector<Extent> &row = table[r];
+  for (Value v : op->getOperands()) {
+    auto it = table.find(v);
+    if (it == table.end())
+      continue;
+    int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    int64_t lead = rt.getRank() - rank;
+    for (auto [d, e] : llvm::enumerate(it->second)) {
+      int64_t rd = lead + (int64_t)d;
+      if (e.period && rd >= 0 && rd < rt.getRank() &&
+          rt.getDimSize(rd) ==
+              cast<RankedTensorType>(v.getType()).getDimSize(d) &&
+          row[rd].symbolic())
+        row[rd] = e;
+    }
+  }
 }
 
 /// x with the padding of `dims` holding the last real position's values
@@ -592,9 +688,9 @@ LogicalResult PadRewriter::resize(ResizeOp r) {
                           stringifyCoordTransform(ct) + ")");
     if (r.getExcludeOutside())
       return mixes(r, "the resize leaves the outside out (exclude_outside)");
-    double scale = r.getScales() ? (*r.getScales())[d]
-                                 : double(outT.getDimSize(d)) /
-                                       double(inT.getDimSize(d));
+    double scale = r.getScales()
+                       ? (*r.getScales())[d]
+                       : double(outT.getDimSize(d)) / double(inT.getDimSize(d));
     int64_t k = (int64_t)scale;
     Extent ei = extentOf(in, d);
     Extent eo = isSymbolic(out, d) ? extentOf(out, d) : Extent();
@@ -632,8 +728,20 @@ LogicalResult PadRewriter::visit(Operation *op) {
     return mixes(op, "the op's regions read it");
   if (isElementwiseOp(op)) {
     propagateKnown(op);
+    propagatePeriods(op);
     return success();
   }
+  // An interleaved dim (a reshape's merge of a padded dim with the dims
+  // before it) goes through elementwise ops, reductions, and the reshape
+  // that splits it again; other ops would read it by position.
+  if (llvm::any_of(op->getOperands(),
+                   [&](Value v) { return interleaved(v); }) &&
+      !isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, ReduceSumOp,
+           ReduceMeanOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+           ReduceLogSumExpOp>(op))
+    return mixes(op, "'" + op->getName().getStringRef() +
+                         "' reads it interleaved (a reshape merged it with "
+                         "the dims before it)");
   if (isa<func::ReturnOp, AssertOp, BroadcastOp, TransposeOp, GatherOp,
           IndexSelectOp, OneHotOp>(op))
     return success();

@@ -163,17 +163,6 @@ func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq", ""]}) -> tensor<8x4xf32
 
 // -----
 
-// The padding of each of the 2 rows would sit between real positions.
-module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
-func.func @main(%x: tensor<2x8xf32> {hodu.dims = ["", "seq"]}) -> tensor<16xf32> {
-  // expected-error @+1 {{symbolic dim 'seq' cannot vary: the reshape merges it with the dims before it}}
-  %r = hodu.reshape %x {hodu.extents = [["2*seq"]]} : (tensor<2x8xf32>) -> tensor<16xf32>
-  return %r : tensor<16xf32>
-}
-}
-
-// -----
-
 module attributes {hodu.symbols = [{name = "seq", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
 // expected-error @+1 {{hodu.extents: dim 0 of 'tensor<8x4xf32>' is not seq+1 at seq = 8}}
 func.func @main(%x: tensor<8x4xf32> {hodu.dims = ["seq+1", ""]}) -> tensor<8x4xf32> {
@@ -280,5 +269,61 @@ func.func @main(%x: tensor<1x1x8x4xf32> {hodu.dims = ["", "", "h", ""]}) -> tens
   // expected-error @+1 {{symbolic dim 'h' cannot vary: the resize's coordinates depend on the sizes (coordinate transform align_corners)}}
   %r = hodu.resize %x {mode = #hodu<resize_mode linear>, coord_transform = #hodu<coord_transform align_corners>, hodu.extents = [["", "", "2*h", ""]]} : (tensor<1x1x8x4xf32>) -> tensor<1x1x16x4xf32>
   return %r : tensor<1x1x16x4xf32>
+}
+}
+
+// -----
+
+// Attention scores [1, heads, s, s] flattened to [heads * s, s] rows for a
+// 2-D softmax (as ppocr-v4-rec's neck does): the rows interleave real and
+// padded queries, row p being real when p mod 8 < s. The softmax over the
+// keys (dim 1) masks the keys only; a sum over the rows masks them with
+// the indices modulo the period; the reshape back makes the queries a
+// prefix again.
+module attributes {hodu.symbols = [{name = "s", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<1x2x8x8xf32> {hodu.dims = ["", "", "s", "s"]}) -> (tensor<1x2x8x8xf32>, tensor<1x8xf32>) {
+  %r = hodu.reshape %x {hodu.extents = [["2*s", "s"]]} : (tensor<1x2x8x8xf32>) -> tensor<16x8xf32>
+  %m = hodu.reduce_max %r {dims = array<i64: 1>, keep_dim = true, hodu.extents = [["2*s", ""]]} : (tensor<16x8xf32>) -> tensor<16x1xf32>
+  %d = hodu.sub %r, %m {hodu.extents = [["2*s", "s"]]} : (tensor<16x8xf32>, tensor<16x1xf32>) -> tensor<16x8xf32>
+  %e = hodu.exp %d {hodu.extents = [["2*s", "s"]]} : (tensor<16x8xf32>) -> tensor<16x8xf32>
+  %t = hodu.reduce_sum %e {dims = array<i64: 0>, keep_dim = true, hodu.extents = [["", "s"]]} : (tensor<16x8xf32>) -> tensor<1x8xf32>
+  %b = hodu.reshape %e {hodu.extents = [["", "", "s", "s"]]} : (tensor<16x8xf32>) -> tensor<1x2x8x8xf32>
+  return %b, %t : tensor<1x2x8x8xf32>, tensor<1x8xf32>
+}
+}
+// CHECK-LABEL: func.func @main
+// CHECK: %[[R:.*]] = hodu.reshape %{{.*}} : (tensor<1x2x8x8xf32>) -> tensor<16x8xf32>
+// CHECK: %[[KEYS:.*]] = hodu.lt %{{.*}}, %{{.*}} {hodu.mask = {{[0-9]+}} : i64} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xi1>
+// CHECK: %[[SM:.*]] = hodu.select %[[KEYS]], %[[R]], %{{.*}} : (tensor<1x8xi1>, tensor<16x8xf32>, tensor<f32>)
+// CHECK: hodu.reduce_max %[[SM]]
+// CHECK: %[[E:.*]] = hodu.exp
+// CHECK: %[[ROWS:.*]] = hodu.constant dense<{{\[\[}}0.000000e+00], [1.000000e+00], [2.000000e+00], [3.000000e+00], [4.000000e+00], [5.000000e+00], [6.000000e+00], [7.000000e+00], [0.000000e+00], [1.000000e+00], {{.*}}]> : tensor<16x1xf32>
+// CHECK: %[[KROWS:.*]] = hodu.lt %[[ROWS]], %{{.*}} {hodu.mask = {{[0-9]+}} : i64} : (tensor<16x1xf32>, tensor<f32>) -> tensor<16x1xi1>
+// CHECK: %[[EM:.*]] = hodu.select %[[KROWS]], %[[E]], %{{.*}} : (tensor<16x1xi1>, tensor<16x8xf32>, tensor<f32>)
+// CHECK: %[[T:.*]] = hodu.reduce_sum %[[EM]] {dims = array<i64: 0>
+// CHECK: %[[B:.*]] = hodu.reshape %[[E]] : (tensor<16x8xf32>) -> tensor<1x2x8x8xf32>
+// CHECK: return %[[B]], %[[T]]
+
+// -----
+
+// Interleaved rows reach an output: the entry copies out a prefix.
+module attributes {hodu.symbols = [{name = "s", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<2x8x4xf32> {hodu.dims = ["", "s", ""]}) -> tensor<16x4xf32> {
+  %r = hodu.reshape %x {hodu.extents = [["2*s", ""]]} : (tensor<2x8x4xf32>) -> tensor<16x4xf32>
+  // expected-error @+1 {{symbolic dim 's' cannot vary: 'func.return' reads it interleaved (a reshape merged it with the dims before it)}}
+  return %r : tensor<16x4xf32>
+}
+}
+
+// -----
+
+// A window sliding along interleaved rows would read the next period's
+// real rows where the unpadded model reads them too.
+module attributes {hodu.symbols = [{name = "s", min = 1 : i64, max = 8 : i64, multiple = 1 : i64, chunk = 8 : i64, padded}]} {
+func.func @main(%x: tensor<2x8xf32> {hodu.dims = ["", "s"]}) -> tensor<16xf32> {
+  %r = hodu.reshape %x {hodu.extents = [["2*s"]]} : (tensor<2x8xf32>) -> tensor<16xf32>
+  // expected-error @+1 {{symbolic dim 's' cannot vary: 'hodu.cumsum' reads it interleaved}}
+  %c = hodu.cumsum %r {dim = 0 : i64, hodu.extents = [["2*s"]]} : (tensor<16xf32>) -> tensor<16xf32>
+  return %c : tensor<16xf32>
 }
 }
