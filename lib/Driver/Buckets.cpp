@@ -121,17 +121,17 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
   };
   // Each bucket's symbols renamed apart (its own prefix names the entry and
   // descriptor; kernels and constants get a suffix), then moved in.
-  SmallVector<std::pair<int64_t, std::string>> entries;
+  SmallVector<std::pair<ArrayRef<int64_t>, std::string>> entries;
   for (PaddedBucket &bucket : buckets) {
     ModuleOp m = *bucket.module;
-    std::string suffix = "__b" + std::to_string(bucket.size);
+    std::string suffix = "__b" + bucket.label();
     std::string bucketPrefix = (prefix + suffix).str();
     auto bdesc =
         m.lookupSymbol<LLVM::GlobalOp>(bucketPrefix + "_hodu_descriptor");
     std::optional<uint64_t> bws = bdesc ? workspaceOf(bdesc) : std::nullopt;
     if (!bws || !m.lookupSymbol<LLVM::LLVMFuncOp>(bucketPrefix + "_entry"))
       return emitError(loc, "internal error: bucket ")
-             << bucket.size << " has no descriptor or entry";
+             << bucket.label() << " has no descriptor or entry";
     largest = std::max(largest, *bws);
     SymbolTable table(m);
     for (Operation &op :
@@ -144,7 +144,7 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
         continue;
       if (failed(table.rename(&op, (name + suffix).str())))
         return emitError(loc, "internal error: cannot rename '")
-               << name << "' in bucket " << bucket.size;
+               << name << "' in bucket " << bucket.label();
     }
     // After the renaming, so that no name of the bound's module is one of
     // the bucket's own.
@@ -153,7 +153,7 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
         if (failed(SymbolTable::replaceAllSymbolUses(g, same.getSymNameAttr(),
                                                      m.getOperation())))
           return emitError(loc, "internal error: cannot share '")
-                 << g.getSymName() << "' of bucket " << bucket.size;
+                 << g.getSymName() << "' of bucket " << bucket.label();
         g.erase();
       }
     for (Operation &op :
@@ -163,7 +163,7 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
         continue; // malloc, omp_*: declared once
       if (sym && !isDeclaration(&op) && module.lookupSymbol(sym.getName()))
         return emitError(loc, "internal error: bucket ")
-               << bucket.size << " defines '" << sym.getName() << "' twice";
+               << bucket.label() << " defines '" << sym.getName() << "' twice";
       if (isa<LLVM::AliasOp>(op))
         continue; // hodu_model_descriptor: the bound's alone
       // Only the dispatcher reaches a bucket: nothing of it is exported.
@@ -173,7 +173,7 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
         f.setLinkage(LLVM::Linkage::Internal);
       op.moveBefore(module.getBody(), module.getBody()->end());
     }
-    entries.push_back({bucket.size, bucketPrefix + "_entry"});
+    entries.push_back({bucket.sizes, bucketPrefix + "_entry"});
   }
   // The workspace: the largest any bucket needs (a constant of its own:
   // the initializer's constants may be shared).
@@ -237,24 +237,32 @@ LogicalResult driver::mergeBuckets(ModuleOp module,
   };
   Value values = loadAt(ptrT, kRunContextSymbolValuesOffset);
   Value count = loadAt(i32, kRunContextNumSymbolValuesOffset);
-  unsigned index = buckets.empty() ? 0 : buckets.front().symbolIndex;
+  ArrayRef<unsigned> indices =
+      buckets.empty() ? ArrayRef<unsigned>() : buckets.front().symbolIndices;
   unsigned numSymbols = buckets.empty() ? 1 : buckets.front().numSymbols;
   Value given = LLVM::AndOp::create(
       b, loc, icmp(LLVM::ICmpPredicate::ne, values, null),
       icmp(LLVM::ICmpPredicate::eq, count, constant(i32, numSymbols)));
   LLVM::CondBrOp::create(b, loc, given, valueBB, fallback);
   b.setInsertionPointToEnd(valueBB);
-  Value at = values;
-  if (index)
-    at = LLVM::GEPOp::create(b, loc, ptrT, i64, values,
-                             ArrayRef<LLVM::GEPArg>{(int32_t)index});
-  Value n = LLVM::LoadOp::create(b, loc, i64, at);
-  for (auto &[size, name] : entries) {
+  // Each padded symbol's value.
+  SmallVector<Value> n;
+  for (unsigned index : indices) {
+    Value at = values;
+    if (index)
+      at = LLVM::GEPOp::create(b, loc, ptrT, i64, values,
+                               ArrayRef<LLVM::GEPArg>{(int32_t)index});
+    n.push_back(LLVM::LoadOp::create(b, loc, i64, at));
+  }
+  for (auto &[sizes, name] : entries) {
     Block *run = b.createBlock(&body), *next = b.createBlock(&body);
     b.setInsertionPointToEnd(valueBB);
-    LLVM::CondBrOp::create(
-        b, loc, icmp(LLVM::ICmpPredicate::sle, n, constant(i64, size)), run,
-        next);
+    Value holds;
+    for (auto [v, size] : llvm::zip(n, sizes)) {
+      Value fits = icmp(LLVM::ICmpPredicate::sle, v, constant(i64, size));
+      holds = holds ? Value(LLVM::AndOp::create(b, loc, holds, fits)) : fits;
+    }
+    LLVM::CondBrOp::create(b, loc, holds, run, next);
     b.setInsertionPointToEnd(run);
     call(name);
     valueBB = next;

@@ -486,7 +486,7 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
   // own, then merged in behind a dispatcher (lib/Driver/Buckets.cpp).
   for (driver::PaddedBucket &bucket : buckets) {
     PipelineRequest r = request;
-    r.prefix = request.prefix + "__b" + std::to_string(bucket.size);
+    r.prefix = request.prefix + "__b" + bucket.label();
     r.artifactKind = "o"; // no descriptor alias of its own
     ModuleOp m = *bucket.module;
     m->setAttr("hodu.model_name", module->getAttr("hodu.model_name"));
@@ -499,7 +499,7 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
                             : target.buildPhase(phases[i], pm, r)) ||
           failed(driver::runPhase(pm, m, r))) {
         emitError(loc, "compilation of the code at ")
-            << bucket.size << " failed in phase '" << phases[i] << "'";
+            << bucket.label() << " failed in phase '" << phases[i] << "'";
         return false;
       }
     }

@@ -32,14 +32,23 @@ class PassManager;
 
 namespace hodu::driver {
 
-/// A padded symbol's code compiled at a size below its bound (a bucket):
-/// one artifact runs a value on the smallest bucket that holds it
-/// (mergeBuckets).
+/// The padded symbols' code compiled at sizes below their bounds (a
+/// bucket): one artifact runs values on the first bucket, the smallest,
+/// that holds them all (mergeBuckets).
 struct PaddedBucket {
-  int64_t size;
+  /// Each padded symbol's size, in the order of `symbolIndices`.
+  llvm::SmallVector<int64_t, 2> sizes;
   mlir::OwningOpRef<mlir::ModuleOp> module;
-  /// The padded symbol's index in a run's symbol values, and their count.
-  unsigned symbolIndex = 0, numSymbols = 1;
+  /// The padded symbols' indices in a run's symbol values, and their count.
+  llvm::SmallVector<unsigned, 2> symbolIndices = {0};
+  unsigned numSymbols = 1;
+  /// "64", or "256x512" with two padded symbols: names and messages.
+  std::string label() const {
+    std::string s;
+    for (int64_t v : sizes)
+      s += (s.empty() ? "" : "x") + std::to_string(v);
+    return s;
+  }
 };
 
 /// Builds shared phase `phase` ("input", "hodu" or "linalg") for `target`:
@@ -90,14 +99,15 @@ bool constantsAgree(mlir::ElementsAttr a, mlir::ElementsAttr b);
 /// offset` of that one symbol and recorded (`hodu.extents`), and
 /// hodu-pad-symbols masks the module compiled at the bounds. Null after an
 /// error (lib/Driver/PaddedSymbols.cpp).
-/// With `bucketSizes` (each below the bound; one symbol only), the model is
-/// also compiled at each of them, into `buckets` (PaddedBucket).
+/// With `bucketSizes` (per symbol, sizes below its bound), the model is
+/// also compiled at every combination of them and the bounds (but the
+/// bounds' own), into `buckets` (PaddedBucket), smallest first.
 mlir::OwningOpRef<mlir::ModuleOp>
 importPadded(mlir::OwningOpRef<mlir::ModuleOp> probed, int64_t probe,
              const Importer &importer, mlir::MLIRContext &context,
              const CompileOptions &opts, ImportOptions io,
              llvm::ArrayRef<ChunkedSymbol> symbols,
-             llvm::ArrayRef<int64_t> bucketSizes,
+             llvm::ArrayRef<llvm::SmallVector<int64_t>> bucketSizes,
              llvm::SmallVectorImpl<PaddedBucket> *buckets);
 
 /// Merges the buckets' modules, each lowered to the LLVM dialect with the

@@ -350,7 +350,7 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
 OwningOpRef<ModuleOp> driver::importPadded(
     OwningOpRef<ModuleOp> probed, int64_t probe, const Importer &importer,
     MLIRContext &context, const CompileOptions &opts, ImportOptions io,
-    ArrayRef<ChunkedSymbol> syms, ArrayRef<int64_t> bucketSizes,
+    ArrayRef<ChunkedSymbol> syms, ArrayRef<SmallVector<int64_t>> bucketSizes,
     SmallVectorImpl<PaddedBucket> *buckets) {
   Location loc = FileLineColLoc::get(&context, opts.inputPath, 0, 0);
   // Each symbol's three probes; the first import has every symbol at its
@@ -449,19 +449,57 @@ OwningOpRef<ModuleOp> driver::importPadded(
   SmallVector<int64_t> bounds;
   for (const ChunkedSymbol &sym : syms)
     bounds.push_back(sym.max);
-  for (int64_t size : bucketSizes) {
-    const ChunkedSymbol &sym = syms.front(); // buckets: one symbol
-    if (size < sym.min || size >= sym.max) {
-      emitError(loc) << "--dim=" << sym.name << ": the size " << size
-                     << " to compile at is outside " << sym.min << ".."
-                     << sym.max - 1 << " (the bound " << sym.max
-                     << " is compiled anyway)";
-      return nullptr;
+  // Each symbol's sizes and its bound; every combination but the bounds'.
+  SmallVector<SmallVector<int64_t>> axes;
+  for (auto [k, sym] : llvm::enumerate(syms)) {
+    SmallVector<int64_t> sizes;
+    for (int64_t size : k < bucketSizes.size() ? ArrayRef(bucketSizes[k])
+                                               : ArrayRef<int64_t>()) {
+      if (size < sym.min || size >= sym.max) {
+        emitError(loc) << "--dim=" << sym.name << ": the size " << size
+                       << " to compile at is outside " << sym.min << ".."
+                       << sym.max - 1 << " (the bound " << sym.max
+                       << " is compiled anyway)";
+        return nullptr;
+      }
+      if (!llvm::is_contained(sizes, size))
+        sizes.push_back(size);
     }
-    OwningOpRef<ModuleOp> m = compiledAt({size});
+    llvm::sort(sizes);
+    sizes.push_back(sym.max);
+    axes.push_back(std::move(sizes));
+  }
+  SmallVector<SmallVector<int64_t>> grid = {{}};
+  for (const SmallVector<int64_t> &axis : axes) {
+    SmallVector<SmallVector<int64_t>> next;
+    for (const SmallVector<int64_t> &prefix : grid)
+      for (int64_t size : axis) {
+        next.push_back(prefix);
+        next.back().push_back(size);
+      }
+    grid = std::move(next);
+  }
+  // Smallest first (the dispatcher takes the first that holds a run).
+  auto work = [](ArrayRef<int64_t> sizes) {
+    int64_t p = 1;
+    for (int64_t v : sizes)
+      p *= v;
+    return p;
+  };
+  llvm::stable_sort(
+      grid, [&](const SmallVector<int64_t> &a, const SmallVector<int64_t> &b) {
+        return work(a) < work(b);
+      });
+  for (const SmallVector<int64_t> &sizes : grid) {
+    if (ArrayRef<int64_t>(sizes) == ArrayRef<int64_t>(bounds))
+      continue;
+    OwningOpRef<ModuleOp> m = compiledAt(sizes);
     if (!m)
       return nullptr;
-    buckets->push_back({size, std::move(m)});
+    PaddedBucket bucket;
+    bucket.sizes.assign(sizes.begin(), sizes.end());
+    bucket.module = std::move(m);
+    buckets->push_back(std::move(bucket));
   }
   return compiledAt(bounds);
 }

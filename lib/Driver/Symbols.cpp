@@ -376,20 +376,18 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
       return nullptr;
     }
   }
-  SmallVector<int64_t> sizes;
-  for (size_t p : padded)
+  // Each padded symbol's sizes to compile at besides its bound (@).
+  SmallVector<SmallVector<int64_t>> sizes(padded.size());
+  bool anySizes = false;
+  for (auto [k, p] : llvm::enumerate(padded))
     for (int64_t size : specs[p].buckets)
       if (size != specs[p].max) {
         if (accelerator)
           return bundleSizesError(loc, specs[p].name, specs[p].max, "");
-        if (padded.size() > 1) {
-          emitError(loc) << "--dim=" << specs[p].name << ": sizes to compile "
-                         << "at (@) are for a model with one padded symbol";
-          return nullptr;
-        }
-        sizes.push_back(size);
+        sizes[k].push_back(size);
+        anySizes = true;
       }
-  if (!sizes.empty() && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
+  if (anySizes && (!buckets || opts.emit == "mlir" || opts.compileTo)) {
     emitError(loc) << "--dim=" << specs[padded.front()].name
                    << ": sizes to compile at (@) make one artifact of several "
                    << "modules; "
@@ -496,7 +494,7 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
     for (size_t i = firstBucket; i < buckets->size(); ++i) {
       if (failed(finish(*(*buckets)[i].module)))
         return nullptr;
-      (*buckets)[i].symbolIndex = padded.front();
+      (*buckets)[i].symbolIndices.assign(padded.begin(), padded.end());
       (*buckets)[i].numSymbols = count;
     }
   return compiled;
@@ -635,9 +633,10 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
       }
       ChunkedSymbol sym{symbol,        spec.min, spec.max,
                         spec.multiple, spec.max, /*padded=*/true};
+      SmallVector<SmallVector<int64_t>> perSymbol = {sizes};
       OwningOpRef<ModuleOp> padded =
           driver::importPadded(std::move(module), probeSize, *importer, context,
-                               opts, io, sym, sizes, buckets);
+                               opts, io, sym, perSymbol, buckets);
       if (padded && accelerator)
         placeSymbolValue(*padded, accelerator);
       return padded;
