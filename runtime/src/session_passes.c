@@ -104,6 +104,69 @@ static hodu_status move_part(hodu_device *device, const hodu_tensor *tensor,
                                   bytes);
 }
 
+/* The box pass [off, off + rows) copies of tensor t: along the chunked
+ * dim the pass's units, along each padded dim its real extent, every other
+ * dim whole; the caller's extents and both layouts' byte strides. */
+typedef struct box_geometry {
+  int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
+  uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
+  uint64_t start; /* the pass's first unit along the chunked dim */
+  uint64_t size;  /* the mirror's bytes */
+  int32_t inner;  /* the innermost symbolic dim */
+} box_geometry;
+
+static void box_geometry_of(const hodu_session *s, const hodu_plan_tensor *t,
+                            int64_t off, int64_t rows, box_geometry *g) {
+  int32_t rank = t->desc.rank, cd = t->chunk_dim;
+  const int64_t *S = t->bound_shape;
+  for (int32_t d = 0; d < rank; ++d)
+    g->box[d] = g->caller[d] = S[d];
+  g->inner = cd;
+  for (uint32_t j = 0; j < t->num_pad; ++j) {
+    const hodu_plan_pad *pad = &t->pad[j];
+    g->box[pad->dim] = g->caller[pad->dim] =
+        padded_extent(pad, s->symbol_values[pad->symbol]);
+    if (pad->dim > g->inner)
+      g->inner = pad->dim;
+  }
+  g->start = 0;
+  if (cd >= 0) {
+    g->box[cd] = rows * t->chunk_scale;
+    g->caller[cd] = s->symbol_values[s->plan->chunk_symbol] * t->chunk_scale;
+    g->start = (uint64_t)(off * t->chunk_scale);
+  }
+  uint64_t size = hodu_dtype_size((hodu_dtype)t->desc.dtype);
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    g->in_mirror[d] = size;
+    g->in_tensor[d] =
+        d + 1 < rank ? g->in_tensor[d + 1] * (uint64_t)g->caller[d + 1] : size;
+    size = g->in_mirror[d] * (uint64_t)S[d];
+  }
+  g->size = size;
+}
+
+/* Where row `idx` (an index of the box's dims before its innermost
+ * symbolic one) starts in the tensor and in the mirror. */
+static void box_row(const box_geometry *g, int32_t cd, const int64_t *idx,
+                    uint64_t *at, uint64_t *base) {
+  int32_t k = g->inner;
+  *at = k == cd ? g->start * g->in_tensor[k] : 0;
+  *base = 0;
+  for (int32_t d = 0; d < k; ++d) {
+    *at += ((uint64_t)idx[d] + (d == cd ? g->start : 0)) * g->in_tensor[d];
+    *base += (uint64_t)idx[d] * g->in_mirror[d];
+  }
+}
+
+/* The next row index of the box (odometer order). */
+static void box_next(const box_geometry *g, int64_t *idx) {
+  for (int32_t d = g->inner - 1; d >= 0; --d) {
+    if (++idx[d] < g->box[d])
+      break;
+    idx[d] = 0;
+  }
+}
+
 /* Input or output `i` (`out`) of pass [off, off + rows) of the chunked
  * symbol, for a tensor with a padded dim: the box of its real extents --
  * the padded dim's scale * n / divisor + offset, the chunked dim's rows,
@@ -120,29 +183,14 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
   hodu_device *device = tensor_device(s, index);
   hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
   const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
-  int32_t rank = t->desc.rank, pd = t->pad[0].dim, cd = t->chunk_dim;
+  int32_t pd = t->pad[0].dim, cd = t->chunk_dim;
   const int64_t *S = t->bound_shape;
-  /* The box and the caller's extents, and both layouts' strides. */
-  int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
-  uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
-  int64_t ext = padded_extent(&t->pad[0], s->symbol_values[t->pad[0].symbol]);
-  for (int32_t d = 0; d < rank; ++d)
-    box[d] = caller[d] = S[d];
-  box[pd] = caller[pd] = ext;
-  uint64_t start = 0; /* the pass's first unit along the chunked dim */
-  if (cd >= 0) {
-    box[cd] = rows * t->chunk_scale;
-    caller[cd] = s->symbol_values[plan->chunk_symbol] * t->chunk_scale;
-    start = (uint64_t)(off * t->chunk_scale);
-  }
-  uint64_t size = hodu_dtype_size((hodu_dtype)t->desc.dtype);
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    in_mirror[d] = size;
-    in_tensor[d] =
-        d + 1 < rank ? in_tensor[d + 1] * (uint64_t)caller[d + 1] : size;
-    size = in_mirror[d] * (uint64_t)S[d];
-  }
-  int32_t k = cd > pd ? cd : pd;      /* the innermost symbolic dim */
+  box_geometry g;
+  box_geometry_of(s, t, off, rows, &g);
+  const int64_t *box = g.box;
+  const uint64_t *in_mirror = g.in_mirror;
+  int64_t ext = box[pd];
+  int32_t k = g.inner;                /* the innermost symbolic dim */
   int32_t j = cd >= 0 && cd < pd ? cd /* the outer one, if two */
               : cd > pd          ? pd
                                  : -1;
@@ -156,13 +204,8 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
     count *= box[d];
   hodu_status status = NULL;
   for (int64_t r = 0; r < count && !status; ++r) {
-    uint64_t at = 0, base = 0;
-    for (int32_t d = 0; d < k; ++d) {
-      at += ((uint64_t)idx[d] + (d == cd ? start : 0)) * in_tensor[d];
-      base += (uint64_t)idx[d] * in_mirror[d];
-    }
-    if (k == cd)
-      at += start * in_tensor[k];
+    uint64_t at, base;
+    box_row(&g, cd, idx, &at, &base);
     uint64_t real = (uint64_t)box[k] * in_mirror[k];
     status = move_part(device, tensor, at, mirror, base, real, out);
     /* What an input's mirror holds past the box along k. */
@@ -173,11 +216,7 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
       upto = (uint64_t)S[k] * in_mirror[k];
     if (!status && upto > real)
       status = write_zeros(device, mirror, base + real, upto - real);
-    for (int32_t d = k - 1; d >= 0; --d) {
-      if (++idx[d] < box[d])
-        break;
-      idx[d] = 0;
-    }
+    box_next(&g, idx);
   }
   /* Past the box along the outer symbolic dim: whole slabs, per index of
    * the (static) dims before it. */
@@ -194,7 +233,7 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
     int64_t slabs = 1;
     for (int32_t d = 0; d < j; ++d)
       slabs *= S[d];
-    uint64_t block = j > 0 ? in_mirror[j - 1] : size;
+    uint64_t block = j > 0 ? in_mirror[j - 1] : g.size;
     for (int64_t b = 0; b < slabs && !status; ++b)
       status =
           write_zeros(device, mirror, (uint64_t)b * block + from * in_mirror[j],
@@ -220,33 +259,10 @@ static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
   hodu_device *device = tensor_device(s, index);
   hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
   const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
-  int32_t rank = t->desc.rank, cd = t->chunk_dim;
-  const int64_t *S = t->bound_shape;
-  int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
-  uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
-  for (int32_t d = 0; d < rank; ++d)
-    box[d] = caller[d] = S[d];
-  int32_t k = cd; /* the innermost symbolic dim */
-  for (uint32_t j = 0; j < t->num_pad; ++j) {
-    const hodu_plan_pad *pad = &t->pad[j];
-    box[pad->dim] = caller[pad->dim] =
-        padded_extent(pad, s->symbol_values[pad->symbol]);
-    if (pad->dim > k)
-      k = pad->dim;
-  }
-  uint64_t start = 0;
-  if (cd >= 0) {
-    box[cd] = rows * t->chunk_scale;
-    caller[cd] = s->symbol_values[plan->chunk_symbol] * t->chunk_scale;
-    start = (uint64_t)(off * t->chunk_scale);
-  }
-  uint64_t size = hodu_dtype_size((hodu_dtype)t->desc.dtype);
-  for (int32_t d = rank - 1; d >= 0; --d) {
-    in_mirror[d] = size;
-    in_tensor[d] =
-        d + 1 < rank ? in_tensor[d + 1] * (uint64_t)caller[d + 1] : size;
-    size = in_mirror[d] * (uint64_t)S[d];
-  }
+  int32_t cd = t->chunk_dim;
+  box_geometry g;
+  box_geometry_of(s, t, off, rows, &g);
+  const int64_t *box = g.box;
   hodu_status status = NULL;
   int64_t *written =
       out ? NULL : s->padded_rows + (size_t)i * HODU_SESSION_STALE;
@@ -255,24 +271,17 @@ static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
     for (uint32_t j = 0; j < t->num_pad; ++j)
       shrinks |= written[j] > box[t->pad[j].dim];
     if (shrinks)
-      status = write_zeros(device, mirror, 0, size);
+      status = write_zeros(device, mirror, 0, g.size);
   }
   int64_t idx[HODU_BUNDLE_MAX_RANK] = {0}, count = 1;
-  for (int32_t d = 0; d < k; ++d)
+  for (int32_t d = 0; d < g.inner; ++d)
     count *= box[d];
   for (int64_t r = 0; r < count && !status; ++r) {
-    uint64_t at = k == cd ? start * in_tensor[k] : 0, base = 0;
-    for (int32_t d = 0; d < k; ++d) {
-      at += ((uint64_t)idx[d] + (d == cd ? start : 0)) * in_tensor[d];
-      base += (uint64_t)idx[d] * in_mirror[d];
-    }
+    uint64_t at, base;
+    box_row(&g, cd, idx, &at, &base);
     status = move_part(device, tensor, at, mirror, base,
-                       (uint64_t)box[k] * in_mirror[k], out);
-    for (int32_t d = k - 1; d >= 0; --d) {
-      if (++idx[d] < box[d])
-        break;
-      idx[d] = 0;
-    }
+                       (uint64_t)box[g.inner] * g.in_mirror[g.inner], out);
+    box_next(&g, idx);
   }
   if (!status && !out) {
     for (uint32_t j = 0; j < t->num_pad; ++j)
