@@ -394,8 +394,10 @@ LogicalResult ChunkAnalysis::visit(Operation *op) {
   if (isa<ConvOp, ConvTransposeOp>(op)) {
     Value lhs = op->getOperand(0), rhs = op->getOperand(1);
     std::optional<Pos> q = get(lhs);
-    if (get(rhs) || !q || q->dim != 0)
+    if (get(rhs) || !q || q->dim == 1)
       return mixes(op, "the convolution's weights or channels depend on it");
+    if (q->dim != 0)
+      return mixes(op, "the convolution's window slides along it");
     set(op->getResult(0), *q);
     return success();
   }
