@@ -450,6 +450,26 @@ static void test_reader_two_symbols(void) {
   }
 }
 
+/* Four padded symbols: a 1.5 reader runs three at most (HODU_PLAN_MAX_PADDED)
+ * and says so before it reads their records. */
+static void test_reader_four_padded(void) {
+  size_t size;
+  tb_bundle *b = vulkan_records();
+  if (!b)
+    return ++failures, (void)0;
+  tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
+  static const char *names[] = {"a", "b", "c", "d"};
+  for (int k = 0; k < 4; ++k)
+    tb_padded_symbol(b, names[k], HODU_BUNDLE_SYMBOL_PADDED, 0, N, 1, N, 2);
+  tb_dynamic_dim(b, 0, 0, 0, 1);
+  uint8_t *data = tb_finish(b, &size);
+  tb_free(b);
+  CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT,
+              "section SYMBOLS: holds 0 symbols run in chunks and 4 padded; a "
+              "bundle runs at most one in chunks and 3 padded");
+  free(data);
+}
+
 /* Every prefix of a valid bundle is refused cleanly. */
 static void test_reader_truncated(void) {
   size_t size;
@@ -1530,6 +1550,7 @@ static const struct {
     {"reader_minor3_symbols", test_reader_minor3_symbols},
     {"reader_padded", test_reader_padded},
     {"reader_two_symbols", test_reader_two_symbols},
+    {"reader_four_padded", test_reader_four_padded},
     {"reader_files", test_reader_files},
     {"vulkan_run", test_vulkan_run},
     {"vulkan_device_tensors", test_vulkan_device_tensors},
