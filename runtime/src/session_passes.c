@@ -104,6 +104,28 @@ static hodu_status move_part(hodu_device *device, const hodu_tensor *tensor,
                                   bytes);
 }
 
+/* Input or output `i` (`out`) of a pass: its plan tensor, the device it
+ * lives on, the session's mirror of it and the caller's tensor. */
+typedef struct pass_io {
+  const hodu_plan_tensor *t;
+  hodu_device *device;
+  hodu_buffer *mirror;
+  const hodu_tensor *tensor;
+  uint32_t i;
+  int out;
+} pass_io;
+
+static pass_io pass_io_of(const hodu_session *s, uint32_t i, int out) {
+  uint32_t index = (out ? s->plan->num_inputs : 0) + i;
+  pass_io io = {&s->plan->tensors[index],
+                tensor_device(s, index),
+                out ? s->output_mirrors[i] : s->input_mirrors[i],
+                out ? s->outputs[i] : s->inputs[i],
+                i,
+                out};
+  return io;
+}
+
 /* The box pass [off, off + rows) copies of tensor t: along the chunked
  * dim the pass's units, along each padded dim its real extent, every other
  * dim whole; the caller's extents and both layouts' byte strides. */
@@ -175,14 +197,14 @@ static void box_next(const box_geometry *g, int64_t *idx) {
  * holds zeros past the box: past the real extent up to where the last
  * pass wrote (`padded_rows`, which it then sets), and past a partial
  * chunk. */
-static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
+static hodu_status box_copy(hodu_session *s, const pass_io *io, int64_t off,
                             int64_t rows) {
-  const hodu_plan *plan = s->plan;
-  uint32_t index = (out ? plan->num_inputs : 0) + i;
-  const hodu_plan_tensor *t = &plan->tensors[index];
-  hodu_device *device = tensor_device(s, index);
-  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
-  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+  const hodu_plan_tensor *t = io->t;
+  hodu_device *device = io->device;
+  hodu_buffer *mirror = io->mirror;
+  const hodu_tensor *tensor = io->tensor;
+  uint32_t i = io->i;
+  int out = io->out;
   int32_t pd = t->pad[0].dim, cd = t->chunk_dim;
   const int64_t *S = t->bound_shape;
   box_geometry g;
@@ -251,27 +273,22 @@ static hodu_status box_copy(hodu_session *s, uint32_t i, int out, int64_t off,
  * reached past this one's (`padded_rows`), the whole mirror is zeroed
  * first; when every extent grows or stays, what lies past the box was
  * never written. */
-static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
+static hodu_status box_copy_multi(hodu_session *s, const pass_io *io,
                                   int64_t off, int64_t rows) {
-  const hodu_plan *plan = s->plan;
-  uint32_t index = (out ? plan->num_inputs : 0) + i;
-  const hodu_plan_tensor *t = &plan->tensors[index];
-  hodu_device *device = tensor_device(s, index);
-  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
-  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
+  const hodu_plan_tensor *t = io->t;
   int32_t cd = t->chunk_dim;
   box_geometry g;
   box_geometry_of(s, t, off, rows, &g);
   const int64_t *box = g.box;
   hodu_status status = NULL;
   int64_t *written =
-      out ? NULL : s->padded_rows + (size_t)i * HODU_SESSION_STALE;
-  if (!out) {
+      io->out ? NULL : s->padded_rows + (size_t)io->i * HODU_SESSION_STALE;
+  if (written) {
     int shrinks = cd >= 0 && written[HODU_PLAN_MAX_PADDED] > box[cd];
     for (uint32_t j = 0; j < t->num_pad; ++j)
       shrinks |= written[j] > box[t->pad[j].dim];
     if (shrinks)
-      status = write_zeros(device, mirror, 0, g.size);
+      status = write_zeros(io->device, io->mirror, 0, g.size);
   }
   int64_t idx[HODU_BUNDLE_MAX_RANK] = {0}, count = 1;
   for (int32_t d = 0; d < g.inner; ++d)
@@ -279,11 +296,11 @@ static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
   for (int64_t r = 0; r < count && !status; ++r) {
     uint64_t at, base;
     box_row(&g, cd, idx, &at, &base);
-    status = move_part(device, tensor, at, mirror, base,
-                       (uint64_t)box[g.inner] * g.in_mirror[g.inner], out);
+    status = move_part(io->device, io->tensor, at, io->mirror, base,
+                       (uint64_t)box[g.inner] * g.in_mirror[g.inner], io->out);
     box_next(&g, idx);
   }
-  if (!status && !out) {
+  if (!status && written) {
     for (uint32_t j = 0; j < t->num_pad; ++j)
       written[j] = box[t->pad[j].dim];
     if (cd >= 0)
@@ -296,23 +313,20 @@ static hodu_status box_copy_multi(hodu_session *s, uint32_t i, int out,
  * dim between it and its mirror: an input's into its mirror (`out` 0; a
  * partial chunk's rows past the real ones repeat the last, pad_block), or
  * an output's real units from its mirror into it (`out` 1). */
-static hodu_status chunk_copy(hodu_session *s, uint32_t i, int out, int64_t off,
+static hodu_status chunk_copy(hodu_session *s, const pass_io *io, int64_t off,
                               int64_t rows) {
   const hodu_plan *plan = s->plan;
-  uint32_t index = (out ? plan->num_inputs : 0) + i;
-  const hodu_plan_tensor *t = &plan->tensors[index];
+  const hodu_plan_tensor *t = io->t;
   int64_t n = s->symbol_values[plan->chunk_symbol], chunk = plan->chunk;
-  hodu_device *device = tensor_device(s, index);
-  hodu_buffer *mirror = out ? s->output_mirrors[i] : s->input_mirrors[i];
-  const hodu_tensor *tensor = out ? s->outputs[i] : s->inputs[i];
   for (uint64_t b = 0; b < t->outer; ++b) {
     uint64_t at = ((uint64_t)n * b + (uint64_t)off) * t->unit;
     uint64_t in_mirror = b * (uint64_t)chunk * t->unit;
     uint64_t bytes = (uint64_t)rows * t->unit;
-    hodu_status status =
-        move_part(device, tensor, at, mirror, in_mirror, bytes, out);
-    if (!status && !out && rows < chunk)
-      status = pad_block(device, mirror, in_mirror, t->unit, rows, chunk);
+    hodu_status status = move_part(io->device, io->tensor, at, io->mirror,
+                                   in_mirror, bytes, io->out);
+    if (!status && !io->out && rows < chunk)
+      status =
+          pad_block(io->device, io->mirror, in_mirror, t->unit, rows, chunk);
     if (status)
       return status;
   }
@@ -339,13 +353,12 @@ hodu_status hodu_session_pass_copy(hodu_session *s, int64_t off, int64_t rows,
   }
   uint32_t count = out ? plan->num_outputs : plan->num_inputs;
   for (uint32_t i = 0; i < count && !status; ++i) {
-    const hodu_plan_tensor *t =
-        &plan->tensors[(out ? plan->num_inputs : 0) + i];
-    if (!t->unit)
+    pass_io io = pass_io_of(s, i, out);
+    if (!io.t->unit)
       continue;
-    status = t->num_pad > 1    ? box_copy_multi(s, i, out, off, rows)
-             : t->num_pad == 1 ? box_copy(s, i, out, off, rows)
-                               : chunk_copy(s, i, out, off, rows);
+    status = io.t->num_pad > 1    ? box_copy_multi(s, &io, off, rows)
+             : io.t->num_pad == 1 ? box_copy(s, &io, off, rows)
+                                  : chunk_copy(s, &io, off, rows);
   }
   return status;
 }
