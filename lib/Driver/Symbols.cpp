@@ -16,6 +16,7 @@
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
+#include "hodu/bundle.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -346,15 +347,16 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
         << "=1..MAX), or pin it (--dim=" << ps.name << "=<size>)";
     return nullptr;
   }
-  // A bundle's runtime stages up to three padded symbols' boxes (bundle
-  // format 1.5, HODU_PLAN_MAX_PADDED).
-  if (accelerator && padded.size() > 3) {
+  // A bundle's runtime stages the boxes of a few padded symbols (bundle
+  // format 1.5).
+  constexpr size_t kBundlePadded = HODU_BUNDLE_MAX_PADDED_SYMBOLS;
+  if (accelerator && padded.size() > kBundlePadded) {
     std::string pins;
-    for (size_t p : ArrayRef(padded).drop_front(3))
+    for (size_t p : ArrayRef(padded).drop_front(kBundlePadded))
       pins += " --dim=" + symbols[p] + "=<size>";
     emitError(loc) << "the model has " << padded.size() << " symbols that "
-                   << "its ops mix; a bundle pads three at most, so pin the "
-                   << "others, e.g." << pins;
+                   << "its ops mix; a bundle pads " << kBundlePadded
+                   << " at most, so pin the others, e.g." << pins;
     return nullptr;
   }
   int64_t chunk = 1;

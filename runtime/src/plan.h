@@ -42,7 +42,7 @@
 
 /* The most padded symbols a bundle's plan runs (bundle format 1.5: an
  * image's height and width are two). */
-#define HODU_PLAN_MAX_PADDED 3u
+#define HODU_PLAN_MAX_PADDED HODU_BUNDLE_MAX_PADDED_SYMBOLS
 
 /* A dim of a tensor that a padded symbol is: its real extent in a run is
  * scale * value / divisor + offset, `full` at the bound. */

@@ -290,6 +290,9 @@ typedef struct hodu_bundle_arg {
  * the box of every symbolic dim's real extent, zeros past it. */
 #define HODU_BUNDLE_SYMBOL_PADDED 1u
 
+/* The most padded symbols SYMBOLS may hold (minor 5; minor 4: one). */
+#define HODU_BUNDLE_MAX_PADDED_SYMBOLS 3u
+
 typedef struct hodu_bundle_symbol {
   hodu_bundle_string name; /* the model's name for it ("batch") */
   uint32_t flags;          /* 0, or (minor 4) HODU_BUNDLE_SYMBOL_PADDED */
