@@ -150,6 +150,7 @@ LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
     // The symbol the dim follows, from the imports that move each alone.
     std::string text;
     int follows = -1;
+    SmallVector<int64_t> followed; // its sizes at the probes that move it
     for (size_t k = 0; k < syms.size(); ++k) {
       SmallVector<int64_t> sizes = {sizeAt(0, d), sizeAt(1 + 2 * k, d),
                                     sizeAt(2 + 2 * k, d)};
@@ -167,6 +168,7 @@ LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
                      k);
       follows = (int)k;
       text = *t;
+      followed = std::move(sizes);
     }
     // And the import compiled.
     int64_t last = sizeAt(types.size() - 1, d);
@@ -175,12 +177,10 @@ LogicalResult PaddedImport::compareTypes(ArrayRef<Type> types,
                               Twine(sizeAt(0, d)) + " at the probes but " +
                               Twine(last) + " at the sizes compiled");
     if (follows >= 0) {
-      size_t k = follows;
-      SmallVector<int64_t> sizes = {sizeAt(0, d), sizeAt(1 + 2 * k, d),
-                                    sizeAt(2 + 2 * k, d), last};
-      SmallVector<int64_t> at(probes[k]);
-      at.push_back(target[k]);
-      if (!extent(k, sizes, at, where, what + " dim " + Twine(d)))
+      followed.push_back(last);
+      SmallVector<int64_t> at(probes[follows]);
+      at.push_back(target[follows]);
+      if (!extent(follows, followed, at, where, what + " dim " + Twine(d)))
         return failure();
     }
     any |= !text.empty();
@@ -486,10 +486,12 @@ OwningOpRef<ModuleOp> driver::importPadded(
       p *= v;
     return p;
   };
-  llvm::stable_sort(
-      grid, [&](const SmallVector<int64_t> &a, const SmallVector<int64_t> &b) {
-        return work(a) < work(b);
-      });
+  // Of equal work, the one with the smaller first sizes (8x32 before 16x16).
+  llvm::sort(grid,
+             [&](const SmallVector<int64_t> &a, const SmallVector<int64_t> &b) {
+               return std::pair(work(a), ArrayRef<int64_t>(a)) <
+                      std::pair(work(b), ArrayRef<int64_t>(b));
+             });
   for (const SmallVector<int64_t> &sizes : grid) {
     if (ArrayRef<int64_t>(sizes) == ArrayRef<int64_t>(bounds))
       continue;
