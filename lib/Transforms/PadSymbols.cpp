@@ -594,8 +594,6 @@ LogicalResult PadRewriter::reshape(Operation *op) {
       e.scale *= c;
       e.offset *= c;
       e.period = (ei.period ? ei.period : inShape[a]) * c;
-      if (preIn == preOut && !ei.period)
-        e.period = 0;
     } else if (preOut % preIn == 0 && ei.period && postOut % postIn == 0) {
       // Split: whole periods go to the dims before it, c positions of a
       // period to the dims after it.
