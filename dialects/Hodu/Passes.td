@@ -295,6 +295,18 @@ def PadSymbols : Pass<"hodu-pad-symbols", "mlir::ModuleOp"> {
     'seq' cannot vary: WHY; pin it (hoduc --dim=seq=<size>)" at that op.
     It removes the `hodu.extents` attributes.
 
+    Values the model computes from a padded symbol's size are computed from
+    its value (docs/architecture.md, "A padded symbol's size as data"): a
+    constant with `hodu.symbol_slopes` (a dictionary from symbol names to
+    i64 slopes shaped like it: the driver found each element to be its value
+    at the bound plus slope times the symbol's distance from it, as a
+    decoder's position Shape(past)[2] is) becomes
+    `c + slope * (n - B)`; a slice with `hodu.start_slopes` (slopes of its
+    starts, one per dim) reads each dim whose start moves by an
+    `index_select` of `start + i` at the run's values, clamped into the dim,
+    which must be static in the slice's input and result (a causal mask's
+    row past of a table). Both attributes are removed.
+
     ```mlir
     %m = hodu.reduce_max %s {dims = array<i64: 1>, keep_dim = true}
          {hodu.extents = [["", ""]]} : (tensor<4x16xf32>) -> tensor<4x1xf32>

@@ -13,6 +13,7 @@
 #include "Driver.h"
 
 #include "hodu/Dialect/Hodu/Entry.h"
+#include "hodu/Dialect/Hodu/Evaluator.h"
 #include "hodu/Dialect/Hodu/HoduOps.h"
 #include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Support/DType.h"
@@ -73,6 +74,16 @@ public:
                              Operation *where, const Twine &what,
                              SmallVectorImpl<Attribute> &dims, bool &any);
   LogicalResult compareAttributes(Operation *a, Operation *b);
+  /// Integers that change with the symbols (a constant's values, a
+  /// slice's starts: one per import, in order; `target`: the last one's
+  /// sizes): each element must be `value at the target + sum_k slope_k *
+  /// (symbol k - target k)`, an integer line in every symbol. Returns the
+  /// slopes by symbol name (i64 shaped like the values; symbols they do not
+  /// follow left out), or failure after the error `what` at `at`.
+  FailureOr<DictionaryAttr> valueSlopes(Operation *at,
+                                        ArrayRef<ElementsAttr> values,
+                                        ArrayRef<int64_t> target,
+                                        StringRef what);
 
   ArrayRef<ChunkedSymbol> syms;
   ArrayRef<SmallVector<int64_t>> probes; // each symbol's three
@@ -252,23 +263,124 @@ bool driver::constantsAgree(ElementsAttr ea, ElementsAttr eb) {
 
 namespace {
 
-/// Constants agree where their shapes overlap (a Range over the symbol
-/// grows; its first values stay), other ops' attributes are equal -- a
-/// slice's ends excepted, which may follow the dim they cut.
+/// Ops' attributes are equal -- a slice's ends excepted, which may follow
+/// the dim they cut. (Constants and a slice's starts are compared by
+/// `annotate`.)
 LogicalResult PaddedImport::compareAttributes(Operation *a, Operation *b) {
-  if (auto ca = dyn_cast<ConstantOp>(a))
-    return driver::constantsAgree(ca.getValue(), cast<ConstantOp>(b).getValue())
-               ? success()
-               : mixes(a, "a constant computed from its value");
+  if (isa<ConstantOp>(a))
+    return success();
   if (a->getAttrDictionary() == b->getAttrDictionary())
     return success();
   if (auto sa = dyn_cast<SliceOp>(a)) {
-    auto sb = cast<SliceOp>(b);
-    if (sa.getStarts() == sb.getStarts() && sa.getSteps() == sb.getSteps())
+    // (`annotate` fits the starts.)
+    if (sa.getSteps() == cast<SliceOp>(b).getSteps())
       return success();
-    return mixes(a, "the slice starts at a place that depends on it");
+    return mixes(a, "the slice's steps depend on it");
   }
   return mixes(a, "the op's attributes depend on its value");
+}
+
+FailureOr<DictionaryAttr>
+PaddedImport::valueSlopes(Operation *at, ArrayRef<ElementsAttr> values,
+                          ArrayRef<int64_t> target, StringRef what) {
+  auto fail = [&](const Twine &why) -> FailureOr<DictionaryAttr> {
+    (void)mixes(at, what + why);
+    return failure();
+  };
+  SmallVector<ConstantView> views;
+  for (ElementsAttr value : values) {
+    std::optional<ConstantView> v = ConstantView::get(value);
+    if (!v || v->getKind() != ElementKind::Signed)
+      return fail(" (its values are not integers)");
+    views.push_back(*v);
+  }
+  const ConstantView &last = views.back();
+  int64_t rank = last.getType().getRank();
+  if (last.size() > (int64_t(1) << 16) ||
+      llvm::any_of(views, [&](const ConstantView &v) {
+        return v.getType().getRank() != rank ||
+               v.getType().getElementType() != last.getType().getElementType();
+      }))
+    return fail(" (its shape or element type changes)");
+  bool sameShapes = llvm::all_of(
+      views, [&](const ConstantView &v) { return v.shape() == last.shape(); });
+  // The sizes of import i: every symbol at its first probe, symbol k at its
+  // second and third in imports 1 + 2k and 2 + 2k, the target last.
+  auto sizesOf = [&](size_t i) {
+    SmallVector<int64_t> sizes;
+    for (const SmallVector<int64_t> &p : probes)
+      sizes.push_back(p[0]);
+    if (i + 1 == views.size())
+      return SmallVector<int64_t>(target);
+    if (i > 0)
+      sizes[(i - 1) / 2] = probes[(i - 1) / 2][1 + (i - 1) % 2];
+    return sizes;
+  };
+  // Element `flat` of a (row-major) at the index it has in b's shape, or
+  // -1 when b has no such index.
+  auto indexIn = [&](ArrayRef<int64_t> from, int64_t flat,
+                     ArrayRef<int64_t> to) -> int64_t {
+    int64_t j = 0, stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      int64_t i = flat % from[d];
+      flat /= from[d];
+      if (i >= to[d])
+        return -1;
+      j += i * stride;
+      stride *= to[d];
+    }
+    return j;
+  };
+  auto value = [](const ConstantView &v, int64_t j) { return (int64_t)v.s(j); };
+  // Each symbol's slopes, per element of the target (from the first two
+  // imports that move it), or one for all where the shapes change.
+  SmallVector<SmallVector<int64_t>> slopes(syms.size());
+  for (size_t k = 0; k < syms.size(); ++k) {
+    const ConstantView &a = views[0], &b = views[1 + 2 * k];
+    int64_t step = probes[k][1] - probes[k][0];
+    std::optional<int64_t> uniform;
+    SmallVector<int64_t> perElement(last.size(), 0);
+    for (int64_t j = 0; j < last.size(); ++j) {
+      int64_t ia = indexIn(last.shape(), j, a.shape()),
+              ib = indexIn(last.shape(), j, b.shape());
+      if (ia < 0 || ib < 0)
+        continue;
+      int64_t diff = value(b, ib) - value(a, ia);
+      if (step == 0 || diff % step != 0)
+        return fail(" (its values change by a fraction of it)");
+      perElement[j] = diff / step;
+      if (!sameShapes && uniform && *uniform != perElement[j])
+        return fail(" (its values change at different rates, and its shape "
+                    "changes too)");
+      uniform = perElement[j];
+    }
+    if (!sameShapes)
+      perElement.assign(last.size(), uniform.value_or(0));
+    slopes[k] = std::move(perElement);
+  }
+  // Every import on the lines through the target.
+  for (size_t i = 0; i + 1 < views.size(); ++i) {
+    SmallVector<int64_t> sizes = sizesOf(i);
+    for (int64_t j = 0; j < last.size(); ++j) {
+      int64_t ii = indexIn(last.shape(), j, views[i].shape());
+      if (ii < 0)
+        continue;
+      int64_t expect = value(last, j);
+      for (size_t k = 0; k < syms.size(); ++k)
+        expect += slopes[k][j] * (sizes[k] - target[k]);
+      if (value(views[i], ii) != expect)
+        return fail(" (its values are not a line in it)");
+    }
+  }
+  Builder b(loc.getContext());
+  SmallVector<NamedAttribute> named;
+  for (size_t k = 0; k < syms.size(); ++k)
+    if (llvm::any_of(slopes[k], [](int64_t s) { return s != 0; }))
+      named.push_back(b.getNamedAttr(
+          syms[k].name, DenseElementsAttr::get(
+                            RankedTensorType::get(last.shape(), b.getI64Type()),
+                            ArrayRef<int64_t>(slopes[k]))));
+  return b.getDictionaryAttr(named);
 }
 
 } // namespace
@@ -299,6 +411,41 @@ static LogicalResult annotate(PaddedImport &pi, ArrayRef<Import *> imports,
                  o->getNumResults() != op->getNumResults();
         }))
       return pi.mixes(op, "the ops of the model change with it");
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      // Constants agree where their shapes overlap (a Range over the
+      // symbol grows; its first values stay), or follow the symbols'
+      // values (a decoder's position, Shape(past)[2], as data).
+      if (llvm::any_of(ArrayRef(ops).drop_front(), [&](Operation *o) {
+            return !driver::constantsAgree(
+                cast<ConstantOp>(ops.front()).getValue(),
+                cast<ConstantOp>(o).getValue());
+          })) {
+        SmallVector<ElementsAttr> values;
+        for (Operation *o : ops)
+          values.push_back(cast<ConstantOp>(o).getValue());
+        FailureOr<DictionaryAttr> slopes = pi.valueSlopes(
+            op, values, target, "a constant computed from its value");
+        if (failed(slopes))
+          return failure();
+        if (!slopes->empty())
+          op->setAttr("hodu.symbol_slopes", *slopes);
+      }
+    }
+    if (auto sl = dyn_cast<SliceOp>(op)) {
+      // A slice that starts where the symbols put it (a causal mask's rows
+      // from past to past + 1 of a table): its starts follow them.
+      SmallVector<ElementsAttr> starts;
+      for (Operation *o : ops)
+        starts.push_back(b.getI64TensorAttr(cast<SliceOp>(o).getStarts()));
+      if (!llvm::all_equal(starts)) {
+        FailureOr<DictionaryAttr> slopes =
+            pi.valueSlopes(op, starts, target,
+                           "the slice starts at a place that depends on it");
+        if (failed(slopes))
+          return failure();
+        op->setAttr("hodu.start_slopes", *slopes);
+      }
+    }
     for (Operation *o : ArrayRef(ops).drop_front())
       if (failed(pi.compareAttributes(ops.front(), o)))
         return failure();
@@ -386,8 +533,11 @@ OwningOpRef<ModuleOp> driver::importPadded(
   };
   auto importAt = [&](ArrayRef<int64_t> sizes, Import &im) -> LogicalResult {
     io.unboundSymbolSize = 0;
-    for (auto [sym, size] : llvm::zip(syms, sizes))
+    for (auto [sym, size] : llvm::zip(syms, sizes)) {
       io.symbolSizes[sym.name] = size;
+      if (!llvm::is_contained(io.freeSymbols, sym.name))
+        io.freeSymbols.push_back(sym.name);
+    }
     im.size = sizes.front();
     im.module = importer.import(opts.inputPath, context, io);
     return failure(!im.module || failed(load(im)));

@@ -18,6 +18,7 @@
 #include "hodu/Dialect/Hodu/Symbols.h"
 #include "hodu/Transforms/Passes.h"
 
+#include "PadRewriter.h"
 #include "SymbolOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,7 +26,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FormatVariadic.h"
 
 namespace hodu {
 #define GEN_PASS_DEF_PADSYMBOLS
@@ -34,106 +34,7 @@ namespace hodu {
 
 using namespace mlir;
 using namespace hodu;
-
-namespace {
-
-/// A dim's real extent, scale * n / divisor + offset (exact), n the value
-/// of padded symbol `sym`; scale 0: a static dim. With a `period`, the dim
-/// interleaves: position p is real when p mod period is below the extent
-/// (the rows of an attention's heads flattened with its padded queries,
-/// [heads * B] of [heads, B]); else the real positions are a prefix.
-struct Extent {
-  int64_t scale = 0, offset = 0, divisor = 1;
-  int sym = -1;
-  int64_t period = 0;
-  bool symbolic() const { return scale != 0; }
-};
-
-/// What the padding of a dim must hold for the op that reads across it.
-enum class Neutral { Zero, One, Lowest, Highest };
-
-class PadRewriter {
-public:
-  /// `symbols`: the padded ones, each compiled at its bound (chunk).
-  PadRewriter(ArrayRef<ChunkedSymbol> symbols, func::FuncOp f)
-      : symbols(symbols), f(f), b(f.getContext()) {}
-
-  LogicalResult read();
-  LogicalResult run();
-
-private:
-  LogicalResult visit(Operation *op);
-  /// The error at op, naming the first padded symbol its operands have.
-  LogicalResult mixes(Operation *op, const Twine &why) {
-    for (Value v : op->getOperands())
-      if (auto it = table.find(v); it != table.end())
-        for (const Extent &e : it->second)
-          if (e.symbolic())
-            return symbolCannotVary(op, symbols[e.sym].name, why);
-    return symbolCannotVary(op, symbols.front().name, why);
-  }
-  LogicalResult readExtents(Value v, ArrayAttr dims, Operation *where,
-                            bool isArgument = false);
-  SmallVector<int64_t> symbolicDims(Value v) const {
-    SmallVector<int64_t> dims;
-    auto it = table.find(v);
-    if (it != table.end())
-      for (auto [d, e] : llvm::enumerate(it->second))
-        if (e.symbolic())
-          dims.push_back(d);
-    return dims;
-  }
-  bool isSymbolic(Value v, int64_t d) const {
-    auto it = table.find(v);
-    return it != table.end() && d >= 0 && d < (int64_t)it->second.size() &&
-           it->second[d].symbolic();
-  }
-  Extent extentOf(Value v, int64_t d) const { return table.lookup(v)[d]; }
-
-  // Builders, at b's insertion point.
-  Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
-  Value scalar(Type elem, Neutral k);
-  Value realExtent(Extent e);
-  void distinct(Value v);
-  Value keep(ArrayRef<int64_t> shape, ArrayRef<std::pair<int64_t, Extent>> dims,
-             Type like);
-  Value masked(Value x, ArrayRef<int64_t> dims, Neutral k);
-  void maskOperand(Operation *op, unsigned i, ArrayRef<int64_t> dims,
-                   Neutral k);
-  void propagateKnown(Operation *op);
-  LogicalResult concat(ConcatOp c);
-  LogicalResult pad(PadOp p);
-  LogicalResult reshape(Operation *op);
-  LogicalResult resize(ResizeOp r);
-  Value edged(Value x, ArrayRef<int64_t> dims);
-  bool interleaved(Value v) const {
-    auto it = table.find(v);
-    return it != table.end() &&
-           llvm::any_of(it->second, [](const Extent &e) { return e.period; });
-  }
-  void propagatePeriods(Operation *op);
-  template <class R> LogicalResult reduce(R r, Neutral k, bool mean = false);
-  /// Whether reduction r reduces a padded dim.
-  template <class R> bool overSymbolic(R r) const {
-    int64_t rank = cast<RankedTensorType>(r.getInput().getType()).getRank();
-    return llvm::any_of(symbolAxesOf(r.getDims(), rank),
-                        [&](int64_t d) { return isSymbolic(r.getInput(), d); });
-  }
-
-  ArrayRef<ChunkedSymbol> symbols;
-  func::FuncOp f;
-  OpBuilder b;
-  SmallVector<Value> n; // each symbol's value
-  DenseMap<Value, SmallVector<Extent>> table;
-
-public:
-  /// The selects it made (hoduc --print-stats).
-  int64_t masks = 0;
-
-private:
-  /// Values whose padding is known to hold a neutral value, on which dims.
-  DenseMap<Value, std::pair<Neutral, SmallVector<int64_t>>> known;
-};
+using namespace hodu::pad_symbols;
 
 /// Reads `dims` (one string per dim of v) into the table.
 LogicalResult PadRewriter::readExtents(Value v, ArrayAttr dims,
@@ -640,76 +541,6 @@ void PadRewriter::propagatePeriods(Operation *op) {
   }
 }
 
-/// x with the padding of `dims` holding the last real position's values
-/// (what an op that clamps its reads at the edge reads there).
-Value PadRewriter::edged(Value x, ArrayRef<int64_t> dims) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Location loc = f.getLoc();
-  for (int64_t d : dims) {
-    int64_t size = type.getDimSize(d);
-    auto indexT = RankedTensorType::get({size}, b.getI64Type());
-    auto i64T = RankedTensorType::get({}, b.getI64Type());
-    Value last = SubOp::create(b, loc, i64T, realExtent(extentOf(x, d)),
-                               i64Constant({}, {1}));
-    Value index = MinimumOp::create(
-        b, loc, indexT,
-        i64Constant({size}, llvm::to_vector(llvm::seq<int64_t>(0, size))),
-        last);
-    Value r = IndexSelectOp::create(b, loc, type, x, index, d);
-    table[r] = table.lookup(x);
-    x = r;
-  }
-  return x;
-}
-
-/// A resize along a padded dim by an integer factor k: the output's real
-/// extent is k times the input's, and each real output position reads the
-/// input at a coordinate that depends on k alone, clamped to the input's
-/// last position -- so the input's padding holds that position's values
-/// (none needed for nearest-floor asymmetric, which never reads past it).
-/// Coordinates that depend on the sizes (align_corners, a region of
-/// interest, exclude_outside) are refused.
-LogicalResult PadRewriter::resize(ResizeOp r) {
-  Value in = r.getInput(), out = r.getResult();
-  auto inT = cast<RankedTensorType>(in.getType());
-  auto outT = cast<RankedTensorType>(out.getType());
-  SmallVector<int64_t> dims;
-  for (int64_t d : symbolicDims(in)) {
-    if (r.getScaleValues() || r.getRoi())
-      return mixes(r, "the resize's scales or region are read at run time");
-    CoordTransform ct = r.getCoordTransform();
-    if (ct != CoordTransform::asymmetric && ct != CoordTransform::half_pixel &&
-        ct != CoordTransform::pytorch_half_pixel &&
-        ct != CoordTransform::tf_half_pixel_for_nn)
-      return mixes(r, "the resize's coordinates depend on the sizes "
-                      "(coordinate transform " +
-                          stringifyCoordTransform(ct) + ")");
-    if (r.getExcludeOutside())
-      return mixes(r, "the resize leaves the outside out (exclude_outside)");
-    double scale = r.getScales()
-                       ? (*r.getScales())[d]
-                       : double(outT.getDimSize(d)) / double(inT.getDimSize(d));
-    int64_t k = (int64_t)scale;
-    Extent ei = extentOf(in, d);
-    Extent eo = isSymbolic(out, d) ? extentOf(out, d) : Extent();
-    // out = k * in: scale_o / div_o == k * scale_i / div_i, offsets k times.
-    if ((double)k != scale || k < 1 || eo.sym != ei.sym ||
-        eo.scale * ei.divisor != k * ei.scale * eo.divisor ||
-        eo.offset != k * ei.offset)
-      return mixes(r, "the resize scales it by " + llvm::formatv("{0}", scale) +
-                          ", not by a whole factor");
-    if (!(r.getMode() == ResizeMode::nearest &&
-          ct == CoordTransform::asymmetric &&
-          r.getNearestMode() == NearestMode::floor))
-      dims.push_back(d);
-  }
-  if (dims.empty())
-    return success();
-  b.setInsertionPoint(r);
-  r->setOperand(0, edged(in, dims));
-  return success();
-}
-
 LogicalResult PadRewriter::visit(Operation *op) {
   bool any = llvm::any_of(op->getOperands(),
                           [&](Value v) { return table.count(v) != 0; });
@@ -909,6 +740,23 @@ LogicalResult PadRewriter::run() {
       return failure();
     n.push_back(f.getArgument(at));
   }
+  // Constants that follow the symbols' values, then the masks.
+  SmallVector<ConstantOp> following;
+  f.walk([&](ConstantOp c) {
+    if (c->hasAttr("hodu.symbol_slopes"))
+      following.push_back(c);
+  });
+  for (ConstantOp c : following)
+    if (failed(followSymbols(c)))
+      return failure();
+  SmallVector<SliceOp> sliding;
+  f.walk([&](SliceOp s) {
+    if (s->hasAttr("hodu.start_slopes"))
+      sliding.push_back(s);
+  });
+  for (SliceOp s : sliding)
+    if (failed(slideSlice(s)))
+      return failure();
   SmallVector<Operation *> ops;
   for (Operation &op : f.getBody().front())
     ops.push_back(&op);
@@ -917,6 +765,8 @@ LogicalResult PadRewriter::run() {
       return failure();
   return success();
 }
+
+namespace {
 
 struct PadSymbolsPass : hodu::impl::PadSymbolsBase<PadSymbolsPass> {
   void runOnOperation() override {

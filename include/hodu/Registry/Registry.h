@@ -66,6 +66,14 @@ struct ImportOptions {
   /// `unboundSymbolSize` ones are (the driver's probes of a model with two
   /// symbols, each at a size the other has not).
   std::map<std::string, int64_t> probeSymbolSizes;
+  /// Symbols of `symbolSizes` imported at a size that is not a pin: a
+  /// probe, or the bound a padded symbol is compiled at. While any input
+  /// dim is such a symbol (or a `probeSymbolSizes` or `unboundSymbolSize`
+  /// one), the ONNX importer keeps the values computed from a tensor's
+  /// shape (Shape, Size) as ops where they meet data (a floating-point or
+  /// boolean result), instead of evaluating them at the probe's size; an op
+  /// that needs them at import time (a Reshape's shape) still gets them.
+  std::vector<std::string> freeSymbols;
   /// When set, the importer adds the symbols it imported at
   /// `unboundSymbolSize` (also when the import then fails).
   std::shared_ptr<std::vector<std::string>> unboundSymbols;

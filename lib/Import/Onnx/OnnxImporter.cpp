@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -118,18 +119,49 @@ static std::optional<std::string> nameTwice(ArrayRef<std::string> names) {
   return std::nullopt;
 }
 
+/// The ops a symbolic import kept from import-time evaluation
+/// (GraphImporter::deferredOps) that nothing reads, because a conversion
+/// took their value at import time (a Resize's scales), are erased with the
+/// constants only they read: the driver compares the imports op by op.
+static void eraseUnusedDeferredOps(GraphImporter &g, func::FuncOp func) {
+  if (g.deferredOps.empty())
+    return;
+  SmallVector<Operation *> work;
+  func.walk([&](Operation *op) {
+    if (g.deferredOps.contains(op))
+      work.push_back(op);
+  });
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (op->getNumResults() == 0 || !isOpTriviallyDead(op))
+      continue;
+    SmallVector<Operation *> operands;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        operands.push_back(def);
+    g.deferredOps.erase(op);
+    op->erase();
+    for (Operation *def : operands)
+      if (isa<ConstantOp>(def) && def->use_empty())
+        def->erase();
+      else if (g.deferredOps.contains(def))
+        work.push_back(def);
+  }
+}
+
 /// The static shape of graph input `name` (or of an element of a sequence
 /// input, `seq[i]`) of tensor type `tt`: its pin from `--input-shape` (taken
 /// out of `pins`), else its declared shape. A dynamic dim (a pin's `?`, a
 /// declared dim_param or unknown dim) is a symbol, its dim_param or
 /// "NAME_dimI": imported at its size from `options.symbolSizes`, else at
 /// `options.unboundSymbolSize` and named in `symbols` (one entry per dim,
-/// "" for the others), else an error.
+/// "" for the others), else an error. `free` is set when a symbol is not
+/// pinned (imported at a probe or a padded bound: ImportOptions::freeSymbols).
 static FailureOr<SmallVector<int64_t>>
 inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
            llvm::StringMap<std::vector<int64_t>> &pins,
            const ImportOptions &options, SmallVectorImpl<std::string> &symbols,
-           Location loc) {
+           bool &free, Location loc) {
   std::optional<std::vector<int64_t>> pinned;
   auto pin = pins.find(name);
   if (pin != pins.end()) {
@@ -182,15 +214,18 @@ inputShape(StringRef name, const onnx::TypeProto::Tensor &tt,
     if (auto it = options.symbolSizes.find(symbol);
         it != options.symbolSizes.end()) {
       dims.push_back(it->second);
+      free |= llvm::is_contained(options.freeSymbols, symbol);
       continue;
     }
     if (auto it = options.probeSymbolSizes.find(symbol);
         it != options.probeSymbolSizes.end()) {
       dims.push_back(it->second);
       symbols[i] = symbol;
+      free = true;
       continue;
     }
     if (options.unboundSymbolSize > 0) {
+      free = true;
       dims.push_back(options.unboundSymbolSize);
       symbols[i] = symbol;
       if (options.unboundSymbols &&
@@ -599,7 +634,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
         return nullptr;
       }
       auto dims = inputShape(in.name(), *tt, pins, options,
-                             argSymbols.emplace_back(), loc);
+                             argSymbols.emplace_back(), g.keepSymbolData, loc);
       if (failed(dims))
         return nullptr;
       argTypes.push_back(RankedTensorType::get(*dims, elt));
@@ -617,8 +652,8 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
       std::string element = elementName(in.name(), i);
       if (shared && !pins.count(element))
         pins[element] = *shared;
-      auto dims =
-          inputShape(element, *tt, pins, options, argSymbols.emplace_back(), loc);
+      auto dims = inputShape(element, *tt, pins, options,
+                             argSymbols.emplace_back(), g.keepSymbolData, loc);
       if (failed(dims))
         return nullptr;
       argTypes.push_back(RankedTensorType::get(*dims, elt));
@@ -887,6 +922,7 @@ OwningOpRef<ModuleOp> hodu::importOnnxModelFromMemory(
     resultNames.push_back(name);
   }
   func::ReturnOp::create(b, fileLoc, results);
+  eraseUnusedDeferredOps(g, func);
   func.setType(b.getFunctionType(argTypes, resultTypes));
   for (auto [i, name] : llvm::enumerate(resultNames))
     func.setResultAttr(i, "hodu.name", b.getStringAttr(name));

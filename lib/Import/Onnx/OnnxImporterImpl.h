@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -360,6 +361,17 @@ public:
   /// The elements a sequence whose length is known only at run time is
   /// stored for (--sequence-capacity).
   int64_t sequenceCapacity = 256;
+  /// A symbolic import (ImportOptions::freeSymbols): the names computed
+  /// from a tensor's shape (Shape, Size, and what is computed from them)
+  /// are `shapeDerived`, and an op that takes such a value and gives data
+  /// (a floating-point or boolean result: a position's embedding, a scale,
+  /// a mask) is not evaluated at import time but kept (`deferredOps`), so
+  /// that the driver sees how the data follows the symbol. `constantOf`
+  /// still evaluates such an op for a conversion that needs its value, and
+  /// the ones left without a user are erased at the end of the import.
+  bool keepSymbolData = false;
+  llvm::StringSet<> shapeDerived;
+  llvm::DenseSet<mlir::Operation *> deferredOps;
 
   mlir::Value materialize(llvm::StringRef name, mlir::Location loc);
   /// The entry's value, or a new `hodu.constant` of its constant at the

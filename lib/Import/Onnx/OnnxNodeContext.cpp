@@ -53,6 +53,35 @@ RankedTensorType GraphImporter::typeOf(StringRef name) const {
   return {};
 }
 
+/// The value of `v` when a constant defines it or a chain of ops kept from
+/// import-time evaluation (GraphImporter::deferredOps) computes it from
+/// constants, else null. `seen` holds what this evaluation computed.
+static ElementsAttr deferredValue(Value v,
+                                  const llvm::DenseSet<Operation *> &deferred,
+                                  llvm::DenseMap<Value, ElementsAttr> &seen,
+                                  unsigned depth) {
+  if (ElementsAttr c = getConstantValue(v))
+    return c;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 64 || !deferred.contains(op))
+    return {};
+  if (auto it = seen.find(v); it != seen.end())
+    return it->second;
+  SmallVector<ConstantView> operands;
+  for (Value operand : op->getOperands()) {
+    ElementsAttr c = deferredValue(operand, deferred, seen, depth + 1);
+    std::optional<ConstantView> view = c ? ConstantView::get(c) : std::nullopt;
+    if (!view)
+      return seen[v] = {};
+    operands.push_back(*view);
+  }
+  SmallVector<ElementsAttr> results =
+      evaluateResults(op, operands, importEvaluationLimits());
+  for (OpResult r : op->getResults())
+    seen[r] = results.empty() ? ElementsAttr() : results[r.getResultNumber()];
+  return seen[v];
+}
+
 ElementsAttr GraphImporter::constantOf(StringRef name) const {
   auto it = values.find(name);
   if (it == values.end())
@@ -62,6 +91,11 @@ ElementsAttr GraphImporter::constantOf(StringRef name) const {
     return e.constant;
   if (ElementsAttr c = getConstantValue(e.value))
     return c;
+  if (e.value && !deferredOps.empty()) {
+    llvm::DenseMap<Value, ElementsAttr> seen;
+    if (ElementsAttr c = deferredValue(e.value, deferredOps, seen, 0))
+      return c;
+  }
   // A tensor without elements is known whatever computes it (a graph
   // input of shape [0] given as ReduceSum's axes, say): its type is all
   // there is to it.

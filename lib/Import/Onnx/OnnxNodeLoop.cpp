@@ -28,8 +28,11 @@ using namespace hodu::onnx_import;
 /// `first` on) whose operands are all constants becomes a constant
 /// (hodu::foldToConstants), in order, so a chain of them folds whole. The
 /// node's outputs that became constants are kept as values, and the
-/// constants that nothing reads any more are erased.
-static void evaluateNewOps(NodeContext &n, Operation *first) {
+/// constants that nothing reads any more are erased. With `keepData` (a
+/// symbolic import, a node that reads a value computed from a shape), an op
+/// whose result is data (floating-point or boolean), or that reads such a
+/// kept op, is kept as it is (GraphImporter::deferredOps).
+static void evaluateNewOps(NodeContext &n, Operation *first, bool keepData) {
   GraphImporter &g = n.graph;
   EvaluationLimits limits = importEvaluationLimits();
   SmallVector<Operation *> created, constants;
@@ -50,6 +53,25 @@ static void evaluateNewOps(NodeContext &n, Operation *first) {
           it->second.value.getDefiningOp() == op)
         outputs.push_back(
             {i, cast<OpResult>(it->second.value).getResultNumber()});
+    }
+    if (keepData) {
+      // Kept: data computed from constants, and whatever reads kept ops.
+      auto kept = [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && g.deferredOps.contains(def);
+      };
+      bool data = llvm::any_of(op->getResultTypes(), [](Type t) {
+        auto rt = dyn_cast<RankedTensorType>(t);
+        Type elt = rt ? rt.getElementType() : Type();
+        return elt && (isa<FloatType>(elt) || elt.isInteger(1));
+      });
+      bool known = llvm::all_of(op->getOperands(), [&](Value v) {
+        return getConstantValue(v) || kept(v);
+      });
+      if (known && (data || llvm::any_of(op->getOperands(), kept))) {
+        g.deferredOps.insert(op);
+        continue;
+      }
     }
     SmallVector<Value> folded = foldToConstants(op, limits);
     if (folded.empty())
@@ -303,7 +325,18 @@ LogicalResult NodeLoop::importNodes(const onnx::GraphProto &graph, Block *body,
         last ? last->getNextNode() : (body->empty() ? nullptr : &body->front());
     if (failed(verifyNewOps(n, first)) || failed(checkTensorSizes(n, first)))
       return failure();
-    evaluateNewOps(n, first);
+    // In a symbolic import, what a tensor's shape computes is followed.
+    bool shapeDerived =
+        g.keepSymbolData &&
+        (node.op_type() == "Shape" || node.op_type() == "Size" ||
+         llvm::any_of(node.input(), [&](const std::string &in) {
+           return g.shapeDerived.contains(in);
+         }));
+    evaluateNewOps(n, first, shapeDerived);
+    if (shapeDerived)
+      for (const std::string &out : node.output())
+        if (!out.empty())
+          g.shapeDerived.insert(out);
     if (failed(propagateDataDependentDims(n, dataDims)) ||
         failed(checkDeclaredTypes(n, g, declared)) ||
         failed(checkOutputTypes(n, g, inferred, inferredTypes)))

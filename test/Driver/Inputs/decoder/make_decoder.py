@@ -10,7 +10,11 @@ Unsqueeze -> Concat -> Reshape chains; pre-LayerNorm attention over past +
 1 keys, an Erf GELU feed-forward, a final LayerNorm and an LM head. d_model
 8, 2 heads, FFN 16, vocabulary 11, positions up to 32. Deterministic
 weights (an LCG). With --position-input the position is an input instead,
-position_ids [batch, 1], as Hugging Face's exporters write it. Encode with
+position_ids [batch, 1], as Hugging Face's exporters write it. With
+--bias-table the scores get a learned bias by position, the row past of a
+[positions, positions] table and its first past + 1 columns, cut by a Slice
+whose starts and ends come from Shape(past_key)[2] (as GPT-2's export cuts
+its causal mask, bias[past : past + 1, : past + 1]). Encode with
   protoc --encode=onnx.ModelProto onnx.proto < decoder.textproto > decoder.onnx
 Test infrastructure, Python 3 standard library only."""
 
@@ -29,6 +33,7 @@ AXIS0 = "type: INT i: 0"
 node("Shape", ["input_ids"], "ids_shape")
 node("Gather", ["ids_shape", "i0"], "batch", axis=AXIS0)
 POSITION_INPUT = "--position-input" in sys.argv[1:]
+BIAS_TABLE = "--bias-table" in sys.argv[1:]
 if not POSITION_INPUT:
     node("Shape", ["past_key"], "past_shape")
     node("Gather", ["past_shape", "i2"], "past", axis=AXIS0)
@@ -56,7 +61,17 @@ node("Concat", ["past_value", "v_t"], "present_value", axis="type: INT i: 2")
 node("Transpose", ["present_key"], "keys_t", perm="type: INTS ints: 0 ints: 1 ints: 3 ints: 2")
 node("MatMul", ["q_t", "keys_t"], "scores")
 node("Div", ["scores", "sqrt_dh"], "scaled")
-node("Softmax", ["scaled"], "probs", axis="type: INT i: -1")
+if BIAS_TABLE:
+    node("Add", ["past", "onei"], "keys")
+    node("Unsqueeze", ["past", "axes0"], "past1")
+    node("Unsqueeze", ["keys", "axes0"], "keys1")
+    node("Concat", ["past1", "zero1"], "bias_starts", axis=AXIS0)
+    node("Concat", ["keys1", "keys1"], "bias_ends", axis=AXIS0)
+    node("Slice", ["pos_bias", "bias_starts", "bias_ends", "axes01"], "bias_row")
+    node("Add", ["scaled", "bias_row"], "biased")
+    node("Softmax", ["biased"], "probs", axis="type: INT i: -1")
+else:
+    node("Softmax", ["scaled"], "probs", axis="type: INT i: -1")
 g.attention_out("probs", "present_value", "o")
 node("Add", ["x0", "o"], "res1")
 # Feed-forward with an Erf GELU.
@@ -79,6 +94,9 @@ inits = (floats("tok_emb", [V, D], 1.0) + floats("pos_emb", [P, D], 0.3) +
          ints("dh", [DH]) + ints("dmodel", [D]) +
          scalar("onef", 1.0) + scalar("sqrt_dh", DH ** 0.5) +
          scalar("sqrt2", 2 ** 0.5) + scalar("half", 0.5))
+if BIAS_TABLE:
+    inits += (floats("pos_bias", [P, P], 2.0) + ints("onei", [1], scalar=True) +
+              ints("zero1", [0]) + ints("axes01", [0, 1]))
 print('ir_version: 8\nopset_import { domain: "" version: 17 }\ngraph {\n  name: "decoder"')
 print("".join(g.nodes) + inits, end="")
 print('  input { name: "input_ids" type { tensor_type { elem_type: 7 shape { '
