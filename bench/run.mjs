@@ -16,6 +16,7 @@
 //   --budget S         seconds of timed runs per engine and setting [10]
 //   --cap S            a single Hodu run (or compile) longer than this is
 //                      reported as "timeout"                        [60]
+//   --pause MS         idle time before each engine's runs in a round [300]
 //   --doc FILE         write the report there ("" = don't)  [docs/performance.md]
 //
 // For every model: compile with hoduc (timed; a real model with its
@@ -51,8 +52,14 @@ const GOAL_SCALING = 1.7;
 // not slower (run-to-run noise on this VM is about that).
 const SCALING_NOISE = 0.05;
 const COMPILE_REPEAT_S = 10;
-// Milliseconds between one engine's runs and the other's (measure()).
-const PAUSE_MS = 20;
+// Milliseconds between one engine's runs and the other's (measure();
+// --pause). ORT's pool threads spin for a while after its last run, and
+// on this VM's 2 vCPUs that slowed the next engine's runs: with 20 ms,
+// Hodu's runs of oww-alexa after ORT's 2-thread ones took 10 us against
+// 8.3 us after ORT's 1-thread ones (both Hodu servers on one thread, as
+// libhodurt chose for a model that small); with 300 ms, 8.54 against
+// 8.40 us, and ORT's own 1-thread runs fell from 42 to 28 us.
+const PAUSE_MS = 300;
 // AVX-512 on Zen 5: two 512-bit FMA pipes = 2 x 16 lanes x 2 FLOPs = 64
 // FLOP/cycle; at the ~4.1 GHz boost that is the ~262 GFLOP/s per core the
 // issue names. The VM reports only its 2.6 GHz base clock.
@@ -67,7 +74,7 @@ const ANALYSIS = '<!-- analysis: kept by bench/run.mjs -->';
 function parseArgs(argv) {
   const o = { hoduBuild: path.join(repoDir, 'build'), models: null, suite: 'all',
     modelsCache: path.join(repoDir, 'build', 'test', 'models-cache'),
-    threads: [1, 2], reps: 15, budget: 10, cap: 60, hoducFlags: [], variantFlags: [],
+    threads: [1, 2], reps: 15, budget: 10, cap: 60, pause: PAUSE_MS, hoducFlags: [], variantFlags: [],
     doc: path.join(repoDir, 'docs', 'performance.md') };
   for (let i = 0; i < argv.length; ++i) {
     const [k, inline] = argv[i].split(/=(.*)/s, 2);
@@ -83,6 +90,7 @@ function parseArgs(argv) {
     else if (k === '--reps') o.reps = Number(v);
     else if (k === '--budget') o.budget = Number(v);
     else if (k === '--cap') o.cap = Number(v);
+    else if (k === '--pause') o.pause = Number(v);
     else if (k === '--doc') o.doc = v ? path.resolve(v) : '';
     else if (k === '--hoduc-flag') o.hoducFlags.push(v);
     else if (k === '--variant-flag') o.variantFlags.push(v);
@@ -246,7 +254,11 @@ async function compile(hoduc, model, out, capS) {
   });
 }
 
-async function measure(opts, model, lib, threads, variantLib = null) {
+// `lowThreads` (below `threads`): the same engines at that thread count
+// too, timed in the same rounds, so that each engine's speed-up compares
+// runs the machine's drifting state hit alike (issue #48; sequential
+// settings of a microsecond model differed by 20% from one minute to the next).
+async function measure(opts, model, lib, threads, variantLib = null, lowThreads = 0) {
   // ORT sees the whole graph, so it gets every input; Hodu's artifact has
   // the frozen ones compiled in.
   const feed = (i) => `${i.name}=${i.file}`;
@@ -257,7 +269,13 @@ async function measure(opts, model, lib, threads, variantLib = null) {
   // same rounds as the others.
   const variant = variantLib && new Server(path.join(nativeDir, 'hodu_bench'), [variantLib, '--serve', '--threads', String(threads),
     ...model.inputs.filter((i) => !i.freeze).flatMap((i) => ['--input', feed(i)])], 'Hodu variant');
-  const res = { threads, ort: null, hodu: null, variant: null, error: null };
+  const hoduArgs = (t) => [lib, '--serve', '--threads', String(t),
+    ...model.inputs.filter((i) => !i.freeze).flatMap((i) => ['--input', feed(i)])];
+  const low = lowThreads > 0 && lowThreads < threads ? {
+    ort: new Server('node', [path.join(benchDir, 'ort_worker.mjs'), model.model, String(lowThreads), ...model.inputs.map(feed)], 'ORT low'),
+    hodu: new Server(path.join(nativeDir, 'hodu_bench'), hoduArgs(lowThreads), 'Hodu low'),
+  } : null;
+  const res = { threads, ort: null, hodu: null, variant: null, low: null, error: null };
   const outDir = path.join(resultsDir, 'outputs', `${model.name}-t${threads}`);
   try {
     await ort.next(opts.cap * 2); // "ready" once the session exists
@@ -286,13 +304,23 @@ async function measure(opts, model, lib, threads, variantLib = null) {
       variantOne = median(await variant.times(3, opts.cap)) / 1e9;
       kVariant = Math.max(1, Math.min(20000, Math.floor(per / Math.max(variantOne, 1e-7))));
     }
+    let kLow = null, tLow = { ort: [], hodu: [] };
+    if (low) {
+      await low.ort.next(opts.cap * 2);
+      await low.ort.ask('warmup 1', opts.cap * 2);
+      await low.hodu.ask('warmup 1', opts.cap);
+      const one = { ort: median(await low.ort.times(3, opts.cap * 2)) / 1e9,
+        hodu: median(await low.hodu.times(3, opts.cap)) / 1e9 };
+      kLow = { ort: Math.max(1, Math.min(20000, Math.floor(per / Math.max(one.ort, 1e-7)))),
+        hodu: Math.max(1, Math.min(20000, Math.floor(per / Math.max(one.hodu, 1e-7)))), one };
+    }
     const cpu = async (s) => Number((await s.ask('cpu', 10)).split(' ')[1]);
     const cpu0 = [await cpu(ort), await cpu(hodu)];
     // A pause before each engine's runs: ORT's pool threads spin for a
     // while after its last run, and on 2 cores one of them took a core from
     // Hodu's next 2-thread runs (the PP-OCRv4 detector measured 1.49 ->
     // 1.65 ms from 1 to 2 threads here, 1.71 -> 1.74 ms alone).
-    const pause = () => new Promise((done) => setTimeout(done, PAUSE_MS));
+    const pause = () => new Promise((done) => setTimeout(done, opts.pause));
     for (let r = 0; r < reps; ++r) {
       await pause();
       tOrt = tOrt.concat(await ort.times(kOrt, opts.cap * 2 + kOrt * ortOne * 4));
@@ -301,6 +329,12 @@ async function measure(opts, model, lib, threads, variantLib = null) {
       if (variant) {
         await pause();
         tVariant = tVariant.concat(await variant.times(kVariant, opts.cap + kVariant * variantOne * 4));
+      }
+      if (low) {
+        await pause();
+        tLow.ort = tLow.ort.concat(await low.ort.times(kLow.ort, opts.cap * 2 + kLow.ort * kLow.one.ort * 4));
+        await pause();
+        tLow.hodu = tLow.hodu.concat(await low.hodu.times(kLow.hodu, opts.cap + kLow.hodu * kLow.one.hodu * 4));
       }
     }
     // CPU time over wall time of the timed runs: about 1 for one thread, up
@@ -335,10 +369,13 @@ async function measure(opts, model, lib, threads, variantLib = null) {
     const stats = (t) => ({ n: t.length, median: median(t), min: t.reduce((a, b) => Math.min(a, b)), p90: pct(t, 0.9) });
     res.ort = { ...stats(tOrt), first: ortFirst, rss: ortRss, rssBase: ortBase, cpu: ortCpu };
     res.hodu = { ...stats(tHodu), first: hoduFirst, rss: hoduRss, cpu: hoduCpu };
+    if (low)
+      res.low = { threads: lowThreads, ort: stats(tLow.ort), hodu: stats(tLow.hodu) };
   } catch (e) {
     res.error = e.timeout && e.message.startsWith('Hodu') ? `timeout (one run > ${opts.cap} s)` : e.message.slice(0, 300);
   } finally {
-    await Promise.all([ort.quit(), hodu.quit(), ...(variant ? [variant.quit()] : [])]);
+    await Promise.all([ort.quit(), hodu.quit(), ...(variant ? [variant.quit()] : []),
+      ...(low ? [low.ort.quit(), low.hodu.quit()] : [])]);
   }
   return res;
 }
@@ -423,8 +460,11 @@ function report(opts, machine, peaks, results, skipped, date) {
   if (tHigh > tLow) {
     for (const r of results) {
       if (r.missing || !r.compile.ok || r.model.name === 'add') continue;
-      const lo = runOf(r.model.name, tLow), hi = runOf(r.model.name, tHigh);
+      let lo = runOf(r.model.name, tLow), hi = runOf(r.model.name, tHigh);
       if (!lo || !hi || lo.error || hi.error) continue;
+      // The fewest threads timed in the same rounds as the most, where the
+      // run has them (measure's lowThreads).
+      if (hi.low) lo = hi.low;
       const sh = lo.hodu.median / hi.hodu.median, so = lo.ort.median / hi.ort.median;
       scaling.push([r.model.name, `${fmtTime(lo.hodu.median)} → ${fmtTime(hi.hodu.median)}`, `${sh.toFixed(2)}×`,
         `${fmtTime(lo.ort.median)} → ${fmtTime(hi.ort.median)}`, `${so.toFixed(2)}×`]);
@@ -511,7 +551,10 @@ ${table(latency)}
 ${scaling.length > 1 ? table(scaling) : 'One thread count in this run: no scaling measured.'}
 
 Each engine against itself: its median at the fewest threads of the run over
-its median at the most ("speed-up"; above 1 the threads pay). libhodurt runs
+its median at the most ("speed-up"; above 1 the threads pay), both timed in
+the same alternating rounds (at the most threads' setting, each engine also
+runs at the fewest), so that the machine's drift between settings does not
+count. libhodurt runs
 each model on its thread team or on the calling thread alone, whichever it
 measured faster on this machine (docs/architecture.md, *Threads*), so
 Hodu's speed-up should not fall below 1; ONNX Runtime always uses its pool.
@@ -703,7 +746,9 @@ async function main() {
       if (!v.ok) variantLib = null;
     }
     for (const t of opts.threads) {
-      const m = await measure(opts, model, lib, t, variantLib);
+      // The most threads also time the fewest in the same rounds.
+      const lowest = Math.min(...opts.threads);
+      const m = await measure(opts, model, lib, t, variantLib, t > lowest ? lowest : 0);
       r.runs.push(m);
       console.log(m.error ? `  ${t} thread(s): ${m.error}`
         : `  ${t} thread(s): ORT ${fmtTime(m.ort.median)}  Hodu ${fmtTime(m.hodu.median)}  ratio ${(m.hodu.median / m.ort.median).toFixed(2)}  err ${fmtErr(m.check)}` +
