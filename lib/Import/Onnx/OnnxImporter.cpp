@@ -132,8 +132,10 @@ static void eraseUnusedDeferredOps(GraphImporter &g, func::FuncOp func) {
       work.push_back(op);
   });
   while (!work.empty()) {
+    // (An op may be queued twice; one erased is out of the set.)
     Operation *op = work.pop_back_val();
-    if (op->getNumResults() == 0 || !isOpTriviallyDead(op))
+    if (!g.deferredOps.contains(op) || op->getNumResults() == 0 ||
+        !isOpTriviallyDead(op))
       continue;
     SmallVector<Operation *> operands;
     for (Value v : op->getOperands())
