@@ -740,23 +740,20 @@ LogicalResult PadRewriter::run() {
       return failure();
     n.push_back(f.getArgument(at));
   }
-  // Constants that follow the symbols' values, then the masks.
-  SmallVector<ConstantOp> following;
-  f.walk([&](ConstantOp c) {
-    if (c->hasAttr("hodu.symbol_slopes"))
-      following.push_back(c);
+  // The constants and slices that follow the symbols' values
+  // (PadSymbolsIndexing.cpp), then the masks.
+  SmallVector<Operation *> following;
+  f.walk([&](Operation *op) {
+    if (isa<ConstantOp>(op)
+            ? op->hasAttr("hodu.symbol_slopes")
+            : isa<SliceOp>(op) && op->hasAttr("hodu.start_slopes"))
+      following.push_back(op);
   });
-  for (ConstantOp c : following)
-    if (failed(followSymbols(c)))
+  for (Operation *op : following) {
+    auto c = dyn_cast<ConstantOp>(op);
+    if (failed(c ? followSymbols(c) : slideSlice(cast<SliceOp>(op))))
       return failure();
-  SmallVector<SliceOp> sliding;
-  f.walk([&](SliceOp s) {
-    if (s->hasAttr("hodu.start_slopes"))
-      sliding.push_back(s);
-  });
-  for (SliceOp s : sliding)
-    if (failed(slideSlice(s)))
-      return failure();
+  }
   SmallVector<Operation *> ops;
   for (Operation &op : f.getBody().front())
     ops.push_back(&op);
