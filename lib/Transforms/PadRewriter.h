@@ -77,6 +77,9 @@ private:
 
   // Builders, at b's insertion point.
   Value i64Constant(ArrayRef<int64_t> shape, ArrayRef<int64_t> values);
+  /// `index` (i64) clamped into [0, size): a padded position reads some
+  /// real one.
+  Value clampIndex(Location loc, Value index, int64_t size);
   Value scalar(Type elem, Neutral k);
   Value realExtent(Extent e);
   LogicalResult followSymbols(ConstantOp c);

@@ -107,6 +107,12 @@ Value PadRewriter::i64Constant(ArrayRef<int64_t> shape,
                             DenseElementsAttr::get(type, values));
 }
 
+Value PadRewriter::clampIndex(Location loc, Value index, int64_t size) {
+  Type type = index.getType();
+  index = MaximumOp::create(b, loc, type, index, i64Constant({}, {0}));
+  return MinimumOp::create(b, loc, type, index, i64Constant({}, {size - 1}));
+}
+
 /// The 0-d constant an op's padding must hold.
 Value PadRewriter::scalar(Type elem, Neutral k) {
   auto type = RankedTensorType::get({}, elem);
@@ -389,10 +395,8 @@ LogicalResult PadRewriter::concat(ConcatOp c) {
     auto it = cast<RankedTensorType>(in.getType());
     int64_t len = it.getDimSize(dim);
     // index = clamp(p - start, 0, len - 1)
-    Value index = SubOp::create(b, loc, indexT, positions, start);
-    index = MaximumOp::create(b, loc, indexT, index, i64Constant({}, {0}));
-    index =
-        MinimumOp::create(b, loc, indexT, index, i64Constant({}, {len - 1}));
+    Value index =
+        clampIndex(loc, SubOp::create(b, loc, indexT, positions, start), len);
     Value part = IndexSelectOp::create(b, loc, rt, in, index, dim);
     parts.push_back({part, start});
     Value extent = isSymbolic(in, dim) ? realExtent(extentOf(in, dim))

@@ -71,6 +71,10 @@ LogicalResult PadRewriter::followSymbols(ConstantOp c) {
   auto type = cast<RankedTensorType>(c.getType());
   auto i64 = type.clone(b.getI64Type());
   Location loc = c.getLoc();
+  // The constant's readers, which read the sum instead.
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : c.getResult().getUses())
+    uses.push_back(&use);
   b.setInsertionPointAfter(c);
   FailureOr<Value> offset = symbolOffset(c, slopes, type);
   if (failed(offset))
@@ -78,14 +82,11 @@ LogicalResult PadRewriter::followSymbols(ConstantOp c) {
   Value v = c.getResult();
   if (type.getElementType() != b.getI64Type())
     v = CastOp::create(b, loc, i64, v);
-  Operation *reader = v == c.getResult() ? nullptr : v.getDefiningOp();
   v = AddOp::create(b, loc, i64, v, *offset);
-  if (!reader)
-    reader = v.getDefiningOp();
   if (type.getElementType() != b.getI64Type())
     v = CastOp::create(b, loc, type, v);
-  c.getResult().replaceUsesWithIf(
-      v, [&](OpOperand &use) { return use.getOwner() != reader; });
+  for (OpOperand *use : uses)
+    use->set(v);
   return success();
 }
 
@@ -101,15 +102,26 @@ LogicalResult PadRewriter::slideSlice(SliceOp s) {
   auto inType = cast<RankedTensorType>(x.getType());
   auto outType = cast<RankedTensorType>(s.getType());
   int64_t rank = inType.getRank();
-  SmallVector<int64_t> moving;
-  for (int64_t d = 0; d < rank; ++d)
-    for (NamedAttribute sl : slopes)
-      if (auto v = dyn_cast<DenseIntElementsAttr>(sl.getValue());
-          v && v.getNumElements() == rank &&
-          v.getValues<APInt>()[d].getSExtValue() != 0 &&
-          !llvm::is_contained(moving, d))
-        moving.push_back(d);
-  for (int64_t d : moving)
+  // Each dim whose start moves, with its start's slopes (0-d, by symbol).
+  auto scalar = RankedTensorType::get({}, b.getI64Type());
+  SmallVector<std::pair<int64_t, DictionaryAttr>> moving;
+  for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<NamedAttribute> at;
+    for (NamedAttribute sl : slopes) {
+      auto v = dyn_cast<DenseIntElementsAttr>(sl.getValue());
+      if (!v || v.getNumElements() != rank)
+        return s.emitError()
+               << "hodu-pad-symbols: the slopes of '" << sl.getName().getValue()
+               << "' are not one per dim of the slice";
+      if (int64_t k = v.getValues<APInt>()[d].getSExtValue())
+        at.push_back(b.getNamedAttr(
+            sl.getName(),
+            DenseElementsAttr::get(scalar, ArrayRef<int64_t>{k})));
+    }
+    if (!at.empty())
+      moving.push_back({d, b.getDictionaryAttr(at)});
+  }
+  for (int64_t d : llvm::make_first_range(moving))
     if (isSymbolic(x, d) || isSymbolic(s.getResult(), d) ||
         s.getSteps()[d] != 1)
       return mixes(s, "the slice starts at a place that depends on it, "
@@ -119,7 +131,7 @@ LogicalResult PadRewriter::slideSlice(SliceOp s) {
   // The other dims as the slice takes them; the moving ones whole.
   SmallVector<int64_t> starts(s.getStarts()), ends(s.getEnds());
   SmallVector<int64_t> shape(outType.getShape());
-  for (int64_t d : moving) {
+  for (int64_t d : llvm::make_first_range(moving)) {
     starts[d] = 0;
     ends[d] = shape[d] = inType.getDimSize(d);
   }
@@ -132,27 +144,18 @@ LogicalResult PadRewriter::slideSlice(SliceOp s) {
                         s.getSteps());
     table[y] = table.lookup(s.getResult());
   }
-  auto startsType = RankedTensorType::get({rank}, b.getI64Type());
-  FailureOr<Value> offset = symbolOffset(s, slopes, startsType);
-  if (failed(offset))
-    return failure();
-  auto i64T = RankedTensorType::get({}, b.getI64Type());
-  for (int64_t d : moving) {
-    int64_t len = outType.getDimSize(d), size = inType.getDimSize(d);
+  for (auto [d, at] : moving) {
+    FailureOr<Value> shift = symbolOffset(s, at, scalar);
+    if (failed(shift))
+      return failure();
+    int64_t len = outType.getDimSize(d);
     auto indexT = RankedTensorType::get({len}, b.getI64Type());
-    Value shift = *offset;
-    if (cast<RankedTensorType>(shift.getType()).getRank() == 1)
-      shift = SliceOp::create(
-          b, loc, RankedTensorType::get({1}, b.getI64Type()), shift,
-          ArrayRef<int64_t>{d}, ArrayRef<int64_t>{d + 1}, ArrayRef<int64_t>{1});
-    shift = ReshapeOp::create(b, loc, i64T, shift);
-    SmallVector<int64_t> at;
+    SmallVector<int64_t> from;
     for (int64_t i = 0; i < len; ++i)
-      at.push_back(s.getStarts()[d] + i);
-    Value index = AddOp::create(b, loc, indexT, i64Constant({len}, at), shift);
-    index = MaximumOp::create(b, loc, indexT, index, i64Constant({}, {0}));
-    index =
-        MinimumOp::create(b, loc, indexT, index, i64Constant({}, {size - 1}));
+      from.push_back(s.getStarts()[d] + i);
+    Value index = clampIndex(
+        loc, AddOp::create(b, loc, indexT, i64Constant({len}, from), *shift),
+        inType.getDimSize(d));
     shape[d] = len;
     y = IndexSelectOp::create(b, loc, outType.clone(shape), y, index, d);
     table[y] = table.lookup(s.getResult());
