@@ -14,7 +14,8 @@ RUNS runs; ROUNDS rounds, alternated, the median of their medians) at
 --threads 1 and 2, and prints the ratios to the pinned compile as a
 Markdown table (docs/performance.md). Also prints compile times and sizes.
 With --device (vulkan, cuda, rocm) it compiles bundles for that device:
-pinned, padded and (with --batch > 1) both@B; a bundle has no buckets.
+pinned, padded, buckets (bundle format 1.6: the plans at 16, 32 and 64 in
+the bundle beside the bound's) and (with --batch > 1) both@B.
 
   python3 bench/padded_symbols.py --bin build/bin [--device vulkan]
 """
@@ -77,7 +78,7 @@ def main():
     device, ext, thread_counts = [], ".so", (1, 2)
     if a.device:
         device, ext, thread_counts = ["--device=" + a.device], ".hodu", (1,)
-        kinds = [(k, f + device) for k, f in kinds if k == "padded"]
+        kinds = [(k, f + device) for k, f in kinds]
         if B > 1:
             kinds.append(("both@%d" % B, ["--dim=batch=1..@%d" % B,
                                           "--dim=seq=1..%d" % BOUND] + device))

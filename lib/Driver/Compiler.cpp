@@ -16,6 +16,7 @@
 #include "hodu/Support/Names.h"
 #include "hodu/Support/Output.h"
 #include "hodu/Support/Timer.h"
+#include "hodu/Target/GPU/Bundle.h"
 #include "hodu/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -385,6 +386,68 @@ static LogicalResult checkTensorSizes(ModuleOp module, int64_t limit) {
   return failure(result.wasInterrupted());
 }
 
+/// Runs phases [0, end) of `target` on each padded symbol's bucket (with
+/// a prefix of its own); each is the model at other sizes, so it is
+/// checked as the bound's module was.
+static bool compileBuckets(ModuleOp module, const CompileOptions &opts,
+                           const TargetBackend &target,
+                           const PipelineRequest &request, size_t end,
+                           StatsTimer &timer,
+                           MutableArrayRef<driver::PaddedBucket> buckets) {
+  Location loc = FileLineColLoc::get(module.getContext(), opts.inputPath, 0, 0);
+  std::vector<std::string> phases = phaseNames(target);
+  size_t shared = sharedPhases(target).size();
+  bool bundle = target.defaultArtifactKind() == "bundle";
+  for (driver::PaddedBucket &bucket : buckets) {
+    PipelineRequest r = request;
+    r.prefix = request.prefix + "__b" + bucket.label();
+    if (!bundle)
+      r.artifactKind = "o"; // no descriptor alias of its own
+    ModuleOp m = *bucket.module;
+    m->setAttr("hodu.model_name", module->getAttr("hodu.model_name"));
+    if (failed(verify(m)) ||
+        failed(checkTensorSizes(m, opts.maxTensorElements)) ||
+        (bundle && failed(markMetaSlots(m, opts.metaSlots, loc))))
+      return false;
+    for (size_t i = 0; i < end; ++i) {
+      PassManager pm(m->getName());
+      if (failed(i < shared ? driver::buildSharedPhase(phases[i], pm, target, r)
+                            : target.buildPhase(phases[i], pm, r)) ||
+          failed(driver::runPhase(pm, m, r))) {
+        emitError(loc, "compilation of the code at ")
+            << bucket.label() << " failed in phase '" << phases[i] << "'";
+        return false;
+      }
+    }
+    timer.lap("bucket");
+  }
+  return true;
+}
+
+/// A bundle's buckets (format 1.6, docs/bundle.md "Variants"): each
+/// compiled up to the kernel lowering (phase `kernelPhase`), then moved
+/// into the bound's module, whose kernel lowering then makes one code
+/// object of every plan's kernels, and whose writer reads each bucket's
+/// plan as a variant.
+static bool mergeBundleBuckets(ModuleOp module, const CompileOptions &opts,
+                               const TargetBackend &target,
+                               const PipelineRequest &request,
+                               size_t kernelPhase, StatsTimer &timer,
+                               MutableArrayRef<driver::PaddedBucket> buckets) {
+  if (!compileBuckets(module, opts, target, request, kernelPhase, timer,
+                      buckets))
+    return false;
+  for (driver::PaddedBucket &bucket : buckets) {
+    SmallVector<int64_t> sizes(bucket.numSymbols, -1);
+    for (auto [k, index] : llvm::enumerate(bucket.symbolIndices))
+      sizes[index] = bucket.sizes[k];
+    if (failed(gpu::mergeVariant(module, *bucket.module, "__b" + bucket.label(),
+                                 sizes)))
+      return false;
+  }
+  return true;
+}
+
 /// Runs phases [first, last) of `target` on `module`, then (when the last
 /// phase ran) writes the artifact.
 static bool runPhases(ModuleOp module, const CompileOptions &opts,
@@ -403,8 +466,14 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
   // The entry signature as the shared phases leave it: the target's phases
   // may lower hodu.entry_point away before the artifact is written.
   std::optional<EntrySignature> signature;
+  bool bundleBuckets =
+      !buckets.empty() && target.defaultArtifactKind() == "bundle";
   for (size_t i = first; i < last; ++i) {
     const std::string &phase = phases[i];
+    // A bundle's buckets join before the kernel lowering.
+    if (bundleBuckets && i + 1 == phases.size() && i >= shared &&
+        !mergeBundleBuckets(module, opts, target, request, i, timer, buckets))
+      return false;
     PassManager pm(module->getName());
     LogicalResult built =
         i < shared ? driver::buildSharedPhase(phase, pm, target, request)
@@ -482,31 +551,13 @@ static bool runPhases(ModuleOp module, const CompileOptions &opts,
         opts.outputPath.empty() ? "-" : opts.outputPath, text, loc));
   }
 
-  // A padded symbol's buckets: each compiled whole with a prefix of its
-  // own, then merged in behind a dispatcher (lib/Driver/Buckets.cpp).
-  for (driver::PaddedBucket &bucket : buckets) {
-    PipelineRequest r = request;
-    r.prefix = request.prefix + "__b" + bucket.label();
-    r.artifactKind = "o"; // no descriptor alias of its own
-    ModuleOp m = *bucket.module;
-    m->setAttr("hodu.model_name", module->getAttr("hodu.model_name"));
-    if (failed(verify(m)) ||
-        failed(checkTensorSizes(m, opts.maxTensorElements)))
-      return false;
-    for (size_t i = 0; i < phases.size(); ++i) {
-      PassManager pm(m->getName());
-      if (failed(i < shared ? driver::buildSharedPhase(phases[i], pm, target, r)
-                            : target.buildPhase(phases[i], pm, r)) ||
-          failed(driver::runPhase(pm, m, r))) {
-        emitError(loc, "compilation of the code at ")
-            << bucket.label() << " failed in phase '" << phases[i] << "'";
-        return false;
-      }
-    }
-    timer.lap("bucket");
-  }
-  if (!buckets.empty() &&
-      failed(driver::mergeBuckets(module, buckets, request.prefix, loc)))
+  // A padded symbol's buckets on the CPU: each compiled whole with a
+  // prefix of its own, then merged in behind a dispatcher
+  // (lib/Driver/Buckets.cpp).
+  if (!buckets.empty() && !bundleBuckets &&
+      (!compileBuckets(module, opts, target, request, phases.size(), timer,
+                       buckets) ||
+       failed(driver::mergeBuckets(module, buckets, request.prefix, loc))))
     return false;
 
   SerializeRequest req;
@@ -612,6 +663,13 @@ static bool compileModule(ModuleOp module, const CompileOptions &opts,
       stopAt <= partitionAt)
     return runPhases(module, opts, *target, request, 0, phases.size(), timer,
                      buckets);
+  if (!buckets.empty()) {
+    emitError(loc, "sizes to compile at (@) and --fallback=cpu: a bundle "
+                   "whose model may be split between '")
+        << target->name() << "' and the CPU runs one plan at the bounds; "
+        << "drop the @ sizes or --fallback=cpu";
+    return false;
+  }
 
   // With --fallback=cpu, a node whose kernels the target's code generation
   // cannot build after all (its op support table is about ops, not about

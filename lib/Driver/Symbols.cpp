@@ -225,19 +225,6 @@ static bool bareCodeObject(const CompileOptions &opts) {
          opts.emit != "mlir" && !opts.compileTo;
 }
 
-/// The error for `@` sizes of padded symbol `name` (bound `max`) in a
-/// bundle, which runs it at its bound; `why` says what mixes it, if given.
-static std::nullptr_t bundleSizesError(Location loc, StringRef name,
-                                       int64_t max, StringRef why) {
-  InFlightDiagnostic d = emitError(loc);
-  d << "--dim=" << name << ": sizes to compile at (@) are for the CPU "
-    << "target; a bundle runs '" << name << "'";
-  if (!why.empty())
-    d << " (which the model's ops mix: " << why << ")";
-  d << " at its bound " << max;
-  return nullptr;
-}
-
 /// Where a padded symbol's value goes: an accelerator's kernels read it
 /// from a meta slot that the runtime writes at each run (docs/bundle.md,
 /// "Padded symbols"), so the value argument hodu-pad-symbols added becomes
@@ -384,8 +371,6 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
   for (auto [k, p] : llvm::enumerate(padded))
     for (int64_t size : specs[p].buckets)
       if (size != specs[p].max) {
-        if (accelerator)
-          return bundleSizesError(loc, specs[p].name, specs[p].max, "");
         sizes[k].push_back(size);
         anySizes = true;
       }
@@ -496,6 +481,8 @@ checkSeveralSymbols(const Importer *importer, MLIRContext &context,
     for (size_t i = firstBucket; i < buckets->size(); ++i) {
       if (failed(finish(*(*buckets)[i].module)))
         return nullptr;
+      if (accelerator)
+        placeSymbolValue(*(*buckets)[i].module, accelerator);
       (*buckets)[i].symbolIndices.assign(padded.begin(), padded.end());
       (*buckets)[i].numSymbols = count;
     }
@@ -623,8 +610,6 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
         if (size != spec.max) // the bound is compiled anyway
           sizes.push_back(size);
       bool accelerator = opts.target != "cpu";
-      if (accelerator && !sizes.empty())
-        return bundleSizesError(loc, symbol, spec.max, mixedReason(mixed));
       if (!sizes.empty() &&
           (!buckets || opts.emit == "mlir" || opts.compileTo)) {
         emitError(loc) << "--dim=" << symbol << ": sizes to compile at (@) "
@@ -639,8 +624,11 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
       OwningOpRef<ModuleOp> padded =
           driver::importPadded(std::move(module), probeSize, *importer, context,
                                opts, io, sym, perSymbol, buckets);
-      if (padded && accelerator)
+      if (padded && accelerator) {
         placeSymbolValue(*padded, accelerator);
+        for (size_t i = 0; buckets && i < buckets->size(); ++i)
+          placeSymbolValue(*(*buckets)[i].module, accelerator);
+      }
       return padded;
     }
     if (spec.buckets.size() > 1) {

@@ -45,9 +45,9 @@ _Static_assert(sizeof(hodu_bundle_dynamic_dim) == 40,
 #endif
 
 static const char *const section_names[] = {
-    NULL,      "STRINGS", "MODEL",   "DEVICES",     "TENSORS",
-    "DIMS",    "CODE",    "KERNELS", "STEPS",       "ARGS",
-    "WEIGHTS", "BLOBS",   "SYMBOLS", "DYNAMIC_DIMS"};
+    NULL,      "STRINGS",      "MODEL",    "DEVICES",      "TENSORS", "DIMS",
+    "CODE",    "KERNELS",      "STEPS",    "ARGS",         "WEIGHTS", "BLOBS",
+    "SYMBOLS", "DYNAMIC_DIMS", "VARIANTS", "VARIANT_STEPS"};
 _Static_assert(sizeof(section_names) / sizeof(section_names[0]) ==
                    SECTION_KINDS,
                "a name for every section kind");
@@ -100,6 +100,8 @@ void hodu_plan_free(hodu_plan *plan) {
   free(plan->divisors);
   free(plan->shapes);
   free(plan->described);
+  free(plan->variants);
+  free(plan->variant_records);
   free(plan);
 }
 
@@ -324,6 +326,7 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
       record = sizeof(hodu_bundle_kernel);
       break;
     case HODU_BUNDLE_SECTION_STEPS:
+    case HODU_BUNDLE_SECTION_VARIANT_STEPS:
       record = sizeof(hodu_bundle_step);
       break;
     case HODU_BUNDLE_SECTION_ARGS:
@@ -336,6 +339,9 @@ static hodu_status check_sections(parser *p, const hodu_bundle_header *h) {
     case HODU_BUNDLE_SECTION_DYNAMIC_DIMS:
       /* Minor 4 appended divisor; older records end before it. */
       record = offsetof(hodu_bundle_dynamic_dim, divisor);
+      break;
+    case HODU_BUNDLE_SECTION_VARIANTS:
+      record = sizeof(hodu_bundle_variant);
       break;
     }
     int exact = record == 1 || s->kind == HODU_BUNDLE_SECTION_DIMS;

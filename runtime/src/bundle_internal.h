@@ -13,8 +13,8 @@
 #include "internal.h"
 #include "plan.h"
 
-/* Section kinds 0 (none) to HODU_BUNDLE_SECTION_DYNAMIC_DIMS. */
-#define SECTION_KINDS (HODU_BUNDLE_SECTION_DYNAMIC_DIMS + 1u)
+/* Section kinds 0 (none) to HODU_BUNDLE_SECTION_VARIANT_STEPS. */
+#define SECTION_KINDS (HODU_BUNDLE_SECTION_VARIANT_STEPS + 1u)
 
 /* a + b <= limit, without overflow. */
 static inline int fits(uint64_t a, uint64_t b, uint64_t limit) {
@@ -51,5 +51,14 @@ hodu_status hodu_bundle_copy_table(parser *p, uint32_t kind, size_t record_size,
 /* bundle_tables.c: checks every section after the header and the section
  * table, in order, and fills the plan's tables from them. */
 hodu_status hodu_bundle_check_tables(parser *p);
+
+/* bundle_tables.c: checks step `i` of section `section` ("STEPS",
+ * "VARIANT_STEPS") against the devices, kernels and ARGS. */
+hodu_status hodu_bundle_check_step(parser *p, const char *section, uint32_t i,
+                                   const hodu_bundle_step *s);
+
+/* bundle_variants.c: VARIANTS and VARIANT_STEPS (minor 6), after the
+ * symbols: checks them and appends the variants' steps to the plan's. */
+hodu_status hodu_bundle_check_variants(parser *p);
 
 #endif /* HODU_RUNTIME_BUNDLE_INTERNAL_H */

@@ -482,124 +482,129 @@ static hodu_status check_args(parser *p) {
   return NULL;
 }
 
+/* One step of STEPS or VARIANT_STEPS (bundle_internal.h). */
+hodu_status hodu_bundle_check_step(parser *p, const char *section, uint32_t i,
+                                   const hodu_bundle_step *s) {
+  hodu_plan *plan = p->plan;
+  if (s->op == 0 || s->op >= HODU_STEP_OP_COUNT)
+    return BAD(p, "section %s entry %u: op is %u, not a hodu_step_op", section,
+               (unsigned)i, (unsigned)s->op);
+  const char *op = hodu_step_op_name(s->op);
+  if (s->device >= plan->num_devices)
+    return BAD(p,
+               "section %s entry %u (%s): field device is %u, but "
+               "there are %u devices",
+               section, (unsigned)i, op, (unsigned)s->device,
+               (unsigned)plan->num_devices);
+  uint32_t kind = plan->devices[s->device].kind;
+  if (!fits(s->first_arg, s->num_args, plan->num_args))
+    return BAD(p,
+               "section %s entry %u (%s): args [%u, +%u) reach past "
+               "the %u entries of ARGS",
+               section, (unsigned)i, op, (unsigned)s->first_arg,
+               (unsigned)s->num_args, (unsigned)plan->num_args);
+  const hodu_bundle_arg *args = plan->args + s->first_arg;
+  if (s->op == HODU_STEP_LAUNCH || s->op == HODU_STEP_HOST_CALL) {
+    int host = s->op == HODU_STEP_HOST_CALL;
+    /* A plugin device takes both; its code says which it runs. */
+    if (kind != HODU_DEVICE_PLUGIN && host != (kind == HODU_DEVICE_CPU))
+      return BAD(p,
+                 "section %s entry %u (%s): device %u is a %s "
+                 "device; %s",
+                 section, (unsigned)i, op, (unsigned)s->device,
+                 hodu_device_kind_name(kind),
+                 host ? "HOST_CALL runs on CPU devices"
+                      : "CPU work is HOST_CALL, LAUNCH runs on GPUs");
+    if (s->kernel >= plan->num_kernels)
+      return BAD(p,
+                 "section %s entry %u (%s): field kernel is %u, but "
+                 "there are %u kernels",
+                 section, (unsigned)i, op, (unsigned)s->kernel,
+                 (unsigned)plan->num_kernels);
+    const hodu_bundle_kernel *k = &plan->kernels[s->kernel];
+    const char *name = plan->strings + k->name;
+    if (k->device != s->device)
+      return BAD(p,
+                 "section %s entry %u (%s '%s'): the kernel is on "
+                 "device %u, the step on device %u",
+                 section, (unsigned)i, op, name, (unsigned)k->device,
+                 (unsigned)s->device);
+    if (s->num_args != k->num_args)
+      return BAD(p,
+                 "section %s entry %u (%s '%s'): num_args is %u, but "
+                 "the kernel takes %u",
+                 section, (unsigned)i, op, name, (unsigned)s->num_args,
+                 (unsigned)k->num_args);
+    if (!host)
+      for (int d = 0; d < 3; ++d)
+        if (s->grid[d] == 0)
+          return BAD(p,
+                     "section %s entry %u (%s '%s'): field grid[%d] "
+                     "is 0, must be >= 1",
+                     section, (unsigned)i, op, name, d);
+    for (uint32_t a = 0; a < s->num_args; ++a) {
+      uint32_t device = hodu_plan_arg_device(plan, &args[a]);
+      if (device != s->device)
+        return BAD(
+            p,
+            "section %s entry %u (%s '%s'): argument %u (ARGS "
+            "entry %u, %s %u) is on device %u, the step runs on "
+            "device %u",
+            section, (unsigned)i, op, name, (unsigned)a,
+            (unsigned)(s->first_arg + a), hodu_buffer_space_name(args[a].space),
+            (unsigned)args[a].index, (unsigned)device, (unsigned)s->device);
+    }
+  } else { /* COPY, TRANSFER */
+    if (s->num_args != 2)
+      return BAD(p,
+                 "section %s entry %u (%s): num_args is %u, expected "
+                 "2 (source, destination)",
+                 section, (unsigned)i, op, (unsigned)s->num_args);
+    if (args[0].size != args[1].size)
+      return BAD(p,
+                 "section %s entry %u (%s): source and destination "
+                 "sizes differ (%llu and %llu bytes)",
+                 section, (unsigned)i, op, (unsigned long long)args[0].size,
+                 (unsigned long long)args[1].size);
+    if (args[1].space == HODU_SPACE_INPUT ||
+        args[1].space == HODU_SPACE_WEIGHTS)
+      return BAD(p,
+                 "section %s entry %u (%s): the destination is %s, "
+                 "which the plan only reads",
+                 section, (unsigned)i, op,
+                 hodu_buffer_space_name(args[1].space));
+    uint32_t from = hodu_plan_arg_device(plan, &args[0]);
+    uint32_t to = hodu_plan_arg_device(plan, &args[1]);
+    if (s->op == HODU_STEP_COPY && (from != s->device || to != s->device))
+      return BAD(p,
+                 "section %s entry %u (COPY): its buffers are on "
+                 "devices %u and %u, the step runs on device %u (use "
+                 "TRANSFER between devices)",
+                 section, (unsigned)i, (unsigned)from, (unsigned)to,
+                 (unsigned)s->device);
+    if (s->op == HODU_STEP_TRANSFER && from == to)
+      return BAD(p,
+                 "section %s entry %u (TRANSFER): both buffers are on "
+                 "device %u (use COPY within a device)",
+                 section, (unsigned)i, (unsigned)from);
+    if (s->op == HODU_STEP_TRANSFER && s->device != from && s->device != to)
+      return BAD(p,
+                 "section %s entry %u (TRANSFER): runs on device %u, "
+                 "which is neither end (%u to %u)",
+                 section, (unsigned)i, (unsigned)s->device, (unsigned)from,
+                 (unsigned)to);
+  }
+  return NULL;
+}
+
 static hodu_status check_steps(parser *p) {
   hodu_plan *plan = p->plan;
   hodu_status status = hodu_bundle_copy_table(
       p, HODU_BUNDLE_SECTION_STEPS, sizeof(hodu_bundle_step),
       (void **)&plan->steps, &plan->num_steps);
-  if (status)
-    return status;
-  for (uint32_t i = 0; i < plan->num_steps; ++i) {
-    const hodu_bundle_step *s = &plan->steps[i];
-    if (s->op == 0 || s->op >= HODU_STEP_OP_COUNT)
-      return BAD(p, "section STEPS entry %u: op is %u, not a hodu_step_op",
-                 (unsigned)i, (unsigned)s->op);
-    const char *op = hodu_step_op_name(s->op);
-    if (s->device >= plan->num_devices)
-      return BAD(p,
-                 "section STEPS entry %u (%s): field device is %u, but "
-                 "there are %u devices",
-                 (unsigned)i, op, (unsigned)s->device,
-                 (unsigned)plan->num_devices);
-    uint32_t kind = plan->devices[s->device].kind;
-    if (!fits(s->first_arg, s->num_args, plan->num_args))
-      return BAD(p,
-                 "section STEPS entry %u (%s): args [%u, +%u) reach past "
-                 "the %u entries of ARGS",
-                 (unsigned)i, op, (unsigned)s->first_arg, (unsigned)s->num_args,
-                 (unsigned)plan->num_args);
-    const hodu_bundle_arg *args = plan->args + s->first_arg;
-    if (s->op == HODU_STEP_LAUNCH || s->op == HODU_STEP_HOST_CALL) {
-      int host = s->op == HODU_STEP_HOST_CALL;
-      /* A plugin device takes both; its code says which it runs. */
-      if (kind != HODU_DEVICE_PLUGIN && host != (kind == HODU_DEVICE_CPU))
-        return BAD(p,
-                   "section STEPS entry %u (%s): device %u is a %s "
-                   "device; %s",
-                   (unsigned)i, op, (unsigned)s->device,
-                   hodu_device_kind_name(kind),
-                   host ? "HOST_CALL runs on CPU devices"
-                        : "CPU work is HOST_CALL, LAUNCH runs on GPUs");
-      if (s->kernel >= plan->num_kernels)
-        return BAD(p,
-                   "section STEPS entry %u (%s): field kernel is %u, but "
-                   "there are %u kernels",
-                   (unsigned)i, op, (unsigned)s->kernel,
-                   (unsigned)plan->num_kernels);
-      const hodu_bundle_kernel *k = &plan->kernels[s->kernel];
-      const char *name = plan->strings + k->name;
-      if (k->device != s->device)
-        return BAD(p,
-                   "section STEPS entry %u (%s '%s'): the kernel is on "
-                   "device %u, the step on device %u",
-                   (unsigned)i, op, name, (unsigned)k->device,
-                   (unsigned)s->device);
-      if (s->num_args != k->num_args)
-        return BAD(p,
-                   "section STEPS entry %u (%s '%s'): num_args is %u, but "
-                   "the kernel takes %u",
-                   (unsigned)i, op, name, (unsigned)s->num_args,
-                   (unsigned)k->num_args);
-      if (!host)
-        for (int d = 0; d < 3; ++d)
-          if (s->grid[d] == 0)
-            return BAD(p,
-                       "section STEPS entry %u (%s '%s'): field grid[%d] "
-                       "is 0, must be >= 1",
-                       (unsigned)i, op, name, d);
-      for (uint32_t a = 0; a < s->num_args; ++a) {
-        uint32_t device = hodu_plan_arg_device(plan, &args[a]);
-        if (device != s->device)
-          return BAD(
-              p,
-              "section STEPS entry %u (%s '%s'): argument %u (ARGS "
-              "entry %u, %s %u) is on device %u, the step runs on "
-              "device %u",
-              (unsigned)i, op, name, (unsigned)a, (unsigned)(s->first_arg + a),
-              hodu_buffer_space_name(args[a].space), (unsigned)args[a].index,
-              (unsigned)device, (unsigned)s->device);
-      }
-    } else { /* COPY, TRANSFER */
-      if (s->num_args != 2)
-        return BAD(p,
-                   "section STEPS entry %u (%s): num_args is %u, expected "
-                   "2 (source, destination)",
-                   (unsigned)i, op, (unsigned)s->num_args);
-      if (args[0].size != args[1].size)
-        return BAD(p,
-                   "section STEPS entry %u (%s): source and destination "
-                   "sizes differ (%llu and %llu bytes)",
-                   (unsigned)i, op, (unsigned long long)args[0].size,
-                   (unsigned long long)args[1].size);
-      if (args[1].space == HODU_SPACE_INPUT ||
-          args[1].space == HODU_SPACE_WEIGHTS)
-        return BAD(p,
-                   "section STEPS entry %u (%s): the destination is %s, "
-                   "which the plan only reads",
-                   (unsigned)i, op, hodu_buffer_space_name(args[1].space));
-      uint32_t from = hodu_plan_arg_device(plan, &args[0]);
-      uint32_t to = hodu_plan_arg_device(plan, &args[1]);
-      if (s->op == HODU_STEP_COPY && (from != s->device || to != s->device))
-        return BAD(p,
-                   "section STEPS entry %u (COPY): its buffers are on "
-                   "devices %u and %u, the step runs on device %u (use "
-                   "TRANSFER between devices)",
-                   (unsigned)i, (unsigned)from, (unsigned)to,
-                   (unsigned)s->device);
-      if (s->op == HODU_STEP_TRANSFER && from == to)
-        return BAD(p,
-                   "section STEPS entry %u (TRANSFER): both buffers are on "
-                   "device %u (use COPY within a device)",
-                   (unsigned)i, (unsigned)from);
-      if (s->op == HODU_STEP_TRANSFER && s->device != from && s->device != to)
-        return BAD(p,
-                   "section STEPS entry %u (TRANSFER): runs on device %u, "
-                   "which is neither end (%u to %u)",
-                   (unsigned)i, (unsigned)s->device, (unsigned)from,
-                   (unsigned)to);
-    }
-  }
-  return NULL;
+  for (uint32_t i = 0; i < plan->num_steps && !status; ++i)
+    status = hodu_bundle_check_step(p, "STEPS", i, &plan->steps[i]);
+  return status;
 }
 
 /* The symbols' tables in abi.h's form, the shapes with HODU_DIM_DYNAMIC,
@@ -894,6 +899,8 @@ hodu_status hodu_bundle_check_tables(parser *p) {
     status = check_steps(p);
   if (!status)
     status = check_symbols(p);
+  if (!status)
+    status = hodu_bundle_check_variants(p);
   /* State tensors move out of the caller's inputs and outputs last, once
    * every index has been checked against the file's counts. */
   if (!status)

@@ -519,7 +519,7 @@ uint64_t hodu_model_plan_count(const hodu_model *model,
   case HODU_BUNDLE_SECTION_KERNELS:
     return plan->num_kernels;
   case HODU_BUNDLE_SECTION_STEPS:
-    return plan->num_steps;
+    return plan->num_variants ? plan->variants[0].count : plan->num_steps;
   case HODU_BUNDLE_SECTION_ARGS:
     return plan->num_args;
   case HODU_BUNDLE_SECTION_WEIGHTS:
@@ -530,6 +530,10 @@ uint64_t hodu_model_plan_count(const hodu_model *model,
     return plan->num_symbols;
   case HODU_BUNDLE_SECTION_DYNAMIC_DIMS:
     return plan->num_dynamic_dims;
+  case HODU_BUNDLE_SECTION_VARIANTS:
+    return plan->num_variants ? plan->num_variants - 1u : 0;
+  case HODU_BUNDLE_SECTION_VARIANT_STEPS:
+    return plan->num_variants ? plan->num_steps - plan->variants[0].count : 0;
   }
   return 0;
 }
@@ -558,6 +562,10 @@ const void *hodu_model_plan_table(const hodu_model *model,
     return plan->weights;
   case HODU_BUNDLE_SECTION_BLOBS:
     return plan->blobs;
+  case HODU_BUNDLE_SECTION_VARIANTS:
+    return plan->variant_records;
+  case HODU_BUNDLE_SECTION_VARIANT_STEPS:
+    return plan->steps + plan->variants[0].count;
   default: /* MODEL, TENSORS, SYMBOLS and DYNAMIC_DIMS have their own
               queries (hodu_model_symbol, hodu_model_dynamic_dim) */
     return NULL;

@@ -44,6 +44,19 @@
  * image's height and width are two). */
 #define HODU_PLAN_MAX_PADDED HODU_BUNDLE_MAX_PADDED_SYMBOLS
 
+/* The most symbols a bundle's plan has: one chunked and the padded. */
+#define HODU_PLAN_MAX_SYMBOLS (HODU_PLAN_MAX_PADDED + 1u)
+
+/* One plan of a bundle with variants (minor 6): steps [first, first +
+ * count) of plan->steps, compiled with each symbol k at sizes[k] (a padded
+ * symbol's size, a chunked one's chunk); `elements`, the product of the
+ * padded symbols' sizes, orders them. */
+typedef struct hodu_plan_variant {
+  uint32_t first, count;
+  int64_t sizes[HODU_PLAN_MAX_SYMBOLS];
+  double elements;
+} hodu_plan_variant;
+
 /* A dim of a tensor that a padded symbol is: its real extent in a run is
  * scale * value / divisor + offset, `full` at the bound. */
 typedef struct hodu_plan_pad {
@@ -139,6 +152,14 @@ typedef struct hodu_plan {
   uint32_t num_padded;
   int32_t pad_symbols[HODU_PLAN_MAX_PADDED];
   uint32_t value_slots[HODU_PLAN_MAX_PADDED];
+  /* Bundles with VARIANTS (minor 6): variant 0 is the bounds' plan
+   * (STEPS), then one per VARIANTS record, whose steps (VARIANT_STEPS)
+   * follow STEPS in `steps`; num_steps counts them all. `variant_records`
+   * is the file's table (for hodu_model_plan_table). Without variants,
+   * num_variants is 0 and every step is the one plan. */
+  hodu_plan_variant *variants;
+  uint32_t num_variants;
+  hodu_bundle_variant *variant_records;
   /* What devices see of it (hodu/plugin.h), filled by hodu_plan_view
    * (device.h) when the model opens its devices. */
   hodu_device_plan view;
@@ -190,6 +211,18 @@ static inline uint32_t hodu_plan_next_tensor(const hodu_plan *plan,
 hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
                                   const uint8_t *const *inits,
                                   const char *origin);
+
+/* The steps of variant `v` of a plan (the whole plan without variants). */
+static inline void hodu_plan_variant_steps(const hodu_plan *plan, uint32_t v,
+                                           uint32_t *first, uint32_t *count) {
+  *first = plan->num_variants ? plan->variants[v].first : 0;
+  *count = plan->num_variants ? plan->variants[v].count : plan->num_steps;
+}
+
+/* The variant a run at symbol values `values` takes: the one of fewest
+ * elements whose padded sizes hold every value (bundle.h), 0 without
+ * variants. */
+uint32_t hodu_plan_pick_variant(const hodu_plan *plan, const int64_t *values);
 
 /* The plan tensor an argument points into (an input, output, meta slot or
  * state tensor), or UINT32_MAX for ARENA and WEIGHTS. */

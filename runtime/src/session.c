@@ -37,7 +37,9 @@ static void free_programs(hodu_session *s) {
       seg->program = NULL;
     }
   }
-  s->programs_ready = 0;
+  uint32_t variants = s->plan->num_variants ? s->plan->num_variants : 1;
+  if (s->programs_ready)
+    memset(s->programs_ready, 0, variants);
 }
 
 void hodu_session_free(hodu_session *s) {
@@ -47,6 +49,8 @@ void hodu_session_free(hodu_session *s) {
   if (s->segments)
     free_programs(s);
   free(s->segments);
+  free(s->variant_segments);
+  free(s->programs_ready);
   for (uint32_t d = 0; s->arenas && d < plan->num_devices; ++d)
     if (s->arenas[d])
       s->model->devices[d]->ops->buffer_free(s->model->devices[d]->instance,
@@ -114,28 +118,40 @@ static hodu_status restore_state(hodu_session *s) {
   return init_owned(s, hodu_plan_state_tensor(s->plan, 0), s->plan->num_state);
 }
 
-/* Cuts the steps into segments: runs of steps on one device, and each
- * TRANSFER on its own. */
+/* Cuts each variant's steps into segments: runs of steps on one device,
+ * and each TRANSFER on its own. */
 static hodu_status make_segments(hodu_session *s) {
   const hodu_plan *plan = s->plan;
+  uint32_t variants = plan->num_variants ? plan->num_variants : 1;
   s->segments =
       calloc(plan->num_steps ? plan->num_steps : 1, sizeof *s->segments);
-  if (!s->segments)
+  s->variant_segments = calloc(variants + 1u, sizeof *s->variant_segments);
+  s->programs_ready = calloc(variants, 1);
+  if (!s->segments || !s->variant_segments || !s->programs_ready)
     return hodu_make_status(HODU_OUT_OF_MEMORY, "out of memory");
-  for (uint32_t i = 0; i < plan->num_steps; ++i) {
-    const hodu_bundle_step *step = &plan->steps[i];
-    int transfer = step->op == HODU_STEP_TRANSFER;
-    segment *last = s->num_segments ? &s->segments[s->num_segments - 1] : NULL;
-    if (last && !transfer && !last->transfer && last->device == step->device) {
-      ++last->count;
-      continue;
+  for (uint32_t v = 0; v < variants; ++v) {
+    uint32_t first, count;
+    hodu_plan_variant_steps(plan, v, &first, &count);
+    s->variant_segments[v] = s->num_segments;
+    for (uint32_t i = first; i < first + count; ++i) {
+      const hodu_bundle_step *step = &plan->steps[i];
+      int transfer = step->op == HODU_STEP_TRANSFER;
+      segment *last = s->num_segments > s->variant_segments[v]
+                          ? &s->segments[s->num_segments - 1]
+                          : NULL;
+      if (last && !transfer && !last->transfer &&
+          last->device == step->device) {
+        ++last->count;
+        continue;
+      }
+      segment *seg = &s->segments[s->num_segments++];
+      seg->device = step->device;
+      seg->first = i;
+      seg->count = 1;
+      seg->transfer = transfer;
     }
-    segment *seg = &s->segments[s->num_segments++];
-    seg->device = step->device;
-    seg->first = i;
-    seg->count = 1;
-    seg->transfer = transfer;
   }
+  s->variant_segments[variants] = s->num_segments;
   return NULL;
 }
 
@@ -172,14 +188,8 @@ static hodu_status session_create(const hodu_model *model, int internal,
   if (plan->num_padded) {
     s->padded_rows =
         calloc((size_t)n_in * HODU_SESSION_STALE, sizeof *s->padded_rows);
-    for (uint32_t i = 0; s->padded_rows && i < plan->num_inputs; ++i) {
-      const hodu_plan_tensor *t = &plan->tensors[i];
-      int64_t *stale = s->padded_rows + (size_t)i * HODU_SESSION_STALE;
-      for (uint32_t j = 0; j < t->num_pad; ++j)
-        stale[j] = t->pad[j].full;
-      stale[HODU_PLAN_MAX_PADDED] =
-          t->chunk_dim >= 0 ? t->bound_shape[t->chunk_dim] : 0;
-    }
+    if (s->padded_rows)
+      hodu_session_stale_mirrors(s);
   }
   hodu_status status =
       s->arenas && s->owned && s->inputs && s->outputs && s->input_mirrors &&
@@ -368,9 +378,19 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
   }
   if (!status)
     status = bind_tensors(s, inputs, num_inputs, outputs, num_outputs);
-  /* The programs read the values where they are: no new program needed. */
+  /* The programs read the values where they are: no new program needed.
+   * Values that another variant holds better run its programs, on
+   * mirrors in its layout. */
   if (!status && s->num_symbols)
     memcpy(s->symbol_values, values, values_bytes);
+  if (!status && s->plan->num_variants) {
+    uint32_t variant = hodu_plan_pick_variant(s->plan, s->symbol_values);
+    if (variant != s->variant) {
+      s->variant = variant;
+      s->stats.plan_variant = variant;
+      hodu_session_stale_mirrors(s);
+    }
+  }
   hodu_symbol_values_free(values, stack_values);
   return status;
 }
@@ -444,9 +464,11 @@ hodu_status hodu_session_bind(hodu_session *s, const hodu_tensor *const *inputs,
  *===--------------------------------------------------------------------===*/
 
 static hodu_status ensure_programs(hodu_session *s) {
-  if (s->programs_ready)
+  if (s->programs_ready[s->variant])
     return NULL;
-  for (uint32_t i = 0; i < s->num_segments; ++i) {
+  uint32_t begin, end;
+  session_segments(s, &begin, &end);
+  for (uint32_t i = begin; i < end; ++i) {
     segment *seg = &s->segments[i];
     if (seg->transfer)
       continue;
@@ -459,7 +481,7 @@ static hodu_status ensure_programs(hodu_session *s) {
       return status;
     }
   }
-  s->programs_ready = 1;
+  s->programs_ready[s->variant] = 1;
   return NULL;
 }
 
@@ -534,7 +556,9 @@ static hodu_status run_transfer(hodu_session *s, uint32_t step_index) {
 static hodu_status run_once(hodu_session *s, int replay) {
   hodu_exec_stats stats = {0, 0};
   hodu_status status = NULL;
-  for (uint32_t i = 0; i < s->num_segments && !status; ++i) {
+  uint32_t begin, end;
+  session_segments(s, &begin, &end);
+  for (uint32_t i = begin; i < end && !status; ++i) {
     segment *seg = &s->segments[i];
     if (seg->transfer) {
       status = run_transfer(s, seg->first);
@@ -608,8 +632,10 @@ hodu_status hodu_session_capture(hodu_session *s) {
                        "it is already captured; reset it "
                        "before capturing again");
   hodu_status status = ensure_programs(s);
-  uint32_t done = 0;
-  for (; done < s->num_segments && !status; ++done) {
+  uint32_t begin, end;
+  session_segments(s, &begin, &end);
+  uint32_t done = begin;
+  for (; done < end && !status; ++done) {
     segment *seg = &s->segments[done];
     if (seg->transfer)
       continue;
@@ -618,7 +644,7 @@ hodu_status hodu_session_capture(hodu_session *s) {
   }
   if (status) {
     /* Undo the recordings made before the failure. */
-    for (uint32_t i = 0; i + 1 < done; ++i) {
+    for (uint32_t i = begin; i + 1 < done; ++i) {
       segment *seg = &s->segments[i];
       if (!seg->transfer)
         hodu_device_release_capture(s->model->devices[seg->device],
@@ -647,17 +673,19 @@ hodu_status hodu_session_replay(hodu_session *s, int64_t count) {
   hodu_status status = stage_in(s);
   /* The captured symbol values give the passes of each run. */
   int64_t passes = hodu_session_num_passes(s), chunk = s->plan->chunk;
-  if (!status && passes == 1 && s->num_segments == 1 &&
-      !s->segments[0].transfer) {
+  uint32_t begin, end;
+  session_segments(s, &begin, &end);
+  if (!status && passes == 1 && end - begin == 1 &&
+      !s->segments[begin].transfer) {
     /* One program and one pass: the device replays all `count` runs at
      * once. */
     int64_t rows = hodu_session_pass_rows(s, 0);
     hodu_exec_stats stats = {0, 0};
-    hodu_device *device = s->model->devices[s->segments[0].device];
+    hodu_device *device = s->model->devices[s->segments[begin].device];
     status = hodu_session_pass_copy(s, 0, rows, 0);
     if (!status)
       status =
-          hodu_device_replay(device, s->segments[0].program, count, &stats);
+          hodu_device_replay(device, s->segments[begin].program, count, &stats);
     if (!status)
       status = hodu_session_pass_copy(s, 0, rows, 1);
     s->stats.replay_submissions += stats.submissions;
@@ -684,7 +712,9 @@ hodu_status hodu_session_reset(hodu_session *s) {
     return hodu_make_status(HODU_INVALID_ARGUMENT, "session is NULL");
   if (s->state != HODU_SESSION_CAPTURED)
     return state_error(s, "reset", "nothing is captured");
-  for (uint32_t i = 0; i < s->num_segments; ++i) {
+  uint32_t begin, end;
+  session_segments(s, &begin, &end);
+  for (uint32_t i = begin; i < end; ++i) {
     segment *seg = &s->segments[i];
     if (!seg->transfer)
       hodu_device_release_capture(s->model->devices[seg->device], seg->program);

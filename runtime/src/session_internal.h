@@ -37,9 +37,17 @@ struct hodu_session {
   hodu_buffer **output_mirrors; /* host outputs of GPU devices */
   int bound;
   hodu_binding *bindings; /* per plan arg */
+  /* Every plan variant's segments, one variant after another: variant v's
+   * are [variant_segments[v], variant_segments[v + 1]) (one variant, the
+   * whole plan, without VARIANTS), and programs_ready[v] says whether
+   * they have programs. `variant` is the one the bound values take
+   * (hodu_plan_pick_variant); a run, a capture and a replay run its
+   * segments only. */
   segment *segments;
   uint32_t num_segments;
-  int programs_ready;
+  uint32_t *variant_segments;
+  uint8_t *programs_ready;
+  uint32_t variant;
   hodu_session_stats stats;
   /* Models with symbols: the values of the bound tensors (one per
    * symbol; NULL without symbols), which descriptor programs read at every
@@ -56,6 +64,13 @@ struct hodu_session {
 /* Entries of hodu_session.padded_rows per input. */
 #define HODU_SESSION_STALE (HODU_PLAN_MAX_PADDED + 1u)
 
+/* The segments of the session's variant: [*begin, *end). */
+static inline void session_segments(const hodu_session *s, uint32_t *begin,
+                                    uint32_t *end) {
+  *begin = s->variant_segments[s->variant];
+  *end = s->variant_segments[s->variant + 1];
+}
+
 static inline hodu_device *tensor_device(const hodu_session *s,
                                          uint32_t tensor) {
   return s->model->devices[s->plan->tensors[tensor].device];
@@ -69,6 +84,10 @@ int64_t hodu_session_num_passes(const hodu_session *s);
 /* The units of the chunked symbol the pass starting at unit `off` covers
  * (0 without one). */
 int64_t hodu_session_pass_rows(const hodu_session *s, int64_t off);
+/* Marks every input mirror of a padded symbol's bundle stale over the
+ * whole layout of the session's variant (a new session, or a run that
+ * takes another variant: the mirror's layout changed). */
+void hodu_session_stale_mirrors(hodu_session *s);
 /* The copies before (`out` 0: inputs into their mirrors, a padded
  * symbol's value into its slot) or after (`out` 1: outputs out of their
  * mirrors) the pass over units [off, off + rows). */

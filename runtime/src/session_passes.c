@@ -14,6 +14,10 @@
  * real extent followed by zeros up to the bound (box_copy). With both, a
  * run is the chunked symbol's passes, each on boxes of `rows` units.
  *
+ * A bundle with variants (format 1.6) has the plan at smaller sizes of the
+ * padded symbols too; a run on one of them stages each box in that plan's
+ * layout: the variant's extent along each padded dim (variant_shape).
+ *
  *===----------------------------------------------------------------------===*/
 #include "session_internal.h"
 
@@ -64,6 +68,33 @@ static hodu_status pad_block(hodu_device *device, hodu_buffer *mirror,
 /* The real extent of padded dim `pad` at value n. */
 static int64_t padded_extent(const hodu_plan_pad *pad, int64_t n) {
   return pad->scale * n / pad->divisor + pad->offset;
+}
+
+/* The shape tensor t's mirror has in the session's variant: the plan's
+ * (DIMS) along every dim but the padded ones, there the extent at the
+ * variant's size (at the bound for the bounds' plan). */
+static void variant_shape(const hodu_session *s, const hodu_plan_tensor *t,
+                          int64_t *shape) {
+  for (int32_t d = 0; d < t->desc.rank; ++d)
+    shape[d] = t->bound_shape[d];
+  if (!s->plan->num_variants)
+    return;
+  const int64_t *sizes = s->plan->variants[s->variant].sizes;
+  for (uint32_t j = 0; j < t->num_pad; ++j)
+    shape[t->pad[j].dim] = padded_extent(&t->pad[j], sizes[t->pad[j].symbol]);
+}
+
+void hodu_session_stale_mirrors(hodu_session *s) {
+  const hodu_plan *plan = s->plan;
+  for (uint32_t i = 0; i < plan->num_inputs; ++i) {
+    const hodu_plan_tensor *t = &plan->tensors[i];
+    int64_t *stale = s->padded_rows + (size_t)i * HODU_SESSION_STALE;
+    int64_t shape[HODU_BUNDLE_MAX_RANK];
+    variant_shape(s, t, shape);
+    for (uint32_t j = 0; j < t->num_pad; ++j)
+      stale[j] = shape[t->pad[j].dim];
+    stale[HODU_PLAN_MAX_PADDED] = t->chunk_dim >= 0 ? shape[t->chunk_dim] : 0;
+  }
 }
 
 /* Writes zeros to `bytes` bytes of `buffer` from `at`. */
@@ -128,9 +159,11 @@ static pass_io pass_io_of(const hodu_session *s, uint32_t i, int out) {
 
 /* The box pass [off, off + rows) copies of tensor t: along the chunked
  * dim the pass's units, along each padded dim its real extent, every other
- * dim whole; the caller's extents and both layouts' byte strides. */
+ * dim whole; the caller's extents, the mirror's (its variant's shape) and
+ * both layouts' byte strides. */
 typedef struct box_geometry {
   int64_t box[HODU_BUNDLE_MAX_RANK], caller[HODU_BUNDLE_MAX_RANK];
+  int64_t shape[HODU_BUNDLE_MAX_RANK];
   uint64_t in_mirror[HODU_BUNDLE_MAX_RANK], in_tensor[HODU_BUNDLE_MAX_RANK];
   uint64_t start; /* the pass's first unit along the chunked dim */
   uint64_t size;  /* the mirror's bytes */
@@ -140,7 +173,8 @@ typedef struct box_geometry {
 static void box_geometry_of(const hodu_session *s, const hodu_plan_tensor *t,
                             int64_t off, int64_t rows, box_geometry *g) {
   int32_t rank = t->desc.rank, cd = t->chunk_dim;
-  const int64_t *S = t->bound_shape;
+  variant_shape(s, t, g->shape);
+  const int64_t *S = g->shape;
   for (int32_t d = 0; d < rank; ++d)
     g->box[d] = g->caller[d] = S[d];
   g->inner = cd;
@@ -206,9 +240,9 @@ static hodu_status box_copy(hodu_session *s, const pass_io *io, int64_t off,
   uint32_t i = io->i;
   int out = io->out;
   int32_t pd = t->pad[0].dim, cd = t->chunk_dim;
-  const int64_t *S = t->bound_shape;
   box_geometry g;
   box_geometry_of(s, t, off, rows, &g);
+  const int64_t *S = g.shape;
   const int64_t *box = g.box;
   const uint64_t *in_mirror = g.in_mirror;
   int64_t ext = box[pd];

@@ -408,6 +408,104 @@ static void test_reader_padded(void) {
   }
 }
 
+/* The padded contract with one variant (minor 6) at size `size` (flags,
+ * steps and sizes as given), whose one step increments the step slot. */
+static uint8_t *variant_bundle(int64_t size_value, uint32_t flags,
+                               uint32_t num_steps, int bad_first_size,
+                               uint32_t kernel, size_t *size) {
+  tb_bundle *b = vulkan_records();
+  if (!b)
+    return NULL;
+  tb_meta(b, "n", HODU_DTYPE_I64, 0, NULL, 0, HODU_BUNDLE_NONE);
+  tb_padded_symbol(b, "seq", HODU_BUNDLE_SYMBOL_PADDED, 0, N, 2, N, 2);
+  tb_dynamic_extent(b, 0, 0, 0, 1, 0, 1);
+  tb_dynamic_extent(b, 1, 0, 0, 1, 32, 2);
+  uint32_t first_size = tb_dims(b, &size_value, 1);
+  uint32_t a = tb_num_args(b);
+  tb_arg(b, HODU_SPACE_META, 1, 0, 4);
+  tb_variant_step(b, HODU_STEP_LAUNCH, 0, kernel, 1, 1, 1, a, 1);
+  tb_variant(b, 0, num_steps, bad_first_size ? 1000 : first_size, flags);
+  uint8_t *data = tb_finish(b, size);
+  tb_free(b);
+  return data;
+}
+
+/* Variants (minor 6): the bound's plan stays STEPS, the variant's steps
+ * and record read back; each broken rule is refused with its message. */
+static void test_reader_variants(void) {
+  size_t size;
+  uint8_t *data = variant_bundle(32, 0, 1, 0, 1, &size);
+  if (!data)
+    return ++failures, (void)0;
+  hodu_model *model = inspect_bundle(data, size, "variants.hodu");
+  if (model) {
+    CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_STEPS) == 4);
+    CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_VARIANTS) == 1);
+    CHECK(hodu_model_plan_count(model, HODU_BUNDLE_SECTION_VARIANT_STEPS) == 1);
+    const hodu_bundle_variant *v =
+        hodu_model_plan_table(model, HODU_BUNDLE_SECTION_VARIANTS);
+    const hodu_bundle_step *s =
+        hodu_model_plan_table(model, HODU_BUNDLE_SECTION_VARIANT_STEPS);
+    const int64_t *dims =
+        hodu_model_plan_table(model, HODU_BUNDLE_SECTION_DIMS);
+    CHECK(v && s && dims && v->num_steps == 1 && dims[v->first_size] == 32 &&
+          s->kernel == 1 && s->num_args == 1);
+    hodu_model_free(model);
+  }
+  static const struct {
+    int64_t size;
+    uint32_t flags, num_steps;
+    int bad_first_size;
+    uint32_t kernel;
+    const char *message;
+  } broken[] = {
+      {32, 1, 1, 0, 1, "section VARIANTS entry 0: flags is 1, must be 0"},
+      {32, 0, 0, 0, 1,
+       "section VARIANTS entry 0: steps [0, +0) are not a non-empty range of "
+       "the 1 entries of VARIANT_STEPS"},
+      {32, 0, 2, 0, 1, "steps [0, +2) are not a non-empty range"},
+      {32, 0, 1, 1, 1,
+       "section VARIANTS entry 0: sizes DIMS[1000, +1) reach "
+       "past the"},
+      {33, 0, 1, 0, 1,
+       "section VARIANTS entry 0: symbol 'seq''s size 33 is not a multiple of "
+       "the symbol's multiple"},
+      {66, 0, 1, 0, 1, "symbol 'seq''s size 66 is outside the symbol's range"},
+      {64, 0, 1, 0, 1,
+       "section VARIANTS entry 0: every padded symbol's size is its bound, "
+       "which is STEPS' plan"},
+      {32, 0, 1, 0, 9,
+       "section VARIANT_STEPS entry 0 (LAUNCH): field kernel is 9, but there "
+       "are 3 kernels"},
+  };
+  for (size_t i = 0; i < sizeof broken / sizeof broken[0]; ++i) {
+    data = variant_bundle(broken[i].size, broken[i].flags, broken[i].num_steps,
+                          broken[i].bad_first_size, broken[i].kernel, &size);
+    CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT, broken[i].message);
+    free(data);
+  }
+  /* Variants of a model without a padded symbol, and steps without
+   * variants. */
+  tb_bundle *b = vulkan_records();
+  if (!b)
+    return ++failures, (void)0;
+  uint32_t a = tb_num_args(b);
+  tb_arg(b, HODU_SPACE_META, 1, 0, 4);
+  tb_variant_step(b, HODU_STEP_LAUNCH, 0, 1, 1, 1, 1, a, 1);
+  data = tb_finish(b, &size);
+  CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT,
+              "section VARIANT_STEPS: holds 1 steps, but there is no VARIANTS "
+              "section");
+  free(data);
+  tb_variant(b, 0, 1, 0, 0);
+  data = tb_finish(b, &size);
+  tb_free(b);
+  CHECK_ERROR(parse(data, size), HODU_INVALID_ARTIFACT,
+              "section VARIANTS: holds 1 entries, but the model has no padded "
+              "symbol");
+  free(data);
+}
+
 /* Two symbols (minor 4): one run in chunks and one padded (or, minor 5,
  * both padded). The contract's tensors are of rank 1, so these are the
  * refusals; hoduc's two- and three-symbol bundles run in
@@ -1549,6 +1647,7 @@ static const struct {
     {"reader_symbols", test_reader_symbols},
     {"reader_minor3_symbols", test_reader_minor3_symbols},
     {"reader_padded", test_reader_padded},
+    {"reader_variants", test_reader_variants},
     {"reader_two_symbols", test_reader_two_symbols},
     {"reader_four_padded", test_reader_four_padded},
     {"reader_files", test_reader_files},

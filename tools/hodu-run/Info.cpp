@@ -148,11 +148,10 @@ void printPlan(const hodu_model *model) {
       static_cast<const hodu_bundle_step *>(table(HODU_BUNDLE_SECTION_STEPS));
   auto args =
       static_cast<const hodu_bundle_arg *>(table(HODU_BUNDLE_SECTION_ARGS));
-  std::printf("steps:\n");
-  for (uint64_t i = 0; i < count(HODU_BUNDLE_SECTION_STEPS); ++i) {
-    const hodu_bundle_step &step = steps[i];
-    std::string line = "  " + std::to_string(i) + ": " +
-                       (step.op < 5 ? ops[step.op] : "?");
+  auto printStep = [&](const char *indent, uint64_t i,
+                       const hodu_bundle_step &step) {
+    std::string line =
+        indent + std::to_string(i) + ": " + (step.op < 5 ? ops[step.op] : "?");
     if (step.op == HODU_STEP_LAUNCH || step.op == HODU_STEP_HOST_CALL)
       line += std::string(" ") + text(kernels[step.kernel].name);
     if (step.op == HODU_STEP_LAUNCH)
@@ -170,6 +169,31 @@ void printPlan(const hodu_model *model) {
                 std::to_string(arg.size) + ")";
     }
     std::printf("%s)\n", line.c_str());
+  };
+  std::printf("steps:\n");
+  for (uint64_t i = 0; i < count(HODU_BUNDLE_SECTION_STEPS); ++i)
+    printStep("  ", i, steps[i]);
+  // Format 1.6: the plan at smaller sizes of the padded symbols.
+  auto variants = static_cast<const hodu_bundle_variant *>(
+      table(HODU_BUNDLE_SECTION_VARIANTS));
+  auto variantSteps = static_cast<const hodu_bundle_step *>(
+      table(HODU_BUNDLE_SECTION_VARIANT_STEPS));
+  auto dims = static_cast<const int64_t *>(table(HODU_BUNDLE_SECTION_DIMS));
+  if (count(HODU_BUNDLE_SECTION_VARIANTS))
+    std::printf("variants (a run takes the smallest plan that holds its "
+                "values):\n");
+  for (uint64_t v = 0; v < count(HODU_BUNDLE_SECTION_VARIANTS); ++v) {
+    const hodu_bundle_variant &variant = variants[v];
+    std::string sizes;
+    for (int32_t k = 0; k < hodu_model_num_symbols(model); ++k) {
+      const hodu_symbol_desc *symbol = hodu_model_symbol(model, k);
+      sizes += std::string(sizes.empty() ? "" : ", ") + symbol->name + "=" +
+               std::to_string(dims[variant.first_size + k]);
+    }
+    std::printf("  %llu: %s, %u steps\n", (unsigned long long)v, sizes.c_str(),
+                unsigned(variant.num_steps));
+    for (uint32_t i = 0; i < variant.num_steps; ++i)
+      printStep("    ", i, variantSteps[variant.first_step + i]);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "hodu/Support/Output.h"
 #include "hodu/bundle.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 
@@ -22,6 +23,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <unordered_map>
 
 using namespace mlir;
 using namespace hodu;
@@ -38,6 +40,7 @@ static_assert(sizeof(hodu_bundle_step) == 32, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_arg) == 24, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_symbol) == 48, "bundle.h layout");
 static_assert(sizeof(hodu_bundle_dynamic_dim) == 40, "bundle.h layout");
+static_assert(sizeof(hodu_bundle_variant) == 16, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_tensor, bytes) == 24, "bundle.h layout");
 static_assert(offsetof(hodu_bundle_arg, offset) == 8, "bundle.h layout");
 // The records are written as they are in memory: the format is
@@ -132,6 +135,8 @@ struct BundleBuilder {
   std::vector<hodu_bundle_arg> args;
   std::vector<hodu_bundle_symbol> symbols;
   std::vector<hodu_bundle_dynamic_dim> dynamicDims;
+  std::vector<hodu_bundle_variant> variants;
+  std::vector<hodu_bundle_step> variantSteps;
   std::string weights, blobs;
   llvm::StringMap<uint32_t> kernelIndex;
 
@@ -183,13 +188,15 @@ struct BundleBuilder {
   }
 
   void step(uint32_t op, uint32_t device, uint32_t kernel,
-            std::array<uint32_t, 3> grid, ArrayRef<hodu_bundle_arg> stepArgs) {
-    steps.push_back({op,
-                     device,
-                     kernel,
-                     {grid[0], grid[1], grid[2]},
-                     static_cast<uint32_t>(args.size()),
-                     static_cast<uint32_t>(stepArgs.size())});
+            std::array<uint32_t, 3> grid, ArrayRef<hodu_bundle_arg> stepArgs,
+            std::vector<hodu_bundle_step> *into = nullptr) {
+    (into ? *into : steps)
+        .push_back({op,
+                    device,
+                    kernel,
+                    {grid[0], grid[1], grid[2]},
+                    static_cast<uint32_t>(args.size()),
+                    static_cast<uint32_t>(stepArgs.size())});
     args.insert(args.end(), stepArgs.begin(), stepArgs.end());
   }
 
@@ -219,6 +226,13 @@ struct BundleBuilder {
       sections.push_back({HODU_BUNDLE_SECTION_DYNAMIC_DIMS,
                           sizeof(hodu_bundle_dynamic_dim),
                           bytesOf(dynamicDims)});
+    }
+    // Minor 6's, only where a padded symbol has variants.
+    if (!variants.empty()) {
+      sections.push_back({HODU_BUNDLE_SECTION_VARIANTS,
+                          sizeof(hodu_bundle_variant), bytesOf(variants)});
+      sections.push_back({HODU_BUNDLE_SECTION_VARIANT_STEPS,
+                          sizeof(hodu_bundle_step), bytesOf(variantSteps)});
     }
     // Every string is in the table only now.
     sections.front().bytes = strings.data;
@@ -320,6 +334,88 @@ LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
   for (auto [o, t] : llvm::enumerate(sig.outputs))
     if (failed(add(t, regular + o)))
       return failure();
+  return success();
+}
+
+/// VARIANTS and VARIANT_STEPS: each function mergeVariant marked, read as
+/// a plan over the bound's tensors. Inputs, outputs and meta slots are
+/// passed whole, as in STEPS (a variant reads the prefix its sizes lay
+/// out); its weights are the bound's where the bytes are equal, the rest
+/// appended; the device's arena holds the largest plan's.
+LogicalResult addVariants(ModuleOp module, const EntrySignature &sig,
+                          size_t regular, BundleBuilder &b) {
+  // The bound's weights by content.
+  std::unordered_multimap<size_t, uint64_t> weightAt;
+  auto bytesAt = [&](uint64_t offset, uint64_t size) {
+    return StringRef(b.weights).substr(offset, size);
+  };
+  auto remember = [&](uint64_t offset, uint64_t size) {
+    weightAt.emplace(llvm::hash_value(bytesAt(offset, size)), offset);
+  };
+  for (const hodu_bundle_arg &a : b.args)
+    if (a.space == HODU_SPACE_WEIGHTS)
+      remember(a.offset, a.size);
+  auto weightOf = [&](StringRef bytes) {
+    auto [first, last] = weightAt.equal_range(llvm::hash_value(bytes));
+    for (auto it = first; it != last; ++it)
+      if (bytesAt(it->second, bytes.size()) == bytes)
+        return it->second;
+    uint64_t offset = b.addWeights(bytes);
+    remember(offset, bytes.size());
+    return offset;
+  };
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    auto sizes = fn->getAttrOfType<DenseI64ArrayAttr>(kVariantSizesAttr);
+    if (!sizes)
+      continue;
+    if (sizes.size() != static_cast<int64_t>(sig.symbols.size()))
+      return fn.emitError("internal error: a variant with ")
+             << sizes.size() << " sizes for " << sig.symbols.size()
+             << " symbols";
+    FailureOr<LaunchPlan> plan =
+        buildLaunchPlan(module, fn.getName(), sig.inputs.size(),
+                        sig.outputs.size(), sig.numMetaSlots);
+    if (failed(plan))
+      return failure();
+    hodu_bundle_variant record{};
+    record.first_step = b.variantSteps.size();
+    record.first_size = b.dims.size();
+    for (auto [k, size] : llvm::enumerate(sizes.asArrayRef()))
+      b.dims.push_back(size >= 0 ? size : sig.symbols[k].chunk);
+    b.devices[0].arena_size =
+        std::max(b.devices[0].arena_size, plan->arenaSize);
+    for (const PlanStep &s : plan->steps) {
+      SmallVector<hodu_bundle_arg> stepArgs;
+      for (const PlanArg &a : s.args) {
+        hodu_bundle_arg r = {a.space, 0, a.offset, a.size};
+        if (a.space == HODU_SPACE_WEIGHTS) {
+          r.offset =
+              weightOf(StringRef(plan->weights).substr(a.offset, a.size));
+        } else if (a.space != HODU_SPACE_ARENA) {
+          size_t tensor = a.index + (a.space == HODU_SPACE_INPUT ? 0
+                                     : a.space == HODU_SPACE_OUTPUT
+                                         ? regular
+                                         : regular + sig.outputs.size());
+          if (tensor >= b.tensors.size() || a.offset != 0 ||
+              a.size > b.tensors[tensor].bytes)
+            return fn.emitError("internal error: the variant passes ")
+                   << a.size << " bytes of a tensor the bound's plan "
+                   << "passes in fewer";
+          r.index = a.index;
+          r.size = b.tensors[tensor].bytes;
+        }
+        stepArgs.push_back(r);
+      }
+      uint32_t k = 0;
+      if (s.op == HODU_STEP_LAUNCH) {
+        const PlanKernel &kernel = plan->kernels[s.kernel];
+        k = b.kernel(kernel.name, 0, kernel.block, kernel.numArgs);
+      }
+      b.step(s.op, 0, k, s.grid, stepArgs, &b.variantSteps);
+    }
+    record.num_steps = b.variantSteps.size() - record.first_step;
+    b.variants.push_back(record);
+  }
   return success();
 }
 
@@ -558,6 +654,8 @@ LogicalResult hodu::gpu::writeBundle(ModuleOp module,
                           a.offset, a.size});
     b.step(s.op, 0, s.kernel, s.grid, stepArgs);
   }
+  if (failed(addVariants(module, sig, regular, b)))
+    return failure();
   if (request.pluginHostCode)
     return emitError(loc, "internal error: device '")
            << request.pluginDevice << "' runs host code, but the plan is "

@@ -284,10 +284,11 @@ hodu::gpu::buildLaunchPlan(ModuleOp module, const EntrySignature &signature) {
 FailureOr<LaunchPlan> hodu::gpu::buildLaunchPlan(ModuleOp module,
                                                  StringRef function,
                                                  unsigned numInputs,
-                                                 unsigned numOutputs) {
+                                                 unsigned numOutputs,
+                                                 unsigned numMetaSlots) {
   auto fn = module.lookupSymbol<func::FuncOp>(function);
   if (!fn || fn.isExternal())
     return module.emitError("internal error: the module has no @")
            << function;
-  return PlanBuilder(module, fn, numInputs, 0, numOutputs).build();
+  return PlanBuilder(module, fn, numInputs, numMetaSlots, numOutputs).build();
 }

@@ -56,8 +56,12 @@ extern "C" {
  * in SYMBOLS, divisor in DYNAMIC_DIMS;
  * minor 5 lets SYMBOLS hold up to three padded symbols beside the chunked
  * one (an image's height and width), with no new field: a reader of minor 4
- * refuses such a bundle ("holds 3 symbols"). */
-#define HODU_BUNDLE_VERSION_MINOR 5u
+ * refuses such a bundle ("holds 3 symbols");
+ * minor 6 added VARIANTS and VARIANT_STEPS: the plan at smaller sizes of
+ * the padded symbols (`--dim=seq=1..512@64,128`), which a run takes when
+ * its values fit; a reader of minor 5 skips them and runs STEPS, the
+ * bound's plan, at every value. */
+#define HODU_BUNDLE_VERSION_MINOR 6u
 
 /* Sections start at multiples of this (from the start of the file). */
 #define HODU_BUNDLE_SECTION_ALIGNMENT 64u
@@ -97,7 +101,10 @@ typedef enum hodu_bundle_section_kind {
   HODU_BUNDLE_SECTION_BLOBS = 11,   /* the code objects' bytes */
   /* Minor 1: hodu_bundle_symbol, hodu_bundle_dynamic_dim. */
   HODU_BUNDLE_SECTION_SYMBOLS = 12,
-  HODU_BUNDLE_SECTION_DYNAMIC_DIMS = 13
+  HODU_BUNDLE_SECTION_DYNAMIC_DIMS = 13,
+  /* Minor 6: hodu_bundle_variant, and the variants' hodu_bundle_step. */
+  HODU_BUNDLE_SECTION_VARIANTS = 14,
+  HODU_BUNDLE_SECTION_VARIANT_STEPS = 15
 } hodu_bundle_section_kind;
 
 typedef struct hodu_bundle_section {
@@ -321,6 +328,29 @@ typedef struct hodu_bundle_dynamic_dim {
   /* Minor 4 (entry_size 40); absent (1) in 32-byte records. */
   int64_t divisor; /* >= 1; padded: divides scale * multiple; chunked: 1 */
 } hodu_bundle_dynamic_dim; /* 40 bytes (32 before minor 4) */
+
+/* Variants (minor 6). STEPS is the plan at the padded symbols' bounds; a
+ * variant is the same model's plan compiled with its padded symbols at
+ * smaller sizes (`hoduc --dim=seq=1..512@64,128`), so that a short run
+ * costs what its size costs. Its steps are VARIANT_STEPS[first_step,
+ * +num_steps), over the same KERNELS, ARGS, WEIGHTS and TENSORS: an input
+ * or output with a padded dim is passed in the layout of the variant's
+ * sizes (the extent scale * size / divisor + offset along each padded dim,
+ * DIMS' extents along the others), a prefix of its bytes. A run whose
+ * padded values are all at most a variant's sizes may take it; libhodurt
+ * takes, among those and the bound's plan, the one of fewest elements (the
+ * product of the padded symbols' sizes), the first on a tie. DEVICES'
+ * arena_size covers every variant. A reader of minor 5 skips both
+ * sections and runs STEPS at every value. */
+typedef struct hodu_bundle_variant {
+  uint32_t first_step; /* into VARIANT_STEPS */
+  uint32_t num_steps;  /* >= 1 */
+  /* DIMS[first_size, + the number of SYMBOLS): each symbol's size in this
+   * plan: a padded one's, a multiple of its `multiple` in [min, max]; a
+   * chunked one's, its chunk. */
+  uint32_t first_size;
+  uint32_t flags;      /* 0 */
+} hodu_bundle_variant; /* 16 bytes */
 
 #ifdef __cplusplus
 }

@@ -596,8 +596,9 @@ HODU_API int hodu_model_is_bundle(const hodu_model *model);
 
 /* A bundle's validated launch plan, as the records of hodu/bundle.h (for
  * tools such as `hodu-run --info`): the number of entries of a table
- * section (DEVICES, TENSORS, DIMS, CODE, KERNELS, STEPS, ARGS; the byte
- * size for WEIGHTS and BLOBS) and a borrowed pointer to them (one record of
+ * section (DEVICES, TENSORS, DIMS, CODE, KERNELS, STEPS, ARGS, VARIANTS,
+ * VARIANT_STEPS, whose records are the file's; the byte size for WEIGHTS
+ * and BLOBS) and a borrowed pointer to them (one record of
  * sizeof(hodu_bundle_<record>) bytes per entry, NULL when empty), and the
  * string a hodu_bundle_string names. 0, NULL and "" for other models.
  * SYMBOLS and DYNAMIC_DIMS have counts only: their records are read
@@ -863,6 +864,11 @@ typedef struct hodu_session_stats {
   uint64_t replays;          /* replayed runs */
   uint64_t replay_submissions;
   uint64_t captures;
+  /* The plan the bound tensors' shapes take: 0, the bundle's plan at the
+   * padded symbols' bounds (every other model's one plan); k >= 1, its
+   * k-th variant (format 1.6, VARIANTS entry k - 1: the plan at smaller
+   * sizes of the padded symbols). */
+  uint64_t plan_variant;
 } hodu_session_stats;
 
 /* Fills `stats` (up to its struct_size). */

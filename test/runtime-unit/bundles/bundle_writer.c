@@ -33,7 +33,7 @@ static void pad(growing *g, size_t alignment) {
 
 struct tb_bundle {
   growing strings, devices, tensors, dims, codes, kernels, steps, args, weights,
-      blobs, symbols, dynamic_dims;
+      blobs, symbols, dynamic_dims, variants, variant_steps;
   hodu_bundle_model model;
   int minor3_symbols; /* SYMBOLS and DYNAMIC_DIMS in minor 3's records */
 };
@@ -49,9 +49,10 @@ tb_bundle *tb_new(const char *model_name) {
 void tb_free(tb_bundle *b) {
   if (!b)
     return;
-  growing *all[] = {&b->strings, &b->devices, &b->tensors, &b->dims,
-                    &b->codes,   &b->kernels, &b->steps,   &b->args,
-                    &b->weights, &b->blobs,   &b->symbols, &b->dynamic_dims};
+  growing *all[] = {
+      &b->strings, &b->devices,      &b->tensors,  &b->dims,         &b->codes,
+      &b->kernels, &b->steps,        &b->args,     &b->weights,      &b->blobs,
+      &b->symbols, &b->dynamic_dims, &b->variants, &b->variant_steps};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
     free(all[i]->data);
   free(b);
@@ -191,6 +192,27 @@ uint32_t tb_dynamic_extent(tb_bundle *b, uint32_t tensor, uint32_t dim,
 
 void tb_minor3_symbols(tb_bundle *b) { b->minor3_symbols = 1; }
 
+uint32_t tb_dims(tb_bundle *b, const int64_t *values, uint32_t count) {
+  uint32_t first = (uint32_t)(b->dims.size / sizeof(int64_t));
+  append(&b->dims, values, sizeof(int64_t) * count);
+  return first;
+}
+
+uint32_t tb_variant(tb_bundle *b, uint32_t first_step, uint32_t num_steps,
+                    uint32_t first_size, uint32_t flags) {
+  hodu_bundle_variant v = {first_step, num_steps, first_size, flags};
+  append(&b->variants, &v, sizeof v);
+  return (uint32_t)(b->variants.size / sizeof v - 1);
+}
+
+uint32_t tb_variant_step(tb_bundle *b, uint32_t op, uint32_t device,
+                         uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
+                         uint32_t first_arg, uint32_t num_args) {
+  hodu_bundle_step s = {op, device, kernel, {gx, gy, gz}, first_arg, num_args};
+  append(&b->variant_steps, &s, sizeof s);
+  return (uint32_t)(b->variant_steps.size / sizeof s - 1);
+}
+
 /* `g`'s records of `size` bytes cut to their first `keep`. */
 static growing cut_records(const growing *g, size_t size, size_t keep) {
   growing out = {0};
@@ -218,6 +240,9 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
       {HODU_BUNDLE_SECTION_SYMBOLS, sizeof(hodu_bundle_symbol), &b->symbols},
       {HODU_BUNDLE_SECTION_DYNAMIC_DIMS, sizeof(hodu_bundle_dynamic_dim),
        &b->dynamic_dims},
+      {HODU_BUNDLE_SECTION_VARIANTS, sizeof(hodu_bundle_variant), &b->variants},
+      {HODU_BUNDLE_SECTION_VARIANT_STEPS, sizeof(hodu_bundle_step),
+       &b->variant_steps},
   };
   /* Minor 3's records end before value_slot and divisor. */
   growing old_symbols = {0}, old_dims = {0};
@@ -228,16 +253,18 @@ uint8_t *tb_finish(tb_bundle *b, size_t *size) {
         cut_records(&b->symbols, sizeof(hodu_bundle_symbol), symbol_size);
     old_dims = cut_records(&b->dynamic_dims, sizeof(hodu_bundle_dynamic_dim),
                            dim_size);
-    int n = (int)(sizeof sections / sizeof sections[0]);
+    int n = (int)(sizeof sections / sizeof sections[0]) - 2;
     sections[n - 2].entry_size = (uint32_t)symbol_size;
     sections[n - 2].g = &old_symbols;
     sections[n - 1].entry_size = (uint32_t)dim_size;
     sections[n - 1].g = &old_dims;
   }
-  /* Bundles without a symbol have the sections of format 1.0. */
-  const int COUNT = b->symbols.size || b->dynamic_dims.size
-                        ? (int)(sizeof sections / sizeof sections[0])
-                        : (int)(sizeof sections / sizeof sections[0]) - 2;
+  /* Bundles without a symbol have the sections of format 1.0, and those
+   * without variants the sections of format 1.5 (the variants' last). */
+  int all = (int)(sizeof sections / sizeof sections[0]);
+  const int COUNT = b->variants.size || b->variant_steps.size ? all
+                    : b->symbols.size || b->dynamic_dims.size ? all - 2
+                                                              : all - 4;
   growing model = {0};
   append(&model, &b->model, sizeof b->model);
   sections[1].g = &model;

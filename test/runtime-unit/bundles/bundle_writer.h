@@ -61,6 +61,15 @@ uint32_t tb_dynamic_extent(tb_bundle *b, uint32_t tensor, uint32_t dim,
 /* Writes SYMBOLS and DYNAMIC_DIMS in minor 3's shorter records, as a
  * bundle of that version has them. */
 void tb_minor3_symbols(tb_bundle *b);
+/* Minor 6: appends `count` values to DIMS (a variant's sizes); returns
+ * the first one's index. */
+uint32_t tb_dims(tb_bundle *b, const int64_t *values, uint32_t count);
+/* A VARIANTS record, and a step of VARIANT_STEPS. */
+uint32_t tb_variant(tb_bundle *b, uint32_t first_step, uint32_t num_steps,
+                    uint32_t first_size, uint32_t flags);
+uint32_t tb_variant_step(tb_bundle *b, uint32_t op, uint32_t device,
+                         uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
+                         uint32_t first_arg, uint32_t num_args);
 /* The number of ARGS entries so far (the next tb_arg's index). */
 uint32_t tb_num_args(const tb_bundle *b);
 

@@ -66,7 +66,24 @@ mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module,
 mlir::FailureOr<LaunchPlan> buildLaunchPlan(mlir::ModuleOp module,
                                             llvm::StringRef function,
                                             unsigned numInputs,
-                                            unsigned numOutputs);
+                                            unsigned numOutputs,
+                                            unsigned numMetaSlots = 0);
+
+/// The attribute that marks a variant's plan function (mergeVariant): each
+/// symbol's size in it, in the signature's order (-1 where the bound's
+/// plan's size applies: a chunked symbol's chunk).
+inline constexpr llvm::StringLiteral kVariantSizesAttr = "hodu.variant_sizes";
+
+/// Moves `variant` (the model compiled with its padded symbols at smaller
+/// sizes, through the same phases as `module` up to the kernel lowering)
+/// into `module`: its kernels into `module`'s gpu.module, their names
+/// ending in `suffix`; its constants, shared with `module`'s where equal;
+/// its @main as @main<suffix>, marked with kVariantSizesAttr = `sizes`.
+/// The bundle writer reads each such function as a variant (bundle format
+/// 1.6, docs/bundle.md). `variant` is left empty of them.
+mlir::LogicalResult mergeVariant(mlir::ModuleOp module, mlir::ModuleOp variant,
+                                 llvm::StringRef suffix,
+                                 llvm::ArrayRef<int64_t> sizes);
 
 /// One code object of the bundle (hodu_bundle_code).
 struct CodeObject {

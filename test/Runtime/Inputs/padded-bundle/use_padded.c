@@ -131,9 +131,16 @@ static int step(const hodu_model *m, hodu_session *s, const char *n) {
   }
   for (int32_t i = 0; i < reused.num_inputs; ++i)
     hodu_tensor_free(din[i]);
-  printf("n=%s: reused session %s, device tensors %s\n", n,
+  printf("n=%s: reused session %s, device tensors %s", n,
          same(&reused, &fresh) ? "same" : "DIFFER",
          device_same ? "same" : "DIFFER");
+  /* A bundle with variants (format 1.6): the plan the run took. */
+  if (hodu_model_plan_count(m, HODU_BUNDLE_SECTION_VARIANTS)) {
+    hodu_session_stats stats = {sizeof stats};
+    TRY(hodu_session_get_stats(s, &stats));
+    printf(", plan %llu", (unsigned long long)stats.plan_variant);
+  }
+  printf("\n");
   release(&reused);
   release(&fresh);
   return 0;
