@@ -643,7 +643,7 @@ typedef struct mutation {
 static const mutation mutations[] = {
     /* header */
     {0, 0, 1, 'X', HODU_INVALID_ARTIFACT, "is not a Hodu bundle"},
-    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.5 bundle"},
+    {0, H_(version_major), 2, 2, HODU_INCOMPATIBLE, "is a version 2.6 bundle"},
     {0, H_(header_size), 4, 8, HODU_INVALID_ARTIFACT, "header_size is 8"},
     {0, H_(file_size), 8, 12345678, HODU_INVALID_ARTIFACT,
      "file_size says 12345678 bytes"},
