@@ -12,6 +12,12 @@ test_data_set_0 for B = 1), at --threads 1 and 2, and prints the ratios to
 the pinned compile as a Markdown table (docs/performance.md).
 
   python3 bench/symbolic_batch.py --bin build/bin --cache build/test/models-cache
+
+With --bench-models DIR (the models `hodu-gen-bench-models --symbolic-batch DIR`
+writes; bench/run.sh builds it in bench/results/build), it times the synthetic
+bench models instead, dim 0 of each one's first input the symbol N (its batch,
+or a matmul's M), run at the bench's size B: pinned (--dim=N=B), chunk 1 and
+chunk B.
 """
 
 import argparse
@@ -41,13 +47,16 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--batches", default="1,3")
     p.add_argument("models", nargs="*")
+    p.add_argument("--bench-models", default="")
     a = p.parse_args()
     hoduc, hodu_run = os.path.join(a.bin, "hoduc"), os.path.join(a.bin, "hodu-run")
-    manifest = json.load(open(os.path.join(MODELS, "manifest.json")))
     work = tempfile.mkdtemp(prefix="hodu-symbolic-bench-")
     print("| model | batch | threads | pinned | symbolic, chunk 1 | ratio | "
           "symbolic, chunk B | ratio |")
     print("|---|---|---|---|---|---|---|---|")
+    if a.bench_models:
+        return bench_models(a, hoduc, hodu_run, work)
+    manifest = json.load(open(os.path.join(MODELS, "manifest.json")))
     for m in manifest["models"]:
         if "symbolic" not in m or (a.models and m["name"] not in a.models):
             continue
@@ -86,17 +95,50 @@ def main():
             libs["chunkB"] = os.path.join(work, "%s.chunkB.%d.so" % (m["name"], batch))
             subprocess.run([hoduc, onnx, "-o", libs["chunkB"], "--dim=%s=1..@%d" % (name, batch)]
                            + flags_sym, check=True)
-            for threads in (1, 2):
-                best = {kind: float("inf") for kind in libs}
-                for _ in range(a.rounds):
-                    for kind, lib in libs.items():
-                        best[kind] = min(best[kind], median_us(hodu_run, lib, inputs,
-                                                               threads, a.runs))
-                print("| %s | %d | %d | %.0f us | %.0f us | %.3f | %.0f us | %.3f |" % (
-                    m["name"], batch, threads, best["pinned"], best["chunk1"],
-                    best["chunk1"] / best["pinned"], best["chunkB"],
-                    best["chunkB"] / best["pinned"]))
-                sys.stdout.flush()
+            time_rows(a, hodu_run, m["name"], batch, libs, inputs)
+
+
+def time_rows(a, hodu_run, name, batch, libs, inputs):
+    """One table row per thread count: the best of the rounds' medians."""
+    for threads in (1, 2):
+        best = {kind: float("inf") for kind in libs}
+        for _ in range(a.rounds):
+            for kind, lib in libs.items():
+                best[kind] = min(best[kind], median_us(hodu_run, lib, inputs,
+                                                       threads, a.runs))
+        print("| %s | %d | %d | %.0f us | %.0f us | %.3f | %.0f us | %.3f |" % (
+            name, batch, threads, best["pinned"], best["chunk1"],
+            best["chunk1"] / best["pinned"], best["chunkB"],
+            best["chunkB"] / best["pinned"]))
+        sys.stdout.flush()
+
+
+def bench_models(a, hoduc, hodu_run, work):
+    """The synthetic bench models, dim 0 of the first input symbolic."""
+    manifest = json.load(open(os.path.join(a.bench_models, "manifest.json")))
+    for m in manifest:
+        if a.models and m["name"] not in a.models:
+            continue
+        onnx = os.path.join(a.bench_models, m["model"])
+        first = m["inputs"][0]
+        batch = first["shape"][0]
+        inputs = []
+        for t in m["inputs"]:
+            inputs += ["-i", "%s=%s" % (t["name"], os.path.join(a.bench_models, t["file"]))]
+        libs = {}
+        for kind, flags in (("pinned", ["--dim=N=%d" % batch]), ("chunk1", []),
+                            ("chunkB", ["--dim=N=1..@%d" % batch])):
+            libs[kind] = os.path.join(work, "%s.%s.so" % (m["name"], kind))
+            done = subprocess.run([hoduc, onnx, "-o", libs[kind]] + flags,
+                                  capture_output=True, text=True)
+            if done.returncode != 0:
+                lines = done.stderr.strip().splitlines()
+                errors = [l for l in lines if "error:" in l] or lines[-1:]
+                print("| %s | %d | - | %s: %s |" % (m["name"], batch, kind,
+                                                    errors[0]))
+                break
+        else:
+            time_rows(a, hodu_run, m["name"], batch, libs, inputs)
 
 
 if __name__ == "__main__":

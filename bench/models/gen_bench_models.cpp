@@ -38,6 +38,10 @@
 #include <vector>
 
 namespace {
+/// --symbolic-batch: dim 0 of each model's first input, and of every output
+/// of that extent, is written as the symbol "N" (bench/symbolic_batch.py).
+bool symbolicBatch = false;
+
 /// A fixed linear congruential generator: values in [-scale, scale).
 struct Lcg {
   uint64_t state;
@@ -162,7 +166,19 @@ public:
              std::string &manifest) const {
     std::string path = dir + "/" + name + ".onnx";
     std::ofstream os(path, std::ios::binary | std::ios::trunc);
-    if (!os || !model.SerializeToOstream(&os)) {
+    onnx::ModelProto written = model;
+    if (symbolicBatch && !inputs.empty() && !inputs[0].dims.empty()) {
+      int64_t extent = inputs[0].dims[0];
+      auto symbolic = [&](onnx::ValueInfoProto &v) {
+        auto *shape = v.mutable_type()->mutable_tensor_type()->mutable_shape();
+        if (shape->dim_size() && shape->dim(0).dim_value() == extent)
+          shape->mutable_dim(0)->set_dim_param("N");
+      };
+      symbolic(*written.mutable_graph()->mutable_input(0));
+      for (onnx::ValueInfoProto &v : *written.mutable_graph()->mutable_output())
+        symbolic(v);
+    }
+    if (!os || !written.SerializeToOstream(&os)) {
       std::fprintf(stderr, "hodu-gen-bench-models: cannot write %s\n",
                    path.c_str());
       return false;
@@ -560,10 +576,18 @@ bool writeLlm(const std::string &dir, std::string &manifest) {
 
 int main(int argc, char **argv) {
   // An option is not a directory name: "--help" used to create "--help/".
+  if (argc == 3 && std::string(argv[1]) == "--symbolic-batch") {
+    symbolicBatch = true;
+    --argc;
+    ++argv;
+  }
   if (argc != 2 || argv[1][0] == '-') {
-    std::fprintf(stderr, "usage: hodu-gen-bench-models OUT_DIR\n"
-                         "Writes the benchmark models and manifest.json into "
-                         "OUT_DIR.\n");
+    std::fprintf(stderr,
+                 "usage: hodu-gen-bench-models [--symbolic-batch] OUT_DIR\n"
+                 "Writes the benchmark models and manifest.json into "
+                 "OUT_DIR; with --symbolic-batch, dim 0 of each model's "
+                 "first input (and of its outputs of that extent) is the "
+                 "symbol N.\n");
     return argc == 2 && (std::string(argv[1]) == "--help" ||
                          std::string(argv[1]) == "-h")
                ? 0
