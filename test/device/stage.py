@@ -362,6 +362,16 @@ PADDED = [
      ["test_data_position_past16", "test_data_position_past0", "test_data_position_past5",
       "test_data_position_past0_batch3", "test_data_position_past3_batch2",
       "test_data_position_past16_batch2"]),
+    # The same with the plans at 4 and 8 in the bundle (format 1.6's
+    # variants): runs at 1 and 3 take the 4 plan, 5 the 8 plan.
+    ("bucketed-encoder", "encoder/make_encoder.py", [],
+     ["--dim=seq=1..16@4,8", "--dim=batch=1..@2"], "encoder",
+     ["test_data_seq_16", "test_data_seq_1", "test_data_seq_3", "test_data_set_1",
+      "test_data_seq_9", "test_data_batch3_seq1"]),
+    ("bucketed-decoder", "decoder/make_decoder.py", ["--position-input"],
+     ["--dim=past=0..16@4,8", "--dim=batch=1..@2"], "decoder",
+     ["test_data_position_past16", "test_data_position_past0", "test_data_position_past1",
+      "test_data_position_past5", "test_data_position_past3_batch2"]),
 ]
 
 
