@@ -13,6 +13,7 @@
  *===----------------------------------------------------------------------===*/
 #include "bundle_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,18 +49,23 @@ static hodu_status check_variant(parser *p, uint32_t v,
     int64_t n = plan->dims[r->first_size + k];
     out->sizes[k] = n;
     int padded = (int32_t)k != plan->chunk_symbol;
-    const char *problem = NULL;
+    char problem[160] = "";
     if (!padded && n != plan->chunk)
-      problem = "is not the symbol's chunk (a variant changes the padded "
-                "symbols' sizes only)";
+      snprintf(problem, sizeof problem,
+               "is not its chunk %lld (a variant changes the padded "
+               "symbols' sizes only)",
+               (long long)plan->chunk);
     else if (padded && (n < sym->min || n > sym->max || n < 1))
-      problem = "is outside the symbol's range";
+      snprintf(problem, sizeof problem, "is outside %lld..%lld%s",
+               (long long)sym->min, (long long)sym->max,
+               n < 1 ? " or below 1" : "");
     else if (padded && n % sym->multiple != 0)
       /* (which also makes every extent whole: SYMBOLS' check) */
-      problem = "is not a multiple of the symbol's multiple";
-    if (problem)
-      return BAD(p, "section VARIANTS entry %u: symbol '%s''s size %lld %s",
-                 (unsigned)v, sym->name, (long long)n, problem);
+      snprintf(problem, sizeof problem, "is not a multiple of %lld",
+               (long long)sym->multiple);
+    if (*problem)
+      return BAD(p, "section VARIANTS entry %u: size %lld of symbol '%s' %s",
+                 (unsigned)v, (long long)n, sym->name, problem);
     if (padded) {
       out->elements *= (double)n;
       smaller |= n < sym->max;

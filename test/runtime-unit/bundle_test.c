@@ -468,9 +468,9 @@ static void test_reader_variants(void) {
        "section VARIANTS entry 0: sizes DIMS[1000, +1) reach "
        "past the"},
       {33, 0, 1, 0, 1,
-       "section VARIANTS entry 0: symbol 'seq''s size 33 is not a multiple of "
-       "the symbol's multiple"},
-      {66, 0, 1, 0, 1, "symbol 'seq''s size 66 is outside the symbol's range"},
+       "section VARIANTS entry 0: size 33 of symbol 'seq' is not a multiple "
+       "of 2"},
+      {66, 0, 1, 0, 1, "size 66 of symbol 'seq' is outside 0..64"},
       {64, 0, 1, 0, 1,
        "section VARIANTS entry 0: every padded symbol's size is its bound, "
        "which is STEPS' plan"},
