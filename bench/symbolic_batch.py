@@ -48,6 +48,9 @@ def main():
     p.add_argument("--batches", default="1,3")
     p.add_argument("models", nargs="*")
     p.add_argument("--bench-models", default="")
+    p.add_argument("--no-chunk1", action="store_true",
+                   help="leave chunk 1 out (B passes of one unit: slow for a "
+                        "batch of 64)")
     a = p.parse_args()
     hoduc, hodu_run = os.path.join(a.bin, "hoduc"), os.path.join(a.bin, "hodu-run")
     work = tempfile.mkdtemp(prefix="hodu-symbolic-bench-")
@@ -106,9 +109,10 @@ def time_rows(a, hodu_run, name, batch, libs, inputs):
             for kind, lib in libs.items():
                 best[kind] = min(best[kind], median_us(hodu_run, lib, inputs,
                                                        threads, a.runs))
-        print("| %s | %d | %d | %.0f us | %.0f us | %.3f | %.0f us | %.3f |" % (
-            name, batch, threads, best["pinned"], best["chunk1"],
-            best["chunk1"] / best["pinned"], best["chunkB"],
+        one = ("%.0f us | %.3f" % (best["chunk1"], best["chunk1"] / best["pinned"])
+               if "chunk1" in libs else "- | -")
+        print("| %s | %d | %d | %.0f us | %s | %.0f us | %.3f |" % (
+            name, batch, threads, best["pinned"], one, best["chunkB"],
             best["chunkB"] / best["pinned"]))
         sys.stdout.flush()
 
@@ -126,8 +130,10 @@ def bench_models(a, hoduc, hodu_run, work):
         for t in m["inputs"]:
             inputs += ["-i", "%s=%s" % (t["name"], os.path.join(a.bench_models, t["file"]))]
         libs = {}
-        for kind, flags in (("pinned", ["--dim=N=%d" % batch]), ("chunk1", []),
-                            ("chunkB", ["--dim=N=1..@%d" % batch])):
+        kinds = [("pinned", ["--dim=N=%d" % batch]), ("chunk1", []),
+                 ("chunkB", ["--dim=N=1..@%d" % batch])]
+        for kind, flags in [k for k in kinds
+                            if not (a.no_chunk1 and k[0] == "chunk1")]:
             libs[kind] = os.path.join(work, "%s.%s.so" % (m["name"], kind))
             done = subprocess.run([hoduc, onnx, "-o", libs[kind]] + flags,
                                   capture_output=True, text=True)
