@@ -1612,6 +1612,11 @@ static void test_write_corpus(void) {
   data = contract_bundle(HODU_DEVICE_CUDA, ptx, sizeof ptx, &size);
   CHECK(tb_write_file(work_path("seed-cuda.hodu"), data, size) == 0);
   free(data);
+  /* A padded symbol with a variant (format 1.6): the fuzzer mutates
+   * SYMBOLS, DYNAMIC_DIMS, VARIANTS and VARIANT_STEPS too. */
+  data = variant_bundle(32, 0, 1, 0, 1, &size);
+  CHECK(data && tb_write_file(work_path("seed-variants.hodu"), data, size) == 0);
+  free(data);
 }
 
 /* Writes bundles for the lit tests of hodu-run (test/Runtime/bundle*.test):
