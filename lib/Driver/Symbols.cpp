@@ -583,9 +583,12 @@ checkSymbols(OwningOpRef<ModuleOp> module, const Importer *importer,
   DimSpec spec = specOf(opts, symbol);
   int64_t chunk = spec.chunk ? spec.chunk : spec.multiple;
   if (chunk % spec.multiple != 0 || (spec.max >= 0 && chunk > spec.max)) {
-    emitError(loc) << "--dim=" << symbol << ": the chunk " << chunk
-                   << " must be a multiple of " << spec.multiple
-                   << " and at most the bound";
+    // (A chunk, or for a symbol that ops mix, a size to compile at.)
+    InFlightDiagnostic d = emitError(loc);
+    d << "--dim=" << symbol << ": @" << chunk << " must be a multiple of "
+      << spec.multiple;
+    if (spec.max >= 0)
+      d << " and at most the bound " << spec.max;
     return nullptr;
   }
   // A symbol that ops mix compiles padded at its bound (on an accelerator
