@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "HoduRun.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace hodu_run {
@@ -77,6 +78,30 @@ std::string symbolLine(const hodu_symbol_desc &symbol) {
     text += ", compiled at its bound, the padding masked";
   else if (symbol.chunk > 0)
     text += ", run in chunks of " + std::to_string(symbol.chunk);
+  return text;
+}
+
+/// A bundle with variants (format 1.6): "; also at 4, 8", the sizes its
+/// variants compile symbol k at besides the bound ("" for a chunked
+/// symbol, whose variants keep its chunk).
+std::string variantSizes(const hodu_model *model, int32_t k) {
+  auto variants = static_cast<const hodu_bundle_variant *>(
+      hodu_model_plan_table(model, HODU_BUNDLE_SECTION_VARIANTS));
+  auto dims = static_cast<const int64_t *>(
+      hodu_model_plan_table(model, HODU_BUNDLE_SECTION_DIMS));
+  const hodu_symbol_desc *symbol = hodu_model_symbol(model, k);
+  std::vector<int64_t> sizes;
+  for (uint64_t v = 0; variants && v < hodu_model_plan_count(
+                                           model, HODU_BUNDLE_SECTION_VARIANTS);
+       ++v)
+    sizes.push_back(dims[variants[v].first_size + k]);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  sizes.erase(std::remove(sizes.begin(), sizes.end(), symbol->chunk),
+              sizes.end());
+  std::string text;
+  for (int64_t size : sizes)
+    text += (text.empty() ? "; also at " : ", ") + std::to_string(size);
   return text;
 }
 
@@ -230,7 +255,8 @@ void printInfo(const hodu_model *model, const std::string &noDevice) {
   if (int32_t n = hodu_model_num_symbols(model)) {
     std::printf("symbols:\n");
     for (int32_t k = 0; k < n; ++k)
-      std::printf("  %s\n", symbolLine(*hodu_model_symbol(model, k)).c_str());
+      std::printf("  %s%s\n", symbolLine(*hodu_model_symbol(model, k)).c_str(),
+                  variantSizes(model, k).c_str());
   }
   if (hodu_model_num_state_tensors(model)) {
     std::printf("state tensors:\n");
