@@ -212,6 +212,11 @@ hodu_status hodu_plan_split_state(hodu_plan *plan, uint32_t num_state,
                                   const uint8_t *const *inits,
                                   const char *origin);
 
+/* How many plans a plan runs: its variants, or 1 without VARIANTS. */
+static inline uint32_t hodu_plan_num_plans(const hodu_plan *plan) {
+  return plan->num_variants ? plan->num_variants : 1u;
+}
+
 /* The steps of variant `v` of a plan (the whole plan without variants). */
 static inline void hodu_plan_variant_steps(const hodu_plan *plan, uint32_t v,
                                            uint32_t *first, uint32_t *count) {

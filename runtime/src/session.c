@@ -37,9 +37,8 @@ static void free_programs(hodu_session *s) {
       seg->program = NULL;
     }
   }
-  uint32_t variants = s->plan->num_variants ? s->plan->num_variants : 1;
   if (s->programs_ready)
-    memset(s->programs_ready, 0, variants);
+    memset(s->programs_ready, 0, hodu_plan_num_plans(s->plan));
 }
 
 void hodu_session_free(hodu_session *s) {
@@ -122,7 +121,7 @@ static hodu_status restore_state(hodu_session *s) {
  * and each TRANSFER on its own. */
 static hodu_status make_segments(hodu_session *s) {
   const hodu_plan *plan = s->plan;
-  uint32_t variants = plan->num_variants ? plan->num_variants : 1;
+  uint32_t variants = hodu_plan_num_plans(plan);
   s->segments =
       calloc(plan->num_steps ? plan->num_steps : 1, sizeof *s->segments);
   s->variant_segments = calloc(variants + 1u, sizeof *s->variant_segments);
@@ -387,7 +386,6 @@ static hodu_status bind(hodu_session *s, const hodu_tensor *const *inputs,
     uint32_t variant = hodu_plan_pick_variant(s->plan, s->symbol_values);
     if (variant != s->variant) {
       s->variant = variant;
-      s->stats.plan_variant = variant;
       hodu_session_stale_mirrors(s);
     }
   }
@@ -852,7 +850,9 @@ hodu_status hodu_session_get_stats(const hodu_session *s,
                             "sizeof(hodu_session_stats)");
   if (size > sizeof *stats)
     size = sizeof *stats;
-  memcpy(stats, &s->stats, size);
+  hodu_session_stats now = s->stats;
+  now.plan_variant = s->variant;
+  memcpy(stats, &now, size);
   stats->struct_size = size;
   return NULL;
 }

@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -344,13 +345,16 @@ LogicalResult addSymbols(const EntrySignature &sig, size_t regular,
 /// appended; the device's arena holds the largest plan's.
 LogicalResult addVariants(ModuleOp module, const EntrySignature &sig,
                           size_t regular, BundleBuilder &b) {
-  // The bound's weights by content.
+  // The bound's weights by content, each weight once however many steps
+  // read it.
   std::unordered_multimap<size_t, uint64_t> weightAt;
+  DenseSet<uint64_t> remembered;
   auto bytesAt = [&](uint64_t offset, uint64_t size) {
     return StringRef(b.weights).substr(offset, size);
   };
   auto remember = [&](uint64_t offset, uint64_t size) {
-    weightAt.emplace(llvm::hash_value(bytesAt(offset, size)), offset);
+    if (remembered.insert(offset).second)
+      weightAt.emplace(llvm::hash_value(bytesAt(offset, size)), offset);
   };
   for (const hodu_bundle_arg &a : b.args)
     if (a.space == HODU_SPACE_WEIGHTS)
@@ -377,6 +381,9 @@ LogicalResult addVariants(ModuleOp module, const EntrySignature &sig,
                         sig.outputs.size(), sig.numMetaSlots);
     if (failed(plan))
       return failure();
+    // Where each of the variant's weights went (a weight read by several
+    // steps is looked up once).
+    DenseMap<uint64_t, uint64_t> placed;
     hodu_bundle_variant record{};
     record.first_step = b.variantSteps.size();
     record.first_size = b.dims.size();
@@ -389,8 +396,11 @@ LogicalResult addVariants(ModuleOp module, const EntrySignature &sig,
       for (const PlanArg &a : s.args) {
         hodu_bundle_arg r = {a.space, 0, a.offset, a.size};
         if (a.space == HODU_SPACE_WEIGHTS) {
-          r.offset =
-              weightOf(StringRef(plan->weights).substr(a.offset, a.size));
+          auto [it, fresh] = placed.try_emplace(a.offset, 0);
+          if (fresh)
+            it->second =
+                weightOf(StringRef(plan->weights).substr(a.offset, a.size));
+          r.offset = it->second;
         } else if (a.space != HODU_SPACE_ARENA) {
           size_t tensor = a.index + (a.space == HODU_SPACE_INPUT ? 0
                                      : a.space == HODU_SPACE_OUTPUT
