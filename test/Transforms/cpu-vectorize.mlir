@@ -202,6 +202,94 @@ func.func @pool(%x: tensor<24x75x33xf32>, %w: tensor<3x3xf32>, %e: tensor<24x37x
   return %r : tensor<24x37x16xf32>
 }
 
+// Reductions with nothing parallel (a DynamicQuantizeLinear's min and max
+// of a whole tensor): the two siblings that read %x the same way become
+// one op with two results, so %x is read once; its reduced channel dim
+// (64, the best split; not the innermost, nor the unit batch) becomes
+// parallel, a partial per channel, spread over 16 pieces with each partial's
+// -inf/+inf fill inside the loop; two small ops combine the partials.
+// PAR-LABEL: func.func @minmax
+// PAR-NOT: linalg.generic
+// PAR: scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<64xf32>, tensor<64xf32>)
+// PAR: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// PAR: linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// PAR: linalg.generic {{.*}}iterator_types = ["reduction", "parallel", "reduction", "reduction"]{{.*}} ins(%{{.*}} : tensor<1x4x32x64xf32>) outs(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>)
+// PAR: arith.maximumf
+// PAR: arith.minimumf
+// PAR: scf.forall.in_parallel
+// PAR: linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+// PAR-NEXT: ^bb0
+// PAR-NEXT: arith.maximumf
+// PAR: linalg.generic {{.*}}iterator_types = ["reduction"]{{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<f32>)
+// PAR-NEXT: ^bb0
+// PAR-NEXT: arith.minimumf
+// PAR-NOT: linalg.generic
+// PAR: return
+// A sibling whose result is used before the other reduction is not merged
+// (the merged op would come after that use); each is still split.
+// PAR-LABEL: func.func @used_between
+// PAR: scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64xf32>)
+// PAR: scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<64xf32>)
+// A row-wise reduction has its rows to spread: not split.
+// PAR-LABEL: func.func @rows
+// PAR: scf.forall (%{{.*}}) in (16) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<256xf32>)
+// PAR: scf.forall.in_parallel
+// PAR-NOT: linalg.generic
+// PAR: return
+#all = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#none = affine_map<(d0, d1, d2, d3) -> ()>
+func.func @minmax(%x: tensor<1x64x32x64xf32>) -> (tensor<f32>, tensor<f32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %pinf = arith.constant 0x7F800000 : f32
+  %e = tensor.empty() : tensor<f32>
+  %i0 = linalg.fill ins(%ninf : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %mx = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
+       ins(%x : tensor<1x64x32x64xf32>) outs(%i0 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %i1 = linalg.fill ins(%pinf : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %mn = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
+       ins(%x : tensor<1x64x32x64xf32>) outs(%i1 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.minimumf %o, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %mx, %mn : tensor<f32>, tensor<f32>
+}
+func.func @used_between(%x: tensor<1x64x32x64xf32>) -> (tensor<f32>, tensor<f32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<f32>
+  %i0 = linalg.fill ins(%ninf : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %mx = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
+       ins(%x : tensor<1x64x32x64xf32>) outs(%i0 : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [#all, #none], iterator_types = ["reduction", "reduction", "reduction", "reduction"]}
+       ins(%x : tensor<1x64x32x64xf32>) outs(%mx : tensor<f32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %mx, %s : tensor<f32>, tensor<f32>
+}
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: tensor<256x1024xf32>) -> tensor<256xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256xf32>
+  %i = linalg.fill ins(%z : f32) outs(%e : tensor<256xf32>) -> tensor<256xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+       ins(%x : tensor<256x1024xf32>) outs(%i : tensor<256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<256xf32>
+  return %s : tensor<256xf32>
+}
+
 // -----
 
 // A constant B (a weight) is packed at compile time, into a new constant:

@@ -205,15 +205,18 @@ def CpuVectorize : Pass<"hodu-cpu-vectorize", "mlir::ModuleOp"> {
 def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
   let summary = "Spread large linalg.generic ops over threads (CPU)";
   let description = [{
-    Tiles the outermost parallel dimension of every `linalg.generic` (and
+    Tiles one parallel dimension of every `linalg.generic` (and
     `linalg.copy`) on static tensors whose work is at least `min-work` into
     the pieces of an `scf.forall`, which hoduc lowers to OpenMP: at most
     `chunks` of them, as many as divide evenly at 2, 4, 8 and 16 threads
     (include/hodu/Target/CPU/WorkSplit.h), a number that divides the
-    dimension where one does. A `linalg.fill` that only initialises the
-    op's output (a pooling's -inf, a sum's zeros) is fused into the loop:
-    each thread fills the part it accumulates into. The
-    work is the number of points of the op's iteration space (a pooling
+    dimension where one does. The dimension is the one whose pieces spread
+    most evenly over 2 to 16 threads, the outermost of equals; the
+    innermost only where no other can be split (`chooseSplitLoop`): a
+    `[3, 12, 64]` op is cut along its 12, not its 3. A `linalg.fill` that
+    only initialises the op's output (a pooling's -inf, a sum's zeros) is
+    moved into the loop: each thread fills the part it accumulates into.
+    The work is the number of points of the op's iteration space (a pooling
     window's taps and a reduction's inputs count, not only its results)
     times the ops of its body (at least one): a fused bias + LeakyReLU +
     clamp over 24x74x32 (five ops on 56832 elements) is spread over threads,
@@ -221,6 +224,17 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
     after elementwise fusion, so fused kernels (bias + activation, pooling,
     im2col copies, normalisations) run on all cores; matmuls and
     convolutions are parallelised by `hodu-cpu-vectorize` already.
+
+    Reductions worth a team get two rewrites first (Reductions.cpp):
+    - reductions of one block that read a common input the same way over
+      the same loops (a DynamicQuantizeLinear's min and max) become one op
+      with a result each, so the input is read once;
+    - a reduction with no parallel dimension of 2 or more (a whole tensor's
+      min, max or sum) gets one of its reduced dimensions (the one that
+      splits best, never the innermost) made parallel in a first op that
+      writes a partial result per index, which this pass then spreads over
+      threads, and a small second op that combines the partials with the
+      same associative op.
 
     Before:
     ```mlir
@@ -238,7 +252,7 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
       [Option<"minWork", "min-work", "int64_t", "65536",
               "Least work (iteration points x body ops) worth a parallel loop">,
        Option<"chunks", "chunks", "int64_t", "16",
-              "Most pieces the outermost parallel dimension is cut into">,
+              "Most pieces the parallel dimension is cut into">,
   ];
   let dependentDialects = [
     "mlir::transform::TransformDialect", "mlir::linalg::LinalgDialect",

@@ -34,6 +34,26 @@ double splitScore(int64_t pieces);
 /// scratch and loop overhead).
 int64_t choosePieces(int64_t units, int64_t maxPieces, bool divisorsOnly);
 
+/// The pieces of a parallel loop of `units` iterations whose tiles should
+/// keep one static size: choosePieces over divisors of `units` where one
+/// splits it, else over any count.
+int64_t loopPieces(int64_t units, int64_t maxPieces);
+
+/// How evenly a loop of `units` iterations cut into its loopPieces (the
+/// last one shorter where they do not divide it) spreads over 2, 4, 8
+/// and 16 threads (those up to `maxThreads`), weighted as splitScore: the
+/// busiest thread's units against the mean, in (0, 1].
+double loopScore(int64_t units, int64_t maxPieces, int64_t maxThreads = 16);
+
+/// Which loop of an op to spread over threads, given each loop's range and
+/// whether it may be (a parallel loop): the one whose loopPieces split
+/// best at 2 and 4 threads (loopScore), the outermost of equals, and
+/// `vectorLoop` (the one the vector code runs along, the output's
+/// innermost dim; -1 for none) only where no other loop of range 2 or more
+/// may be split. -1 where none has a range of 2 or more.
+int64_t chooseSplitLoop(const int64_t *ranges, const bool *splittable,
+                        int64_t loops, int64_t vectorLoop, int64_t maxPieces);
+
 /// Whether an op of `work` (iteration points x body ops) is worth forking
 /// a thread team for: at least `minWork`. Below it the fork and join (and
 /// the data moving between cores) cost more than a second thread saves.

@@ -9,6 +9,7 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "Int8Dot.h"
+#include "Reductions.h"
 #include "TransformScript.h"
 #include "hodu/Target/CPU/WorkSplit.h"
 
@@ -44,11 +45,71 @@ int64_t work(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   return int64_t(std::min<uint64_t>(w, INT64_MAX));
 }
 
+/// Moves the fills that only initialise the shared outputs of `loop` into
+/// it: each thread fills the slices of the output it then accumulates
+/// into, instead of the calling thread filling it all before the fork (a
+/// serial pass whose lines the other threads must then take over from its
+/// cache). The loop's output starts from the fill's destination, and each
+/// `tensor.extract_slice` of the shared output inside the loop is filled
+/// where it is extracted. Done here rather than with the transform
+/// dialect's fuse_into_containing_op, whose every application cost about
+/// 0.1 s on IS-Net's 40,000-op function (dominance and use scans over the
+/// whole function): 10 fills took 1 s of compile time, 200 took 23 s.
+void fuseFills(scf::ForallOp loop) {
+  for (auto [init, arg] :
+       llvm::zip(loop.getOutputsMutable(), loop.getRegionIterArgs())) {
+    auto fill = init.get().getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill->hasOneUse() || !fill.hasPureTensorSemantics())
+      continue;
+    SmallVector<tensor::ExtractSliceOp> slices;
+    bool fusable = true;
+    for (OpOperand &use : arg.getUses()) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(use.getOwner()))
+        slices.push_back(slice);
+      else if (!isa<tensor::ParallelInsertSliceOp>(use.getOwner()) ||
+               use.getOperandNumber() != 1)
+        fusable = false;
+    }
+    if (!fusable || slices.empty())
+      continue;
+    for (tensor::ExtractSliceOp slice : slices) {
+      OpBuilder b(slice->getContext());
+      b.setInsertionPointAfter(slice);
+      auto filled = linalg::FillOp::create(b, fill.getLoc(), fill.getInputs(),
+                                           ValueRange{slice.getResult()});
+      slice.getResult().replaceAllUsesExcept(filled.getResult(0), filled);
+    }
+    init.set(fill.getOutputs()[0]);
+    fill->erase();
+  }
+}
+
 struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Reductions worth threads: siblings of one input merged, then those
+    // with nothing parallel (a whole tensor's min and max) split into a
+    // first stage parallel over a reduced dim and a small combining one.
+    auto worth = [&](linalg::GenericOp op) {
+      return op.hasPureTensorSemantics() &&
+             !op->hasAttr(hodu::cpu::kAmxTiles) &&
+             !op->getParentOfType<scf::ForallOp>() &&
+             hodu::cpu::worthThreads(work(op, op.getStaticLoopRanges()),
+                                     minWork);
+    };
+    hodu::cpu::fuseSiblingReductions(module, worth);
+    SmallVector<linalg::GenericOp> whole;
+    module.walk([&](linalg::GenericOp op) {
+      if (op.getNumReductionLoops() > 0 && worth(op))
+        whole.push_back(op);
+    });
+    for (linalg::GenericOp op : whole)
+      hodu::cpu::splitForThreads(op, chunks);
+
+    llvm::DenseSet<Operation *> before;
+    module.walk([&](scf::ForallOp loop) { before.insert(loop); });
     hodu::cpu::TransformScript script(module);
     module.walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
@@ -63,42 +124,36 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
       if (!hodu::cpu::worthThreads(work(op, ranges), minWork))
         return;
       auto iterators = op.getIteratorTypesArray();
-      // The outermost parallel loop with room for the chunks.
-      int64_t dim = -1;
-      for (auto [i, it] : llvm::enumerate(iterators))
-        if (it == utils::IteratorType::parallel && !ShapedType::isDynamic(ranges[i]) &&
-            ranges[i] >= 2) {
-          dim = i;
-          break;
-        }
+      // The parallel loop that splits best over threads (WorkSplit.h), in
+      // pieces that divide it where some do: the tiles then keep static
+      // shapes, which hodu-cpu-vectorize-generics needs.
+      SmallVector<bool> splittable;
+      for (auto [it, r] : llvm::zip(iterators, ranges))
+        splittable.push_back(it == utils::IteratorType::parallel &&
+                             !ShapedType::isDynamic(r));
+      // The vector code runs along the output's innermost dim.
+      int64_t vectorLoop = int64_t(ranges.size()) - 1;
+      AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+      if (out.getNumResults() > 0)
+        if (auto d = dyn_cast<AffineDimExpr>(out.getResults().back()))
+          vectorLoop = d.getPosition();
+      int64_t dim = hodu::cpu::chooseSplitLoop(
+          ranges.data(), splittable.data(), ranges.size(), vectorLoop, chunks);
       if (dim < 0)
         return;
       SmallVector<int64_t> sizes(ranges.size(), 0);
-      // Pieces that divide evenly at 2 to 16 threads (WorkSplit.h), a
-      // number that divides the dimension where one does: the tiles then
-      // keep static shapes, which hodu-cpu-vectorize-generics needs.
-      int64_t pieces = hodu::cpu::choosePieces(ranges[dim], chunks, true);
-      if (pieces == 1)
-        pieces = hodu::cpu::choosePieces(ranges[dim], chunks, false);
-      sizes[dim] = llvm::divideCeil(ranges[dim], pieces);
-      // The fills that initialise its outputs (a pooling's -inf, a sum's
-      // zeros) go into the loop with it: each thread fills the part it then
-      // accumulates into, instead of the calling thread filling it all
-      // before the fork (a serial pass whose lines the other threads must
-      // then take over from its cache).
-      SmallVector<Value> fills;
-      for (OpOperand &init : op.getDpsInitsMutable())
-        if (auto fill = init.get().getDefiningOp<linalg::FillOp>();
-            fill && fill->hasOneUse() && fill.hasPureTensorSemantics())
-          fills.push_back(script.bind(fill));
-      Value target = script.bind(op);
-      hodu::TransformScript::Tiled tiled =
-          script.tileUsingForall(target, sizes);
-      for (Value fill : fills)
-        script.fuseIntoContainingOp(fill, tiled.loops.front());
+      sizes[dim] = llvm::divideCeil(ranges[dim],
+                                    hodu::cpu::loopPieces(ranges[dim], chunks));
+      script.tileUsingForall(script.bind(op), sizes);
     });
     if (!script.empty() && failed(script.applyOrKeep(getArgument())))
       return signalPassFailure();
+    // The fills that initialise the new loops' outputs (a pooling's -inf,
+    // a sum's zeros) go into the loops.
+    module.walk([&](scf::ForallOp loop) {
+      if (!before.contains(loop))
+        fuseFills(loop);
+    });
   }
 };
 } // namespace

@@ -10,6 +10,7 @@
 #include "hodu/Target/CPU/Passes.h"
 
 #include "Int8Dot.h"
+#include "Reductions.h"
 
 #include "TransformScript.h"
 
@@ -320,143 +321,6 @@ transposeTile(linalg::LinalgOp op, ArrayRef<int64_t> ranges, int64_t lanes) {
   return std::nullopt;
 }
 
-/// Fewest `lanes`-wide tiles along a reduced innermost dim worth splitting
-/// it: with 2 to 4 (a transformer's 128-token softmax, 256-wide layer
-/// norm) the partial result's write and read back cost about what the
-/// horizontal reductions saved (the bench transformer was 2-4% slower in
-/// an A/B run, about this machine's noise); IS-Net's whole-map min/max
-/// (thousands of tiles) went from 5.5% to 2.7% of a run.
-constexpr int64_t kMinSplitTiles = 8;
-
-/// A reduction whose innermost loop dim is a reduction of `r` elements, a
-/// multiple of `lanes` and at least kMinSplitTiles of them, is vectorised a
-/// `lanes`-wide tile at a time; each tile then ends in a horizontal
-/// reduction (log2 shuffles, and for maximumf/minimumf a NaN check and a
-/// blend at each), about as many instructions as the tile's own work.
-/// Split it instead: a partial result `lanes` wide, combined lane by lane
-/// over the tiles
-///   p[..., l] = combine over (other reduced dims, ro)
-///               of body(x[..., ro*lanes + l])
-/// then one horizontal reduction per result element
-///   out[...] = combine(out[...], combine over l of p[..., l])
-/// The partial starts at the combiner's neutral element; the body is the
-/// op's own, unchanged. Only single-result ops whose body ends in one
-/// arith combiner of its accumulator and whose inputs read the innermost
-/// dim (if at all) as their last index, without linalg.index. Float sums
-/// are reassociated (as the tiled form already was).
-void splitInnerReduction(linalg::GenericOp op, int64_t lanes) {
-  if (op.getNumDpsInits() != 1 || op.getNumResults() != 1 ||
-      !op.hasPureTensorSemantics())
-    return;
-  int64_t n = op.getNumLoops();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (n == 0 || ranges[n - 1] == ShapedType::kDynamic ||
-      op.getIteratorTypesArray()[n - 1] != utils::IteratorType::reduction)
-    return;
-  int64_t r = ranges[n - 1];
-  if (r < kMinSplitTiles * lanes || r % lanes != 0)
-    return;
-  if (!op.getBody()->getOps<linalg::IndexOp>().empty())
-    return;
-  // The combiner: the yielded value, an op of the accumulator (used only
-  // there) and one other value.
-  Block *body = op.getBody();
-  BlockArgument acc = body->getArguments().back();
-  auto yield = cast<linalg::YieldOp>(body->getTerminator());
-  Operation *combiner = yield.getValues()[0].getDefiningOp();
-  if (!combiner || combiner->getBlock() != body ||
-      combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
-      !acc.hasOneUse() || acc.getUses().begin()->getOwner() != combiner ||
-      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
-           arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
-           arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp,
-           arith::AndIOp, arith::OrIOp, arith::XOrIOp>(combiner))
-    return;
-  std::optional<TypedAttr> neutral = arith::getNeutralElement(combiner);
-  if (!neutral)
-    return;
-  bool accFirst = combiner->getOperand(0) == acc;
-  // Inputs read the innermost dim as their last index, or not at all.
-  MLIRContext *ctx = op.getContext();
-  AffineExpr inner = getAffineDimExpr(n - 1, ctx);
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap m = op.getMatchingIndexingMap(in);
-    for (unsigned i = 0; i < m.getNumResults(); ++i)
-      if (m.getResult(i).isFunctionOfDim(n - 1) &&
-          (i + 1 != m.getNumResults() || m.getResult(i) != inner))
-        return;
-  }
-
-  OpBuilder b(op);
-  Location loc = op.getLoc();
-  AffineExpr ro = getAffineDimExpr(n - 1, ctx), l = getAffineDimExpr(n, ctx);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap m = op.getMatchingIndexingMap(in);
-    SmallVector<AffineExpr> exprs(m.getResults());
-    Value v = in->get();
-    if (!exprs.empty() && exprs.back() == inner) {
-      auto type = cast<RankedTensorType>(v.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      shape.back() = r / lanes;
-      shape.push_back(lanes);
-      SmallVector<ReassociationIndices> re;
-      for (int64_t i = 0; i + 1 < type.getRank(); ++i)
-        re.push_back({i});
-      re.push_back({type.getRank() - 1, type.getRank()});
-      v = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(shape, type.getElementType()), v, re);
-      exprs.back() = ro;
-      exprs.push_back(l);
-    }
-    inputs.push_back(v);
-    maps.push_back(AffineMap::get(n + 1, 0, exprs, ctx));
-  }
-  Value init = op.getDpsInits()[0];
-  auto outType = cast<RankedTensorType>(init.getType());
-  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  SmallVector<AffineExpr> partialExprs(outMap.getResults());
-  partialExprs.push_back(l);
-  maps.push_back(AffineMap::get(n + 1, 0, partialExprs, ctx));
-  SmallVector<int64_t> partialShape(outType.getShape());
-  partialShape.push_back(lanes);
-  Type elt = outType.getElementType();
-  Value partial = tensor::EmptyOp::create(b, loc, partialShape, elt);
-  Value identity = arith::ConstantOp::create(b, loc, *neutral);
-  partial = linalg::FillOp::create(b, loc, identity, partial).getResult(0);
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  iters.push_back(utils::IteratorType::parallel);
-  auto g1 = linalg::GenericOp::create(b, loc, TypeRange{partial.getType()},
-                                      inputs, ValueRange{partial}, maps, iters);
-  IRMapping mapping;
-  op.getRegion().cloneInto(&g1.getRegion(), mapping);
-
-  // out[...] = combine(out[...], combine over l of p[..., l]).
-  int64_t k = outType.getRank();
-  SmallVector<utils::IteratorType> iters2(k, utils::IteratorType::parallel);
-  iters2.push_back(utils::IteratorType::reduction);
-  SmallVector<AffineExpr> outExprs;
-  for (int64_t i = 0; i < k; ++i)
-    outExprs.push_back(getAffineDimExpr(i, ctx));
-  AffineMap pMap = AffineMap::getMultiDimIdentityMap(k + 1, ctx);
-  AffineMap oMap = AffineMap::get(k + 1, 0, outExprs, ctx);
-  auto g2 = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ValueRange{g1.getResult(0)}, ValueRange{init},
-      ArrayRef<AffineMap>{pMap, oMap}, iters2,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        OperationState state(nl, combiner->getName());
-        state.addOperands(accFirst ? ValueRange{args[1], args[0]}
-                                   : ValueRange{args[0], args[1]});
-        state.addTypes(elt);
-        state.addAttributes(combiner->getAttrs());
-        Operation *c = nb.create(state);
-        linalg::YieldOp::create(nb, nl, c->getResult(0));
-      });
-  op->getResult(0).replaceAllUsesWith(g2.getResult(0));
-  op->erase();
-}
-
 /// Whether `op` is for this pass: static, not a contraction or convolution
 /// (hodu-cpu-vectorize owns those), projected-permutation maps, and accepted
 /// by the upstream vectoriser as it is.
@@ -610,7 +474,7 @@ struct CpuVectorizeGenerics
           if (r % w == 0)
             width = w;
         if (width > 0)
-          splitInnerReduction(op, width);
+          hodu::cpu::splitInnerReduction(op, width);
       }
     }
     hodu::cpu::TransformScript script(module);
