@@ -5,6 +5,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace hodu;
 
@@ -97,6 +99,31 @@ hodu::constantStorage(Attribute value) {
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(value))
     return std::pair(dense.getRawData(), dense.isSplat());
   return std::nullopt;
+}
+
+TypedAttr hodu::transposedConstant(Attribute value, int64_t rows, int64_t cols,
+                                   RankedTensorType type,
+                                   llvm::StringRef name) {
+  Type elt = type.getElementType();
+  if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0)
+    return {};
+  if (auto dense = dyn_cast<DenseElementsAttr>(value); dense && dense.isSplat())
+    return dense.resizeSplat(type);
+  std::optional<std::pair<ArrayRef<char>, bool>> stored =
+      constantStorage(value);
+  size_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  size_t count = static_cast<size_t>(rows) * static_cast<size_t>(cols);
+  if (!stored || stored->second || stored->first.size() < count * bytes)
+    return {};
+  const char *src = stored->first.data();
+  AsmResourceBlob blob =
+      HeapAsmResourceBlob::allocate(count * bytes, alignof(uint64_t));
+  char *dst = blob.getMutableData().data();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(dst + (c * rows + r) * bytes, src + (r * cols + c) * bytes,
+                  bytes);
+  return DenseResourceElementsAttr::get(type, name, std::move(blob));
 }
 
 bool hodu::constantBytes(Attribute value, std::string &bytes) {

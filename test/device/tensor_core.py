@@ -37,9 +37,17 @@ BOUNDS = {"3xtf32": 2e-4, "tf32": 5e-3, "fma": 1e-5, "f16": 5e-3, "bf16": 2e-2,
           "f16-f32": 2e-3}
 
 
-def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None):
+def const_b(k, n):
+    """The B of a "-const" case, [K][N]: (k*N + n) % 13 - 6, over 8 (exact
+    in TF32)."""
+    return [[((kk * n + nn) % 13 - 6) / 8.0 for nn in range(n)] for kk in range(k)]
+
+
+def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None, b_const=False):
     """C = A B (B stored [K][N], or [N][K] with bt) as a linalg.generic whose
-    output is first filled with zeros, as the ONNX importer writes it."""
+    output is first filled with zeros, as the ONNX importer writes it. With
+    b_const, B is const_b(k, n), a constant of the model (a weight), which
+    hoduc lays out for the tensor cores at compile time."""
     out_et = out_et or et
     bs = "%dx" % batch if batch else ""
     A = "tensor<%s%dx%dx%s>" % (bs, m, k, et)
@@ -60,9 +68,16 @@ def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None):
     else:
         body = ["%%p = arith.mulf %%x, %%y : %s" % out_et]
     body += ["%%s = arith.addf %%acc, %%p : %s" % out_et, "linalg.yield %%s : %s" % out_et]
+    if b_const:
+        rows = ", ".join("[" + ", ".join(repr(v) for v in row) + "]" for row in const_b(k, n))
+        args = '%%a: %s {hodu.name = "a"}' % A
+        const = "%%b = arith.constant dense<[%s]> : %s\n    " % (rows, B)
+    else:
+        args = '%%a: %s {hodu.name = "a"}, %%b: %s {hodu.name = "b"}' % (A, B)
+        const = ""
     return """module attributes {hodu.model_name = "%(name)s"} {
-  func.func @main(%%a: %(A)s {hodu.name = "a"}, %%b: %(B)s {hodu.name = "b"}) -> (%(C)s {hodu.name = "c"}) {
-    %%zero = arith.constant 0.0 : %(out)s
+  func.func @main(%(args)s) -> (%(C)s {hodu.name = "c"}) {
+    %(const)s%%zero = arith.constant 0.0 : %(out)s
     %%e = tensor.empty() : %(C)s
     %%init = linalg.fill ins(%%zero : %(out)s) outs(%%e : %(C)s) -> %(C)s
     %%mm = linalg.generic {indexing_maps = [affine_map<%(dims)s -> %(amap)s>, affine_map<%(dims)s -> %(bmap)s>, affine_map<%(dims)s -> %(cmap)s>],
@@ -74,7 +89,7 @@ def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None):
     return %%mm : %(C)s
   }
 }
-""" % dict(name=name, A=A, B=B, C=C, out=out_et, dims=dims, amap=amap, bmap=bmap,
+""" % dict(name=name, args=args, const=const, A=A, B=B, C=C, out=out_et, dims=dims, amap=amap, bmap=bmap,
            cmap=cmap, its=its, et=et, body="\n      ".join(body))
 
 
@@ -84,6 +99,8 @@ def cases():
     for gm in ("3xtf32", "tf32"):
         out += [("f32-kn-" + gm, 256, 192, 96, "f32", "f32", False, None, gm, False),
                 ("f32-nk-" + gm, 256, 192, 96, "f32", "f32", True, None, gm, False),
+                # B a constant [K][N]: stored [N][K] by hoduc.
+                ("f32-kn-const-" + gm, 256, 192, 96, "f32", "f32", False, None, gm, False),
                 ("f32-tail-" + gm, 100, 70, 36, "f32", "f32", True, None, gm, False),
                 ("f32-odd-" + gm, 100, 67, 36, "f32", "f32", True, None, gm, False),
                 ("f32-kn-tail-" + gm, 100, 72, 44, "f32", "f32", False, None, gm, False)]
@@ -118,7 +135,8 @@ def stage(args):
         os.makedirs(d, exist_ok=True)
         src = os.path.join(d, "model.mlir")
         with open(src, "w") as f:
-            f.write(matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt, batch))
+            f.write(matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt, batch,
+                                "-const" in name))
         p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
                             "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -128,7 +146,7 @@ def stage(args):
         os.remove(src)
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump(dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
-                           math=gm, timed=timed), f)
+                           math=gm, timed=timed, b_const="-const" in name), f)
     print("tensor_core stage: %d cases in %s" % (len(cases()), a.out))
     return 0
 
@@ -181,12 +199,17 @@ def run(args):
         m, n, k, et, out_et, bt, batch = c["m"], c["n"], c["k"], c["et"], c["out"], c["bt"], c["batch"]
         lead = (batch,) if batch else ()
         a = torch.randn(lead + (m, k)).to(tdt[et])
-        b = torch.randn(lead + ((n, k) if bt else (k, n))).to(tdt[et])
+        if c.get("b_const"):
+            b = torch.tensor(const_b(k, n)).to(tdt[et])
+            feed_b = []
+        else:
+            b = torch.randn(lead + ((n, k) if bt else (k, n))).to(tdt[et])
+            feed_b = ["-i", "b=" + os.path.join(d, "b.pb")]
         write_pb(a, et, os.path.join(d, "a.pb"))
         write_pb(b, et, os.path.join(d, "b.pb"))
         outdir = os.path.join(d, "out")
-        p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb"),
-                            "-i", "b=" + os.path.join(d, "b.pb"), "-o", outdir, "-f", "pb"],
+        p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb")]
+                           + feed_b + ["-o", outdir, "-f", "pb"],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
         row = dict(case=name, math=c["math"], shape="%s%dx%dx%d" % ("%dx" % batch if batch else "", m, n, k))
         if p.returncode != 0:
@@ -205,8 +228,8 @@ def run(args):
         row.update(relerr=err, bound=BOUNDS[key], ok=ok)
         if c["timed"]:
             reps = 200 if m >= 4096 else 1000
-            p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb"),
-                                "-i", "b=" + os.path.join(d, "b.pb"), "--replay", str(reps)],
+            p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb")]
+                               + feed_b + ["--replay", str(reps)],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
             us = None
             for line in p.stdout.decode().splitlines():

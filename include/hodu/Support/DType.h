@@ -12,6 +12,7 @@
 #include "hodu/abi.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <optional>
 
@@ -21,7 +22,9 @@
 namespace mlir {
 class Attribute;
 class MLIRContext;
+class RankedTensorType;
 class Type;
+class TypedAttr;
 } // namespace mlir
 
 namespace hodu {
@@ -48,6 +51,16 @@ bool constantBytes(mlir::Attribute value, std::string &bytes);
 /// are packed in bits). None for other attributes and missing blobs.
 std::optional<std::pair<llvm::ArrayRef<char>, bool>>
 constantStorage(mlir::Attribute value);
+
+/// The constant `value` (`dense` or `dense_resource`, of byte-sized
+/// elements), read as a row-major [rows, cols] matrix, transposed into
+/// `type` ([cols, rows] elements): a splat stays a splat, other data is a
+/// new `dense_resource` named `name`. Null for other attributes, missing
+/// blobs, i1 elements or data shorter than rows x cols. Weights laid out
+/// at compile time the way a kernel reads them.
+mlir::TypedAttr transposedConstant(mlir::Attribute value, int64_t rows,
+                                   int64_t cols, mlir::RankedTensorType type,
+                                   llvm::StringRef name);
 
 /// Bytes per element (bool: one); 0 outside the table.
 /// The element count of `shape` when it is more than `limit`, as text

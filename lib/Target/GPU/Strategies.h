@@ -174,6 +174,15 @@ bool runsOnTensorCores(mlir::linalg::LinalgOp op, const TileOptions &o);
 /// kernel's accumulators replace).
 bool planTensorCore(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
                     const TileOptions &o);
+/// Constant weights laid out at compile time the way the matrix units read
+/// them: each contraction of `body` that runs on NVIDIA tensor cores in
+/// TF32 or 3xTF32, or on AMD matrix cores in any kind, and reads a
+/// constant B stored [K][N] gets it as a new constant [N][K] (its map
+/// swapped), so that the kernel loads B's fragments as it loads A's
+/// (`ldmatrix`; 8-byte K-contiguous reads on AMD) instead of element by
+/// element. NVIDIA's f16 and bf16 B [K][N] take `ldmatrix.trans` already.
+void packWeightsForTensorCores(mlir::RewriterBase &rewriter, mlir::Block &body,
+                               const TileOptions &o);
 /// Split-K for matrix units: each contraction of `body` that runs on them
 /// but fills too few blocks for the GPU (`minBlocks`) is split into slices
 /// of K (upstream's linalg::splitReduction): one contraction over the

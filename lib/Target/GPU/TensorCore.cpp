@@ -36,6 +36,7 @@
 
 #include "MatrixKernel.h"
 #include "Strategies.h"
+#include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -243,6 +244,58 @@ bool planTensorCore(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   op->setAttr(kTensorCore, plan->toAttr(op.getContext()));
   return true;
+}
+
+void packWeightsForTensorCores(RewriterBase &rewriter, Block &body,
+                               const TileOptions &o) {
+  SmallVector<linalg::LinalgOp> ops;
+  for (auto op : body.getOps<linalg::LinalgOp>())
+    if (op.hasPureTensorSemantics())
+      ops.push_back(op);
+  for (linalg::LinalgOp op : ops) {
+    std::optional<MmaPlan> plan = planOf(op, o);
+    // NVIDIA reads f16/bf16 B [K][N] with ldmatrix.trans already.
+    if (!plan || !plan->kn ||
+        (!plan->amd && plan->kind != MmaKind::TF32 &&
+         plan->kind != MmaKind::TF32x3))
+      continue;
+    // B = the operand without M: a constant [K][N] read as (k, j).
+    unsigned y = 1 - plan->x;
+    Value b = op.getDpsInputs()[y];
+    auto cst = b.getDefiningOp<arith::ConstantOp>();
+    AffineMap ym = op.getIndexingMapsArray()[y];
+    MLIRContext *ctx = op.getContext();
+    AffineExpr k = getAffineDimExpr(plan->k, ctx),
+               j = getAffineDimExpr(plan->j, ctx);
+    if (!cst || ym.getNumResults() != 2 || ym.getResult(0) != k ||
+        ym.getResult(1) != j)
+      continue;
+    auto type = cast<RankedTensorType>(b.getType());
+    int64_t kk = type.getDimSize(0), nn = type.getDimSize(1);
+    TypedAttr packed = hodu::transposedConstant(
+        cst.getValue(), kk, nn,
+        RankedTensorType::get({nn, kk}, type.getElementType()), "hodu_kmajor");
+    if (!packed)
+      continue;
+    linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+    if (!generic) {
+      FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
+      if (failed(g))
+        continue;
+      generic = *g;
+    }
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(generic);
+    Value kMajor = arith::ConstantOp::create(rewriter, cst.getLoc(), packed);
+    SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+    maps[y] = AffineMap::get(maps[y].getNumDims(), 0, {j, k}, ctx);
+    rewriter.modifyOpInPlace(generic, [&] {
+      generic.getDpsInputOperand(y)->set(kMajor);
+      generic.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(maps));
+    });
+    if (cst->use_empty())
+      rewriter.eraseOp(cst);
+  }
 }
 
 /// The slices K is split into for `op` on matrix units (1: none): where

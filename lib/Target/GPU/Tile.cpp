@@ -75,8 +75,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
             failed(tileAttentionBlock(rewriter, loop, o)))
           ok = false;
       prepareContractions(rewriter, func.getBody().front(), o);
-      if (!o.tensorCores.empty())
+      if (!o.tensorCores.empty()) {
+        packWeightsForTensorCores(rewriter, func.getBody().front(), o);
         splitKForMatrixUnits(rewriter, func.getBody().front(), o);
+      }
       int64_t kernels = plan(rewriter, func, o);
       for (int64_t k = 0; k < kernels && ok; ++k)
         ok = succeeded(tileKernel(module, func, k, o));

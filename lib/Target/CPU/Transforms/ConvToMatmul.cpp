@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvToMatmul.h"
+#include "hodu/Support/DType.h"
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
@@ -235,25 +236,12 @@ hodu::cpu::convToTransposedMatmul(linalg::Conv2DNchwFchwOp conv,
   if (!cst)
     return std::nullopt;
   Type elt = out.getElementType();
-  size_t bytes = elt.getIntOrFloatBitWidth() / 8;
-  auto wtType = RankedTensorType::get({k, f}, elt);
-  TypedAttr wt;
-  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue());
-      dense && dense.isSplat()) {
-    wt = dense.resizeSplat(wtType);
-  } else {
-    std::optional<ArrayRef<char>> data = rawData(cst);
-    if (!data || data->size() < static_cast<size_t>(f * k) * bytes)
-      return std::nullopt;
-    AsmResourceBlob blob = HeapAsmResourceBlob::allocate(
-        static_cast<size_t>(k * f) * bytes, alignof(uint64_t));
-    char *dst = blob.getMutableData().data();
-    for (int64_t fi = 0; fi < f; ++fi)
-      for (int64_t ki = 0; ki < k; ++ki)
-        std::memcpy(dst + (ki * f + fi) * bytes,
-                    data->data() + (fi * k + ki) * bytes, bytes);
-    wt = DenseResourceElementsAttr::get(wtType, "hodu_transposed", std::move(blob));
-  }
+  // The filter [F, C*KH*KW] as [C*KH*KW, F].
+  TypedAttr wt = hodu::transposedConstant(cst.getValue(), f, k,
+                                          RankedTensorType::get({k, f}, elt),
+                                          "hodu_transposed");
+  if (!wt)
+    return std::nullopt;
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   OpBuilder b(conv);
