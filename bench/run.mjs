@@ -52,6 +52,16 @@ const GOAL_SCALING = 1.7;
 // not slower (run-to-run noise on this VM is about that).
 const SCALING_NOISE = 0.05;
 const COMPILE_REPEAT_S = 10;
+// Runs of a Hodu server before its timed ones: libhodurt chooses between
+// its thread team and the calling thread alone over a model's first 10
+// runs (2 on the team, 8 alternating) and tries the other way again for 4
+// runs at runs 16, 32, 64, 128 and every 256 after (runtime/src/threads.c,
+// choose_team; docs/runtime.md). Timed from run 36 on, a slow model's few
+// runs (IS-Net: 15 at 2 threads) are all the settled choice's, as an
+// application's runs mostly are, where before a third of them could be
+// trials of the other way; a fast model's thousands of runs hold a few
+// trials, as an application's do.
+const HODU_SETTLE_RUNS = 36;
 // Milliseconds between one engine's runs and the other's (measure();
 // --pause). ORT's pool threads spin for a while after its last run, and
 // on this VM's 2 vCPUs that slowed the next engine's runs: with 20 ms,
@@ -290,6 +300,12 @@ async function measure(opts, model, lib, threads, variantLib = null, lowThreads 
     const hoduFirst = secsSince(t0);
     const ortOne = median(await ort.times(3, opts.cap * 2)) / 1e9;
     const hoduOne = hoduFirst > 1 ? hoduFirst : median(await hodu.times(3, opts.cap)) / 1e9;
+    // The runs so far: 1, or 4 with the three timed above.
+    const settle = async (server, done, one) => {
+      const k = HODU_SETTLE_RUNS - done;
+      if (k > 0) await server.ask(`warmup ${k}`, opts.cap + k * one * 4);
+    };
+    await settle(hodu, hoduFirst > 1 ? 1 : 4, hoduOne);
     // A slow Hodu run still counts once per round, so fewer rounds (at
     // least 3) keep a slow model to about twice the budget.
     const reps = Math.max(3, Math.min(opts.reps, Math.floor(2 * opts.budget / hoduOne)));
@@ -302,6 +318,7 @@ async function measure(opts, model, lib, threads, variantLib = null, lowThreads 
     if (variant) {
       await variant.ask('warmup 1', opts.cap);
       variantOne = median(await variant.times(3, opts.cap)) / 1e9;
+      await settle(variant, 4, variantOne);
       kVariant = Math.max(1, Math.min(20000, Math.floor(per / Math.max(variantOne, 1e-7))));
     }
     let kLow = null, tLow = { ort: [], hodu: [] };
@@ -311,6 +328,7 @@ async function measure(opts, model, lib, threads, variantLib = null, lowThreads 
       await low.hodu.ask('warmup 1', opts.cap);
       const one = { ort: median(await low.ort.times(3, opts.cap * 2)) / 1e9,
         hodu: median(await low.hodu.times(3, opts.cap)) / 1e9 };
+      await settle(low.hodu, 4, one.hodu);
       kLow = { ort: Math.max(1, Math.min(20000, Math.floor(per / Math.max(one.ort, 1e-7)))),
         hodu: Math.max(1, Math.min(20000, Math.floor(per / Math.max(one.hodu, 1e-7)))), one };
     }
@@ -627,7 +645,9 @@ ${skippedText}
 ## Method
 
 - For each model and thread count, ORT and Hodu each run as a persistent
-  server process with its model loaded. After one warm-up run each, the
+  server process with its model loaded. After one warm-up run each (Hodu:
+  ${HODU_SETTLE_RUNS} runs, past libhodurt's trials of its team against the calling
+  thread alone, so that the timed runs are its settled choice's), the
   driver alternates: K runs of ORT, K runs of Hodu, ... for ${opts.reps} rounds
   (fewer, at least 3, when one Hodu run is long),
   with K chosen so each engine gets about ${opts.budget} s of timed runs. A Hodu run
