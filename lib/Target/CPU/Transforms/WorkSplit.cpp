@@ -17,9 +17,14 @@ double splitBalance(int64_t pieces, int64_t threads) {
   return double(pieces) / double(threads) / double(most);
 }
 
+namespace {
+/// The thread counts splits are judged at, and their weights (laptops and
+/// small servers first).
+constexpr int64_t kThreads[] = {2, 4, 8, 16};
+constexpr double kWeights[] = {3, 2, 1, 1};
+} // namespace
+
 double splitScore(int64_t pieces) {
-  static constexpr int64_t kThreads[] = {2, 4, 8, 16};
-  static constexpr double kWeights[] = {3, 2, 1, 1};
   double score = 0, total = 0;
   for (int i = 0; i < 4; ++i) {
     score += kWeights[i] * splitBalance(pieces, kThreads[i]);
@@ -59,8 +64,6 @@ double loopScore(int64_t units, int64_t maxPieces, int64_t maxThreads) {
   // The loop runs ceil(units / size) iterations of `size` units.
   int64_t size = (units + pieces - 1) / pieces;
   int64_t iterations = (units + size - 1) / size;
-  static constexpr int64_t kThreads[] = {2, 4, 8, 16};
-  static constexpr double kWeights[] = {3, 2, 1, 1};
   double score = 0, total = 0;
   for (int i = 0; i < 4 && kThreads[i] <= maxThreads; ++i) {
     int64_t t = kThreads[i];
