@@ -252,6 +252,9 @@ void packWeightsForTensorCores(RewriterBase &rewriter, Block &body,
   for (auto op : body.getOps<linalg::LinalgOp>())
     if (op.hasPureTensorSemantics())
       ops.push_back(op);
+  // Each constant packed once, for all the contractions that read it (in
+  // block order, so the first one's packed constant dominates the rest).
+  llvm::DenseMap<Value, Value> packedOf;
   for (linalg::LinalgOp op : ops) {
     std::optional<MmaPlan> plan = planOf(op, o);
     // NVIDIA reads f16/bf16 B [K][N] with ldmatrix.trans already.
@@ -272,11 +275,15 @@ void packWeightsForTensorCores(RewriterBase &rewriter, Block &body,
       continue;
     auto type = cast<RankedTensorType>(b.getType());
     int64_t kk = type.getDimSize(0), nn = type.getDimSize(1);
-    TypedAttr packed = hodu::transposedConstant(
-        cst.getValue(), kk, nn,
-        RankedTensorType::get({nn, kk}, type.getElementType()), "hodu_kmajor");
-    if (!packed)
-      continue;
+    TypedAttr packed;
+    if (!packedOf.count(b)) {
+      packed = hodu::transposedConstant(
+          cst.getValue(), kk, nn,
+          RankedTensorType::get({nn, kk}, type.getElementType()),
+          "hodu_kmajor");
+      if (!packed)
+        continue;
+    }
     linalg::GenericOp generic = dyn_cast<linalg::GenericOp>(op.getOperation());
     if (!generic) {
       FailureOr<linalg::GenericOp> g = linalg::generalizeNamedOp(rewriter, op);
@@ -284,9 +291,12 @@ void packWeightsForTensorCores(RewriterBase &rewriter, Block &body,
         continue;
       generic = *g;
     }
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPoint(generic);
-    Value kMajor = arith::ConstantOp::create(rewriter, cst.getLoc(), packed);
+    Value &kMajor = packedOf[b];
+    if (!kMajor) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(generic);
+      kMajor = arith::ConstantOp::create(rewriter, cst.getLoc(), packed);
+    }
     SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
     maps[y] = AffineMap::get(maps[y].getNumDims(), 0, {j, k}, ctx);
     rewriter.modifyOpInPlace(generic, [&] {
