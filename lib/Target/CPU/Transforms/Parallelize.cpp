@@ -89,16 +89,18 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    // Reductions worth threads: siblings of one input merged, then those
-    // with nothing parallel (a whole tensor's min and max) split into a
-    // first stage parallel over a reduced dim and a small combining one.
-    auto worth = [&](linalg::GenericOp op) {
+    // The ops of this pass: on tensors, not AMX tiles, not in a parallel
+    // loop already, and with work worth a thread team.
+    auto worth = [&](linalg::LinalgOp op) {
       return op.hasPureTensorSemantics() &&
              !op->hasAttr(hodu::cpu::kAmxTiles) &&
              !op->getParentOfType<scf::ForallOp>() &&
              hodu::cpu::worthThreads(work(op, op.getStaticLoopRanges()),
                                      minWork);
     };
+    // Reductions worth threads: siblings of one input merged, then those
+    // with nothing parallel (a whole tensor's min and max) split into a
+    // first stage parallel over a reduced dim and a small combining one.
     hodu::cpu::fuseSiblingReductions(module, worth);
     SmallVector<linalg::GenericOp> whole;
     module.walk([&](linalg::GenericOp op) {
@@ -113,16 +115,12 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
     hodu::cpu::TransformScript script(module);
     module.walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::GenericOp, linalg::CopyOp>(op.getOperation()) ||
-          op->hasAttr(hodu::cpu::kAmxTiles) ||
-          !op.hasPureTensorSemantics() || op->getParentOfType<scf::ForallOp>() ||
-          op->getNumResults() == 0)
+          op->getNumResults() == 0 || !worth(op))
         return;
       auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
       if (!type || !type.hasStaticShape())
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (!hodu::cpu::worthThreads(work(op, ranges), minWork))
-        return;
       auto iterators = op.getIteratorTypesArray();
       // The parallel loop that splits best over threads (WorkSplit.h), in
       // pieces that divide it where some do: the tiles then keep static
