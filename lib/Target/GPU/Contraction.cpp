@@ -514,10 +514,11 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
           current = collapseRuns(rewriter, current, m ? dims->m : dims->n);
       }
     }
-    // A contraction on matrix units reads its gather from a tensor (the
-    // gather a kernel of its own, as it was); the FMA kernels gather each
-    // K step's tile themselves.
-    if (implicitGemm && !runsOnTensorCores(current, o))
+    // The contraction reads its gather directly: the FMA kernels gather
+    // each K step's tile themselves, the matrix-unit kernels each chunk
+    // they load (fuseableTensorCoreGather; else the gather stays a kernel
+    // of its own, writing the im2col tensor).
+    if (implicitGemm)
       collapseGathers(rewriter, current);
   }
   if (!collapseParallel)

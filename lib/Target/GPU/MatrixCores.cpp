@@ -100,7 +100,8 @@ private:
 SmallVector<Value> MfmaEmitter::loadChunk(Value src, ArrayRef<Value> idx,
                                           Value valid) {
   auto vt = VectorType::get({chunk}, et);
-  if (!p.emulate && unitInnermostStride(src)) {
+  bool computed = gather && src == Y;
+  if (!p.emulate && !computed && unitInnermostStride(src)) {
     auto ifOp = scf::IfOp::create(
         b, loc, valid,
         [&](OpBuilder &nb, Location l) {
@@ -114,24 +115,9 @@ SmallVector<Value> MfmaEmitter::loadChunk(Value src, ArrayRef<Value> idx,
         });
     return {ifOp.getResult(0)};
   }
-  // Element by element: a strided innermost dim, or SPIR-V.
-  auto ifOp = scf::IfOp::create(
-      b, loc, valid,
-      [&](OpBuilder &nb, Location l) {
-        SmallVector<Value> elems;
-        for (int64_t e = 0; e < chunk; ++e) {
-          SmallVector<Value> s(idx);
-          s.back() = arith::AddIOp::create(
-              nb, l, s.back(), arith::ConstantIndexOp::create(nb, l, e));
-          elems.push_back(memref::LoadOp::create(nb, l, src, s));
-        }
-        scf::YieldOp::create(nb, l, elems);
-      },
-      [&](OpBuilder &nb, Location l) {
-        Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(et));
-        scf::YieldOp::create(nb, l, SmallVector<Value>(chunk, zero));
-      });
-  SmallVector<Value> elems(ifOp.getResults());
+  // Element by element: a strided innermost dim, SPIR-V, or B computed by
+  // its gather (an implicit GEMM: each element from the input).
+  SmallVector<Value> elems = loadElements(src, idx, valid, chunk);
   if (p.emulate)
     return elems;
   return {vector::FromElementsOp::create(b, loc, vt, elems)};
@@ -402,8 +388,8 @@ LogicalResult MfmaEmitter::emit(Value tid) {
 
 LogicalResult emitMfmaKernel(OpBuilder &b, Location loc, const MmaPlan &p,
                              linalg::LinalgOp op, linalg::LinalgOp epilogue,
-                             Value tid) {
-  MfmaEmitter emitter(b, loc, p, op, epilogue);
+                             linalg::LinalgOp gather, Value tid) {
+  MfmaEmitter emitter(b, loc, p, op, epilogue, gather);
   return emitter.emit(tid);
 }
 

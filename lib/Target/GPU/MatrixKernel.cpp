@@ -102,8 +102,9 @@ std::optional<MmaPlan> MmaPlan::fromAttr(DictionaryAttr d) {
 
 MatrixKernelBase::MatrixKernelBase(OpBuilder &b, Location loc, const MmaPlan &p,
                                    linalg::LinalgOp op,
-                                   linalg::LinalgOp epilogue)
-    : b(b), loc(loc), p(p), op(op), epilogue(epilogue) {}
+                                   linalg::LinalgOp epilogue,
+                                   linalg::LinalgOp gather)
+    : b(b), loc(loc), p(p), op(op), epilogue(epilogue), gather(gather) {}
 
 SmallVector<Value> MatrixKernelBase::at(AffineMap map, unsigned rowDim,
                                         Value row, unsigned colDim, Value col) {
@@ -134,6 +135,43 @@ LogicalResult MatrixKernelBase::bind() {
   mExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.i));
   nExt = memref::DimOp::create(b, loc, D, positionOf(dMap, p.j));
   return success();
+}
+
+Value MatrixKernelBase::gathered(OpBuilder &nb, ValueRange idx) {
+  Block &body = gather->getRegion(0).front();
+  IRMapping map;
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), idx[index.getDim()]);
+      continue;
+    }
+    nb.clone(inner, map);
+  }
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+SmallVector<Value> MatrixKernelBase::loadElements(Value src, ValueRange idx,
+                                                  Value valid, int64_t n) {
+  bool computed = gather && src == Y;
+  auto ifOp = scf::IfOp::create(
+      b, loc, valid,
+      [&](OpBuilder &nb, Location l) {
+        SmallVector<Value> elems;
+        for (int64_t e = 0; e < n; ++e) {
+          SmallVector<Value> at(idx);
+          at.back() = arith::AddIOp::create(
+              nb, l, at.back(), arith::ConstantIndexOp::create(nb, l, e));
+          elems.push_back(computed
+                              ? gathered(nb, at)
+                              : Value(memref::LoadOp::create(nb, l, src, at)));
+        }
+        scf::YieldOp::create(nb, l, elems);
+      },
+      [&](OpBuilder &nb, Location l) {
+        Value zero = arith::ConstantOp::create(nb, l, nb.getZeroAttr(et));
+        scf::YieldOp::create(nb, l, SmallVector<Value>(n, zero));
+      });
+  return SmallVector<Value>(ifOp.getResults());
 }
 
 Value MatrixKernelBase::initialValue(Value row, Value col) {

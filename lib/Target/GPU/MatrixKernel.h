@@ -71,8 +71,11 @@ int64_t positionOf(mlir::AffineMap map, unsigned d);
 /// of X, Y and D, and the output's epilogue.
 class MatrixKernelBase {
 public:
+  /// `gather`: the im2col gather whose tile the block's Y is (may be
+  /// null): Y's elements are computed from its body, not read.
   MatrixKernelBase(mlir::OpBuilder &b, mlir::Location loc, const MmaPlan &p,
-                   mlir::linalg::LinalgOp op, mlir::linalg::LinalgOp epilogue);
+                   mlir::linalg::LinalgOp op, mlir::linalg::LinalgOp epilogue,
+                   mlir::linalg::LinalgOp gather = nullptr);
 
 protected:
   mlir::OpBuilder &b;
@@ -81,6 +84,9 @@ protected:
   mlir::linalg::LinalgOp op;
   /// The elementwise consumer computed on the registers (may be null).
   mlir::linalg::LinalgOp epilogue;
+  /// The gather computing Y (may be null; Y is then its output tile, which
+  /// nothing writes).
+  mlir::linalg::LinalgOp gather;
 
   mlir::Value X, Y, D;
   mlir::AffineMap xMap, yMap, dMap;
@@ -126,6 +132,16 @@ protected:
   /// Binds X, Y, D, their maps, K and its steps, the element type and the
   /// tile's extents.
   mlir::LogicalResult bind();
+  /// Y's element at indices `idx` of Y (the gather's loops), from the
+  /// gather's body: its reads of the input and its bounds checks.
+  mlir::Value gathered(mlir::OpBuilder &nb, mlir::ValueRange idx);
+  /// `n` consecutive elements of `src` from `idx` (along its innermost
+  /// index) where `valid`, else zeros: loads, or for Y with a gather the
+  /// gather's body (one region, so that what the elements share -- the K
+  /// position's channel and window offset -- is computed once).
+  llvm::SmallVector<mlir::Value> loadElements(mlir::Value src,
+                                              mlir::ValueRange idx,
+                                              mlir::Value valid, int64_t n);
   /// The output's element at tile position (row, col) as f32, or 0 where
   /// the position lies outside the tile (the initial value of a sum that
   /// accumulates onto the output).
@@ -145,6 +161,7 @@ protected:
 mlir::LogicalResult emitMfmaKernel(mlir::OpBuilder &b, mlir::Location loc,
                                    const MmaPlan &p, mlir::linalg::LinalgOp op,
                                    mlir::linalg::LinalgOp epilogue,
+                                   mlir::linalg::LinalgOp gather,
                                    mlir::Value tid);
 
 } // namespace hodu::gpu

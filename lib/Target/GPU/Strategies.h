@@ -74,6 +74,10 @@ constexpr llvm::StringLiteral kTensorCore = "hodu.gpu.mma";
 /// a contraction on the FMA units computes its tile of it in each K step
 /// (the implicit GEMM), instead of a kernel of its own writing it whole.
 constexpr llvm::StringLiteral kIm2col = "hodu.gpu.im2col";
+/// An im2col gather fused into a matrix-unit contraction's block, which
+/// the kernel computes in its K steps instead of reading a tensor (kept
+/// through bufferisation for lowerTensorCoreContractions).
+constexpr llvm::StringLiteral kMmaGather = "hodu.gpu.mma_gather";
 
 /// The discardable attribute on the scf.forall of a fused attention chain
 /// (hodu-gpu-fuse-attention), which hodu-gpu-tile makes one kernel.
@@ -193,11 +197,17 @@ void splitKForMatrixUnits(mlir::RewriterBase &rewriter, mlir::Block &body,
 /// kernel's registers: inputs read at the output's position or broadcast,
 /// a body of side-effect-free scalar ops without linalg.index.
 bool epilogueOnRegisters(mlir::linalg::LinalgOp epilogue);
+/// The im2col gather that the contraction planTensorCore marked reads as
+/// its B stored [K][N], which the matrix-unit kernel can compute in its K
+/// steps (an implicit GEMM: no im2col tensor, no gather kernel); else null.
+mlir::linalg::LinalgOp fuseableTensorCoreGather(mlir::linalg::LinalgOp op);
 /// The block loops of a contraction planTensorCore marked, with its
-/// epilogue (may be null) tiled the same way.
+/// epilogue (may be null) tiled the same way and its gather (may be null,
+/// fuseableTensorCoreGather) fused into each block.
 void tileTensorCore(TransformScript &s, mlir::linalg::LinalgOp op,
                     mlir::Value handle, mlir::linalg::LinalgOp epilogue,
-                    mlir::Value epilogueHandle);
+                    mlir::Value epilogueHandle, mlir::linalg::LinalgOp gather,
+                    mlir::Value gatherHandle);
 /// `sizes` over the contraction's loops as sizes over the loops of `op`,
 /// whose output has the contraction's output shape through a permutation.
 llvm::SmallVector<int64_t> onOutput(mlir::linalg::LinalgOp contraction,

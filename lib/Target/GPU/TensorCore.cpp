@@ -382,8 +382,28 @@ bool epilogueOnRegisters(linalg::LinalgOp epilogue) {
                       });
 }
 
+linalg::LinalgOp fuseableTensorCoreGather(linalg::LinalgOp op) {
+  std::optional<MmaPlan> plan =
+      MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
+  linalg::LinalgOp gather = fuseableGather(op);
+  if (!plan || !gather || !plan->kn ||
+      op.getDpsInputs()[1 - plan->x] != gather->getResult(0))
+    return nullptr;
+  // Its loops index B (the identity), and its body computes each element
+  // from its indices alone (the kernel clones it per element).
+  Block &body = gather->getRegion(0).front();
+  if (!gather.getMatchingIndexingMap(gather.getDpsInitOperand(0))
+           .isIdentity() ||
+      !body.getArguments().back().use_empty() ||
+      llvm::any_of(body.without_terminator(),
+                   [](Operation &inner) { return inner.getNumRegions() != 0; }))
+    return nullptr;
+  return gather;
+}
+
 void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle,
-                    linalg::LinalgOp epilogue, Value epilogueHandle) {
+                    linalg::LinalgOp epilogue, Value epilogueHandle,
+                    linalg::LinalgOp gather, Value gatherHandle) {
   MLIRContext *ctx = op.getContext();
   MmaPlan plan = *MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
   SmallVector<int64_t> r = op.getStaticLoopRanges();
@@ -398,17 +418,26 @@ void tileTensorCore(TransformScript &s, linalg::LinalgOp op, Value handle,
     if (d != plan.i && d != plan.j && d != plan.k)
       order.push_back(d);
   SmallVector<int64_t> ids = blockIds(r, blocks, order);
+  Value forall;
   if (!epilogue) {
-    s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true));
-    return;
+    forall =
+        s.tileUsingForall(handle, blocks, mappingOf(ctx, blocks, ids, true))
+            .loops[0];
+  } else {
+    // Blocks over the epilogue's output, the contraction fused into them:
+    // each block computes its tile's sums and then the epilogue on them.
+    SmallVector<int64_t> sizes = onOutput(op, epilogue, blocks);
+    forall = s.tileUsingForall(
+                  epilogueHandle, sizes,
+                  mappingOf(ctx, sizes, onOutput(op, epilogue, ids), true))
+                 .loops[0];
+    s.fuseIntoContainingOp(handle, forall);
   }
-  // Blocks over the epilogue's output, the contraction fused into them:
-  // each block computes its tile's sums and then the epilogue on them.
-  SmallVector<int64_t> sizes = onOutput(op, epilogue, blocks);
-  TransformScript::Tiled b = s.tileUsingForall(
-      epilogueHandle, sizes,
-      mappingOf(ctx, sizes, onOutput(op, epilogue, ids), true));
-  s.fuseIntoContainingOp(handle, b.loops[0]);
+  // The gather's tile of the block (all of K by the block's columns):
+  // never computed as such, the kernel computes each chunk it loads from
+  // the tile op's body (lowerTensorCoreContractions).
+  if (gather)
+    s.fuseIntoContainingOp(gatherHandle, forall);
 }
 
 //===----------------------------------------------------------------------===//
@@ -474,7 +503,19 @@ private:
     return mul(xorI(ch, andI(row, std::min<int64_t>(rowChunks, 8) - 1)), chunk);
   }
 
+  /// The element copies issueLoads made in registers, and where each goes.
+  struct PendingStore {
+    Value value, dst;
+    SmallVector<Value> at;
+  };
+  SmallVector<PendingStore> pending;
+
   Value issueLoads(Value kt);
+  void storePending() {
+    for (PendingStore &st : pending)
+      memref::StoreOp::create(b, loc, st.value, st.dst, st.at);
+    pending.clear();
+  }
   SmallVector<Value> loadA(Value stage, int64_t kk);
   SmallVector<Value> loadB(Value stage, int64_t kk);
   Value mma(Value a, Value bv, Value acc);
@@ -507,22 +548,16 @@ Value MmaEmitter::issueLoads(Value kt) {
       tokens.push_back(cp.getAsyncToken());
       return;
     }
-    // A view whose rows are not 16-byte aligned: the chunk element by
-    // element (zeros past the edges), stored before the barrier that
-    // precedes its reads, like the copies' wait.
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(et));
+    // A view whose rows are not 16-byte aligned, or B computed by its
+    // gather: the chunk element by element (zeros past the edges) into
+    // registers, stored into the stage by storePending -- after the
+    // step's products in the K loop, so that the loads' latency overlaps
+    // them -- before the barrier that precedes its reads.
+    SmallVector<Value> elems = loadElements(src, srcIdx, valid, chunk);
     for (int64_t e = 0; e < chunk; ++e) {
-      SmallVector<Value> s(srcIdx), d(dstIdx);
-      s.back() = add(s.back(), c(e));
+      SmallVector<Value> d(dstIdx);
       d.back() = add(d.back(), c(e));
-      auto load = scf::IfOp::create(
-          b, loc, valid,
-          [&](OpBuilder &nb, Location l) {
-            scf::YieldOp::create(nb, l,
-                                 Value(memref::LoadOp::create(nb, l, src, s)));
-          },
-          [&](OpBuilder &nb, Location l) { scf::YieldOp::create(nb, l, zero); });
-      memref::StoreOp::create(b, loc, load.getResult(0), dst, d);
+      pending.push_back({elems[e], dst, d});
     }
   };
   // A tile of `rows` rows of 64 bytes of K (A; B stored [N][K]): rows of
@@ -769,7 +804,7 @@ LogicalResult MmaEmitter::emit(Value tid) {
   ni = p.bn / 16;
   tidV = tid;
   asyncX = rowsChunkAligned(X, chunk);
-  asyncY = rowsChunkAligned(Y, chunk);
+  asyncY = !gather && rowsChunkAligned(Y, chunk);
 
   // Workgroup buffers of the three stages (16-byte aligned: cp.async and
   // ldmatrix move 16-byte rows).
@@ -792,8 +827,10 @@ LogicalResult MmaEmitter::emit(Value tid) {
 
   // Prologue: K steps 0 .. stages-2 in flight.
   Value last;
-  for (int64_t s = 0; s + 1 < kStages; ++s)
+  for (int64_t s = 0; s + 1 < kStages; ++s) {
     last = issueLoads(c(s));
+    storePending();
+  }
   // The async group token is carried only when some copy is async.
   bool async = asyncX || asyncY;
   SmallVector<Value> inits;
@@ -824,6 +861,9 @@ LogicalResult MmaEmitter::emit(Value tid) {
             for (int64_t n = 0; n < ni; ++n)
               cur[m * ni + n] = mma(a[m], bf[n], cur[m * ni + n]);
         }
+        // Stage (kt + 2) % 3 was step kt-1's, which every warp finished
+        // before the barrier above.
+        storePending();
         SmallVector<Value> yields;
         if (async)
           yields.push_back(next);
@@ -873,6 +913,34 @@ static linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
     return nullptr;
   }
   return nullptr;
+}
+
+/// The gather hodu-gpu-tile fused into the tensor-core contraction `op`'s
+/// block (kMmaGather) to compute its B: the op of the block that writes
+/// the buffer B is, or null.
+static linalg::LinalgOp gatherOf(linalg::LinalgOp op, const MmaPlan &plan) {
+  Value y = op.getDpsInputs()[1 - plan.x];
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
+    if (linalgOp && linalgOp->hasAttr(kMmaGather) &&
+        linalgOp.hasPureBufferSemantics() && linalgOp.getNumDpsInits() == 1 &&
+        linalgOp.getDpsInits()[0] == y)
+      return linalgOp;
+  }
+  return nullptr;
+}
+
+/// Erases `buffer` if it is an allocation that nothing but its
+/// deallocation uses.
+static void eraseUnusedBuffer(Value buffer) {
+  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      }))
+    return;
+  for (Operation *user : llvm::to_vector(alloc->getUsers()))
+    user->erase();
+  alloc->erase();
 }
 
 /// Blocks in groups of kGroupRows rows of tiles, column by column within a
@@ -947,6 +1015,11 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
     // contraction's place, so what the epilogue reads (a view made between
     // the two) moves above it.
     linalg::LinalgOp epilogue = epilogueOf(op);
+    linalg::LinalgOp gather = gatherOf(op, *plan);
+    if (!gather && isa_and_nonnull<memref::AllocOp>(
+                       op.getDpsInputs()[1 - plan->x].getDefiningOp()))
+      return op->emitError("tensor-core contraction reads a temporary that "
+                           "no gather computes");
     if (epilogue)
       for (Operation *between = op->getNextNode(); between != epilogue;) {
         Operation *next = between->getNextNode();
@@ -967,16 +1040,23 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
     b.setInsertionPoint(forall.getBody()->getTerminator());
     Value tid = forall.getInductionVar(0);
     if (plan->amd) {
-      if (failed(emitMfmaKernel(b, op.getLoc(), *plan, op, epilogue, tid)))
+      if (failed(
+              emitMfmaKernel(b, op.getLoc(), *plan, op, epilogue, gather, tid)))
         return failure();
     } else {
-      MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue);
+      MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue, gather);
       if (failed(emitter.emit(tid)))
         return failure();
     }
     op->erase();
     if (epilogue)
       epilogue->erase();
+    if (gather) {
+      // Its tile, which nothing reads now, and the tile's buffer.
+      Value tile = gather.getDpsInits()[0];
+      gather->erase();
+      eraseUnusedBuffer(tile);
+    }
   }
   return success();
 }

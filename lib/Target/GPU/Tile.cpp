@@ -141,6 +141,15 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
         init = fuseableInit(contraction);
         gather = o.implicitGemm ? fuseableGather(contraction) : nullptr;
       };
+      // A contraction on matrix units, with its gather (computed in the
+      // kernel's K steps where its operand is B stored [K][N]).
+      auto onMatrixUnits = [&](linalg::LinalgOp contraction) {
+        strategy = Strategy::TensorCore;
+        gather =
+            o.implicitGemm ? fuseableTensorCoreGather(contraction) : nullptr;
+        if (gather)
+          gather->setAttr(kMmaGather, rewriter.getUnitAttr());
+      };
       if (op.getNumReductionLoops() == 0) {
         // An elementwise op may be the epilogue of the contraction it reads;
         // one on tensor cores computes it on its registers when it can
@@ -152,7 +161,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
                     : fuseableEpilogue(rewriter, op)) {
           tag(contraction, "contraction", id);
           if (tensorCores && planTensorCore(rewriter, contraction, o)) {
-            strategy = Strategy::TensorCore;
+            onMatrixUnits(contraction);
           } else {
             onFmaUnits(contraction);
           }
@@ -165,7 +174,7 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
             tag(producerInit, "producer-init", id);
         }
       } else if (planTensorCore(rewriter, op, o)) {
-        strategy = Strategy::TensorCore;
+        onMatrixUnits(op);
       } else if (isContraction(op)) {
         onFmaUnits(op);
       } else {
@@ -332,9 +341,10 @@ struct GpuTile : hodu::gpu::impl::GpuTileBase<GpuTile> {
       return;
     case Strategy::TensorCore:
       if (k.contraction)
-        tileTensorCore(s, k.contraction, contraction, k.root, root);
+        tileTensorCore(s, k.contraction, contraction, k.root, root, k.gather,
+                       gather);
       else
-        tileTensorCore(s, k.root, root, nullptr, Value());
+        tileTensorCore(s, k.root, root, nullptr, Value(), k.gather, gather);
       return;
     }
   }
