@@ -9,8 +9,9 @@ hoduc into a CUDA bundle, with case.json (shapes, element type, layout,
 --gpu-math). The cases: small ones of every kind and layout (f32 as 3xTF32
 and TF32 with B stored [K][N] and [N][K], f16 and bf16, f16 widened to an
 f32 output, a batched matmul, sizes that are not multiples of the tiles),
-two that split-K splits (few output tiles over a long K), and square 1024^3
-and 4096^3 matmuls in each precision.
+two that split-K splits (few output tiles over a long K), square 1024^3
+and 4096^3 matmuls in each precision, and 3x3 convolutions (padded, NCHW)
+as implicit GEMMs and through their im2col tensor, timed against cuDNN.
 
 `run` (on the GPU machine: torch, onnx and numpy there) feeds each bundle
 random inputs through hodu-run, compares the output with a float64 product
@@ -93,6 +94,46 @@ def matmul_mlir(name, m, n, k, et, out_et=None, bt=False, batch=None, b_const=Fa
            cmap=cmap, its=its, et=et, body="\n      ".join(body))
 
 
+def conv_mlir(name, n, c, h, w, f, et):
+    """Y = conv2d(X, W), 3x3, stride 1, padding 1 (a zero tensor.pad, as the
+    ONNX importer writes a Conv's pads), NCHW / FCHW, output filled with
+    zeros first. Inputs "a" (X) and "b" (W), output "c"."""
+    X = "tensor<%dx%dx%dx%dx%s>" % (n, c, h, w, et)
+    P = "tensor<%dx%dx%dx%dx%s>" % (n, c, h + 2, w + 2, et)
+    W = "tensor<%dx%dx3x3x%s>" % (f, c, et)
+    Y = "tensor<%dx%dx%dx%dx%s>" % (n, f, h, w, et)
+    return """module attributes {hodu.model_name = "%(name)s"} {
+  func.func @main(%%a: %(X)s {hodu.name = "a"}, %%b: %(W)s {hodu.name = "b"}) -> (%(Y)s {hodu.name = "c"}) {
+    %%zero = arith.constant 0.0 : %(et)s
+    %%p = tensor.pad %%a low[0, 0, 1, 1] high[0, 0, 1, 1] {
+    ^bb0(%%i: index, %%j: index, %%k: index, %%l: index):
+      tensor.yield %%zero : %(et)s
+    } : %(X)s to %(P)s
+    %%e = tensor.empty() : %(Y)s
+    %%init = linalg.fill ins(%%zero : %(et)s) outs(%%e : %(Y)s) -> %(Y)s
+    %%y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+         ins(%%p, %%b : %(P)s, %(W)s) outs(%%init : %(Y)s) -> %(Y)s
+    return %%y : %(Y)s
+  }
+}
+""" % dict(name=name, X=X, P=P, W=W, Y=Y, et=et)
+
+
+def conv_cases():
+    """(name, n, c, h, w, f, element type, gpu-math, implicit GEMM): 3x3
+    convolutions as implicit GEMMs and, for comparison, through the im2col
+    tensor (hoduc --hodu-gpu-no-implicit-gemm); all timed."""
+    out = []
+    for (n, c, hw, f) in ((1, 64, 56, 128), (8, 128, 28, 128)):
+        for et, gm in (("f32", "3xtf32"), ("f32", "tf32"), ("f16", "3xtf32")):
+            label = et if et != "f32" else gm
+            for implicit in (True, False):
+                out.append(("conv-%s-%dx%dx%d-%d-%s" % (label, n, c, hw, f,
+                                                        "implicit" if implicit else "im2col"),
+                            n, c, hw, hw, f, et, gm, implicit))
+    return out
+
+
 def cases():
     """(name, m, n, k, element type, output type, bt, batch, gpu-math, time it)."""
     out = []
@@ -147,7 +188,24 @@ def stage(args):
         with open(os.path.join(d, "case.json"), "w") as f:
             json.dump(dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
                            math=gm, timed=timed, b_const="-const" in name), f)
-    print("tensor_core stage: %d cases in %s" % (len(cases()), a.out))
+    for (name, n, c, h, w, f, et, gm, implicit) in conv_cases():
+        d = os.path.join(a.out, name)
+        os.makedirs(d, exist_ok=True)
+        src = os.path.join(d, "model.mlir")
+        with open(src, "w") as fh:
+            fh.write(conv_mlir(name.replace("-", "_"), n, c, h, w, f, et))
+        p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
+                            "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")]
+                           + ([] if implicit else ["--hodu-gpu-no-implicit-gemm"]),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if p.returncode != 0:
+            print("tensor_core stage: %s does not compile: %s" % (name, p.stdout.decode()[:400]))
+            return 1
+        os.remove(src)
+        with open(os.path.join(d, "case.json"), "w") as fh:
+            json.dump(dict(conv=True, n=n, c=c, h=h, w=w, f=f, et=et, out=et, math=gm,
+                           implicit=implicit, timed=True), fh)
+    print("tensor_core stage: %d cases in %s" % (len(cases()) + len(conv_cases()), a.out))
     return 0
 
 
@@ -191,11 +249,58 @@ def run(args):
             ts.append(s.elapsed_time(e) * 1e3)
         return sorted(ts)[len(ts) // 2]
 
+    def run_conv(name, d, c, rows):
+        """One convolution case: checked against float64, timed against
+        torch's conv2d (cuDNN) in the same precision; 1 if wrong."""
+        et = c["et"]
+        x = torch.randn(c["n"], c["c"], c["h"], c["w"]).to(tdt[et])
+        wt = (torch.randn(c["f"], c["c"], 3, 3) / (3.0 * c["c"] ** 0.5)).to(tdt[et])
+        write_pb(x, et, os.path.join(d, "a.pb"))
+        write_pb(wt, et, os.path.join(d, "b.pb"))
+        feeds = ["-i", "a=" + os.path.join(d, "a.pb"), "-i", "b=" + os.path.join(d, "b.pb")]
+        model = os.path.join(d, "model.hodu")
+        row = dict(case=name, math=c["math"], shape="%dx%dx%dx%d f%d 3x3" % (
+            c["n"], c["c"], c["h"], c["w"], c["f"]), implicit=c["implicit"])
+        p = subprocess.run([hodu_run, model, "-q"] + feeds + ["-o", os.path.join(d, "out"), "-f", "pb"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+        if p.returncode != 0:
+            row["error"] = p.stdout.decode()[-300:]
+            rows.append(row)
+            print("%-34s ERROR %s" % (name, row["error"]), flush=True)
+            return 1
+        got = read_pb(os.path.join(d, "out", "c.pb"), et).cuda().double()
+        ref = torch.nn.functional.conv2d(x.cuda().double(), wt.cuda().double(), padding=1)
+        err = float((got - ref).norm() / ref.norm())
+        key = c["math"] if et == "f32" else et
+        ok = err <= BOUNDS[key] and not torch.isnan(got).any()
+        p = subprocess.run([hodu_run, model, "-q"] + feeds + ["--replay", "200"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+        us = None
+        for line in p.stdout.decode().splitlines():
+            if line.strip().startswith("replay(200)"):
+                us = float(line.split(":")[1].split("us/run")[0])
+        gx, gw = x.cuda(), wt.cuda()
+        torch.backends.cudnn.allow_tf32 = c["math"] == "tf32"
+        tc = torch_time(lambda: torch.nn.functional.conv2d(gx, gw, padding=1))
+        torch.backends.cudnn.allow_tf32 = True
+        flops = 2.0 * c["n"] * c["f"] * c["h"] * c["w"] * c["c"] * 9
+        row.update(relerr=err, bound=BOUNDS[key], ok=ok, hodu_us=us, cudnn_us=tc,
+                   tflops=(flops / us / 1e6) if us else None, vs_cudnn=(tc / us) if us else None)
+        rows.append(row)
+        extra = ("  %9.1f us %6.1f TFLOP/s  cuDNN %9.1f us  speed vs cuDNN %.2f" % (
+            us, row["tflops"], tc, row["vs_cudnn"])) if us else ""
+        print("%-34s %-7s relerr %.2e (bound %.0e) %s%s" % (
+            name, c["math"], err, BOUNDS[key], "ok" if ok else "WRONG", extra), flush=True)
+        return 0 if ok else 1
+
     torch.manual_seed(1)
     rows, failed = [], 0
     for name in sorted(os.listdir(stage_dir)):
         d = os.path.join(stage_dir, name)
         c = json.load(open(os.path.join(d, "case.json")))
+        if c.get("conv"):
+            failed += run_conv(name, d, c, rows)
+            continue
         m, n, k, et, out_et, bt, batch = c["m"], c["n"], c["k"], c["et"], c["out"], c["bt"], c["batch"]
         lead = (batch,) if batch else ()
         a = torch.randn(lead + (m, k)).to(tdt[et])
