@@ -49,6 +49,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 using namespace mlir;
 
@@ -334,6 +335,39 @@ static int64_t splitKSlices(linalg::LinalgOp op, const MmaPlan &plan,
   return slices;
 }
 
+/// The im2col gathers that the split contraction `op` reads through the
+/// expand_shape of their K into slices, expanded the same way (upstream's
+/// fold of a reshape into its producer by expansion), so that `op` reads
+/// each directly and its kernel can compute the gathered operand
+/// (fuseableTensorCoreGather) rather than read an im2col tensor.
+static void splitGathers(RewriterBase &rewriter, linalg::LinalgOp op) {
+  SmallVector<unsigned> gathered;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto expand = in->get().getDefiningOp<tensor::ExpandShapeOp>();
+    auto gather = expand ? expand.getSrc().getDefiningOp<linalg::GenericOp>()
+                         : linalg::GenericOp();
+    if (gather && gather->hasAttr(kIm2col) && gather->hasOneUse() &&
+        expand->hasOneUse() && gather.getNumDpsInputs() == 0)
+      gathered.push_back(in->getOperandNumber());
+  }
+  if (gathered.empty())
+    return;
+  RewritePatternSet patterns(op.getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(
+      patterns, [](OpOperand *operand) {
+        auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+        return isa<tensor::ExpandShapeOp>(operand->getOwner()) && producer &&
+               producer->hasAttr(kIm2col);
+      });
+  (void)applyPatternsGreedily(op->getParentOp(), std::move(patterns));
+  // The expanded gathers are new ops: tagged again.
+  for (unsigned i : gathered) {
+    auto gather = op->getOperand(i).getDefiningOp<linalg::GenericOp>();
+    if (gather && gather.getNumDpsInputs() == 0)
+      gather->setAttr(kIm2col, rewriter.getUnitAttr());
+  }
+}
+
 void splitKForMatrixUnits(RewriterBase &rewriter, Block &body,
                           const TileOptions &o) {
   SmallVector<linalg::LinalgOp> ops;
@@ -352,10 +386,13 @@ void splitKForMatrixUnits(RewriterBase &rewriter, Block &body,
     // contiguous part of K), combined into the original output after.
     OpBuilder::InsertionGuard guard(rewriter);
     rewriter.setInsertionPoint(op);
-    (void)linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
-      return linalg::SplitReductionOptions{slices, /*index=*/0,
-                                           /*innerParallel=*/false};
-    });
+    FailureOr<linalg::SplitReductionResult> split =
+        linalg::splitReduction(rewriter, op, [&](linalg::LinalgOp) {
+          return linalg::SplitReductionOptions{slices, /*index=*/0,
+                                               /*innerParallel=*/false};
+        });
+    if (succeeded(split))
+      splitGathers(rewriter, split->splitLinalgOp);
   }
 }
 
