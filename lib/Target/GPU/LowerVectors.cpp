@@ -363,7 +363,7 @@ struct GpuLowerVectors
     SmallVector<gpu::LaunchOp> launches;
     getOperation().walk([&](gpu::LaunchOp l) { launches.push_back(l); });
     for (gpu::LaunchOp f : launches) {
-      // A matrix-unit kernel (TensorCore.cpp, MatrixCores.cpp) is built
+      // A matrix-unit kernel (TensorCoreKernel.cpp, MatrixCores.cpp) is built
       // with the vectors its MMA fragments need, which these stages would
       // take apart.
       if (f.walk([](Operation *op) {
