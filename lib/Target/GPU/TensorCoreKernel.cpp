@@ -605,11 +605,16 @@ LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
     // contraction's place, so what the epilogue reads (a view made between
     // the two) moves above it.
     linalg::LinalgOp epilogue = epilogueOf(op);
+    // A gather's tile is a temporary of the block (a buffer made inside
+    // it), which nothing but the gather writes: without the gather, the
+    // kernel would read it unwritten. B made outside the block is another
+    // kernel's output, read as it is.
     linalg::LinalgOp gather = gatherOf(op, *plan);
-    if (!gather && isa_and_nonnull<memref::AllocOp>(
-                       op.getDpsInputs()[1 - plan->x].getDefiningOp()))
-      return op->emitError("tensor-core contraction reads a temporary that "
-                           "no gather computes");
+    Operation *bDef = op.getDpsInputs()[1 - plan->x].getDefiningOp();
+    if (!gather && isa_and_nonnull<memref::AllocOp>(bDef) &&
+        block->isProperAncestor(bDef))
+      return op->emitError("tensor-core contraction reads a temporary of "
+                           "its block that no gather computes");
     if (epilogue)
       for (Operation *between = op->getNextNode(); between != epilogue;) {
         Operation *next = between->getNextNode();
