@@ -171,40 +171,38 @@ def stage(args):
     a = ap.parse_args(args)
     hoduc = os.path.join(a.bin, "hoduc")
     os.makedirs(a.out, exist_ok=True)
-    for (name, m, n, k, et, out_et, bt, batch, gm, timed) in cases():
+
+    def compile_case(name, mlir, gm, flags, case):
+        """OUT/NAME/model.hodu from `mlir` and its case.json; False (and
+        why, printed) if it does not compile."""
         d = os.path.join(a.out, name)
         os.makedirs(d, exist_ok=True)
         src = os.path.join(d, "model.mlir")
         with open(src, "w") as f:
-            f.write(matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt, batch,
-                                "-const" in name))
+            f.write(mlir)
         p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
-                            "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")],
+                            "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")] + flags,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if p.returncode != 0:
             print("tensor_core stage: %s does not compile: %s" % (name, p.stdout.decode()[:400]))
-            return 1
+            return False
         os.remove(src)
         with open(os.path.join(d, "case.json"), "w") as f:
-            json.dump(dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
-                           math=gm, timed=timed, b_const="-const" in name), f)
-    for (name, n, c, h, w, f, et, gm, implicit) in conv_cases():
-        d = os.path.join(a.out, name)
-        os.makedirs(d, exist_ok=True)
-        src = os.path.join(d, "model.mlir")
-        with open(src, "w") as fh:
-            fh.write(conv_mlir(name.replace("-", "_"), n, c, h, w, f, et))
-        p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
-                            "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")]
-                           + ([] if implicit else ["--hodu-gpu-no-implicit-gemm"]),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if p.returncode != 0:
-            print("tensor_core stage: %s does not compile: %s" % (name, p.stdout.decode()[:400]))
+            json.dump(case, f)
+        return True
+
+    for (name, m, n, k, et, out_et, bt, batch, gm, timed) in cases():
+        if not compile_case(name, matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt,
+                                              batch, "-const" in name), gm, [],
+                            dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
+                                 math=gm, timed=timed, b_const="-const" in name)):
             return 1
-        os.remove(src)
-        with open(os.path.join(d, "case.json"), "w") as fh:
-            json.dump(dict(conv=True, n=n, c=c, h=h, w=w, f=f, et=et, out=et, math=gm,
-                           implicit=implicit, timed=True), fh)
+    for (name, n, c, h, w, f, et, gm, implicit) in conv_cases():
+        if not compile_case(name, conv_mlir(name.replace("-", "_"), n, c, h, w, f, et), gm,
+                            [] if implicit else ["--hodu-gpu-no-implicit-gemm"],
+                            dict(conv=True, n=n, c=c, h=h, w=w, f=f, et=et, out=et, math=gm,
+                                 implicit=implicit, timed=True)):
+            return 1
     print("tensor_core stage: %d cases in %s" % (len(cases()) + len(conv_cases()), a.out))
     return 0
 
@@ -249,6 +247,15 @@ def run(args):
             ts.append(s.elapsed_time(e) * 1e3)
         return sorted(ts)[len(ts) // 2]
 
+    def replay_us(model, feeds, reps):
+        """hodu-run --replay's microseconds a run of `model`, or None."""
+        p = subprocess.run([hodu_run, model, "-q"] + feeds + ["--replay", str(reps)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
+        for line in p.stdout.decode().splitlines():
+            if line.strip().startswith("replay(%d)" % reps):
+                return float(line.split(":")[1].split("us/run")[0])
+        return None
+
     def run_conv(name, d, c, rows):
         """One convolution case: checked against float64, timed against
         torch's conv2d (cuDNN) in the same precision; 1 if wrong."""
@@ -273,12 +280,7 @@ def run(args):
         err = float((got - ref).norm() / ref.norm())
         key = c["math"] if et == "f32" else et
         ok = err <= BOUNDS[key] and not torch.isnan(got).any()
-        p = subprocess.run([hodu_run, model, "-q"] + feeds + ["--replay", "200"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
-        us = None
-        for line in p.stdout.decode().splitlines():
-            if line.strip().startswith("replay(200)"):
-                us = float(line.split(":")[1].split("us/run")[0])
+        us = replay_us(model, feeds, 200)
         gx, gw = x.cuda(), wt.cuda()
         torch.backends.cudnn.allow_tf32 = c["math"] == "tf32"
         tc = torch_time(lambda: torch.nn.functional.conv2d(gx, gw, padding=1))
@@ -333,13 +335,8 @@ def run(args):
         row.update(relerr=err, bound=BOUNDS[key], ok=ok)
         if c["timed"]:
             reps = 200 if m >= 4096 else 1000
-            p = subprocess.run([hodu_run, os.path.join(d, "model.hodu"), "-q", "-i", "a=" + os.path.join(d, "a.pb")]
-                               + feed_b + ["--replay", str(reps)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300)
-            us = None
-            for line in p.stdout.decode().splitlines():
-                if line.strip().startswith("replay(%d)" % reps):
-                    us = float(line.split(":")[1].split("us/run")[0])
+            us = replay_us(os.path.join(d, "model.hodu"),
+                           ["-i", "a=" + os.path.join(d, "a.pb")] + feed_b, reps)
             ga, gb = a.cuda(), bb.cuda()
             torch.backends.cuda.matmul.allow_tf32 = c["math"] == "tf32"
             tc = torch_time(lambda: torch.matmul(ga, gb))
