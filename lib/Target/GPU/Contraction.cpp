@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -556,6 +557,19 @@ void prepareContractions(RewriterBase &rewriter, Block &body,
 //===----------------------------------------------------------------------===//
 // Epilogue and initialiser
 //===----------------------------------------------------------------------===//
+
+Value cloneBodyAt(OpBuilder &b, linalg::LinalgOp op, IRMapping &map,
+                  ValueRange indices) {
+  Block &body = op->getRegion(0).front();
+  for (Operation &inner : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), indices[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
 
 linalg::LinalgOp fuseableInit(linalg::LinalgOp op) {
   if (op.getNumDpsInits() != 1)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MatrixKernel.h"
+#include "Strategies.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -138,16 +139,8 @@ LogicalResult MatrixKernelBase::bind() {
 }
 
 Value MatrixKernelBase::gathered(OpBuilder &nb, ValueRange idx) {
-  Block &body = gather->getRegion(0).front();
   IRMapping map;
-  for (Operation &inner : body.without_terminator()) {
-    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
-      map.map(index.getResult(), idx[index.getDim()]);
-      continue;
-    }
-    nb.clone(inner, map);
-  }
-  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  return cloneBodyAt(nb, gather, map, idx);
 }
 
 SmallVector<Value> MatrixKernelBase::loadElements(Value src, ValueRange idx,
@@ -222,9 +215,8 @@ Value MatrixKernelBase::finalValue(OpBuilder &nb, Value sum, Value row,
     map.map(arg, v);
   }
   map.map(body.getArguments().back(), value);
-  for (Operation &inner : body.without_terminator())
-    nb.clone(inner, map);
-  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  // No linalg.index in an epilogue on the registers (epilogueOnRegisters).
+  return cloneBodyAt(nb, epilogue, map, {});
 }
 
 void MatrixKernelBase::storeMasked(Value sum, Value row, Value col) {

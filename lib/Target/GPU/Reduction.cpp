@@ -182,7 +182,6 @@ struct TreeBuilder {
 
   /// The body of the op at `ivs`, accumulating into `acc`.
   Value evaluate(ValueRange ivs, Value acc) {
-    Block &body = op->getRegion(0).front();
     IRMapping map;
     for (OpOperand *in : op.getDpsInputOperands()) {
       BlockArgument arg = op.getMatchingBlockArgument(in);
@@ -193,14 +192,7 @@ struct TreeBuilder {
                        apply(op.getMatchingIndexingMap(in), ivs)));
     }
     map.map(op.getRegionOutputArgs()[0], acc);
-    for (Operation &inner : body.without_terminator()) {
-      if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
-        map.map(idx.getResult(), ivs[idx.getDim()]);
-        continue;
-      }
-      b.clone(inner, map);
-    }
-    return map.lookup(body.getTerminator()->getOperand(0));
+    return cloneBodyAt(b, op, map, ivs);
   }
 
   LogicalResult build() {

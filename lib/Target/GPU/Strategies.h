@@ -27,6 +27,10 @@
 #include <cstdint>
 #include <string>
 
+namespace mlir {
+class IRMapping;
+} // namespace mlir
+
 namespace hodu::gpu {
 
 /// The largest divisor of `n` that is at most `most` (at least 1).
@@ -131,6 +135,11 @@ mlir::linalg::LinalgOp fuseableEpilogue(mlir::RewriterBase &rewriter,
 /// The linalg op initialising `op`'s output (a fill or a parallel generic
 /// with one use in the same block), which is fused into `op`'s kernel.
 mlir::linalg::LinalgOp fuseableInit(mlir::linalg::LinalgOp op);
+/// The scalar body of linalg `op` cloned at `b`'s insertion point, its
+/// block arguments as `map` has them (the caller maps those it reads) and
+/// each `linalg.index` as `indices` (by dim); returns what it yields.
+mlir::Value cloneBodyAt(mlir::OpBuilder &b, mlir::linalg::LinalgOp op,
+                        mlir::IRMapping &map, mlir::ValueRange indices);
 
 /// Whether `op` is a reduction a workgroup reduces: one output, a known
 /// combiner, rows long enough.
