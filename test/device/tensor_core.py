@@ -3,6 +3,7 @@
 
     tensor_core.py stage --bin build/bin --out STAGE/tc [--gpu-arch sm_90]   # here
     tensor_core.py run STAGE/tc BIN_DIR [RESULTS]                           # there
+    tensor_core.py mlir M N K f32|f16|bf16        # one matmul's linalg (lit tests)
 
 `stage` writes, for each case, a matmul as linalg (`matmul_mlir`) compiled by
 hoduc into a CUDA bundle, with case.json (shapes, element type, layout,
@@ -12,6 +13,9 @@ f32 output, a batched matmul, sizes that are not multiples of the tiles),
 two that split-K splits (few output tiles over a long K), square 1024^3
 and 4096^3 matmuls in each precision, and 3x3 convolutions (padded, NCHW)
 as implicit GEMMs and through their im2col tensor, timed against cuDNN.
+The cases of every kind but 3xTF32 are staged a second time for sm_90a
+("wgmma-" names: one warpgroup of wgmma.mma_async per tile), which the
+same run checks and times beside the mma.sync kernels.
 
 `run` (on the GPU machine: torch, onnx and numpy there) feeds each bundle
 random inputs through hodu-run, compares the output with a float64 product
@@ -172,7 +176,7 @@ def stage(args):
     hoduc = os.path.join(a.bin, "hoduc")
     os.makedirs(a.out, exist_ok=True)
 
-    def compile_case(name, mlir, gm, flags, case):
+    def compile_case(name, mlir, gm, flags, case, arch=None):
         """OUT/NAME/model.hodu from `mlir` and its case.json; False (and
         why, printed) if it does not compile."""
         d = os.path.join(a.out, name)
@@ -180,7 +184,7 @@ def stage(args):
         src = os.path.join(d, "model.mlir")
         with open(src, "w") as f:
             f.write(mlir)
-        p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + a.gpu_arch,
+        p = subprocess.run([hoduc, src, "--device=cuda", "--gpu-arch=" + (arch or a.gpu_arch),
                             "--gpu-math=" + gm, "-o", os.path.join(d, "model.hodu")] + flags,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         if p.returncode != 0:
@@ -191,19 +195,32 @@ def stage(args):
             json.dump(case, f)
         return True
 
-    for (name, m, n, k, et, out_et, bt, batch, gm, timed) in cases():
-        if not compile_case(name, matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt,
-                                              batch, "-const" in name), gm, [],
-                            dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
-                                 math=gm, timed=timed, b_const="-const" in name)):
-            return 1
-    for (name, n, c, h, w, f, et, gm, implicit) in conv_cases():
-        if not compile_case(name, conv_mlir(name.replace("-", "_"), n, c, h, w, f, et), gm,
-                            [] if implicit else ["--hodu-gpu-no-implicit-gemm"],
-                            dict(conv=True, n=n, c=c, h=h, w=w, f=f, et=et, out=et, math=gm,
-                                 implicit=implicit, timed=True)):
-            return 1
-    print("tensor_core stage: %d cases in %s" % (len(cases()) + len(conv_cases()), a.out))
+    staged = 0
+    # mma.sync on the staged architecture, then wgmma (sm_90a) for every
+    # kind it takes (3xTF32 and the FMA kernels stay as they are).
+    for arch, prefix in ((None, ""), ("sm_90a", "wgmma-")):
+        for (name, m, n, k, et, out_et, bt, batch, gm, timed) in cases():
+            if prefix and gm in ("3xtf32", "fma") and et == "f32":
+                continue
+            if not compile_case(prefix + name,
+                                matmul_mlir(name.replace("-", "_"), m, n, k, et, out_et, bt,
+                                            batch, "-const" in name), gm, [],
+                                dict(m=m, n=n, k=k, et=et, out=out_et, bt=bt, batch=batch,
+                                     math=gm, timed=timed, b_const="-const" in name,
+                                     arch=arch or a.gpu_arch), arch):
+                return 1
+            staged += 1
+        for (name, n, c, h, w, f, et, gm, implicit) in conv_cases():
+            if prefix and (et, gm) == ("f32", "3xtf32"):
+                continue
+            if not compile_case(prefix + name, conv_mlir(name.replace("-", "_"), n, c, h, w, f, et),
+                                gm, [] if implicit else ["--hodu-gpu-no-implicit-gemm"],
+                                dict(conv=True, n=n, c=c, h=h, w=w, f=f, et=et, out=et, math=gm,
+                                     implicit=implicit, timed=True, arch=arch or a.gpu_arch),
+                                arch):
+                return 1
+            staged += 1
+    print("tensor_core stage: %d cases in %s" % (staged, a.out))
     return 0
 
 
@@ -357,6 +374,11 @@ def run(args):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 6 and sys.argv[1] == "mlir":
+        # One matmul's linalg (M N K element type), for the lit tests.
+        m, n, k = (int(v) for v in sys.argv[2:5])
+        print(matmul_mlir("matmul", m, n, k, sys.argv[5]))
+        sys.exit(0)
     if len(sys.argv) < 2 or sys.argv[1] not in ("stage", "run"):
         print(__doc__)
         sys.exit(2)

@@ -30,6 +30,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -44,6 +45,12 @@ using namespace hodu;
 //===----------------------------------------------------------------------===//
 // Architectures and tools
 //===----------------------------------------------------------------------===//
+
+/// Benchmarks compare sm_90a's wgmma kernels with its mma.sync ones.
+static llvm::cl::opt<bool> noWgmma(
+    "hodu-gpu-no-wgmma", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CUDA: sm_90a contractions on mma.sync instead of wgmma "
+                   "(for benchmarks)"));
 
 namespace {
 /// The architectures ptxas 13 and LLVM 22's NVPTX back end both take, with
@@ -192,8 +199,15 @@ protected:
     hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
                                         /*workgroupMemory=*/49152,
                                         /*maxThreads=*/256};
-    if (allHaveTensorCores(c.archs) && c.gpuMath != "fma")
+    if (allHaveTensorCores(c.archs) && c.gpuMath != "fma") {
       options.tensorCores = c.gpuMath;
+      // wgmma is sm_90a's alone (sm_100 has tcgen05 instead): one PTX per
+      // architecture shares the kernels, so every one must be sm_90a.
+      if (!noWgmma && llvm::all_of(c.archs, [](const std::string &a) {
+            return a == "sm_90a";
+          }))
+        options.tensorCores += "+wgmma";
+    }
     return options;
   }
 

@@ -62,6 +62,7 @@ DictionaryAttr MmaPlan::toAttr(MLIRContext *ctx) const {
       b.getNamedAttr("zero", b.getBoolAttr(zeroInit)),
       b.getNamedAttr("amd", b.getBoolAttr(amd)),
       b.getNamedAttr("emulate", b.getBoolAttr(emulate)),
+      b.getNamedAttr("wgmma", b.getBoolAttr(wgmma)),
   });
 }
 
@@ -90,13 +91,18 @@ std::optional<MmaPlan> MmaPlan::fromAttr(DictionaryAttr d) {
             flag("kn"),
             flag("zero"),
             flag("amd"),
-            flag("emulate")};
+            flag("emulate"),
+            flag("wgmma")};
   if (p.bm <= 0 || p.bn <= 0 || p.x > 1)
     return std::nullopt;
   // Each vendor multiplies its own kinds.
   bool nvidiaOnly = *kind == MmaKind::TF32 || *kind == MmaKind::TF32x3;
   bool amdOnly = *kind == MmaKind::F32 || *kind == MmaKind::XF32;
-  if ((p.amd && nvidiaOnly) || (!p.amd && (amdOnly || p.emulate)))
+  if ((p.amd && (nvidiaOnly || p.wgmma)) ||
+      (!p.amd && (amdOnly || (p.emulate && !p.wgmma))))
+    return std::nullopt;
+  // A warpgroup's MMAs are 64 rows each, and 3xTF32 stays on mma.sync.
+  if (p.wgmma && (p.bm % 64 || *kind == MmaKind::TF32x3))
     return std::nullopt;
   return p;
 }

@@ -5,7 +5,7 @@
 // a block's kernel body that does not depend on the vendor -- the operands
 // and output of the block, index helpers, the masked read of the output's
 // initial value and the store of a sum through the fused elementwise
-// epilogue. NVIDIA's tensor cores (`mma.sync`, TensorCoreKernel.cpp) and AMD's
+// epilogue. NVIDIA's tensor cores (`mma.sync`, `wgmma`: TensorCoreKernel.cpp) and AMD's
 // matrix cores (MFMA, MatrixCores.cpp) each build their K loop on it.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +49,12 @@ struct MmaPlan {
   /// any GPU, which is how lavapipe checks the MFMA kernel's tiles, stages
   /// and fragment layouts (hoduc --hodu-gpu-emulate-mfma, hidden).
   bool emulate = false;
+  /// NVIDIA sm_90a: the block is one warpgroup of `wgmma.mma_async`
+  /// (BM a multiple of 64) reading both operands K-major from swizzled
+  /// workgroup memory; else 4 warps of `mma.sync`. With `emulate`, each
+  /// wgmma is computed by the threads from the same descriptors
+  /// (hoduc --hodu-gpu-emulate-wgmma, hidden: lavapipe runs the kernel).
+  bool wgmma = false;
 
   mlir::DictionaryAttr toAttr(mlir::MLIRContext *ctx) const;
   static std::optional<MmaPlan> fromAttr(mlir::DictionaryAttr d);
@@ -163,6 +169,14 @@ mlir::LogicalResult emitMfmaKernel(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::linalg::LinalgOp epilogue,
                                    mlir::linalg::LinalgOp gather,
                                    mlir::Value tid);
+
+/// The tensor-core kernel body of one block (128 threads: 4 warps of
+/// mma.sync, or one warpgroup of wgmma) for the marked contraction `op`
+/// (TensorCoreKernel.cpp).
+mlir::LogicalResult
+emitTensorCoreKernel(mlir::OpBuilder &b, mlir::Location loc, const MmaPlan &p,
+                     mlir::linalg::LinalgOp op, mlir::linalg::LinalgOp epilogue,
+                     mlir::linalg::LinalgOp gather, mlir::Value tid);
 
 } // namespace hodu::gpu
 

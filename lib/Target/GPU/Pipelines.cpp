@@ -37,6 +37,16 @@ static llvm::cl::opt<bool> emulateMfma(
                    "kernel, each MFMA emulated by the threads (f16, f32; "
                    "for tests)"));
 
+/// A test hook: lavapipe runs the CUDA target's sm_90a wgmma kernel with
+/// each wgmma computed by the warpgroup's threads from its descriptors
+/// (TensorCoreKernel.cpp), which checks the swizzled layout, the
+/// descriptors and the accumulator layout where no Hopper GPU is.
+static llvm::cl::opt<bool> emulateWgmma(
+    "hodu-gpu-emulate-wgmma", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("GPU targets: contractions as the CUDA target's sm_90a "
+                   "wgmma kernel, each wgmma emulated by the threads (f16, "
+                   "bf16, f32 as TF32 in f32; for tests)"));
+
 /// Attention chains become one loop each first (-O2), kept in f32.
 /// --precision=f16|bf16 then narrows the contractions' operands, so that
 /// the elementwise fusion that follows writes narrowed activations from
@@ -80,7 +90,8 @@ std::string hodu::gpu::linalgExtension(unsigned optLevel,
 std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                        const KernelOptions &o) {
   std::string threads = std::to_string(o.maxThreads);
-  std::string tensorCores = emulateMfma ? " tensor-cores=mfma+emulate"
+  std::string tensorCores = emulateMfma    ? " tensor-cores=mfma+emulate"
+                            : emulateWgmma ? " tensor-cores=tf32+wgmma+emulate"
                             : o.tensorCores.empty()
                                 ? ""
                                 : " tensor-cores=" + o.tensorCores;

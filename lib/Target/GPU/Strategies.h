@@ -59,9 +59,10 @@ struct TileOptions {
   int64_t minWorkgroupReduction = 32; // shortest row for a workgroup
   /// Contractions on matrix units (TensorCore.cpp, MatrixCores.cpp): ""
   /// none; NVIDIA's tensor cores: how f32 contractions compute there
-  /// ("3xtf32" or "tf32"); AMD's matrix cores: "mfma", with "+bf16" and
-  /// "+xf32" where every architecture has those (and "+emulate", a test
-  /// hook).
+  /// ("3xtf32" or "tf32"), with "+wgmma" where every architecture is
+  /// sm_90a; AMD's matrix cores: "mfma", with "+bf16" and "+xf32" where
+  /// every architecture has those. "+emulate" (a test hook) computes the
+  /// MFMAs or wgmmas with the threads on any GPU.
   std::string tensorCores;
   /// Convolutions on the FMA units as implicit GEMMs: each K step gathers
   /// its tile of the input into workgroup memory (no im2col tensor).

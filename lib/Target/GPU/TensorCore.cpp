@@ -19,7 +19,7 @@
 //
 // hodu-gpu-tile tiles the contraction into block loops and marks it with
 // `hodu.gpu.mma`; after bufferisation hodu-gpu-map-to-launches calls
-// lowerTensorCoreContractions (TensorCoreKernel.cpp), which replaces the
+// lowerTensorCoreContractions (LowerMatrixUnits.cpp), which replaces the
 // marked op of each block with the kernel body (upstream's nvgpu ops,
 // lowered by the CUDA target's NVVM phase), or for AMD's matrix cores
 // with MatrixCores.cpp's. This file holds the planning, which serves both:
@@ -75,20 +75,23 @@ bool innermostIs(AffineMap map, unsigned d) {
 }
 
 /// Output tiles, largest first, and the one picked for a problem of
-/// `outer` x `rows` x `cols`: the largest that does not overhang the
-/// output by more than a 32-row or 32-column strip and leaves `minBlocks`
-/// blocks, else the one with the most blocks.
+/// `outer` x `rows` x `cols`: the largest of at least `minRows` rows that
+/// does not overhang the output by more than a 32-row or 32-column strip
+/// (a tile of `minRows` rows may) and leaves `minBlocks` blocks, else the
+/// one with the most blocks.
 std::pair<int64_t, int64_t> chooseMmaTile(int64_t outer, int64_t rows,
-                                          int64_t cols, int64_t minBlocks) {
+                                          int64_t cols, int64_t minBlocks,
+                                          int64_t minRows) {
   static constexpr std::pair<int64_t, int64_t> kTiles[] = {
       {128, 128}, {128, 64}, {64, 128}, {64, 64},
       {64, 32},   {32, 64},  {32, 32},
   };
   auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  std::pair<int64_t, int64_t> best = {32, 32};
+  std::pair<int64_t, int64_t> best = {minRows, 32};
   int64_t bestBlocks = -1;
   for (auto [bm, bn] : kTiles) {
-    if (bm > ceilDiv(rows, 32) * 32 || bn > ceilDiv(cols, 32) * 32)
+    if (bm < minRows || (bm > minRows && bm > ceilDiv(rows, 32) * 32) ||
+        bn > ceilDiv(cols, 32) * 32)
       continue;
     int64_t blocks = outer * ceilDiv(rows, bm) * ceilDiv(cols, bn);
     if (blocks >= minBlocks)
@@ -125,7 +128,8 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
   // NVIDIA: "3xtf32" or "tf32". AMD: "mfma", with "+bf16" where every
   // architecture has the bf16 MFMA (gfx90a on) and "+xf32" for f32 as
   // gfx940-942's xf32 (--gpu-math=tf32); else f32 is the full f32 MFMA.
-  bool amd = StringRef(o.tensorCores).starts_with("mfma");
+  StringRef math = StringRef(o.tensorCores).split('+').first;
+  bool amd = math == "mfma";
   auto has = [&](StringRef feature) {
     return StringRef(o.tensorCores).contains(feature);
   };
@@ -136,11 +140,18 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
     kind = MmaKind::BF16;
   else if (ta.isF32() && amd)
     kind = has("+xf32") ? MmaKind::XF32 : MmaKind::F32;
-  else if (ta.isF32() && o.tensorCores == "tf32")
+  else if (ta.isF32() && math == "tf32")
     kind = MmaKind::TF32;
-  else if (ta.isF32() && o.tensorCores == "3xtf32")
+  else if (ta.isF32() && math == "3xtf32")
     kind = MmaKind::TF32x3;
   if (!kind)
+    return std::nullopt;
+  // sm_90a: one warpgroup of wgmma, for all but 3xTF32 (which splits its
+  // operands in registers, as mma.sync reads them). An emulated kernel is
+  // the MFMA or the wgmma one.
+  bool wgmma = !amd && has("+wgmma") && *kind != MmaKind::TF32x3;
+  bool emulate = has("+emulate");
+  if (emulate && !amd && !wgmma)
     return std::nullopt;
 
   FailureOr<linalg::ContractionDimensions> dims =
@@ -187,7 +198,8 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
   for (unsigned d = 0; d < r.size(); ++d)
     if (d != i && d != j && d != k)
       outer *= r[d];
-  auto [bm, bn] = chooseMmaTile(outer, r[i], r[j], o.minBlocks);
+  auto [bm, bn] =
+      chooseMmaTile(outer, r[i], r[j], o.minBlocks, wgmma ? 64 : 32);
 
   return MmaPlan{*kind,
                  bm,
@@ -199,7 +211,8 @@ static std::optional<MmaPlan> planOf(linalg::LinalgOp op, const TileOptions &o) 
                  kn,
                  /*zeroInit=*/false,
                  amd,
-                 /*emulate=*/amd && has("+emulate")};
+                 emulate,
+                 wgmma};
 }
 
 bool runsOnTensorCores(linalg::LinalgOp op, const TileOptions &o) {
@@ -257,9 +270,10 @@ void packWeightsForTensorCores(RewriterBase &rewriter, Block &body,
   llvm::DenseMap<Value, Value> packedOf;
   for (linalg::LinalgOp op : ops) {
     std::optional<MmaPlan> plan = planOf(op, o);
-    // NVIDIA reads f16/bf16 B [K][N] with ldmatrix.trans already.
+    // NVIDIA's mma.sync reads f16/bf16 B [K][N] with ldmatrix.trans
+    // already; its wgmma reads every B K-major.
     if (!plan || !plan->kn ||
-        (!plan->amd && plan->kind != MmaKind::TF32 &&
+        (!plan->amd && !plan->wgmma && plan->kind != MmaKind::TF32 &&
          plan->kind != MmaKind::TF32x3))
       continue;
     // B = the operand without M: a constant [K][N] read as (k, j).

@@ -1,13 +1,23 @@
 //===- TensorCoreKernel.cpp - the tensor-core kernel, on buffers ----------===//
 //
-// The mma.sync kernel body of one block for a contraction that
-// hodu-gpu-tile planned for NVIDIA's tensor cores (TensorCore.cpp): the
-// 3-stage cp.async pipeline, the swizzled workgroup buffers, the ldmatrix
-// fragments, the MMAs and the store through the fused epilogue; and
-// lowerTensorCoreContractions, which hodu-gpu-map-to-launches calls after
-// bufferisation to replace each block's marked contraction (and its fused
-// epilogue and gather) with that body, or with MatrixCores.cpp's on AMD,
-// in the grouped block order.
+// The kernel body of one block for a contraction that hodu-gpu-tile
+// planned for NVIDIA's tensor cores (TensorCore.cpp), 128 threads:
+//
+//   - a 3-stage cp.async pipeline fills XOR-swizzled workgroup buffers,
+//     64 bytes of K per row and stage;
+//   - sm_80 on: 4 warps (2 x 2) load fragments with ldmatrix and multiply
+//     with mma.sync;
+//   - sm_90a: one warpgroup multiplies with wgmma.mma_async, which reads
+//     both operands K-major from the buffers through 64-bit descriptors.
+//     The buffers' swizzle is the hardware's 64-byte mode (each row's
+//     16-byte chunks XORed with bits 7-8 of their address), so the same
+//     copies feed both kernels;
+//   - the f32 sums are stored from the registers through the fused
+//     epilogue (mma.sync's m16n8 fragment layout is also each warp's part
+//     of a wgmma accumulator).
+//
+// lowerTensorCoreContractions (LowerMatrixUnits.cpp) calls it after
+// bufferisation.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +29,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -69,8 +80,31 @@ private:
   /// Whether X's and Y's rows start at 16-byte multiples in their buffers
   /// (else their chunks are copied by plain loads and stores).
   bool asyncX = true, asyncY = true;
-  int64_t ni = 0;
+  /// One warpgroup of wgmma (B K-major in workgroup memory), else 4 warps
+  /// of mma.sync.
+  bool wg = false;
+  /// Accumulator tiles: `mi` of `rowStep` rows (32-row warp tiles of
+  /// mma.sync: 16; wgmma: 64), `ni` of 8 columns each (mma.sync: a warp's
+  /// BN/2; wgmma: all of BN).
+  int64_t ni = 0, rowStep = 16;
   Value tidV, warpM, warpN, lane;
+  /// An accumulator fragment: vector<2x2xf32> (rows r, r+8 by columns c,
+  /// c+1), emulated vector<4xf32> in that order (SPIR-V's vectors are 1-D).
+  VectorType accType;
+  Value accAt(Value acc, int64_t q) {
+    if (accType.getRank() == 1)
+      return vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{q});
+    return vector::ExtractOp::create(b, loc, acc,
+                                     ArrayRef<int64_t>{q / 2, q % 2});
+  }
+  /// Row h (r or r+8) of a fragment, as vector<2xf32>.
+  Value accRow(Value acc, int64_t h) {
+    if (accType.getRank() == 1)
+      return vector::FromElementsOp::create(
+          b, loc, VectorType::get({2}, b.getF32Type()),
+          ValueRange{accAt(acc, 2 * h), accAt(acc, 2 * h + 1)});
+    return vector::ExtractOp::create(b, loc, acc, ArrayRef<int64_t>{h});
+  }
 
   Value xorI(Value a, Value x) { return arith::XOrIOp::create(b, loc, a, x); }
   Value andI(Value a, int64_t v) {
@@ -109,15 +143,45 @@ private:
   SmallVector<Value> loadA(Value stage, int64_t kk);
   SmallVector<Value> loadB(Value stage, int64_t kk);
   Value mma(Value a, Value bv, Value acc);
-  /// Accumulator (m, n) holds rows r, r+8 (r = warp row + 16m + lane/4)
-  /// and columns c, c+1 (c = warp column + 8n + 2*(lane%4)) of the tile.
+  /// Accumulator (m, n) holds rows r, r+8 (r = warp row + m * rowStep +
+  /// lane/4) and columns c, c+1 (c = warp column + 8n + 2*(lane%4)) of the
+  /// tile: mma.sync's m16n8 layout, which is also each warp's 16 rows of a
+  /// wgmma m64 accumulator (its 8-column tiles in order).
   std::pair<Value, Value> fragmentPosition(int64_t m, int64_t n) {
-    return {add(add(warpM, c(m * 16)), div(lane, 4)),
+    return {add(add(warpM, c(m * rowStep)), div(lane, 4)),
             add(add(warpN, c(n * 8)), mul(rem(lane, 4), 2))};
   }
   SmallVector<Value> initialAccumulators(Type accType);
   void store(ArrayRef<Value> acc);
+
+  // wgmma (sm_90a).
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  /// The 64-bit descriptor of the K-major matrix at byte `offset` of
+  /// workgroup buffer `sm`.
+  Value descriptor(Value sm, Value offset);
+  /// K offset `kk` of the stage: one wgmma per m64 tile onto its
+  /// accumulators (`acc`: a register struct per m tile; emulated: the
+  /// mi x ni fragments).
+  void warpgroupMmas(Value stage, int64_t kk, MutableArrayRef<Value> acc);
+  /// One m64nBNk wgmma computed by the threads: each thread's fragments
+  /// (`acc`, ni of them) from the elements the descriptors place.
+  void emulatedWgmma(Value descA, Value descB, MutableArrayRef<Value> acc);
+  /// Accumulators as wgmma's registers (an LLVM struct of BN/2 f32 per m
+  /// tile) and back.
+  Value toRegisters(ArrayRef<Value> acc, int64_t m);
+  void fromRegisters(Value regs, SmallVectorImpl<Value> &acc);
 };
+
+/// A K-major matrix descriptor's fields other than its start address:
+/// 64-byte swizzle (2 at bit 62), stride byte offset 512 (8 rows of 64
+/// bytes, >> 4, at bit 32), leading byte offset 1 (unused by swizzled
+/// K-major layouts, at bit 16), base offset 0.
+constexpr uint64_t kDescriptorFields =
+    (uint64_t{2} << 62) | (uint64_t{512 >> 4} << 32) | (uint64_t{1} << 16);
+/// Bytes of a K step's row in workgroup memory: the swizzle's width.
+constexpr int64_t kRowBytes = 64;
 
 /// The cp.async copies of K step `kt` into stage kt % 3: every thread
 /// copies BM*BK/chunk/128 chunks of A and as many of B, each zero-filled
@@ -175,6 +239,19 @@ Value MmaEmitter::issueLoads(Value kt) {
       Value kk = add(k0, row), col = mul(ch, chunk);
       Value valid = both(ult(kk, kLimit), ult(col, nExt));
       Value gk = select(valid, kk, c(0)), gc = select(valid, col, c(0));
+      if (wg) {
+        // wgmma reads B K-major: the chunk's elements (columns
+        // col..col+chunk-1 at k) go to rows of its [BN][BK] stage.
+        SmallVector<Value> elems =
+            loadElements(Y, at(yMap, p.k, gk, p.j, gc), valid, chunk);
+        Value kc = div(row, chunk), ke = rem(row, chunk);
+        for (int64_t e = 0; e < chunk; ++e) {
+          Value n = add(col, c(e));
+          pending.push_back(
+              {elems[e], smB, {stage, n, add(swizzleRow64(n, kc), ke)}});
+        }
+        continue;
+      }
       copy(Y, at(yMap, p.k, gk, p.j, gc), smB,
            {stage, row, swizzleKN(row, ch)}, valid);
     }
@@ -311,6 +388,148 @@ Value MmaEmitter::mma(Value a, Value bv, Value acc) {
   return vector::FromElementsOp::create(b, loc, accType, ds);
 }
 
+Value MmaEmitter::descriptor(Value sm, Value offset) {
+  Type i64Type = b.getI64Type();
+  // The buffer's address in the shared window (emulated: offsets in it).
+  Value base = i64(0);
+  if (!p.emulate)
+    base = arith::IndexCastOp::create(
+        b, loc, i64Type,
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, sm));
+  Value addr = arith::AddIOp::create(
+      b, loc, base, arith::IndexCastOp::create(b, loc, i64Type, offset));
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, i64(0x3FFFF)), i64(4));
+  return arith::OrIOp::create(b, loc, start,
+                              i64(static_cast<int64_t>(kDescriptorFields)));
+}
+
+void MmaEmitter::warpgroupMmas(Value stage, int64_t kk,
+                               MutableArrayRef<Value> acc) {
+  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
+  int64_t kInstr = isHalf(p.kind) ? 16 : 8;
+  Value descB =
+      descriptor(smB, add(mul(stage, p.bn * kRowBytes), c(kk * bytes)));
+  for (int64_t m = 0; m < mi; ++m) {
+    Value descA = descriptor(smA, add(mul(stage, p.bm * kRowBytes),
+                                      c(m * 64 * kRowBytes + kk * bytes)));
+    if (p.emulate) {
+      emulatedWgmma(descA, descB, acc.slice(m * ni, ni));
+      continue;
+    }
+    NVVM::WGMMATypes type = p.kind == MmaKind::F16    ? NVVM::WGMMATypes::f16
+                            : p.kind == MmaKind::BF16 ? NVVM::WGMMATypes::bf16
+                                                      : NVVM::WGMMATypes::tf32;
+    // D += A B: A [64][K] and B [BN][K] both K-major (no transpose).
+    acc[m] = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, acc[m].getType(), acc[m], descA, descB,
+        NVVM::MMAShapeAttr::get(b.getContext(), 64, p.bn, kInstr), type, type,
+        NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
+        /*satfinite=*/nullptr);
+  }
+}
+
+void MmaEmitter::emulatedWgmma(Value descA, Value descB,
+                               MutableArrayRef<Value> acc) {
+  Type f32 = b.getF32Type();
+  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
+  int64_t kInstr = isHalf(p.kind) ? 16 : 8;
+  // A descriptor's fields, as the hardware reads them: the start address,
+  // the stride byte offset (between 8-row groups) and the swizzle mode
+  // (1, 2, 3: rows of 128, 64, 32 bytes, whose 16-byte chunks are XORed
+  // with the row's position in the 8-row group).
+  struct Fields {
+    Value start, stride, rowBytes, mask;
+  };
+  auto field = [&](Value desc, int64_t shift, int64_t mask) {
+    Value v = arith::ShRUIOp::create(b, loc, desc, i64(shift));
+    if (mask)
+      v = arith::AndIOp::create(b, loc, v, i64(mask));
+    return Value(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
+  };
+  auto decode = [&](Value desc) {
+    Value mode = field(desc, 62, 0);
+    Value rowBytes = arith::ShRUIOp::create(b, loc, c(256), mode);
+    return Fields{mul(field(desc, 0, 0x3FFF), 16),
+                  mul(field(desc, 32, 0x3FFF), 16), rowBytes,
+                  arith::SubIOp::create(b, loc, div(rowBytes, 16), c(1))};
+  };
+  Fields fa = decode(descA), fb = decode(descB);
+  // The element of `sm` ([stages][rows][bk]) at row r, K position k of the
+  // matrix the fields describe.
+  auto elementAt = [&](Value sm, const Fields &f, Value r, Value k) {
+    Value addr =
+        add(add(f.start, arith::MulIOp::create(b, loc, div(r, 8), f.stride)),
+            add(arith::MulIOp::create(b, loc, rem(r, 8), f.rowBytes),
+                mul(k, bytes)));
+    Value chunkBits = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, addr, c(7)), f.mask);
+    Value phys = arith::XOrIOp::create(b, loc, addr, mul(chunkBits, 16));
+    Value idx = div(phys, bytes);
+    auto shape = cast<MemRefType>(sm.getType()).getShape();
+    Value v = memref::LoadOp::create(
+        b, loc, sm,
+        ValueRange{div(idx, shape[1] * shape[2]),
+                   rem(div(idx, shape[2]), shape[1]), rem(idx, shape[2])});
+    return v.getType() == f32 ? v
+                              : Value(arith::ExtFOp::create(b, loc, f32, v));
+  };
+  // Thread (warp w, lane l) holds rows 16w + l/4 (+8) and columns
+  // 8n + 2(l%4) (+1) of the m64 tile.
+  Value row = add(mul(div(tidV, 32), 16), div(lane, 4));
+  SmallVector<Value> sums;
+  for (Value v : acc)
+    for (int64_t q = 0; q < 4; ++q)
+      sums.push_back(accAt(v, q));
+  auto loop = scf::ForOp::create(
+      b, loc, c(0), c(kInstr), c(1), sums,
+      [&](OpBuilder &nb, Location l, Value k, ValueRange iter) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(nb.getInsertionBlock());
+        Value a[2] = {elementAt(smA, fa, row, k),
+                      elementAt(smA, fa, add(row, c(8)), k)};
+        SmallVector<Value> next(iter);
+        for (int64_t n = 0; n < static_cast<int64_t>(acc.size()); ++n)
+          for (int64_t e = 0; e < 2; ++e) {
+            Value col = add(c(n * 8 + e), mul(rem(lane, 4), 2));
+            Value bv = elementAt(smB, fb, col, k);
+            for (int64_t h = 0; h < 2; ++h) {
+              Value &s = next[n * 4 + h * 2 + e];
+              s = math::FmaOp::create(b, loc, a[h], bv, s);
+            }
+          }
+        scf::YieldOp::create(b, loc, next);
+      });
+  for (int64_t n = 0; n < static_cast<int64_t>(acc.size()); ++n)
+    acc[n] = vector::FromElementsOp::create(b, loc, accType,
+                                            loop.getResults().slice(n * 4, 4));
+}
+
+Value MmaEmitter::toRegisters(ArrayRef<Value> acc, int64_t m) {
+  Type f32 = b.getF32Type();
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(p.bn / 2, f32));
+  Value regs = LLVM::PoisonOp::create(b, loc, type);
+  // Register 4n + 2h + e: row + 8h, column 8n + e of the thread's.
+  for (int64_t n = 0; n < ni; ++n)
+    for (int64_t q = 0; q < 4; ++q)
+      regs =
+          LLVM::InsertValueOp::create(b, loc, regs, accAt(acc[m * ni + n], q),
+                                      ArrayRef<int64_t>{n * 4 + q});
+  return regs;
+}
+
+void MmaEmitter::fromRegisters(Value regs, SmallVectorImpl<Value> &acc) {
+  for (int64_t n = 0; n < ni; ++n) {
+    SmallVector<Value> elems;
+    for (int64_t q = 0; q < 4; ++q)
+      elems.push_back(LLVM::ExtractValueOp::create(b, loc, regs, n * 4 + q));
+    acc.push_back(vector::FromElementsOp::create(b, loc, accType, elems));
+  }
+}
+
 SmallVector<Value> MmaEmitter::initialAccumulators(Type accType) {
   auto vt = cast<VectorType>(accType);
   Value zero = arith::ConstantOp::create(
@@ -353,8 +572,7 @@ void MmaEmitter::store(ArrayRef<Value> acc) {
       std::tie(row, col) = fragmentPosition(m, n);
       for (int64_t h = 0; h < 2; ++h) {
         Value r = h ? add(row, c(8)) : row;
-        Value v = vector::ExtractOp::create(b, loc, acc[m * ni + n],
-                                            ArrayRef<int64_t>{h});
+        Value v = accRow(acc[m * ni + n], h);
         if (pairs) {
           // The tile's columns come in pairs (an even row length, tiles
           // at even offsets): the first in range means both are.
@@ -391,29 +609,57 @@ LogicalResult MmaEmitter::emit(Value tid) {
   MLIRContext *ctx = b.getContext();
   if (failed(bind()))
     return failure();
-  ni = p.bn / 16;
+  // wgmma reads B K-major: stored [N][K] (a constant [K][N] was packed
+  // so), else each chunk of [K][N] -- loaded, or computed by its gather --
+  // through registers into the rows of a [BN][BK] stage.
+  wg = p.wgmma;
+  if (wg) {
+    mi = p.bm / 64;
+    ni = p.bn / 8;
+    rowStep = 64;
+  } else {
+    ni = p.bn / 16;
+  }
   tidV = tid;
-  asyncX = rowsChunkAligned(X, chunk);
-  asyncY = !gather && rowsChunkAligned(Y, chunk);
+  asyncX = !p.emulate && rowsChunkAligned(X, chunk);
+  asyncY = !p.emulate && !gather && !(wg && p.kn) && rowsChunkAligned(Y, chunk);
 
-  // Workgroup buffers of the three stages (16-byte aligned: cp.async and
-  // ldmatrix move 16-byte rows).
-  auto wg = mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
-  auto aType = MemRefType::get({kStages, p.bm, bk}, et, MemRefLayoutAttrInterface(), wg);
-  auto bType = p.kn ? MemRefType::get({kStages, bk, p.bn}, et,
-                                      MemRefLayoutAttrInterface(), wg)
-                    : MemRefType::get({kStages, p.bn, bk}, et,
-                                      MemRefLayoutAttrInterface(), wg);
-  smA = memref::AllocOp::create(b, loc, aType, b.getI64IntegerAttr(16));
-  smB = memref::AllocOp::create(b, loc, bType, b.getI64IntegerAttr(16));
+  // Workgroup buffers of the three stages: 16-byte aligned for cp.async
+  // and ldmatrix; for wgmma 1024-byte aligned, so that the swizzle (the
+  // address bits 7-8 XORed into bits 4-5) is each 8-row group's own.
+  auto space =
+      mlir::gpu::AddressSpaceAttr::get(ctx, mlir::gpu::AddressSpace::Workgroup);
+  auto buffer = [&](int64_t rows, int64_t cols) {
+    auto type = MemRefType::get({kStages, rows, cols}, et,
+                                MemRefLayoutAttrInterface(), space);
+    return memref::AllocOp::create(b, loc, type,
+                                   b.getI64IntegerAttr(wg ? 1024 : 16));
+  };
+  smA = buffer(p.bm, bk);
+  smB = p.kn && !wg ? buffer(bk, p.bn) : buffer(p.bn, bk);
 
   Value warp = div(tid, 32);
   lane = rem(tid, 32);
-  warpM = mul(div(warp, 2), p.bm / 2);
-  warpN = mul(rem(warp, 2), p.bn / 2);
+  if (wg) {
+    // Warp w holds rows 16w..16w+15 of each m64 tile, every column.
+    warpM = mul(warp, 16);
+    warpN = c(0);
+  } else {
+    warpM = mul(div(warp, 2), p.bm / 2);
+    warpN = mul(rem(warp, 2), p.bn / 2);
+  }
 
-  auto accType = VectorType::get({2, 2}, b.getF32Type());
+  accType = p.emulate ? VectorType::get({4}, b.getF32Type())
+                      : VectorType::get({2, 2}, b.getF32Type());
   SmallVector<Value> acc = initialAccumulators(accType);
+  // wgmma's accumulators are the registers of its inline PTX.
+  bool registers = wg && !p.emulate;
+  if (registers) {
+    SmallVector<Value> regs;
+    for (int64_t m = 0; m < mi; ++m)
+      regs.push_back(toRegisters(acc, m));
+    acc = regs;
+  }
 
   // Prologue: K steps 0 .. stages-2 in flight.
   Value last;
@@ -438,18 +684,37 @@ LogicalResult MmaEmitter::emit(Value tid) {
         if (async)
           nvgpu::DeviceAsyncWaitOp::create(b, loc, iter[0],
                                            b.getI32IntegerAttr(kStages - 2));
+        // wgmma reads workgroup memory through the async proxy: each
+        // thread's writes of the stage (cp.async, stores) are fenced for
+        // it before the barrier.
+        if (registers)
+          NVVM::FenceProxyOp::create(
+              b, loc, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
         mlir::gpu::BarrierOp::create(b, loc);
         Value next = issueLoads(add(kt, c(kStages - 1)));
         Value stage = rem(kt, kStages);
         ValueRange accs = async ? iter.drop_front() : iter;
         SmallVector<Value> cur(accs.begin(), accs.end());
         int64_t kStep = isHalf(p.kind) ? 16 : 8;
+        if (registers)
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
         for (int64_t kk = 0; kk < bk; kk += kStep) {
+          if (wg) {
+            warpgroupMmas(stage, kk, cur);
+            continue;
+          }
           SmallVector<Value> a = loadA(stage, kk);
           SmallVector<Value> bf = loadB(stage, kk);
           for (int64_t m = 0; m < mi; ++m)
             for (int64_t n = 0; n < ni; ++n)
               cur[m * ni + n] = mma(a[m], bf[n], cur[m * ni + n]);
+        }
+        // The step's wgmmas done before the stage they read is refilled
+        // (the copies of the next iteration's step follow its barrier).
+        if (registers) {
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
         }
         // Stage (kt + 2) % 3 was step kt-1's, which every warp finished
         // before the barrier above.
@@ -465,195 +730,23 @@ LogicalResult MmaEmitter::emit(Value tid) {
                                      b.getI32IntegerAttr(0));
   SmallVector<Value> results(
       loop.getResults().drop_front(async ? 1 : 0));
+  if (registers) {
+    SmallVector<Value> regs = results;
+    results.clear();
+    for (Value r : regs)
+      fromRegisters(r, results);
+  }
   store(results);
   return success();
 }
 } // namespace
 
-/// Whether `a` and `b` are the same region of one buffer.
-static bool sameView(Value a, Value b) {
-  if (a == b)
-    return true;
-  auto va = a.getDefiningOp<memref::SubViewOp>();
-  auto vb = b.getDefiningOp<memref::SubViewOp>();
-  return va && vb && va.getSource() == vb.getSource() &&
-         va.getMixedOffsets() == vb.getMixedOffsets() &&
-         va.getMixedSizes() == vb.getMixedSizes() &&
-         va.getMixedStrides() == vb.getMixedStrides();
-}
-
-/// The epilogue hodu-gpu-tile fused into the tensor-core contraction `op`'s
-/// block: the next linalg op there, elementwise, computing in place on the
-/// contraction's output tile. The ops between the two (the views of the
-/// epilogue's other inputs) must be free of memory effects, so that the
-/// lowering can move them above the contraction.
-static linalg::LinalgOp epilogueOf(linalg::LinalgOp op) {
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(next);
-    if (!linalgOp) {
-      if (next->getNumRegions() != 0 || !isMemoryEffectFree(next))
-        return nullptr;
-      continue;
-    }
-    if (linalgOp.getNumDpsInits() == 1 && linalgOp.getNumReductionLoops() == 0 &&
-        linalgOp.hasPureBufferSemantics() &&
-        sameView(linalgOp.getDpsInits()[0], op.getDpsInits()[0]) &&
-        epilogueOnRegisters(linalgOp))
-      return linalgOp;
-    return nullptr;
-  }
-  return nullptr;
-}
-
-/// The gather hodu-gpu-tile fused into the tensor-core contraction `op`'s
-/// block (kMmaGather) to compute its B: the op of the block that writes
-/// the buffer B is, or null.
-static linalg::LinalgOp gatherOf(linalg::LinalgOp op, const MmaPlan &plan) {
-  Value y = op.getDpsInputs()[1 - plan.x];
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(prev);
-    if (linalgOp && linalgOp->hasAttr(kMmaGather) &&
-        linalgOp.hasPureBufferSemantics() && linalgOp.getNumDpsInits() == 1 &&
-        linalgOp.getDpsInits()[0] == y)
-      return linalgOp;
-  }
-  return nullptr;
-}
-
-/// Erases `buffer` if it is an allocation that nothing but its
-/// deallocation uses.
-static void eraseUnusedBuffer(Value buffer) {
-  auto alloc = buffer.getDefiningOp<memref::AllocOp>();
-  if (!alloc || !llvm::all_of(alloc->getUsers(), [](Operation *user) {
-        return isa<memref::DeallocOp>(user);
-      }))
-    return;
-  for (Operation *user : llvm::to_vector(alloc->getUsers()))
-    user->erase();
-  alloc->erase();
-}
-
-/// Blocks in groups of kGroupRows rows of tiles, column by column within a
-/// group (Triton's grouped order): the blocks that run at once read a few
-/// rows of A and a few columns of B, which stay in L2, rather than one row
-/// of A and every column of B.
-constexpr int64_t kGroupRows = 8;
-
-/// Renumbers the tiles of block loop `block` (x over the output's columns
-/// of tiles, y over its rows) into the grouped order, where there are more
-/// rows of tiles than a group: block (x, y), the pid-th launched
-/// (pid = y * nx + x), computes tile (m, n) with
-///   group = pid / (G * nx), first = group * G, size = min(ny - first, G),
-///   m = first + (pid % (G * nx)) % size, n = (pid % (G * nx)) / size,
-/// a bijection of the grid's tiles.
-static void groupBlocks(scf::ForallOp block) {
-  std::optional<ArrayAttr> mapping = block.getMapping();
-  if (!mapping)
-    return;
-  int64_t xPos = -1, yPos = -1;
-  for (auto [i, attr] : llvm::enumerate(*mapping)) {
-    auto m = dyn_cast<mlir::gpu::GPUBlockMappingAttr>(attr);
-    if (m && m.getBlock() == mlir::gpu::MappingId::DimX)
-      xPos = i;
-    if (m && m.getBlock() == mlir::gpu::MappingId::DimY)
-      yPos = i;
-  }
-  SmallVector<int64_t> trips(block.getStaticUpperBound());
-  if (xPos < 0 || yPos < 0 || ShapedType::isDynamic(trips[xPos]) ||
-      ShapedType::isDynamic(trips[yPos]))
-    return;
-  int64_t nx = trips[xPos], ny = trips[yPos];
-  if (ny <= kGroupRows || nx < 2)
-    return;
-  Value x = block.getInductionVar(xPos), y = block.getInductionVar(yPos);
-  OpBuilder b = OpBuilder::atBlockBegin(block.getBody());
-  Location loc = block.getLoc();
-  auto c = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, loc, v);
-  };
-  auto row = arith::MulIOp::create(b, loc, y, c(nx));
-  auto pid = arith::AddIOp::create(b, loc, row, x);
-  Value perGroup = c(kGroupRows * nx);
-  Value first = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, pid, perGroup), c(kGroupRows));
-  Value size = arith::MinUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, c(ny), first), c(kGroupRows));
-  Value r = arith::RemUIOp::create(b, loc, pid, perGroup);
-  Value m = arith::AddIOp::create(b, loc, first,
-                                  arith::RemUIOp::create(b, loc, r, size));
-  Value n = arith::DivUIOp::create(b, loc, r, size);
-  x.replaceAllUsesExcept(n, pid);
-  y.replaceAllUsesExcept(m, row);
-}
-
-LogicalResult lowerTensorCoreContractions(scf::ForallOp block) {
-  SmallVector<linalg::LinalgOp> ops;
-  block.walk([&](linalg::LinalgOp op) {
-    if (op->hasAttr(kTensorCore))
-      ops.push_back(op);
-  });
-  if (!ops.empty())
-    groupBlocks(block);
-  for (linalg::LinalgOp op : ops) {
-    std::optional<MmaPlan> plan =
-        MmaPlan::fromAttr(op->getAttrOfType<DictionaryAttr>(kTensorCore));
-    if (!plan || !op.hasPureBufferSemantics())
-      return op->emitError("malformed tensor-core contraction");
-    // The block's threads (128, or 256 on AMD) as one thread loop, which
-    // upstream's mapping turns into the block's x dimension.
-    // The fused kernel replaces the contraction and its epilogue at the
-    // contraction's place, so what the epilogue reads (a view made between
-    // the two) moves above it.
-    linalg::LinalgOp epilogue = epilogueOf(op);
-    // A gather's tile is a temporary of the block (a buffer made inside
-    // it), which nothing but the gather writes: without the gather, the
-    // kernel would read it unwritten. B made outside the block is another
-    // kernel's output, read as it is.
-    linalg::LinalgOp gather = gatherOf(op, *plan);
-    Operation *bDef = op.getDpsInputs()[1 - plan->x].getDefiningOp();
-    if (!gather && isa_and_nonnull<memref::AllocOp>(bDef) &&
-        block->isProperAncestor(bDef))
-      return op->emitError("tensor-core contraction reads a temporary of "
-                           "its block that no gather computes");
-    if (epilogue)
-      for (Operation *between = op->getNextNode(); between != epilogue;) {
-        Operation *next = between->getNextNode();
-        between->moveBefore(op);
-        between = next;
-      }
-    OpBuilder b(op);
-    MLIRContext *ctx = op.getContext();
-    auto forall = scf::ForallOp::create(
-        b, op.getLoc(),
-        ArrayRef<OpFoldResult>{b.getIndexAttr(blockThreadsOf(*plan))},
-        ValueRange{},
-        b.getArrayAttr(mlir::gpu::GPUThreadMappingAttr::get(
-            ctx, mlir::gpu::MappingId::DimX)),
-        [](OpBuilder &nested, Location l, ValueRange) {
-          scf::InParallelOp::create(nested, l);
-        });
-    b.setInsertionPoint(forall.getBody()->getTerminator());
-    Value tid = forall.getInductionVar(0);
-    if (plan->amd) {
-      if (failed(
-              emitMfmaKernel(b, op.getLoc(), *plan, op, epilogue, gather, tid)))
-        return failure();
-    } else {
-      MmaEmitter emitter(b, op.getLoc(), *plan, op, epilogue, gather);
-      if (failed(emitter.emit(tid)))
-        return failure();
-    }
-    op->erase();
-    if (epilogue)
-      epilogue->erase();
-    if (gather) {
-      // Its tile, which nothing reads now, and the tile's buffer.
-      Value tile = gather.getDpsInits()[0];
-      gather->erase();
-      eraseUnusedBuffer(tile);
-    }
-  }
-  return success();
+LogicalResult emitTensorCoreKernel(OpBuilder &b, Location loc, const MmaPlan &p,
+                                   linalg::LinalgOp op,
+                                   linalg::LinalgOp epilogue,
+                                   linalg::LinalgOp gather, Value tid) {
+  MmaEmitter emitter(b, loc, p, op, epilogue, gather);
+  return emitter.emit(tid);
 }
 
 } // namespace hodu::gpu
