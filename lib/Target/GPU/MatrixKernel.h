@@ -5,8 +5,9 @@
 // a block's kernel body that does not depend on the vendor -- the operands
 // and output of the block, index helpers, the masked read of the output's
 // initial value and the store of a sum through the fused elementwise
-// epilogue. NVIDIA's tensor cores (`mma.sync`, `wgmma`: TensorCoreKernel.cpp) and AMD's
-// matrix cores (MFMA, MatrixCores.cpp) each build their K loop on it.
+// epilogue. NVIDIA's tensor cores (`mma.sync`, `wgmma`: TensorCoreKernel.cpp)
+// and AMD's matrix cores (MFMA, MatrixCores.cpp) each build their K loop on
+// it.
 //
 //===----------------------------------------------------------------------===//
 
