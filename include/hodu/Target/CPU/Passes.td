@@ -213,7 +213,10 @@ def CpuParallelize : Pass<"hodu-cpu-parallelize", "mlir::ModuleOp"> {
     dimension where one does. The dimension is the one whose pieces spread
     most evenly over 2 to 16 threads, the outermost of equals; the
     innermost only where no other can be split (`chooseSplitLoop`): a
-    `[3, 12, 64]` op is cut along its 12, not its 3. A `linalg.fill` that
+    `[3, 12, 64]` op is cut along its 12, not its 3. Where the thread loop
+    producing an input of 1 MiB or more split it along one dim, the op is
+    cut along the loop that indexes that dim instead, if it shares out as
+    evenly: each thread then reads what it wrote. A `linalg.fill` that
     only initialises the op's output (a pooling's -inf, a sum's zeros) is
     moved into the loop: each thread fills the part it accumulates into.
     The work is the number of points of the op's iteration space (a pooling

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
 
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace hodu::cpu {
@@ -26,6 +27,12 @@ namespace hodu::cpu {
 } // namespace hodu::cpu
 
 using namespace mlir;
+
+/// Benchmarks compare the producer-following split with the plain rule.
+static llvm::cl::opt<bool> noProducerSplit(
+    "hodu-cpu-no-producer-split", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("CPU: split fused kernels by the plain rule, not along "
+                   "their producer's split (for benchmarks)"));
 
 namespace {
 
@@ -43,6 +50,112 @@ int64_t work(linalg::LinalgOp op, ArrayRef<int64_t> ranges) {
   uint64_t ops = llvm::range_size(op.getBlock()->without_terminator());
   uint64_t w = llvm::SaturatingMultiply(points, std::max<uint64_t>(ops, 1));
   return int64_t(std::min<uint64_t>(w, INT64_MAX));
+}
+
+/// The dim of `v` that the thread loop producing it splits: `v` is (a
+/// reshape or a slice of) an `scf.forall` result written by one
+/// `tensor.parallel_insert_slice` whose slices are whole along every dim
+/// but one. Through an expand_shape, the outermost dim of more than one
+/// element of that dim's group (a split of N*H*W positions splits H);
+/// through a slice of the same rank (a padded result's interior), the
+/// same dim. -1 when there is no such loop.
+int64_t producerSplitDim(Value v) {
+  SmallVector<tensor::ExpandShapeOp> expands; // null: a slice
+  while (true) {
+    if (auto expand = v.getDefiningOp<tensor::ExpandShapeOp>()) {
+      expands.push_back(expand);
+      v = expand.getSrc();
+      continue;
+    }
+    auto slice = v.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || slice.getSourceType().getRank() != slice.getType().getRank())
+      break;
+    expands.push_back(nullptr);
+    v = slice.getSource();
+  }
+  auto loop = v.getDefiningOp<scf::ForallOp>();
+  if (!loop)
+    return -1;
+  auto result = cast<OpResult>(v);
+  BlockArgument shared = loop.getRegionIterArgs()[result.getResultNumber()];
+  tensor::ParallelInsertSliceOp insert;
+  for (Operation &op : loop.getTerminator().getYieldingOps()) {
+    auto slice = dyn_cast<tensor::ParallelInsertSliceOp>(op);
+    if (!slice || slice.getDest() != shared)
+      continue;
+    if (insert)
+      return -1; // more than one slice of it
+    insert = slice;
+  }
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!insert || !type)
+    return -1;
+  int64_t dim = -1;
+  for (auto [d, size] : llvm::enumerate(insert.getStaticSizes())) {
+    if (size == type.getDimSize(d))
+      continue;
+    if (dim >= 0)
+      return -1; // split along two dims
+    dim = d;
+  }
+  for (tensor::ExpandShapeOp expand : llvm::reverse(expands)) {
+    if (dim < 0)
+      return -1;
+    if (!expand)
+      continue;
+    ReassociationIndices group = expand.getReassociationIndices()[dim];
+    ArrayRef<int64_t> shape = expand.getResultType().getShape();
+    auto outer = llvm::find_if(group, [&](int64_t r) { return shape[r] > 1; });
+    dim = outer == group.end() ? -1 : *outer;
+  }
+  return dim;
+}
+
+/// The parallel loop of `op` along which the thread loop producing its
+/// largest input split that input (producerSplitDim), if any: cutting
+/// `op` along the same loop keeps each thread on the part of the tensor
+/// it wrote, where another loop would have it read, and then overwrite in
+/// the next run, lines the other core holds. On the bench CNN a
+/// convolution split by output rows and a pooling split by channels cost
+/// each thread twice a single thread's time in both; bench/harness/
+/// partition_split.c measures the pattern alone. The input's dim must be
+/// indexed by one parallel loop (`2*oh + kh`: oh), and the input at least
+/// kFollowBytes: a smaller one stays in the caches of both cores, and
+/// cutting it along its rows leaves slices too thin to vectorise well
+/// (PP-OCRv4's detector at 128x128, with rows of 8 to 64 elements, ran 8%
+/// slower on 2 threads when its 16 to 192-channel kernels followed their
+/// producers' row splits).
+constexpr int64_t kFollowBytes = 1 << 20;
+
+int64_t producerSplitLoop(linalg::LinalgOp op) {
+  int64_t loop = -1, largest = 0;
+  auto iterators = op.getIteratorTypesArray();
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() <= largest ||
+        !type.getElementType().isIntOrFloat() ||
+        type.getNumElements() * type.getElementTypeBitWidth() / 8 <
+            kFollowBytes)
+      continue;
+    int64_t dim = producerSplitDim(in->get());
+    if (dim < 0)
+      continue;
+    AffineExpr e = op.getMatchingIndexingMap(in).getResult(dim);
+    int64_t found = -1;
+    bool single = true;
+    e.walk([&](AffineExpr sub) {
+      auto d = dyn_cast<AffineDimExpr>(sub);
+      if (!d || iterators[d.getPosition()] != utils::IteratorType::parallel)
+        return;
+      single = single && (found < 0 || found == d.getPosition());
+      found = d.getPosition();
+    });
+    if (found < 0 || !single)
+      continue;
+    loop = found;
+    largest = type.getNumElements();
+  }
+  return loop;
 }
 
 /// Moves the fills that only initialise the shared outputs of `loop` into
@@ -139,6 +252,13 @@ struct CpuParallelize : hodu::cpu::impl::CpuParallelizeBase<CpuParallelize> {
           ranges.data(), splittable.data(), ranges.size(), vectorLoop, chunks);
       if (dim < 0)
         return;
+      // The producer's split where it shares out as evenly.
+      int64_t same = noProducerSplit ? -1 : producerSplitLoop(op);
+      if (same >= 0 && same != dim && same != vectorLoop && splittable[same] &&
+          ranges[same] >= 2 &&
+          hodu::cpu::loopScore(ranges[same], chunks, 4) >=
+              hodu::cpu::loopScore(ranges[dim], chunks, 4) - 1e-9)
+        dim = same;
       SmallVector<int64_t> sizes(ranges.size(), 0);
       sizes[dim] = llvm::divideCeil(ranges[dim],
                                     hodu::cpu::loopPieces(ranges[dim], chunks));
