@@ -154,6 +154,11 @@ private:
   SmallVector<Value> initialAccumulators(Type accType);
   void store(ArrayRef<Value> acc);
 
+  /// K of one MMA instruction (mma.sync's and wgmma's alike: 32 bytes of
+  /// f16/bf16, 8 TF32 elements), and the bytes of an operand element.
+  int64_t instrK() const { return isHalf(p.kind) ? 16 : 8; }
+  int64_t elementBytes() const { return et.getIntOrFloatBitWidth() / 8; }
+
   // wgmma (sm_90a).
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
@@ -406,8 +411,7 @@ Value MmaEmitter::descriptor(Value sm, Value offset) {
 
 void MmaEmitter::warpgroupMmas(Value stage, int64_t kk,
                                MutableArrayRef<Value> acc) {
-  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
-  int64_t kInstr = isHalf(p.kind) ? 16 : 8;
+  int64_t bytes = elementBytes(), kInstr = instrK();
   Value descB =
       descriptor(smB, add(mul(stage, p.bn * kRowBytes), c(kk * bytes)));
   for (int64_t m = 0; m < mi; ++m) {
@@ -434,8 +438,7 @@ void MmaEmitter::warpgroupMmas(Value stage, int64_t kk,
 void MmaEmitter::emulatedWgmma(Value descA, Value descB,
                                MutableArrayRef<Value> acc) {
   Type f32 = b.getF32Type();
-  int64_t bytes = et.getIntOrFloatBitWidth() / 8;
-  int64_t kInstr = isHalf(p.kind) ? 16 : 8;
+  int64_t bytes = elementBytes(), kInstr = instrK();
   // A descriptor's fields, as the hardware reads them: the start address,
   // the stride byte offset (between 8-row groups) and the swizzle mode
   // (1, 2, 3: rows of 128, 64, 32 bytes, whose 16-byte chunks are XORed
@@ -696,7 +699,7 @@ LogicalResult MmaEmitter::emit(Value tid) {
         Value stage = rem(kt, kStages);
         ValueRange accs = async ? iter.drop_front() : iter;
         SmallVector<Value> cur(accs.begin(), accs.end());
-        int64_t kStep = isHalf(p.kind) ? 16 : 8;
+        int64_t kStep = instrK();
         if (registers)
           NVVM::WgmmaFenceAlignedOp::create(b, loc);
         for (int64_t kk = 0; kk < bk; kk += kStep) {
