@@ -84,6 +84,14 @@ static cl::opt<std::string> gpuMath(
              "ones in f32 or, with tf32, as xf32 (gfx940-942); fma: the FMA "
              "kernels"),
     cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
+static cl::opt<int> gpuSmCount(
+    "gpu-sm-count",
+    cl::desc("CUDA: the streaming multiprocessors of the GPU to compile for "
+             "(an H100 PCIe: 114); matmuls and convolutions are tiled so "
+             "that their blocks fill them. Default: those of each "
+             "--gpu-arch's largest data-centre part (sm_80: 108, sm_90a: "
+             "132)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
     cl::desc("How f32 models compute: f32 (default); bf16 (CPU: matmuls and "
@@ -414,6 +422,10 @@ int main(int argc, char **argv) {
     return usageError("--gpu-math takes 3xtf32, tf32 or fma, not '" + gpuMath +
                       "'");
   opts.targetOptions.gpuMath = gpuMath;
+  if (gpuSmCount < 0 || gpuSmCount > 4096)
+    return usageError("--gpu-sm-count takes 1 to 4096 SMs, not " +
+                      std::to_string(gpuSmCount.getValue()));
+  opts.targetOptions.gpuSmCount = gpuSmCount;
   if (precision != "f32" && precision != "f16" && precision != "bf16")
     return usageError("--precision takes f32, f16 or bf16, not '" + precision +
                       "'");

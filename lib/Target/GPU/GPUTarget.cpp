@@ -82,7 +82,8 @@ std::vector<std::string> GPUTargetBackend::pipelinePhases() const {
 
 GPUPipelineConfig GPUTargetBackend::configOf(const PipelineRequest &request) {
   return {request.target.optLevel, request.target.gpuArchs,
-          request.target.gpuMath, request.target.precision};
+          request.target.gpuMath, request.target.gpuSmCount,
+          request.target.precision};
 }
 
 LogicalResult
@@ -108,7 +109,8 @@ LogicalResult GPUTargetBackend::buildPipeline(StringRef phase,
     return addPassPipeline(
         pm, linalgExtension(config.optLevel, config.precision,
                             !kernelOptions(config).tensorCores.empty(),
-                            kernelOptions(config).workgroupMemory));
+                            kernelOptions(config).workgroupMemory,
+                            kernelOptions(config).minBlocks));
   if (phase == "gpu")
     return addPassPipeline(pm, kernelsPipeline(name(), kernelOptions(config)));
   if (phase == kernelPhase())

@@ -55,11 +55,13 @@ static llvm::cl::opt<bool> emulateWgmma(
 std::string hodu::gpu::linalgExtension(unsigned optLevel,
                                        llvm::StringRef precision,
                                        bool tensorCores,
-                                       int64_t workgroupMemory) {
+                                       int64_t workgroupMemory,
+                                       int64_t minBlocks) {
   std::string attention =
       optLevel >= 2 && !noFuseAttention
           ? "func.func(hodu-gpu-fuse-attention{workgroup-memory=" +
                 std::to_string(workgroupMemory) +
+                " min-blocks=" + std::to_string(minBlocks) +
                 (noSkipDeadKeys ? " skip-dead-keys=false" : "") + "}),"
           : "";
   std::string narrow =
@@ -97,7 +99,8 @@ std::string hodu::gpu::kernelsPipeline(llvm::StringRef target,
                                 : " tensor-cores=" + o.tensorCores;
   return "hodu-gpu-tile{target=" + target.str() + " block-threads=" + threads +
          " workgroup-memory=" + std::to_string(o.workgroupMemory) +
-         tensorCores + (noImplicitGemm ? " implicit-gemm=false" : "") +
+         " min-blocks=" + std::to_string(o.minBlocks) + tensorCores +
+         (noImplicitGemm ? " implicit-gemm=false" : "") +
          "},canonicalize,cse,func.func(hodu-split-empty-tensors),"
          "eliminate-empty-tensors,one-shot-bufferize{bufferize-function-"
          "boundaries function-boundary-type-conversion=identity-layout-map},"

@@ -55,7 +55,8 @@ struct ROCmPipelineOptions : public hodu::gpu::GPUPipelineOptions {
                      "(tf32); fma: none"),
       llvm::cl::init("3xtf32")};
   hodu::gpu::GPUPipelineConfig config() const override {
-    return {optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath, precision};
+    return {
+        optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath, 0, precision};
   }
 };
 

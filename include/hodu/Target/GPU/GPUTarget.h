@@ -36,6 +36,8 @@ struct GPUPipelineConfig {
   std::vector<std::string> archs;
   /// --gpu-math (only the CUDA target reads it).
   std::string gpuMath = "3xtf32";
+  /// --gpu-sm-count (only the CUDA target reads it; 0: per architecture).
+  int64_t smCount = 0;
   /// --precision: f32, or f16 / bf16 for the contractions' operands.
   std::string precision = "f32";
 };
@@ -54,7 +56,7 @@ struct GPUPipelineOptions
                      "convolutions (hoduc --precision)"),
       llvm::cl::init("f32")};
   virtual GPUPipelineConfig config() const {
-    return {optLevel, {}, "fma", precision};
+    return {optLevel, {}, "fma", 0, precision};
   }
 };
 

@@ -41,6 +41,10 @@ struct KernelOptions {
   /// (ROCm, CDNA): "mfma", "+bf16" where every architecture has the bf16
   /// MFMA, "+xf32" for f32 as xf32 (gfx940-942).
   std::string tensorCores;
+  /// Blocks a contraction's (and a split attention loop's) kernel should
+  /// leave, so that they fill the GPU: the CUDA target's SM count, 64
+  /// elsewhere.
+  int64_t minBlocks = 64;
 };
 
 /// What a GPU target adds to the shared linalg phase: at -O2 attention
@@ -51,7 +55,8 @@ struct KernelOptions {
 /// contractions), so that each fused op becomes one kernel.
 std::string linalgExtension(unsigned optLevel, llvm::StringRef precision = "",
                             bool tensorCores = false,
-                            int64_t workgroupMemory = 32768);
+                            int64_t workgroupMemory = 32768,
+                            int64_t minBlocks = 64);
 
 /// The `gpu` phase as pipeline text: linalg ops grouped into kernels and
 /// tiled into blocks and threads (contractions through workgroup memory,
