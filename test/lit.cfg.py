@@ -28,6 +28,8 @@ if "address" in getattr(config, "hodu_sanitize", ""):
 
 config.substitutions.append(("%hodu_src", config.hodu_src_root))
 config.substitutions.append(("%python", sys.executable))
+# Where hoduc, hodu-run and libhodurt's tools are (test/device/stage.py --bin).
+config.substitutions.append(("%hodu_bin_dir", config.hodu_tools_dir))
 config.substitutions.append(("%hodu_obj", config.hodu_obj_root))
 config.substitutions.append(("%hodu_test_plugins", os.path.join(config.hodu_obj_root, "test", "Plugins", "plugins")))
 config.substitutions.append(("%hodu_plugins", os.path.join(config.hodu_obj_root, "runtime", "lib", "hodu", "plugins")))

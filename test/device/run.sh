@@ -1,6 +1,7 @@
 #!/bin/bash
 # On a machine with the device (a lent GPU machine; no hoduc there): runs
-# what test/device/stage.py staged in STAGE for TARGET and writes the
+# one part that test/device/stage.py staged (STAGE: OUT/part-N) for TARGET
+# and writes the
 # results to RESULTS (default $OUT, the device tool's folder).
 #   test/device/run.sh STAGE TARGET [RESULTS]
 set -u
@@ -8,10 +9,18 @@ stage=$1 target=$2 results=${3:-${OUT:-/tmp/hodu-device-results}}
 here=$(cd "$(dirname "$0")" && pwd)
 work=/tmp/hodu-device
 rm -rf "$work" && mkdir -p "$work" "$results"
-for t in "$stage/$target-conformance.tgz" "$stage/$target-models.tgz" "$stage/$target-tools.tgz" \
-         "$stage/$target-tc.tgz" "$stage/$target-train.tgz"; do
-  [ -f "$t" ] && tar xzf "$t" -C "$work"
+# Every archive of the part (stage.py: the tools, and some of the
+# conformance sweep, the models, the tensor-core cases, the train steps).
+found=0
+for t in "$stage/$target"-*.tgz; do
+  [ -f "$t" ] || continue
+  tar xzf "$t" -C "$work" || { echo "run.sh: cannot unpack $t" >&2; exit 2; }
+  found=1
 done
+if [ "$found" = 0 ] || [ ! -d "$work/bin" ]; then
+  echo "run.sh: no staged $target part in $stage (test/device/stage.py writes OUT/part-N)" >&2
+  exit 2
+fi
 if [ "$target" = cuda ]; then
   dev=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)
 else

@@ -6,8 +6,10 @@ synthetic bench models, each compiled here, plus hodu-run and libhodurt.
 
     test/device/stage.py --bin build/bin --target cuda --gpu-arch sm_90 --out .devrun
 
-writes OUT/<target>-conformance.tgz, -models.tgz, -train.tgz and -tools.tgz; on the
-device machine, test/device/run.sh OUT TARGET runs them (docs/gpu-runs.md).
+writes <target>-conformance.tgz, -models-NAME.tgz (one per model), -train.tgz,
+cuda-tc.tgz and -tools.tgz, shared out over OUT/part-1, part-2, ... so that each
+part is at most --max-mib, what one device call carries; on the device machine,
+test/device/run.sh OUT/part-N TARGET runs one part (docs/device-runs.md).
 Test infrastructure only, Python 3 standard library only.
 """
 
@@ -43,10 +45,21 @@ def main():
     ap.add_argument("--no-train", action="store_true",
                     help="leave out the train steps (hoduc --train; docs/training.md)")
     ap.add_argument("--models", help="only these real models (comma-separated)")
-    ap.add_argument("--symbolic", default="all",
-                    help="the real models also staged compiled once with a symbolic "
-                         "batch (comma-separated, 'all' or 'none'; the manifest's "
-                         "\"symbolic\" ones that compile for the device alone)")
+    ap.add_argument("--symbolic", default="auto",
+                    help="the real models also staged with a symbolic batch, length "
+                         "or shape (the manifest's \"symbolic\", \"symbolic_length\" "
+                         "and \"symbolic_shape\" ones that compile for the device "
+                         "alone): comma-separated names, 'all', 'none', or 'auto' "
+                         "(default): those whose pinned bundle is at most "
+                         "--symbolic-mib, so that the staged files fit the device "
+                         "tool's 64 MiB")
+    ap.add_argument("--symbolic-mib", type=float, default=4.0,
+                    help="with --symbolic=auto: the largest pinned bundle (MiB) whose "
+                         "model is also staged with its symbolic dims (default 4)")
+    ap.add_argument("--max-mib", type=float, default=48.0,
+                    help="the most MiB of archives in one part (OUT/part-N), each "
+                         "run by one device call (default 48: the device tool "
+                         "carries 64 MiB with the repository's 15 MB); 0: one part")
     ap.add_argument("--cpu", metavar="MCPU",
                     help="also compile real models for the CPU with -mcpu=MCPU "
                          "(cpu.so, with its .onnx for ONNX Runtime there)")
@@ -58,6 +71,13 @@ def main():
     cpu_models = set(args.cpu_models.split(",")) if args.cpu_models else None
     hoduc = os.path.join(args.bin, "hoduc")
     os.makedirs(args.out, exist_ok=True)
+    # OUT holds this run's stage only: a part or archive of an earlier run
+    # would be carried and run as if staged now.
+    for n in os.listdir(args.out):
+        if n.startswith("part-") or (n.endswith(".tgz") and n.startswith(
+                (args.target + "-", "cuda-tc"))):
+            path = os.path.join(args.out, n)
+            shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
 
     if not args.no_conformance:
         stage = os.path.join(args.out, args.target)
@@ -154,12 +174,16 @@ def main():
                 else:
                     print("stage: %s does not compile with --precision=f16: %s"
                           % (name, p16.stdout.decode()[:300]))
-            if (m.get("symbolic") and not extra and args.symbolic != "none"
-                    and (args.symbolic == "all" or name in args.symbolic.split(","))):
+            symbolic = not extra and (
+                args.symbolic == "all"
+                or (args.symbolic == "auto"
+                    and os.path.getsize(art) <= args.symbolic_mib * 2**20)
+                or name in args.symbolic.split(","))
+            if m.get("symbolic") and symbolic:
                 stage_symbolic(m, hoduc, onnx, ref, d, flags_common)
-            if m.get("symbolic_length") and not extra and args.symbolic != "none":
+            if m.get("symbolic_length") and symbolic:
                 stage_symbolic_length(m, hoduc, onnx, d, flags_common)
-            if m.get("symbolic_shape") and not extra and args.symbolic != "none":
+            if m.get("symbolic_shape") and symbolic:
                 stage_symbolic_length(m, hoduc, onnx, d, flags_common,
                                       "symbolic_shape")
         else:
@@ -240,8 +264,11 @@ def main():
     # one bundle with batch in chunks and the sequence (past) padded.
     if not args.no_bench and args.symbolic != "none":
         stage_padded(hoduc, models, flags_common)
-    with tarfile.open(os.path.join(args.out, args.target + "-models.tgz"), "w:gz") as t:
-        t.add(models, arcname="models")
+    # One archive per model, so that the parts can share them out.
+    for name in sorted(os.listdir(models)):
+        with tarfile.open(os.path.join(args.out, "%s-models-%s.tgz" % (args.target, name)),
+                          "w:gz") as t:
+            t.add(os.path.join(models, name), arcname="models/" + name)
     shutil.rmtree(models)
     # hodu-run and libhodurt, for run.sh.
     sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -253,6 +280,72 @@ def main():
     with tarfile.open(os.path.join(args.out, args.target + "-tools.tgz"), "w:gz") as t:
         t.add(os.path.join(tools, "bin"), arcname="bin")
     shutil.rmtree(tools)
+    return pack(args)
+
+
+def priority(name):
+    """Where an archive goes first: a device call may have time for one part
+    only, so part 1 gets the tensor-core matmuls (issue #51's figures), the
+    train steps, the bench models, the real models, the padded encoder and
+    decoder, then the conformance sweep, as room allows."""
+    for rank, key in enumerate(("-tc.", "-train.", "-models-bench-", "-models-padded-",
+                                "-models-bucketed-", "-conformance.")):
+        if key in name:
+            return (rank if rank < 3 else rank + 1, name)
+    return (3, name)  # a real model
+
+
+def plan_parts(sizes, tools, cap):
+    """The archives `sizes` (name -> bytes) shared out over parts, each in
+    the first part with room in the order of `priority`, each part also
+    holding the tools (`tools` bytes) and at most `cap` bytes in all
+    (cap <= 0: one part). Raises ValueError naming an archive that fits no
+    part."""
+    parts = []
+    for name in sorted(sizes, key=priority):
+        if cap > 0 and tools + sizes[name] > cap:
+            raise ValueError("%s (%.1f MiB) does not fit a part of %.1f MiB with the "
+                             "tools (%.1f MiB)" % (name, sizes[name] / 2**20, cap / 2**20,
+                                                   tools / 2**20))
+        for part in parts:
+            if cap <= 0 or part[0] + sizes[name] <= cap:
+                part[0] += sizes[name]
+                part[1].append(name)
+                break
+        else:
+            parts.append([tools + sizes[name], [name]])
+    return [sorted(names) for _, names in parts] or [[]]
+
+
+def pack(args):
+    """OUT/part-1, part-2, ...: this run's archives shared out so that each
+    part, the tools included, is at most --max-mib, what one device call can
+    carry beside the repository. Each part is run on its own:
+    `test/device/run.sh OUT/part-N TARGET` (docs/device-runs.md)."""
+    tools = args.target + "-tools.tgz"
+    names = [n for n in sorted(os.listdir(args.out)) if n.endswith(".tgz")
+             and n.startswith((args.target + "-", "cuda-tc")) and n != tools]
+    sizes = {n: os.path.getsize(os.path.join(args.out, n)) for n in names}
+    tools_size = os.path.getsize(os.path.join(args.out, tools))
+    try:
+        parts = plan_parts(sizes, tools_size, args.max_mib * 2**20)
+    except ValueError as e:
+        print("stage: error: %s; raise --max-mib or leave it out" % e, file=sys.stderr)
+        for n in names + [tools]:  # no stage that looks whole
+            os.remove(os.path.join(args.out, n))
+        return 1
+    for i, part in enumerate(parts, 1):
+        d = os.path.join(args.out, "part-%d" % i)
+        os.makedirs(d)
+        shutil.copy(os.path.join(args.out, tools), d)
+        for n in part:
+            os.replace(os.path.join(args.out, n), os.path.join(d, n))
+        total = tools_size + sum(sizes[n] for n in part)
+        print("stage: %s: %.1f MiB, %d archives (%s)"
+              % (d, total / 2**20, len(part) + 1, ", ".join(n[:-4] for n in part)))
+    os.remove(os.path.join(args.out, tools))
+    print("stage: run each part on the device machine: test/device/run.sh %s/part-N %s"
+          % (args.out, args.target))
     return 0
 
 
@@ -266,7 +359,9 @@ def stage_train(args, hoduc):
     steps = [
         ("mlp", [os.path.join(models, "mlp.onnx"), "--loss=mse", "--optimizer=adam",
                  "--lr=0.01"]),
+        # Its weights are Constant nodes: named, as test/training does.
         ("cnn", [os.path.join(models, "cnn_dyn.onnx"), "--input-shape=input:4x1x6x6",
+                 "--train-params=conv.weight,conv.bias,fc.weight,fc.bias",
                  "--loss=mse", "--optimizer=momentum", "--lr=0.05"]),
     ]
     for name, flags in steps:
