@@ -94,7 +94,7 @@ struct Dot {
   /// registers.
   int64_t maxRows(int64_t vecs) const {
     int64_t rows = (registers - vecs - (vnni ? 1 : 2)) / vecs;
-    return std::clamp<int64_t>(rows, 1, vecs == 1 ? 16 : 12);
+    return std::clamp<int64_t>(rows, 1, vecs == 1 ? 16 : vecs == 2 ? 12 : 8);
   }
   /// Its name in strategies.
   llvm::StringRef name() const {

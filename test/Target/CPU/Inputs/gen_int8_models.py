@@ -129,6 +129,10 @@ def main():
     # vector per panel).
     matmul_model(out, "matmul-int8", 2, 13, 90, 70, INT8, -128, 127, 0, 100, 6)
     matmul_model(out, "matmul-uint8", 1, 5, 64, 16, UINT8, 0, 255, 128, 3, 7)
+    # 64 rows by 90 columns: 8 blocks of 8 rows by panels of 48 columns
+    # (the last partly outside), which pad less than 6 blocks of 11 by 32.
+    matmul_model(out, "matmul-rows64", 1, 64, 40, 90, INT8, -128, 127, 0, 9,
+                 12)
     # Sums past 2^24 even in 16 parts of K: the importer's matmul is in
     # int32, taken the same way.
     matmul_model(out, "matmul-large", 1, 4, 12000, 32, INT8, 100, 127, 0, 3,
