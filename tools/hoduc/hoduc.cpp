@@ -84,13 +84,13 @@ static cl::opt<std::string> gpuMath(
              "ones in f32 or, with tf32, as xf32 (gfx940-942); fma: the FMA "
              "kernels"),
     cl::value_desc("3xtf32|tf32|fma"), cl::init("3xtf32"), cl::cat(category));
-static cl::opt<int> gpuSmCount(
-    "gpu-sm-count",
-    cl::desc("CUDA: the streaming multiprocessors of the GPU to compile for "
-             "(an H100 PCIe: 114); matmuls and convolutions are tiled so "
-             "that their blocks fill them. Default: those of each "
-             "--gpu-arch's largest data-centre part (sm_80: 108, sm_90a: "
-             "132)"),
+static cl::opt<int> gpuMultiprocessors(
+    "gpu-multiprocessors",
+    cl::desc("CUDA, ROCm: the multiprocessors of the GPU to compile for "
+             "(NVIDIA's SMs, AMD's compute units; an H100 PCIe: 114); "
+             "matmuls and convolutions are tiled so that their blocks fill "
+             "them. Default: those of each --gpu-arch's largest part "
+             "(sm_80: 108, sm_90a: 132, gfx942: 304)"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
@@ -422,10 +422,10 @@ int main(int argc, char **argv) {
     return usageError("--gpu-math takes 3xtf32, tf32 or fma, not '" + gpuMath +
                       "'");
   opts.targetOptions.gpuMath = gpuMath;
-  if (gpuSmCount < 0 || gpuSmCount > 4096)
-    return usageError("--gpu-sm-count takes 1 to 4096 SMs, not " +
-                      std::to_string(gpuSmCount.getValue()));
-  opts.targetOptions.gpuSmCount = gpuSmCount;
+  if (gpuMultiprocessors < 0 || gpuMultiprocessors > 4096)
+    return usageError("--gpu-multiprocessors takes 1 to 4096, not " +
+                      std::to_string(gpuMultiprocessors.getValue()));
+  opts.targetOptions.gpuMultiprocessors = gpuMultiprocessors;
   if (precision != "f32" && precision != "f16" && precision != "bf16")
     return usageError("--precision takes f32, f16 or bf16, not '" + precision +
                       "'");

@@ -65,11 +65,11 @@ struct TargetOptions {
   /// docs/device-runs.md), "tf32" (one, about 10 bits of mantissa), or
   /// "fma" (no tensor cores: the FMA kernels).
   std::string gpuMath = "3xtf32";
-  /// CUDA: the streaming multiprocessors of the GPU the artifact is for
-  /// (--gpu-sm-count): contractions are tiled so that their blocks fill
-  /// them. 0: the SMs of each --gpu-arch's largest data-centre part (the
-  /// most of the bundle's architectures).
-  int64_t gpuSmCount = 0;
+  /// CUDA, ROCm: the multiprocessors (SMs, compute units) of the GPU the
+  /// artifact is for (--gpu-multiprocessors): contractions are tiled so
+  /// that their blocks fill them. 0: those of each --gpu-arch's largest
+  /// part (the most of the bundle's architectures).
+  int64_t gpuMultiprocessors = 0;
   /// How f32 models compute: "f32" (default), or "bf16": the CPU's f32
   /// matmuls and batch matmuls on bf16 dot products (AVX512-BF16), their
   /// operands rounded to bf16 and their sums in f32; everything else

@@ -58,11 +58,11 @@ namespace {
 /// than ptxas accepts; gpu-lower-to-nvvm-pipeline's +ptx60 aborts on sm_80)
 /// and the streaming multiprocessors of the architecture's largest
 /// data-centre part, which the contractions' blocks are made to fill
-/// (--gpu-sm-count names another GPU's): T4, A100, A40, Jetson AGX Orin,
+/// (--gpu-multiprocessors names another GPU's): T4, A100, A40, Jetson AGX Orin,
 /// L40S, H100 SXM, B200, RTX PRO 6000 Blackwell.
 struct Arch {
   llvm::StringLiteral name, ptxFeatures;
-  int64_t smCount;
+  int64_t multiprocessors;
 };
 constexpr Arch kArchs[] = {
     {"sm_75", "+ptx80", 40},    {"sm_80", "+ptx80", 108},
@@ -142,8 +142,8 @@ struct CUDAPipelineOptions : public hodu::gpu::GPUPipelineOptions {
       llvm::cl::desc("Contractions on tensor cores, f32 ones as 3xtf32 "
                      "(default) or tf32; fma: none"),
       llvm::cl::init("3xtf32")};
-  Option<int64_t> gpuSmCount{
-      *this, "gpu-sm-count",
+  Option<int64_t> gpuMultiprocessors{
+      *this, "gpu-multiprocessors",
       llvm::cl::desc("SMs the contractions' blocks should fill (0: the "
                      "architectures' largest data-centre parts)"),
       llvm::cl::init(0)};
@@ -151,7 +151,7 @@ struct CUDAPipelineOptions : public hodu::gpu::GPUPipelineOptions {
     return {optLevel,
             {gpuArchs.begin(), gpuArchs.end()},
             gpuMath,
-            gpuSmCount,
+            gpuMultiprocessors,
             precision};
   }
 };
@@ -210,25 +210,18 @@ protected:
 
   /// NVIDIA GPUs load 16-byte vectors and have 48 KiB of static shared
   /// memory per block. A contraction's blocks should fill the SMs
-  /// (--gpu-sm-count, else the most of the architectures' table): 64, the
-  /// other targets' figure, left half of an H100 idle on a 1024^3 matmul
-  /// (64 blocks of 128x128).
+  /// (--gpu-multiprocessors, else the most of the architectures' table):
+  /// 64, Vulkan's figure, left half of an H100 idle on a 1024^3 matmul (64
+  /// blocks of 128x128).
   hodu::gpu::KernelOptions
   kernelOptions(const hodu::gpu::GPUPipelineConfig &c) const override {
     hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
                                         /*workgroupMemory=*/49152,
                                         /*maxThreads=*/256};
-    options.minBlocks = c.smCount;
-    if (options.minBlocks <= 0) {
-      options.minBlocks = 0;
-      for (StringRef name : c.archs.empty()
-                                ? std::vector<std::string>{kDefaultArch.str()}
-                                : c.archs)
-        if (const Arch *arch = findArch(name))
-          options.minBlocks = std::max(options.minBlocks, arch->smCount);
-      if (options.minBlocks == 0)
-        options.minBlocks = 64;
-    }
+    options.minBlocks = hodu::gpu::fillBlocks(c, kDefaultArch, [](StringRef a) {
+      const Arch *arch = findArch(a);
+      return arch ? arch->multiprocessors : int64_t(0);
+    });
     if (allHaveTensorCores(c.archs) && c.gpuMath != "fma") {
       options.tensorCores = c.gpuMath;
       // wgmma is sm_90a's alone (sm_100 has tcgen05 instead): one PTX per

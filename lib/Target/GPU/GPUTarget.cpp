@@ -80,9 +80,21 @@ std::vector<std::string> GPUTargetBackend::pipelinePhases() const {
   return all;
 }
 
+int64_t hodu::gpu::fillBlocks(const GPUPipelineConfig &c, StringRef defaultArch,
+                              llvm::function_ref<int64_t(StringRef)> ofArch) {
+  if (c.multiprocessors > 0)
+    return c.multiprocessors;
+  int64_t most = 0;
+  if (c.archs.empty())
+    most = ofArch(defaultArch);
+  for (const std::string &arch : c.archs)
+    most = std::max(most, ofArch(arch));
+  return most > 0 ? most : 64;
+}
+
 GPUPipelineConfig GPUTargetBackend::configOf(const PipelineRequest &request) {
   return {request.target.optLevel, request.target.gpuArchs,
-          request.target.gpuMath, request.target.gpuSmCount,
+          request.target.gpuMath, request.target.gpuMultiprocessors,
           request.target.precision};
 }
 

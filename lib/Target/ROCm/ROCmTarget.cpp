@@ -34,13 +34,22 @@ using namespace hodu;
 namespace {
 
 /// The gfx architectures LLVM 22's AMDGPU back end compiles for and HIP
-/// runs (CDNA and RDNA). Debian's device libraries lack some of their
-/// oclc_isa_version files, which only kernels that ask for the ISA version
-/// need.
-constexpr llvm::StringLiteral kArchs[] = {
-    "gfx900",  "gfx906",  "gfx908",  "gfx90a",  "gfx940",  "gfx941",
-    "gfx942",  "gfx950",  "gfx1030", "gfx1100", "gfx1101", "gfx1102",
-    "gfx1200", "gfx1201",
+/// runs (CDNA and RDNA), with the compute units of each one's largest part,
+/// which the contractions' blocks are made to fill (--gpu-multiprocessors
+/// names another GPU's): Radeon Instinct MI25, MI60, MI100, an MI250X's
+/// die, MI300A, MI300X (gfx941-942), MI355X, Radeon RX 6900 XT, RX 7900
+/// XTX, RX 7800 XT, RX 7600, RX 9060 XT, RX 9070 XT. Debian's device
+/// libraries lack some of their oclc_isa_version files, which only kernels
+/// that ask for the ISA version need.
+struct Arch {
+  llvm::StringLiteral name;
+  int64_t multiprocessors;
+};
+constexpr Arch kArchs[] = {
+    {"gfx900", 64},  {"gfx906", 64},  {"gfx908", 120}, {"gfx90a", 110},
+    {"gfx940", 228}, {"gfx941", 304}, {"gfx942", 304}, {"gfx950", 256},
+    {"gfx1030", 80}, {"gfx1100", 96}, {"gfx1101", 60}, {"gfx1102", 32},
+    {"gfx1200", 32}, {"gfx1201", 64},
 };
 constexpr llvm::StringLiteral kDefaultArch = "gfx942";
 
@@ -54,9 +63,17 @@ struct ROCmPipelineOptions : public hodu::gpu::GPUPipelineOptions {
                      "f32 (3xtf32, the default) or as xf32 on gfx940-942 "
                      "(tf32); fma: none"),
       llvm::cl::init("3xtf32")};
+  Option<int64_t> gpuMultiprocessors{
+      *this, "gpu-multiprocessors",
+      llvm::cl::desc("Compute units the contractions' blocks should fill (0: "
+                     "the architectures' largest parts)"),
+      llvm::cl::init(0)};
   hodu::gpu::GPUPipelineConfig config() const override {
-    return {
-        optLevel, {gpuArchs.begin(), gpuArchs.end()}, gpuMath, 0, precision};
+    return {optLevel,
+            {gpuArchs.begin(), gpuArchs.end()},
+            gpuMath,
+            gpuMultiprocessors,
+            precision};
   }
 };
 
@@ -103,7 +120,10 @@ public:
 protected:
   std::string displayName() const override { return "ROCm"; }
   std::vector<std::string> architectures() const override {
-    return {std::begin(kArchs), std::end(kArchs)};
+    std::vector<std::string> names;
+    for (const Arch &arch : kArchs)
+      names.push_back(arch.name.str());
+    return names;
   }
   std::string defaultArchitecture() const override {
     return kDefaultArch.str();
@@ -115,13 +135,20 @@ protected:
   }
 
   /// AMD GPUs load 16-byte vectors and give a workgroup 64 KiB of LDS;
-  /// CDNA's contractions run on its matrix cores.
+  /// CDNA's contractions run on its matrix cores; a contraction's blocks
+  /// should fill the compute units (an MI300X's 304 by default).
   hodu::gpu::KernelOptions
   kernelOptions(const hodu::gpu::GPUPipelineConfig &c) const override {
     hodu::gpu::KernelOptions options = {/*vectorMemory=*/true,
                                         /*workgroupMemory=*/65536,
                                         /*maxThreads=*/256};
     options.tensorCores = matrixCores(c.archs, c.gpuMath);
+    options.minBlocks = hodu::gpu::fillBlocks(c, kDefaultArch, [](StringRef a) {
+      for (const Arch &arch : kArchs)
+        if (arch.name == a)
+          return arch.multiprocessors;
+      return int64_t(0);
+    });
     return options;
   }
 

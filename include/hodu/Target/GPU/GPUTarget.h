@@ -36,11 +36,18 @@ struct GPUPipelineConfig {
   std::vector<std::string> archs;
   /// --gpu-math (only the CUDA target reads it).
   std::string gpuMath = "3xtf32";
-  /// --gpu-sm-count (only the CUDA target reads it; 0: per architecture).
-  int64_t smCount = 0;
+  /// --gpu-multiprocessors (CUDA and ROCm; 0: per architecture).
+  int64_t multiprocessors = 0;
   /// --precision: f32, or f16 / bf16 for the contractions' operands.
   std::string precision = "f32";
 };
+
+/// The blocks a contraction's kernel should leave so that each
+/// multiprocessor of the GPU (NVIDIA's SMs, AMD's CUs) gets one:
+/// --gpu-multiprocessors where given, else the most that `ofArch` gives for
+/// the bundle's architectures (`defaultArch` where none is named), else 64.
+int64_t fillBlocks(const GPUPipelineConfig &c, llvm::StringRef defaultArch,
+                   llvm::function_ref<int64_t(llvm::StringRef)> ofArch);
 
 /// The options of a GPU target's named pipelines: opt-level, which all
 /// take. A target with more (gpu-arch, gpu-math) derives and overrides
