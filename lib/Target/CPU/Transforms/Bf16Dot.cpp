@@ -74,7 +74,7 @@ constexpr int64_t kLanes = 16; // f32 sums of a 512-bit vector
 /// The tiles of y[b] = A[b] B[b] for `bs` batches of A [m, k] by B [k, n].
 struct Tiles {
   int64_t bs, m, k, n;
-  int64_t vecs, nr, np, panels; // panels of one or two vectors' columns
+  int64_t vecs, nr, np, panels; // panels of one to three vectors' columns
   int64_t blocks, mr, mp;       // row blocks of mr rows, mp in all
   int64_t k2;                   // K in pairs
   Tiles(int64_t bs, int64_t m, int64_t k, int64_t n, int64_t registers)
@@ -82,14 +82,22 @@ struct Tiles {
     // Panels of two vectors' columns where N has them, else one; row
     // blocks of up to 12 rows (2 x 12 accumulators, two B vectors and a
     // broadcast in 32 registers), or 16 with one vector, as even as they
-    // divide.
+    // divide; panels of three and blocks of up to 8 rows where they pad no
+    // more (threeVectorPanels).
+    auto maxRows = [&](int64_t v) {
+      return std::clamp<int64_t>((registers - v - 1) / v, 1,
+                                 v == 1   ? 16
+                                 : v == 2 ? 12
+                                          : 8);
+    };
     vecs = n >= 2 * kLanes ? 2 : 1;
+    if (vecs == 2 && registers >= 32 &&
+        hodu::cpu::threeVectorPanels(m, n, kLanes, maxRows(2), maxRows(3)))
+      vecs = 3;
     nr = vecs * kLanes;
     np = llvm::alignTo(n, nr);
     panels = np / nr;
-    int64_t maxRows = std::clamp<int64_t>((registers - vecs - 1) / vecs, 1,
-                                          vecs == 1 ? 16 : 12);
-    blocks = llvm::divideCeil(m, maxRows);
+    blocks = llvm::divideCeil(m, maxRows(vecs));
     mr = llvm::divideCeil(m, blocks);
     mp = blocks * mr;
     k2 = llvm::divideCeil(k, 2);

@@ -66,19 +66,13 @@ std::optional<std::string> int8Matmul(Operation *at, Value aIn,
   // of up to 12 rows (2 x 12 accumulators, two B vectors and a broadcast in
   // 32 registers; 6 in 16), or 16 (13) with one vector, as even as they
   // divide. With AVX-512 VNNI, panels of three vectors and blocks of up to
-  // 8 rows where they pad no more of the product than two (fewer loads per
-  // product: 11 per 24 against 13 per 22; M = 64: 64 rows of 8x48 tiles
-  // against 66 of 11x32; the bench's qmlp 3-6% faster on a Zen 4,
-  // docs/performance.md); not beside AMX tiles, whose panels are 32
-  // columns. K in words of `per` values: k4 of them.
+  // 8 rows where they pad no more (threeVectorPanels); not beside AMX
+  // tiles, whose panels are 32 columns. K in words of `per` values: k4 of
+  // them.
   bool tiles = kernels.amx && d.vnni && m >= kAmxMinRows;
-  auto paddedWork = [&](int64_t v) {
-    int64_t b = llvm::divideCeil(m, d.maxRows(v));
-    return b * llvm::divideCeil(m, b) * llvm::alignTo(n, v * lanes);
-  };
   int64_t vecs = n >= 2 * lanes ? 2 : 1;
-  if (vecs == 2 && d.vnni && lanes == 16 && !tiles && n >= 3 * lanes &&
-      paddedWork(3) <= paddedWork(2))
+  if (vecs == 2 && d.vnni && lanes == 16 && !tiles &&
+      hodu::cpu::threeVectorPanels(m, n, lanes, d.maxRows(2), d.maxRows(3)))
     vecs = 3;
   int64_t nr = vecs * lanes;
   int64_t np = llvm::alignTo(n, nr), panels = np / nr;

@@ -106,3 +106,13 @@ Value hodu::cpu::registerBlocks(
       });
   return blockLoop.getResult(0);
 }
+
+bool hodu::cpu::threeVectorPanels(int64_t m, int64_t n, int64_t lanes,
+                                  int64_t maxRows2, int64_t maxRows3) {
+  auto padded = [&](int64_t vecs, int64_t maxRows) {
+    int64_t blocks = llvm::divideCeil(m, maxRows);
+    return blocks * llvm::divideCeil(m, blocks) *
+           static_cast<int64_t>(llvm::alignTo(n, vecs * lanes));
+  };
+  return n >= 3 * lanes && padded(3, maxRows3) <= padded(2, maxRows2);
+}

@@ -26,6 +26,17 @@ mlir::Value tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                      int64_t step, mlir::Value init, bool parallel,
                      TileBody body);
 
+/// Whether a register kernel of an `m` x `n` product (the int8 and bf16
+/// dot-product matmuls, 32 registers of `lanes` sums) takes panels of three
+/// vectors, in blocks of up to `maxRows3` rows, rather than two (up to
+/// `maxRows2`): where N has three and they pad no more of the product
+/// (rows to whole blocks, columns to whole panels). Three load fewer values
+/// per product (8 rows: 11 loads per 24 products; 11 rows of two: 13 per
+/// 22); at M = 64 they are 8 blocks of 8 rows against 6 of 11 (66 rows):
+/// the bench's qmlp 5-11% faster on a Zen 4 (docs/performance.md).
+bool threeVectorPanels(int64_t m, int64_t n, int64_t lanes, int64_t maxRows2,
+                       int64_t maxRows3);
+
 /// One panel of a register kernel (the int8 and bf16 dot-product matmuls):
 /// for each of `blocks` blocks of `mr` rows, `mr` x `vecs` accumulators
 /// starting at `zero`, carried over `steps` steps of K; per step the

@@ -82,11 +82,13 @@ def write_npy(path, m):
 
 
 a, x, b = matrix(37, 67), matrix(5, 40), matrix(67, 20)
+# 64 rows by 90 constant columns: 8 blocks of 8 rows by three-vector panels.
+y, w5 = matrix(64, 24), matrix(24, 90)
 q = [matrix(20, 40) for _ in range(3)]
 kt = [matrix(40, 24) for _ in range(3)]
 w1, w2 = matrix(67, 50), matrix(40, 16)
 same = lambda v: v
-for name, m in (("a", a), ("x", x), ("b", b), ("q", q), ("kt", kt)):
+for name, m in (("a", a), ("x", x), ("b", b), ("q", q), ("kt", kt), ("y", y)):
     values, shape = flat(m)
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump({"shape": shape, "dtype": "f32", "data": values}, f)
@@ -97,6 +99,7 @@ for sub, rnd in (("bf16", bf16), ("exact", same)):
     write_npy(os.path.join(out, sub, "c3.npy"), matmul(a, b, rnd))
     write_npy(os.path.join(out, sub, "c4.npy"),
               [matmul(qi, ki, rnd) for qi, ki in zip(q, kt)])
+    write_npy(os.path.join(out, sub, "c5.npy"), matmul(y, w5, rnd))
 
 zero = "    %zero = arith.constant 0.0 : f32\n"
 
@@ -114,13 +117,16 @@ with open(os.path.join(out, "m.mlir"), "w") as f:
             '%x: tensor<5x40xf32> {hodu.name = "x"}, '
             '%b: tensor<67x20xf32> {hodu.name = "b"}, '
             '%q: tensor<3x20x40xf32> {hodu.name = "q"}, '
-            '%kt: tensor<3x40x24xf32> {hodu.name = "kt"}) -> '
+            '%kt: tensor<3x40x24xf32> {hodu.name = "kt"}, '
+            '%y: tensor<64x24xf32> {hodu.name = "y"}) -> '
             '(tensor<37x50xf32> {hodu.name = "c1"}, '
             'tensor<5x16xf32> {hodu.name = "c2"}, '
             'tensor<37x20xf32> {hodu.name = "c3"}, '
-            'tensor<3x20x24xf32> {hodu.name = "c4"}) {\n')
+            'tensor<3x20x24xf32> {hodu.name = "c4"}, '
+            'tensor<64x90xf32> {hodu.name = "c5"}) {\n')
     f.write("    %%w1 = arith.constant %s : tensor<67x50xf32>\n" % dense(w1))
     f.write("    %%w2 = arith.constant %s : tensor<40x16xf32>\n" % dense(w2))
+    f.write("    %%w5 = arith.constant %s : tensor<24x90xf32>\n" % dense(w5))
     f.write(zero)
     f.write(mm("c1", "a", "w1", 37, 67, 50))
     f.write(mm("c2", "x", "w2", 5, 40, 16))
@@ -129,8 +135,9 @@ with open(os.path.join(out, "m.mlir"), "w") as f:
             "    %i_c4 = linalg.fill ins(%zero : f32) outs(%e_c4 : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>\n"
             "    %c4 = linalg.batch_matmul ins(%q, %kt : tensor<3x20x40xf32>, tensor<3x40x24xf32>) "
             "outs(%i_c4 : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>\n")
-    f.write("    return %c1, %c2, %c3, %c4 : tensor<37x50xf32>, tensor<5x16xf32>, "
-            "tensor<37x20xf32>, tensor<3x20x24xf32>\n  }\n}\n")
+    f.write(mm("c5", "y", "w5", 64, 24, 90))
+    f.write("    return %c1, %c2, %c3, %c4, %c5 : tensor<37x50xf32>, tensor<5x16xf32>, "
+            "tensor<37x20xf32>, tensor<3x20x24xf32>, tensor<64x90xf32>\n  }\n}\n")
 
 
 def conv(x, w, stride, pad, dil, rnd, bias=None):
