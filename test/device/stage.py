@@ -45,6 +45,9 @@ def main():
     ap.add_argument("--no-train", action="store_true",
                     help="leave out the train steps (hoduc --train; docs/training.md)")
     ap.add_argument("--models", help="only these real models (comma-separated)")
+    ap.add_argument("--no-real-models", action="store_true",
+                    help="leave the real models out (the bench models stay, unless "
+                         "--no-bench)")
     ap.add_argument("--symbolic", default="auto",
                     help="the real models also staged with a symbolic batch, length "
                          "or shape (the manifest's \"symbolic\", \"symbolic_length\" "
@@ -67,7 +70,8 @@ def main():
                                          "the CPU (default: those staged for the device)")
     args = ap.parse_args()
     skip = set(args.skip.split(","))
-    only = set(args.models.split(",")) if args.models else None
+    only = (set() if args.no_real_models
+            else set(args.models.split(",")) if args.models else None)
     cpu_models = set(args.cpu_models.split(",")) if args.cpu_models else None
     hoduc = os.path.join(args.bin, "hoduc")
     os.makedirs(args.out, exist_ok=True)
