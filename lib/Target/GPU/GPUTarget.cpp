@@ -117,14 +117,14 @@ LogicalResult GPUTargetBackend::buildPipeline(StringRef phase,
                                               GPUPipelineConfig config) const {
   if (config.archs.empty() && !defaultArchitecture().empty())
     config.archs.push_back(defaultArchitecture());
+  KernelOptions kernels = kernelOptions(config);
   if (phase == "linalg")
     return addPassPipeline(
         pm, linalgExtension(config.optLevel, config.precision,
-                            !kernelOptions(config).tensorCores.empty(),
-                            kernelOptions(config).workgroupMemory,
-                            kernelOptions(config).minBlocks));
+                            !kernels.tensorCores.empty(),
+                            kernels.workgroupMemory, kernels.minBlocks));
   if (phase == "gpu")
-    return addPassPipeline(pm, kernelsPipeline(name(), kernelOptions(config)));
+    return addPassPipeline(pm, kernelsPipeline(name(), kernels));
   if (phase == kernelPhase())
     return addPassPipeline(pm, kernelPhasePipeline(config));
   llvm::errs() << "hoduc: internal error: the " << displayName()

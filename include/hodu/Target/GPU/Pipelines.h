@@ -42,8 +42,8 @@ struct KernelOptions {
   /// MFMA, "+xf32" for f32 as xf32 (gfx940-942).
   std::string tensorCores;
   /// Blocks a contraction's (and a split attention loop's) kernel should
-  /// leave, so that they fill the GPU: the CUDA target's SM count, 64
-  /// elsewhere.
+  /// leave, so that they fill the GPU: CUDA's and ROCm's multiprocessor
+  /// count (fillBlocks), 64 elsewhere.
   int64_t minBlocks = 64;
 };
 

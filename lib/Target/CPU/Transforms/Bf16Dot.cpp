@@ -85,10 +85,7 @@ struct Tiles {
     // divide; panels of three and blocks of up to 8 rows where they pad no
     // more (threeVectorPanels).
     auto maxRows = [&](int64_t v) {
-      return std::clamp<int64_t>((registers - v - 1) / v, 1,
-                                 v == 1   ? 16
-                                 : v == 2 ? 12
-                                          : 8);
+      return hodu::cpu::registerRows(registers, v, /*spare=*/1);
     };
     vecs = n >= 2 * kLanes ? 2 : 1;
     if (vecs == 2 && registers >= 32 &&

@@ -12,6 +12,7 @@
 #define HODU_LIB_TARGET_CPU_TRANSFORMS_INT8DOTCOMMON_H
 
 #include "Int8Dot.h"
+#include "TileLoop.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -93,8 +94,7 @@ struct Dot {
   /// `vecs` B vectors, a broadcast word (and vpmaddwd's product) in the
   /// registers.
   int64_t maxRows(int64_t vecs) const {
-    int64_t rows = (registers - vecs - (vnni ? 1 : 2)) / vecs;
-    return std::clamp<int64_t>(rows, 1, vecs == 1 ? 16 : vecs == 2 ? 12 : 8);
+    return registerRows(registers, vecs, vnni ? 1 : 2);
   }
   /// Its name in strategies.
   llvm::StringRef name() const {

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using hodu::cpu::TileBody;
 
@@ -105,6 +107,14 @@ Value hodu::cpu::registerBlocks(
         scf::YieldOp::create(rb, loc, t);
       });
   return blockLoop.getResult(0);
+}
+
+int64_t hodu::cpu::registerRows(int64_t registers, int64_t vecs,
+                                int64_t spare) {
+  return std::clamp<int64_t>((registers - vecs - spare) / vecs, 1,
+                             vecs == 1   ? 16
+                             : vecs == 2 ? 12
+                                         : 8);
 }
 
 bool hodu::cpu::threeVectorPanels(int64_t m, int64_t n, int64_t lanes,

@@ -26,6 +26,12 @@ mlir::Value tileLoop(mlir::OpBuilder &b, mlir::Location loc, int64_t count,
                      int64_t step, mlir::Value init, bool parallel,
                      TileBody body);
 
+/// The most rows of a register block of `vecs` accumulator vectors per row
+/// in `registers` vector registers, beside the `vecs` B vectors and `spare`
+/// more (the A broadcast; vpmaddwd's product): at most 16 rows of one
+/// vector, 12 of two, 8 of three (threeVectorPanels).
+int64_t registerRows(int64_t registers, int64_t vecs, int64_t spare);
+
 /// Whether a register kernel of an `m` x `n` product (the int8 and bf16
 /// dot-product matmuls, 32 registers of `lanes` sums) takes panels of three
 /// vectors, in blocks of up to `maxRows3` rows, rather than two (up to
