@@ -78,8 +78,7 @@ def main():
     # OUT holds this run's stage only: a part or archive of an earlier run
     # would be carried and run as if staged now.
     for n in os.listdir(args.out):
-        if n.startswith("part-") or (n.endswith(".tgz") and n.startswith(
-                (args.target + "-", "cuda-tc"))):
+        if n.startswith("part-") or staged_archive(args, n):
             path = os.path.join(args.out, n)
             shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
 
@@ -287,16 +286,26 @@ def main():
     return pack(args)
 
 
+def staged_archive(args, name):
+    """Whether `name` in OUT is one of the archives a stage for args.target
+    writes (run.sh unpacks them)."""
+    return name.endswith(".tgz") and name.startswith((args.target + "-", "cuda-tc"))
+
+
+# The order part 1 is filled in: a device call may have time for one part
+# only, so first the tensor-core matmuls (issue #51's figures), the train
+# steps and the bench models, then the real models (None: any other
+# archive), the padded encoder and decoder, last the conformance sweep.
+PRIORITY = ("-tc.", "-train.", "-models-bench-", None, "-models-padded-",
+            "-models-bucketed-", "-conformance.")
+
+
 def priority(name):
-    """Where an archive goes first: a device call may have time for one part
-    only, so part 1 gets the tensor-core matmuls (issue #51's figures), the
-    train steps, the bench models, the real models, the padded encoder and
-    decoder, then the conformance sweep, as room allows."""
-    for rank, key in enumerate(("-tc.", "-train.", "-models-bench-", "-models-padded-",
-                                "-models-bucketed-", "-conformance.")):
-        if key in name:
-            return (rank if rank < 3 else rank + 1, name)
-    return (3, name)  # a real model
+    """`name`'s place in PRIORITY, then its name."""
+    for rank, key in enumerate(PRIORITY):
+        if key and key in name:
+            return (rank, name)
+    return (PRIORITY.index(None), name)
 
 
 def plan_parts(sizes, tools, cap):
@@ -327,8 +336,8 @@ def pack(args):
     carry beside the repository. Each part is run on its own:
     `test/device/run.sh OUT/part-N TARGET` (docs/device-runs.md)."""
     tools = args.target + "-tools.tgz"
-    names = [n for n in sorted(os.listdir(args.out)) if n.endswith(".tgz")
-             and n.startswith((args.target + "-", "cuda-tc")) and n != tools]
+    names = [n for n in sorted(os.listdir(args.out))
+             if staged_archive(args, n) and n != tools]
     sizes = {n: os.path.getsize(os.path.join(args.out, n)) for n in names}
     tools_size = os.path.getsize(os.path.join(args.out, tools))
     try:
